@@ -1,0 +1,49 @@
+# The two commands: `make demo` and `make test`. Both install missing Debian packages when run
+# as root, configure and build into build/, then run.
+BUILD      ?= build
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+PACKAGES   := cmake g++ make libboost-context-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
+BENCH_PACKAGES := librapidcheck-dev
+
+.PHONY: demo test bench deps configure build asan tsan clean
+
+deps:
+	@missing=""; for p in $(PACKAGES) $(EXTRA_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    echo "duet: installing missing Debian packages:$$missing"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "duet: missing Debian packages:$$missing"; \
+	    echo "      install them with: sudo apt-get install$$missing"; exit 1; \
+	  fi; \
+	fi
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+
+build: configure
+	@echo "duet: building in $(BUILD)/ (log: $(BUILD)/build.log)"
+	@cmake --build $(BUILD) -j $(JOBS) > $(BUILD)/build.log 2>&1 || { tail -n 60 $(BUILD)/build.log; exit 1; }
+
+demo: build
+	@$(BUILD)/bin/duet-demo
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
+
+bench:
+	@$(MAKE) --no-print-directory build EXTRA_PACKAGES="$(BENCH_PACKAGES)"
+	@$(BUILD)/bin/duet-bench --benchmark_counters_tabular=true
+
+# Sanitizer builds (CMake presets): build and run the whole suite under each.
+asan: deps
+	@cmake --preset asan >/dev/null && cmake --build --preset asan -j $(JOBS) >/dev/null && ctest --preset asan -j $(JOBS)
+tsan: deps
+	@cmake --preset tsan >/dev/null && cmake --build --preset tsan -j $(JOBS) >/dev/null && ctest --preset tsan -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) build-asan build-tsan build-debug

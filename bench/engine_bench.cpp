@@ -1,0 +1,217 @@
+// Sequential engine: throughput in commands per second, and shrinking of the ring-buffer bug,
+// duet against RapidCheck's stateful testing on the same models.
+//
+//   make bench     (or build/bin/duet-bench --benchmark_filter=Throughput)
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <deque>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "ring_buffer.hpp"
+
+#ifdef DUET_BENCH_RAPIDCHECK
+#include <rapidcheck.h>
+#include <rapidcheck/state.h>
+#endif
+
+namespace {
+
+// ---- the trivial subject: std::deque<int> against a std::vector<int> model ----
+struct Push {
+  int x;
+};
+struct Pop {};
+struct Size {};
+std::string duet_show(const Push& p) { return "push_back(" + duet::show(p.x) + ")"; }
+std::string duet_show(const Pop&) { return "pop_front()"; }
+std::string duet_show(const Size&) { return "size()"; }
+
+struct DequeSpec {
+  using Sut = std::deque<int>;
+  using State = std::vector<int>;
+  using Cmd = std::variant<Push, Pop, Size>;
+  static duet::Gen<Cmd> command(const State& s) {
+    static const duet::Gen<Cmd> with_pop = duet::one_of(
+        duet::construct<Push>(duet::integers(-100, 100)).map([](Push p) { return Cmd(p); }), duet::just(Cmd(Pop{})),
+        duet::just(Cmd(Size{})));
+    static const duet::Gen<Cmd> without_pop = duet::one_of(
+        duet::construct<Push>(duet::integers(-100, 100)).map([](Push p) { return Cmd(p); }), duet::just(Cmd(Size{})));
+    return s.empty() ? without_pop : with_pop;
+  }
+  static duet::Result run(const Cmd& c, Sut& d) {
+    switch (c.index()) {
+      case 0:
+        d.push_back(std::get<Push>(c).x);
+        return {};
+      case 1: {
+        const int x = d.front();
+        d.pop_front();
+        return x;
+      }
+      default:
+        return d.size();
+    }
+  }
+  static duet::Result expected(const Cmd& c, const State& s) {
+    switch (c.index()) {
+      case 0:
+        return {};
+      case 1:
+        return s.front();
+      default:
+        return s.size();
+    }
+  }
+  static void next(const Cmd& c, State& s) {
+    if (c.index() == 0) s.push_back(std::get<Push>(c).x);
+    else if (c.index() == 1) s.erase(s.begin());
+  }
+};
+
+void BM_Throughput_Duet(benchmark::State& st) {
+  std::uint64_t commands = 0;
+  std::uint64_t seed = 1;
+  for (auto _ : st) {
+    const duet::CheckResult r = duet::check_sequential<DequeSpec>({.seed = seed++, .count = 1000, .verbose = -1});
+    if (!r) st.SkipWithError("duet reported a failure on a correct subject");
+    commands += r.commands;
+  }
+  st.counters["commands/s"] = benchmark::Counter(static_cast<double>(commands), benchmark::Counter::kIsRate);
+  st.counters["cmds/case"] = static_cast<double>(commands) / (1000.0 * static_cast<double>(st.iterations()));
+}
+BENCHMARK(BM_Throughput_Duet)->Unit(benchmark::kMillisecond);
+
+// Shrinking: time from the start of the search to the minimal scenario, and its length.
+void BM_Shrink_RingBuffer_Duet(benchmark::State& st) {
+  std::uint64_t seed = 1;
+  double steps = 0;
+  for (auto _ : st) {
+    const duet::CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>(
+        {.seed = seed++, .output_dir = "duet-output/bench", .verbose = -1});
+    steps += static_cast<double>(r.failing_length);
+  }
+  st.counters["length"] = steps / static_cast<double>(st.iterations());
+}
+BENCHMARK(BM_Shrink_RingBuffer_Duet)->Unit(benchmark::kMillisecond);
+
+#ifdef DUET_BENCH_RAPIDCHECK
+std::uint64_t rc_commands = 0;
+
+struct RcModel {
+  std::vector<int> v;
+};
+using RcCmd = rc::state::Command<RcModel, std::deque<int>>;
+struct RcPush : RcCmd {
+  int x = *rc::gen::inRange(-100, 101);
+  void apply(RcModel& m) const override { m.v.push_back(x); }
+  void run(const RcModel&, std::deque<int>& d) const override {
+    ++rc_commands;
+    d.push_back(x);
+  }
+  void show(std::ostream& os) const override { os << "push_back(" << x << ")"; }
+};
+struct RcPop : RcCmd {
+  void checkPreconditions(const RcModel& m) const override { RC_PRE(!m.v.empty()); }
+  void apply(RcModel& m) const override { m.v.erase(m.v.begin()); }
+  void run(const RcModel& m, std::deque<int>& d) const override {
+    ++rc_commands;
+    RC_ASSERT(d.front() == m.v.front());
+    d.pop_front();
+  }
+  void show(std::ostream& os) const override { os << "pop_front()"; }
+};
+struct RcSize : RcCmd {
+  void run(const RcModel& m, std::deque<int>& d) const override {
+    ++rc_commands;
+    RC_ASSERT(d.size() == m.v.size());
+  }
+  void show(std::ostream& os) const override { os << "size()"; }
+};
+
+void BM_Throughput_RapidCheck(benchmark::State& st) {
+  rc_commands = 0;
+  std::uint64_t seed = 1;
+  for (auto _ : st) {
+    rc::detail::TestParams params;
+    params.seed = seed++;
+    params.maxSuccess = 100;
+    params.maxSize = 20;  // mean sequence length about 10, like duet's default
+    const auto result = rc::detail::checkTestable(
+        [] {
+          RcModel m;
+          std::deque<int> d;
+          rc::state::check(m, d, rc::state::gen::execOneOfWithArgs<RcPush, RcPop, RcSize>());
+        },
+        rc::detail::TestMetadata{}, params);
+    rc::detail::SuccessResult ok;
+    if (!result.match(ok)) st.SkipWithError("RapidCheck reported a failure on a correct subject");
+  }
+  st.counters["commands/s"] = benchmark::Counter(static_cast<double>(rc_commands), benchmark::Counter::kIsRate);
+  st.counters["cmds/case"] = static_cast<double>(rc_commands) / (100.0 * static_cast<double>(st.iterations()));
+}
+BENCHMARK(BM_Throughput_RapidCheck)->Unit(benchmark::kMillisecond);
+
+// The same buggy ring buffer, as RapidCheck commands.
+struct RingModel {
+  std::deque<int> q;
+};
+using Ring = ring::BuggyRingBuffer;
+using RingCmd = rc::state::Command<RingModel, Ring>;
+struct RingPush : RingCmd {
+  int x = *rc::gen::inRange(-100, 101);
+  void apply(RingModel& m) const override {
+    if (m.q.size() < 3) m.q.push_back(x);
+  }
+  void run(const RingModel& m, Ring& r) const override { RC_ASSERT(r.push(x) == (m.q.size() < 3)); }
+  void show(std::ostream& os) const override { os << "push(" << x << ")"; }
+};
+struct RingPop : RingCmd {
+  void apply(RingModel& m) const override {
+    if (!m.q.empty()) m.q.pop_front();
+  }
+  void run(const RingModel& m, Ring& r) const override {
+    const auto got = r.pop();
+    RC_ASSERT(got == (m.q.empty() ? std::nullopt : std::optional<int>(m.q.front())));
+  }
+  void show(std::ostream& os) const override { os << "pop()"; }
+};
+struct RingSize : RingCmd {
+  void run(const RingModel& m, Ring& r) const override { RC_ASSERT(r.size() == m.q.size()); }
+  void show(std::ostream& os) const override { os << "size()"; }
+};
+
+void BM_Shrink_RingBuffer_RapidCheck(benchmark::State& st) {
+  std::uint64_t seed = 1;
+  double steps = 0, found = 0;
+  for (auto _ : st) {
+    rc::detail::TestParams params;
+    params.seed = seed++;
+    params.maxSuccess = 100000;
+    const auto result = rc::detail::checkTestable(
+        [] {
+          RingModel m;
+          Ring r(3);
+          rc::state::check(m, r, rc::state::gen::execOneOfWithArgs<RingPush, RingPop, RingSize>());
+        },
+        rc::detail::TestMetadata{}, params);
+    rc::detail::FailureResult failure;
+    if (result.match(failure)) {
+      found += 1;
+      // The counterexample prints one command per line.
+      for (const auto& [type, value] : failure.counterExample)
+        for (char c : value) steps += c == '\n';
+      steps += 1;
+    }
+  }
+  st.counters["length"] = found ? steps / found : 0;
+  st.counters["found"] = found / static_cast<double>(st.iterations());
+}
+BENCHMARK(BM_Shrink_RingBuffer_RapidCheck)->Unit(benchmark::kMillisecond);
+#endif
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,57 @@
+// The outcome of a check: passed or not, with the report that explains it.
+//
+//   auto r = duet::check_sequential<QueueSpec>();
+//   if (!r) std::cerr << r.report;
+//   EXPECT_TRUE(r);           // with duet/gtest.hpp the report becomes the failure message
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <string>
+
+namespace duet {
+
+namespace detail {
+// Matches testing::AssertionResult without including GoogleTest here, so the core
+// library does not depend on it.
+template <class A>
+concept AssertionResultLike = requires(A a, const char* s) {
+  a << s;
+  { a.message() } -> std::convertible_to<const char*>;
+  { a.failure_message() } -> std::convertible_to<const char*>;
+};
+}  // namespace detail
+
+struct CheckResult {
+  enum class Status {
+    passed,  // every case agreed
+    failed,  // a disagreement (or a crash of the spec's code) was found: see report
+    error    // nothing meaningful was tested: bad token, unsatisfiable spec, bad setting
+  };
+  Status status = Status::error;
+  std::string report;         // the whole text printed for a failure or error
+  std::string name;           // the check's name
+  std::uint64_t seed = 0;     // the run's seed
+  std::uint64_t cases = 0;    // cases run
+  std::uint64_t discarded = 0;  // generation attempts rejected (precondition, filter)
+  std::uint64_t commands = 0;   // commands run in all cases
+  std::uint64_t shrink_steps = 0;  // replays the shrinker accepted
+  std::uint64_t shrink_tries = 0;  // replays the shrinker tried
+  std::size_t failing_length = 0;  // steps in the shrunk scenario
+  std::string replay_token;        // DUET_REPLAY value for the shrunk case
+  std::string draft_path;          // file holding the draft TEST
+  double seconds = 0;
+
+  bool passed() const { return status == Status::passed; }
+  explicit operator bool() const { return passed(); }
+
+  /// Converts to testing::AssertionResult carrying the report (include duet/gtest.hpp).
+  template <detail::AssertionResultLike A>
+  operator A() const {  // NOLINT: implicit, for EXPECT_TRUE(duet::check_...())
+    A a(passed());
+    if (!passed()) a << "\n" << report.c_str();
+    return a;
+  }
+};
+
+}  // namespace duet

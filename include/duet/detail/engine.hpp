@@ -1,0 +1,91 @@
+// The engine every front end plugs into: run cases from the choice stream until a budget
+// runs out, shrink the first failure by reducing its recorded choices, report it.
+//
+// A front end supplies a Property: a function that runs one case from a Source and says
+// how it went, and, when asked, records a Trace of the steps for the report.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
+#include "duet/source.hpp"
+
+namespace duet::detail {
+
+/// One executed step, as the report prints it.
+struct Step {
+  std::string code;      // C++ statement without the trailing ';', e.g. "q.push(3)"
+  std::string observed;  // C++ spelling of what the candidate did: "3", "" for void
+  enum class Kind : unsigned char { none, value, exception } kind = Kind::none;
+  std::string exception_type;  // when kind == exception
+  // Filled only on the failing step:
+  std::string expected;     // C++ spelling of what the model allows, when known
+  bool expected_exception = false;
+  std::string explanation;  // "candidate returned 0; the model allows 1"
+};
+
+struct Trace {
+  std::string setup;        // C++ statement(s) creating the subject, e.g. "RingBuffer q(3);"
+  std::vector<Step> steps;  // the failing step, if any, is the last
+  bool failed = false;
+};
+
+struct CaseOutcome {
+  enum class Kind : unsigned char {
+    pass,
+    fail,     // a disagreement: shrink and report
+    overrun,  // the choices ran out (byte input): not a failure
+    error     // the spec cannot run (e.g. the candidate's constructor throws): report, no shrink
+  } kind = Kind::pass;
+  std::string message;  // for fail and error: one line, what went wrong
+  std::uint64_t commands = 0;
+  std::uint64_t attempts = 0;  // command generation attempts
+  std::uint64_t rejected = 0;  // of which rejected by a precondition or a filter
+};
+
+class AssertionCapture;
+
+/// What a case needs to know from the settings.
+struct CaseParams {
+  std::size_t max_length = 100;     // commands per case at most
+  std::uint64_t continue_odds = 10;  // before each command, draw(continue_odds) == 0 stops
+  AssertionCapture* capture = nullptr;  // assertion failures raised by spec code, if any
+};
+
+struct Property {
+  std::string name;  // shown in reports, default file names
+  std::uint32_t spec_id = 0;  // hash of the spec's type, binds replay tokens to their test
+  /// Runs one case. When trace is non-null, records every step into it.
+  std::function<CaseOutcome(Source&, const CaseParams&, Trace*)> run_case;
+};
+
+/// Runs a property under the settings: the whole pipeline (generate, execute, check,
+/// shrink, report). Never throws: bad settings or tokens come back as Status::error.
+CheckResult run_property(const Property& property, const Config& config);
+
+/// FNV-1a, for spec ids.
+constexpr std::uint32_t hash32(std::string_view s) {
+  std::uint32_t h = 2166136261u;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return h;
+}
+
+// ---- GoogleTest (or other framework) assertion capture, installed by duet/gtest.hpp ----
+/// Collects assertion failures raised inside spec code while a check runs, so that an
+/// EXPECT_EQ inside a command is a disagreement like any other (and shrinks).
+class AssertionCapture {
+ public:
+  virtual ~AssertionCapture() = default;
+  virtual std::size_t count() const = 0;  // failures seen so far
+  virtual std::string messages_since(std::size_t first) const = 0;
+};
+using AssertionCaptureFactory = std::unique_ptr<AssertionCapture> (*)();
+void set_assertion_capture(AssertionCaptureFactory factory);
+AssertionCaptureFactory assertion_capture();
+
+}  // namespace duet::detail

@@ -1,0 +1,43 @@
+// Turning a shrunk failure into what the user reads: the report and the draft test.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "duet/detail/engine.hpp"
+
+namespace duet::detail {
+
+struct ReportData {
+  std::string name;
+  Trace trace;
+  std::string message;  // one line: the disagreement, or what went wrong
+  bool error = false;   // the spec could not run: nothing was tested
+  bool nondeterministic = false;  // the failure did not reproduce when replayed
+  std::uint64_t seed = 0;
+  std::uint64_t cases = 0;
+  std::uint64_t shrink_steps = 0;
+  std::uint64_t shrink_tries = 0;
+  std::uint64_t attempts = 0, rejected = 0;
+  double search_seconds = 0, shrink_seconds = 0;
+  bool replayed = false;  // this report comes from DUET_REPLAY
+  std::string token;
+  std::string draft_path;   // where the draft test was written, or empty
+  std::string draft_error;  // why it could not be written
+};
+
+/// The report: header, numbered C++ statements with observed results, the failing step's
+/// explanation, replay token, draft path, timings (the only line that varies between a run
+/// and its replay, and it starts with "  time:").
+std::string format_report(const ReportData& data);
+
+/// A GoogleTest TEST reproducing the trace.
+std::string format_draft_test(const ReportData& data);
+
+/// Writes the draft under dir; returns its path, or throws std::runtime_error.
+std::string write_draft_test(const ReportData& data, const std::string& dir);
+
+/// "Ring buffer<3>" -> "Ring_buffer_3_": a C++ identifier.
+std::string identifier(const std::string& name);
+
+}  // namespace duet::detail

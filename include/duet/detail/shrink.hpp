@@ -1,0 +1,43 @@
+// Shrinking by reducing recorded choices and replaying them (internal reduction, as in
+// Hypothesis): generators need no shrinkers of their own, and every replay re-runs the
+// front end's generation, so preconditions and state-dependent commands hold by
+// construction.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "duet/source.hpp"
+
+namespace duet::detail {
+
+/// What a replay of candidate choices did.
+struct Replayed {
+  bool fails = false;                   // still fails: the candidate is acceptable if smaller
+  std::vector<std::uint64_t> consumed;  // the choices actually drawn (the new case)
+  std::vector<Source::Span> spans;      // command boundaries within them
+};
+using Replay = std::function<Replayed(const std::vector<std::uint64_t>&)>;
+
+struct ShrinkBudget {
+  std::uint64_t max_tries = 100000;
+  std::chrono::steady_clock::duration max_time = std::chrono::seconds(30);
+};
+
+struct ShrinkOutcome {
+  std::vector<std::uint64_t> choices;  // the smallest failing case found
+  std::uint64_t accepted = 0;          // shrink steps taken
+  std::uint64_t tried = 0;             // replays run
+  bool budget_exhausted = false;
+};
+
+/// Shrinks a failing case. "Smaller" is shortlex: fewer choices, then lexicographically lower.
+ShrinkOutcome shrink(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans,
+                     const Replay& replay, const ShrinkBudget& budget);
+
+/// a comes before b in shortlex order.
+bool shortlex_less(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b);
+
+}  // namespace duet::detail

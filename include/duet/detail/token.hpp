@@ -1,0 +1,29 @@
+// Replay tokens: one line that re-runs exactly one case (DUET_REPLAY=...).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace duet::detail {
+
+struct ReplayRecord {
+  std::uint32_t spec_id = 0;  // which spec recorded it
+  std::uint64_t seed = 0;     // the run that found it, and what it took, so that the
+  std::uint64_t cases = 0;    // replayed report reads the same
+  std::uint64_t shrink_steps = 0;
+  std::vector<std::uint64_t> choices;
+  /// Set instead of choices when the case could not be recorded (it hung): regenerate it
+  /// from this case seed.
+  std::optional<std::uint64_t> case_seed;
+};
+
+/// "duet1." followed by base64url of varint fields and a checksum.
+std::string encode_token(const ReplayRecord& record);
+
+/// Throws std::invalid_argument saying what is wrong with the token.
+ReplayRecord decode_token(const std::string& token);
+
+}  // namespace duet::detail

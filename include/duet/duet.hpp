@@ -1,0 +1,15 @@
+// duet: test C++ libraries against a model, sequentially and under concurrency.
+//
+// The umbrella header. For GoogleTest, include duet/gtest.hpp instead (it includes this).
+//
+//   #include <duet/duet.hpp>
+//   auto r = duet::check_sequential<MySpec>();   // see duet/state_machine.hpp
+#pragma once
+
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
+#include "duet/gen.hpp"
+#include "duet/result.hpp"
+#include "duet/show.hpp"
+#include "duet/source.hpp"
+#include "duet/state_machine.hpp"

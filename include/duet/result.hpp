@@ -1,0 +1,205 @@
+// What one call returned: nothing, a typed value, or an exception, all comparable and
+// printable, so "threw std::out_of_range" against "returned 3" is an ordinary disagreement.
+//
+//   duet::Result a = 3;                                   // a value
+//   duet::Result b;                                       // void
+//   duet::Result c = duet::Result::threw<std::out_of_range>();
+//   a == duet::Result(3);   a.show() == "3";   c.show() == "throws std::out_of_range"
+//
+// Small trivially copyable values live inline (no allocation on the engine's hot path).
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+
+#include "duet/show.hpp"
+
+namespace duet {
+
+namespace detail {
+struct ValueOps {
+  const std::type_info& type;
+  bool inline_storage;
+  bool (*equal)(const void*, const void*);
+  std::string (*show)(const void*);
+  std::string (*type_name)();
+  void (*copy)(void* dst, const void* src);  // placement into dst (inline) or new (heap)
+  void (*destroy)(void*);
+};
+
+template <class T>
+concept EqualityComparable = requires(const T& a, const T& b) {
+  { a == b } -> std::convertible_to<bool>;
+};
+
+inline constexpr std::size_t kInlineResultSize = 16;
+
+template <class T>
+constexpr bool stored_inline = sizeof(T) <= kInlineResultSize &&
+                               alignof(T) <= alignof(std::max_align_t) &&
+                               std::is_trivially_copyable_v<T>;
+
+template <class T>
+const ValueOps* value_ops() {
+  static const ValueOps ops{
+      typeid(T),
+      stored_inline<T>,
+      [](const void* a, const void* b) {
+        return static_cast<bool>(*static_cast<const T*>(a) == *static_cast<const T*>(b));
+      },
+      [](const void* a) { return duet::show(*static_cast<const T*>(a)); },
+      [] { return duet::type_name<T>(); },
+      [](void* dst, const void* src) {
+        if constexpr (stored_inline<T>) new (dst) T(*static_cast<const T*>(src));
+        else *static_cast<T**>(dst) = new T(**static_cast<T* const*>(src));
+      },
+      [](void* p) {
+        if constexpr (stored_inline<T>) static_cast<T*>(p)->~T();
+        else delete *static_cast<T**>(p);
+      }};
+  return &ops;
+}
+}  // namespace detail
+
+class Result {
+ public:
+  enum class Kind : unsigned char { none, value, exception };
+
+  /// A call that returned nothing.
+  Result() noexcept = default;
+
+  /// A call that returned v. T must be comparable with == and printable (see show.hpp).
+  template <class T>
+    requires(!std::is_same_v<std::remove_cvref_t<T>, Result>)
+  Result(T&& v) {  // NOLINT: implicit on purpose, `return sut.pop();` is the common case
+    using U = std::conditional_t<std::is_convertible_v<T, std::string_view> &&
+                                     !std::is_same_v<std::remove_cvref_t<T>, std::string>,
+                                 std::string, std::remove_cvref_t<T>>;
+    static_assert(detail::EqualityComparable<U>,
+                  "duet: a result type needs operator== so the candidate's result can be "
+                  "compared with the model's");
+    static_assert(printable<U>(),
+                  "duet: a result type needs a printer: define `std::string duet_show(const T&)` "
+                  "in its namespace, or operator<<");
+    kind_ = Kind::value;
+    ops_ = detail::value_ops<U>();
+    if constexpr (detail::stored_inline<U>) new (buf_) U(std::forward<T>(v));
+    else *reinterpret_cast<U**>(buf_) = new U(std::forward<T>(v));
+  }
+
+  /// A call that threw. An empty message matches any message of the same type, so a model
+  /// can say "throws std::out_of_range" without knowing the library's wording.
+  static Result exception(std::string type, std::string message = {}) {
+    Result r;
+    r.kind_ = Kind::exception;
+    r.exc_ = std::make_shared<const Exc>(Exc{std::move(type), std::move(message)});
+    return r;
+  }
+  template <class E>
+  static Result threw(std::string message = {}) {
+    return exception(type_name<E>(), std::move(message));
+  }
+  /// The exception being handled, as a Result (call inside a catch block).
+  static Result current_exception();
+
+  Result(const Result& o) : kind_(o.kind_), ops_(o.ops_), exc_(o.exc_) {
+    if (ops_) ops_->copy(buf_, o.buf_);
+  }
+  Result(Result&& o) noexcept : kind_(o.kind_), ops_(o.ops_), exc_(std::move(o.exc_)) {
+    std::memcpy(buf_, o.buf_, sizeof buf_);  // inline values are trivially copyable; heap is a pointer
+    o.ops_ = nullptr;
+    o.kind_ = Kind::none;
+  }
+  Result& operator=(Result o) noexcept {
+    reset();
+    kind_ = o.kind_;
+    ops_ = o.ops_;
+    exc_ = std::move(o.exc_);
+    std::memcpy(buf_, o.buf_, sizeof buf_);
+    o.ops_ = nullptr;
+    o.kind_ = Kind::none;
+    return *this;
+  }
+  ~Result() { reset(); }
+
+  Kind kind() const { return kind_; }
+  bool is_void() const { return kind_ == Kind::none; }
+  bool is_value() const { return kind_ == Kind::value; }
+  bool is_exception() const { return kind_ == Kind::exception; }
+
+  /// The value if this holds a T, else nullptr.
+  template <class T>
+  const T* get_if() const {
+    if (kind_ != Kind::value || ops_->type != typeid(T)) return nullptr;
+    if (ops_->inline_storage) return std::launder(reinterpret_cast<const T*>(buf_));
+    return *reinterpret_cast<T* const*>(buf_);
+  }
+  const std::string& exception_type() const { return exc_ ? exc_->type : empty_(); }
+  const std::string& exception_message() const { return exc_ ? exc_->message : empty_(); }
+
+  /// C++ spelling of the value ("3", "std::nullopt"), "void", or "throws T(\"message\")".
+  std::string show() const;
+  /// The value's type as C++ ("int"), empty for void and exceptions.
+  std::string value_type_name() const { return ops_ ? ops_->type_name() : std::string(); }
+
+  friend bool operator==(const Result& a, const Result& b) {
+    if (a.kind_ != b.kind_) return false;
+    switch (a.kind_) {
+      case Kind::none:
+        return true;
+      case Kind::value:
+        return a.ops_->type == b.ops_->type && a.ops_->equal(a.data(), b.data());
+      default:
+        return a.exc_->type == b.exc_->type &&
+               (a.exc_->message.empty() || b.exc_->message.empty() ||
+                a.exc_->message == b.exc_->message);
+    }
+  }
+
+ private:
+  struct Exc {
+    std::string type, message;
+  };
+  const void* data() const {
+    return ops_->inline_storage ? static_cast<const void*>(buf_) : *reinterpret_cast<void* const*>(buf_);
+  }
+  void reset() {
+    if (ops_) ops_->destroy(buf_);
+    ops_ = nullptr;
+  }
+  static const std::string& empty_() {
+    static const std::string e;
+    return e;
+  }
+
+  Kind kind_ = Kind::none;
+  const detail::ValueOps* ops_ = nullptr;
+  std::shared_ptr<const Exc> exc_;
+  alignas(std::max_align_t) unsigned char buf_[detail::kInlineResultSize] = {};
+};
+
+/// Runs f and captures what it did as a Result: its value, void, or the exception it threw.
+///
+///   duet::Result r = duet::capture([&] { return v.at(7); });   // "throws std::out_of_range(...)"
+template <class F>
+Result capture(F&& f) {
+  try {
+    if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
+      std::forward<F>(f)();
+      return Result();
+    } else {
+      return Result(std::forward<F>(f)());
+    }
+  } catch (...) {
+    return Result::current_exception();
+  }
+}
+
+}  // namespace duet

@@ -1,0 +1,136 @@
+// The choice stream: the one source of every decision duet makes.
+//
+// A Source hands out bounded integers. Every draw is recorded, so a failing case is the
+// recorded sequence of choices: replaying it reproduces the case exactly, and shrinking
+// it (deleting spans, lowering values) shrinks whatever was generated from it, including
+// state-dependent generation. Zero is always the simplest answer to a draw.
+//
+//   duet::Source s = duet::Source::from_seed(42);
+//   uint64_t die = s.draw(5) + 1;        // 1..6, recorded
+//   auto again = duet::Source::replay(s.choices());
+//   assert(again.draw(5) + 1 == die);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "duet/detail/rng.hpp"
+
+namespace duet {
+
+/// Thrown by a Source built from bytes when the bytes run out. The engine ends the case
+/// cleanly: running out of input is not a failure.
+struct Overrun {};
+
+/// Thrown by generators that cannot produce a value here (a filter that keeps rejecting).
+/// The engine discards the attempt and counts it in the discard rate.
+struct Discard {};
+
+class Source {
+ public:
+  enum class Mode : std::uint8_t { random, bytes, replay };
+
+  /// Pseudo-random choices from a 64-bit seed.
+  static Source from_seed(std::uint64_t seed) {
+    Source s(Mode::random);
+    s.rng_ = detail::Rng(seed);
+    return s;
+  }
+  /// Choices read from raw bytes (a fuzzer's input); running out throws Overrun.
+  static Source from_bytes(std::span<const std::uint8_t> bytes) {
+    Source s(Mode::bytes);
+    s.bytes_ = bytes;
+    return s;
+  }
+  /// Replays recorded choices. A recorded value above a draw's bound is clamped to the
+  /// bound; past the end every draw answers 0 (the simplest choice), which is what lets
+  /// the shrinker delete choices freely.
+  static Source replay(std::vector<std::uint64_t> choices) {
+    Source s(Mode::replay);
+    s.replayed_ = std::move(choices);
+    return s;
+  }
+
+  /// Starts a new random case in place, keeping allocated buffers (the engine's hot loop).
+  void restart(std::uint64_t seed) {
+    mode_ = Mode::random;
+    rng_ = detail::Rng(seed);
+    pos_ = 0;
+    recorded_.clear();
+    spans_.clear();
+    counters_.clear();
+  }
+
+  /// A choice in [0, max], recorded.
+  std::uint64_t draw(std::uint64_t max) {
+    std::uint64_t v;
+    switch (mode_) {
+      case Mode::random:
+        v = rng_.below_or_equal(max);
+        break;
+      case Mode::replay:
+        v = pos_ < replayed_.size() ? replayed_[pos_] : 0;
+        if (v > max) v = max;
+        break;
+      default:
+        v = from_bytes_draw(max);
+        break;
+    }
+    ++pos_;
+    if (recorded_.size() >= kMaxChoices) throw Overrun{};
+    recorded_.push_back(v);
+    return v;
+  }
+
+  /// True with probability numerator/denominator in random mode; 0 (false) is simplest.
+  bool chance(std::uint64_t numerator, std::uint64_t denominator) {
+    return draw(denominator - 1) < numerator;
+  }
+
+  const std::vector<std::uint64_t>& choices() const { return recorded_; }
+  std::size_t position() const { return recorded_.size(); }
+  Mode mode() const { return mode_; }
+
+  /// Marks the choices drawn between begin_span() and end_span() as one unit (one command):
+  /// the shrinker tries deleting and reordering whole spans first.
+  std::size_t begin_span() const { return recorded_.size(); }
+  void end_span(std::size_t begin) {
+    if (recorded_.size() > begin) spans_.push_back({begin, recorded_.size()});
+  }
+  struct Span {
+    std::size_t begin, end;
+  };
+  const std::vector<Span>& spans() const { return spans_; }
+
+  /// Per-case counters for duet::sequential(): each generator object counts from 0 in
+  /// every case, so replay reproduces the same values.
+  std::int64_t next_count(const void* key) {
+    for (auto& [k, n] : counters_)
+      if (k == key) return ++n;
+    counters_.push_back({key, 0});
+    return 0;
+  }
+
+  /// A case draws at most this many choices; past it the case ends as an overrun, which
+  /// stops generators that never terminate.
+  static constexpr std::size_t kMaxChoices = std::size_t{1} << 20;
+
+ private:
+  explicit Source(Mode m) : mode_(m) {}
+  std::uint64_t from_bytes_draw(std::uint64_t max);
+
+  Mode mode_;
+  detail::Rng rng_{0};
+  std::span<const std::uint8_t> bytes_;
+  std::vector<std::uint64_t> replayed_;
+  std::size_t pos_ = 0;
+  std::size_t byte_pos_ = 0;
+  std::vector<std::uint64_t> recorded_;
+  std::vector<Span> spans_;
+  std::vector<std::pair<const void*, std::int64_t>> counters_;
+};
+
+}  // namespace duet

@@ -1,0 +1,282 @@
+// State-machine front end (qcheck-stm shape): a model state, commands generated from it,
+// run in lockstep on the model and the real object; the first disagreement is shrunk and
+// printed as C++.
+//
+//   struct Push { int x; };  struct Pop {};
+//   std::string duet_show(const Push& p) { return "push(" + duet::show(p.x) + ")"; }
+//   std::string duet_show(const Pop&) { return "pop()"; }
+//
+//   struct QueueSpec {
+//     using Sut = MyQueue;                    // the candidate
+//     using State = std::deque<int>;          // the model
+//     using Cmd = std::variant<Push, Pop>;
+//     static constexpr const char* sut_name = "q";            // optional ("sut")
+//     static Sut init_sut() { return MyQueue(3); }            // optional (default-constructed)
+//     static std::string setup_cpp() { return "MyQueue q(3);"; }  // optional, for the draft test
+//     static duet::Gen<Cmd> command(const State& s);          // may depend on the state
+//     static bool precondition(const Cmd&, const State&);     // optional
+//     static duet::Result run(const Cmd&, Sut&);              // exceptions are captured
+//     static duet::Result expected(const Cmd&, const State&);  // what the model returns, or:
+//     // static duet::Verdict postcondition(const Cmd&, const State& before, const duet::Result&);
+//     static State next(const Cmd&, State);                    // or void next(const Cmd&, State&)
+//   };
+//   TEST(Queue, Agrees) { EXPECT_TRUE(duet::check_sequential<QueueSpec>()); }
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
+#include "duet/detail/engine.hpp"
+#include "duet/gen.hpp"
+#include "duet/result.hpp"
+#include "duet/show.hpp"
+
+namespace duet {
+
+/// A postcondition's answer: a bool, or a failure with an explanation for the report.
+///   return r == duet::Result(3) ? duet::Verdict(true) : duet::Verdict::fail("expected 3");
+struct Verdict {
+  Verdict(bool ok) : ok(ok) {}  // NOLINT: implicit, so postconditions may return bool
+  static Verdict fail(std::string why) {
+    Verdict v(false);
+    v.why = std::move(why);
+    return v;
+  }
+  bool ok;
+  std::string why;
+};
+
+namespace detail {
+
+template <class Spec>
+concept StateMachineSpec = requires(const typename Spec::State& state, const typename Spec::Cmd& cmd,
+                                    typename Spec::Sut& sut) {
+  typename Spec::Sut;
+  typename Spec::State;
+  typename Spec::Cmd;
+  { Spec::command(state) } -> std::convertible_to<Gen<typename Spec::Cmd>>;
+  { Spec::run(cmd, sut) } -> std::convertible_to<Result>;
+};
+
+template <class Spec>
+concept HasExpected = requires(const typename Spec::State& s, const typename Spec::Cmd& c) {
+  { Spec::expected(c, s) } -> std::convertible_to<Result>;
+};
+template <class Spec>
+concept HasPostcondition = requires(const typename Spec::State& s, const typename Spec::Cmd& c, const Result& r) {
+  { Spec::postcondition(c, s, r) } -> std::convertible_to<Verdict>;
+};
+template <class Spec>
+concept HasPrecondition = requires(const typename Spec::State& s, const typename Spec::Cmd& c) {
+  { Spec::precondition(c, s) } -> std::convertible_to<bool>;
+};
+template <class Spec>
+concept NextByValue = requires(const typename Spec::Cmd& c, typename Spec::State s) {
+  { Spec::next(c, std::move(s)) } -> std::convertible_to<typename Spec::State>;
+};
+template <class Spec>
+concept NextInPlace = requires(const typename Spec::Cmd& c, typename Spec::State& s) {
+  { Spec::next(c, s) } -> std::same_as<void>;
+};
+
+template <class Spec>
+std::string sut_name() {
+  if constexpr (requires { Spec::sut_name; }) return std::string(Spec::sut_name);
+  else return "sut";
+}
+
+template <class Spec>
+std::string show_command(const typename Spec::Cmd& cmd) {
+  if constexpr (requires { { Spec::show(cmd) } -> std::convertible_to<std::string>; })
+    return sut_name<Spec>() + "." + std::string(Spec::show(cmd));
+  else
+    return sut_name<Spec>() + "." + duet::show(cmd);
+}
+
+template <class Spec>
+typename Spec::State initial_state() {
+  if constexpr (requires { { Spec::init_state() } -> std::convertible_to<typename Spec::State>; })
+    return Spec::init_state();
+  else return typename Spec::State{};
+}
+
+template <class Spec>
+std::unique_ptr<typename Spec::Sut> make_sut() {
+  using Sut = typename Spec::Sut;
+  if constexpr (requires { { Spec::init_sut() } -> std::convertible_to<std::unique_ptr<Sut>>; })
+    return Spec::init_sut();
+  else if constexpr (requires { Spec::init_sut(); })
+    return std::unique_ptr<Sut>(new Sut(Spec::init_sut()));  // prvalue: no move needed
+  else return std::make_unique<Sut>();
+}
+
+template <class Spec>
+std::string setup_cpp() {
+  if constexpr (requires { { Spec::setup_cpp() } -> std::convertible_to<std::string>; })
+    return Spec::setup_cpp();
+  else return duet::type_name<typename Spec::Sut>() + " " + sut_name<Spec>() + ";";
+}
+
+std::string describe_current_exception();  // "std::out_of_range(\"...\")"
+
+/// "candidate returned 0; the model allows 1" (want given), or
+/// "candidate threw std::out_of_range(\"...\"); the model does not allow it: why".
+std::string disagreement(const Result& got, const Result* want, const std::string& why);
+void record_step(Trace* trace, std::string code, const Result& observed);
+void record_failure(Trace* trace, const Result* expected, std::string explanation);
+
+/// One case of a state-machine spec: generate and run commands in lockstep.
+template <class Spec>
+CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace* trace) {
+  using Cmd = typename Spec::Cmd;
+  using State = typename Spec::State;
+  CaseOutcome out;
+  if (trace) trace->setup = setup_cpp<Spec>();
+
+  std::unique_ptr<typename Spec::Sut> sut;
+  try {
+    sut = make_sut<Spec>();
+  } catch (...) {
+    out.kind = CaseOutcome::Kind::error;
+    out.message = "the candidate's constructor threw " + describe_current_exception();
+    return out;
+  }
+  std::optional<State> state;
+  try {
+    state.emplace(initial_state<Spec>());
+  } catch (...) {
+    out.kind = CaseOutcome::Kind::error;
+    out.message = "the model's initial state threw " + describe_current_exception();
+    return out;
+  }
+  const std::size_t failures_before = params.capture ? params.capture->count() : 0;
+  auto fail = [&](std::string message) {
+    out.kind = CaseOutcome::Kind::fail;
+    out.message = std::move(message);
+    return out;
+  };
+
+  for (std::size_t i = 0; i < params.max_length; ++i) {
+    const std::size_t span = src.begin_span();
+    if (src.draw(params.continue_odds) == 0) break;
+
+    // Generate a command the model accepts here; a few rejections in a row end the case.
+    std::optional<Cmd> cmd;
+    for (int attempt = 0; attempt < 16 && !cmd; ++attempt) {
+      ++out.attempts;
+      try {
+        Cmd c = Spec::command(*state)(src);
+        if constexpr (HasPrecondition<Spec>) {
+          if (!Spec::precondition(c, *state)) {
+            ++out.rejected;
+            continue;
+          }
+        }
+        cmd.emplace(std::move(c));
+      } catch (const Discard&) {
+        ++out.rejected;
+      } catch (const Overrun&) {
+        throw;
+      } catch (...) {
+        return fail("the spec's command generator threw " + describe_current_exception());
+      }
+    }
+    if (!cmd) break;
+    ++out.commands;
+    src.end_span(span);
+
+    Result want;
+    if constexpr (HasExpected<Spec>) {
+      try {
+        want = Spec::expected(*cmd, *state);
+      } catch (...) {
+        std::string why = "the model's expected() threw " + describe_current_exception();
+        if (trace) {
+          record_step(trace, show_command<Spec>(*cmd), Result());
+          record_failure(trace, nullptr, why);
+        }
+        return fail(std::move(why));
+      }
+    }
+    Result got;
+    try {
+      got = Spec::run(*cmd, *sut);
+    } catch (...) {
+      got = Result::current_exception();
+    }
+    if (trace) record_step(trace, show_command<Spec>(*cmd), got);
+
+    if (params.capture && params.capture->count() != failures_before) {
+      std::string msg = params.capture->messages_since(failures_before);
+      if (trace) record_failure(trace, nullptr, "assertion failed: " + msg);
+      return fail("an assertion failed inside the spec: " + msg);
+    }
+    if constexpr (HasExpected<Spec>) {
+      if (!(got == want)) {
+        std::string why = disagreement(got, &want, {});
+        if (trace) record_failure(trace, &want, why);
+        return fail(std::move(why));
+      }
+    }
+    if constexpr (HasPostcondition<Spec>) {
+      Verdict v(true);
+      try {
+        v = Spec::postcondition(*cmd, *state, got);
+      } catch (...) {
+        std::string why = "the model's postcondition threw " + describe_current_exception();
+        if (trace) record_failure(trace, nullptr, why);
+        return fail(std::move(why));
+      }
+      if (!v.ok) {
+        std::string why = disagreement(got, nullptr, v.why);
+        if (trace) record_failure(trace, nullptr, why);
+        return fail(std::move(why));
+      }
+    }
+    try {
+      if constexpr (NextInPlace<Spec>) Spec::next(*cmd, *state);
+      else *state = Spec::next(*cmd, std::move(*state));
+    } catch (...) {
+      std::string why = "the model's next() threw " + describe_current_exception();
+      if (trace) record_failure(trace, nullptr, why);
+      return fail(std::move(why));
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// Runs the state-machine spec in lockstep against the candidate: random command sequences
+/// until the budget runs out (about a second by default), shrinking and reporting the first
+/// disagreement.
+///
+///   TEST(RingBuffer, AgreesWithDeque) {
+///     EXPECT_TRUE(duet::check_sequential<RingBufferSpec>({.count = 10000}));
+///   }
+template <class Spec>
+CheckResult check_sequential(const Config& config = {}) {
+  static_assert(detail::StateMachineSpec<Spec>,
+                "duet::check_sequential: the spec needs types Sut, State, Cmd and functions "
+                "`Gen<Cmd> command(const State&)` and `Result run(const Cmd&, Sut&)`");
+  static_assert(detail::HasExpected<Spec> || detail::HasPostcondition<Spec>,
+                "duet::check_sequential: the spec needs `Result expected(const Cmd&, const State&)` "
+                "or `Verdict postcondition(const Cmd&, const State& before, const Result&)`");
+  static_assert(detail::NextByValue<Spec> || detail::NextInPlace<Spec>,
+                "duet::check_sequential: the spec needs `State next(const Cmd&, State)` or "
+                "`void next(const Cmd&, State&)`");
+  detail::Property p;
+  p.name = type_name<Spec>();
+  p.spec_id = detail::hash32(p.name);
+  p.run_case = &detail::run_state_machine_case<Spec>;
+  return detail::run_property(p, config);
+}
+
+}  // namespace duet

@@ -1,0 +1,153 @@
+// Settings: code < environment < flags.
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+
+#include "duet/config.hpp"
+
+namespace duet {
+namespace {
+
+constexpr const char* kKnobs[] = {"seed",     "count",      "time",        "max_length", "mean_length",
+                                  "replay",   "shrink_time", "shrink_steps", "output_dir", "verbose",
+                                  "shards",   "shard_index", "case_timeout"};
+
+std::mutex flags_mutex;
+std::map<std::string, std::string>& flag_values() {
+  static std::map<std::string, std::string> values;
+  return values;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool known(const std::string& name) {
+  for (const char* k : kKnobs)
+    if (name == k) return true;
+  return false;
+}
+
+// The raw text for a knob and where it came from, if set outside the code.
+std::optional<std::pair<std::string, std::string>> lookup(const std::string& name) {
+  {
+    std::lock_guard lock(flags_mutex);
+    auto it = flag_values().find(name);
+    if (it != flag_values().end()) return std::pair{it->second, "--duet_" + name};
+  }
+  const std::string var = "DUET_" + upper(name);
+  if (const char* v = std::getenv(var.c_str()); v && *v) return std::pair{std::string(v), var};
+  return std::nullopt;
+}
+
+[[noreturn]] void bad(const std::string& where, const std::string& text, const char* want) {
+  throw std::invalid_argument(where + "=" + text + ": expected " + want);
+}
+
+std::uint64_t parse_u64(const std::string& text, const std::string& where) {
+  if (text.empty() || text[0] == '-') bad(where, text, "a non-negative integer");
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 0);  // decimal or 0x...
+  if (errno != 0 || *end != '\0') bad(where, text, "a non-negative integer");
+  return v;
+}
+
+double parse_seconds(const std::string& text, const std::string& where) {
+  errno = 0;
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end == text.c_str()) bad(where, text, "a number of seconds");
+  std::string unit(end);
+  if (unit == "ms") v /= 1000;
+  else if (unit == "m" || unit == "min") v *= 60;
+  else if (!unit.empty() && unit != "s") bad(where, text, "a number of seconds (units: ms, s, min)");
+  if (!(v >= 0)) bad(where, text, "a non-negative number of seconds");
+  return v;
+}
+
+template <class T, class Parse>
+T pick(const std::optional<T>& code, const std::string& name, T fallback, Parse parse, bool* from_outside = nullptr) {
+  if (auto raw = lookup(name)) {
+    if (from_outside) *from_outside = true;
+    return parse(raw->first, raw->second);
+  }
+  if (from_outside) *from_outside = false;
+  return code ? *code : fallback;
+}
+
+}  // namespace
+
+void parse_flags(int* argc, char** argv) {
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--duet_", 0) != 0) {
+      argv[out++] = argv[i];
+      continue;
+    }
+    const auto eq = arg.find('=');
+    const std::string name = arg.substr(7, eq == std::string::npos ? std::string::npos : eq - 7);
+    if (!known(name)) throw std::invalid_argument("unknown flag " + arg.substr(0, eq) + " (see duet/config.hpp)");
+    if (eq == std::string::npos) throw std::invalid_argument("flag --duet_" + name + " needs a value: --duet_" + name + "=...");
+    std::lock_guard lock(flags_mutex);
+    flag_values()[name] = arg.substr(eq + 1);
+  }
+  *argc = out;
+  argv[out] = nullptr;
+}
+
+namespace detail {
+
+Settings resolve(const Config& c, const std::string& default_name) {
+  auto u64 = [](const std::string& t, const std::string& w) { return parse_u64(t, w); };
+  auto u32 = [](const std::string& t, const std::string& w) {
+    const std::uint64_t v = parse_u64(t, w);
+    if (v > 0xffffffffu) bad(w, t, "a 32-bit integer");
+    return static_cast<std::uint32_t>(v);
+  };
+  auto secs = [](const std::string& t, const std::string& w) { return parse_seconds(t, w); };
+  auto text = [](const std::string& t, const std::string&) { return t; };
+
+  Settings s;
+  bool seed_outside = false;
+  const std::uint64_t random_seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  s.seed = pick<std::uint64_t>(c.seed, "seed", random_seed, u64, &seed_outside);
+  s.seed_given = seed_outside || c.seed.has_value();
+  bool count_outside = false, time_outside = false;
+  s.count = pick<std::uint64_t>(c.count, "count", ~std::uint64_t{0}, u64, &count_outside);
+  const bool count_set = count_outside || c.count.has_value();
+  s.time = pick<double>(c.time, "time", count_set ? 0.0 : 1.0, secs, &time_outside);
+  s.max_length = static_cast<std::size_t>(pick<std::uint64_t>(
+      c.max_length ? std::optional<std::uint64_t>(*c.max_length) : std::nullopt, "max_length", 100, u64));
+  s.mean_length = pick<double>(c.mean_length, "mean_length", 10.0, [](const std::string& t, const std::string& w) {
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    if (end == t.c_str() || *end != '\0' || !(v >= 1)) bad(w, t, "a number of commands >= 1");
+    return v;
+  });
+  if (c.mean_length && !(*c.mean_length >= 1)) throw std::invalid_argument("Config::mean_length must be >= 1");
+  s.replay = pick<std::string>(c.replay, "replay", "", text);
+  s.shrink_time = pick<double>(c.shrink_time, "shrink_time", 30.0, secs);
+  s.shrink_steps = pick<std::uint64_t>(c.shrink_steps, "shrink_steps", 100000, u64);
+  s.output_dir = pick<std::string>(c.output_dir, "output_dir", "duet-output", text);
+  s.verbose = static_cast<int>(pick<std::uint64_t>(
+      c.verbose ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*c.verbose)) : std::nullopt, "verbose", 0, u64));
+  s.shards = pick<std::uint32_t>(c.shards, "shards", 1, u32);
+  s.shard_index = pick<std::uint32_t>(c.shard_index, "shard_index", 0, u32);
+  if (s.shards == 0) throw std::invalid_argument("DUET_SHARDS must be at least 1");
+  if (s.shard_index >= s.shards)
+    throw std::invalid_argument("DUET_SHARD_INDEX=" + std::to_string(s.shard_index) + " must be below DUET_SHARDS=" +
+                                std::to_string(s.shards));
+  s.case_timeout = pick<double>(c.case_timeout, "case_timeout", 60.0, secs);
+  s.name = c.name ? *c.name : default_name;
+  return s;
+}
+
+}  // namespace detail
+}  // namespace duet

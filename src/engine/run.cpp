@@ -1,0 +1,315 @@
+// The engine loop: cases from the choice stream until a budget runs out; the first failure
+// is shrunk and reported.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "duet/detail/engine.hpp"
+#include "duet/detail/report.hpp"
+#include "duet/detail/rng.hpp"
+#include "duet/detail/shrink.hpp"
+#include "duet/detail/token.hpp"
+
+namespace duet::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::atomic<AssertionCaptureFactory> capture_factory{nullptr};
+
+/// Case seeds: disjoint streams per shard, independent of how many cases ran before.
+std::uint64_t case_seed(const Settings& s, std::uint64_t index) {
+  return mix64(s.seed ^ mix64(index * s.shards + s.shard_index));
+}
+
+// Kills a process whose case runs past the case timeout: a hang cannot be recovered from in
+// process, but it must not look like a pass or a silent CI timeout. It prints how to
+// reproduce the case first.
+class Watchdog {
+ public:
+  Watchdog(std::string name, double timeout) : name_(std::move(name)), timeout_(timeout) {
+    if (timeout_ > 0) thread_ = std::thread([this] { watch(); });
+  }
+  ~Watchdog() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  /// A case starts; `token` reproduces it.
+  void start(std::string token) {
+    std::lock_guard lock(mutex_);
+    token_ = std::move(token);
+    started_ = Clock::now();
+    running_ = true;
+  }
+  /// Hot loop: a case from a seed; its token is made only if it hangs.
+  void start_seeded(std::uint64_t case_seed, std::uint64_t index) {
+    std::lock_guard lock(mutex_);
+    token_.clear();
+    case_seed_ = case_seed;
+    index_ = index;
+    started_ = Clock::now();
+    running_ = true;
+  }
+  std::function<std::string(std::uint64_t case_seed, std::uint64_t index)> seed_token;
+  void stop() {
+    std::lock_guard lock(mutex_);
+    running_ = false;
+  }
+
+ private:
+  void watch() {
+    std::unique_lock lock(mutex_);
+    while (!done_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(100));
+      if (running_ && since(started_) > timeout_) {
+        std::string token = token_.empty() && seed_token ? seed_token(case_seed_, index_) : token_;
+        std::fprintf(stderr,
+                     "\nduet: %s: error: a case has run for more than %.0f s: the candidate (or the spec) hangs.\n"
+                     "  replay:     DUET_REPLAY=%s\n  (raise the limit with DUET_CASE_TIMEOUT)\n",
+                     name_.c_str(), timeout_, token.c_str());
+        std::fflush(stderr);
+        std::_Exit(3);
+      }
+    }
+  }
+  std::string name_;
+  double timeout_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false, running_ = false;
+  Clock::time_point started_;
+  std::string token_;
+  std::uint64_t case_seed_ = 0, index_ = 0;
+  std::thread thread_;
+};
+
+CheckResult error_result(const std::string& name, const std::string& message) {
+  CheckResult r;
+  r.status = CheckResult::Status::error;
+  r.name = name;
+  r.report = "duet: " + name + ": error: " + message + "\n  nothing was tested\n";
+  return r;
+}
+
+struct Runner {
+  const Property& p;
+  Settings s;
+  CaseParams params;
+  Watchdog* watchdog = nullptr;
+
+  CaseOutcome run(Source& src, Trace* trace) const {
+    try {
+      return p.run_case(src, params, trace);
+    } catch (const Overrun&) {
+      CaseOutcome o;
+      o.kind = CaseOutcome::Kind::overrun;
+      return o;
+    }
+  }
+
+  Replayed replay(const std::vector<std::uint64_t>& choices) const {
+    Source src = Source::replay(choices);
+    const CaseOutcome o = run(src, nullptr);
+    return {o.kind == CaseOutcome::Kind::fail, src.choices(), src.spans()};
+  }
+
+  // Fills the trace and the report text for a failing or erroring case.
+  CheckResult finish(ReportData data, const std::vector<std::uint64_t>& choices, std::optional<std::uint64_t> seed_of_case,
+                     std::uint64_t commands) const {
+    ReplayRecord rec{p.spec_id, data.seed, data.cases, data.shrink_steps, choices, seed_of_case};
+    data.token = encode_token(rec);
+    // Re-run for the trace. A failure that does not come back is reported as such.
+    Source src = seed_of_case ? Source::from_seed(*seed_of_case) : Source::replay(choices);
+    Trace trace;
+    const CaseOutcome o = run(src, &trace);
+    if (o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun) data.nondeterministic = true;
+    else data.message = o.message;
+    data.trace = std::move(trace);
+    if (!data.error) {
+      try {
+        data.draft_path = write_draft_test(data, s.output_dir);
+      } catch (const std::exception& e) {
+        data.draft_error = e.what();
+      }
+    }
+    CheckResult r;
+    r.status = data.error ? CheckResult::Status::error : CheckResult::Status::failed;
+    r.name = data.name;
+    r.seed = data.seed;
+    r.cases = data.cases;
+    r.discarded = data.rejected;
+    r.commands = commands;
+    r.shrink_steps = data.shrink_steps;
+    r.shrink_tries = data.shrink_tries;
+    r.failing_length = data.trace.steps.size();
+    r.replay_token = data.token;
+    r.draft_path = data.draft_path;
+    r.report = format_report(data);
+    return r;
+  }
+
+  CheckResult replay_token() const {
+    ReplayRecord rec;
+    try {
+      rec = decode_token(s.replay);
+    } catch (const std::invalid_argument& e) {
+      return error_result(s.name, std::string(e.what()) + " (from DUET_REPLAY or --duet_replay)");
+    }
+    if (rec.spec_id != p.spec_id)
+      return error_result(s.name, "the DUET_REPLAY token was recorded by another test, not by " + s.name +
+                                      " (run only that test, e.g. with --gtest_filter)");
+    const auto start = Clock::now();
+    Source src = rec.case_seed ? Source::from_seed(*rec.case_seed) : Source::replay(rec.choices);
+    if (watchdog) watchdog->start(s.replay);
+    const CaseOutcome o = run(src, nullptr);
+    if (watchdog) watchdog->stop();
+    if (o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun) {
+      CheckResult r;
+      r.status = CheckResult::Status::passed;
+      r.name = s.name;
+      r.cases = 1;
+      r.seconds = since(start);
+      std::fprintf(stdout, "duet: %s: the replayed case passed (fixed, or the test is nondeterministic)\n",
+                   s.name.c_str());
+      return r;
+    }
+    ReportData data;
+    data.name = s.name;
+    data.error = o.kind == CaseOutcome::Kind::error;
+    data.seed = rec.seed;
+    data.cases = rec.cases;
+    data.shrink_steps = rec.shrink_steps;
+    data.replayed = true;
+    data.search_seconds = since(start);
+    CheckResult r = finish(std::move(data), rec.choices, rec.case_seed, o.commands);
+    r.seconds = since(start);
+    return r;
+  }
+
+  CheckResult search() const {
+    const auto start = Clock::now();
+    auto next_progress = start + std::chrono::seconds(2);
+    std::uint64_t commands = 0, attempts = 0, rejected = 0, overruns = 0, i = 0;
+    std::uint64_t current_seed = 0;
+    Source src = Source::from_seed(0);
+    for (;; ++i) {
+      if (i >= s.count) break;
+      if (s.time > 0 && since(start) >= s.time) break;
+      current_seed = case_seed(s, i);
+      src.restart(current_seed);
+      if (watchdog) watchdog->start_seeded(current_seed, i);
+      const CaseOutcome o = run(src, nullptr);
+      if (watchdog) watchdog->stop();
+      commands += o.commands;
+      attempts += o.attempts;
+      rejected += o.rejected;
+      overruns += o.kind == CaseOutcome::Kind::overrun;
+
+      if (o.kind == CaseOutcome::Kind::fail || o.kind == CaseOutcome::Kind::error) {
+        ReportData data;
+        data.name = s.name;
+        data.seed = s.seed;
+        data.cases = i + 1;
+        data.attempts = attempts;
+        data.rejected = rejected;
+        data.search_seconds = since(start);
+        data.error = o.kind == CaseOutcome::Kind::error;
+        if (data.error) return finish(std::move(data), {}, current_seed, commands);
+        const auto shrink_start = Clock::now();
+        const std::vector<std::uint64_t> original = src.choices();
+        if (watchdog) watchdog->start(encode_token(ReplayRecord{p.spec_id, s.seed, i + 1, 0, original, {}}));
+        ShrinkBudget budget;
+        budget.max_tries = s.shrink_steps;
+        budget.max_time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.shrink_time));
+        // The case must fail again on replay before shrinking means anything.
+        std::vector<std::uint64_t> best = original;
+        if (replay(original).fails) {
+          ShrinkOutcome so = shrink(original, src.spans(), [this](const auto& c) { return replay(c); }, budget);
+          best = std::move(so.choices);
+          data.shrink_steps = so.accepted;
+          data.shrink_tries = so.tried;
+        }
+        if (watchdog) watchdog->stop();
+        data.shrink_seconds = since(shrink_start);
+        CheckResult r = finish(std::move(data), best, {}, commands);
+        r.seconds = since(start);
+        return r;
+      }
+      if (commands == 0 && rejected >= 1000)
+        return error_result(s.name, "the spec cannot generate any command: all " + std::to_string(rejected) +
+                                        " attempts so far were rejected by its precondition or a filter");
+      if (Clock::now() >= next_progress) {
+        const double t = since(start);
+        std::fprintf(stderr, "duet: %s: %llu cases, %.0f cases/s\n", s.name.c_str(),
+                     static_cast<unsigned long long>(i + 1), static_cast<double>(i + 1) / t);
+        next_progress = Clock::now() + std::chrono::seconds(1);
+      }
+    }
+    const double t = since(start);
+    if (i > 0 && overruns == i)
+      return error_result(s.name, "every case ran out of input bytes before finishing; nothing was checked");
+    if (commands == 0 && (rejected > 0 || i >= 50))
+      return error_result(s.name, "the spec generated no command in " + std::to_string(i) + " cases (" +
+                                      std::to_string(rejected) + " attempts rejected)");
+    if (i == 0) return error_result(s.name, "no case ran (DUET_COUNT=0 or DUET_TIME too small)");
+    CheckResult r;
+    r.status = CheckResult::Status::passed;
+    r.name = s.name;
+    r.seed = s.seed;
+    r.cases = i;
+    r.commands = commands;
+    r.discarded = rejected;
+    r.seconds = t;
+    if (s.verbose >= 0) {
+      std::fprintf(stdout, "duet: %s: %llu cases passed, %llu commands, %.1f%% discarded, %.2f s (seed 0x%016llx)\n",
+                   s.name.c_str(), static_cast<unsigned long long>(i), static_cast<unsigned long long>(commands),
+                   attempts ? 100.0 * static_cast<double>(rejected) / static_cast<double>(attempts) : 0.0, t,
+                   static_cast<unsigned long long>(s.seed));
+    }
+    return r;
+  }
+};
+
+}  // namespace
+
+void set_assertion_capture(AssertionCaptureFactory factory) { capture_factory.store(factory); }
+AssertionCaptureFactory assertion_capture() { return capture_factory.load(); }
+
+CheckResult run_property(const Property& p, const Config& config) {
+  Runner runner{p, {}, {}};
+  try {
+    runner.s = resolve(config, p.name);
+  } catch (const std::invalid_argument& e) {
+    return error_result(config.name ? *config.name : p.name, std::string("bad setting: ") + e.what());
+  }
+  const Settings& s = runner.s;
+  runner.params.max_length = s.max_length;
+  runner.params.continue_odds = static_cast<std::uint64_t>(s.mean_length + 0.5);
+  std::unique_ptr<AssertionCapture> capture;
+  if (auto factory = assertion_capture()) capture = factory();
+  runner.params.capture = capture.get();
+  Watchdog watchdog(s.name, s.case_timeout);
+  watchdog.seed_token = [&p, seed = s.seed](std::uint64_t case_seed, std::uint64_t index) {
+    return encode_token(ReplayRecord{p.spec_id, seed, index + 1, 0, {}, case_seed});
+  };
+  runner.watchdog = &watchdog;
+  CheckResult r = s.replay.empty() ? runner.search() : runner.replay_token();
+  if (r.status != CheckResult::Status::passed) {
+    r.seed = r.seed ? r.seed : s.seed;
+    if (s.verbose >= 1) std::fputs(r.report.c_str(), stderr);
+  }
+  return r;
+}
+
+}  // namespace duet::detail

@@ -1,0 +1,178 @@
+// Printing values and outcomes as C++ (the report's vocabulary).
+#include <cxxabi.h>
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+
+#include "duet/result.hpp"
+#include "duet/state_machine.hpp"
+
+namespace duet {
+namespace detail {
+
+std::string demangle(const char* mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> p(abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+  std::string name = status == 0 && p ? std::string(p.get()) : std::string(mangled);
+  // Readers write std::string, not its full spelling.
+  for (const char* long_name : {"std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
+                                "std::__cxx11::"}) {
+    const std::string_view from = long_name;
+    const std::string_view to = from == "std::__cxx11::" ? "std::" : "std::string";
+    for (std::size_t at = name.find(from); at != std::string::npos; at = name.find(from, at + to.size()))
+      name.replace(at, from.size(), to);
+  }
+  return name;
+}
+
+std::string show_integer(long long v, bool, unsigned bits) {
+  if (bits == 64 && v == std::numeric_limits<long long>::min()) return "INT64_MIN";
+  if (bits == 64 && v == std::numeric_limits<long long>::max()) return "INT64_MAX";
+  if (bits == 32 && v == std::numeric_limits<int>::min()) return "INT_MIN";
+  if (bits == 32 && v == std::numeric_limits<int>::max()) return "INT_MAX";
+  return std::to_string(v);
+}
+
+std::string show_unsigned(unsigned long long v) {
+  if (v == std::numeric_limits<unsigned long long>::max()) return "UINT64_MAX";
+  return std::to_string(v) + "u";
+}
+
+std::string show_floating(double v, bool is_float) {
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v)) return v < 0 ? "-INFINITY" : "INFINITY";
+  char buf[64];
+  auto [end, ec] = is_float ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
+                            : std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, end);
+  // Keep it a floating literal: "1" would read as an int in a draft test.
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  if (is_float) s += "f";
+  return s;
+}
+
+static void escape_into(std::string& out, char c, char quote) {
+  switch (c) {
+    case '\n': out += "\\n"; return;
+    case '\t': out += "\\t"; return;
+    case '\r': out += "\\r"; return;
+    case '\\': out += "\\\\"; return;
+    case '\0': out += "\\0"; return;
+    default: break;
+  }
+  if (c == quote) {
+    out += '\\';
+    out += c;
+  } else if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
+    out += buf;
+  } else {
+    out += c;
+  }
+}
+
+std::string show_char(char c) {
+  std::string out = "'";
+  escape_into(out, c, '\'');
+  return out + "'";
+}
+
+std::string show_string(std::string_view s) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    escape_into(out, s[i], '"');
+    // "\x01" followed by a hex digit would merge into one escape; split the literal.
+    if (static_cast<unsigned char>(s[i]) < 0x20 && out.back() != 'n' && out.back() != 't' &&
+        out.back() != 'r' && i + 1 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])))
+      out += "\" \"";
+  }
+  return out + "\"";
+}
+
+static std::string exception_text(const Result& r) {
+  std::string s = r.exception_type();
+  if (!r.exception_message().empty()) s += "(" + show_string(r.exception_message()) + ")";
+  return s;
+}
+
+std::string describe_current_exception() {
+  return exception_text(Result::current_exception());
+}
+
+std::string disagreement(const Result& got, const Result* want, const std::string& why) {
+  std::string s = "candidate ";
+  if (got.is_exception()) s += "threw " + exception_text(got);
+  else if (got.is_void()) s += "returned (void)";
+  else s += "returned " + got.show();
+  if (want) {
+    if (want->is_exception()) s += "; the model expects it to throw " + exception_text(*want);
+    else if (want->is_void()) s += "; the model expects no result";
+    else s += "; the model allows " + want->show();
+  } else {
+    s += "; the model does not allow it";
+    if (!why.empty()) s += ": " + why;
+  }
+  return s;
+}
+
+void record_step(Trace* trace, std::string code, const Result& observed) {
+  Step step;
+  step.code = std::move(code);
+  if (observed.is_value()) {
+    step.kind = Step::Kind::value;
+    step.observed = observed.show();
+  } else if (observed.is_exception()) {
+    step.kind = Step::Kind::exception;
+    step.exception_type = observed.exception_type();
+    step.observed = exception_text(observed);
+  }
+  trace->steps.push_back(std::move(step));
+}
+
+void record_failure(Trace* trace, const Result* expected, std::string explanation) {
+  trace->failed = true;
+  if (trace->steps.empty()) trace->steps.emplace_back();
+  Step& step = trace->steps.back();
+  step.explanation = std::move(explanation);
+  if (expected) {
+    step.expected_exception = expected->is_exception();
+    step.expected = expected->is_exception() ? expected->exception_type()
+                    : expected->is_void()    ? std::string()
+                                             : expected->show();
+  }
+}
+
+}  // namespace detail
+
+Result Result::current_exception() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return exception(detail::demangle(typeid(e).name()), e.what());
+  } catch (const std::string& s) {
+    return exception("std::string", s);
+  } catch (const char* s) {
+    return exception("const char*", s ? s : "");
+  } catch (...) {
+    return exception("an exception of unknown type");
+  }
+}
+
+std::string Result::show() const {
+  switch (kind_) {
+    case Kind::none:
+      return "(void)";
+    case Kind::value:
+      return ops_->show(data());
+    default:
+      return "throws " + detail::exception_text(*this);
+  }
+}
+
+}  // namespace duet

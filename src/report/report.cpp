@@ -1,0 +1,141 @@
+#include "duet/detail/report.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace duet::detail {
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
+std::string plural(std::uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string identifier(const std::string& name) {
+  std::string id;
+  for (char c : name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  while (id.find("__") != std::string::npos) id.erase(id.find("__"), 1);  // "__" is reserved
+  while (!id.empty() && id.back() == '_') id.pop_back();
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "Spec_" + id;
+  return id;
+}
+
+std::string format_report(const ReportData& d) {
+  std::string out = "duet: " + d.name + ": ";
+  if (d.error) {
+    out += "error: " + d.message + "\n  nothing was tested";
+  } else {
+    out += "failed after " + plural(d.cases, "case", "cases") + " (seed " + hex(d.seed) + "); shrunk to " +
+           plural(d.trace.steps.size(), "step", "steps") + " in " + plural(d.shrink_steps, "shrink step", "shrink steps");
+  }
+  out += "\n";
+  if (d.nondeterministic)
+    out += "  warning: the failure did not reproduce when replayed; the candidate or the spec is\n"
+           "  nondeterministic (global state, time, addresses, threads?). Shown: the case as first seen.\n";
+  if (!d.trace.setup.empty() || !d.trace.steps.empty()) {
+    out += "\n";
+    std::size_t width = 0;
+    for (const auto& s : d.trace.steps) width = std::max(width, s.code.size() + 1);
+    width = std::min<std::size_t>(std::max<std::size_t>(width, 16), 48);
+    if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
+    for (std::size_t i = 0; i < d.trace.steps.size(); ++i) {
+      const Step& s = d.trace.steps[i];
+      char num[16];
+      std::snprintf(num, sizeof num, "  %4zu  ", i + 1);
+      std::string line = num + s.code + ";";
+      // The failing step's explanation already says what the candidate did.
+      const std::string comment = s.explanation.empty() ? s.observed : "<-- " + s.explanation;
+      if (!comment.empty()) {
+        line.resize(std::max(line.size() + 1, 8 + width + 1), ' ');
+        line += "// " + comment;
+      }
+      out += line + "\n";
+    }
+  }
+  if (!d.error && d.trace.steps.empty() && !d.message.empty()) out += "  " + d.message + "\n";
+  if (d.error && d.trace.steps.empty()) out += "\n";
+  out += "\n  replay:     DUET_REPLAY=" + d.token + "\n";
+  if (!d.draft_path.empty()) out += "  draft test: " + d.draft_path + "\n";
+  if (!d.draft_error.empty()) out += "  draft test: not written: " + d.draft_error + "\n";
+  if (d.attempts > 0 && d.rejected > 0) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "  discarded:  %llu of %llu command attempts (%.1f%%)\n",
+                  static_cast<unsigned long long>(d.rejected), static_cast<unsigned long long>(d.attempts),
+                  100.0 * static_cast<double>(d.rejected) / static_cast<double>(d.attempts));
+    out += buf;
+  }
+  if (d.replayed) out += "  time:       " + seconds(d.search_seconds) + " replaying\n";
+  else
+    out += "  time:       " + seconds(d.search_seconds) + " searching, " + seconds(d.shrink_seconds) + " shrinking (" +
+           plural(d.shrink_tries, "replay", "replays") + ")\n";
+  return out;
+}
+
+std::string format_draft_test(const ReportData& d) {
+  std::string out;
+  out += "// Draft reproducer written by duet for " + d.name + ".\n";
+  out += "// " + d.message + "\n";
+  out += "// Replay the case that produced it: DUET_REPLAY=" + d.token + "\n";
+  out += "// Add the #include lines for your types, then move the TEST into your suite.\n";
+  out += "#include <gtest/gtest.h>\n\n#include <optional>\n#include <stdexcept>\n#include <string>\n#include <vector>\n\n";
+  out += "TEST(" + identifier(d.name) + ", DuetRepro) {\n";
+  if (!d.trace.setup.empty()) out += "  " + d.trace.setup + "\n";
+  for (std::size_t i = 0; i < d.trace.steps.size(); ++i) {
+    const Step& s = d.trace.steps[i];
+    const bool failing = d.trace.failed && i + 1 == d.trace.steps.size();
+    if (failing && !s.expected.empty() && s.expected_exception) {
+      out += "  EXPECT_THROW(" + s.code + ", " + s.expected + ");  // " + s.explanation + "\n";
+    } else if (failing && !s.expected.empty()) {
+      out += "  EXPECT_EQ(" + s.code + ", " + s.expected + ");  // " + s.explanation + "\n";
+    } else if (failing) {
+      out += "  " + s.code + ";  // " + s.explanation + "\n";
+      out += "  ADD_FAILURE() << " + [&] {
+        std::string lit = "\"";
+        for (char c : s.explanation) {
+          if (c == '"' || c == '\\') lit += '\\';
+          lit += c;
+        }
+        return lit + "\"";
+      }() + ";\n";
+    } else if (s.kind == Step::Kind::value) {
+      out += "  EXPECT_EQ(" + s.code + ", " + s.observed + ");\n";
+    } else if (s.kind == Step::Kind::exception) {
+      out += "  EXPECT_THROW(" + s.code + ", " + s.exception_type + ");\n";
+    } else {
+      out += "  " + s.code + ";\n";
+    }
+  }
+  out += "}\n";
+  return out;
+}
+
+std::string write_draft_test(const ReportData& d, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
+  const fs::path path = fs::path(dir) / (identifier(d.name) + "_repro.cpp");
+  std::ofstream f(path);
+  f << format_draft_test(d);
+  f.close();
+  if (!f) throw std::runtime_error("cannot write " + path.string());
+  return path.string();
+}
+
+}  // namespace duet::detail

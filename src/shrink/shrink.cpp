@@ -1,0 +1,217 @@
+#include "duet/detail/shrink.hpp"
+
+#include <algorithm>
+
+namespace duet::detail {
+
+bool shortlex_less(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+  if (a.size() != b.size()) return a.size() < b.size();
+  return a < b;
+}
+
+namespace {
+
+class Shrinker {
+ public:
+  Shrinker(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans, const Replay& replay,
+           const ShrinkBudget& budget)
+      : current_(std::move(choices)), spans_(std::move(spans)), replay_(replay), budget_(budget),
+        deadline_(std::chrono::steady_clock::now() + budget.max_time) {}
+
+  ShrinkOutcome run() {
+    bool improved = true;
+    while (improved && !out_of_budget()) {
+      improved = false;
+      improved |= delete_spans();
+      improved |= delete_span_pairs();
+      improved |= delete_chunks();
+      improved |= swap_adjacent_spans();
+      improved |= lower_values();
+      improved |= lower_and_delete();
+      improved |= redistribute_pairs();
+      improved |= zero_chunks();
+    }
+    ShrinkOutcome out;
+    out.choices = current_;
+    out.accepted = accepted_;
+    out.tried = tried_;
+    out.budget_exhausted = out_of_budget();
+    return out;
+  }
+
+ private:
+  bool out_of_budget() const {
+    return tried_ >= budget_.max_tries || std::chrono::steady_clock::now() >= deadline_;
+  }
+
+  // Replays the candidate; keeps it (as the choices it actually drew) if it still fails and
+  // is smaller than what we have.
+  bool attempt(const std::vector<std::uint64_t>& candidate) {
+    if (out_of_budget()) return false;
+    if (!shortlex_less(candidate, current_)) return false;
+    ++tried_;
+    Replayed r = replay_(candidate);
+    if (!r.fails || !shortlex_less(r.consumed, current_)) return false;
+    current_ = std::move(r.consumed);
+    spans_ = std::move(r.spans);
+    ++accepted_;
+    return true;
+  }
+
+  std::vector<std::uint64_t> without(std::size_t begin, std::size_t end) const {
+    std::vector<std::uint64_t> c;
+    c.reserve(current_.size() - (end - begin));
+    c.insert(c.end(), current_.begin(), current_.begin() + static_cast<std::ptrdiff_t>(begin));
+    c.insert(c.end(), current_.begin() + static_cast<std::ptrdiff_t>(end), current_.end());
+    return c;
+  }
+
+  // Whole commands first: the largest and most meaningful deletions.
+  bool delete_spans() {
+    bool any = false;
+    for (std::size_t i = spans_.size(); i-- > 0;) {
+      if (i >= spans_.size()) continue;
+      const auto s = spans_[i];
+      if (s.end <= current_.size() && attempt(without(s.begin, s.end))) any = true;
+    }
+    return any;
+  }
+
+  // Pairs (an enqueue and its dequeue) that only make sense removed together.
+  bool delete_span_pairs() {
+    bool any = false;
+    for (std::size_t i = spans_.size(); i-- > 0;) {
+      for (std::size_t j = spans_.size(); j-- > i + 1;) {
+        if (i >= spans_.size() || j >= spans_.size() || out_of_budget()) break;
+        const auto a = spans_[i], b = spans_[j];
+        if (b.end > current_.size() || a.end > b.begin) continue;
+        std::vector<std::uint64_t> c(current_.begin(), current_.begin() + static_cast<std::ptrdiff_t>(a.begin));
+        c.insert(c.end(), current_.begin() + static_cast<std::ptrdiff_t>(a.end),
+                 current_.begin() + static_cast<std::ptrdiff_t>(b.begin));
+        c.insert(c.end(), current_.begin() + static_cast<std::ptrdiff_t>(b.end), current_.end());
+        if (attempt(c)) any = true;
+      }
+    }
+    return any;
+  }
+
+  bool delete_chunks() {
+    bool any = false;
+    for (std::size_t k : {8, 4, 2, 1}) {
+      for (std::size_t i = current_.size(); i-- > 0;) {
+        if (i + k > current_.size()) continue;
+        if (attempt(without(i, i + k))) any = true;
+      }
+    }
+    return any;
+  }
+
+  // Puts commands in a canonical order (by their choices), so shrunk cases read alike.
+  bool swap_adjacent_spans() {
+    bool any = false;
+    for (std::size_t i = 0; i + 1 < spans_.size(); ++i) {
+      const auto a = spans_[i], b = spans_[i + 1];
+      if (a.end != b.begin || b.end > current_.size()) continue;
+      std::vector<std::uint64_t> c(current_.begin(), current_.begin() + static_cast<std::ptrdiff_t>(a.begin));
+      c.insert(c.end(), current_.begin() + static_cast<std::ptrdiff_t>(b.begin),
+               current_.begin() + static_cast<std::ptrdiff_t>(b.end));
+      c.insert(c.end(), current_.begin() + static_cast<std::ptrdiff_t>(a.begin),
+               current_.begin() + static_cast<std::ptrdiff_t>(a.end));
+      c.insert(c.end(), current_.begin() + static_cast<std::ptrdiff_t>(b.end), current_.end());
+      if (attempt(c)) any = true;
+    }
+    return any;
+  }
+
+  // Each value: straight to 0, else binary search for the smallest value that still fails.
+  bool lower_values() {
+    bool any = false;
+    for (std::size_t i = 0; i < current_.size(); ++i) {
+      if (current_[i] == 0) continue;
+      auto c = current_;
+      c[i] = 0;
+      if (attempt(c)) {
+        any = true;
+        continue;
+      }
+      std::uint64_t lo = 0, hi = current_[i];  // lo passes, hi fails
+      while (lo + 1 < hi && i < current_.size() && !out_of_budget()) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        c = current_;
+        c[i] = mid;
+        if (attempt(c)) {
+          any = true;
+          hi = i < current_.size() ? current_[i] : mid;
+        } else {
+          lo = mid;
+        }
+      }
+    }
+    return any;
+  }
+
+  // A count drawn before the things it counts (a length, a number of elements) can only go
+  // down together with the things: decrement one value and delete a few choices after it.
+  bool lower_and_delete() {
+    bool any = false;
+    for (std::size_t i = 0; i < current_.size(); ++i) {
+      for (std::size_t k : {1, 2, 3, 4, 8}) {
+        if (i >= current_.size() || current_[i] == 0 || i + 1 + k > current_.size()) break;
+        auto c = without(i + 1, i + 1 + k);
+        c[i] -= 1;
+        if (attempt(c)) any = true;
+      }
+    }
+    return any;
+  }
+
+  // Moves value from an earlier choice to a later one (b=1, d=0 becomes b=0, d=1): cases
+  // that need two values to differ end with the difference as late as possible.
+  bool redistribute_pairs() {
+    if (current_.size() > 256) return false;
+    bool any = false;
+    for (std::size_t i = 0; i < current_.size(); ++i) {
+      for (std::size_t j = i + 1; j < current_.size() && current_[i] != 0; ++j) {
+        if (out_of_budget()) return any;
+        if (current_[j] > ~std::uint64_t{0} - current_[i]) continue;
+        auto c = current_;
+        c[j] += c[i];
+        c[i] = 0;
+        if (attempt(c)) any = true;
+      }
+    }
+    return any;
+  }
+
+  bool zero_chunks() {
+    bool any = false;
+    for (std::size_t k : {8, 4, 2}) {
+      for (std::size_t i = 0; i + k <= current_.size(); ++i) {
+        auto c = current_;
+        bool nonzero = false;
+        for (std::size_t j = i; j < i + k; ++j) {
+          nonzero |= c[j] != 0;
+          c[j] = 0;
+        }
+        if (nonzero && attempt(c)) any = true;
+      }
+    }
+    return any;
+  }
+
+  std::vector<std::uint64_t> current_;
+  std::vector<Source::Span> spans_;
+  const Replay& replay_;
+  ShrinkBudget budget_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::uint64_t accepted_ = 0, tried_ = 0;
+};
+
+}  // namespace
+
+ShrinkOutcome shrink(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans, const Replay& replay,
+                     const ShrinkBudget& budget) {
+  return Shrinker(std::move(choices), std::move(spans), replay, budget).run();
+}
+
+}  // namespace duet::detail

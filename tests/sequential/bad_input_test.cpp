@@ -1,0 +1,123 @@
+// Bad input gets a clear error, never a crash and never a "passed".
+#include <duet/gtest.hpp>
+
+#include <cstdlib>
+
+#include "ring_buffer.hpp"
+#include "support/test_specs.hpp"
+
+namespace {
+
+using duet::CheckResult;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+struct NeverSpec : ring::CorrectRingBufferSpec {
+  static bool precondition(const Cmd&, const State&) { return false; }
+};
+
+TEST(BadInput, SpecWhosePreconditionRejectsEverything) {
+  const CheckResult r = duet::check_sequential<NeverSpec>();
+  EXPECT_EQ(r.status, CheckResult::Status::error);
+  EXPECT_TRUE(has(r.report, "cannot generate any command")) << r.report;
+  EXPECT_TRUE(has(r.report, "nothing was tested")) << r.report;
+}
+
+struct FilteredAwaySpec : ring::CorrectRingBufferSpec {
+  static duet::Gen<Cmd> command(const State& s) {
+    return ring::CorrectRingBufferSpec::command(s).filter([](const Cmd&) { return false; });
+  }
+};
+
+TEST(BadInput, SpecWhoseGeneratorFiltersEverything) {
+  const CheckResult r = duet::check_sequential<FilteredAwaySpec>();
+  EXPECT_EQ(r.status, CheckResult::Status::error);
+  EXPECT_TRUE(has(r.report, "cannot generate any command")) << r.report;
+}
+
+TEST(BadInput, InvalidReplayTokens) {
+  for (const char* token : {"garbage", "duet1.", "duet1.AAAA", "duet1.!!!!", "duet1.zzzzzzzzzzzzzzzz"}) {
+    const CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>({.replay = token});
+    EXPECT_EQ(r.status, CheckResult::Status::error) << token;
+    EXPECT_TRUE(has(r.report, "invalid replay token")) << r.report;
+  }
+}
+
+TEST(BadInput, TruncatedOrAlteredTokenIsRejected) {
+  const CheckResult found = duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 4});
+  ASSERT_FALSE(found);
+  std::string cut = found.replay_token.substr(0, found.replay_token.size() - 3);
+  std::string altered = found.replay_token;
+  altered[10] = altered[10] == 'A' ? 'B' : 'A';
+  for (const std::string& t : {cut, altered}) {
+    const CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>({.replay = t});
+    EXPECT_EQ(r.status, CheckResult::Status::error) << t;
+    EXPECT_TRUE(has(r.report, "invalid replay token")) << r.report;
+  }
+}
+
+TEST(BadInput, TokenFromAnotherTest) {
+  const CheckResult found = duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 4});
+  ASSERT_FALSE(found);
+  const CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>({.replay = found.replay_token});
+  EXPECT_EQ(r.status, CheckResult::Status::error);
+  EXPECT_TRUE(has(r.report, "recorded by another test")) << r.report;
+}
+
+struct ThrowingQueue {
+  ThrowingQueue() { throw std::runtime_error("no memory for the queue"); }
+  bool push(int) { return true; }
+  std::optional<int> pop() { return std::nullopt; }
+  std::size_t size() const { return 0; }
+};
+struct ThrowingConstructorSpec : ring::RingBufferSpec<ThrowingQueue> {
+  static std::unique_ptr<ThrowingQueue> init_sut() { return std::make_unique<ThrowingQueue>(); }
+};
+
+TEST(BadInput, CandidateConstructorThrows) {
+  const CheckResult r = duet::check_sequential<ThrowingConstructorSpec>();
+  EXPECT_EQ(r.status, CheckResult::Status::error);
+  EXPECT_TRUE(has(r.report, "the candidate's constructor threw std::runtime_error(\"no memory for the queue\")"))
+      << r.report;
+  EXPECT_TRUE(has(r.report, "DUET_REPLAY=")) << r.report;
+}
+
+struct ThrowingModelSpec : ring::CorrectRingBufferSpec {
+  static duet::Result expected(const Cmd& c, const State& s) {
+    if (std::holds_alternative<ring::Size>(c)) throw std::logic_error("model bug");
+    return ring::CorrectRingBufferSpec::expected(c, s);
+  }
+};
+
+TEST(BadInput, ModelThatThrowsIsAFailureNotAPass) {
+  const CheckResult r = duet::check_sequential<ThrowingModelSpec>({.seed = 1});
+  EXPECT_EQ(r.status, CheckResult::Status::failed);
+  EXPECT_EQ(r.failing_length, 1u) << r.report;
+  EXPECT_TRUE(has(r.report, "the model's expected() threw std::logic_error(\"model bug\")")) << r.report;
+}
+
+TEST(BadInput, MalformedSettings) {
+  ::setenv("DUET_COUNT", "lots", 1);
+  CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>();
+  ::unsetenv("DUET_COUNT");
+  EXPECT_EQ(r.status, CheckResult::Status::error);
+  EXPECT_TRUE(has(r.report, "DUET_COUNT=lots: expected a non-negative integer")) << r.report;
+
+  r = duet::check_sequential<ring::CorrectRingBufferSpec>({.shards = 2, .shard_index = 2});
+  EXPECT_EQ(r.status, CheckResult::Status::error);
+  EXPECT_TRUE(has(r.report, "must be below DUET_SHARDS")) << r.report;
+}
+
+TEST(BadInput, ZeroCasesIsNotAPass) {
+  const CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>({.count = 0, .time = 0.0});
+  EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
+}
+
+TEST(BadInput, UnknownFlag) {
+  char prog[] = "t", flag[] = "--duet_sed=3";
+  char* argv[] = {prog, flag, nullptr};
+  int argc = 2;
+  EXPECT_THROW(duet::parse_flags(&argc, argv), std::invalid_argument);
+}
+
+}  // namespace

@@ -1,0 +1,153 @@
+// The sequential engine end to end: disagreements, exceptions, assertions inside commands,
+// replay, determinism, sharding, postconditions.
+#include <duet/gtest.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <regex>
+
+#include "ring_buffer.hpp"
+#include "support/test_specs.hpp"
+
+namespace {
+
+using duet::CheckResult;
+using duet_test::BadBoundsSpec;
+
+std::string without_time_line(const std::string& report) {
+  return std::regex_replace(report, std::regex("\n  time: [^\n]*"), "");
+}
+
+TEST(Engine, ExceptionWhereModelExpectsValueIsReportedWithItsType) {
+  const CheckResult r = duet::check_sequential<BadBoundsSpec>({.seed = 3});
+  ASSERT_EQ(r.status, CheckResult::Status::failed);
+  // Minimal: one element, then reading it.
+  EXPECT_EQ(r.failing_length, 2u) << r.report;
+  EXPECT_NE(r.report.find("a.push_back(0);"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("a.at(0);"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("candidate threw std::out_of_range(\"BadBoundsArray::at\"); the model allows 0"),
+            std::string::npos)
+      << r.report;
+}
+
+TEST(Engine, ReplayTokenReproducesTheReportExactlyApartFromTimings) {
+  const CheckResult first = duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 11});
+  ASSERT_EQ(first.status, CheckResult::Status::failed);
+  const CheckResult again = duet::check_sequential<ring::BuggyRingBufferSpec>({.replay = first.replay_token});
+  ASSERT_EQ(again.status, CheckResult::Status::failed);
+  EXPECT_EQ(without_time_line(first.report), without_time_line(again.report));
+  EXPECT_EQ(first.replay_token, again.replay_token);
+}
+
+TEST(Engine, ReplayTokenFromTheEnvironment) {
+  const CheckResult first = duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 12});
+  ASSERT_FALSE(first);
+  ::setenv("DUET_REPLAY", first.replay_token.c_str(), 1);
+  const CheckResult again = duet::check_sequential<ring::BuggyRingBufferSpec>();
+  ::unsetenv("DUET_REPLAY");
+  EXPECT_EQ(without_time_line(first.report), without_time_line(again.report));
+}
+
+// Records every command a spec runs, to compare the case sequences of two runs.
+struct Log {
+  static inline std::vector<std::string> lines;
+};
+struct LoggedSpec : ring::CorrectRingBufferSpec {
+  static duet::Result run(const Cmd& c, Sut& q) {
+    Log::lines.push_back(duet::show(c));
+    return ring::CorrectRingBufferSpec::run(c, q);
+  }
+};
+
+std::vector<std::string> log_of(duet::Config c) {
+  Log::lines.clear();
+  EXPECT_TRUE(duet::check_sequential<LoggedSpec>(c));
+  return Log::lines;
+}
+
+TEST(Engine, SameSeedSameCases) {
+  const auto a = log_of({.seed = 99, .count = 200});
+  const auto b = log_of({.seed = 99, .count = 200});
+  const auto c = log_of({.seed = 100, .count = 200});
+  EXPECT_GT(a.size(), 500u);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+}
+
+TEST(Engine, ShardsDrawDisjointCaseStreams) {
+  // Shard i of N runs the unsharded run's cases i, i+N, i+2N, ...: two shards of 100 cases
+  // together run exactly the 200 cases of the unsharded run.
+  auto whole = log_of({.seed = 5, .count = 200, .shards = 1});
+  auto shard0 = log_of({.seed = 5, .count = 100, .shards = 2, .shard_index = 0});
+  auto shard1 = log_of({.seed = 5, .count = 100, .shards = 2, .shard_index = 1});
+  EXPECT_NE(shard0, shard1);
+  auto both = shard0;
+  both.insert(both.end(), shard1.begin(), shard1.end());
+  std::sort(both.begin(), both.end());
+  std::sort(whole.begin(), whole.end());
+  EXPECT_EQ(both, whole);
+}
+
+// EXPECT_* inside a command: a disagreement, shrunk like any other.
+struct AssertingSpec : ring::BuggyRingBufferSpec {
+  static duet::Result run(const Cmd& c, Sut& q) {
+    if (std::holds_alternative<ring::Push>(c)) EXPECT_LT(std::get<ring::Push>(c).x, 50) << "big value";
+    return ring::BuggyRingBufferSpec::run(c, q);
+  }
+};
+
+TEST(Engine, FailingExpectInsideACommandIsReportedAndShrunk) {
+  const CheckResult r = duet::check_sequential<AssertingSpec>({.seed = 1});
+  ASSERT_EQ(r.status, CheckResult::Status::failed);
+  EXPECT_EQ(r.failing_length, 1u) << r.report;
+  EXPECT_NE(r.report.find("q.push(50);"), std::string::npos) << r.report;  // the smallest failing value
+  EXPECT_NE(r.report.find("big value"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("assertion failed"), std::string::npos) << r.report;
+}
+
+// The postcondition form: the model judges the result instead of computing it.
+struct PostconditionSpec {
+  using Sut = ring::BuggyRingBuffer;
+  using State = std::deque<int>;
+  using Cmd = ring::BuggyRingBufferSpec::Cmd;
+  static constexpr const char* sut_name = "q";
+  static Sut init_sut() { return Sut(3); }
+  static duet::Gen<Cmd> command(const State& s) { return ring::BuggyRingBufferSpec::command(s); }
+  static duet::Result run(const Cmd& c, Sut& q) { return ring::BuggyRingBufferSpec::run(c, q); }
+  static duet::Verdict postcondition(const Cmd& c, const State& s, const duet::Result& r) {
+    if (!std::holds_alternative<ring::Pop>(c) || s.empty()) return true;
+    if (r == duet::Result(std::optional<int>(s.front()))) return true;
+    return duet::Verdict::fail("pop must return the oldest element, " + duet::show(s.front()));
+  }
+  static void next(const Cmd& c, State& s) { ring::BuggyRingBufferSpec::next(c, s); }
+};
+
+TEST(Engine, PostconditionExplainsTheDisagreement) {
+  const CheckResult r = duet::check_sequential<PostconditionSpec>({.seed = 2});
+  ASSERT_EQ(r.status, CheckResult::Status::failed);
+  EXPECT_EQ(r.failing_length, 8u) << r.report;
+  EXPECT_NE(r.report.find("the model does not allow it: pop must return the oldest element, 1"), std::string::npos)
+      << r.report;
+}
+
+TEST(Engine, DraftTestIsWritten) {
+  const CheckResult r = duet::check_sequential<BadBoundsSpec>({.seed = 3, .output_dir = "duet-output/draft"});
+  ASSERT_FALSE(r.draft_path.empty()) << r.report;
+  std::FILE* f = std::fopen(r.draft_path.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string text(4096, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  EXPECT_NE(text.find("TEST(duet_test_BadBoundsSpec, DuetRepro)"), std::string::npos) << text;
+  EXPECT_NE(text.find("EXPECT_EQ(a.at(0), 0);"), std::string::npos) << text;
+}
+
+TEST(Engine, LongRunsPrintProgress) {
+  testing::internal::CaptureStderr();
+  const CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>({.time = 2.6});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(r);
+  EXPECT_NE(err.find("cases/s"), std::string::npos) << err;
+}
+
+}  // namespace

@@ -1,0 +1,116 @@
+#include <duet/gen.hpp>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+namespace {
+
+template <class T>
+std::vector<T> sample(const duet::Gen<T>& g, int n, std::uint64_t seed = 1) {
+  std::vector<T> out;
+  for (int i = 0; i < n; ++i) {
+    auto s = duet::Source::from_seed(seed + static_cast<std::uint64_t>(i));
+    out.push_back(g(s));
+  }
+  return out;
+}
+
+template <class T>
+T simplest(const duet::Gen<T>& g) {
+  auto s = duet::Source::replay({});
+  return g(s);
+}
+
+TEST(Gen, IntegersStayInRangeAndHitTheEdges) {
+  const auto xs = sample(duet::integers(-5, 1000), 4000);
+  std::set<int> seen(xs.begin(), xs.end());
+  EXPECT_GE(*seen.begin(), -5);
+  EXPECT_LE(*seen.rbegin(), 1000);
+  for (int edge : {-5, -4, -1, 0, 1, 999, 1000}) EXPECT_TRUE(seen.count(edge)) << edge;
+}
+
+TEST(Gen, FullRangeIntegersHitMinAndMax) {
+  const auto xs = sample(duet::arbitrary<std::int64_t>(), 2000);
+  std::set<std::int64_t> seen(xs.begin(), xs.end());
+  EXPECT_TRUE(seen.count(INT64_MIN));
+  EXPECT_TRUE(seen.count(INT64_MAX));
+  EXPECT_TRUE(seen.count(0));
+}
+
+TEST(Gen, SimplestValuesAreZeroOrTheNearestEnd) {
+  EXPECT_EQ(simplest(duet::integers(-5, 5)), 0);
+  EXPECT_EQ(simplest(duet::integers(3, 9)), 3);
+  EXPECT_EQ(simplest(duet::integers(-9, -3)), -3);
+  EXPECT_EQ(simplest(duet::reals(-2.5, 7)), 0.0);
+  EXPECT_TRUE(simplest(duet::vectors(duet::small_int(), 0, 10)).empty());
+  EXPECT_EQ(simplest(duet::vectors(duet::small_int(), 2, 10)).size(), 2u);
+  EXPECT_EQ(simplest(duet::strings()), "");
+  EXPECT_EQ(simplest(duet::optionals(duet::small_int())), std::nullopt);
+  EXPECT_EQ(simplest(duet::one_of(duet::just(7), duet::just(8))), 7);
+  EXPECT_EQ(simplest(duet::element_of({'x', 'y'})), 'x');
+  EXPECT_FALSE(simplest(duet::booleans()));
+}
+
+TEST(Gen, LoweringAChoiceMovesTowardTheTarget) {
+  // In the uniform mode (choice 4..12), value choice r maps to 0, 1, ..., hi, then -1, -2, ...
+  auto s = duet::Source::replay({5, 3});
+  EXPECT_EQ(duet::integers(-10, 10)(s), 3);
+  auto t = duet::Source::replay({5, 12});
+  EXPECT_EQ(duet::integers(-10, 10)(t), -2);
+}
+
+TEST(Gen, CombinatorsCompose) {
+  const auto evens = duet::range(0, 50).map([](int x) { return 2 * x; });
+  for (int x : sample(evens, 200)) EXPECT_EQ(x % 2, 0);
+  const auto odd = duet::range(0, 50).filter([](int x) { return x % 2 == 1; });
+  for (int x : sample(odd, 200)) EXPECT_EQ(x % 2, 1);
+  const auto sized = duet::range(1, 5).bind([](int n) {
+    return duet::vectors(duet::range(0, 9), static_cast<std::size_t>(n), static_cast<std::size_t>(n));
+  });
+  for (const auto& v : sample(sized, 200)) EXPECT_TRUE(v.size() >= 1 && v.size() <= 5);
+  const auto weighted = duet::frequency<int>({{9, duet::just(1)}, {1, duet::just(2)}});
+  int ones = 0;
+  for (int x : sample(weighted, 1000)) ones += x == 1;
+  EXPECT_GT(ones, 800);
+  EXPECT_LT(ones, 980);
+  const auto v = duet::variants(duet::just(1), duet::just(std::string("s")));
+  std::set<std::size_t> idx;
+  for (const auto& x : sample(v, 100)) idx.insert(x.index());
+  EXPECT_EQ(idx.size(), 2u);
+  const auto t = duet::tuple_of(duet::just(1), duet::booleans());
+  EXPECT_EQ(std::get<0>(sample(t, 1)[0]), 1);
+}
+
+TEST(Gen, FilterThatNeverSucceedsDiscards) {
+  const auto never = duet::range(0, 9).filter([](int) { return false; });
+  auto s = duet::Source::from_seed(1);
+  EXPECT_THROW(never(s), duet::Discard);
+}
+
+TEST(Gen, StringsAreWithinLengthAndPrintable) {
+  for (const auto& s : sample(duet::strings(2, 6), 300)) {
+    EXPECT_GE(s.size(), 2u);
+    EXPECT_LE(s.size(), 6u);
+    for (char c : s) EXPECT_TRUE(c >= 32 && c < 127);
+  }
+}
+
+TEST(Gen, SequentialCountsPerCaseAndPerGenerator) {
+  const auto a = duet::sequential(), b = duet::sequential();
+  auto s = duet::Source::from_seed(1);
+  EXPECT_EQ(a(s), 0);
+  EXPECT_EQ(a(s), 1);
+  EXPECT_EQ(b(s), 0);
+  EXPECT_EQ(a(s), 2);
+  auto t = duet::Source::from_seed(2);  // a new case starts over
+  EXPECT_EQ(a(t), 0);
+}
+
+TEST(Gen, EmptyRangesAreRejected) {
+  EXPECT_THROW(duet::integers(3, 2), std::invalid_argument);
+  EXPECT_THROW(duet::element_of(std::vector<int>{}), std::invalid_argument);
+  EXPECT_THROW(duet::frequency<int>({{0, duet::just(1)}}), std::invalid_argument);
+}
+
+}  // namespace

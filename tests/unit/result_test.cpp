@@ -1,0 +1,73 @@
+#include <duet/result.hpp>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <stdexcept>
+
+namespace {
+
+TEST(Show, ValuesPrintAsCpp) {
+  EXPECT_EQ(duet::show(3), "3");
+  EXPECT_EQ(duet::show(-3), "-3");
+  EXPECT_EQ(duet::show(INT64_MIN), "INT64_MIN");
+  EXPECT_EQ(duet::show(7u), "7u");
+  EXPECT_EQ(duet::show(true), "true");
+  EXPECT_EQ(duet::show('a'), "'a'");
+  EXPECT_EQ(duet::show('\''), "'\\''");
+  EXPECT_EQ(duet::show(1.0), "1.0");
+  EXPECT_EQ(duet::show(0.1), "0.1");
+  EXPECT_EQ(duet::show(std::string("a\"b\n")), "\"a\\\"b\\n\"");
+  EXPECT_EQ(duet::show(std::optional<int>()), "std::nullopt");
+  EXPECT_EQ(duet::show(std::optional<int>(4)), "4");
+  EXPECT_EQ(duet::show(std::vector<int>{1, 2}), "std::vector<int>{1, 2}");
+  EXPECT_EQ(duet::show(std::vector<std::string>{"x"}), "std::vector<std::string>{\"x\"}");
+  EXPECT_EQ(duet::show(std::pair<int, bool>{1, false}), "std::pair{1, false}");
+  EXPECT_EQ(duet::show(std::tuple<int, char>{1, 'c'}), "std::tuple{1, 'c'}");
+  EXPECT_EQ(duet::show(std::variant<int, std::string>(std::string("v"))), "\"v\"");
+}
+
+struct Point {
+  int x, y;
+  bool operator==(const Point&) const = default;
+};
+std::string duet_show(const Point& p) { return "Point{" + duet::show(p.x) + ", " + duet::show(p.y) + "}"; }
+
+TEST(Result, ComparesValuesByTypeAndValue) {
+  EXPECT_EQ(duet::Result(3), duet::Result(3));
+  EXPECT_NE(duet::Result(3), duet::Result(4));
+  EXPECT_NE(duet::Result(3), duet::Result(3L));  // different types never agree
+  EXPECT_EQ(duet::Result(), duet::Result());
+  EXPECT_NE(duet::Result(), duet::Result(0));
+  EXPECT_EQ(duet::Result(Point{1, 2}), duet::Result(Point{1, 2}));
+  EXPECT_EQ(duet::Result(Point{1, 2}).show(), "Point{1, 2}");
+  EXPECT_EQ(duet::Result("text"), duet::Result(std::string("text")));
+}
+
+TEST(Result, LargeValuesAreCopiedAndMoved) {
+  const std::vector<int> big(100, 7);
+  duet::Result a = big;
+  duet::Result b = a;
+  duet::Result c = std::move(a);
+  EXPECT_EQ(b, c);
+  ASSERT_NE(c.get_if<std::vector<int>>(), nullptr);
+  EXPECT_EQ(*c.get_if<std::vector<int>>(), big);
+  b = duet::Result(1);
+  EXPECT_EQ(*b.get_if<int>(), 1);
+  EXPECT_EQ(b.get_if<long>(), nullptr);
+}
+
+TEST(Result, ExceptionsAreValues) {
+  const duet::Result thrown = duet::capture([]() -> int { throw std::out_of_range("index 5"); });
+  EXPECT_TRUE(thrown.is_exception());
+  EXPECT_EQ(thrown.exception_type(), "std::out_of_range");
+  EXPECT_EQ(thrown.show(), "throws std::out_of_range(\"index 5\")");
+  EXPECT_EQ(thrown, duet::Result::threw<std::out_of_range>());  // empty message matches any
+  EXPECT_NE(thrown, duet::Result::threw<std::out_of_range>("index 6"));
+  EXPECT_NE(thrown, duet::Result::threw<std::invalid_argument>());
+  EXPECT_NE(thrown, duet::Result(5));
+  EXPECT_EQ(duet::capture([] { throw 42; }).exception_type(), "an exception of unknown type");
+  EXPECT_TRUE(duet::capture([] {}).is_void());
+  EXPECT_EQ(duet::capture([] { return 2; }), duet::Result(2));
+}
+
+}  // namespace
