@@ -201,9 +201,15 @@ void BM_Shrink_RingBuffer_RapidCheck(benchmark::State& st) {
     if (result.match(failure)) {
       found += 1;
       // The counterexample prints one command per line.
-      for (const auto& [type, value] : failure.counterExample)
-        for (char c : value) steps += c == '\n';
-      steps += 1;
+      for (const auto& [type, value] : failure.counterExample) {
+        std::size_t line_start = 0;
+        for (std::size_t i = 0; i <= value.size(); ++i) {
+          if (i == value.size() || value[i] == '\n') {
+            steps += i > line_start;
+            line_start = i + 1;
+          }
+        }
+      }
     }
   }
   st.counters["length"] = found ? steps / found : 0;

@@ -75,7 +75,7 @@ class Watchdog {
       if (running_ && since(started_) > timeout_) {
         std::string token = token_.empty() && seed_token ? seed_token(case_seed_, index_) : token_;
         std::fprintf(stderr,
-                     "\nduet: %s: error: a case has run for more than %.0f s: the candidate (or the spec) hangs.\n"
+                     "\nduet: %s: error: a case has run for more than %.1f s: the candidate (or the spec) hangs.\n"
                      "  replay:     DUET_REPLAY=%s\n  (raise the limit with DUET_CASE_TIMEOUT)\n",
                      name_.c_str(), timeout_, token.c_str());
         std::fflush(stderr);

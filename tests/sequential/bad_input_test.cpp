@@ -121,3 +121,26 @@ TEST(BadInput, UnknownFlag) {
 }
 
 }  // namespace
+
+namespace {
+
+// A candidate whose pop() never returns once the queue has wrapped: the watchdog ends the
+// process with a replay token instead of letting the test hang until CI's limit.
+struct HangingQueue : ring::CorrectRingBuffer {
+  using ring::CorrectRingBuffer::CorrectRingBuffer;
+  std::optional<int> pop() {
+    if (size() == 3)
+      for (volatile bool forever = true; forever;) {
+      }
+    return ring::CorrectRingBuffer::pop();
+  }
+};
+struct HangingSpec : ring::RingBufferSpec<HangingQueue> {};
+
+TEST(BadInputDeathTest, HangingCandidateIsReportedWithAReplayToken) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(duet::check_sequential<HangingSpec>({.seed = 1, .case_timeout = 0.3}), testing::ExitedWithCode(3),
+              "a case has run for more than 0.3 s: the candidate \\(or the spec\\) hangs.\n  replay:     DUET_REPLAY=duet1\\.");
+}
+
+}  // namespace
