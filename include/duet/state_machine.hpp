@@ -26,6 +26,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -252,6 +253,25 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
   return out;
 }
 
+/// The engine-facing form of a state-machine spec.
+template <class Spec>
+Property state_machine_property() {
+  static_assert(StateMachineSpec<Spec>,
+                "duet::check_sequential: the spec needs types Sut, State, Cmd and functions "
+                "`Gen<Cmd> command(const State&)` and `Result run(const Cmd&, Sut&)`");
+  static_assert(HasExpected<Spec> || HasPostcondition<Spec>,
+                "duet::check_sequential: the spec needs `Result expected(const Cmd&, const State&)` "
+                "or `Verdict postcondition(const Cmd&, const State& before, const Result&)`");
+  static_assert(NextByValue<Spec> || NextInPlace<Spec>,
+                "duet::check_sequential: the spec needs `State next(const Cmd&, State)` or "
+                "`void next(const Cmd&, State&)`");
+  Property p;
+  p.name = type_name<Spec>();
+  p.spec_id = hash32(p.name);
+  p.run_case = &run_state_machine_case<Spec>;
+  return p;
+}
+
 }  // namespace detail
 
 /// Runs the state-machine spec in lockstep against the candidate: random command sequences
@@ -263,20 +283,23 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
 ///   }
 template <class Spec>
 CheckResult check_sequential(const Config& config = {}) {
-  static_assert(detail::StateMachineSpec<Spec>,
-                "duet::check_sequential: the spec needs types Sut, State, Cmd and functions "
-                "`Gen<Cmd> command(const State&)` and `Result run(const Cmd&, Sut&)`");
-  static_assert(detail::HasExpected<Spec> || detail::HasPostcondition<Spec>,
-                "duet::check_sequential: the spec needs `Result expected(const Cmd&, const State&)` "
-                "or `Verdict postcondition(const Cmd&, const State& before, const Result&)`");
-  static_assert(detail::NextByValue<Spec> || detail::NextInPlace<Spec>,
-                "duet::check_sequential: the spec needs `State next(const Cmd&, State)` or "
-                "`void next(const Cmd&, State&)`");
-  detail::Property p;
-  p.name = type_name<Spec>();
-  p.spec_id = detail::hash32(p.name);
-  p.run_case = &detail::run_state_machine_case<Spec>;
-  return detail::run_property(p, config);
+  return detail::run_property(detail::state_machine_property<Spec>(), config);
 }
+
+/// Runs the one case that `bytes` describe: the entry point for coverage-guided fuzzers
+/// (libFuzzer, AFL++), which then steer generation. Running out of bytes ends the case
+/// cleanly; a failure is shrunk and reported as usual, with a replay token.
+///
+///   extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+///     auto r = duet::check_sequential_bytes<QueueSpec>({data, size});
+///     if (r.status != duet::CheckResult::Status::passed) { std::fputs(r.report.c_str(), stderr); std::abort(); }
+///     return 0;
+///   }
+template <class Spec>
+CheckResult check_sequential_bytes(std::span<const std::uint8_t> bytes, const Config& config = {}) {
+  return detail::run_property(detail::state_machine_property<Spec>(), config, bytes);
+}
+
+
 
 }  // namespace duet

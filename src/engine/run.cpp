@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
+#include <span>
 #include <thread>
 
 #include "duet/detail/engine.hpp"
@@ -197,6 +198,58 @@ struct Runner {
     return r;
   }
 
+  // The first failure of a run: shrink it (unless the spec could not run at all) and report.
+  CheckResult shrink_and_report(ReportData data, const Source& src, std::optional<std::uint64_t> seed_of_case,
+                                std::uint64_t commands, Clock::time_point start) const {
+    data.search_seconds = since(start);
+    const std::vector<std::uint64_t>& original = src.choices();
+    if (data.error) return finish(std::move(data), seed_of_case ? std::vector<std::uint64_t>{} : original, seed_of_case, commands);
+    const auto shrink_start = Clock::now();
+    if (watchdog) watchdog->start(encode_token(ReplayRecord{p.spec_id, s.seed, data.cases, 0, original, {}}));
+    ShrinkBudget budget;
+    budget.max_tries = s.shrink_steps;
+    budget.max_time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.shrink_time));
+    // The case must fail again on replay before shrinking means anything; finish() reports a
+    // failure that does not come back as nondeterministic.
+    std::vector<std::uint64_t> best = original;
+    if (replay(original).fails) {
+      ShrinkOutcome so = shrink(original, src.spans(), [this](const auto& c) { return replay(c); }, budget);
+      best = std::move(so.choices);
+      data.shrink_steps = so.accepted;
+      data.shrink_tries = so.tried;
+    }
+    if (watchdog) watchdog->stop();
+    data.shrink_seconds = since(shrink_start);
+    CheckResult r = finish(std::move(data), best, {}, commands);
+    r.seconds = since(start);
+    return r;
+  }
+
+  // One case from raw bytes (a fuzzer's input). Running out of bytes is not a failure.
+  CheckResult bytes_case(std::span<const std::uint8_t> bytes) const {
+    const auto start = Clock::now();
+    Source src = Source::from_bytes(bytes);
+    if (watchdog) watchdog->start("(the fuzzer's current input)");
+    const CaseOutcome o = run(src, nullptr);
+    if (watchdog) watchdog->stop();
+    if (o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun) {
+      CheckResult r;
+      r.status = CheckResult::Status::passed;
+      r.name = s.name;
+      r.cases = 1;
+      r.commands = o.commands;
+      r.seconds = since(start);
+      return r;
+    }
+    ReportData data;
+    data.name = s.name;
+    data.cases = 1;
+    data.attempts = o.attempts;
+    data.rejected = o.rejected;
+    data.error = o.kind == CaseOutcome::Kind::error;
+    return shrink_and_report(std::move(data), src, std::nullopt, o.commands, start);
+  }
+
   CheckResult search() const {
     const auto start = Clock::now();
     auto next_progress = start + std::chrono::seconds(2);
@@ -223,27 +276,8 @@ struct Runner {
         data.cases = i + 1;
         data.attempts = attempts;
         data.rejected = rejected;
-        data.search_seconds = since(start);
         data.error = o.kind == CaseOutcome::Kind::error;
-        if (data.error) return finish(std::move(data), {}, current_seed, commands);
-        const auto shrink_start = Clock::now();
-        const std::vector<std::uint64_t> original = src.choices();
-        if (watchdog) watchdog->start(encode_token(ReplayRecord{p.spec_id, s.seed, i + 1, 0, original, {}}));
-        ShrinkBudget budget;
-        budget.max_tries = s.shrink_steps;
-        budget.max_time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.shrink_time));
-        // The case must fail again on replay before shrinking means anything.
-        std::vector<std::uint64_t> best = original;
-        if (replay(original).fails) {
-          ShrinkOutcome so = shrink(original, src.spans(), [this](const auto& c) { return replay(c); }, budget);
-          best = std::move(so.choices);
-          data.shrink_steps = so.accepted;
-          data.shrink_tries = so.tried;
-        }
-        if (watchdog) watchdog->stop();
-        data.shrink_seconds = since(shrink_start);
-        CheckResult r = finish(std::move(data), best, {}, commands);
-        r.seconds = since(start);
+        CheckResult r = shrink_and_report(std::move(data), src, current_seed, commands, start);
         return r;
       }
       if (commands == 0 && rejected >= 1000)
@@ -286,7 +320,7 @@ struct Runner {
 void set_assertion_capture(AssertionCaptureFactory factory) { capture_factory.store(factory); }
 AssertionCaptureFactory assertion_capture() { return capture_factory.load(); }
 
-CheckResult run_property(const Property& p, const Config& config) {
+CheckResult run_property(const Property& p, const Config& config, std::optional<std::span<const std::uint8_t>> bytes) {
   Runner runner{p, {}, {}};
   try {
     runner.s = resolve(config, p.name);
@@ -304,7 +338,7 @@ CheckResult run_property(const Property& p, const Config& config) {
     return encode_token(ReplayRecord{p.spec_id, seed, index + 1, 0, {}, case_seed});
   };
   runner.watchdog = &watchdog;
-  CheckResult r = s.replay.empty() ? runner.search() : runner.replay_token();
+  CheckResult r = bytes ? runner.bytes_case(*bytes) : s.replay.empty() ? runner.search() : runner.replay_token();
   if (r.status != CheckResult::Status::passed) {
     r.seed = r.seed ? r.seed : s.seed;
     if (s.verbose >= 1) std::fputs(r.report.c_str(), stderr);

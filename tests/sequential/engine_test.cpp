@@ -151,3 +151,27 @@ TEST(Engine, LongRunsPrintProgress) {
 }
 
 }  // namespace
+
+namespace {
+
+// The fuzzer entry point: bytes steer generation; short inputs end cleanly; a failing input
+// is shrunk and gets a token that replays in the ordinary way.
+TEST(Engine, BytesDriveOneCase) {
+  const std::vector<std::uint8_t> none;
+  EXPECT_TRUE(duet::check_sequential_bytes<ring::BuggyRingBufferSpec>(none));  // ran out: not a failure
+
+  duet::detail::Rng rng(1);
+  duet::CheckResult found;
+  int inputs = 0;
+  for (; inputs < 100000 && found.status != duet::CheckResult::Status::failed; ++inputs) {
+    std::vector<std::uint8_t> bytes(64);
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(rng.next());
+    found = duet::check_sequential_bytes<ring::BuggyRingBufferSpec>(bytes, {.verbose = -1});
+  }
+  ASSERT_EQ(found.status, duet::CheckResult::Status::failed) << "no input of " << inputs << " found the bug";
+  EXPECT_EQ(found.failing_length, 8u) << found.report;
+  const auto again = duet::check_sequential<ring::BuggyRingBufferSpec>({.replay = found.replay_token});
+  EXPECT_EQ(without_time_line(found.report), without_time_line(again.report));
+}
+
+}  // namespace

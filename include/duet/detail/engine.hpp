@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -66,7 +68,9 @@ struct Property {
 
 /// Runs a property under the settings: the whole pipeline (generate, execute, check,
 /// shrink, report). Never throws: bad settings or tokens come back as Status::error.
-CheckResult run_property(const Property& property, const Config& config);
+/// With bytes, runs the one case those bytes describe (a fuzzer's input) instead of a search.
+CheckResult run_property(const Property& property, const Config& config,
+                         std::optional<std::span<const std::uint8_t>> bytes = std::nullopt);
 
 /// FNV-1a, for spec ids.
 constexpr std::uint32_t hash32(std::string_view s) {
