@@ -10,6 +10,7 @@
 #include <span>
 #include <thread>
 
+#include "duet/detail/crash.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/detail/report.hpp"
 #include "duet/detail/rng.hpp"
@@ -95,6 +96,25 @@ class Watchdog {
   std::thread thread_;
 };
 
+// Watches the running case: for hangs (Watchdog) and for crashes (CrashGuard).
+struct Monitor {
+  Monitor(const std::string& name, double timeout) : watchdog(name, timeout), crash(name) {}
+  void start_seeded(std::uint32_t spec_id, std::uint64_t run_seed, std::uint64_t index, std::uint64_t case_seed) {
+    watchdog.start_seeded(case_seed, index);
+    crash.seeded_case(spec_id, run_seed, index, case_seed);
+  }
+  void start(const std::string& token) {
+    watchdog.start(token);
+    crash.token_case(token);
+  }
+  void stop() {
+    watchdog.stop();
+    crash.idle();
+  }
+  Watchdog watchdog;
+  CrashGuard crash;
+};
+
 CheckResult error_result(const std::string& name, const std::string& message) {
   CheckResult r;
   r.status = CheckResult::Status::error;
@@ -107,7 +127,7 @@ struct Runner {
   const Property& p;
   Settings s;
   CaseParams params;
-  Watchdog* watchdog = nullptr;
+  Monitor* monitor = nullptr;
 
   CaseOutcome run(Source& src, Trace* trace) const {
     try {
@@ -172,9 +192,9 @@ struct Runner {
                                       " (run only that test, e.g. with --gtest_filter)");
     const auto start = Clock::now();
     Source src = rec.case_seed ? Source::from_seed(*rec.case_seed) : Source::replay(rec.choices);
-    if (watchdog) watchdog->start(s.replay);
+    if (monitor) monitor->start(s.replay);
     const CaseOutcome o = run(src, nullptr);
-    if (watchdog) watchdog->stop();
+    if (monitor) monitor->stop();
     if (o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun) {
       CheckResult r;
       r.status = CheckResult::Status::passed;
@@ -205,7 +225,7 @@ struct Runner {
     const std::vector<std::uint64_t>& original = src.choices();
     if (data.error) return finish(std::move(data), seed_of_case ? std::vector<std::uint64_t>{} : original, seed_of_case, commands);
     const auto shrink_start = Clock::now();
-    if (watchdog) watchdog->start(encode_token(ReplayRecord{p.spec_id, s.seed, data.cases, 0, original, {}}));
+    if (monitor) monitor->start(encode_token(ReplayRecord{p.spec_id, s.seed, data.cases, 0, original, {}}));
     ShrinkBudget budget;
     budget.max_tries = s.shrink_steps;
     budget.max_time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.shrink_time));
@@ -218,7 +238,7 @@ struct Runner {
       data.shrink_steps = so.accepted;
       data.shrink_tries = so.tried;
     }
-    if (watchdog) watchdog->stop();
+    if (monitor) monitor->stop();
     data.shrink_seconds = since(shrink_start);
     CheckResult r = finish(std::move(data), best, {}, commands);
     r.seconds = since(start);
@@ -229,9 +249,9 @@ struct Runner {
   CheckResult bytes_case(std::span<const std::uint8_t> bytes) const {
     const auto start = Clock::now();
     Source src = Source::from_bytes(bytes);
-    if (watchdog) watchdog->start("(the fuzzer's current input)");
+    if (monitor) monitor->start("(the fuzzer's current input)");
     const CaseOutcome o = run(src, nullptr);
-    if (watchdog) watchdog->stop();
+    if (monitor) monitor->stop();
     if (o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun) {
       CheckResult r;
       r.status = CheckResult::Status::passed;
@@ -261,9 +281,9 @@ struct Runner {
       if (s.time > 0 && since(start) >= s.time) break;
       current_seed = case_seed(s, i);
       src.restart(current_seed);
-      if (watchdog) watchdog->start_seeded(current_seed, i);
+      if (monitor) monitor->start_seeded(p.spec_id, s.seed, i, current_seed);
       const CaseOutcome o = run(src, nullptr);
-      if (watchdog) watchdog->stop();
+      if (monitor) monitor->stop();
       commands += o.commands;
       attempts += o.attempts;
       rejected += o.rejected;
@@ -333,11 +353,11 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   std::unique_ptr<AssertionCapture> capture;
   if (auto factory = assertion_capture()) capture = factory();
   runner.params.capture = capture.get();
-  Watchdog watchdog(s.name, s.case_timeout);
-  watchdog.seed_token = [&p, seed = s.seed](std::uint64_t case_seed, std::uint64_t index) {
+  Monitor monitor(s.name, s.case_timeout);
+  monitor.watchdog.seed_token = [&p, seed = s.seed](std::uint64_t case_seed, std::uint64_t index) {
     return encode_token(ReplayRecord{p.spec_id, seed, index + 1, 0, {}, case_seed});
   };
-  runner.watchdog = &watchdog;
+  runner.monitor = &monitor;
   CheckResult r = bytes ? runner.bytes_case(*bytes) : s.replay.empty() ? runner.search() : runner.replay_token();
   if (r.status != CheckResult::Status::passed) {
     r.seed = r.seed ? r.seed : s.seed;

@@ -144,3 +144,37 @@ TEST(BadInputDeathTest, HangingCandidateIsReportedWithAReplayToken) {
 }
 
 }  // namespace
+
+namespace {
+
+// A candidate that dereferences null once the queue holds 3 elements.
+struct CrashingQueue : ring::CorrectRingBuffer {
+  using ring::CorrectRingBuffer::CorrectRingBuffer;
+  bool push(int x) {
+    if (size() == 2) {
+      volatile int* null = nullptr;
+      *null = x;
+    }
+    return ring::CorrectRingBuffer::push(x);
+  }
+};
+struct CrashingSpec : ring::RingBufferSpec<CrashingQueue> {};
+
+TEST(BadInputDeathTest, CrashingCandidateIsReportedWithAReplayToken) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(duet::check_sequential<CrashingSpec>({.seed = 1}),
+               "crashed with a segmentation fault \\(SIGSEGV\\) while running a case.\n  replay:     DUET_REPLAY=duet1\\.");
+}
+
+struct AbortingQueue : ring::CorrectRingBuffer {
+  using ring::CorrectRingBuffer::CorrectRingBuffer;
+  std::size_t size() const { std::abort(); }
+};
+struct AbortingSpec : ring::RingBufferSpec<AbortingQueue> {};
+
+TEST(BadInputDeathTest, AbortIsReportedToo) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(duet::check_sequential<AbortingSpec>({.seed = 1}), "crashed with an abort \\(SIGABRT\\)");
+}
+
+}  // namespace

@@ -1,0 +1,100 @@
+#include "duet/detail/crash.hpp"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "duet/detail/token.hpp"
+
+namespace duet::detail {
+namespace {
+
+constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+// What the handler reads. Written by the running thread before each case; the handler runs on
+// that same thread when the case crashes, so plain relaxed atomics are enough.
+struct CrashState {
+  std::atomic<bool> active{false};
+  std::atomic<bool> by_seed{false};
+  std::atomic<std::uint32_t> spec_id{0};
+  std::atomic<std::uint64_t> run_seed{0}, index{0}, case_seed{0};
+  std::string name;
+  std::string token;  // when !by_seed
+  struct sigaction previous[sizeof kSignals / sizeof kSignals[0]];
+  std::vector<char> alt_stack;
+  stack_t previous_stack{};
+} state;
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "a segmentation fault (SIGSEGV)";
+    case SIGBUS: return "a bus error (SIGBUS)";
+    case SIGFPE: return "an arithmetic fault (SIGFPE)";
+    case SIGILL: return "an illegal instruction (SIGILL)";
+    default: return "an abort (SIGABRT)";
+  }
+}
+
+void on_crash(int sig, siginfo_t*, void*) {
+  // Best effort: the process is dying, and making the token allocates; what matters is that the
+  // user learns which case did it.
+  if (state.active.exchange(false)) {
+    std::string token = state.by_seed.load()
+                            ? encode_token(ReplayRecord{state.spec_id.load(), state.run_seed.load(),
+                                                        state.index.load() + 1, 0, {}, state.case_seed.load()})
+                            : state.token;
+    std::fprintf(stderr,
+                 "\nduet: %s: error: the candidate (or the spec) crashed with %s while running a case.\n"
+                 "  replay:     DUET_REPLAY=%s\n",
+                 state.name.c_str(), signal_name(sig), token.c_str());
+    std::fflush(stderr);
+  }
+  for (std::size_t i = 0; i < std::size(kSignals); ++i)
+    if (kSignals[i] == sig) sigaction(sig, &state.previous[i], nullptr);
+  raise(sig);
+}
+
+}  // namespace
+
+CrashGuard::CrashGuard(std::string name) {
+  state.name = std::move(name);
+  state.alt_stack.assign(64 * 1024, 0);
+  stack_t ss{};
+  ss.ss_sp = state.alt_stack.data();
+  ss.ss_size = state.alt_stack.size();
+  sigaltstack(&ss, &state.previous_stack);
+  struct sigaction sa {};
+  sa.sa_sigaction = &on_crash;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &sa, &state.previous[i]);
+}
+
+CrashGuard::~CrashGuard() {
+  state.active = false;
+  for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &state.previous[i], nullptr);
+  sigaltstack(&state.previous_stack, nullptr);
+}
+
+void CrashGuard::seeded_case(std::uint32_t spec_id, std::uint64_t run_seed, std::uint64_t index, std::uint64_t case_seed) {
+  state.spec_id.store(spec_id, std::memory_order_relaxed);
+  state.run_seed.store(run_seed, std::memory_order_relaxed);
+  state.index.store(index, std::memory_order_relaxed);
+  state.case_seed.store(case_seed, std::memory_order_relaxed);
+  state.by_seed.store(true, std::memory_order_relaxed);
+  state.active.store(true, std::memory_order_relaxed);
+}
+
+void CrashGuard::idle() { state.active.store(false, std::memory_order_relaxed); }
+
+void CrashGuard::token_case(std::string token) {
+  state.active.store(false, std::memory_order_relaxed);
+  state.token = std::move(token);
+  state.by_seed.store(false, std::memory_order_relaxed);
+  state.active.store(true, std::memory_order_relaxed);
+}
+
+}  // namespace duet::detail
