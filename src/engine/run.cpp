@@ -139,6 +139,24 @@ struct Runner {
     }
   }
 
+  // One case under the hang and crash monitor; `token` is what the monitor prints if it dies.
+  CaseOutcome run_monitored(Source& src, const std::string& token) const {
+    if (monitor) monitor->start(token);
+    CaseOutcome o = run(src, nullptr);
+    if (monitor) monitor->stop();
+    return o;
+  }
+
+  CheckResult single_case_passed(const CaseOutcome& o, Clock::time_point start) const {
+    CheckResult r;
+    r.status = CheckResult::Status::passed;
+    r.name = s.name;
+    r.cases = 1;
+    r.commands = o.commands;
+    r.seconds = since(start);
+    return r;
+  }
+
   Replayed replay(const std::vector<std::uint64_t>& choices) const {
     Source src = Source::replay(choices);
     const CaseOutcome o = run(src, nullptr);
@@ -192,18 +210,11 @@ struct Runner {
                                       " (run only that test, e.g. with --gtest_filter)");
     const auto start = Clock::now();
     Source src = rec.case_seed ? Source::from_seed(*rec.case_seed) : Source::replay(rec.choices);
-    if (monitor) monitor->start(s.replay);
-    const CaseOutcome o = run(src, nullptr);
-    if (monitor) monitor->stop();
+    const CaseOutcome o = run_monitored(src, s.replay);
     if (o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun) {
-      CheckResult r;
-      r.status = CheckResult::Status::passed;
-      r.name = s.name;
-      r.cases = 1;
-      r.seconds = since(start);
       std::fprintf(stdout, "duet: %s: the replayed case passed (fixed, or the test is nondeterministic)\n",
                    s.name.c_str());
-      return r;
+      return single_case_passed(o, start);
     }
     ReportData data;
     data.name = s.name;
@@ -249,18 +260,8 @@ struct Runner {
   CheckResult bytes_case(std::span<const std::uint8_t> bytes) const {
     const auto start = Clock::now();
     Source src = Source::from_bytes(bytes);
-    if (monitor) monitor->start("(the fuzzer's current input)");
-    const CaseOutcome o = run(src, nullptr);
-    if (monitor) monitor->stop();
-    if (o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun) {
-      CheckResult r;
-      r.status = CheckResult::Status::passed;
-      r.name = s.name;
-      r.cases = 1;
-      r.commands = o.commands;
-      r.seconds = since(start);
-      return r;
-    }
+    const CaseOutcome o = run_monitored(src, "(the fuzzer's current input)");
+    if (o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun) return single_case_passed(o, start);
     ReportData data;
     data.name = s.name;
     data.cases = 1;
