@@ -7,6 +7,8 @@
 #include <cstring>
 #include <vector>
 
+#include <unistd.h>
+
 #include "duet/detail/token.hpp"
 
 namespace duet::detail {
@@ -38,19 +40,35 @@ const char* signal_name(int sig) {
   }
 }
 
+void write_all(const char* text, std::size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(2, text, n);
+    if (w <= 0) return;
+    text += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+void write_text(const char* text) { write_all(text, std::strlen(text)); }
+
+// Async-signal-safe: only write(2), and a token written into a static buffer (a seeded case)
+// or made before the case started (a replayed one).
 void on_crash(int sig, siginfo_t*, void*) {
-  // Best effort: the process is dying, and making the token allocates; what matters is that the
-  // user learns which case did it.
   if (state.active.exchange(false)) {
-    std::string token = state.by_seed.load()
-                            ? encode_token(ReplayRecord{state.spec_id.load(), state.run_seed.load(),
-                                                        state.index.load() + 1, 0, {}, state.case_seed.load()})
-                            : state.token;
-    std::fprintf(stderr,
-                 "\nduet: %s: error: the candidate (or the spec) crashed with %s while running a case.\n"
-                 "  replay:     DUET_REPLAY=%s\n",
-                 state.name.c_str(), signal_name(sig), token.c_str());
-    std::fflush(stderr);
+    static char seed_token[256];
+    const char* token = state.token.c_str();
+    std::size_t len = state.token.size();
+    if (state.by_seed.load()) {
+      len = write_seed_token(seed_token, sizeof seed_token, state.spec_id.load(), state.run_seed.load(),
+                             state.index.load() + 1, state.case_seed.load());
+      token = seed_token;
+    }
+    write_text("\nduet: ");
+    write_text(state.name.c_str());
+    write_text(": error: the candidate (or the spec) crashed with ");
+    write_text(signal_name(sig));
+    write_text(" while running a case.\n  replay:     DUET_REPLAY=");
+    write_all(token, len);
+    write_text("\n");
   }
   for (std::size_t i = 0; i < std::size(kSignals); ++i)
     if (kSignals[i] == sig) sigaction(sig, &state.previous[i], nullptr);

@@ -8,14 +8,6 @@ namespace {
 constexpr std::string_view kPrefix = "duet1.";
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-void put_varint(std::string& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out += static_cast<char>((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  out += static_cast<char>(v);
-}
-
 std::uint32_t checksum(std::string_view bytes) {
   std::uint32_t h = 2166136261u;
   for (char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
@@ -26,34 +18,77 @@ std::uint32_t checksum(std::string_view bytes) {
   throw std::invalid_argument("invalid replay token: " + why);
 }
 
+// Streams bytes into base64url while keeping the checksum: no allocation, so the crash
+// handler can use it.
+class TokenWriter {
+ public:
+  TokenWriter(char* out, std::size_t cap) : out_(out), cap_(cap) {
+    for (char c : kPrefix) put_char(c);
+  }
+  void varint(std::uint64_t v) {
+    while (v >= 0x80) {
+      byte(static_cast<unsigned char>((v & 0x7f) | 0x80));
+      v >>= 7;
+    }
+    byte(static_cast<unsigned char>(v));
+  }
+  std::size_t finish() {
+    const std::uint32_t sum = sum_;
+    for (int i = 0; i < 4; ++i) byte(static_cast<unsigned char>((sum >> (8 * i)) & 0xff));
+    if (bits_ > 0) put_char(kAlphabet[(acc_ << (6 - bits_)) & 63]);
+    return overflow_ ? 0 : len_;
+  }
+
+ private:
+  void byte(unsigned char b) {
+    sum_ = (sum_ ^ b) * 16777619u;
+    acc_ = (acc_ << 8) | b;
+    bits_ += 8;
+    while (bits_ >= 6) {
+      bits_ -= 6;
+      put_char(kAlphabet[(acc_ >> bits_) & 63]);
+    }
+  }
+  void put_char(char c) {
+    if (len_ < cap_) out_[len_++] = c;
+    else overflow_ = true;
+  }
+  char* out_;
+  std::size_t cap_, len_ = 0;
+  std::uint32_t sum_ = 2166136261u, acc_ = 0;
+  int bits_ = 0;
+  bool overflow_ = false;
+};
+
+void write_fields(TokenWriter& w, std::uint32_t spec_id, std::uint64_t seed, std::uint64_t cases,
+                  std::uint64_t shrink_steps, const std::optional<std::uint64_t>& case_seed) {
+  w.varint(spec_id);
+  w.varint(seed);
+  w.varint(cases);
+  w.varint(shrink_steps);
+  w.varint(case_seed ? 1 : 0);
+  if (case_seed) w.varint(*case_seed);
+}
+
 }  // namespace
 
 std::string encode_token(const ReplayRecord& r) {
-  std::string bytes;
-  put_varint(bytes, r.spec_id);
-  put_varint(bytes, r.seed);
-  put_varint(bytes, r.cases);
-  put_varint(bytes, r.shrink_steps);
-  put_varint(bytes, r.case_seed ? 1 : 0);
-  if (r.case_seed) put_varint(bytes, *r.case_seed);
-  put_varint(bytes, r.choices.size());
-  for (std::uint64_t c : r.choices) put_varint(bytes, c);
-  const std::uint32_t sum = checksum(bytes);
-  for (int i = 0; i < 4; ++i) bytes += static_cast<char>((sum >> (8 * i)) & 0xff);
-
-  std::string out(kPrefix);
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (unsigned char b : bytes) {
-    acc = (acc << 8) | b;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out += kAlphabet[(acc >> bits) & 63];
-    }
-  }
-  if (bits > 0) out += kAlphabet[(acc << (6 - bits)) & 63];
+  // At most 10 bytes a field, 4 of checksum, 4 characters per 3 bytes.
+  std::string out((r.choices.size() + 8) * 14 + 16 + kPrefix.size(), '\0');
+  TokenWriter w(out.data(), out.size());
+  write_fields(w, r.spec_id, r.seed, r.cases, r.shrink_steps, r.case_seed);
+  w.varint(r.choices.size());
+  for (std::uint64_t c : r.choices) w.varint(c);
+  out.resize(w.finish());
   return out;
+}
+
+std::size_t write_seed_token(char* out, std::size_t cap, std::uint32_t spec_id, std::uint64_t seed,
+                             std::uint64_t cases, std::uint64_t case_seed) {
+  TokenWriter w(out, cap);
+  write_fields(w, spec_id, seed, cases, 0, case_seed);
+  w.varint(0);
+  return w.finish();
 }
 
 ReplayRecord decode_token(const std::string& raw) {

@@ -1,6 +1,7 @@
 // Replay tokens: one line that re-runs exactly one case (DUET_REPLAY=...).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -22,6 +23,11 @@ struct ReplayRecord {
 
 /// "duet1." followed by base64url of varint fields and a checksum.
 std::string encode_token(const ReplayRecord& record);
+
+/// The token of a case known by its seed (no choices), written into out without allocating
+/// (for the crash handler). Returns its length, or 0 if cap is too small.
+std::size_t write_seed_token(char* out, std::size_t cap, std::uint32_t spec_id, std::uint64_t seed,
+                             std::uint64_t cases, std::uint64_t case_seed);
 
 /// Throws std::invalid_argument saying what is wrong with the token.
 ReplayRecord decode_token(const std::string& token);
