@@ -138,7 +138,7 @@ void BM_Throughput_RapidCheck(benchmark::State& st) {
     rc::detail::TestParams params;
     params.seed = seed++;
     params.maxSuccess = 100;
-    params.maxSize = 20;  // mean sequence length about 10, like duet's default
+    params.maxSize = 34;  // mean sequence length about 10, like duet's default
     const auto result = rc::detail::checkTestable(
         [] {
           RcModel m;
