@@ -14,6 +14,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -109,23 +111,29 @@ T integer_near(T target, T lo, T hi, std::uint64_t r) {
 }  // namespace detail
 
 /// Integers in [lo, hi], shrinking toward 0 (or the end of the range nearest 0). A quarter of
-/// draws are small, about one in five is an edge value: lo, hi, 0, ±1, lo+1, hi-1.
+/// draws are small, about one in five is an edge value: 0, ±1, lo, hi, lo+1, hi-1 (listed
+/// nearest the target first, so edges shrink toward it too).
 template <std::integral T>
 Gen<T> integers(T lo, T hi) {
+  static_assert(!std::is_same_v<T, bool>, "duet::integers: use duet::booleans() for bool");
   if (lo > hi) throw std::invalid_argument("duet::integers: empty range (lo > hi)");
   const T target = lo > 0 ? lo : (hi < 0 ? hi : T(0));
   using U = std::make_unsigned_t<T>;
   const std::uint64_t span = static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo));
-  std::vector<T> edges{lo, hi, target};
-  for (T e : {T(1), T(-1), static_cast<T>(lo + (lo < hi)), static_cast<T>(hi - (lo < hi))})
-    if (e >= lo && e <= hi) edges.push_back(e);
-  std::sort(edges.begin(), edges.end());
-  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  std::array<T, 7> edges{};
+  std::size_t n = 0;
+  for (T e : {target, T(1), static_cast<T>(-1), static_cast<T>(lo + (lo < hi)), static_cast<T>(hi - (lo < hi)), lo, hi})
+    if (e >= lo && e <= hi && std::find(edges.begin(), edges.begin() + static_cast<std::ptrdiff_t>(n), e) ==
+                                  edges.begin() + static_cast<std::ptrdiff_t>(n))
+      edges[n++] = e;
+  auto distance = [target](T e) { return e >= target ? static_cast<U>(e - target) : static_cast<U>(target - e); };
+  std::stable_sort(edges.begin(), edges.begin() + static_cast<std::ptrdiff_t>(n),
+                   [&](T a, T b) { return distance(a) < distance(b); });
   return [=](Source& s) -> T {
     const std::uint64_t mode = s.draw(15);
     if (mode < 4) return detail::integer_near(target, lo, hi, s.draw(std::min<std::uint64_t>(span, 31)));
     if (mode < 13) return detail::integer_near(target, lo, hi, s.draw(span));
-    return edges[s.draw(edges.size() - 1)];
+    return edges[s.draw(n - 1)];
   };
 }
 
@@ -146,29 +154,35 @@ inline Gen<bool> booleans() {
   return [](Source& s) { return s.draw(1) == 1; };
 }
 
-/// Doubles in [lo, hi]: integral values first (simplest), then any value, then edges.
+/// Always v (draws nothing).
+template <class T>
+Gen<std::decay_t<T>> just(T v) {
+  return [v = std::move(v)](Source&) { return v; };
+}
+
+/// Doubles in [lo, hi] (finite bounds): integral values first (simplest), then any value,
+/// then edges (0, ±1, -0.0, lo, hi).
 inline Gen<double> reals(double lo, double hi) {
-  if (!(lo <= hi)) throw std::invalid_argument("duet::reals: empty range");
-  auto ints = integers<std::int64_t>(static_cast<std::int64_t>(std::ceil(std::max(lo, -9e15))),
-                                     static_cast<std::int64_t>(std::floor(std::min(hi, 9e15))));
-  const bool has_int = std::ceil(lo) <= std::floor(hi);
+  if (!(lo <= hi) || !std::isfinite(lo) || !std::isfinite(hi))
+    throw std::invalid_argument("duet::reals: the range must be finite and lo <= hi");
+  // Integral values within ±2^53 (where every integer is a double) and within the range.
+  const double ilo = std::ceil(std::max(lo, -9007199254740992.0));
+  const double ihi = std::floor(std::min(hi, 9007199254740992.0));
+  const bool has_int = ilo <= ihi;
+  const auto ints = has_int ? integers<std::int64_t>(static_cast<std::int64_t>(ilo), static_cast<std::int64_t>(ihi))
+                            : just<std::int64_t>(0);
   return [=](Source& s) -> double {
     const std::uint64_t mode = s.draw(7);
     if (mode < 3 && has_int) return static_cast<double>(ints(s));
     if (mode < 7) {
       const double u = static_cast<double>(s.draw((std::uint64_t{1} << 53) - 1)) / 9007199254740992.0;
-      return lo + (hi - lo) * u;
+      const double x = lo * (1 - u) + hi * u;  // no overflow even for [-DBL_MAX, DBL_MAX]
+      return std::clamp(x, lo, hi);
     }
-    const double edges[] = {0.0, lo, hi, -0.0, 1.0, -1.0};
-    double e = edges[s.draw(5)];
+    const double edges[] = {0.0, 1.0, -1.0, -0.0, lo, hi};
+    const double e = edges[s.draw(5)];
     return e < lo || e > hi ? lo : e;
   };
-}
-
-/// Always v (draws nothing).
-template <class T>
-Gen<std::decay_t<T>> just(T v) {
-  return [v = std::move(v)](Source&) { return v; };
 }
 
 /// One of the listed values, shrinking toward the first.
@@ -190,7 +204,7 @@ Gen<detail::gen_value_t<G>> one_of(G g, Gs... gs) {
   return [all = std::move(all)](Source& s) { return all[s.draw(all.size() - 1)](s); };
 }
 
-/// Weighted choice: frequency({{3, push}, {1, pop}}) picks push three times as often.
+/// Weighted choice: frequency<Cmd>({{3, push}, {1, pop}}) picks push three times as often.
 template <class T>
 Gen<T> frequency(std::vector<std::pair<unsigned, Gen<T>>> weighted) {
   std::uint64_t total = 0;
@@ -268,12 +282,11 @@ Gen<T> construct(Gs... gens) {
 /// 0, 1, 2, ... within each case (Monolith's `sequential`): fresh, distinct values such as
 /// keys or identifiers. Replay gives the same numbers.
 inline Gen<std::int64_t> sequential() {
-  struct Counter {
-    std::int64_t operator()(Source& s) const { return s.next_count(this); }
-  };
-  // A distinct object per call gives every sequential() generator its own counter.
-  auto key = std::make_shared<const Counter>();
-  return [key](Source& s) { return (*key)(s); };
+  // Each sequential() generator gets its own id (not an address, which the allocator may
+  // reuse), so every build and every replay numbers the same way.
+  static std::atomic<std::uint64_t> next_id{1};
+  const std::uint64_t id = next_id.fetch_add(1, std::memory_order_relaxed);
+  return [id](Source& s) { return s.next_count(id); };
 }
 
 }  // namespace duet

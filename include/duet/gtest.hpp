@@ -1,7 +1,7 @@
 // GoogleTest integration (target duet::gtest, or duet::gtest_main for a ready main()).
 //
 // - EXPECT_TRUE(duet::check_sequential<Spec>()) fails with duet's report as its message.
-// - EXPECT_* / ASSERT_* written inside a spec's run() or postcondition are disagreements:
+// - EXPECT_* written inside a spec's run(), expected(), postcondition() or next() are disagreements:
 //   duet intercepts them while it searches and shrinks, and reports the shrunk case.
 // - duet::gtest_main reads --duet_* flags (see duet/config.hpp).
 //

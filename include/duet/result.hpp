@@ -104,7 +104,8 @@ class Result {
   }
   template <class E>
   static Result threw(std::string message = {}) {
-    return exception(type_name<E>(), std::move(message));
+    static const std::string name = type_name<E>();  // demangled once per type
+    return exception(name, std::move(message));
   }
   /// The exception being handled, as a Result (call inside a catch block).
   static Result current_exception();

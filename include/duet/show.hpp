@@ -12,10 +12,8 @@
 
 #include <concepts>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <ostream>
-#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -31,6 +29,7 @@ namespace duet {
 
 namespace detail {
 std::string demangle(const char* mangled);
+const std::string& cached_demangle(const std::type_info& type);
 std::string show_integer(long long v, bool is_signed, unsigned bits);
 std::string show_unsigned(unsigned long long v);
 std::string show_floating(double v, bool is_float);

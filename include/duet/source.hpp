@@ -85,9 +85,10 @@ class Source {
     return v;
   }
 
-  /// True with probability numerator/denominator in random mode; 0 (false) is simplest.
+  /// True with probability numerator/denominator in random mode; the choice 0 (the one the
+  /// shrinker moves toward) means false.
   bool chance(std::uint64_t numerator, std::uint64_t denominator) {
-    return draw(denominator - 1) < numerator;
+    return draw(denominator - 1) >= denominator - numerator;
   }
 
   const std::vector<std::uint64_t>& choices() const { return recorded_; }
@@ -107,7 +108,7 @@ class Source {
 
   /// Per-case counters for duet::sequential(): each generator object counts from 0 in
   /// every case, so replay reproduces the same values.
-  std::int64_t next_count(const void* key) {
+  std::int64_t next_count(std::uint64_t key) {
     for (auto& [k, n] : counters_)
       if (k == key) return ++n;
     counters_.push_back({key, 0});
@@ -130,7 +131,7 @@ class Source {
   std::size_t byte_pos_ = 0;
   std::vector<std::uint64_t> recorded_;
   std::vector<Span> spans_;
-  std::vector<std::pair<const void*, std::int64_t>> counters_;
+  std::vector<std::pair<std::uint64_t, std::int64_t>> counters_;
 };
 
 }  // namespace duet

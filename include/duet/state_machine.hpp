@@ -85,6 +85,8 @@ concept NextByValue = requires(const typename Spec::Cmd& c, typename Spec::State
 template <class Spec>
 concept NextInPlace = requires(const typename Spec::Cmd& c, typename Spec::State& s) {
   { Spec::next(c, s) } -> std::same_as<void>;
+} && !requires(const typename Spec::Cmd& c, const typename Spec::State& s) {
+  Spec::next(c, s);  // a void next() taking the state by value or const& could not change it
 };
 
 template <class Spec>
@@ -141,6 +143,21 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
   CaseOutcome out;
   if (trace) trace->setup = setup_cpp<Spec>();
 
+  // Assertion failures raised by spec code (EXPECT_* inside run, expected, postcondition,
+  // next, init_sut): any new one fails the case where it is seen.
+  const std::size_t failures_before = params.capture ? params.capture->count() : 0;
+  auto assertion_failed = [&] { return params.capture && params.capture->count() != failures_before; };
+  auto fail = [&](std::string message) {
+    out.kind = CaseOutcome::Kind::fail;
+    out.message = std::move(message);
+    return out;
+  };
+  auto fail_assertion = [&] {
+    std::string msg = "assertion failed: " + params.capture->messages_since(failures_before);
+    if (trace) record_failure(trace, nullptr, msg);
+    return fail(std::move(msg));
+  };
+
   std::unique_ptr<typename Spec::Sut> sut;
   try {
     sut = make_sut<Spec>();
@@ -157,12 +174,7 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
     out.message = "the model's initial state threw " + describe_current_exception();
     return out;
   }
-  const std::size_t failures_before = params.capture ? params.capture->count() : 0;
-  auto fail = [&](std::string message) {
-    out.kind = CaseOutcome::Kind::fail;
-    out.message = std::move(message);
-    return out;
-  };
+  if (assertion_failed()) return fail_assertion();
 
   for (std::size_t i = 0; i < params.max_length; ++i) {
     const std::size_t span = src.begin_span();
@@ -214,11 +226,7 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
     }
     if (trace) record_step(trace, show_command<Spec>(*cmd), got);
 
-    if (params.capture && params.capture->count() != failures_before) {
-      std::string msg = params.capture->messages_since(failures_before);
-      if (trace) record_failure(trace, nullptr, "assertion failed: " + msg);
-      return fail("an assertion failed inside the spec: " + msg);
-    }
+    if (assertion_failed()) return fail_assertion();
     if constexpr (HasExpected<Spec>) {
       if (!(got == want)) {
         std::string why = disagreement(got, &want, {});
@@ -235,6 +243,7 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
         if (trace) record_failure(trace, nullptr, why);
         return fail(std::move(why));
       }
+      if (assertion_failed()) return fail_assertion();
       if (!v.ok) {
         std::string why = disagreement(got, nullptr, v.why);
         if (trace) record_failure(trace, nullptr, why);
@@ -249,6 +258,7 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
       if (trace) record_failure(trace, nullptr, why);
       return fail(std::move(why));
     }
+    if (assertion_failed()) return fail_assertion();
   }
   return out;
 }
@@ -264,7 +274,31 @@ Property state_machine_property() {
                 "or `Verdict postcondition(const Cmd&, const State& before, const Result&)`");
   static_assert(NextByValue<Spec> || NextInPlace<Spec>,
                 "duet::check_sequential: the spec needs `State next(const Cmd&, State)` or "
-                "`void next(const Cmd&, State&)`");
+                "`void next(const Cmd&, State&)` (a void next taking the state by value or const& "
+                "cannot change it)");
+  // An optional member that exists under its name but does not fit would otherwise be
+  // silently ignored.
+  if constexpr (requires { &Spec::precondition; })
+    static_assert(HasPrecondition<Spec>,
+                  "duet: Spec::precondition must be `static bool precondition(const Cmd&, const State&)`");
+  if constexpr (requires { &Spec::expected; })
+    static_assert(HasExpected<Spec>, "duet: Spec::expected must be `static Result expected(const Cmd&, const State&)`");
+  if constexpr (requires { &Spec::postcondition; })
+    static_assert(HasPostcondition<Spec>,
+                  "duet: Spec::postcondition must be `static Verdict postcondition(const Cmd&, const State& before, "
+                  "const Result&)` (or return bool)");
+  if constexpr (requires { &Spec::init_state; })
+    static_assert(requires { { Spec::init_state() } -> std::convertible_to<typename Spec::State>; },
+                  "duet: Spec::init_state must be `static State init_state()`");
+  if constexpr (requires { &Spec::init_sut; })
+    static_assert(requires { Spec::init_sut(); }, "duet: Spec::init_sut must be `static Sut init_sut()` "
+                                                  "(or return std::unique_ptr<Sut>)");
+  if constexpr (requires { &Spec::setup_cpp; })
+    static_assert(requires { { Spec::setup_cpp() } -> std::convertible_to<std::string>; },
+                  "duet: Spec::setup_cpp must be `static std::string setup_cpp()`");
+  if constexpr (requires { &Spec::show; })
+    static_assert(requires(const typename Spec::Cmd& c) { { Spec::show(c) } -> std::convertible_to<std::string>; },
+                  "duet: Spec::show must be `static std::string show(const Cmd&)`");
   Property p;
   p.name = type_name<Spec>();
   p.spec_id = hash32(p.name);

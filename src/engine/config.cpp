@@ -53,7 +53,9 @@ std::uint64_t parse_u64(const std::string& text, const std::string& where) {
   if (text.empty() || text[0] == '-') bad(where, text, "a non-negative integer");
   errno = 0;
   char* end = nullptr;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 0);  // decimal or 0x...
+  // Decimal, or hexadecimal with 0x (as reports print seeds); never octal.
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const unsigned long long v = std::strtoull(text.c_str() + (hex ? 2 : 0), &end, hex ? 16 : 10);
   if (errno != 0 || *end != '\0') bad(where, text, "a non-negative integer");
   return v;
 }
@@ -145,6 +147,8 @@ Settings resolve(const Config& c, const std::string& default_name) {
     throw std::invalid_argument("DUET_SHARD_INDEX=" + std::to_string(s.shard_index) + " must be below DUET_SHARDS=" +
                                 std::to_string(s.shards));
   s.case_timeout = pick<double>(c.case_timeout, "case_timeout", 60.0, secs);
+  if (s.count == ~std::uint64_t{0} && s.time == 0)
+    throw std::invalid_argument("no budget: DUET_TIME=0 means no time limit, so set DUET_COUNT too");
   s.name = c.name ? *c.name : default_name;
   return s;
 }

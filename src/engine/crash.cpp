@@ -21,8 +21,8 @@ constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 struct CrashState {
   std::atomic<bool> active{false};
   std::atomic<bool> by_seed{false};
-  std::atomic<std::uint32_t> spec_id{0};
-  std::atomic<std::uint64_t> run_seed{0}, index{0}, case_seed{0};
+  ReplayRecord header;  // set before any case runs
+  std::atomic<std::uint64_t> index{0}, case_seed{0};
   std::string name;
   std::string token;  // when !by_seed
   struct sigaction previous[sizeof kSignals / sizeof kSignals[0]];
@@ -58,8 +58,9 @@ void on_crash(int sig, siginfo_t*, void*) {
     const char* token = state.token.c_str();
     std::size_t len = state.token.size();
     if (state.by_seed.load()) {
-      len = write_seed_token(seed_token, sizeof seed_token, state.spec_id.load(), state.run_seed.load(),
-                             state.index.load() + 1, state.case_seed.load());
+      ReplayRecord header = state.header;  // no choices: copying does not allocate
+      header.cases = state.index.load() + 1;
+      len = write_seed_token(seed_token, sizeof seed_token, header, state.case_seed.load());
       token = seed_token;
     }
     write_text("\nduet: ");
@@ -97,9 +98,13 @@ CrashGuard::~CrashGuard() {
   sigaltstack(&state.previous_stack, nullptr);
 }
 
-void CrashGuard::seeded_case(std::uint32_t spec_id, std::uint64_t run_seed, std::uint64_t index, std::uint64_t case_seed) {
-  state.spec_id.store(spec_id, std::memory_order_relaxed);
-  state.run_seed.store(run_seed, std::memory_order_relaxed);
+void CrashGuard::set_header(const ReplayRecord& header) {
+  state.active.store(false, std::memory_order_relaxed);
+  state.header = header;
+  state.header.choices.clear();
+}
+
+void CrashGuard::seeded_case(std::uint64_t index, std::uint64_t case_seed) {
   state.index.store(index, std::memory_order_relaxed);
   state.case_seed.store(case_seed, std::memory_order_relaxed);
   state.by_seed.store(true, std::memory_order_relaxed);

@@ -99,9 +99,9 @@ class Watchdog {
 // Watches the running case: for hangs (Watchdog) and for crashes (CrashGuard).
 struct Monitor {
   Monitor(const std::string& name, double timeout) : watchdog(name, timeout), crash(name) {}
-  void start_seeded(std::uint32_t spec_id, std::uint64_t run_seed, std::uint64_t index, std::uint64_t case_seed) {
+  void start_seeded(std::uint64_t index, std::uint64_t case_seed) {
     watchdog.start_seeded(case_seed, index);
-    crash.seeded_case(spec_id, run_seed, index, case_seed);
+    crash.seeded_case(index, case_seed);
   }
   void start(const std::string& token) {
     watchdog.start(token);
@@ -139,6 +139,13 @@ struct Runner {
     }
   }
 
+  /// A token's contents for a case of this run.
+  ReplayRecord record(std::uint64_t cases, std::uint64_t shrink_steps, std::vector<std::uint64_t> choices,
+                      std::optional<std::uint64_t> case_seed) const {
+    return ReplayRecord{p.spec_id,          s.seed,           cases, shrink_steps, params.max_length,
+                        params.continue_odds, std::move(choices), case_seed};
+  }
+
   // One case under the hang and crash monitor; `token` is what the monitor prints if it dies.
   CaseOutcome run_monitored(Source& src, const std::string& token) const {
     if (monitor) monitor->start(token);
@@ -166,7 +173,8 @@ struct Runner {
   // Fills the trace and the report text for a failing or erroring case.
   CheckResult finish(ReportData data, const std::vector<std::uint64_t>& choices, std::optional<std::uint64_t> seed_of_case,
                      std::uint64_t commands) const {
-    ReplayRecord rec{p.spec_id, data.seed, data.cases, data.shrink_steps, choices, seed_of_case};
+    ReplayRecord rec = record(data.cases, data.shrink_steps, choices, seed_of_case);
+    rec.seed = data.seed;
     data.token = encode_token(rec);
     // Re-run for the trace. A failure that does not come back is reported as such.
     Source src = seed_of_case ? Source::from_seed(*seed_of_case) : Source::replay(choices);
@@ -198,7 +206,7 @@ struct Runner {
     return r;
   }
 
-  CheckResult replay_token() const {
+  CheckResult replay_token() {
     ReplayRecord rec;
     try {
       rec = decode_token(s.replay);
@@ -208,6 +216,10 @@ struct Runner {
     if (rec.spec_id != p.spec_id)
       return error_result(s.name, "the DUET_REPLAY token was recorded by another test, not by " + s.name +
                                       " (run only that test, e.g. with --gtest_filter)");
+    // Generate under the settings the case was recorded with, whatever the current ones.
+    params.max_length = static_cast<std::size_t>(rec.max_length);
+    params.continue_odds = rec.continue_odds;
+    if (monitor) monitor->crash.set_header(record(0, 0, {}, std::nullopt));
     const auto start = Clock::now();
     Source src = rec.case_seed ? Source::from_seed(*rec.case_seed) : Source::replay(rec.choices);
     const CaseOutcome o = run_monitored(src, s.replay);
@@ -236,7 +248,7 @@ struct Runner {
     const std::vector<std::uint64_t>& original = src.choices();
     if (data.error) return finish(std::move(data), seed_of_case ? std::vector<std::uint64_t>{} : original, seed_of_case, commands);
     const auto shrink_start = Clock::now();
-    if (monitor) monitor->start(encode_token(ReplayRecord{p.spec_id, s.seed, data.cases, 0, original, {}}));
+    const std::string original_token = encode_token(record(data.cases, 0, original, std::nullopt));
     ShrinkBudget budget;
     budget.max_tries = s.shrink_steps;
     budget.max_time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.shrink_time));
@@ -244,12 +256,20 @@ struct Runner {
     // failure that does not come back as nondeterministic.
     std::vector<std::uint64_t> best = original;
     if (replay(original).fails) {
-      ShrinkOutcome so = shrink(original, src.spans(), [this](const auto& c) { return replay(c); }, budget);
+      // Each replay is watched as a case of its own: a shrink may take longer than one case may.
+      ShrinkOutcome so = shrink(
+          original, src.spans(),
+          [&](const auto& c) {
+            if (monitor) monitor->start(original_token);
+            Replayed r = replay(c);
+            if (monitor) monitor->stop();
+            return r;
+          },
+          budget);
       best = std::move(so.choices);
       data.shrink_steps = so.accepted;
       data.shrink_tries = so.tried;
     }
-    if (monitor) monitor->stop();
     data.shrink_seconds = since(shrink_start);
     CheckResult r = finish(std::move(data), best, {}, commands);
     r.seconds = since(start);
@@ -282,7 +302,7 @@ struct Runner {
       if (s.time > 0 && since(start) >= s.time) break;
       current_seed = case_seed(s, i);
       src.restart(current_seed);
-      if (monitor) monitor->start_seeded(p.spec_id, s.seed, i, current_seed);
+      if (monitor) monitor->start_seeded(i, current_seed);
       const CaseOutcome o = run(src, nullptr);
       if (monitor) monitor->stop();
       commands += o.commands;
@@ -355,8 +375,9 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   if (auto factory = assertion_capture()) capture = factory();
   runner.params.capture = capture.get();
   Monitor monitor(s.name, s.case_timeout);
-  monitor.watchdog.seed_token = [&p, seed = s.seed](std::uint64_t case_seed, std::uint64_t index) {
-    return encode_token(ReplayRecord{p.spec_id, seed, index + 1, 0, {}, case_seed});
+  monitor.crash.set_header(runner.record(0, 0, {}, std::nullopt));
+  monitor.watchdog.seed_token = [&runner](std::uint64_t case_seed, std::uint64_t index) {
+    return encode_token(runner.record(index + 1, 0, {}, case_seed));
   };
   runner.monitor = &monitor;
   CheckResult r = bytes ? runner.bytes_case(*bytes) : s.replay.empty() ? runner.search() : runner.replay_token();

@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <mutex>
+#include <typeindex>
+#include <unordered_map>
 
 #include "duet/result.hpp"
 #include "duet/state_machine.hpp"
@@ -28,6 +31,16 @@ std::string demangle(const char* mangled) {
       name.replace(at, from.size(), to);
   }
   return name;
+}
+
+// Exceptions may be thrown on every command of a spec; demangle each type once.
+const std::string& cached_demangle(const std::type_info& type) {
+  static std::mutex mutex;
+  static std::unordered_map<std::type_index, std::string> names;
+  std::lock_guard lock(mutex);
+  auto it = names.find(type);
+  if (it == names.end()) it = names.emplace(type, demangle(type.name())).first;
+  return it->second;
 }
 
 std::string show_integer(long long v, bool, unsigned bits) {
@@ -88,8 +101,11 @@ std::string show_string(std::string_view s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     escape_into(out, s[i], '"');
     // "\x01" followed by a hex digit would merge into one escape; split the literal.
-    if (static_cast<unsigned char>(s[i]) < 0x20 && out.back() != 'n' && out.back() != 't' &&
-        out.back() != 'r' && i + 1 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])))
+    const auto c = static_cast<unsigned char>(s[i]);
+    const bool hex_escaped = (c < 0x20 && c != '\n' && c != '\t' && c != '\r' && c != '\0') || c >= 0x7f;
+    const bool octal_escaped = c == '\0';
+    if (i + 1 < s.size() && ((hex_escaped && std::isxdigit(static_cast<unsigned char>(s[i + 1]))) ||
+                             (octal_escaped && s[i + 1] >= '0' && s[i + 1] <= '7')))
       out += "\" \"";
   }
   return out + "\"";
@@ -106,14 +122,17 @@ std::string describe_current_exception() {
 }
 
 std::string disagreement(const Result& got, const Result* want, const std::string& why) {
+  // Values of different types that print alike ("1" and "1") are told apart by their types.
+  const bool same_text = want && got.is_value() && want->is_value() && got.show() == want->show();
+  auto typed = [&](const Result& r) { return same_text ? r.show() + " (" + r.value_type_name() + ")" : r.show(); };
   std::string s = "candidate ";
   if (got.is_exception()) s += "threw " + exception_text(got);
   else if (got.is_void()) s += "returned (void)";
-  else s += "returned " + got.show();
+  else s += "returned " + typed(got);
   if (want) {
     if (want->is_exception()) s += "; the model expects it to throw " + exception_text(*want);
     else if (want->is_void()) s += "; the model expects no result";
-    else s += "; the model allows " + want->show();
+    else s += "; the model allows " + typed(*want);
   } else {
     s += "; the model does not allow it";
     if (!why.empty()) s += ": " + why;
@@ -137,7 +156,7 @@ void record_step(Trace* trace, std::string code, const Result& observed) {
 
 void record_failure(Trace* trace, const Result* expected, std::string explanation) {
   trace->failed = true;
-  if (trace->steps.empty()) trace->steps.emplace_back();
+  if (trace->steps.empty()) return;  // failed before any step: the report shows the message
   Step& step = trace->steps.back();
   step.explanation = std::move(explanation);
   if (expected) {
@@ -154,7 +173,7 @@ Result Result::current_exception() {
   try {
     throw;
   } catch (const std::exception& e) {
-    return exception(detail::demangle(typeid(e).name()), e.what());
+    return exception(detail::cached_demangle(typeid(e)), e.what());
   } catch (const std::string& s) {
     return exception("std::string", s);
   } catch (const char* s) {

@@ -60,12 +60,13 @@ class TokenWriter {
   bool overflow_ = false;
 };
 
-void write_fields(TokenWriter& w, std::uint32_t spec_id, std::uint64_t seed, std::uint64_t cases,
-                  std::uint64_t shrink_steps, const std::optional<std::uint64_t>& case_seed) {
-  w.varint(spec_id);
-  w.varint(seed);
-  w.varint(cases);
-  w.varint(shrink_steps);
+void write_fields(TokenWriter& w, const ReplayRecord& r, const std::optional<std::uint64_t>& case_seed) {
+  w.varint(r.spec_id);
+  w.varint(r.seed);
+  w.varint(r.cases);
+  w.varint(r.shrink_steps);
+  w.varint(r.max_length);
+  w.varint(r.continue_odds);
   w.varint(case_seed ? 1 : 0);
   if (case_seed) w.varint(*case_seed);
 }
@@ -76,17 +77,16 @@ std::string encode_token(const ReplayRecord& r) {
   // At most 10 bytes a field, 4 of checksum, 4 characters per 3 bytes.
   std::string out((r.choices.size() + 8) * 14 + 16 + kPrefix.size(), '\0');
   TokenWriter w(out.data(), out.size());
-  write_fields(w, r.spec_id, r.seed, r.cases, r.shrink_steps, r.case_seed);
+  write_fields(w, r, r.case_seed);
   w.varint(r.choices.size());
   for (std::uint64_t c : r.choices) w.varint(c);
   out.resize(w.finish());
   return out;
 }
 
-std::size_t write_seed_token(char* out, std::size_t cap, std::uint32_t spec_id, std::uint64_t seed,
-                             std::uint64_t cases, std::uint64_t case_seed) {
+std::size_t write_seed_token(char* out, std::size_t cap, const ReplayRecord& header, std::uint64_t case_seed) {
   TokenWriter w(out, cap);
-  write_fields(w, spec_id, seed, cases, 0, case_seed);
+  write_fields(w, header, case_seed);
   w.varint(0);
   return w.finish();
 }
@@ -140,6 +140,9 @@ ReplayRecord decode_token(const std::string& raw) {
   r.seed = get();
   r.cases = get();
   r.shrink_steps = get();
+  r.max_length = get();
+  r.continue_odds = get();
+  if (r.continue_odds == 0) invalid("bad generation settings");
   const std::uint64_t kind = get();
   if (kind > 1) invalid("unknown kind of case");
   if (kind == 1) r.case_seed = get();

@@ -175,3 +175,65 @@ TEST(Engine, BytesDriveOneCase) {
 }
 
 }  // namespace
+
+namespace {
+
+// An EXPECT failing in the postcondition of the last command of a case is still seen.
+struct LateAssertionSpec : ring::CorrectRingBufferSpec {
+  static duet::Verdict postcondition(const Cmd& c, const State& s, const duet::Result&) {
+    EXPECT_FALSE(std::holds_alternative<ring::Size>(c) && s.size() == 2) << "size with two elements";
+    return true;
+  }
+};
+
+TEST(Engine, AssertionInAPostconditionIsNotLost) {
+  const CheckResult r = duet::check_sequential<LateAssertionSpec>({.seed = 1});
+  ASSERT_EQ(r.status, CheckResult::Status::failed);
+  EXPECT_EQ(r.failing_length, 3u) << r.report;  // push, push, size
+  EXPECT_NE(r.report.find("size with two elements"), std::string::npos) << r.report;
+}
+
+struct AssertingInitSpec : ring::CorrectRingBufferSpec {
+  static ring::CorrectRingBuffer init_sut() {
+    ADD_FAILURE() << "setup is broken";
+    return ring::CorrectRingBuffer(3);
+  }
+};
+
+TEST(Engine, AssertionWhileCreatingTheCandidateFails) {
+  const CheckResult r = duet::check_sequential<AssertingInitSpec>({.seed = 1});
+  ASSERT_EQ(r.status, CheckResult::Status::failed);
+  EXPECT_EQ(r.failing_length, 0u) << r.report;
+  EXPECT_NE(r.report.find("setup is broken"), std::string::npos) << r.report;
+}
+
+TEST(Engine, TokenReplaysUnderTheSettingsItWasRecordedWith) {
+  const CheckResult first = duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 21});
+  ASSERT_FALSE(first);
+  const CheckResult again =
+      duet::check_sequential<ring::BuggyRingBufferSpec>({.max_length = 3, .mean_length = 2, .replay = first.replay_token});
+  EXPECT_EQ(without_time_line(first.report), without_time_line(again.report));
+}
+
+// Values of different types that print alike are told apart by their types.
+struct TypeMismatchSpec : ring::CorrectRingBufferSpec {
+  static duet::Result expected(const Cmd& c, const State& s) {
+    if (std::holds_alternative<ring::Size>(c)) return static_cast<unsigned>(s.size());  // candidate: std::size_t
+    return ring::CorrectRingBufferSpec::expected(c, s);
+  }
+};
+
+TEST(Engine, DisagreementsBetweenTypesNameTheTypes) {
+  const CheckResult r = duet::check_sequential<TypeMismatchSpec>({.seed = 1});
+  ASSERT_EQ(r.status, CheckResult::Status::failed);
+  EXPECT_NE(r.report.find("candidate returned 0u (unsigned long); the model allows 0u (unsigned)"), std::string::npos)
+      << r.report;
+}
+
+TEST(Engine, NoBudgetIsAnError) {
+  const CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>({.time = 0.0});
+  EXPECT_EQ(r.status, CheckResult::Status::error);
+  EXPECT_NE(r.report.find("no budget"), std::string::npos) << r.report;
+}
+
+}  // namespace

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "duet/detail/token.hpp"
+
 namespace duet::detail {
 
 /// Installs handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT while it lives (on an
@@ -18,8 +20,10 @@ class CrashGuard {
   CrashGuard(const CrashGuard&) = delete;
   CrashGuard& operator=(const CrashGuard&) = delete;
 
+  /// What every token of this check carries (spec, run seed, generation settings).
+  void set_header(const ReplayRecord& header);
   /// Hot loop: the running case, from a seed (its token is made only if it crashes).
-  void seeded_case(std::uint32_t spec_id, std::uint64_t run_seed, std::uint64_t index, std::uint64_t case_seed);
+  void seeded_case(std::uint64_t index, std::uint64_t case_seed);
   /// The running case, by its token.
   void token_case(std::string token);
   /// No case is running.

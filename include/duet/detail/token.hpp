@@ -15,6 +15,10 @@ struct ReplayRecord {
   std::uint64_t seed = 0;     // the run that found it, and what it took, so that the
   std::uint64_t cases = 0;    // replayed report reads the same
   std::uint64_t shrink_steps = 0;
+  // The generation settings the case was drawn under, so that the token replays the same
+  // case whatever the current settings.
+  std::uint64_t max_length = 100;
+  std::uint64_t continue_odds = 10;
   std::vector<std::uint64_t> choices;
   /// Set instead of choices when the case could not be recorded (it hung): regenerate it
   /// from this case seed.
@@ -26,8 +30,7 @@ std::string encode_token(const ReplayRecord& record);
 
 /// The token of a case known by its seed (no choices), written into out without allocating
 /// (for the crash handler). Returns its length, or 0 if cap is too small.
-std::size_t write_seed_token(char* out, std::size_t cap, std::uint32_t spec_id, std::uint64_t seed,
-                             std::uint64_t cases, std::uint64_t case_seed);
+std::size_t write_seed_token(char* out, std::size_t cap, const ReplayRecord& header, std::uint64_t case_seed);
 
 /// Throws std::invalid_argument saying what is wrong with the token.
 ReplayRecord decode_token(const std::string& token);

@@ -1,6 +1,6 @@
 // Draft reproducer written by duet for BuggyRingBuffer.
 // candidate returned 0; the model allows 1
-// Replay the case that produced it: DUET_REPLAY=duet1.9tOP7QcBBC0AGAEAAAABAAAAAQAAAAEBAQAAAQEBAQEBAYKt1jI
+// Replay the case that produced it: DUET_REPLAY=duet1.9tOP7QcBBC1kCgAYAQAAAAEAAAABAAAAAQEBAAABAQEBAQEBqEB9uQ
 // Add the #include lines for your types, then move the TEST into your suite.
 #include <gtest/gtest.h>
 
