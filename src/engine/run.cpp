@@ -115,6 +115,12 @@ struct Monitor {
   CrashGuard crash;
 };
 
+/// Pass, ran out of input, or abandoned (an unimplemented operation): nothing went wrong.
+bool uneventful(const CaseOutcome& o) {
+  return o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun ||
+         o.kind == CaseOutcome::Kind::abandoned;
+}
+
 CheckResult error_result(const std::string& name, const std::string& message) {
   CheckResult r;
   r.status = CheckResult::Status::error;
@@ -180,7 +186,7 @@ struct Runner {
     Source src = seed_of_case ? Source::from_seed(*seed_of_case) : Source::replay(choices);
     Trace trace;
     const CaseOutcome o = run(src, &trace);
-    if (o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun) data.nondeterministic = true;
+    if (uneventful(o)) data.nondeterministic = true;
     else data.message = o.message;
     data.trace = std::move(trace);
     if (!data.error) {
@@ -223,7 +229,7 @@ struct Runner {
     const auto start = Clock::now();
     Source src = rec.case_seed ? Source::from_seed(*rec.case_seed) : Source::replay(rec.choices);
     const CaseOutcome o = run_monitored(src, s.replay);
-    if (o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun) {
+    if (uneventful(o)) {
       std::fprintf(stdout, "duet: %s: the replayed case passed (fixed, or the test is nondeterministic)\n",
                    s.name.c_str());
       return single_case_passed(o, start);
@@ -281,7 +287,7 @@ struct Runner {
     const auto start = Clock::now();
     Source src = Source::from_bytes(bytes);
     const CaseOutcome o = run_monitored(src, "(the fuzzer's current input)");
-    if (o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun) return single_case_passed(o, start);
+    if (uneventful(o)) return single_case_passed(o, start);
     ReportData data;
     data.name = s.name;
     data.cases = 1;
@@ -294,7 +300,8 @@ struct Runner {
   CheckResult search() const {
     const auto start = Clock::now();
     auto next_progress = start + std::chrono::seconds(2);
-    std::uint64_t commands = 0, attempts = 0, rejected = 0, overruns = 0, i = 0;
+    std::uint64_t commands = 0, attempts = 0, rejected = 0, overruns = 0, abandoned = 0, i = 0;
+    std::string abandon_reason;
     std::uint64_t current_seed = 0;
     Source src = Source::from_seed(0);
     for (;; ++i) {
@@ -309,6 +316,10 @@ struct Runner {
       attempts += o.attempts;
       rejected += o.rejected;
       overruns += o.kind == CaseOutcome::Kind::overrun;
+      if (o.kind == CaseOutcome::Kind::abandoned) {
+        ++abandoned;
+        if (abandon_reason.empty()) abandon_reason = o.message;
+      }
 
       if (o.kind == CaseOutcome::Kind::fail || o.kind == CaseOutcome::Kind::error) {
         ReportData data;
@@ -332,6 +343,8 @@ struct Runner {
       }
     }
     const double t = since(start);
+    if (i > 0 && abandoned == i)
+      return error_result(s.name, "every scenario was abandoned (" + abandon_reason + "); nothing was checked");
     if (i > 0 && overruns == i)
       return error_result(s.name, "every case ran out of input bytes before finishing; nothing was checked");
     if (commands == 0 && (rejected > 0 || i >= 50))
@@ -347,10 +360,12 @@ struct Runner {
     r.discarded = rejected;
     r.seconds = t;
     if (s.verbose >= 0) {
-      std::fprintf(stdout, "duet: %s: %llu cases passed, %llu commands, %.1f%% discarded, %.2f s (seed 0x%016llx)\n",
+      std::string abandoned_text;
+      if (abandoned > 0) abandoned_text = ", " + std::to_string(abandoned) + " abandoned (" + abandon_reason + ")";
+      std::fprintf(stdout, "duet: %s: %llu cases passed, %llu commands, %.1f%% discarded%s, %.2f s (seed 0x%016llx)\n",
                    s.name.c_str(), static_cast<unsigned long long>(i), static_cast<unsigned long long>(commands),
-                   attempts ? 100.0 * static_cast<double>(rejected) / static_cast<double>(attempts) : 0.0, t,
-                   static_cast<unsigned long long>(s.seed));
+                   attempts ? 100.0 * static_cast<double>(rejected) / static_cast<double>(attempts) : 0.0,
+                   abandoned_text.c_str(), t, static_cast<unsigned long long>(s.seed));
     }
     return r;
   }

@@ -111,7 +111,7 @@ std::string show_string(std::string_view s) {
   return out + "\"";
 }
 
-static std::string exception_text(const Result& r) {
+std::string exception_text(const Result& r) {
   std::string s = r.exception_type();
   if (!r.exception_message().empty()) s += "(" + show_string(r.exception_message()) + ")";
   return s;

@@ -58,11 +58,11 @@ std::string format_report(const ReportData& d) {
       const Step& s = d.trace.steps[i];
       char num[16];
       std::snprintf(num, sizeof num, "  %4zu  ", i + 1);
-      std::string line = num + s.code + ";";
+      std::string line = num + (s.assertion ? "assert(" + s.code + " == " + s.expected + ")" : s.code) + ";";
       // The failing step's explanation already says what the candidate did.
       const std::string comment = s.explanation.empty() ? s.observed : "<-- " + s.explanation;
       if (!comment.empty()) {
-        line.resize(std::max(line.size() + 1, 8 + width + 1), ' ');
+        line.resize(std::max(line.size() + 2, 8 + width + 1), ' ');
         line += "// " + comment;
       }
       out += line + "\n";

@@ -29,6 +29,7 @@ struct Step {
   std::string expected;     // C++ spelling of what the model allows, when known
   bool expected_exception = false;
   std::string explanation;  // "candidate returned 0; the model allows 1"
+  bool assertion = false;   // print the failing step as assert(code == expected)
 };
 
 struct Trace {
@@ -41,8 +42,9 @@ struct CaseOutcome {
   enum class Kind : unsigned char {
     pass,
     fail,     // a disagreement: shrink and report
-    overrun,  // the choices ran out (byte input): not a failure
-    error     // the spec cannot run (e.g. the candidate's constructor throws): report, no shrink
+    overrun,    // the choices ran out (byte input): not a failure
+    abandoned,  // the candidate declared an operation unimplemented: not a failure
+    error       // the spec cannot run (e.g. the candidate's constructor throws): report, no shrink
   } kind = Kind::pass;
   std::string message;  // for fail and error: one line, what went wrong
   std::uint64_t commands = 0;
