@@ -220,4 +220,4 @@ BENCHMARK(BM_Shrink_RingBuffer_RapidCheck)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+

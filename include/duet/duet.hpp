@@ -3,12 +3,16 @@
 // The umbrella header. For GoogleTest, include duet/gtest.hpp instead (it includes this).
 //
 //   #include <duet/duet.hpp>
-//   auto r = duet::check_sequential<MySpec>();   // see duet/state_machine.hpp
+//   auto r = duet::check_sequential<MySpec>();   // a state-machine model: duet/state_machine.hpp
+//   duet::Api api("Name"); ... api.check();       // reference vs candidate: duet/api.hpp
+//   duet::Lin<T>().op(...).check_stress();        // signature only: duet/lin.hpp
 #pragma once
 
+#include "duet/api.hpp"
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
 #include "duet/gen.hpp"
+#include "duet/lin.hpp"
 #include "duet/result.hpp"
 #include "duet/show.hpp"
 #include "duet/source.hpp"

@@ -1,0 +1,236 @@
+// Signature-only descriptions (the qcheck-lin shape): one subject type, its operations with
+// argument generators, and no model at all. Sequentially there is no oracle, so the stress
+// mode checks what needs none: exceptions, crashes, hangs and invariants. Under threads (the
+// parallel runner) the candidate becomes its own oracle, run sequentially on fresh instances.
+//
+//   auto lin = duet::Lin<std::vector<int>>("vector", "v")
+//       .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::small_int())
+//       .op("size", [](std::vector<int>& v) { return v.size(); })
+//       .op("at", [](std::vector<int>& v, std::size_t i) { return v.at(i); }, duet::integers<std::size_t>(0, 9))
+//       .may_throw()
+//       .invariant([](const std::vector<int>& v) { return v.size() <= v.capacity(); });
+//   EXPECT_TRUE(lin.check_stress());
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
+#include "duet/detail/engine.hpp"
+#include "duet/gen.hpp"
+#include "duet/result.hpp"
+#include "duet/show.hpp"
+#include "duet/state_machine.hpp"
+
+namespace duet {
+
+template <class T>
+class Lin {
+ public:
+  /// A call with its arguments bound: what it prints as, and how to run it on a subject.
+  struct Call {
+    std::size_t op = 0;
+    std::string text;                  // "t.push(3)"
+    std::function<Result(T&)> run;     // exceptions propagate
+  };
+
+  /// `name` names the check; `var` is the subject's variable in reports.
+  explicit Lin(std::string name = type_name<T>(), std::string var = "t") : data_(std::make_shared<Data>()) {
+    data_->name = std::move(name);
+    data_->var = std::move(var);
+    data_->setup = type_name<T>() + " " + data_->var + ";";
+    if constexpr (std::is_default_constructible_v<T>) data_->make = [] { return std::make_unique<T>(); };
+  }
+
+  /// How a fresh subject is made, and the C++ statement that makes it (for reports).
+  Lin& init(std::function<std::unique_ptr<T>()> make, std::string setup_cpp) {
+    data_->make = std::move(make);
+    data_->setup = std::move(setup_cpp);
+    return *this;
+  }
+
+  /// An operation: f(T&, args...), one generator per argument. f may return void or any
+  /// comparable, printable value.
+  template <class F, class... A>
+  Lin& op(std::string name, F f, Gen<A>... gens) {
+    static_assert(std::is_invocable_v<F&, T&, A&...>,
+                  "duet::Lin::op: the function must be callable as f(T&, args...) with one generator per argument");
+    using R = std::invoke_result_t<F&, T&, A&...>;
+    OpDef def;
+    def.name = name;
+    def.generate = [name, var = data_->var, f = std::move(f), gens = std::make_tuple(std::move(gens)...)](
+                       Source& src) {
+      // Arguments drawn left to right, bound by value into the call.
+      auto bound = std::apply([&](const auto&... g) { return std::tuple<A...>{g(src)...}; }, gens);
+      std::string text = var + "." + name + "(";
+      std::apply(
+          [&](const auto&... a) {
+            std::size_t i = 0;
+            ((text += (i++ == 0 ? "" : ", ") + duet::show(a)), ...);
+          },
+          bound);
+      text += ")";
+      Call call;
+      call.text = std::move(text);
+      call.run = [f, bound](T& subject) mutable -> Result {
+        return std::apply(
+            [&](auto&... a) -> Result {
+              if constexpr (std::is_void_v<R>) {
+                f(subject, a...);
+                return Result();
+              } else {
+                return Result(f(subject, a...));
+              }
+            },
+            bound);
+      };
+      return call;
+    };
+    data_->ops.push_back(std::move(def));
+    return *this;
+  }
+
+  /// The operation declared last may throw: its exceptions are results, not failures.
+  Lin& may_throw() {
+    if (data_->ops.empty()) throw std::logic_error("duet::Lin::may_throw: declare an operation first");
+    data_->ops.back().may_throw = true;
+    return *this;
+  }
+
+  /// Checked on the subject after every operation: bool or duet::Verdict (or it throws).
+  template <class F>
+  Lin& invariant(F check) {
+    static_assert(std::is_invocable_v<const F&, const T&>, "duet::Lin::invariant: the check takes (const T&)");
+    data_->invariant = [check = std::move(check)](const T& t) { return Verdict(check(t)); };
+    return *this;
+  }
+
+  /// Sequential stress: random call sequences on fresh subjects, failing on an exception
+  /// from an operation not declared may_throw, a broken invariant, a crash or a hang.
+  CheckResult check_stress(const Config& config = {}) const {
+    if (data_->ops.empty()) return no_ops();
+    if (!data_->make) return no_init();
+    detail::Property p;
+    p.name = data_->name;
+    std::string signature = data_->name + "/lin";
+    for (const auto& op : data_->ops) signature += "/" + op.name;
+    p.spec_id = detail::hash32(signature);
+    p.run_case = [data = data_](Source& src, const detail::CaseParams& params, detail::Trace* trace) {
+      return stress_case(*data, src, params, trace);
+    };
+    return detail::run_property(p, config);
+  }
+
+  // ---- for the parallel runner ----
+  /// Draws one call (an operation and its arguments).
+  Call generate_call(Source& src) const {
+    const std::size_t k = static_cast<std::size_t>(src.draw(data_->ops.size() - 1));
+    Call c = data_->ops[k].generate(src);
+    c.op = k;
+    return c;
+  }
+  std::unique_ptr<T> make_subject() const { return data_->make(); }
+  bool op_may_throw(std::size_t op) const { return data_->ops[op].may_throw; }
+  std::size_t op_count() const { return data_->ops.size(); }
+  const std::string& name() const { return data_->name; }
+  const std::string& setup_cpp() const { return data_->setup; }
+
+ private:
+  struct OpDef {
+    std::string name;
+    std::function<Call(Source&)> generate;
+    bool may_throw = false;
+  };
+  struct Data {
+    std::string name, var, setup;
+    std::function<std::unique_ptr<T>()> make;
+    std::vector<OpDef> ops;
+    std::function<Verdict(const T&)> invariant;
+  };
+
+  static detail::CaseOutcome stress_case(const Data& d, Source& src, const detail::CaseParams& params,
+                                         detail::Trace* trace) {
+    detail::CaseOutcome out;
+    if (trace) trace->setup = d.setup;
+    const std::size_t failures_before = params.capture ? params.capture->count() : 0;
+    std::unique_ptr<T> subject;
+    try {
+      subject = d.make();
+    } catch (...) {
+      out.kind = detail::CaseOutcome::Kind::error;
+      out.message = "the subject's constructor threw " + detail::describe_current_exception();
+      return out;
+    }
+    // why: what the failing step's comment says; the one-line message adds the call.
+    auto fail = [&](std::string why, const std::string& call_text) {
+      if (trace) detail::record_failure(trace, nullptr, why);
+      out.kind = detail::CaseOutcome::Kind::fail;
+      out.message = call_text + ": " + why;
+      return out;
+    };
+    for (std::size_t i = 0; i < params.max_length; ++i) {
+      const std::size_t span = src.begin_span();
+      if (src.draw(params.continue_odds) == 0) break;
+      ++out.attempts;
+      const std::size_t k = static_cast<std::size_t>(src.draw(d.ops.size() - 1));
+      Call call;
+      try {
+        call = d.ops[k].generate(src);
+      } catch (const Discard&) {
+        ++out.rejected;
+        continue;
+      }
+      ++out.commands;
+      src.end_span(span);
+      Result r;
+      try {
+        r = call.run(*subject);
+      } catch (...) {
+        r = Result::current_exception();
+      }
+      if (trace) detail::record_step(trace, call.text, r);
+      if (r.is_exception() && !d.ops[k].may_throw)
+        return fail("threw " + r.exception_type() +
+                        (r.exception_message().empty() ? "" : "(" + duet::show(r.exception_message()) + ")") +
+                        " (declare the operation .may_throw() if it may)",
+                    call.text);
+      if (params.capture && params.capture->count() != failures_before)
+        return fail("assertion failed: " + params.capture->messages_since(failures_before), call.text);
+      if (d.invariant) {
+        Verdict v(true);
+        try {
+          v = d.invariant(*subject);
+        } catch (...) {
+          v = Verdict::fail("it threw " + detail::describe_current_exception());
+        }
+        if (!v.ok) return fail("the invariant fails" + (v.why.empty() ? std::string() : ": " + v.why), call.text);
+      }
+    }
+    return out;
+  }
+
+  CheckResult no_ops() const {
+    CheckResult r;
+    r.name = data_->name;
+    r.report = "duet: " + data_->name + ": error: no operation declared\n  nothing was tested\n";
+    return r;
+  }
+  CheckResult no_init() const {
+    CheckResult r;
+    r.name = data_->name;
+    r.report = "duet: " + data_->name +
+               ": error: the subject type is not default-constructible: give duet::Lin::init(make, setup)\n"
+               "  nothing was tested\n";
+    return r;
+  }
+
+  std::shared_ptr<Data> data_;
+};
+
+}  // namespace duet

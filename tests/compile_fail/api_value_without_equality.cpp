@@ -1,0 +1,2 @@
+#include "api_base.hpp"
+auto spec = duet::value<cfa::Opaque>();
