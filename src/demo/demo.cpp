@@ -1,27 +1,64 @@
-// make demo: duet finds and shrinks a real bug, and passes a correct implementation.
+// make demo: duet finds and shrinks real bugs, and passes correct implementations.
 #include <cstdio>
 #include <string>
+#include <vector>
 
+#include "persistent_array.hpp"
 #include "ring_buffer.hpp"
 
-int main() {
-  std::printf("== duet demo: a bounded ring-buffer queue against a std::deque model ==\n\n");
-  std::printf("-- 1. the buggy queue (read index wraps to 1 instead of 0) --\n");
-  const duet::CheckResult buggy = duet::check_sequential<ring::BuggyRingBufferSpec>({.name = "BuggyRingBuffer"});
-  std::printf("%s\n", buggy.report.c_str());
+namespace {
 
-  std::printf("-- 2. the correct queue --\n");
-  const duet::CheckResult correct = duet::check_sequential<ring::CorrectRingBufferSpec>({.name = "CorrectRingBuffer"});
-  if (!correct) std::printf("%s\n", correct.report.c_str());
+struct Line {
+  std::string what;
+  bool ok;
+  std::string detail;
+};
+
+std::string count(const duet::CheckResult& r) {
+  return std::to_string(r.cases) + " cases, " + std::to_string(r.commands) + " operations";
+}
+
+void expect_bug(std::vector<Line>& summary, const std::string& what, const duet::CheckResult& r) {
+  std::printf("%s\n", r.report.c_str());
+  const bool found = r.status == duet::CheckResult::Status::failed;
+  summary.push_back({what, found,
+                     found ? "bug found after " + std::to_string(r.cases) + (r.cases == 1 ? " case" : " cases") + ", shrunk to " +
+                                 std::to_string(r.failing_length) + " steps in " + std::to_string(r.shrink_steps) +
+                                 " shrink steps"
+                           : "NOT FOUND"});
+}
+
+void expect_pass(std::vector<Line>& summary, const std::string& what, const duet::CheckResult& r) {
+  if (!r) std::printf("%s\n", r.report.c_str());
+  std::printf("\n");
+  summary.push_back({what, r.passed(), r.passed() ? "passed (" + count(r) + ")" : "FAILED"});
+}
+
+}  // namespace
+
+int main() {
+  std::vector<Line> summary;
+  std::printf("== duet demo ==\n\n");
+
+  std::printf("-- 1. a bounded ring-buffer queue against a std::deque model (state machine) --\n");
+  std::printf("   the buggy queue's read index wraps to 1 instead of 0\n\n");
+  expect_bug(summary, "buggy ring buffer", duet::check_sequential<ring::BuggyRingBufferSpec>({.name = "BuggyRingBuffer"}));
+  expect_pass(summary, "correct ring buffer",
+              duet::check_sequential<ring::CorrectRingBufferSpec>({.name = "CorrectRingBuffer"}));
+
+  std::printf("-- 2. How Ed got fired: persistent arrays, reference against candidate (Monolith) --\n");
+  std::printf("   Ed's set writes in place instead of copying\n\n");
+  using namespace persistent;
+  expect_bug(summary, "Ed's persistent array", spec(ed::make, ed::get, ed::set).check({}, {.fuel = 5}));
+  expect_pass(summary, "copying persistent array",
+              spec(fixed::make, fixed::get, fixed::set).check({}, {.fuel = 5}));
 
   std::printf("\n== summary ==\n");
-  std::printf("  buggy ring buffer:   %s after %llu cases, shrunk to %zu steps in %llu shrink steps\n",
-              buggy.status == duet::CheckResult::Status::failed ? "bug found" : "NOT FOUND",
-              static_cast<unsigned long long>(buggy.cases), buggy.failing_length,
-              static_cast<unsigned long long>(buggy.shrink_steps));
-  std::printf("  correct ring buffer: %s (%llu cases, %llu commands)\n", correct ? "passed" : "FAILED",
-              static_cast<unsigned long long>(correct.cases), static_cast<unsigned long long>(correct.commands));
-  const bool as_expected = buggy.status == duet::CheckResult::Status::failed && correct.passed();
-  std::printf("  demo %s\n", as_expected ? "ok" : "did not go as expected");
-  return as_expected ? 0 : 1;
+  bool all = true;
+  for (const Line& l : summary) {
+    std::printf("  %-26s %s\n", (l.what + ":").c_str(), l.detail.c_str());
+    all = all && l.ok;
+  }
+  std::printf("  demo %s\n", all ? "ok" : "did not go as expected");
+  return all ? 0 : 1;
 }

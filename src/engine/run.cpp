@@ -300,7 +300,7 @@ struct Runner {
   CheckResult search() const {
     const auto start = Clock::now();
     auto next_progress = start + std::chrono::seconds(2);
-    std::uint64_t commands = 0, attempts = 0, rejected = 0, overruns = 0, abandoned = 0, i = 0;
+    std::uint64_t commands = 0, attempts = 0, rejected = 0, overruns = 0, abandoned = 0, busy = 0, i = 0;
     std::string abandon_reason;
     std::uint64_t current_seed = 0;
     Source src = Source::from_seed(0);
@@ -316,6 +316,7 @@ struct Runner {
       attempts += o.attempts;
       rejected += o.rejected;
       overruns += o.kind == CaseOutcome::Kind::overrun;
+      busy += o.commands > 0;
       if (o.kind == CaseOutcome::Kind::abandoned) {
         ++abandoned;
         if (abandon_reason.empty()) abandon_reason = o.message;
@@ -343,7 +344,7 @@ struct Runner {
       }
     }
     const double t = since(start);
-    if (i > 0 && abandoned == i)
+    if (abandoned > 0 && abandoned == busy)
       return error_result(s.name, "every scenario was abandoned (" + abandon_reason + "); nothing was checked");
     if (i > 0 && overruns == i)
       return error_result(s.name, "every case ran out of input bytes before finishing; nothing was checked");

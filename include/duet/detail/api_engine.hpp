@@ -563,7 +563,12 @@ struct Op final : OpBase {
     } else {
       using RV = std::remove_cvref_t<RR>;
       auto r = run_capturing<RR>([&]() -> decltype(auto) { return call_ref(fr, vals, Idx{}); });
-      if (r.threw()) return failed("the reference implementation of " + name + " threw " + exception_text(r.exception));
+      if (r.threw()) {
+        const std::string why = "the reference implementation of " + name + " threw " + exception_text(r.exception) +
+                                " (declare the result duet::may_throw(...) if it may)";
+        if (trace) record_api_failure(trace, call, "", why);
+        return failed(why);
+      }
       auto c = run_capturing<CR>([&]() -> decltype(auto) { return call_cand(fc, vals, Idx{}); });
       if (c.threw()) {
         const std::string why = "candidate throws " + exception_text(c.exception) +
@@ -612,6 +617,10 @@ struct Op final : OpBase {
           if (trace) record_api_step(trace, call, "throws " + c.exception.exception_type());
           return {};
         }
+        const std::string why =
+            "candidate throws " + exception_text(c.exception) + "; the reference throws " + exception_text(r.exception);
+        if (trace) record_api_failure(trace, call, "", why);
+        return failed(why + " (" + call + ")");
       }
       if (rt || ct) {
         std::string cand_text = ct ? "that it throws " + exception_text(c.exception) : std::string("a result");
