@@ -100,9 +100,10 @@ template <class G>
 using gen_value_t = typename gen_value<std::remove_cvref_t<G>>::type;
 
 template <class T>
-T integer_near(T target, T lo, T hi, std::uint64_t r) {
-  // Maps r = 0, 1, 2, ... to target, then values above it up to hi, then below it down to
-  // lo: uniform over [lo, hi] when r is uniform, and lowering r moves toward the target.
+T integer_near(T target, T hi, std::uint64_t r) {
+  // Maps r = 0, 1, 2, ... to target, then values above it up to hi, then below it (down to
+  // lo, which bounds r): uniform over [lo, hi] when r is uniform, and lowering r moves toward
+  // the target.
   using U = std::make_unsigned_t<T>;
   const U above = static_cast<U>(static_cast<U>(hi) - static_cast<U>(target));
   if (r <= above) return static_cast<T>(static_cast<U>(target) + static_cast<U>(r));
@@ -131,8 +132,8 @@ Gen<T> integers(T lo, T hi) {
                    [&](T a, T b) { return distance(a) < distance(b); });
   return [=](Source& s) -> T {
     const std::uint64_t mode = s.draw(15);
-    if (mode < 4) return detail::integer_near(target, lo, hi, s.draw(std::min<std::uint64_t>(span, 31)));
-    if (mode < 13) return detail::integer_near(target, lo, hi, s.draw(span));
+    if (mode < 4) return detail::integer_near(target, hi, s.draw(std::min<std::uint64_t>(span, 31)));
+    if (mode < 13) return detail::integer_near(target, hi, s.draw(span));
     return edges[s.draw(n - 1)];
   };
 }

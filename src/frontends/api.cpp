@@ -1,4 +1,5 @@
 // The reference-vs-candidate front end's scenario loop: the engine sees it as a Property.
+#include <cctype>
 #include <memory>
 
 #include "duet/api.hpp"
@@ -68,12 +69,32 @@ CaseOutcome run_api_case(const ApiData& d, Source& src, const CaseParams& params
 
 }  // namespace
 
-void record_api_step(Trace* trace, std::string code, std::string observed) {
+void record_api_step(Trace* trace, std::string code, std::string observed, bool binds) {
   Step step;
   step.code = std::move(code);
   step.observed = std::move(observed);
-  step.kind = step.observed.empty() ? Step::Kind::none : Step::Kind::value;
+  // A binding step is a declaration: the draft test states it, it does not compare it.
+  step.kind = step.observed.empty() || binds ? Step::Kind::none : Step::Kind::value;
   trace->steps.push_back(std::move(step));
+}
+
+bool is_name_list(const std::string& text) {
+  if (text.size() < 3 || text.front() != '{' || text.back() != '}') return false;
+  bool at_start = true;
+  for (std::size_t i = 1; i + 1 < text.size(); ++i) {
+    const char c = text[i];
+    if (at_start) {
+      if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '_')) return false;
+      at_start = false;
+    } else if (c == ',') {
+      if (i + 1 >= text.size() - 1 || text[i + 1] != ' ') return false;
+      ++i;
+      at_start = true;
+    } else if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) {
+      return false;
+    }
+  }
+  return !at_start;
 }
 
 void record_api_failure(Trace* trace, std::string code, std::string expected, std::string explanation) {

@@ -24,6 +24,7 @@ class Shrinker {
       improved = false;
       improved |= delete_spans();
       improved |= delete_span_pairs();
+      improved |= delete_span_and_adjust();
       improved |= delete_chunks();
       improved |= swap_adjacent_spans();
       improved |= lower_values();
@@ -90,6 +91,29 @@ class Shrinker {
                  current_.begin() + static_cast<std::ptrdiff_t>(b.begin));
         c.insert(c.end(), current_.begin() + static_cast<std::ptrdiff_t>(b.end), current_.end());
         if (attempt(c)) any = true;
+      }
+    }
+    return any;
+  }
+
+  // Deleting a command can shift what a later choice refers to (a choice among live values
+  // counted by position): delete it and lower one later choice by one, to keep pointing at the
+  // same value.
+  bool delete_span_and_adjust() {
+    bool any = false;
+    for (std::size_t i = spans_.size(); i-- > 0;) {
+      if (i >= spans_.size()) continue;
+      const auto span = spans_[i];
+      if (span.end > current_.size()) continue;
+      const auto base = without(span.begin, span.end);
+      for (std::size_t j = span.begin; j < base.size() && j < span.begin + 48; ++j) {
+        if (base[j] == 0 || out_of_budget()) continue;
+        auto c = base;
+        c[j] -= 1;
+        if (attempt(c)) {
+          any = true;
+          break;
+        }
       }
     }
     return any;

@@ -178,11 +178,14 @@ struct arg_values<std::tuple<A...>> {
 template <class Declared, class C, class Pred>
 bool pick_from(HandleStore<Declared, C>& store, Source& src, Arg<typename HandleStore<Declared, C>::R, C>& out,
                const Pred& pred) {
+  // Counted from the newest: choice 0 is the most recent suitable value, and deleting an
+  // older, unused step while shrinking does not change which value later choices name.
   std::size_t n = 0;
   for (auto& e : store.entries) n += pred(std::as_const(e.r())) ? 1 : 0;
   if (n == 0) return false;
   auto k = static_cast<std::size_t>(src.draw(n - 1));
-  for (auto& e : store.entries) {
+  for (auto it = store.entries.rbegin(); it != store.entries.rend(); ++it) {
+    auto& e = *it;
     if (!pred(std::as_const(e.r()))) continue;
     if (k-- == 0) {
       out.r = &e.r();
@@ -429,7 +432,9 @@ struct OpBase {
   virtual StepOutcome step(Source& src, Env& env, Trace* trace) const = 0;
 };
 
-void record_api_step(Trace* trace, std::string code, std::string observed);
+void record_api_step(Trace* trace, std::string code, std::string observed, bool binds = false);
+/// "{s2, s3}": braces around comma-separated C++ identifiers.
+bool is_name_list(const std::string& text);
 void record_api_failure(Trace* trace, std::string code, std::string expected, std::string explanation);
 std::string exception_text(const Result& r);  // "std::out_of_range(\"...\")"
 
@@ -528,18 +533,32 @@ struct Op final : OpBase {
   }
   using RR = typename decltype(ref_type_probe())::type;  // void in solo and nondet modes
 
-  // Prints and records a finished step: "auto a3 = op(...)", "op(...)  // 7".
-  void record_done(Trace* trace, const std::string& call, const std::string& text) const {
+  // Prints and records a finished step: "auto a3 = op(...)", "auto [s2, s3] = split(...)",
+  // "op(...)  // 7".
+  void record_done(Trace* trace, Env& env, const std::string& call, const std::string& text) const {
     if (!trace) return;
     constexpr SpecKind k = inner_kind<Res>();
-    if constexpr (k == SpecKind::abstract) record_api_step(trace, "auto " + text + " = " + call, "");
-    else if constexpr (contains_abstract<Res>()) record_api_step(trace, "auto _ = " + call, text);
-    else record_api_step(trace, call, text);
+    if constexpr (k == SpecKind::abstract) {
+      record_api_step(trace, "auto " + text + " = " + call, "", true);
+    } else if constexpr (contains_abstract<Res>()) {
+      // A pair or tuple of variables only: a structured binding. Anything else: a named
+      // result, with what it holds in the comment.
+      const bool all_names = (k == SpecKind::pair || k == SpecKind::tuple) && is_name_list(text);
+      if (all_names) record_api_step(trace, "auto [" + text.substr(1, text.size() - 2) + "] = " + call, "", true);
+      else record_api_step(trace, "auto r" + std::to_string(env.next_var++) + " = " + call, text, true);
+    } else {
+      record_api_step(trace, call, text, false);
+    }
   }
 
   StepOutcome mismatch_failure(Trace* trace, const std::string& call, const Mismatch& m) const {
-    if (trace) record_api_failure(trace, call, m.reference, "candidate finds " + m.candidate);
-    return failed("candidate finds " + m.candidate + "; the reference finds " + m.reference + " (" + call + ")");
+    const std::string why = "candidate finds " + m.candidate + "; the reference finds " + m.reference;
+    if (trace) {
+      // A whole concrete result reads as an assertion; a part of a composite one does not.
+      if constexpr (inner_kind<Res>() == SpecKind::value) record_api_failure(trace, call, m.reference, "candidate finds " + m.candidate);
+      else record_api_failure(trace, call, "", why);
+    }
+    return failed(why + " (" + call + ")");
   }
 
   StepOutcome step_plain(Vals& vals, const std::string& call, Env& env, Trace* trace) const {
@@ -558,7 +577,7 @@ struct Op final : OpBase {
       } else {
         deconstruct<true>(res, std::as_const(*c.value), std::move(*c.value), env, text, m);
       }
-      record_done(trace, call, text);
+      record_done(trace, env, call, text);
       return {};
     } else {
       using RV = std::remove_cvref_t<RR>;
@@ -587,7 +606,7 @@ struct Op final : OpBase {
         ok = deconstruct<false>(res, std::move(*r.value), std::move(*c.value), env, text, m);
       }
       if (!ok) return mismatch_failure(trace, call, *m);
-      record_done(trace, call, text);
+      record_done(trace, env, call, text);
       return {};
     }
   }
@@ -603,7 +622,7 @@ struct Op final : OpBase {
         return {};
       }
       if constexpr (!std::is_void_v<CV>) deconstruct<true>(inner, std::as_const(*c.value), std::move(*c.value), env, text, m);
-      record_done(trace, call, text);
+      record_done(trace, env, call, text);
       return {};
     } else {
       // The reference runs first, so that it can back off before the candidate runs.
@@ -635,7 +654,7 @@ struct Op final : OpBase {
       bool ok = true;
       if constexpr (!std::is_void_v<CV>) ok = deconstruct<false>(inner, std::move(*r.value), std::move(*c.value), env, text, m);
       if (!ok) return mismatch_failure(trace, call, *m);
-      record_done(trace, call, text);
+      record_done(trace, env, call, text);
       return {};
     }
   }
@@ -678,7 +697,7 @@ struct Op final : OpBase {
       std::optional<Mismatch> m;
       if (!deconstruct<false>(inner, std::move(*diag.value), std::move(*c.value), env, text, m))
         return mismatch_failure(trace, call, *m);
-      record_done(trace, call, text);
+      record_done(trace, env, call, text);
       return {};
     }
   }
