@@ -230,7 +230,13 @@ Gen<std::vector<T>> vectors(Gen<T> element, std::size_t min_size = 0, std::size_
   return [=](Source& s) {
     std::vector<T> v;
     while (v.size() < min_size) v.push_back(element(s));
-    while (v.size() < max_size && s.draw(5) != 0) v.push_back(element(s));
+    // Each optional element is a span, so the shrinker deletes elements whole.
+    for (;;) {
+      const std::size_t span = s.begin_span();
+      if (v.size() >= max_size || s.draw(5) == 0) break;
+      v.push_back(element(s));
+      s.end_span(span);
+    }
     return v;
   };
 }

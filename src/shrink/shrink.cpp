@@ -121,7 +121,7 @@ class Shrinker {
 
   bool delete_chunks() {
     bool any = false;
-    for (std::size_t k : {8, 4, 2, 1}) {
+    for (std::size_t k : {8, 4, 3, 2, 1}) {
       for (std::size_t i = current_.size(); i-- > 0;) {
         if (i + k > current_.size()) continue;
         if (attempt(without(i, i + k))) any = true;

@@ -551,6 +551,13 @@ struct Op final : OpBase {
     }
   }
 
+  // The whole (concrete) result differs: the step reads as an assertion of the reference's value.
+  StepOutcome whole_mismatch(Trace* trace, const std::string& call, const std::string& reference,
+                             const std::string& candidate) const {
+    if (trace) record_api_failure(trace, call, reference, "candidate finds " + candidate);
+    return failed("candidate finds " + candidate + "; the reference finds " + reference + " (" + call + ")");
+  }
+
   StepOutcome mismatch_failure(Trace* trace, const std::string& call, const Mismatch& m) const {
     const std::string why = "candidate finds " + m.candidate + "; the reference finds " + m.reference;
     if (trace) {
@@ -602,6 +609,10 @@ struct Op final : OpBase {
         static_assert(std::is_void_v<CV> && std::is_void_v<RV> && Res::spec_kind == SpecKind::unit,
                       "duet: an operation returning void needs the result spec duet::unit(), on both sides");
         ok = true;
+      } else if constexpr (!contains_abstract<Res>()) {
+        // A concrete result: compared in place, so that a failure can print both whole values.
+        ok = deconstruct<false>(res, std::as_const(*r.value), std::as_const(*c.value), env, text, m);
+        if (!ok) return whole_mismatch(trace, call, show_under(res, *r.value), show_under(res, *c.value));
       } else {
         ok = deconstruct<false>(res, std::move(*r.value), std::move(*c.value), env, text, m);
       }
@@ -652,7 +663,12 @@ struct Op final : OpBase {
         return failed("candidate finds " + cand_text + "; the reference finds " + ref_text + " (" + call + ")");
       }
       bool ok = true;
-      if constexpr (!std::is_void_v<CV>) ok = deconstruct<false>(inner, std::move(*r.value), std::move(*c.value), env, text, m);
+      if constexpr (!std::is_void_v<CV> && !contains_abstract<Res>()) {
+        ok = deconstruct<false>(inner, std::as_const(*r.value), std::as_const(*c.value), env, text, m);
+        if (!ok) return whole_mismatch(trace, call, show_under(inner, *r.value), show_under(inner, *c.value));
+      } else if constexpr (!std::is_void_v<CV>) {
+        ok = deconstruct<false>(inner, std::move(*r.value), std::move(*c.value), env, text, m);
+      }
       if (!ok) return mismatch_failure(trace, call, *m);
       record_done(trace, env, call, text);
       return {};
