@@ -3,6 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "avl.hpp"
+#include "increasing.hpp"
+#include "patricia.hpp"
 #include "persistent_array.hpp"
 #include "ring_buffer.hpp"
 
@@ -53,10 +56,24 @@ int main() {
   expect_pass(summary, "copying persistent array",
               spec(fixed::make, fixed::get, fixed::set).check({}, {.fuel = 5}));
 
+  std::printf("-- 3. an increasing-sequence generator, with a nondeterministic spec (Monolith) --\n");
+  std::printf("   next() may return any number above the previous one; this one wraps modulo 4\n\n");
+  expect_bug(summary, "wrapping generator",
+             increasing::spec<increasing::modulo4::Generator>(increasing::modulo4::create, increasing::modulo4::next).check());
+
+  std::printf("-- 4. Patricia-tree maps against std::map: union compares branching masks as signed --\n\n");
+  // Searching stops at the first failure; the larger budget only matters on an unlucky seed.
+  expect_bug(summary, "signed-mask Patricia union", patricia::spec(patricia::union_signed_masks).check({.time = 30}));
+
+  std::printf("-- 5. an AVL set whose join rebalances only at the root, with no reference at all --\n");
+  std::printf("   (invariant-only mode, as in ArtiCheck: the contents stay right, only the balance check sees it)\n\n");
+  expect_bug(summary, "root-only AVL join", avl::solo_spec(avl::union_root_only).check({.time = 30}));
+  expect_pass(summary, "correct AVL join", avl::solo_spec(avl::union_).check());
+
   std::printf("\n== summary ==\n");
   bool all = true;
   for (const Line& l : summary) {
-    std::printf("  %-26s %s\n", (l.what + ":").c_str(), l.detail.c_str());
+    std::printf("  %-28s %s\n", (l.what + ":").c_str(), l.detail.c_str());
     all = all && l.ok;
   }
   std::printf("  demo %s\n", all ? "ok" : "did not go as expected");
