@@ -35,6 +35,7 @@ struct CheckResult {
   std::uint64_t cases = 0;    // cases run
   std::uint64_t discarded = 0;  // generation attempts rejected (precondition, filter)
   std::uint64_t commands = 0;   // commands run in all cases
+  std::uint64_t trials = 0;     // parallel runner: program runs in all cases
   std::uint64_t shrink_steps = 0;  // replays the shrinker accepted
   std::uint64_t shrink_tries = 0;  // replays the shrinker tried
   std::size_t failing_length = 0;  // steps in the shrunk scenario

@@ -13,6 +13,7 @@
 #include "duet/config.hpp"
 #include "duet/gen.hpp"
 #include "duet/lin.hpp"
+#include "duet/parallel.hpp"
 #include "duet/result.hpp"
 #include "duet/show.hpp"
 #include "duet/source.hpp"

@@ -127,7 +127,10 @@ Gen<T> integers(T lo, T hi) {
     if (e >= lo && e <= hi && std::find(edges.begin(), edges.begin() + static_cast<std::ptrdiff_t>(n), e) ==
                                   edges.begin() + static_cast<std::ptrdiff_t>(n))
       edges[n++] = e;
-  auto distance = [target](T e) { return e >= target ? static_cast<U>(e - target) : static_cast<U>(target - e); };
+  auto distance = [target](T e) {  // in unsigned arithmetic: INT64_MIN - 0 overflows T
+    return e >= target ? static_cast<U>(static_cast<U>(e) - static_cast<U>(target))
+                       : static_cast<U>(static_cast<U>(target) - static_cast<U>(e));
+  };
   std::stable_sort(edges.begin(), edges.begin() + static_cast<std::ptrdiff_t>(n),
                    [&](T a, T b) { return distance(a) < distance(b); });
   return [=](Source& s) -> T {

@@ -115,6 +115,12 @@ struct Monitor {
   CrashGuard crash;
 };
 
+std::size_t y_calls(const Trace& t) {
+  std::size_t n = t.y_prefix.size() + t.y_suffix.size();
+  for (const auto& b : t.y_branches) n += b.size();
+  return n;
+}
+
 /// Pass, ran out of input, or abandoned (an unimplemented operation): nothing went wrong.
 bool uneventful(const CaseOutcome& o) {
   return o.kind == CaseOutcome::Kind::pass || o.kind == CaseOutcome::Kind::overrun ||
@@ -205,7 +211,7 @@ struct Runner {
     r.commands = commands;
     r.shrink_steps = data.shrink_steps;
     r.shrink_tries = data.shrink_tries;
-    r.failing_length = data.trace.steps.size();
+    r.failing_length = data.trace.diagram.empty() ? data.trace.steps.size() : y_calls(data.trace);
     r.replay_token = data.token;
     r.draft_path = data.draft_path;
     r.report = format_report(data);
@@ -300,7 +306,7 @@ struct Runner {
   CheckResult search() const {
     const auto start = Clock::now();
     auto next_progress = start + std::chrono::seconds(2);
-    std::uint64_t commands = 0, attempts = 0, rejected = 0, overruns = 0, abandoned = 0, busy = 0, i = 0;
+    std::uint64_t commands = 0, attempts = 0, rejected = 0, overruns = 0, abandoned = 0, busy = 0, trials = 0, i = 0;
     std::string abandon_reason;
     std::uint64_t current_seed = 0;
     Source src = Source::from_seed(0);
@@ -313,6 +319,7 @@ struct Runner {
       const CaseOutcome o = run(src, nullptr);
       if (monitor) monitor->stop();
       commands += o.commands;
+      trials += o.trials;
       attempts += o.attempts;
       rejected += o.rejected;
       overruns += o.kind == CaseOutcome::Kind::overrun;
@@ -330,7 +337,9 @@ struct Runner {
         data.attempts = attempts;
         data.rejected = rejected;
         data.error = o.kind == CaseOutcome::Kind::error;
+        data.trials = trials;
         CheckResult r = shrink_and_report(std::move(data), src, current_seed, commands, start);
+        r.trials = trials;
         return r;
       }
       if (commands == 0 && rejected >= 1000)
@@ -358,13 +367,16 @@ struct Runner {
     r.seed = s.seed;
     r.cases = i;
     r.commands = commands;
+    r.trials = trials;
     r.discarded = rejected;
     r.seconds = t;
     if (s.verbose >= 0) {
       std::string abandoned_text;
       if (abandoned > 0) abandoned_text = ", " + std::to_string(abandoned) + " abandoned (" + abandon_reason + ")";
-      std::fprintf(stdout, "duet: %s: %llu cases passed, %llu commands, %.1f%% discarded%s, %.2f s (seed 0x%016llx)\n",
-                   s.name.c_str(), static_cast<unsigned long long>(i), static_cast<unsigned long long>(commands),
+      if (trials > 0) abandoned_text += ", " + std::to_string(trials) + " trials";
+      std::fprintf(stdout, "duet: %s: %llu %s passed, %llu commands, %.1f%% discarded%s, %.2f s (seed 0x%016llx)\n",
+                   s.name.c_str(), static_cast<unsigned long long>(i), trials > 0 ? "programs" : "cases",
+                   static_cast<unsigned long long>(commands),
                    attempts ? 100.0 * static_cast<double>(rejected) / static_cast<double>(attempts) : 0.0,
                    abandoned_text.c_str(), t, static_cast<unsigned long long>(s.seed));
     }

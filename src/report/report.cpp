@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace duet::detail {
@@ -41,14 +42,29 @@ std::string format_report(const ReportData& d) {
   if (d.error) {
     out += "error: " + d.message + "\n  nothing was tested";
   } else {
-    out += "failed after " + plural(d.cases, "case", "cases") + " (seed " + hex(d.seed) + "); shrunk to " +
-           plural(d.trace.steps.size(), "step", "steps") + " in " + plural(d.shrink_steps, "shrink step", "shrink steps");
+    if (d.trace.diagram.empty()) {
+      out += "failed after " + plural(d.cases, "case", "cases") + " (seed " + hex(d.seed) + "); shrunk to " +
+             plural(d.trace.steps.size(), "step", "steps") + " in " + plural(d.shrink_steps, "shrink step", "shrink steps");
+    } else {
+      std::size_t calls = d.trace.y_prefix.size() + d.trace.y_suffix.size();
+      for (const auto& b : d.trace.y_branches) calls += b.size();
+      out += "failed after " + plural(d.cases, "program", "programs") + ", " + plural(d.trials, "trial", "trials") +
+             " (seed " + hex(d.seed) + "); shrunk to " + plural(calls, "call", "calls") + " in " +
+             plural(d.shrink_steps, "shrink step", "shrink steps");
+    }
   }
   out += "\n";
   if (d.nondeterministic)
     out += "  warning: the failure did not reproduce when replayed; the candidate or the spec is\n"
            "  nondeterministic (global state, time, addresses, threads?). Shown: the case as first seen.\n";
-  if (!d.trace.setup.empty() || !d.trace.steps.empty()) {
+  if (!d.trace.diagram.empty()) {
+    out += "\n";
+    if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
+    out += d.trace.diagram;
+    out += "\n  " + d.trace.verdict + ".\n";
+    out += "  (The replay token re-runs this program; on threads, whether the same interleaving recurs is\n"
+           "  a matter of chance, so it runs the program until a trial fails or the trials run out.)\n";
+  } else if (!d.trace.setup.empty() || !d.trace.steps.empty()) {
     out += "\n";
     std::size_t width = 0;
     for (const auto& s : d.trace.steps) width = std::max(width, s.code.size() + 1);
@@ -68,7 +84,7 @@ std::string format_report(const ReportData& d) {
       out += line + "\n";
     }
   }
-  if (!d.error && d.trace.steps.empty() && !d.message.empty()) out += "  " + d.message + "\n";
+  if (!d.error && d.trace.steps.empty() && d.trace.diagram.empty() && !d.message.empty()) out += "  " + d.message + "\n";
   if (d.error && d.trace.steps.empty()) out += "\n";
   out += "\n  replay:     DUET_REPLAY=" + d.token + "\n";
   if (!d.draft_path.empty()) out += "  draft test: " + d.draft_path + "\n";
@@ -87,7 +103,33 @@ std::string format_report(const ReportData& d) {
   return out;
 }
 
+static std::string format_y_draft(const ReportData& d) {
+  std::string out;
+  out += "// Draft reproducer written by duet for " + d.name + ".\n";
+  out += "// " + d.message + " in this program:\n";
+  std::istringstream diagram(d.trace.diagram);
+  for (std::string line; std::getline(diagram, line);) out += "//   " + line + "\n";
+  out += "// Replay it with duet (which re-checks every trial): DUET_REPLAY=" + d.token + "\n";
+  out += "// Without duet, this runs the program many times on threads; watch the results, or run it\n";
+  out += "// under ThreadSanitizer. Add the #include lines for your types.\n";
+  out += "#include <gtest/gtest.h>\n\n#include <thread>\n\n";
+  out += "TEST(" + identifier(d.name) + ", DuetRepro) {\n";
+  out += "  for (int trial = 0; trial < 1000; ++trial) {\n";
+  if (!d.trace.setup.empty()) out += "    " + d.trace.setup + "\n";
+  for (const auto& c : d.trace.y_prefix) out += "    " + c + ";\n";
+  for (std::size_t b = 0; b < d.trace.y_branches.size(); ++b) {
+    out += "    std::thread t" + std::to_string(b) + "([&] {\n";
+    for (const auto& c : d.trace.y_branches[b]) out += "      " + c + ";\n";
+    out += "    });\n";
+  }
+  for (std::size_t b = 0; b < d.trace.y_branches.size(); ++b) out += "    t" + std::to_string(b) + ".join();\n";
+  for (const auto& c : d.trace.y_suffix) out += "    " + c + ";\n";
+  out += "  }\n}\n";
+  return out;
+}
+
 std::string format_draft_test(const ReportData& d) {
+  if (!d.trace.diagram.empty()) return format_y_draft(d);
   std::string out;
   out += "// Draft reproducer written by duet for " + d.name + ".\n";
   out += "// " + d.message + "\n";

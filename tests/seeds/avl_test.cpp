@@ -15,7 +15,7 @@ TEST(AvlSeeds, RootOnlyJoinFoundByTheCheckOnly) {
   const duet::Api api = avl::spec(avl::union_root_only, avl::balanced);
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const duet::CheckResult r = api.check({.seed = seed, .output_dir = "duet-output/seeds"}, kFuel);
+    const duet::CheckResult r = api.check({.seed = seed, .time = 60, .output_dir = "duet-output/seeds"}, kFuel);
     ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
     EXPECT_NE(r.report.find("the well-formedness check fails on"), std::string::npos) << r.report;
     EXPECT_NE(r.report.find("is unbalanced"), std::string::npos) << r.report;
@@ -46,7 +46,7 @@ TEST(AvlSeeds, InvariantOnlyFindsRootOnlyJoin) {
   const duet::Api api = avl::solo_spec(avl::union_root_only);
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const duet::CheckResult r = api.check({.seed = seed, .output_dir = "duet-output/seeds"}, kFuel);
+    const duet::CheckResult r = api.check({.seed = seed, .time = 60, .output_dir = "duet-output/seeds"}, kFuel);
     ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
     EXPECT_NE(r.report.find("the well-formedness check fails on"), std::string::npos) << r.report;
     EXPECT_NE(r.report.find("is unbalanced"), std::string::npos) << r.report;

@@ -23,7 +23,7 @@ TEST(PatriciaSeeds, SignedMaskUnionFoundOnTenSeeds) {
   std::vector<double> times;
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const duet::CheckResult r = api.check({.seed = seed, .output_dir = "duet-output/seeds"});
+    const duet::CheckResult r = api.check({.seed = seed, .time = 60, .output_dir = "duet-output/seeds"});
     ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
     // The scenario needs a union of a map branching on bit 63 (two keys differing only in the
     // sign bit) with another map.
@@ -39,7 +39,12 @@ TEST(PatriciaSeeds, SignedMaskUnionFoundOnTenSeeds) {
   std::sort(sorted.begin(), sorted.end());
   const double median = (sorted[4] + sorted[5]) / 2;
   std::printf("patricia: median time to find %.3f s\n", median);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(NDEBUG)
+  // Sanitizer and debug builds run several times slower: the speed target is for release builds.
+  std::printf("patricia: timing target not checked in this build\n");
+#else
   EXPECT_LE(median, 2.0);
+#endif
 }
 
 }  // namespace

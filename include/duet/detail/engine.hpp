@@ -36,6 +36,11 @@ struct Trace {
   std::string setup;        // C++ statement(s) creating the subject, e.g. "RingBuffer q(3);"
   std::vector<Step> steps;  // the failing step, if any, is the last
   bool failed = false;
+  // A Y-shaped program (parallel runner) prints as a diagram instead of numbered steps.
+  std::string diagram;
+  std::vector<std::string> y_prefix, y_suffix;
+  std::vector<std::vector<std::string>> y_branches;
+  std::string verdict;  // the failing program's verdict line
 };
 
 struct CaseOutcome {
@@ -50,6 +55,7 @@ struct CaseOutcome {
   std::uint64_t commands = 0;
   std::uint64_t attempts = 0;  // command generation attempts
   std::uint64_t rejected = 0;  // of which rejected by a precondition or a filter
+  std::uint64_t trials = 0;    // parallel runner: runs of the case's program
 };
 
 class AssertionCapture;

@@ -19,6 +19,7 @@ struct ReportData {
   std::uint64_t shrink_steps = 0;
   std::uint64_t shrink_tries = 0;
   std::uint64_t attempts = 0, rejected = 0;
+  std::uint64_t trials = 0;  // parallel runner: program runs (0 for sequential checks)
   double search_seconds = 0, shrink_seconds = 0;
   bool replayed = false;  // this report comes from DUET_REPLAY
   std::string token;

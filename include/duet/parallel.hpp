@@ -1,0 +1,364 @@
+// The parallel runner: Y-shaped programs (a sequential prefix, then branches run at once on
+// threads, then an optional suffix), each run for many trials. An outcome passes only if some
+// sequential order of the calls, consistent with each branch's order and with real-time order,
+// explains every observed result — with the state-machine model as the oracle, or, for a
+// signature-only description, the candidate itself run sequentially.
+//
+//   TEST(Queue, Linearizable) { EXPECT_TRUE(duet::check_parallel<QueueSpec>({.branches = 3})); }
+//   TEST(StdVector, NotThreadSafe) { EXPECT_TRUE(duet::expect_unsafe<VectorSpec>()); }
+//   TEST(TbbQueue, Linearizable) { EXPECT_TRUE(lin.check_parallel()); }   // duet::Lin<T>
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
+#include "duet/detail/engine.hpp"
+#include "duet/detail/executor.hpp"
+#include "duet/detail/hash.hpp"
+#include "duet/detail/search.hpp"
+#include "duet/lin.hpp"
+#include "duet/result.hpp"
+#include "duet/state_machine.hpp"
+
+namespace duet {
+
+using detail::Consistency;
+
+/// The shape of Y-programs and how they run. Defaults: see docs/parallel.md for the
+/// measurements behind them.
+struct ParallelConfig {
+  std::size_t branches = 2;        // 2 to 8
+  std::size_t branch_length = 4;   // calls per branch at most (about half on average)
+  std::size_t prefix_length = 3;   // calls before the branches at most
+  std::size_t suffix_length = 0;   // calls after the branches at most
+  std::size_t trials = 50;         // runs of each program (stops at the first failing one)
+  Consistency consistency = Consistency::linearizable;
+  bool pin_threads = false;        // bind worker i to CPU i
+  std::shared_ptr<detail::Executor> executor;  // default: a thread pool kept for the check
+};
+
+namespace detail {
+
+/// A program's calls, in the order a report lists them: prefix, branch 0, branch 1, ..., suffix.
+struct YShape {
+  std::size_t prefix = 0;
+  std::vector<std::size_t> branches;  // lengths
+  std::size_t suffix = 0;
+  std::size_t size() const {
+    std::size_t n = prefix + suffix;
+    for (std::size_t b : branches) n += b;
+    return n;
+  }
+};
+
+/// One executed call of a trial.
+struct Observed {
+  Result result;
+  std::uint64_t invoke = 0, response = 0;
+};
+
+/// Builds the history the search core checks: phases 0/1/2 for prefix, branches, suffix;
+/// process 0 for prefix and suffix, 1 + b for branch b.
+std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>& observed);
+
+/// The Y diagram: the prefix on top, one column per branch, the suffix below; `call : result`.
+std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls, const std::vector<std::string>& results);
+
+/// Runs one program for up to `trials` trials; `run_trial` runs it once and returns whether the
+/// outcome was explained. Returns the failing trial's index, if any.
+struct TrialStats {
+  std::uint64_t trials = 0;
+};
+
+std::string describe_current_exception();
+
+/// How often each program is run, as settings: trials are the parallel runner's inner loop.
+struct ParallelParams {
+  ParallelConfig config;
+  std::shared_ptr<Executor> executor;
+};
+
+/// Draws a Y-program's commands from the model (state-machine specs): the prefix from the
+/// initial state, each branch from the state after the prefix, the suffix after the prefix and
+/// all branches in order. Returns false (and leaves the case empty) when the spec's
+/// precondition could fail in some interleaving.
+template <class Spec>
+bool generate_y(Source& src, const ParallelConfig& pc, std::vector<typename Spec::Cmd>& cmds, YShape& shape,
+                std::uint64_t& attempts, std::uint64_t& rejected) {
+  using Cmd = typename Spec::Cmd;
+  using State = typename Spec::State;
+  auto draw_calls = [&](State& state, std::size_t max) {
+    std::size_t n = 0;
+    for (; n < max; ++n) {
+      const std::size_t span = src.begin_span();
+      if (src.draw(3) == 0) break;  // about 3 calls past the first on average, up to max
+      std::optional<Cmd> cmd;
+      for (int attempt = 0; attempt < 16 && !cmd; ++attempt) {
+        ++attempts;
+        try {
+          Cmd c = Spec::command(state)(src);
+          if constexpr (HasPrecondition<Spec>)
+            if (!Spec::precondition(c, state)) {
+              ++rejected;
+              continue;
+            }
+          cmd.emplace(std::move(c));
+        } catch (const Discard&) {
+          ++rejected;
+        }
+      }
+      if (!cmd) break;
+      src.end_span(span);
+      if constexpr (NextInPlace<Spec>) Spec::next(*cmd, state);
+      else state = Spec::next(*cmd, std::move(state));
+      cmds.push_back(std::move(*cmd));
+    }
+    return n;
+  };
+  State state = initial_state<Spec>();
+  shape.prefix = draw_calls(state, pc.prefix_length);
+  shape.branches.clear();
+  State after_branches = state;
+  for (std::size_t b = 0; b < pc.branches; ++b) {
+    State branch_state = state;
+    shape.branches.push_back(draw_calls(branch_state, pc.branch_length));
+  }
+  // The suffix is drawn from the state after the branches run one after another: one of the
+  // orders the search may pick. Its preconditions are checked in every order below.
+  for (std::size_t b = 0, at = shape.prefix; b < pc.branches; at += shape.branches[b], ++b)
+    for (std::size_t k = 0; k < shape.branches[b]; ++k) {
+      if constexpr (NextInPlace<Spec>) Spec::next(cmds[at + k], after_branches);
+      else after_branches = Spec::next(cmds[at + k], std::move(after_branches));
+    }
+  shape.suffix = draw_calls(after_branches, pc.suffix_length);
+
+  if constexpr (HasPrecondition<Spec>) {
+    // Every interleaving of the branches must satisfy every precondition (qcheck-stm's
+    // all_interleavings_ok), or a correct candidate could be blamed for the spec's partiality.
+    std::uint64_t budget = 20000;
+    std::vector<std::size_t> pos(shape.branches.size(), 0);
+    std::vector<std::size_t> start(shape.branches.size());
+    for (std::size_t b = 0, at = shape.prefix; b < shape.branches.size(); at += shape.branches[b], ++b) start[b] = at;
+    const std::size_t suffix_at = shape.prefix + std::accumulate(shape.branches.begin(), shape.branches.end(), std::size_t{0});
+    std::function<bool(const State&)> all_ok = [&](const State& s) -> bool {
+      if (budget-- == 0) return false;
+      bool any = false;
+      for (std::size_t b = 0; b < pos.size(); ++b) {
+        if (pos[b] == shape.branches[b]) continue;
+        any = true;
+        const Cmd& c = cmds[start[b] + pos[b]];
+        if (!Spec::precondition(c, s)) return false;
+        State t = s;
+        if constexpr (NextInPlace<Spec>) Spec::next(c, t);
+        else t = Spec::next(c, std::move(t));
+        ++pos[b];
+        const bool ok = all_ok(t);
+        --pos[b];
+        if (!ok) return false;
+      }
+      if (!any) {
+        State t = s;
+        for (std::size_t k = 0; k < shape.suffix; ++k) {
+          if (!Spec::precondition(cmds[suffix_at + k], t)) return false;
+          if constexpr (NextInPlace<Spec>) Spec::next(cmds[suffix_at + k], t);
+          else t = Spec::next(cmds[suffix_at + k], std::move(t));
+        }
+      }
+      return true;
+    };
+    if (!all_ok(state)) {
+      ++rejected;
+      cmds.clear();
+      shape = YShape{};
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The state-machine model as the search core's oracle.
+template <class Spec>
+struct ModelOracle {
+  using State = typename Spec::State;
+  using Cmd = typename Spec::Cmd;
+  static constexpr bool memo = EqualityComparable<State>;
+  const std::vector<Cmd>* cmds;
+  const std::vector<Observed>* observed;
+  State initial() const { return initial_state<Spec>(); }
+  bool apply(State& s, std::size_t i) const {
+    const Cmd& c = (*cmds)[i];
+    const Result& got = (*observed)[i].result;
+    if constexpr (HasPrecondition<Spec>)
+      if (!Spec::precondition(c, s)) return false;
+    if constexpr (HasExpected<Spec>)
+      if (!(Spec::expected(c, s) == got)) return false;
+    if constexpr (HasPostcondition<Spec>)
+      if (!Spec::postcondition(c, s, got).ok) return false;
+    if constexpr (NextInPlace<Spec>) Spec::next(c, s);
+    else s = Spec::next(c, std::move(s));
+    return true;
+  }
+  std::uint64_t hash(const State& s) const { return hash_value(s); }
+  bool equal(const State& a, const State& b) const {
+    if constexpr (memo) return a == b;
+    else return false;
+  }
+};
+
+struct ParallelOutcome {
+  bool failed = false;
+  std::uint64_t trials = 0;
+  std::string message;
+};
+
+/// Runs a program's trials: fresh subject, prefix on this thread, branches on the executor,
+/// suffix on this thread, then the search. Subject and calls are type-erased by the caller.
+template <class Subject>
+struct TrialRunner {
+  std::function<std::unique_ptr<Subject>()> make;
+  std::function<Result(std::size_t call, Subject&)> call;
+};
+
+template <class Subject>
+std::vector<Observed> run_trial(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor) {
+  std::vector<Observed> observed(shape.size());
+  std::unique_ptr<Subject> subject = r.make();
+  auto one = [&](std::size_t i) {
+    Observed& o = observed[i];
+    o.invoke = event_time();
+    try {
+      o.result = r.call(i, *subject);
+    } catch (...) {
+      o.result = Result::current_exception();
+    }
+    o.response = event_time();
+  };
+  for (std::size_t i = 0; i < shape.prefix; ++i) one(i);
+  std::vector<std::function<void()>> branches;
+  for (std::size_t b = 0, at = shape.prefix; b < shape.branches.size(); at += shape.branches[b], ++b)
+    branches.push_back([&one, at, len = shape.branches[b]] {
+      for (std::size_t k = 0; k < len; ++k) one(at + k);
+    });
+  executor.run(branches);
+  const std::size_t suffix_at = shape.size() - shape.suffix;
+  for (std::size_t i = suffix_at; i < shape.size(); ++i) one(i);
+  return observed;
+}
+
+/// Trials of one program until one is not explained (or the trials run out).
+template <class Subject, class Check>
+ParallelOutcome run_trials(const TrialRunner<Subject>& runner, const YShape& shape, const ParallelParams& pp,
+                           std::vector<Observed>& last, Check explained) {
+  ParallelOutcome out;
+  for (std::size_t t = 0; t < pp.config.trials; ++t) {
+    ++out.trials;
+    last = run_trial(runner, shape, *pp.executor);
+    if (!explained(last)) {
+      out.failed = true;
+      return out;
+    }
+  }
+  return out;
+}
+
+std::string consistency_name(Consistency c);
+
+/// The report part of a failing program: the diagram and the verdict line.
+void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls, const std::vector<Observed>& observed,
+              const std::string& setup, const std::string& verdict);
+
+template <class Spec>
+CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, const CaseParams& params, Trace* trace) {
+  using Cmd = typename Spec::Cmd;
+  CaseOutcome out;
+  std::vector<Cmd> cmds;
+  YShape shape;
+  if (!generate_y<Spec>(src, pp.config, cmds, shape, out.attempts, out.rejected)) return out;
+  out.commands = cmds.size();
+  if (cmds.empty()) return out;
+  TrialRunner<typename Spec::Sut> runner{[] { return make_sut<Spec>(); },
+                                         [&cmds](std::size_t i, typename Spec::Sut& sut) { return Spec::run(cmds[i], sut); }};
+  ModelOracle<Spec> oracle{&cmds, nullptr};
+  const std::vector<TimedOp>* history = nullptr;
+  std::vector<TimedOp> ops;
+  std::vector<Observed> last;
+  ParallelOutcome po;
+  try {
+    po = run_trials(runner, shape, pp, last, [&](const std::vector<Observed>& observed) {
+      ops = y_history(shape, observed);
+      history = &ops;
+      oracle.observed = &observed;
+      return linearize(ops, oracle, pp.config.consistency).verdict != SearchVerdict::violation;
+    });
+  } catch (...) {
+    out.kind = CaseOutcome::Kind::error;
+    out.message = "the candidate's constructor threw " + describe_current_exception();
+    return out;
+  }
+  (void)history;
+  (void)params;
+  out.trials = po.trials;
+  if (!po.failed) return out;
+  out.kind = CaseOutcome::Kind::fail;
+  out.message = "no " + consistency_name(pp.config.consistency) + " order of the calls explains the results";
+  if (trace) {
+    std::vector<std::string> calls;
+    for (const Cmd& c : cmds) calls.push_back(show_command<Spec>(c));
+    record_y(trace, shape, calls, last, setup_cpp<Spec>(), out.message);
+  }
+  return out;
+}
+
+template <class Spec>
+Property parallel_property(const ParallelConfig& pc) {
+  Property p = state_machine_property<Spec>();
+  auto pp = std::make_shared<ParallelParams>();
+  pp->config = pc;
+  pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads));
+  p.spec_id = hash32(p.name + "/parallel");
+  p.run_case = [pp](Source& src, const CaseParams& params, Trace* trace) {
+    return run_parallel_case<Spec>(*pp, src, params, trace);
+  };
+  return p;
+}
+
+/// Validates the shape; empty when fine.
+std::string check_parallel_config(const ParallelConfig& pc);
+CheckResult parallel_config_error(const std::string& name, const std::string& why);
+/// expect_unsafe's verdict from a search's: passes when a counterexample was found.
+CheckResult invert_for_unsafe(CheckResult r);
+
+}  // namespace detail
+
+/// Y-shaped programs on threads against the state-machine model: passes if every trial of
+/// every program is linearizable (or sequentially consistent, with
+/// `.consistency = duet::Consistency::sequential`).
+///
+///   EXPECT_TRUE(duet::check_parallel<QueueSpec>({.branches = 3}));
+template <class Spec>
+CheckResult check_parallel(const ParallelConfig& pc = {}, const Config& config = {}) {
+  if (auto why = detail::check_parallel_config(pc); !why.empty())
+    return detail::parallel_config_error(type_name<Spec>(), why);
+  return detail::run_property(detail::parallel_property<Spec>(pc), config);
+}
+
+/// The negative test: passes only when duet finds (and shrinks) a program whose outcome no
+/// sequential order explains, proving the subject unsafe for concurrent use. The report, shown
+/// as information, says how many programs and trials it took.
+///
+///   EXPECT_TRUE(duet::expect_unsafe<StdVectorSpec>({}, {.time = 10}));
+template <class Spec>
+CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = {}) {
+  if (auto why = detail::check_parallel_config(pc); !why.empty())
+    return detail::parallel_config_error(type_name<Spec>(), why);
+  return detail::invert_for_unsafe(detail::run_property(detail::parallel_property<Spec>(pc), config));
+}
+
+}  // namespace duet

@@ -1,0 +1,88 @@
+// A map model over small keys (so that calls collide): insert(k, v) -> bool (inserted, like
+// std::map::insert), find(k) -> optional, and, when the binding has them, erase(k) -> bool and
+// count(k) -> size_t.
+//
+//   struct HashMap {
+//     using Sut = tbb::concurrent_hash_map<int, int>;
+//     static bool insert(Sut& m, int k, int v) { return m.insert({k, v}); }
+//     static std::optional<int> find(Sut& m, int k) { ... }
+//     static bool erase(Sut& m, int k) { return m.erase(k); }
+//   };
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include <duet/duet.hpp>
+
+namespace duet::models {
+
+struct Insert {
+  int key, value;
+};
+struct Find {
+  int key;
+};
+struct Erase {
+  int key;
+};
+struct Count {
+  int key;
+};
+inline std::string duet_show(const Insert& c) { return "insert(" + duet::show(c.key) + ", " + duet::show(c.value) + ")"; }
+inline std::string duet_show(const Find& c) { return "find(" + duet::show(c.key) + ")"; }
+inline std::string duet_show(const Erase& c) { return "erase(" + duet::show(c.key) + ")"; }
+inline std::string duet_show(const Count& c) { return "count(" + duet::show(c.key) + ")"; }
+
+template <class Binding>
+struct Map {
+  using Sut = typename Binding::Sut;
+  static constexpr bool has_erase = requires(Sut& m) { Binding::erase(m, 0); };
+  static constexpr bool has_count = requires(Sut& m) { Binding::count(m, 0); };
+  using State = std::map<int, int>;
+  using Cmd = std::variant<Insert, Find, Erase, Count>;
+  static constexpr const char* sut_name = "m";
+  static std::string setup_cpp() { return duet::type_name<Sut>() + " m;"; }
+  static std::unique_ptr<Sut> init_sut() {
+    if constexpr (requires { Binding::make(); }) return Binding::make();
+    else return std::make_unique<Sut>();
+  }
+  static Gen<Cmd> command(const State&) {
+    static const Gen<Cmd> gen = [] {
+      auto key = integers(0, 3);
+      std::vector<std::pair<unsigned, Gen<Cmd>>> ops{
+          {2, construct<Insert>(key, integers(0, 9)).map([](Insert i) { return Cmd(i); })},
+          {2, construct<Find>(key).map([](Find f) { return Cmd(f); })}};
+      if (has_erase) ops.push_back({1, construct<Erase>(key).map([](Erase e) { return Cmd(e); })});
+      if (has_count) ops.push_back({1, construct<Count>(key).map([](Count c) { return Cmd(c); })});
+      return frequency<Cmd>(std::move(ops));
+    }();
+    return gen;
+  }
+  static Result run(const Cmd& c, Sut& m) {
+    if (auto* i = std::get_if<Insert>(&c)) return static_cast<bool>(Binding::insert(m, i->key, i->value));
+    if (auto* f = std::get_if<Find>(&c)) return std::optional<int>(Binding::find(m, f->key));
+    if constexpr (has_erase)
+      if (auto* e = std::get_if<Erase>(&c)) return static_cast<bool>(Binding::erase(m, e->key));
+    if constexpr (has_count)
+      if (auto* n = std::get_if<Count>(&c)) return static_cast<std::size_t>(Binding::count(m, n->key));
+    return {};
+  }
+  static Result expected(const Cmd& c, const State& s) {
+    if (auto* i = std::get_if<Insert>(&c)) return !s.count(i->key);
+    if (auto* f = std::get_if<Find>(&c)) {
+      auto it = s.find(f->key);
+      return it == s.end() ? std::optional<int>() : std::optional<int>(it->second);
+    }
+    if (auto* e = std::get_if<Erase>(&c)) return s.count(e->key) > 0;
+    return static_cast<std::size_t>(s.count(std::get<Count>(c).key));
+  }
+  static void next(const Cmd& c, State& s) {
+    if (auto* i = std::get_if<Insert>(&c)) s.emplace(i->key, i->value);
+    else if (auto* e = std::get_if<Erase>(&c)) s.erase(e->key);
+  }
+};
+
+}  // namespace duet::models

@@ -1,0 +1,115 @@
+// Y-shaped programs: the history handed to the search core, the diagram, and the verdicts of
+// the parallel runner's two flavours.
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "duet/parallel.hpp"
+
+namespace duet::detail {
+
+std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>& observed) {
+  std::vector<TimedOp> ops(observed.size());
+  std::size_t i = 0;
+  for (; i < shape.prefix; ++i) ops[i] = {0, observed[i].invoke, observed[i].response, 0};
+  for (std::size_t b = 0; b < shape.branches.size(); ++b)
+    for (std::size_t k = 0; k < shape.branches[b]; ++k, ++i)
+      ops[i] = {static_cast<std::uint32_t>(1 + b), observed[i].invoke, observed[i].response, 1};
+  for (; i < observed.size(); ++i) ops[i] = {0, observed[i].invoke, observed[i].response, 2};
+  return ops;
+}
+
+std::string consistency_name(Consistency c) { return c == Consistency::linearizable ? "linearizable" : "sequentially consistent"; }
+
+std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls, const std::vector<std::string>& results) {
+  auto cell = [&](std::size_t i) { return results[i].empty() ? calls[i] : calls[i] + " : " + results[i]; };
+  const std::size_t nb = shape.branches.size();
+  std::vector<std::size_t> start(nb);
+  std::vector<std::size_t> width(nb, 8);
+  std::size_t rows = 0;
+  for (std::size_t b = 0, at = shape.prefix; b < nb; at += shape.branches[b], ++b) {
+    start[b] = at;
+    rows = std::max(rows, shape.branches[b]);
+    for (std::size_t k = 0; k < shape.branches[b]; ++k) width[b] = std::max(width[b], cell(at + k).size());
+  }
+  std::size_t total = 0;
+  for (std::size_t w : width) total += w + 3;
+  total = total > 3 ? total - 3 : total;
+
+  std::string out;
+  const std::string indent = "        ";
+  for (std::size_t i = 0; i < shape.prefix; ++i) out += indent + cell(i) + "\n";
+  // The fork: one column per branch.
+  std::string rule;
+  for (std::size_t b = 0; b < nb; ++b) {
+    rule += std::string(width[b] + (b == 0 ? 1 : 2), '-');
+    if (b + 1 < nb) rule += "+";
+  }
+  out += indent + rule + "\n";
+  for (std::size_t r = 0; r < rows; ++r) {
+    std::string line;
+    for (std::size_t b = 0; b < nb; ++b) {
+      std::string c = r < shape.branches[b] ? cell(start[b] + r) : "";
+      c.resize(width[b], ' ');
+      line += (b == 0 ? "" : " | ") + c;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += indent + line + "\n";
+  }
+  if (shape.suffix > 0) {
+    out += indent + std::string(rule.size(), '-') + "\n";
+    for (std::size_t i = calls.size() - shape.suffix; i < calls.size(); ++i) out += indent + cell(i) + "\n";
+  }
+  return out;
+}
+
+void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls, const std::vector<Observed>& observed,
+              const std::string& setup, const std::string& verdict) {
+  std::vector<std::string> results;
+  for (const Observed& o : observed) results.push_back(o.result.is_void() ? "()" : o.result.show());
+  trace->setup = setup;
+  trace->failed = true;
+  trace->verdict = verdict;
+  trace->diagram = y_diagram(shape, calls, results);
+  std::size_t i = 0;
+  for (; i < shape.prefix; ++i) trace->y_prefix.push_back(calls[i]);
+  for (std::size_t len : shape.branches) {
+    trace->y_branches.emplace_back();
+    for (std::size_t k = 0; k < len; ++k, ++i) trace->y_branches.back().push_back(calls[i]);
+  }
+  for (; i < calls.size(); ++i) trace->y_suffix.push_back(calls[i]);
+}
+
+std::string check_parallel_config(const ParallelConfig& pc) {
+  if (pc.branches < 2 || pc.branches > 8) return "branches must be 2 to 8 (got " + std::to_string(pc.branches) + ")";
+  if (pc.branch_length == 0) return "branch_length must be at least 1";
+  if (pc.trials == 0) return "trials must be at least 1";
+  return {};
+}
+
+CheckResult parallel_config_error(const std::string& name, const std::string& why) {
+  CheckResult r;
+  r.status = CheckResult::Status::error;
+  r.name = name;
+  r.report = "duet: " + name + ": error: bad ParallelConfig: " + why + "\n  nothing was tested\n";
+  return r;
+}
+
+CheckResult invert_for_unsafe(CheckResult r) {
+  if (r.status == CheckResult::Status::failed) {
+    r.status = CheckResult::Status::passed;
+    r.report = "duet: " + r.name + ": unsafe, as expected: a counterexample after " + std::to_string(r.cases) +
+               " programs, " + std::to_string(r.trials) + " trials\n" + r.report;
+    std::printf("%s", r.report.c_str());
+  } else if (r.status == CheckResult::Status::passed) {
+    r.status = CheckResult::Status::failed;
+    char seed[32];
+    std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(r.seed));
+    r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency), found none in " +
+               std::to_string(r.cases) + " programs, " + std::to_string(r.trials) + " trials (seed " + seed +
+               "); give it more time (DUET_TIME) or more trials\n";
+  }
+  return r;
+}
+
+}  // namespace duet::detail
