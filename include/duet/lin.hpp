@@ -140,6 +140,21 @@ class Lin {
   std::size_t op_count() const { return data_->ops.size(); }
   const std::string& name() const { return data_->name; }
   const std::string& setup_cpp() const { return data_->setup; }
+  /// The invariant's verdict on a subject (true when none was given).
+  Verdict check_invariant(const T& t) const {
+    if (!data_->invariant) return true;
+    try {
+      return data_->invariant(t);
+    } catch (...) {
+      return Verdict::fail("it threw " + detail::describe_current_exception());
+    }
+  }
+  /// A hash of the description (for replay tokens).
+  std::string signature() const {
+    std::string s = data_->name + "/lin";
+    for (const auto& op : data_->ops) s += "/" + op.name;
+    return s;
+  }
 
  private:
   struct OpDef {

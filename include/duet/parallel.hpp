@@ -316,6 +316,137 @@ CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, const CaseP
   return out;
 }
 
+/// The candidate as its own oracle (qcheck-lin): the calls placed so far are applied to a
+/// sequential copy of the subject (copied when the type allows it, else rebuilt by replaying
+/// the calls on a fresh one), and each call's result there must equal the observed one.
+template <class T>
+struct CandidateOracle {
+  static constexpr bool copyable = std::is_copy_constructible_v<T>;
+  static constexpr bool memo = copyable && EqualityComparable<T>;
+  using State = std::conditional_t<copyable, std::shared_ptr<const T>, std::vector<std::size_t>>;
+  const Lin<T>* lin;
+  const std::vector<typename Lin<T>::Call>* calls;
+  const std::vector<Observed>* observed;
+
+  State initial() const {
+    if constexpr (copyable) return std::shared_ptr<const T>(lin->make_subject());
+    else return {};
+  }
+  static Result run_call(const typename Lin<T>::Call& call, T& t) {
+    try {
+      return call.run(t);
+    } catch (...) {
+      return Result::current_exception();
+    }
+  }
+  bool apply(State& s, std::size_t i) const {
+    if constexpr (copyable) {
+      auto t = std::make_shared<T>(*s);
+      if (!(run_call((*calls)[i], *t) == (*observed)[i].result)) return false;
+      s = std::move(t);
+      return true;
+    } else {
+      std::unique_ptr<T> t = lin->make_subject();
+      for (std::size_t k : s) run_call((*calls)[k], *t);
+      if (!(run_call((*calls)[i], *t) == (*observed)[i].result)) return false;
+      s.push_back(i);
+      return true;
+    }
+  }
+  std::uint64_t hash(const State& s) const {
+    if constexpr (copyable) return hash_value(*s);
+    else return 0;
+  }
+  bool equal(const State& a, const State& b) const {
+    if constexpr (memo) return *a == *b;
+    else return false;
+  }
+};
+
+enum class LinMode { oracle, stress };
+
+/// Replays of a parallel program (each already `trials` runs) before concluding it passes.
+inline constexpr int kParallelReplayAttempts = 10;
+
+template <class T>
+CaseOutcome run_lin_parallel_case(const Lin<T>& lin, LinMode mode, const ParallelParams& pp, Source& src, Trace* trace) {
+  using Call = typename Lin<T>::Call;
+  CaseOutcome out;
+  std::vector<Call> calls;
+  YShape shape;
+  auto draw_calls = [&](std::size_t max) {
+    std::size_t n = 0;
+    for (; n < max; ++n) {
+      const std::size_t span = src.begin_span();
+      if (src.draw(3) == 0) break;
+      ++out.attempts;
+      calls.push_back(lin.generate_call(src));
+      src.end_span(span);
+    }
+    return n;
+  };
+  shape.prefix = draw_calls(pp.config.prefix_length);
+  for (std::size_t b = 0; b < pp.config.branches; ++b) shape.branches.push_back(draw_calls(pp.config.branch_length));
+  shape.suffix = draw_calls(pp.config.suffix_length);
+  out.commands = calls.size();
+  if (calls.empty()) return out;
+
+  TrialRunner<T> runner{[&lin] { return lin.make_subject(); },
+                        [&calls](std::size_t i, T& t) { return calls[i].run(t); }};
+  CandidateOracle<T> oracle{&lin, &calls, nullptr};
+  std::vector<Observed> last;
+  std::string why;
+  ParallelOutcome po;
+  try {
+    po = run_trials(runner, shape, pp, last, [&](const std::vector<Observed>& observed) {
+      if (mode == LinMode::stress) {
+        for (std::size_t i = 0; i < observed.size(); ++i)
+          if (observed[i].result.is_exception() && !lin.op_may_throw(calls[i].op)) {
+            why = calls[i].text + " threw " + observed[i].result.exception_type() + " (declare it .may_throw() if it may)";
+            return false;
+          }
+        return true;
+      }
+      const auto ops = y_history(shape, observed);
+      oracle.observed = &observed;
+      return linearize(ops, oracle, pp.config.consistency).verdict != SearchVerdict::violation;
+    });
+  } catch (...) {
+    out.kind = CaseOutcome::Kind::error;
+    out.message = "the subject's constructor threw " + describe_current_exception();
+    return out;
+  }
+  out.trials = po.trials;
+  if (!po.failed) return out;
+  out.kind = CaseOutcome::Kind::fail;
+  out.message = mode == LinMode::stress ? why
+                                        : "no " + consistency_name(pp.config.consistency) +
+                                              " order of the calls explains the results (the oracle: the candidate "
+                                              "run sequentially)";
+  if (trace) {
+    std::vector<std::string> texts;
+    for (const Call& c : calls) texts.push_back(c.text);
+    record_y(trace, shape, texts, last, lin.setup_cpp(), out.message);
+  }
+  return out;
+}
+
+template <class T>
+Property lin_parallel_property(const Lin<T>& lin, LinMode mode, const ParallelConfig& pc) {
+  Property p;
+  p.name = lin.name();
+  p.spec_id = hash32(lin.signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel"));
+  p.replay_attempts = kParallelReplayAttempts;
+  p.cheap_trace = true;
+  auto pp = std::make_shared<ParallelParams>();
+  pp->config = pc;
+  pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads));
+  p.run_case = [lin, mode, pp](Source& src, const CaseParams&, Trace* trace) {
+    return run_lin_parallel_case(lin, mode, *pp, src, trace);
+  };
+  return p;
+}
+
 template <class Spec>
 Property parallel_property(const ParallelConfig& pc) {
   Property p = state_machine_property<Spec>();
@@ -323,6 +454,8 @@ Property parallel_property(const ParallelConfig& pc) {
   pp->config = pc;
   pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads));
   p.spec_id = hash32(p.name + "/parallel");
+  p.replay_attempts = kParallelReplayAttempts;
+  p.cheap_trace = true;
   p.run_case = [pp](Source& src, const CaseParams& params, Trace* trace) {
     return run_parallel_case<Spec>(*pp, src, params, trace);
   };
@@ -359,6 +492,35 @@ CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = 
   if (auto why = detail::check_parallel_config(pc); !why.empty())
     return detail::parallel_config_error(type_name<Spec>(), why);
   return detail::invert_for_unsafe(detail::run_property(detail::parallel_property<Spec>(pc), config));
+}
+
+/// Y-programs over a signature-only description, with the candidate as its own oracle: an
+/// outcome passes if running the calls sequentially on a fresh subject, in some order that
+/// respects real time, gives the same results (qcheck-lin).
+///
+///   auto lin = duet::Lin<tbb::concurrent_queue<int>>("queue", "q").op("push", ...).op("try_pop", ...);
+///   EXPECT_TRUE(duet::check_parallel(lin));
+template <class T>
+CheckResult check_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
+  if (auto why = detail::check_parallel_config(pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
+  return detail::run_property(detail::lin_parallel_property(lin, detail::LinMode::oracle, pc), config);
+}
+
+/// The negative test over a signature-only description: passes when duet finds a program
+/// whose outcome no sequential run of the candidate explains.
+template <class T>
+CheckResult expect_unsafe(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
+  if (auto why = detail::check_parallel_config(pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
+  return detail::invert_for_unsafe(
+      detail::run_property(detail::lin_parallel_property(lin, detail::LinMode::oracle, pc), config));
+}
+
+/// Stress on threads with no oracle: fails only on an exception from an operation not declared
+/// may_throw, a crash or a hang (checked while Y-programs run on threads).
+template <class T>
+CheckResult stress_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
+  if (auto why = detail::check_parallel_config(pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
+  return detail::run_property(detail::lin_parallel_property(lin, detail::LinMode::stress, pc), config);
 }
 
 }  // namespace duet

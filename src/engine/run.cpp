@@ -176,11 +176,31 @@ struct Runner {
     return r;
   }
 
+  // A failure that depends on thread timing may need several tries to come back.
   Replayed replay(const std::vector<std::uint64_t>& choices) const {
-    Source src = Source::replay(choices);
-    const CaseOutcome o = run(src, nullptr);
-    return {o.kind == CaseOutcome::Kind::fail, src.choices(), src.spans()};
+    Replayed r;
+    for (int attempt = 0; attempt < std::max(1, p.replay_attempts); ++attempt) {
+      Source src = Source::replay(choices);
+      Trace trace;
+      const CaseOutcome o = run(src, p.cheap_trace ? &trace : nullptr);
+      r = {o.kind == CaseOutcome::Kind::fail, src.choices(), src.spans()};
+      if (r.fails) {
+        if (p.cheap_trace) remember_failure(r.consumed, std::move(trace), o.message);
+        break;
+      }
+    }
+    return r;
   }
+
+  // The last failing run's trace, for failures that may not come back when replayed once more.
+  void remember_failure(const std::vector<std::uint64_t>& choices, Trace trace, const std::string& message) const {
+    seen_failure_choices = choices;
+    seen_failure_trace = std::move(trace);
+    seen_failure_message = message;
+  }
+  mutable std::vector<std::uint64_t> seen_failure_choices;
+  mutable Trace seen_failure_trace;
+  mutable std::string seen_failure_message;
 
   // Fills the trace and the report text for a failing or erroring case.
   CheckResult finish(ReportData data, const std::vector<std::uint64_t>& choices, std::optional<std::uint64_t> seed_of_case,
@@ -189,9 +209,20 @@ struct Runner {
     rec.seed = data.seed;
     data.token = encode_token(rec);
     // Re-run for the trace. A failure that does not come back is reported as such.
-    Source src = seed_of_case ? Source::from_seed(*seed_of_case) : Source::replay(choices);
     Trace trace;
-    const CaseOutcome o = run(src, &trace);
+    CaseOutcome o;
+    for (int attempt = 0; attempt < std::max(1, p.replay_attempts); ++attempt) {
+      trace = Trace{};
+      Source src = seed_of_case ? Source::from_seed(*seed_of_case) : Source::replay(choices);
+      o = run(src, &trace);
+      if (!uneventful(o)) break;
+    }
+    if (uneventful(o) && p.cheap_trace && !seed_of_case && choices == seen_failure_choices) {
+      // Thread timing: show the failing run seen last (the replay token re-runs the program).
+      trace = seen_failure_trace;
+      o.kind = CaseOutcome::Kind::fail;
+      o.message = seen_failure_message;
+    }
     if (uneventful(o)) data.nondeterministic = true;
     else data.message = o.message;
     data.trace = std::move(trace);
@@ -316,8 +347,10 @@ struct Runner {
       current_seed = case_seed(s, i);
       src.restart(current_seed);
       if (monitor) monitor->start_seeded(i, current_seed);
-      const CaseOutcome o = run(src, nullptr);
+      Trace scratch;
+      const CaseOutcome o = run(src, p.cheap_trace ? &scratch : nullptr);
       if (monitor) monitor->stop();
+      if (o.kind == CaseOutcome::Kind::fail && p.cheap_trace) remember_failure(src.choices(), std::move(scratch), o.message);
       commands += o.commands;
       trials += o.trials;
       attempts += o.attempts;

@@ -38,23 +38,35 @@ class ThreadPool final : public Executor {
     for (auto& t : threads_) t.join();
   }
 
+  // The calling thread runs branch 0 itself: with as many branches as cores, a caller that
+  // waited by spinning would take a core from the branches it waits for.
   void run(const std::vector<std::function<void()>>& branches) override {
-    while (threads_.size() < branches.size()) {
+    const std::size_t helpers = branches.size() - 1;
+    while (threads_.size() < helpers) {
       const std::size_t index = threads_.size();
       threads_.emplace_back([this, index] { worker(index); });
-      if (pin_) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(static_cast<int>(index % std::max(1u, std::thread::hardware_concurrency())), &set);
-        pthread_setaffinity_np(threads_.back().native_handle(), sizeof set, &set);
-      }
+      if (pin_) pin(threads_.back().native_handle(), index + 1);
+    }
+    if (pin_ && !pinned_caller_) {
+      pin(pthread_self(), 0);
+      pinned_caller_ = true;
+    }
+    // A small random head start per branch, new every run, so that repeated trials sample
+    // different relative timings instead of the one the barrier happens to produce.
+    delays_.resize(branches.size());
+    for (auto& d : delays_) {
+      rng_ ^= rng_ << 13;
+      rng_ ^= rng_ >> 7;
+      rng_ ^= rng_ << 17;
+      d = static_cast<unsigned>(rng_ % 256);
     }
     work_ = &branches;
     active_.store(branches.size());
     arrived_.store(0);
-    remaining_.store(static_cast<int>(branches.size()));
+    remaining_.store(static_cast<int>(helpers));
     generation_.fetch_add(1, std::memory_order_acq_rel);
     generation_.notify_all();
+    start_and_run(0);
     spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; });
   }
   const char* name() const override { return "thread pool"; }
@@ -78,16 +90,35 @@ class ThreadPool final : public Executor {
       seen = generation_.load(std::memory_order_acquire);
       if (stop_.load()) return;
       const std::size_t active = active_.load(std::memory_order_acquire);
-      if (index >= active) continue;
-      // Symmetric start: nobody begins before every branch is ready.
-      arrived_.fetch_add(1, std::memory_order_acq_rel);
-      spin_until([&] { return arrived_.load(std::memory_order_acquire) == active; });
-      (*work_)[index]();
+      if (index + 1 >= active) continue;
+      start_and_run(index + 1);
       remaining_.fetch_sub(1, std::memory_order_acq_rel);
     }
   }
 
+  // Symmetric start: nobody begins before every branch is ready; then each waits out its
+  // head start, spinning hot.
+  void start_and_run(std::size_t branch) {
+    const std::size_t active = active_.load(std::memory_order_acquire);
+    arrived_.fetch_add(1, std::memory_order_acq_rel);
+    for (int i = 0; arrived_.load(std::memory_order_acquire) != active; ++i)
+      if (i > 4096) std::this_thread::yield();
+    for (volatile unsigned d = delays_[branch]; d > 0; d = d - 1) {
+    }
+    (*work_)[branch]();
+  }
+
+  static void pin(pthread_t thread, std::size_t index) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(static_cast<int>(index % std::max(1u, std::thread::hardware_concurrency())), &set);
+    pthread_setaffinity_np(thread, sizeof set, &set);
+  }
+
   bool pin_;
+  bool pinned_caller_ = false;
+  std::uint64_t rng_ = 0x9e3779b97f4a7c15ULL;
+  std::vector<unsigned> delays_;
   std::vector<std::thread> threads_;
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<std::size_t> active_{0};

@@ -72,6 +72,12 @@ struct Property {
   std::uint32_t spec_id = 0;  // hash of the spec's type, binds replay tokens to their test
   /// Runs one case. When trace is non-null, records every step into it.
   std::function<CaseOutcome(Source&, const CaseParams&, Trace*)> run_case;
+  /// How many times a replay is tried before concluding the case does not fail: 1 for
+  /// deterministic front ends; more where failures depend on thread timing.
+  int replay_attempts = 1;
+  /// The case records its trace only when it fails, so the engine may pass a trace to every
+  /// run: a failure that does not come back on replay (thread timing) still has its report.
+  bool cheap_trace = false;
 };
 
 /// Runs a property under the settings: the whole pipeline (generate, execute, check,
