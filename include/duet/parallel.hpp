@@ -94,11 +94,15 @@ bool generate_y(Source& src, const ParallelConfig& pc, std::vector<typename Spec
                 std::uint64_t& attempts, std::uint64_t& rejected) {
   using Cmd = typename Spec::Cmd;
   using State = typename Spec::State;
+  std::size_t stop_at = 0;  // where the last list of calls was ended by a "no more" choice
   auto draw_calls = [&](State& state, std::size_t max) {
     std::size_t n = 0;
+    stop_at = Source::kNoMark;
     for (; n < max; ++n) {
       const std::size_t span = src.begin_span();
+      stop_at = src.position();
       if (src.draw(3) == 0) break;  // about 3 calls past the first on average, up to max
+      stop_at = Source::kNoMark;
       std::optional<Cmd> cmd;
       for (int attempt = 0; attempt < 16 && !cmd; ++attempt) {
         ++attempts;
@@ -124,6 +128,7 @@ bool generate_y(Source& src, const ParallelConfig& pc, std::vector<typename Spec
   };
   State state = initial_state<Spec>();
   shape.prefix = draw_calls(state, pc.prefix_length);
+  if (stop_at != Source::kNoMark) src.mark_concurrent_start(stop_at);  // else the prefix is full
   shape.branches.clear();
   State after_branches = state;
   for (std::size_t b = 0; b < pc.branches; ++b) {
@@ -374,11 +379,15 @@ CaseOutcome run_lin_parallel_case(const Lin<T>& lin, LinMode mode, const Paralle
   CaseOutcome out;
   std::vector<Call> calls;
   YShape shape;
+  std::size_t stop_at = Source::kNoMark;
   auto draw_calls = [&](std::size_t max) {
     std::size_t n = 0;
+    stop_at = Source::kNoMark;
     for (; n < max; ++n) {
       const std::size_t span = src.begin_span();
+      stop_at = src.position();
       if (src.draw(3) == 0) break;
+      stop_at = Source::kNoMark;
       ++out.attempts;
       calls.push_back(lin.generate_call(src));
       src.end_span(span);
@@ -386,6 +395,7 @@ CaseOutcome run_lin_parallel_case(const Lin<T>& lin, LinMode mode, const Paralle
     return n;
   };
   shape.prefix = draw_calls(pp.config.prefix_length);
+  if (stop_at != Source::kNoMark) src.mark_concurrent_start(stop_at);
   for (std::size_t b = 0; b < pp.config.branches; ++b) shape.branches.push_back(draw_calls(pp.config.branch_length));
   shape.suffix = draw_calls(pp.config.suffix_length);
   out.commands = calls.size();

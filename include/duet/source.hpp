@@ -62,6 +62,7 @@ class Source {
     recorded_.clear();
     spans_.clear();
     counters_.clear();
+    concurrent_start_ = kNoMark;
   }
 
   /// A choice in [0, max], recorded.
@@ -106,6 +107,16 @@ class Source {
   };
   const std::vector<Span>& spans() const { return spans_; }
 
+  /// Marks where a case's sequential part ends and its concurrent part begins (a Y-program's
+  /// prefix and branches). The shrinker prefers choices before the mark: moving a call from a
+  /// branch into the prefix counts as simpler.
+  void mark_concurrent_start() { concurrent_start_ = recorded_.size(); }
+  /// The same at an earlier position: where a call moved out of a branch would be inserted
+  /// (before the choice that ended the prefix).
+  void mark_concurrent_start(std::size_t position) { concurrent_start_ = position; }
+  std::size_t concurrent_start() const { return concurrent_start_; }
+  static constexpr std::size_t kNoMark = ~std::size_t{0};
+
   /// Per-case counters for duet::sequential(): each generator object counts from 0 in
   /// every case, so replay reproduces the same values.
   std::int64_t next_count(std::uint64_t key) {
@@ -132,6 +143,7 @@ class Source {
   std::vector<std::uint64_t> recorded_;
   std::vector<Span> spans_;
   std::vector<std::pair<std::uint64_t, std::int64_t>> counters_;
+  std::size_t concurrent_start_ = kNoMark;
 };
 
 }  // namespace duet

@@ -183,7 +183,7 @@ struct Runner {
       Source src = Source::replay(choices);
       Trace trace;
       const CaseOutcome o = run(src, p.cheap_trace ? &trace : nullptr);
-      r = {o.kind == CaseOutcome::Kind::fail, src.choices(), src.spans()};
+      r = {o.kind == CaseOutcome::Kind::fail, src.choices(), src.spans(), src.concurrent_start()};
       if (r.fails) {
         if (p.cheap_trace) remember_failure(r.consumed, std::move(trace), o.message);
         break;
@@ -308,7 +308,7 @@ struct Runner {
             if (monitor) monitor->stop();
             return r;
           },
-          budget);
+          budget, src.concurrent_start());
       best = std::move(so.choices);
       data.shrink_steps = so.accepted;
       data.shrink_tries = so.tried;

@@ -14,8 +14,8 @@ namespace {
 class Shrinker {
  public:
   Shrinker(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans, const Replay& replay,
-           const ShrinkBudget& budget)
-      : current_(std::move(choices)), spans_(std::move(spans)), replay_(replay), budget_(budget),
+           const ShrinkBudget& budget, std::size_t concurrent_start)
+      : current_(std::move(choices)), spans_(std::move(spans)), mark_(concurrent_start), replay_(replay), budget_(budget),
         deadline_(std::chrono::steady_clock::now() + budget.max_time) {}
 
   ShrinkOutcome run() {
@@ -26,6 +26,7 @@ class Shrinker {
       improved |= delete_span_pairs();
       improved |= delete_span_and_adjust();
       improved |= delete_chunks();
+      improved |= move_into_sequential_part();
       improved |= swap_adjacent_spans();
       improved |= lower_values();
       improved |= lower_and_delete();
@@ -47,16 +48,46 @@ class Shrinker {
 
   // Replays the candidate; keeps it (as the choices it actually drew) if it still fails and
   // is smaller than what we have.
-  bool attempt(const std::vector<std::uint64_t>& candidate) {
+  bool attempt(const std::vector<std::uint64_t>& candidate, std::size_t candidate_mark = Source::kNoMark) {
     if (out_of_budget()) return false;
-    if (!shortlex_less(candidate, current_)) return false;
+    if (!smaller(candidate, candidate_mark == Source::kNoMark ? mark_ : candidate_mark)) return false;
     ++tried_;
     Replayed r = replay_(candidate);
-    if (!r.fails || !shortlex_less(r.consumed, current_)) return false;
+    if (!r.fails || !smaller(r.consumed, r.concurrent_start)) return false;
     current_ = std::move(r.consumed);
     spans_ = std::move(r.spans);
+    mark_ = r.concurrent_start;
     ++accepted_;
     return true;
+  }
+
+  // The order every accepted step decreases: length, then choices in the concurrent part,
+  // then lexicographic. Well founded, so shrinking ends.
+  bool smaller(const std::vector<std::uint64_t>& c, std::size_t c_mark) const {
+    if (c.size() != current_.size()) return c.size() < current_.size();
+    const std::size_t ours = mark_ == Source::kNoMark ? 0 : current_.size() - std::min(mark_, current_.size());
+    const std::size_t theirs = c_mark == Source::kNoMark ? 0 : c.size() - std::min(c_mark, c.size());
+    if (ours != theirs) return theirs < ours;
+    return c < current_;
+  }
+
+  // A call of a branch moved to the end of the sequential prefix: less concurrency to explain.
+  bool move_into_sequential_part() {
+    if (mark_ == Source::kNoMark) return false;
+    bool any = false;
+    for (std::size_t i = 0; i < spans_.size(); ++i) {
+      const auto span = spans_[i];
+      // Only a call past the prefix's end (the choice at mark_ that ended it) can move in.
+      if (span.begin <= mark_ || span.end > current_.size() || out_of_budget()) continue;
+      std::vector<std::uint64_t> c(current_.begin(), current_.begin() + static_cast<std::ptrdiff_t>(mark_));
+      c.insert(c.end(), current_.begin() + static_cast<std::ptrdiff_t>(span.begin),
+               current_.begin() + static_cast<std::ptrdiff_t>(span.end));
+      c.insert(c.end(), current_.begin() + static_cast<std::ptrdiff_t>(mark_),
+               current_.begin() + static_cast<std::ptrdiff_t>(span.begin));
+      c.insert(c.end(), current_.begin() + static_cast<std::ptrdiff_t>(span.end), current_.end());
+      if (attempt(c, mark_ + (span.end - span.begin))) any = true;
+    }
+    return any;
   }
 
   std::vector<std::uint64_t> without(std::size_t begin, std::size_t end) const {
@@ -225,6 +256,7 @@ class Shrinker {
 
   std::vector<std::uint64_t> current_;
   std::vector<Source::Span> spans_;
+  std::size_t mark_;
   const Replay& replay_;
   ShrinkBudget budget_;
   std::chrono::steady_clock::time_point deadline_;
@@ -234,8 +266,8 @@ class Shrinker {
 }  // namespace
 
 ShrinkOutcome shrink(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans, const Replay& replay,
-                     const ShrinkBudget& budget) {
-  return Shrinker(std::move(choices), std::move(spans), replay, budget).run();
+                     const ShrinkBudget& budget, std::size_t concurrent_start) {
+  return Shrinker(std::move(choices), std::move(spans), replay, budget, concurrent_start).run();
 }
 
 }  // namespace duet::detail

@@ -48,3 +48,41 @@ TEST(Shrink, ShortlexOrder) {
 }
 
 }  // namespace
+
+namespace {
+
+// A case of two lists of calls, marked as a sequential part and a concurrent part: fails when
+// there are two calls in all. The shrinker prefers the calls in the sequential part.
+Replayed two_calls(const std::vector<std::uint64_t>& c) {
+  auto s = duet::Source::replay(c);
+  auto list = [&](std::size_t& stop) {
+    std::size_t n = 0;
+    stop = duet::Source::kNoMark;
+    for (; n < 4; ++n) {
+      const auto span = s.begin_span();
+      stop = s.position();
+      if (s.draw(3) == 0) break;
+      stop = duet::Source::kNoMark;
+      s.draw(9);  // the call's argument
+      s.end_span(span);
+    }
+    return n;
+  };
+  std::size_t stop;
+  const std::size_t prefix = list(stop);
+  if (stop != duet::Source::kNoMark) s.mark_concurrent_start(stop);
+  const std::size_t branch = list(stop);
+  return {prefix + branch >= 2, s.choices(), s.spans(), s.concurrent_start()};
+}
+
+TEST(Shrink, MovesCallsIntoTheSequentialPart) {
+  // No prefix; a branch of three calls.
+  const std::vector<std::uint64_t> start{0, 2, 5, 3, 7, 1, 4, 0};
+  const Replayed first = two_calls(start);
+  ASSERT_TRUE(first.fails);
+  const auto out = duet::detail::shrink(start, first.spans, two_calls, {}, first.concurrent_start);
+  // Two calls, both in the prefix: prefix {1, 0}, {1, 0}, stop 0; branch stop 0.
+  EXPECT_EQ(out.choices, (std::vector<std::uint64_t>{1, 0, 1, 0, 0, 0}));
+}
+
+}  // namespace

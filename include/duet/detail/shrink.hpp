@@ -18,6 +18,7 @@ struct Replayed {
   bool fails = false;                   // still fails: the candidate is acceptable if smaller
   std::vector<std::uint64_t> consumed;  // the choices actually drawn (the new case)
   std::vector<Source::Span> spans;      // command boundaries within them
+  std::size_t concurrent_start = Source::kNoMark;  // see Source::mark_concurrent_start
 };
 using Replay = std::function<Replayed(const std::vector<std::uint64_t>&)>;
 
@@ -33,9 +34,11 @@ struct ShrinkOutcome {
   bool budget_exhausted = false;
 };
 
-/// Shrinks a failing case. "Smaller" is shortlex: fewer choices, then lexicographically lower.
+/// Shrinks a failing case. "Smaller" is: fewer choices; then fewer of them in the concurrent
+/// part (after Source::mark_concurrent_start); then lexicographically lower.
 ShrinkOutcome shrink(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans,
-                     const Replay& replay, const ShrinkBudget& budget);
+                     const Replay& replay, const ShrinkBudget& budget,
+                     std::size_t concurrent_start = Source::kNoMark);
 
 /// a comes before b in shortlex order.
 bool shortlex_less(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b);
