@@ -1,0 +1,37 @@
+// More structures proven unsafe by a shrunk counterexample: the qcheck-stm Float.Array example
+// on std::vector<double>, and oneTBB's concurrent_queue::unsafe_size, which the documentation
+// says may be wrong while a push or try_pop is in flight.
+#include <duet/gtest.hpp>
+
+#include <algorithm>
+#include <oneapi/tbb/concurrent_queue.h>
+#include <vector>
+
+namespace {
+
+std::unique_ptr<std::vector<double>> twelve_ones() { return std::make_unique<std::vector<double>>(12, 1.0); }
+
+TEST(NegativeFloatArray, SetSortToListIsUnsafe) {
+  auto lin = duet::Lin<std::vector<double>>("Float.Array", "fa")
+                 .init(twelve_ones, "std::vector<double> fa(12, 1.0);")
+                 .op("set", [](std::vector<double>& a, std::size_t i, double x) { a.at(i) = x; },
+                     duet::integers<std::size_t>(0, 11), duet::reals(-10, 10))
+                 .op("sort", [](std::vector<double>& a) { std::sort(a.begin(), a.end()); })
+                 .op("to_list", [](std::vector<double>& a) { return a; });
+  const duet::CheckResult r = duet::expect_unsafe(lin, {}, {.time = 60, .shrink_time = 10});
+  EXPECT_TRUE(r) << r.report;
+}
+
+TEST(NegativeTbb, UnsafeSizeDuringPushAndPop) {
+  auto lin = duet::Lin<tbb::concurrent_queue<int>>("tbb::concurrent_queue", "q")
+                 .op("push", [](tbb::concurrent_queue<int>& q, int x) { q.push(x); }, duet::integers(0, 9))
+                 .op("try_pop", [](tbb::concurrent_queue<int>& q) {
+                   int x;
+                   return q.try_pop(x) ? std::optional<int>(x) : std::nullopt;
+                 })
+                 .op("unsafe_size", [](tbb::concurrent_queue<int>& q) { return q.unsafe_size(); });
+  const duet::CheckResult r = duet::expect_unsafe(lin, {}, {.time = 60, .shrink_time = 10});
+  EXPECT_TRUE(r) << r.report;
+}
+
+}  // namespace
