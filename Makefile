@@ -5,7 +5,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PACKAGES   := cmake g++ make libboost-context-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
 BENCH_PACKAGES := librapidcheck-dev
 
-.PHONY: demo test bench deps configure build asan tsan clean
+.PHONY: demo test bench soak deps configure build asan tsan clean
 
 deps:
 	@missing=""; for p in $(PACKAGES) $(EXTRA_PACKAGES); do \
@@ -34,6 +34,12 @@ demo: build
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
+
+# Long campaigns, not part of `make test`: rare races (DUET_SOAK=1), and every negative test
+# repeated 100 times (each must find its counterexample every time).
+soak: build
+	@cd $(BUILD) && DUET_SOAK=1 ctest --output-on-failure -L negative -j 1
+	@cd $(BUILD) && ctest --output-on-failure -L negative --repeat until-fail:100 -j 1
 
 bench:
 	@$(MAKE) --no-print-directory build EXTRA_PACKAGES="$(BENCH_PACKAGES)"

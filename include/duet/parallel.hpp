@@ -38,7 +38,7 @@ struct ParallelConfig {
   std::size_t branch_length = 4;   // calls per branch at most (about half on average)
   std::size_t prefix_length = 3;   // calls before the branches at most
   std::size_t suffix_length = 0;   // calls after the branches at most
-  std::size_t trials = 50;         // runs of each program (stops at the first failing one)
+  std::size_t trials = 20;         // runs of each program (stops at the first failing one)
   Consistency consistency = Consistency::linearizable;
   bool pin_threads = false;        // bind worker i to CPU i
   std::shared_ptr<detail::Executor> executor;  // default: a thread pool kept for the check
@@ -371,7 +371,7 @@ struct CandidateOracle {
 enum class LinMode { oracle, stress };
 
 /// Replays of a parallel program (each already `trials` runs) before concluding it passes.
-inline constexpr int kParallelReplayAttempts = 10;
+inline constexpr int kParallelReplayAttempts = 20;
 
 template <class T>
 CaseOutcome run_lin_parallel_case(const Lin<T>& lin, LinMode mode, const ParallelParams& pp, Source& src, Trace* trace) {

@@ -4,6 +4,7 @@
 #include <duet/gtest.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <oneapi/tbb/concurrent_queue.h>
 #include <vector>
 
@@ -22,7 +23,10 @@ TEST(NegativeFloatArray, SetSortToListIsUnsafe) {
   EXPECT_TRUE(r) << r.report;
 }
 
+// Detectable, but rarely: a wrong size shows up once in millions of trials (see
+// docs/parallel.md), too rarely for the default suite. `make soak` runs it (DUET_SOAK=1).
 TEST(NegativeTbb, UnsafeSizeDuringPushAndPop) {
+  if (!std::getenv("DUET_SOAK")) GTEST_SKIP() << "a soak test: set DUET_SOAK=1 (make soak) to run it";
   auto lin = duet::Lin<tbb::concurrent_queue<int>>("tbb::concurrent_queue", "q")
                  .op("push", [](tbb::concurrent_queue<int>& q, int x) { q.push(x); }, duet::integers(0, 9))
                  .op("try_pop", [](tbb::concurrent_queue<int>& q) {
@@ -30,7 +34,7 @@ TEST(NegativeTbb, UnsafeSizeDuringPushAndPop) {
                    return q.try_pop(x) ? std::optional<int>(x) : std::nullopt;
                  })
                  .op("unsafe_size", [](tbb::concurrent_queue<int>& q) { return q.unsafe_size(); });
-  const duet::CheckResult r = duet::expect_unsafe(lin, {}, {.time = 60, .shrink_time = 10});
+  const duet::CheckResult r = duet::expect_unsafe(lin, {.branch_length = 8}, {.time = 600, .shrink_time = 30});
   EXPECT_TRUE(r) << r.report;
 }
 

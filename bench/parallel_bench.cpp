@@ -1,0 +1,142 @@
+// The parallel runner: checking cost (memoized search vs enumerating interleavings), trials per
+// second (persistent pool vs threads per trial), and detection (trials to the first failure).
+//
+//   build/bin/duet-bench --benchmark_filter=Parallel
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include <duet/duet.hpp>
+#include <duet/models/counter.hpp>
+
+namespace {
+
+using duet::detail::Consistency;
+using duet::detail::TimedOp;
+
+// A counter history: every branch increments, the last call of the last branch reads a value
+// no order can produce, so every search must exhaust its space. All calls overlap in time.
+struct CounterOracle {
+  using State = long;
+  static constexpr bool memo = true;
+  const std::vector<int>* reads;  // -1: incr, else get() observed this value
+  State initial() const { return 0; }
+  bool apply(State& s, std::size_t i) const {
+    if ((*reads)[i] < 0) {
+      ++s;
+      return true;
+    }
+    return s == (*reads)[i];
+  }
+  std::uint64_t hash(const State& s) const { return static_cast<std::uint64_t>(s); }
+  bool equal(const State& a, const State& b) const { return a == b; }
+};
+struct EnumeratingOracle : CounterOracle {
+  static constexpr bool memo = false;
+};
+
+void history(std::size_t branches, std::size_t length, std::vector<TimedOp>& ops, std::vector<int>& reads) {
+  for (std::size_t b = 0; b < branches; ++b)
+    for (std::size_t k = 0; k < length; ++k) {
+      ops.push_back({static_cast<std::uint32_t>(b), 10 * k + b, 1'000'000});
+      reads.push_back(b + 1 == branches && k + 1 == length ? 1'000 : -1);
+    }
+}
+
+template <class Oracle>
+void BM_Parallel_Check(benchmark::State& st) {
+  std::vector<TimedOp> ops;
+  std::vector<int> reads;
+  history(static_cast<std::size_t>(st.range(0)), static_cast<std::size_t>(st.range(1)), ops, reads);
+  const Oracle oracle{{&reads}};
+  std::uint64_t nodes = 0;
+  for (auto _ : st) {
+    duet::detail::SearchBudget budget;
+    budget.max_seconds = 20;
+    const auto r = duet::detail::linearize(ops, oracle, Consistency::sequential, budget);
+    if (r.verdict == duet::detail::SearchVerdict::ok) st.SkipWithError("the crafted history must not be explainable");
+    nodes += r.nodes;
+    st.counters["unknown"] = r.verdict == duet::detail::SearchVerdict::unknown;
+  }
+  st.counters["nodes"] = static_cast<double>(nodes) / static_cast<double>(st.iterations());
+}
+// 2 branches x 12 calls and 4 x 6, memoized; enumeration of the same (stopped after 20 s).
+BENCHMARK(BM_Parallel_Check<CounterOracle>)->Args({2, 12})->Args({4, 6})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Parallel_Check<EnumeratingOracle>)->Args({2, 12})->Args({4, 6})->Unit(benchmark::kMillisecond)->Iterations(1);
+
+struct AtomicCounter {
+  using Sut = std::atomic<long>;
+  static void incr(Sut& c) { c.fetch_add(1); }
+  static long get(Sut& c) { return c.load(); }
+};
+
+void BM_Parallel_Trials(benchmark::State& st) {
+  duet::ParallelConfig pc;
+  pc.executor = st.range(0) == 0 ? std::shared_ptr<duet::detail::Executor>(duet::detail::make_thread_pool())
+                                 : std::shared_ptr<duet::detail::Executor>(duet::detail::make_thread_per_run());
+  std::uint64_t trials = 0, seed = 1;
+  for (auto _ : st) {
+    const auto r = duet::check_parallel<duet::models::Counter<AtomicCounter>>(pc, {.seed = seed++, .count = 100, .verbose = -1});
+    trials += r.trials;
+  }
+  st.counters["trials/s"] = benchmark::Counter(static_cast<double>(trials), benchmark::Counter::kIsRate);
+  st.SetLabel(st.range(0) == 0 ? "persistent pool" : "threads per trial");
+}
+BENCHMARK(BM_Parallel_Trials)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+struct RacyCounter {
+  using Sut = std::atomic<long>;
+  static void incr(Sut& c) {
+    const long v = c.load(std::memory_order_relaxed);
+    std::this_thread::yield();
+    c.store(v + 1, std::memory_order_relaxed);
+  }
+  static long get(Sut& c) { return c.load(); }
+};
+
+std::unique_ptr<std::vector<int>> reserved_vector() {
+  auto v = std::make_unique<std::vector<int>>();
+  v->reserve(1024);
+  return v;
+}
+
+// Trials to the first failure over 30 seeds: median, 90th percentile, worst.
+template <class Search>
+void detection(benchmark::State& st, Search search) {
+  std::vector<double> trials;
+  for (auto _ : st) {
+    trials.clear();
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) trials.push_back(static_cast<double>(search(seed)));
+  }
+  std::sort(trials.begin(), trials.end());
+  st.counters["median"] = trials[trials.size() / 2];
+  st.counters["p90"] = trials[trials.size() * 9 / 10];
+  st.counters["max"] = trials.back();
+}
+
+void BM_Parallel_Detection_RacyCounter(benchmark::State& st) {
+  detection(st, [](std::uint64_t seed) {
+    // Shrinking off: only the search counts here.
+    return duet::check_parallel<duet::models::Counter<RacyCounter>>(
+               {}, {.seed = seed, .time = 60, .shrink_steps = 0, .verbose = -1})
+        .trials;
+  });
+}
+BENCHMARK(BM_Parallel_Detection_RacyCounter)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+void BM_Parallel_Detection_StdVector(benchmark::State& st) {
+  auto lin = duet::Lin<std::vector<int>>("std::vector", "v")
+                 .init(reserved_vector, "std::vector<int> v; v.reserve(1024);")
+                 .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::integers(0, 9))
+                 .op("size", [](std::vector<int>& v) { return v.size(); })
+                 .op("back", [](std::vector<int>& v) { return v.empty() ? -1 : v.back(); });
+  detection(st, [&](std::uint64_t seed) {
+    return duet::check_parallel(lin, {}, {.seed = seed, .time = 60, .shrink_steps = 0, .verbose = -1}).trials;
+  });
+}
+BENCHMARK(BM_Parallel_Detection_StdVector)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
