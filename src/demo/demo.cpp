@@ -3,6 +3,9 @@
 #include <string>
 #include <vector>
 
+#include <duet/models/queue.hpp>
+#include <oneapi/tbb/concurrent_queue.h>
+
 #include "avl.hpp"
 #include "increasing.hpp"
 #include "patricia.hpp"
@@ -11,6 +14,21 @@
 
 namespace {
 
+struct TbbQueue {
+  using Sut = tbb::concurrent_queue<int>;
+  static void push(Sut& q, int x) { q.push(x); }
+  static std::optional<int> try_pop(Sut& q) {
+    int x;
+    return q.try_pop(x) ? std::optional<int>(x) : std::nullopt;
+  }
+};
+
+std::unique_ptr<std::vector<int>> reserved_vector() {
+  auto v = std::make_unique<std::vector<int>>();
+  v->reserve(1024);
+  return v;
+}
+
 struct Line {
   std::string what;
   bool ok;
@@ -18,6 +36,8 @@ struct Line {
 };
 
 std::string count(const duet::CheckResult& r) {
+  if (r.trials > 0)
+    return std::to_string(r.cases) + " programs, " + std::to_string(r.trials) + " trials on threads";
   return std::to_string(r.cases) + " cases, " + std::to_string(r.commands) + " operations";
 }
 
@@ -25,8 +45,11 @@ void expect_bug(std::vector<Line>& summary, const std::string& what, const duet:
   std::printf("%s\n", r.report.c_str());
   const bool found = r.status == duet::CheckResult::Status::failed;
   summary.push_back({what, found,
-                     found ? "bug found after " + std::to_string(r.cases) + (r.cases == 1 ? " case" : " cases") + ", shrunk to " +
-                                 std::to_string(r.failing_length) + " steps in " + std::to_string(r.shrink_steps) +
+                     found ? "bug found after " +
+                                 (r.trials > 0 ? std::to_string(r.trials) + " trials on threads"
+                                               : std::to_string(r.cases) + (r.cases == 1 ? " case" : " cases")) +
+                                 ", shrunk to " + std::to_string(r.failing_length) +
+                                 (r.trials > 0 ? " calls" : " steps") + " in " + std::to_string(r.shrink_steps) +
                                  " shrink steps"
                            : "NOT FOUND"});
 }
@@ -69,6 +92,17 @@ int main() {
   std::printf("   (invariant-only mode, as in ArtiCheck: the contents stay right, only the balance check sees it)\n\n");
   expect_bug(summary, "root-only AVL join", avl::solo_spec(avl::union_root_only).check({.time = 30}));
   expect_pass(summary, "correct AVL join", avl::solo_spec(avl::union_).check());
+
+  std::printf("-- 6. a queue under threads: Y-shaped programs, checked for linearizability --\n\n");
+  expect_pass(summary, "tbb::concurrent_queue", duet::check_parallel<duet::models::Queue<TbbQueue>>({}, {.name = "tbb::concurrent_queue"}));
+
+  std::printf("-- 7. std::vector under threads, with no model: the candidate is its own oracle --\n\n");
+  auto vector_lin = duet::Lin<std::vector<int>>("std::vector", "v")
+                        .init(reserved_vector, "std::vector<int> v; v.reserve(1024);")
+                        .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::integers(0, 9))
+                        .op("size", [](std::vector<int>& v) { return v.size(); });
+  const duet::CheckResult unsafe = duet::check_parallel(vector_lin, {}, {.time = 30});
+  expect_bug(summary, "std::vector on threads", unsafe);
 
   std::printf("\n== summary ==\n");
   bool all = true;
