@@ -1,0 +1,64 @@
+// Programs of 3, 4 and 8 branches, sequential consistency, and the register and set models.
+#include <duet/gtest.hpp>
+#include <duet/models/counter.hpp>
+#include <duet/models/register.hpp>
+#include <duet/models/set.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <oneapi/tbb/concurrent_set.h>
+#include <set>
+
+namespace {
+
+struct AtomicCounter {
+  using Sut = std::atomic<long>;
+  static void incr(Sut& c) { c.fetch_add(1); }
+  static long get(Sut& c) { return c.load(); }
+};
+
+TEST(ParallelShapes, ThreeFourAndEightBranches) {
+  for (std::size_t branches : {3, 4, 8}) {
+    SCOPED_TRACE(std::to_string(branches) + " branches");
+    const duet::CheckResult r =
+        duet::check_parallel<duet::models::Counter<AtomicCounter>>({.branches = branches}, {.count = 300});
+    EXPECT_TRUE(r) << r.report;
+  }
+}
+
+TEST(ParallelShapes, BadShapesAreErrors) {
+  for (std::size_t branches : {0, 1, 9}) {
+    const duet::CheckResult r = duet::check_parallel<duet::models::Counter<AtomicCounter>>({.branches = branches});
+    EXPECT_EQ(r.status, duet::CheckResult::Status::error) << branches;
+    EXPECT_NE(r.report.find("branches must be 2 to 8"), std::string::npos) << r.report;
+  }
+}
+
+TEST(ParallelShapes, SequentialConsistencyMode) {
+  const duet::CheckResult r = duet::check_parallel<duet::models::Counter<AtomicCounter>>(
+      {.consistency = duet::Consistency::sequential}, {.count = 500});
+  EXPECT_TRUE(r) << r.report;
+}
+
+struct AtomicRegister {
+  using Sut = std::atomic<int>;
+  static void write(Sut& r, int v) { r.store(v); }
+  static int read(Sut& r) { return r.load(); }
+  static bool cas(Sut& r, int expected, int v) { return r.compare_exchange_strong(expected, v); }
+};
+
+TEST(ParallelShapes, AtomicRegisterWithCas) {
+  EXPECT_TRUE(duet::check_parallel<duet::models::Register<AtomicRegister>>({.suffix_length = 2}, {.count = 2000}));
+}
+
+struct TbbSet {
+  using Sut = tbb::concurrent_set<int>;
+  static bool insert(Sut& s, int x) { return s.insert(x).second; }
+  static bool contains(Sut& s, int x) { return s.contains(x); }
+};
+
+TEST(ParallelShapes, TbbConcurrentSet) {
+  EXPECT_TRUE(duet::check_parallel<duet::models::Set<TbbSet>>({}, {.count = 2000}));
+}
+
+}  // namespace
