@@ -19,7 +19,7 @@ struct RacyCasRegister {
   }
 };
 
-TEST(ParallelShapes, RacyCasFoundWithFourBranches) {
+TEST(NegativeRegister, RacyCasFoundWithFourBranches) {
   const duet::CheckResult r =
       duet::expect_unsafe<duet::models::Register<RacyCasRegister>>({.branches = 4}, {.time = 30});
   EXPECT_TRUE(r) << r.report;
