@@ -79,6 +79,7 @@ class Lin {
       Call call;
       call.text = std::move(text);
       call.run = [f, bound](T& subject) mutable -> Result {
+        auto args = bound;  // a copy: an operation that changes its arguments must not change the call
         return std::apply(
             [&](auto&... a) -> Result {
               if constexpr (std::is_void_v<R>) {
@@ -88,7 +89,7 @@ class Lin {
                 return Result(f(subject, a...));
               }
             },
-            bound);
+            args);
       };
       return call;
     };

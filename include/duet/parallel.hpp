@@ -217,6 +217,48 @@ struct ModelOracle {
   }
 };
 
+/// Runs the search on one trial's history; remembers why it could not say yes. Model code
+/// that throws is the spec's failure, and a search that runs out of budget decides nothing:
+/// neither may pass for "explained".
+struct TrialJudge {
+  std::string model_error;
+  bool undecided = false;
+  std::uint64_t nodes = 0;
+
+  template <class Oracle>
+  bool operator()(const std::vector<TimedOp>& ops, const Oracle& oracle, Consistency consistency) {
+    SearchBudget budget;
+    budget.max_seconds = 10;
+    try {
+      const SearchResult r = linearize(ops, oracle, consistency, budget);
+      nodes = r.nodes;
+      if (r.verdict == SearchVerdict::unknown) {
+        undecided = true;
+        return false;
+      }
+      return r.verdict == SearchVerdict::ok;
+    } catch (...) {
+      model_error = "the oracle threw " + describe_current_exception();
+      return false;
+    }
+  }
+  /// Fills out for the two non-verdict endings; false when the trial was a real violation.
+  bool finish(CaseOutcome& out) const {
+    if (!model_error.empty()) {
+      out.kind = CaseOutcome::Kind::fail;
+      out.message = model_error;
+      return true;
+    }
+    if (undecided) {
+      out.kind = CaseOutcome::Kind::error;
+      out.message = "the linearizability search could not decide within its budget (" + std::to_string(nodes) +
+                    " steps, 10 s): the program is too large for this oracle; use shorter branches";
+      return true;
+    }
+    return false;
+  }
+};
+
 struct ParallelOutcome {
   bool failed = false;
   std::uint64_t trials = 0;
@@ -274,6 +316,7 @@ ParallelOutcome run_trials(const TrialRunner<Subject>& runner, const YShape& sha
 }
 
 std::string consistency_name(Consistency c);
+std::string shape_signature(const ParallelConfig& pc);
 
 /// The report part of a failing program: the diagram and the verdict line.
 void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls, const std::vector<Observed>& observed,
@@ -291,26 +334,23 @@ CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, const CaseP
   TrialRunner<typename Spec::Sut> runner{[] { return make_sut<Spec>(); },
                                          [&cmds](std::size_t i, typename Spec::Sut& sut) { return Spec::run(cmds[i], sut); }};
   ModelOracle<Spec> oracle{&cmds, nullptr};
-  const std::vector<TimedOp>* history = nullptr;
-  std::vector<TimedOp> ops;
   std::vector<Observed> last;
   ParallelOutcome po;
+  TrialJudge judge;
   try {
     po = run_trials(runner, shape, pp, last, [&](const std::vector<Observed>& observed) {
-      ops = y_history(shape, observed);
-      history = &ops;
       oracle.observed = &observed;
-      return linearize(ops, oracle, pp.config.consistency).verdict != SearchVerdict::violation;
+      return judge(y_history(shape, observed), oracle, pp.config.consistency);
     });
   } catch (...) {
     out.kind = CaseOutcome::Kind::error;
     out.message = "the candidate's constructor threw " + describe_current_exception();
     return out;
   }
-  (void)history;
   (void)params;
   out.trials = po.trials;
   if (!po.failed) return out;
+  if (judge.finish(out)) return out;
   out.kind = CaseOutcome::Kind::fail;
   out.message = "no " + consistency_name(pp.config.consistency) + " order of the calls explains the results";
   if (trace) {
@@ -321,22 +361,19 @@ CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, const CaseP
   return out;
 }
 
-/// The candidate as its own oracle (qcheck-lin): the calls placed so far are applied to a
-/// sequential copy of the subject (copied when the type allows it, else rebuilt by replaying
-/// the calls on a fresh one), and each call's result there must equal the observed one.
+/// The candidate as its own oracle (qcheck-lin): the calls placed so far are replayed on a
+/// fresh subject, and each call's result there must equal the observed one. Replaying, rather
+/// than copying the subject, is what stays true to the candidate: a copy need not behave like
+/// the original (a copied vector has a different capacity), nor == mean "behaves the same".
 template <class T>
 struct CandidateOracle {
-  static constexpr bool copyable = std::is_copy_constructible_v<T>;
-  static constexpr bool memo = copyable && EqualityComparable<T>;
-  using State = std::conditional_t<copyable, std::shared_ptr<const T>, std::vector<std::size_t>>;
+  static constexpr bool memo = false;
+  using State = std::vector<std::size_t>;
   const Lin<T>* lin;
   const std::vector<typename Lin<T>::Call>* calls;
   const std::vector<Observed>* observed;
 
-  State initial() const {
-    if constexpr (copyable) return std::shared_ptr<const T>(lin->make_subject());
-    else return {};
-  }
+  State initial() const { return {}; }
   static Result run_call(const typename Lin<T>::Call& call, T& t) {
     try {
       return call.run(t);
@@ -345,27 +382,14 @@ struct CandidateOracle {
     }
   }
   bool apply(State& s, std::size_t i) const {
-    if constexpr (copyable) {
-      auto t = std::make_shared<T>(*s);
-      if (!(run_call((*calls)[i], *t) == (*observed)[i].result)) return false;
-      s = std::move(t);
-      return true;
-    } else {
-      std::unique_ptr<T> t = lin->make_subject();
-      for (std::size_t k : s) run_call((*calls)[k], *t);
-      if (!(run_call((*calls)[i], *t) == (*observed)[i].result)) return false;
-      s.push_back(i);
-      return true;
-    }
+    std::unique_ptr<T> t = lin->make_subject();
+    for (std::size_t k : s) run_call((*calls)[k], *t);
+    if (!(run_call((*calls)[i], *t) == (*observed)[i].result)) return false;
+    s.push_back(i);
+    return true;
   }
-  std::uint64_t hash(const State& s) const {
-    if constexpr (copyable) return hash_value(*s);
-    else return 0;
-  }
-  bool equal(const State& a, const State& b) const {
-    if constexpr (memo) return *a == *b;
-    else return false;
-  }
+  std::uint64_t hash(const State&) const { return 0; }
+  bool equal(const State&, const State&) const { return false; }
 };
 
 enum class LinMode { oracle, stress };
@@ -407,6 +431,7 @@ CaseOutcome run_lin_parallel_case(const Lin<T>& lin, LinMode mode, const Paralle
   std::vector<Observed> last;
   std::string why;
   ParallelOutcome po;
+  TrialJudge judge;
   try {
     po = run_trials(runner, shape, pp, last, [&](const std::vector<Observed>& observed) {
       if (mode == LinMode::stress) {
@@ -417,9 +442,8 @@ CaseOutcome run_lin_parallel_case(const Lin<T>& lin, LinMode mode, const Paralle
           }
         return true;
       }
-      const auto ops = y_history(shape, observed);
       oracle.observed = &observed;
-      return linearize(ops, oracle, pp.config.consistency).verdict != SearchVerdict::violation;
+      return judge(y_history(shape, observed), oracle, pp.config.consistency);
     });
   } catch (...) {
     out.kind = CaseOutcome::Kind::error;
@@ -428,6 +452,7 @@ CaseOutcome run_lin_parallel_case(const Lin<T>& lin, LinMode mode, const Paralle
   }
   out.trials = po.trials;
   if (!po.failed) return out;
+  if (judge.finish(out)) return out;
   out.kind = CaseOutcome::Kind::fail;
   out.message = mode == LinMode::stress ? why
                                         : "no " + consistency_name(pp.config.consistency) +
@@ -445,7 +470,7 @@ template <class T>
 Property lin_parallel_property(const Lin<T>& lin, LinMode mode, const ParallelConfig& pc) {
   Property p;
   p.name = lin.name();
-  p.spec_id = hash32(lin.signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel"));
+  p.spec_id = hash32(lin.signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel") + shape_signature(pc));
   p.replay_attempts = kParallelReplayAttempts;
   p.cheap_trace = true;
   auto pp = std::make_shared<ParallelParams>();
@@ -463,7 +488,7 @@ Property parallel_property(const ParallelConfig& pc) {
   auto pp = std::make_shared<ParallelParams>();
   pp->config = pc;
   pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads));
-  p.spec_id = hash32(p.name + "/parallel");
+  p.spec_id = hash32(p.name + "/parallel" + shape_signature(pc));
   p.replay_attempts = kParallelReplayAttempts;
   p.cheap_trace = true;
   p.run_case = [pp](Source& src, const CaseParams& params, Trace* trace) {
@@ -472,6 +497,8 @@ Property parallel_property(const ParallelConfig& pc) {
   return p;
 }
 
+/// What a replay token must match besides the spec: the program's shape and how it is run.
+std::string shape_signature(const ParallelConfig& pc);
 /// Validates the shape; empty when fine.
 std::string check_parallel_config(const ParallelConfig& pc);
 CheckResult parallel_config_error(const std::string& name, const std::string& why);

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <span>
@@ -192,15 +193,18 @@ struct Runner {
     return r;
   }
 
-  // The last failing run's trace, for failures that may not come back when replayed once more.
+  // Failing runs' traces by their choices, for failures that may not come back when replayed
+  // once more (thread timing). Keyed by choices: the shrinker may reject a failing candidate
+  // (not smaller), which must not replace the trace of the case it kept.
+  struct SeenFailure {
+    Trace trace;
+    std::string message;
+  };
   void remember_failure(const std::vector<std::uint64_t>& choices, Trace trace, const std::string& message) const {
-    seen_failure_choices = choices;
-    seen_failure_trace = std::move(trace);
-    seen_failure_message = message;
+    if (seen_failures.size() >= 1024) seen_failures.clear();
+    seen_failures[choices] = SeenFailure{std::move(trace), message};
   }
-  mutable std::vector<std::uint64_t> seen_failure_choices;
-  mutable Trace seen_failure_trace;
-  mutable std::string seen_failure_message;
+  mutable std::map<std::vector<std::uint64_t>, SeenFailure> seen_failures;
 
   // Fills the trace and the report text for a failing or erroring case.
   CheckResult finish(ReportData data, const std::vector<std::uint64_t>& choices, std::optional<std::uint64_t> seed_of_case,
@@ -214,14 +218,19 @@ struct Runner {
     for (int attempt = 0; attempt < std::max(1, p.replay_attempts); ++attempt) {
       trace = Trace{};
       Source src = seed_of_case ? Source::from_seed(*seed_of_case) : Source::replay(choices);
+      if (monitor) monitor->start(data.token);
       o = run(src, &trace);
+      if (monitor) monitor->stop();
       if (!uneventful(o)) break;
     }
-    if (uneventful(o) && p.cheap_trace && !seed_of_case && choices == seen_failure_choices) {
-      // Thread timing: show the failing run seen last (the replay token re-runs the program).
-      trace = seen_failure_trace;
-      o.kind = CaseOutcome::Kind::fail;
-      o.message = seen_failure_message;
+    if (uneventful(o) && p.cheap_trace && !seed_of_case) {
+      // Thread timing: show the failing run seen for these very choices (the replay token
+      // re-runs the program).
+      if (auto it = seen_failures.find(choices); it != seen_failures.end()) {
+        trace = it->second.trace;
+        o.kind = CaseOutcome::Kind::fail;
+        o.message = it->second.message;
+      }
     }
     if (uneventful(o)) data.nondeterministic = true;
     else data.message = o.message;
@@ -265,7 +274,11 @@ struct Runner {
     if (monitor) monitor->crash.set_header(record(0, 0, {}, std::nullopt));
     const auto start = Clock::now();
     Source src = rec.case_seed ? Source::from_seed(*rec.case_seed) : Source::replay(rec.choices);
-    const CaseOutcome o = run_monitored(src, s.replay);
+    Trace first_trace;
+    if (monitor) monitor->start(s.replay);
+    const CaseOutcome o = run(src, p.cheap_trace ? &first_trace : nullptr);
+    if (monitor) monitor->stop();
+    if (o.kind == CaseOutcome::Kind::fail && p.cheap_trace) remember_failure(src.choices(), std::move(first_trace), o.message);
     if (uneventful(o)) {
       std::fprintf(stdout, "duet: %s: the replayed case passed (fixed, or the test is nondeterministic)\n",
                    s.name.c_str());
@@ -298,7 +311,10 @@ struct Runner {
     // The case must fail again on replay before shrinking means anything; finish() reports a
     // failure that does not come back as nondeterministic.
     std::vector<std::uint64_t> best = original;
-    if (replay(original).fails) {
+    if (monitor) monitor->start(original_token);
+    const bool reproduces = replay(original).fails;
+    if (monitor) monitor->stop();
+    if (reproduces) {
       // Each replay is watched as a case of its own: a shrink may take longer than one case may.
       ShrinkOutcome so = shrink(
           original, src.spans(),

@@ -4,6 +4,8 @@
 #include <sched.h>
 
 #include <atomic>
+#include <exception>
+#include <stdexcept>
 #include <thread>
 
 #include "duet/detail/executor.hpp"
@@ -33,23 +35,23 @@ class ThreadPool final : public Executor {
   explicit ThreadPool(bool pin) : pin_(pin) {}
   ~ThreadPool() override {
     stop_.store(true);
-    generation_.fetch_add(1);
-    generation_.notify_all();
+    round_.fetch_add(kRoundStep);
+    round_.notify_all();
     for (auto& t : threads_) t.join();
   }
 
   // The calling thread runs branch 0 itself: with as many branches as cores, a caller that
-  // waited by spinning would take a core from the branches it waits for.
+  // waited by spinning would take a core from the branches it waits for. Every worker takes
+  // part in every round (those without a branch just report done), so none can lag behind and
+  // mistake a later round for the one it missed.
   void run(const std::vector<std::function<void()>>& branches) override {
-    const std::size_t helpers = branches.size() - 1;
-    while (threads_.size() < helpers) {
+    if (branches.empty()) return;
+    if (branches.size() > kMaxBranches) throw std::invalid_argument("duet: at most 255 branches");
+    while (threads_.size() < branches.size() - 1) {
       const std::size_t index = threads_.size();
-      threads_.emplace_back([this, index] { worker(index); });
+      const std::uint64_t current = round_.load();
+      threads_.emplace_back([this, index, current] { worker(index, current); });
       if (pin_) pin(threads_.back().native_handle(), index + 1);
-    }
-    if (pin_ && !pinned_caller_) {
-      pin(pthread_self(), 0);
-      pinned_caller_ = true;
     }
     // A small random head start per branch, new every run, so that repeated trials sample
     // different relative timings instead of the one the barrier happens to produce.
@@ -61,45 +63,60 @@ class ThreadPool final : public Executor {
       d = static_cast<unsigned>(rng_ % 256);
     }
     work_ = &branches;
-    active_.store(branches.size());
-    arrived_.store(0);
-    remaining_.store(static_cast<int>(helpers));
-    generation_.fetch_add(1, std::memory_order_acq_rel);
-    generation_.notify_all();
-    start_and_run(0);
+    arrived_.store(0, std::memory_order_relaxed);
+    remaining_.store(static_cast<int>(threads_.size()), std::memory_order_relaxed);
+    // One atomic publishes the round and its number of branches together.
+    const std::uint64_t next = ((round_.load() / kRoundStep) + 1) * kRoundStep + branches.size();
+    round_.store(next, std::memory_order_release);
+    round_.notify_all();
+    std::exception_ptr failure;
+    try {
+      start_and_run(0, branches.size());
+    } catch (...) {
+      failure = std::current_exception();  // the workers still use `branches`: wait for them
+    }
     spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; });
+    if (failure) std::rethrow_exception(failure);
   }
   const char* name() const override { return "thread pool"; }
 
  private:
-  void worker(std::size_t index) {
-    std::uint64_t seen = 0;
+  static constexpr std::uint64_t kRoundStep = 256;  // low byte: the round's branch count
+  static constexpr std::size_t kMaxBranches = 255;
+
+  void worker(std::size_t index, std::uint64_t seen) {
     for (;;) {
       // Wait for a new round: trials come back to back, so keep polling (yielding the CPU)
-      // for a while before sleeping on the generation counter; a futex wake-up per trial would
+      // for a while before sleeping on the round counter; a futex wake-up per trial would
       // cost more than the trial.
       const auto idle_since = std::chrono::steady_clock::now();
-      for (int i = 0; generation_.load(std::memory_order_acquire) == seen; ++i) {
+      std::uint64_t round = round_.load(std::memory_order_acquire);
+      for (int i = 0; round == seen; ++i, round = round_.load(std::memory_order_acquire)) {
         if (i < 64) continue;
         if ((i & 63) != 0 || std::chrono::steady_clock::now() - idle_since < std::chrono::milliseconds(2)) {
           std::this_thread::yield();
           continue;
         }
-        generation_.wait(seen, std::memory_order_acquire);
+        round_.wait(seen, std::memory_order_acquire);
       }
-      seen = generation_.load(std::memory_order_acquire);
+      seen = round;
       if (stop_.load()) return;
-      const std::size_t active = active_.load(std::memory_order_acquire);
-      if (index + 1 >= active) continue;
-      start_and_run(index + 1);
+      const std::size_t active = static_cast<std::size_t>(round % kRoundStep);
+      if (index + 1 < active) {
+        try {
+          start_and_run(index + 1, active);
+        } catch (...) {
+          // A branch's exceptions are the caller's business (run_trial captures them per call);
+          // one escaping here must not take the pool down.
+        }
+      }
       remaining_.fetch_sub(1, std::memory_order_acq_rel);
     }
   }
 
   // Symmetric start: nobody begins before every branch is ready; then each waits out its
   // head start, spinning hot.
-  void start_and_run(std::size_t branch) {
-    const std::size_t active = active_.load(std::memory_order_acquire);
+  void start_and_run(std::size_t branch, std::size_t active) {
     arrived_.fetch_add(1, std::memory_order_acq_rel);
     for (int i = 0; arrived_.load(std::memory_order_acquire) != active; ++i)
       if (i > 4096) std::this_thread::yield();
@@ -116,12 +133,10 @@ class ThreadPool final : public Executor {
   }
 
   bool pin_;
-  bool pinned_caller_ = false;
   std::uint64_t rng_ = 0x9e3779b97f4a7c15ULL;
   std::vector<unsigned> delays_;
   std::vector<std::thread> threads_;
-  std::atomic<std::uint64_t> generation_{0};
-  std::atomic<std::size_t> active_{0};
+  std::atomic<std::uint64_t> round_{0};
   std::atomic<std::size_t> arrived_{0};
   std::atomic<int> remaining_{0};
   std::atomic<bool> stop_{false};

@@ -80,6 +80,12 @@ void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>&
   for (; i < calls.size(); ++i) trace->y_suffix.push_back(calls[i]);
 }
 
+std::string shape_signature(const ParallelConfig& pc) {
+  return "/b" + std::to_string(pc.branches) + "/l" + std::to_string(pc.branch_length) + "/p" +
+         std::to_string(pc.prefix_length) + "/s" + std::to_string(pc.suffix_length) + "/t" + std::to_string(pc.trials) +
+         (pc.consistency == Consistency::linearizable ? "/lin" : "/sc");
+}
+
 std::string check_parallel_config(const ParallelConfig& pc) {
   if (pc.branches < 2 || pc.branches > 8) return "branches must be 2 to 8 (got " + std::to_string(pc.branches) + ")";
   if (pc.branch_length == 0) return "branch_length must be at least 1";

@@ -102,3 +102,25 @@ TEST(Search, BudgetEndsInUnknown) {
 }
 
 }  // namespace
+
+namespace {
+
+// Equal clock readings on two cores cannot be ordered: a read invoked at the very time a write
+// returned may still see the old value.
+TEST(Search, EqualTimestampsOverlap) {
+  const std::vector<RegOp> ops{{true, 1}, {false, 0}};
+  const std::vector<TimedOp> history{{1, 10, 20}, {2, 20, 30}};
+  EXPECT_EQ(duet::detail::linearize(history, RegisterOracle{&ops}, Consistency::linearizable).verdict, SearchVerdict::ok);
+}
+
+// A process's own operations keep their order even when their timestamps tie.
+TEST(Search, ProgramOrderHoldsOnTies) {
+  const std::vector<RegOp> ops{{true, 1}, {false, 0}};
+  const std::vector<TimedOp> history{{1, 10, 10}, {1, 10, 10}};
+  EXPECT_EQ(duet::detail::linearize(history, RegisterOracle{&ops}, Consistency::linearizable).verdict,
+            SearchVerdict::violation);
+  EXPECT_EQ(duet::detail::linearize(history, RegisterOracle{&ops}, Consistency::sequential).verdict,
+            SearchVerdict::violation);
+}
+
+}  // namespace

@@ -81,7 +81,8 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     std::unordered_map<std::uint32_t, std::vector<std::size_t>> by_process;
     for (std::size_t i = 0; i < n; ++i) by_process[ops[i].process].push_back(i);
     for (auto& [p, list] : by_process) {
-      std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return ops[a].invoke < ops[b].invoke; });
+      // Stable: operations of one process with equal invoke times keep their listed order.
+      std::stable_sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return ops[a].invoke < ops[b].invoke; });
       for (std::size_t k = 0; k < list.size(); ++k) rank_in_process[list[k]] = k;
     }
   }
@@ -110,11 +111,15 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     for (std::size_t i = 0; i < n; ++i)
       if (!is_placed(i) && ops[i].response != TimedOp::kPending) phase = std::min(phase, ops[i].phase);
     if (consistency == Consistency::linearizable) {
+      // i may go next unless some other unplaced operation responded strictly before i was
+      // invoked. Equal readings of the clock on two cores cannot be ordered: they overlap. A
+      // process's own operations keep their order explicitly.
       std::uint64_t min_response = TimedOp::kPending;
       for (std::size_t i = 0; i < n; ++i)
         if (!is_placed(i) && ops[i].response < min_response) min_response = ops[i].response;
       for (std::size_t i = 0; i < n; ++i)
-        if (!is_placed(i) && ops[i].phase <= phase && (ops[i].invoke < min_response || ops[i].response == min_response))
+        if (!is_placed(i) && ops[i].phase <= phase && ops[i].invoke <= min_response &&
+            rank_in_process[i] == next_rank[ops[i].process])
           out.push_back(i);
     } else {
       for (std::size_t i = 0; i < n; ++i)
