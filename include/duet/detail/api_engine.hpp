@@ -568,15 +568,18 @@ struct Op final : OpBase {
     return failed(why + " (" + call + ")");
   }
 
+  // The candidate threw where the spec does not say it may.
+  StepOutcome undeclared_throw(Trace* trace, const std::string& call, const Result& exception) const {
+    const std::string why =
+        "candidate throws " + exception_text(exception) + " (declare the result duet::may_throw(...) if it may)";
+    if (trace) record_api_failure(trace, call, "", why);
+    return failed(why + " (" + call + ")");
+  }
+
   StepOutcome step_plain(Vals& vals, const std::string& call, Env& env, Trace* trace) const {
     if constexpr (Solo) {
       auto c = run_capturing<CR>([&]() -> decltype(auto) { return call_cand(fc, vals, Idx{}); });
-      if (c.threw()) {
-        const std::string why = "candidate throws " + exception_text(c.exception) +
-                                " (declare the result duet::may_throw(...) if it may)";
-        if (trace) record_api_failure(trace, call, "", why);
-        return failed(why + " (" + call + ")");
-      }
+      if (c.threw()) return undeclared_throw(trace, call, c.exception);
       std::string text;
       std::optional<Mismatch> m;
       if constexpr (std::is_void_v<CV>) {
@@ -596,12 +599,7 @@ struct Op final : OpBase {
         return failed(why);
       }
       auto c = run_capturing<CR>([&]() -> decltype(auto) { return call_cand(fc, vals, Idx{}); });
-      if (c.threw()) {
-        const std::string why = "candidate throws " + exception_text(c.exception) +
-                                " (declare the result duet::may_throw(...) if it may)";
-        if (trace) record_api_failure(trace, call, "", why);
-        return failed(why + " (" + call + ")");
-      }
+      if (c.threw()) return undeclared_throw(trace, call, c.exception);
       std::string text;
       std::optional<Mismatch> m;
       bool ok;

@@ -16,6 +16,7 @@
 #include <variant>
 
 #include <duet/duet.hpp>
+#include <duet/models/binding.hpp>
 
 namespace duet::models {
 
@@ -45,10 +46,7 @@ struct Map {
   using Cmd = std::variant<Insert, Find, Erase, Count>;
   static constexpr const char* sut_name = "m";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " m;"; }
-  static std::unique_ptr<Sut> init_sut() {
-    if constexpr (requires { Binding::make(); }) return Binding::make();
-    else return std::make_unique<Sut>();
-  }
+  static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
   static Gen<Cmd> command(const State&) {
     static const Gen<Cmd> gen = [] {
       auto key = integers(0, 3);

@@ -14,6 +14,7 @@
 #include <variant>
 
 #include <duet/duet.hpp>
+#include <duet/models/binding.hpp>
 
 namespace duet::models {
 
@@ -34,10 +35,7 @@ struct Queue {
   using Cmd = std::variant<Push, TryPop, QueueSize>;
   static constexpr const char* sut_name = "q";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " q;"; }
-  static std::unique_ptr<Sut> init_sut() {
-    if constexpr (requires { Binding::make(); }) return Binding::make();
-    else return std::make_unique<Sut>();
-  }
+  static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
 
   static Gen<Cmd> command(const State&) {
     static const Gen<Cmd> gen = has_size ? one_of(construct<Push>(integers(0, 9)).map([](Push p) { return Cmd(p); }),

@@ -12,6 +12,7 @@
 #include <variant>
 
 #include <duet/duet.hpp>
+#include <duet/models/binding.hpp>
 
 namespace duet::models {
 
@@ -36,10 +37,7 @@ struct Set {
   using Cmd = std::variant<SetInsert, SetErase, SetContains>;
   static constexpr const char* sut_name = "s";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " s;"; }
-  static std::unique_ptr<Sut> init_sut() {
-    if constexpr (requires { Binding::make(); }) return Binding::make();
-    else return std::make_unique<Sut>();
-  }
+  static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
   static Gen<Cmd> command(const State&) {
     static const Gen<Cmd> gen = [] {
       auto x = integers(0, 3);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <duet/duet.hpp>
+#include <duet/models/binding.hpp>
 
 namespace duet::models {
 
@@ -31,10 +32,7 @@ struct Stack {
   using Cmd = std::variant<StackPush, StackPop>;
   static constexpr const char* sut_name = "s";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " s;"; }
-  static std::unique_ptr<Sut> init_sut() {
-    if constexpr (requires { Binding::make(); }) return Binding::make();
-    else return std::make_unique<Sut>();
-  }
+  static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
   static Gen<Cmd> command(const State&) {
     static const Gen<Cmd> gen =
         one_of(construct<StackPush>(integers(0, 9)).map([](StackPush p) { return Cmd(p); }), just(Cmd(StackPop{})));
