@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include <duet/models/bindings.hpp>
 #include <duet/models/queue.hpp>
 #include <oneapi/tbb/concurrent_queue.h>
 
@@ -13,15 +14,6 @@
 #include "ring_buffer.hpp"
 
 namespace {
-
-struct TbbQueue {
-  using Sut = tbb::concurrent_queue<int>;
-  static void push(Sut& q, int x) { q.push(x); }
-  static std::optional<int> try_pop(Sut& q) {
-    int x;
-    return q.try_pop(x) ? std::optional<int>(x) : std::nullopt;
-  }
-};
 
 std::unique_ptr<std::vector<int>> reserved_vector() {
   auto v = std::make_unique<std::vector<int>>();
@@ -94,7 +86,7 @@ int main() {
   expect_pass(summary, "correct AVL join", avl::solo_spec(avl::union_).check());
 
   std::printf("-- 6. a queue under threads: Y-shaped programs, checked for linearizability --\n\n");
-  expect_pass(summary, "tbb::concurrent_queue", duet::check_parallel<duet::models::Queue<TbbQueue>>({}, {.name = "tbb::concurrent_queue"}));
+  expect_pass(summary, "tbb::concurrent_queue", duet::check_parallel<duet::models::Queue<duet::models::TbbQueue>>({}, {.name = "tbb::concurrent_queue"}));
 
   std::printf("-- 7. std::vector under threads, with no model: the candidate is its own oracle --\n\n");
   auto vector_lin = duet::Lin<std::vector<int>>("std::vector", "v")

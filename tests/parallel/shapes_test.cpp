@@ -1,5 +1,6 @@
 // Programs of 3, 4 and 8 branches, sequential consistency, and the register and set models.
 #include <duet/gtest.hpp>
+#include <duet/models/bindings.hpp>
 #include <duet/models/counter.hpp>
 #include <duet/models/register.hpp>
 #include <duet/models/set.hpp>
@@ -11,11 +12,9 @@
 
 namespace {
 
-struct AtomicCounter {
-  using Sut = std::atomic<long>;
-  static void incr(Sut& c) { c.fetch_add(1); }
-  static long get(Sut& c) { return c.load(); }
-};
+using duet::models::AtomicCounter;
+using duet::models::AtomicRegister;
+using duet::models::TbbSet;
 
 TEST(ParallelShapes, ThreeFourAndEightBranches) {
   for (std::size_t branches : {3, 4, 8}) {
@@ -40,22 +39,9 @@ TEST(ParallelShapes, SequentialConsistencyMode) {
   EXPECT_TRUE(r) << r.report;
 }
 
-struct AtomicRegister {
-  using Sut = std::atomic<int>;
-  static void write(Sut& r, int v) { r.store(v); }
-  static int read(Sut& r) { return r.load(); }
-  static bool cas(Sut& r, int expected, int v) { return r.compare_exchange_strong(expected, v); }
-};
-
 TEST(ParallelShapes, AtomicRegisterWithCas) {
   EXPECT_TRUE(duet::check_parallel<duet::models::Register<AtomicRegister>>({.suffix_length = 2}, {.count = 2000}));
 }
-
-struct TbbSet {
-  using Sut = tbb::concurrent_set<int>;
-  static bool insert(Sut& s, int x) { return s.insert(x).second; }
-  static bool contains(Sut& s, int x) { return s.contains(x); }
-};
 
 TEST(ParallelShapes, TbbConcurrentSet) {
   EXPECT_TRUE(duet::check_parallel<duet::models::Set<TbbSet>>({}, {.count = 2000}));
