@@ -71,12 +71,6 @@ std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>&
 /// The Y diagram: the prefix on top, one column per branch, the suffix below; `call : result`.
 std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls, const std::vector<std::string>& results);
 
-/// Runs one program for up to `trials` trials; `run_trial` runs it once and returns whether the
-/// outcome was explained. Returns the failing trial's index, if any.
-struct TrialStats {
-  std::uint64_t trials = 0;
-};
-
 std::string describe_current_exception();
 
 /// How often each program is run, as settings: trials are the parallel runner's inner loop.
@@ -323,7 +317,7 @@ void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>&
               const std::string& setup, const std::string& verdict);
 
 template <class Spec>
-CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, const CaseParams& params, Trace* trace) {
+CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, Trace* trace) {
   using Cmd = typename Spec::Cmd;
   CaseOutcome out;
   std::vector<Cmd> cmds;
@@ -347,7 +341,6 @@ CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, const CaseP
     out.message = "the candidate's constructor threw " + describe_current_exception();
     return out;
   }
-  (void)params;
   out.trials = po.trials;
   if (!po.failed) return out;
   if (judge.finish(out)) return out;
@@ -491,9 +484,7 @@ Property parallel_property(const ParallelConfig& pc) {
   p.spec_id = hash32(p.name + "/parallel" + shape_signature(pc));
   p.replay_attempts = kParallelReplayAttempts;
   p.cheap_trace = true;
-  p.run_case = [pp](Source& src, const CaseParams& params, Trace* trace) {
-    return run_parallel_case<Spec>(*pp, src, params, trace);
-  };
+  p.run_case = [pp](Source& src, const CaseParams&, Trace* trace) { return run_parallel_case<Spec>(*pp, src, trace); };
   return p;
 }
 
