@@ -42,6 +42,7 @@
 #include "duet/gen.hpp"
 #include "duet/result.hpp"
 #include "duet/show.hpp"
+#include "duet/parallel.hpp"
 #include "duet/state_machine.hpp"
 
 namespace duet {

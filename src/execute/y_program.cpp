@@ -22,7 +22,7 @@ std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>&
 std::string consistency_name(Consistency c) { return c == Consistency::linearizable ? "linearizable" : "sequentially consistent"; }
 
 std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls, const std::vector<std::string>& results) {
-  auto cell = [&](std::size_t i) { return results[i].empty() ? calls[i] : calls[i] + " : " + results[i]; };
+  auto cell = [&](std::size_t i) { return results[i].empty() ? calls[i] : calls[i] + " : " + results[i]; };  // "" : a binding
   const std::size_t nb = shape.branches.size();
   std::vector<std::size_t> start(nb);
   std::vector<std::size_t> width(nb, 8);

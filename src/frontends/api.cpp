@@ -67,6 +67,124 @@ CaseOutcome run_api_case(const ApiData& d, Source& src, const CaseParams& params
   return out;
 }
 
+// One Y-program over the API: the prefix drawn and run on both sides (it must agree), the
+// branches drawn from the handles the prefix made, then trials: prefix again on both sides,
+// branches at once on the candidate, the search with the reference as the oracle.
+struct ReferenceOracle {
+  using State = Env;
+  static constexpr bool memo = false;
+  const std::vector<std::shared_ptr<ApiCall>>* calls;
+  const Env* start;
+  State initial() const { return *start; }
+  bool apply(State& env, std::size_t i) const { return (*calls)[i]->check_reference(env, nullptr); }
+  std::uint64_t hash(const State&) const { return 0; }
+  bool equal(const State&, const State&) const { return false; }
+};
+
+CaseOutcome run_api_parallel_case(const ApiData& d, const ParallelParams& pp, Source& src, Trace* trace) {
+  CaseOutcome out;
+  auto fresh_env = [&] {
+    Env env;
+    env.prefixes = &d.prefixes;
+    env.max_handles = d.max_handles;
+    for (const auto& make : d.factories) env.stores.push_back(make());
+    return env;
+  };
+  Env gen = fresh_env();
+  std::vector<std::shared_ptr<ApiCall>> prefix, calls;
+  YShape shape;
+  std::size_t stop_at = Source::kNoMark;
+  std::string why;
+  // Draws up to max calls; `run` executes each on both sides as it is drawn (the prefix).
+  auto draw_list = [&](std::size_t max, bool run, std::vector<std::shared_ptr<ApiCall>>& into) -> std::optional<std::string> {
+    std::size_t n = 0;
+    stop_at = Source::kNoMark;
+    for (; n < max; ++n) {
+      const std::size_t span = src.begin_span();
+      stop_at = src.position();
+      if (src.draw(3) == 0) break;
+      stop_at = Source::kNoMark;
+      std::shared_ptr<ApiCall> call;
+      for (int attempt = 0; attempt < 32 && !call; ++attempt) {
+        ++out.attempts;
+        call = d.ops[static_cast<std::size_t>(src.draw(d.ops.size() - 1))]->draw(src, gen);
+        if (!call) ++out.rejected;
+      }
+      if (!call) break;
+      src.end_span(span);
+      if (run) {
+        call->run_candidate();
+        if (!call->check_reference(gen, &why)) return call->text + ": " + (why.empty() ? "candidate finds " + call->outcome_text() : why);
+      }
+      into.push_back(std::move(call));
+    }
+    return std::nullopt;
+  };
+  if (auto bad = draw_list(pp.config.prefix_length, true, prefix)) {
+    out.kind = CaseOutcome::Kind::fail;
+    out.message = "in the sequential prefix: " + *bad;
+    return out;
+  }
+  shape.prefix = prefix.size();
+  if (stop_at != Source::kNoMark) src.mark_concurrent_start(stop_at);
+  for (std::size_t b = 0; b < pp.config.branches; ++b) {
+    const std::size_t before = calls.size();
+    draw_list(pp.config.branch_length, false, calls);
+    shape.branches.push_back(calls.size() - before);
+  }
+  out.commands = prefix.size() + calls.size();
+  if (calls.empty()) return out;
+
+  YShape branch_shape = shape;
+  branch_shape.prefix = 0;
+  std::vector<Observed> observed(calls.size());
+  TrialJudge judge;
+  for (std::size_t t = 0; t < pp.config.trials; ++t) {
+    ++out.trials;
+    Env env = fresh_env();
+    for (auto& c : prefix) {
+      c->rebind(env);
+      c->run_candidate();
+      if (!c->check_reference(env, &why)) {
+        out.kind = CaseOutcome::Kind::fail;
+        out.message = "in the sequential prefix (a trial): " + c->text + ": " +
+                      (why.empty() ? "candidate finds " + c->outcome_text() : why);
+        return out;
+      }
+    }
+    const Env after_prefix = env;
+    for (auto& c : calls) c->rebind(env);
+    std::vector<std::function<void()>> branches;
+    for (std::size_t b = 0, at = 0; b < shape.branches.size(); at += shape.branches[b], ++b)
+      branches.push_back([&, at, len = shape.branches[b]] {
+        for (std::size_t k = 0; k < len; ++k) {
+          observed[at + k].invoke = event_time();
+          calls[at + k]->run_candidate();
+          observed[at + k].response = event_time();
+        }
+      });
+    pp.executor->run(branches);
+    const ReferenceOracle oracle{&calls, &after_prefix};
+    if (judge(y_history(branch_shape, observed), oracle, pp.config.consistency)) continue;
+    if (judge.finish(out)) return out;
+    out.kind = CaseOutcome::Kind::fail;
+    out.message = "no " + consistency_name(pp.config.consistency) +
+                  " order of the calls explains the results (the oracle: the reference implementation)";
+    if (trace) {
+      std::vector<std::string> texts, results;
+      std::vector<Observed> shown(prefix.size() + calls.size());
+      for (auto& c : prefix) texts.push_back(c->shown_call());
+      for (auto& c : calls) texts.push_back(c->shown_call());
+      record_y(trace, shape, texts, shown, "", out.message);
+      for (auto& c : prefix) results.push_back(c->outcome_text());
+      for (auto& c : calls) results.push_back(c->outcome_text());
+      trace->diagram = y_diagram(shape, texts, results);
+    }
+    return out;
+  }
+  return out;
+}
+
 }  // namespace
 
 void record_api_step(Trace* trace, std::string code, std::string observed, bool binds) {
@@ -124,6 +242,48 @@ detail::Property Api::property(const ApiOptions& options) const {
     return detail::run_api_case(*data, src, params, trace);
   };
   return p;
+}
+
+detail::Property Api::parallel_property(const ParallelConfig& pc, const ApiOptions& options) const {
+  detail::Property p = property(options);
+  p.spec_id = detail::hash32(std::to_string(p.spec_id) + "/parallel" + detail::shape_signature(pc));
+  p.replay_attempts = detail::kParallelReplayAttempts;
+  p.cheap_trace = true;
+  auto data = std::make_shared<detail::ApiData>();
+  data->factories = factories_;
+  data->prefixes = prefixes_;
+  data->ops = ops_;
+  data->max_handles = options.max_handles;
+  auto pp = std::make_shared<detail::ParallelParams>();
+  pp->config = pc;
+  pp->executor = pc.executor ? pc.executor : std::shared_ptr<detail::Executor>(detail::make_thread_pool(pc.pin_threads));
+  p.run_case = [data, pp](Source& src, const detail::CaseParams&, detail::Trace* trace) {
+    return detail::run_api_parallel_case(*data, *pp, src, trace);
+  };
+  return p;
+}
+
+static std::string parallel_unsupported(const std::vector<std::shared_ptr<const detail::OpBase>>& ops) {
+  for (const auto& op : ops)
+    if (!op->parallel_ok)
+      return "operation " + op->name + " is nondeterministic or has no reference: not supported under threads";
+  return {};
+}
+
+CheckResult Api::check_parallel(const ParallelConfig& pc, const Config& config, const ApiOptions& options) const {
+  std::string why = detail::check_parallel_config(pc);
+  if (why.empty()) why = parallel_unsupported(ops_);
+  if (ops_.empty()) why = "the API declares no operation";
+  if (!why.empty()) return detail::parallel_config_error(name_, why);
+  return detail::run_property(parallel_property(pc, options), config);
+}
+
+CheckResult Api::expect_unsafe(const ParallelConfig& pc, const Config& config, const ApiOptions& options) const {
+  std::string why = detail::check_parallel_config(pc);
+  if (why.empty()) why = parallel_unsupported(ops_);
+  if (ops_.empty()) why = "the API declares no operation";
+  if (!why.empty()) return detail::parallel_config_error(name_, why);
+  return detail::invert_for_unsafe(detail::run_property(parallel_property(pc, options), config));
 }
 
 static Config with_fuel(Config config, const ApiOptions& options) {

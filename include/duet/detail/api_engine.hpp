@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <stdexcept>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -27,6 +28,8 @@ struct HandleStoreBase {
   virtual std::size_t size() const = 0;
   /// Runs the well-formedness check on every live value; the first failure, if any.
   virtual std::optional<std::string> check_all() const = 0;
+  /// A copy (the parallel checker's oracle state); throws when the types cannot be copied.
+  virtual std::unique_ptr<HandleStoreBase> clone() const = 0;
 };
 
 std::string describe_current_exception();
@@ -48,6 +51,16 @@ struct HandleStore final : HandleStoreBase {
   std::shared_ptr<const std::function<Verdict(const R&, const C&)>> check;
 
   std::size_t size() const override { return entries.size(); }
+  std::unique_ptr<HandleStoreBase> clone() const override {
+    if constexpr (std::is_copy_constructible_v<Entry>) {
+      auto copy = std::make_unique<HandleStore>();
+      copy->entries = entries;
+      copy->check = check;
+      return copy;
+    } else {
+      throw std::logic_error("duet::Api under threads needs copyable reference and candidate types");
+    }
+  }
   std::optional<std::string> check_all() const override {
     if (!check) return std::nullopt;
     for (const Entry& e : entries) {
@@ -68,6 +81,17 @@ struct Env {
   std::size_t next_var = 0;  // one counter for all variables, so names read in order: a0, s1, a2
   std::size_t max_handles = 32;
   std::string fresh(std::size_t type_id) { return (*prefixes)[type_id] + std::to_string(next_var++); }
+
+  Env() = default;
+  Env(Env&&) = default;
+  Env& operator=(Env&&) = default;
+  Env(const Env& o) : prefixes(o.prefixes), next_var(o.next_var), max_handles(o.max_handles) {
+    for (const auto& s : o.stores) stores.push_back(s->clone());
+  }
+  Env& operator=(const Env& o) {
+    if (this != &o) *this = Env(o);
+    return *this;
+  }
 };
 
 // ---------------------------------------------------------------------------------------
@@ -106,6 +130,10 @@ struct Arg {
   std::optional<R> r_own;
   std::optional<C> c_own;
   std::string text;  // how it prints: "3", "a0"
+  // For abstract arguments: which handle, so that a call can be re-pointed at another
+  // environment holding the same handles (a new trial, a copy for the checker).
+  std::size_t type_id = ~std::size_t{0}, handle = ~std::size_t{0};
+  void (*rebind_fn)(Arg&, Env&) = nullptr;
   R& ref() { return r ? *r : *r_own; }
   C& cand() { return c ? *c : *c_own; }
 };
@@ -184,13 +212,19 @@ bool pick_from(HandleStore<Declared, C>& store, Source& src, Arg<typename Handle
   for (auto& e : store.entries) n += pred(std::as_const(e.r())) ? 1 : 0;
   if (n == 0) return false;
   auto k = static_cast<std::size_t>(src.draw(n - 1));
-  for (auto it = store.entries.rbegin(); it != store.entries.rend(); ++it) {
-    auto& e = *it;
+  for (std::size_t i = store.entries.size(); i-- > 0;) {
+    auto& e = store.entries[i];
     if (!pred(std::as_const(e.r()))) continue;
     if (k-- == 0) {
       out.r = &e.r();
       out.c = &e.c;
       out.text = e.name;
+      out.handle = i;
+      out.rebind_fn = [](Arg<typename HandleStore<Declared, C>::R, C>& a, Env& env) {
+        auto& entry = static_cast<HandleStore<Declared, C>&>(*env.stores[a.type_id]).entries.at(a.handle);
+        a.r = &entry.r();
+        a.c = &entry.c;
+      };
       return true;
     }
   }
@@ -218,10 +252,12 @@ bool make_arg(const Spec& spec, Source& src, Env& env, Vals& vals) {
     return true;
   } else if constexpr (kind_of<Spec>() == SpecKind::abstract) {
     using Store = HandleStore<typename Spec::declared_ref_type, typename Spec::cand_type>;
+    out.type_id = spec.id;
     return pick_from(static_cast<Store&>(*env.stores[spec.id]), src, out, [](const auto&) { return true; });
   } else if constexpr (kind_of<Spec>() == SpecKind::abstract_where) {
     using A = decltype(spec.type);
     using Store = HandleStore<typename A::declared_ref_type, typename A::cand_type>;
+    out.type_id = spec.type.id;
     return pick_from(static_cast<Store&>(*env.stores[spec.type.id]), src, out, spec.pred);
   } else if constexpr (kind_of<Spec>() == SpecKind::map_outof) {
     using Inner = arg_types<std::remove_cvref_t<decltype(spec.spec)>, type_list<>>;
@@ -425,11 +461,31 @@ struct StepOutcome {
   std::string message;
 };
 
+/// A drawn call with its arguments bound, for the parallel runner: run on the candidate (on a
+/// thread), then judged by the reference on a copy of the reference environment.
+struct ApiCall {
+  std::string text;
+  virtual ~ApiCall() = default;
+  /// Points the call's handle arguments at the same handles in another environment.
+  virtual void rebind(Env& env) = 0;
+  /// Runs the candidate side, keeping what it did.
+  virtual void run_candidate() = 0;
+  virtual std::string outcome_text() const = 0;
+  /// The call as the report shows it: "auto a1 = set(a0, 0, 1)" once its result has been bound.
+  virtual std::string shown_call() const = 0;
+  /// Runs the reference on env, compares with the candidate's kept outcome, and binds any
+  /// abstract result into env. False (with why, if given) when they disagree.
+  virtual bool check_reference(Env& env, std::string* why) = 0;
+};
+
 struct OpBase {
   std::string name;
   std::vector<std::size_t> result_ids;  // abstract types this operation's result binds
+  bool parallel_ok = true;              // false for nondet and reference-less operations
   virtual ~OpBase() = default;
   virtual StepOutcome step(Source& src, Env& env, Trace* trace) const = 0;
+  /// Draws a call (nullptr: no suitable handle here).
+  virtual std::shared_ptr<ApiCall> draw(Source& src, Env& env) const = 0;
 };
 
 void record_api_step(Trace* trace, std::string code, std::string observed, bool binds = false);
@@ -495,7 +551,10 @@ struct Op final : OpBase {
       : specs(std::move(s)), res(std::move(r)), fr(std::move(ref)), fc(std::move(cand)) {
     name = std::move(n);
     collect_abstract_ids(res, result_ids);
+    parallel_ok = !Solo && Res::spec_kind != SpecKind::nondet;
   }
+
+
 
   static StepOutcome failed(std::string message) { return {StepOutcome::Status::failed, std::move(message)}; }
 
@@ -532,6 +591,101 @@ struct Op final : OpBase {
     else return std::type_identity<decltype(call_ref(std::declval<const FR&>(), std::declval<Vals&>(), Idx{}))>{};
   }
   using RR = typename decltype(ref_type_probe())::type;  // void in solo and nondet modes
+
+  struct Call final : ApiCall {
+    const Op* op;
+    Vals vals;
+    Outcome<stored_t<CR>> cand;
+    std::string bound;  // what the last check bound, e.g. "a3" or "{s2, s3}"
+    void rebind(Env& env) override {
+      std::apply([&](auto&... a) { ((a.rebind_fn ? a.rebind_fn(a, env) : void()), ...); }, vals);
+    }
+    void run_candidate() override {
+      cand = run_capturing<CR>([&]() -> decltype(auto) { return call_cand(op->fc, vals, Idx{}); });
+    }
+    std::string shown_call() const override {
+      if constexpr (contains_abstract<Res>()) {
+        if (bound.empty()) return text;
+        if (is_name_list(bound)) return "auto [" + bound.substr(1, bound.size() - 2) + "] = " + text;
+        if (bound.find_first_of("{}") == std::string::npos) return "auto " + bound + " = " + text;
+      }
+      return text;
+    }
+    std::string outcome_text() const override {
+      if (cand.threw()) return "throws " + cand.exception.exception_type();
+      if constexpr (inner_kind<Res>() == SpecKind::abstract) return "";
+      if constexpr (std::is_void_v<CV>) return "()";
+      else if constexpr (Res::spec_kind == SpecKind::may_throw || Res::spec_kind == SpecKind::nondet)
+        return show_under(op->res.spec, *cand.value);
+      else return show_under(op->res, *cand.value);
+    }
+    bool check_reference(Env& env, std::string* why) override {
+      rebind(env);
+      if constexpr (Solo || Res::spec_kind == SpecKind::nondet) {
+        if (why) *why = "not supported under threads";
+        return false;
+      } else {
+        try {
+          return op->judge(vals, cand, env, why, &bound);
+        } catch (const BackOff&) {
+          if (why) *why = "the reference declines " + op->name + " here";
+          return false;
+        }
+      }
+    }
+  };
+
+  std::shared_ptr<ApiCall> draw(Source& src, Env& env) const override {
+    for (std::size_t id : result_ids)
+      if (env.stores[id]->size() >= env.max_handles) return nullptr;
+    auto call = std::make_shared<Call>();
+    call->op = this;
+    try {
+      if (!make_args(specs, src, env, call->vals, Idx{})) return nullptr;
+    } catch (const Discard&) {
+      return nullptr;
+    }
+    call->text = name + "(" + argument_text(call->vals, Idx{}) + ")";
+    return call;
+  }
+
+  // The reference's verdict on a kept candidate outcome (the parallel runner's oracle step):
+  // the same comparison as a sequential step, without moving the candidate's value.
+  template <class KeptOutcome>
+  bool judge(Vals& vals, const KeptOutcome& c, Env& env, std::string* why, std::string* bound) const {
+    if constexpr (Solo || Res::spec_kind == SpecKind::nondet) {
+      return false;
+    } else {
+      auto r = run_capturing<RR>([&]() -> decltype(auto) { return call_ref(fr, vals, Idx{}); });
+      std::string text;
+      std::optional<Mismatch> m;
+      if constexpr (Res::spec_kind == SpecKind::may_throw) {
+        if (r.threw() || c.threw()) {
+          if (!(r.threw() && c.threw())) return false;
+          return res.equivalent ? res.equivalent(r.exception, c.exception)
+                                : r.exception.exception_type() == c.exception.exception_type();
+        }
+        if constexpr (std::is_void_v<CV>) return true;
+        else {
+          const bool ok = deconstruct<false>(res.spec, std::move(*r.value), std::as_const(*c.value), env, text, m);
+          if (bound) *bound = text;
+          return ok;
+        }
+      } else {
+        if (r.threw()) {
+          if (why) *why = "the reference implementation of " + name + " threw " + exception_text(r.exception);
+          return false;
+        }
+        if (c.threw()) return false;
+        if constexpr (std::is_void_v<CV>) return true;
+        else {
+          const bool ok = deconstruct<false>(res, std::move(*r.value), std::as_const(*c.value), env, text, m);
+          if (bound) *bound = text;
+          return ok;
+        }
+      }
+    }
+  }
 
   // Prints and records a finished step: "auto a3 = op(...)", "auto [s2, s3] = split(...)",
   // "op(...)  // 7".
@@ -784,6 +938,19 @@ class Api {
   /// Runs scenarios until the budget runs out (about a second by default), shrinking and
   /// reporting the first disagreement, as duet::check_sequential does.
   CheckResult check(const Config& config = {}, const ApiOptions& options = {}) const;
+  /// Y-shaped programs on threads with the reference as the oracle: the prefix runs on both
+  /// sides and must agree step by step; the branches run on the candidate at once; an outcome
+  /// passes if some order of the branch calls that respects real time, run on (a copy of) the
+  /// reference, gives the same results. Abstract values must be copyable; nondet operations
+  /// and operations with no reference are not supported here.
+  ///
+  ///   EXPECT_TRUE(api.check_parallel({.branches = 2}));
+  CheckResult check_parallel(const ParallelConfig& pc = {}, const Config& config = {},
+                             const ApiOptions& options = {}) const;
+  /// The negative test: passes when a program with an unexplainable outcome is found.
+  CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = {},
+                            const ApiOptions& options = {}) const;
+
   /// One scenario from raw bytes (a fuzzer's input); see duet::check_sequential_bytes.
   CheckResult check_bytes(std::span<const std::uint8_t> bytes, const Config& config = {},
                           const ApiOptions& options = {}) const;
@@ -792,6 +959,7 @@ class Api {
 
  private:
   detail::Property property(const ApiOptions& options) const;
+  detail::Property parallel_property(const ParallelConfig& pc, const ApiOptions& options) const;
 
   std::string name_;
   std::vector<std::function<std::unique_ptr<detail::HandleStoreBase>()>> factories_;
