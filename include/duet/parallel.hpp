@@ -79,6 +79,26 @@ struct ParallelParams {
   std::shared_ptr<Executor> executor;
 };
 
+/// Draws a list of up to `max` calls for a Y-program: before each, a "one more?" choice (about
+/// 3 calls on average), and each call a span for the shrinker. `draw_one()` draws one call and
+/// returns false when none can be drawn (the list ends there). `stop_at` receives where the
+/// list was ended by a "no more" choice (kNoMark when it ended otherwise): after the prefix,
+/// that is where a call moved out of a branch goes (Source::mark_concurrent_start).
+template <class DrawOne>
+std::size_t draw_call_list(Source& src, std::size_t max, std::size_t& stop_at, DrawOne draw_one) {
+  std::size_t n = 0;
+  stop_at = Source::kNoMark;
+  for (; n < max; ++n) {
+    const std::size_t span = src.begin_span();
+    stop_at = src.position();
+    if (src.draw(3) == 0) break;
+    stop_at = Source::kNoMark;
+    if (!draw_one()) break;
+    src.end_span(span);
+  }
+  return n;
+}
+
 /// Draws a Y-program's commands from the model (state-machine specs): the prefix from the
 /// initial state, each branch from the state after the prefix, the suffix after the prefix and
 /// all branches in order. Returns false (and leaves the case empty) when the spec's
@@ -88,15 +108,9 @@ bool generate_y(Source& src, const ParallelConfig& pc, std::vector<typename Spec
                 std::uint64_t& attempts, std::uint64_t& rejected) {
   using Cmd = typename Spec::Cmd;
   using State = typename Spec::State;
-  std::size_t stop_at = 0;  // where the last list of calls was ended by a "no more" choice
+  std::size_t stop_at = Source::kNoMark;
   auto draw_calls = [&](State& state, std::size_t max) {
-    std::size_t n = 0;
-    stop_at = Source::kNoMark;
-    for (; n < max; ++n) {
-      const std::size_t span = src.begin_span();
-      stop_at = src.position();
-      if (src.draw(3) == 0) break;  // about 3 calls past the first on average, up to max
-      stop_at = Source::kNoMark;
+    return draw_call_list(src, max, stop_at, [&] {
       std::optional<Cmd> cmd;
       for (int attempt = 0; attempt < 16 && !cmd; ++attempt) {
         ++attempts;
@@ -112,13 +126,12 @@ bool generate_y(Source& src, const ParallelConfig& pc, std::vector<typename Spec
           ++rejected;
         }
       }
-      if (!cmd) break;
-      src.end_span(span);
+      if (!cmd) return false;
       if constexpr (NextInPlace<Spec>) Spec::next(*cmd, state);
       else state = Spec::next(*cmd, std::move(state));
       cmds.push_back(std::move(*cmd));
-    }
-    return n;
+      return true;
+    });
   };
   State state = initial_state<Spec>();
   shape.prefix = draw_calls(state, pc.prefix_length);
@@ -398,18 +411,11 @@ CaseOutcome run_lin_parallel_case(const Lin<T>& lin, LinMode mode, const Paralle
   YShape shape;
   std::size_t stop_at = Source::kNoMark;
   auto draw_calls = [&](std::size_t max) {
-    std::size_t n = 0;
-    stop_at = Source::kNoMark;
-    for (; n < max; ++n) {
-      const std::size_t span = src.begin_span();
-      stop_at = src.position();
-      if (src.draw(3) == 0) break;
-      stop_at = Source::kNoMark;
+    return draw_call_list(src, max, stop_at, [&] {
       ++out.attempts;
       calls.push_back(lin.generate_call(src));
-      src.end_span(span);
-    }
-    return n;
+      return true;
+    });
   };
   shape.prefix = draw_calls(pp.config.prefix_length);
   if (stop_at != Source::kNoMark) src.mark_concurrent_start(stop_at);

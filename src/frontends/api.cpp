@@ -97,32 +97,36 @@ CaseOutcome run_api_parallel_case(const ApiData& d, const ParallelParams& pp, So
   std::string why;
   // Draws up to max calls; `run` executes each on both sides as it is drawn (the prefix).
   auto draw_list = [&](std::size_t max, bool run, std::vector<std::shared_ptr<ApiCall>>& into) -> std::optional<std::string> {
-    std::size_t n = 0;
-    stop_at = Source::kNoMark;
-    for (; n < max; ++n) {
-      const std::size_t span = src.begin_span();
-      stop_at = src.position();
-      if (src.draw(3) == 0) break;
-      stop_at = Source::kNoMark;
+    std::optional<std::string> bad;
+    draw_call_list(src, max, stop_at, [&] {
       std::shared_ptr<ApiCall> call;
       for (int attempt = 0; attempt < 32 && !call; ++attempt) {
         ++out.attempts;
         call = d.ops[static_cast<std::size_t>(src.draw(d.ops.size() - 1))]->draw(src, gen);
         if (!call) ++out.rejected;
       }
-      if (!call) break;
-      src.end_span(span);
+      if (!call) return false;
       if (run) {
         call->run_candidate();
-        if (!call->check_reference(gen, &why)) return call->text + ": " + (why.empty() ? "candidate finds " + call->outcome_text() : why);
+        if (!call->check_reference(gen, &why)) {
+          bad = call->text + ": " + (why.empty() ? "candidate finds " + call->outcome_text() : why);
+          into.push_back(std::move(call));  // the failing call ends the list, for the report
+          return false;
+        }
       }
       into.push_back(std::move(call));
-    }
-    return std::nullopt;
+      return true;
+    });
+    return bad;
   };
   if (auto bad = draw_list(pp.config.prefix_length, true, prefix)) {
     out.kind = CaseOutcome::Kind::fail;
     out.message = "in the sequential prefix: " + *bad;
+    if (trace) {  // the prefix ran like a sequential scenario: report it as one
+      for (std::size_t i = 0; i + 1 < prefix.size(); ++i)
+        record_api_step(trace, prefix[i]->shown_call(), prefix[i]->outcome_text());
+      record_api_failure(trace, prefix.back()->shown_call(), "", out.message);
+    }
     return out;
   }
   shape.prefix = prefix.size();

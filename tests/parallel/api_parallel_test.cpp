@@ -75,3 +75,21 @@ TEST(ApiParallel, NondeterministicOperationsAreRejected) {
 }
 
 }  // namespace
+
+namespace {
+
+// A disagreement in the prefix, which runs on both sides step by step, is a failure as in
+// sequential mode; a candidate wrong even sequentially shrinks to a prefix-only program.
+TEST(ApiParallel, SequentialDisagreementInThePrefixFails) {
+  auto off_by_one = [](const bank::Handle& a) { return bank::balance(a) + 1; };
+  duet::Api api("Bank");
+  auto account = api.abstract<long, bank::Handle>("acct");
+  api.op("open", duet::args(), account, bank::ref::open, bank::open);
+  api.op("balance", duet::args(account), duet::value<long>(), bank::ref::balance, off_by_one);
+  const duet::CheckResult r = api.check_parallel({}, {.seed = 1});
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_NE(r.report.find("in the sequential prefix: balance(acct0): candidate finds 1"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("auto acct0 = open();"), std::string::npos) << r.report;
+}
+
+}  // namespace
