@@ -1,0 +1,182 @@
+// Recorded concurrent histories: read them (Jepsen log, Porcupine kv log, Jepsen/Knossos EDN,
+// duet's own format), check them for linearizability against a model, explain a violation, and
+// draw them as an HTML timeline. The `duet-check` command-line tool is a thin layer over this.
+//
+//   #include <duet/history.hpp>
+//   duet::history::History h = duet::history::read_history("etcd_002.log");
+//   duet::history::CheckReport r = duet::history::check_history(h, {.timeout_seconds = 10});
+//   if (r.verdict == duet::history::Verdict::not_linearizable) std::cout << r.explanation;
+//
+// Link duet::history (it needs oneTBB: partitions are checked in parallel).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace duet::history {
+
+/// A value in a recorded history: the EDN subset Jepsen and Porcupine write (nil, booleans,
+/// integers, strings, keywords, symbols, vectors, lists, maps). Keywords and symbols keep
+/// their text without the leading ':'.
+///
+///   Value v = Value::vector({Value::integer(3), Value::nil()});   // prints as [3 nil]
+struct Value {
+  enum class Kind : std::uint8_t { nil, boolean, integer, real, string, keyword, symbol, vector, map };
+  Kind kind = Kind::nil;
+  bool flag = false;           // boolean
+  std::int64_t number = 0;     // integer
+  double real_number = 0;      // real
+  std::string text;            // string, keyword, symbol
+  std::vector<Value> items;    // vector (and list); map: keys and values alternate
+
+  static Value nil() { return {}; }
+  static Value boolean(bool b) { Value v; v.kind = Kind::boolean; v.flag = b; return v; }
+  static Value integer(std::int64_t n) { Value v; v.kind = Kind::integer; v.number = n; return v; }
+  static Value string(std::string s) { Value v; v.kind = Kind::string; v.text = std::move(s); return v; }
+  static Value keyword(std::string s) { Value v; v.kind = Kind::keyword; v.text = std::move(s); return v; }
+  static Value vector(std::vector<Value> xs) { Value v; v.kind = Kind::vector; v.items = std::move(xs); return v; }
+
+  bool is_nil() const { return kind == Kind::nil; }
+  bool is_integer() const { return kind == Kind::integer; }
+  bool is_keyword(std::string_view k) const { return kind == Kind::keyword && text == k; }
+  /// map: the value under keyword `key`, or nullptr.
+  const Value* find(std::string_view key) const;
+  friend bool operator==(const Value&, const Value&);
+  /// EDN text: nil, 3, "x", :ok, [1 2], {:a 1}.
+  std::string to_string() const;
+};
+
+/// How the completion of an operation was recorded.
+enum class Outcome : std::uint8_t {
+  ok,    // completed with the recorded result
+  fail,  // completed and reported failure: what that means is the format's (see Operation)
+  info   // indeterminate (Jepsen :info, timed out, crashed): may take effect at any point after
+         // its invocation, or never; it never returns
+};
+
+/// One operation: an invocation paired with its completion.
+struct Operation {
+  static constexpr std::uint64_t kPending = std::numeric_limits<std::uint64_t>::max();
+  std::int64_t process = 0;
+  std::string f;              // read, write, cas, get, put, append, txn, enqueue, ...
+  std::optional<Value> key;   // kv histories: the key
+  Value input;                // the invocation's :value (write 3, cas [1 2], put "x", txn [...])
+  Value output;               // the completion's :value (ok read 3, get "x"); nil if none
+  Outcome outcome = Outcome::ok;
+  /// Jepsen log `:fail :read :timed-out`: the operation completed and its result is unknown.
+  bool result_unknown = false;
+  std::uint64_t invoke = 0;          // a time: position in the file, or nanoseconds (duet format)
+  std::uint64_t response = kPending; // kPending when outcome == info
+  std::size_t invoke_line = 0;       // 1-based lines in the source, for messages
+  std::size_t response_line = 0;     // 0 when pending
+};
+
+enum class Format { automatic, jepsen_log, kv_log, edn, duet };
+
+/// "jepsen-log", "kv-log", "edn", "duet", "auto".
+std::string_view format_name(Format);
+/// Throws std::invalid_argument naming the accepted names.
+Format parse_format_name(std::string_view);
+
+/// A parsed history: operations in invocation order.
+///
+/// Failed operations follow the format: in a Jepsen log (etcd) `:fail :cas` completed without
+/// taking effect (legal only where the register does not hold the expected value) and
+/// `:fail :read` completed with an unknown result; in EDN (Knossos) and kv logs a `:fail`
+/// operation did not happen and is dropped at parse time. An invocation with no completion by
+/// the end of the file is indeterminate (info).
+struct History {
+  std::string source;                  // file name, for messages
+  Format format = Format::duet;
+  std::vector<Operation> ops;
+  /// Model suggested by the data: "cas-register" (register starting empty, Jepsen log),
+  /// "cas-register-0" (starting at 0, EDN), "multi-register" (EDN :txn), "kv" (kv log), or
+  /// the duet format's `;model NAME` header.
+  std::string default_model;
+};
+
+/// Malformed input. what() is "file:line: what is wrong".
+class ParseError : public std::runtime_error {
+ public:
+  ParseError(std::string file, std::size_t line, const std::string& what)
+      : std::runtime_error(file + ":" + std::to_string(line) + ": " + what), file_(std::move(file)), line_(line) {}
+  const std::string& file() const { return file_; }
+  std::size_t line() const { return line_; }
+
+ private:
+  std::string file_;
+  std::size_t line_;
+};
+
+/// Guesses the format from the first meaningful line; throws ParseError if no format fits
+/// (and for an empty file: "file:1: empty history file").
+Format detect_format(std::string_view text, const std::string& source = "<input>");
+/// Parses a whole history. Never crashes on bad input: throws ParseError.
+///
+///   History h = parse_history("INFO  jepsen.util - 0\t:invoke\t:read\tnil\n...", Format::automatic, "x.log");
+History parse_history(std::string_view text, Format format = Format::automatic, const std::string& source = "<input>");
+/// Reads and parses a file; an unreadable file is a ParseError at line 0.
+History read_history(const std::string& path, Format format = Format::automatic);
+
+/// duet's own format: a `;duet-history 1` line, an optional `;model NAME` line, then one EDN
+/// map per operation with both times:
+///   {:process 0, :invoke 1200, :complete 1350, :type :ok, :f :put, :key "3", :input "x", :value nil}
+/// (:complete and :value are absent for :type :info). Round-trips through parse_history.
+std::string write_duet_history(const History&);
+
+// ---- checking ----
+
+enum class Verdict { linearizable, not_linearizable, unknown };
+std::string_view verdict_name(Verdict);  // "linearizable", "not-linearizable", "unknown"
+
+struct CheckOptions {
+  std::string model;                        // empty: History::default_model
+  double timeout_seconds = 0;               // 0: none; on expiry the verdict is unknown
+  std::size_t max_memory_bytes = std::size_t{2} << 30;  // memo size; beyond it: unknown
+  bool partition = true;                    // split partitionable models (kv per key)
+  bool want_states = false;                 // fill CheckReport::states (for the timeline)
+  const std::atomic<bool>* cancel = nullptr;  // set it to stop: verdict unknown
+};
+
+/// Names of the models check_history knows, for --model and error messages.
+std::vector<std::string> model_names();
+
+struct CheckReport {
+  Verdict verdict = Verdict::unknown;
+  std::string model;
+  /// linearizable: a witness order (indices into History::ops; indeterminate operations that
+  /// never took effect are absent). not linearizable: the longest partial linearization found
+  /// (of the partition that failed).
+  std::vector<std::size_t> order;
+  /// not linearizable: the operation that cannot be placed after `order`, and the state there.
+  std::optional<std::size_t> stuck;
+  std::string stuck_state;
+  /// want_states: the model state after each operation of `order` (printed).
+  std::vector<std::string> states;
+  std::string explanation;    // human-readable diagnosis (violation or why unknown)
+  std::size_t partitions = 1;
+  std::uint64_t nodes = 0;    // search steps (model applications)
+  std::size_t peak_memo_bytes = 0;
+  double milliseconds = 0;
+};
+
+/// Checks a history against a model. An unknown model name or a history the model cannot
+/// read (a cas on a kv model, a value of the wrong type) throws std::invalid_argument with
+/// the operation's line; a search that runs out of time or memory answers unknown, never a
+/// guess.
+CheckReport check_history(const History&, const CheckOptions& = {});
+
+/// One self-contained HTML page (no network): a lane per process, a bar per operation, the
+/// linearization order, the stuck operation highlighted, states on hover. Its size is bounded
+/// (max_bytes): beyond it, operations far from the interesting part are summarized.
+std::string render_timeline_html(const History&, const CheckReport&, std::size_t max_bytes = 8u << 20);
+
+}  // namespace duet::history

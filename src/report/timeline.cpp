@@ -1,0 +1,2 @@
+// The HTML timeline of a checked history (being written).
+#include "duet/history.hpp"
