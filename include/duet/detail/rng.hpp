@@ -26,14 +26,15 @@ class Rng {
   }
   /// Uniform in [0, max] without modulo bias (Lemire's multiply-shift with rejection).
   std::uint64_t below_or_equal(std::uint64_t max) {
+    __extension__ using u128 = unsigned __int128;  // GCC and Clang; quiet under -Wpedantic
     if (max == ~std::uint64_t{0}) return next();
     const std::uint64_t range = max + 1;
-    unsigned __int128 m = static_cast<unsigned __int128>(next()) * range;
+    u128 m = static_cast<u128>(next()) * range;
     auto low = static_cast<std::uint64_t>(m);
     if (low < range) {
       const std::uint64_t threshold = (0 - range) % range;
       while (low < threshold) {
-        m = static_cast<unsigned __int128>(next()) * range;
+        m = static_cast<u128>(next()) * range;
         low = static_cast<std::uint64_t>(m);
       }
     }

@@ -1,10 +1,15 @@
 // The one search core: is there a sequential order of a history's operations, consistent with
 // real-time order (or only with each process's program order), in which an oracle accepts every
-// observed result? A depth-first search over linearizations with a memo of (set of operations
-// placed, oracle state), as in Wing & Gong, improved by Lowe; an explicit stack, an
-// incrementally hashed set, and budgets that end in "unknown" rather than in a wrong answer.
+// observed result? Used for Y-shaped programs run on threads and for long recorded histories.
 //
-// Used for Y-shaped programs run on threads and for long recorded histories alike.
+// Wing & Gong's depth-first search in Lowe's formulation: the history is a linked list of call
+// and return events; the candidates to go next are the calls before the first return still in
+// the list, so finding them costs nothing per step. Placing an operation lifts its two events
+// out of the list; backtracking puts them back. A memo of (set of operations placed, oracle
+// state) prunes configurations already explored. The stack is explicit (no recursion limit),
+// the placed set is hashed incrementally (Zobrist) and stored compactly (only the window of
+// words between the first unplaced and the last placed operation), and budgets on steps, time,
+// memo memory and a cancel flag end the search in "unknown", never in a wrong answer.
 #pragma once
 
 #include <algorithm>
@@ -12,7 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
-#include <optional>
+#include <numeric>
 #include <unordered_map>
 #include <vector>
 
@@ -40,17 +45,23 @@ enum class Consistency {
 
 enum class SearchVerdict { ok, violation, unknown };
 
+/// Why a search ended in unknown.
+enum class SearchStop { none, nodes, time, memory, cancelled };
+
 struct SearchBudget {
   std::uint64_t max_nodes = 50'000'000;  // oracle applications
   double max_seconds = 0;                 // 0: no limit
+  std::size_t max_memo_bytes = std::size_t{1} << 31;
   const std::atomic<bool>* cancel = nullptr;
 };
 
 struct SearchResult {
   SearchVerdict verdict = SearchVerdict::unknown;
+  SearchStop stop = SearchStop::none;
   std::vector<std::size_t> order;    // ok: a witness order; violation: the longest partial order found
   std::uint64_t nodes = 0;           // oracle applications tried
   std::uint64_t memo_hits = 0;
+  std::size_t memo_bytes = 0;        // peak size of the memo
 };
 
 /// An Oracle provides:
@@ -60,135 +71,265 @@ struct SearchResult {
 ///   std::uint64_t hash(const State&) const;          // with equal(), enables the memo
 ///   bool equal(const State&, const State&) const;
 ///   static constexpr bool memo = true;               // false: search without a memo
+/// and may provide std::size_t heap_bytes(const State&) const, counted against the memo budget.
 template <class Oracle>
 SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Consistency consistency,
                        const SearchBudget& budget = {}) {
   using State = typename Oracle::State;
+  constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
   const std::size_t n = ops.size();
   SearchResult result;
+  if (n == 0) {
+    result.verdict = SearchVerdict::ok;
+    return result;
+  }
   const auto deadline = budget.max_seconds > 0
                             ? std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                                      std::chrono::duration<double>(budget.max_seconds))
                             : std::chrono::steady_clock::time_point::max();
 
-  // Completed operations must all be placed; pending ones may be placed or left out.
+  // ---- the event list ----
+  // Events sort by (phase, time, calls before returns): equal clock readings on two cores
+  // cannot be ordered, so they overlap. Under sequential consistency every call of a phase
+  // precedes every return of it: only program order and phases constrain. Pending operations
+  // return after everything.
+  struct Event {
+    std::uint32_t op;
+    bool call;
+    std::uint32_t prev, next;  // list links; index n*2 is the head sentinel
+  };
+  const std::uint32_t head = static_cast<std::uint32_t>(2 * n);
+  std::vector<Event> events(2 * n + 1);
+  {
+    struct Key {
+      std::uint32_t phase;
+      std::uint64_t time;
+      std::uint8_t kind;  // 0 call, 1 return
+      std::uint32_t op;
+    };
+    std::vector<Key> keys;
+    keys.reserve(2 * n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const TimedOp& op = ops[i];
+      const bool pending = op.response == TimedOp::kPending;
+      const bool sc = consistency == Consistency::sequential;
+      keys.push_back({op.phase, sc ? 0 : op.invoke, 0, i});
+      keys.push_back({pending ? kNone : op.phase, pending || sc ? 0 : op.response, 1, i});
+    }
+    std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+      if (a.phase != b.phase) return a.phase < b.phase;
+      if (consistency == Consistency::sequential && a.kind != b.kind) return a.kind < b.kind;
+      if (a.time != b.time) return a.time < b.time;
+      if (a.kind != b.kind) return a.kind < b.kind;
+      if (a.kind == 0) return ops[a.op].invoke != ops[b.op].invoke ? ops[a.op].invoke < ops[b.op].invoke : a.op < b.op;
+      return a.op < b.op;
+    });
+    std::uint32_t prev = head;
+    for (std::uint32_t k = 0; k < keys.size(); ++k) {
+      events[k] = {keys[k].op, keys[k].kind == 0, prev, kNone};
+      events[prev].next = k;
+      prev = k;
+    }
+    events[prev].next = kNone;
+  }
+  std::vector<std::uint32_t> call_of(n), return_of(n);
+  for (std::uint32_t k = 0; k < 2 * n; ++k) (events[k].call ? call_of : return_of)[events[k].op] = k;
+  auto lift = [&](std::uint32_t op) {
+    for (std::uint32_t e : {call_of[op], return_of[op]}) {
+      events[events[e].prev].next = events[e].next;
+      if (events[e].next != kNone) events[events[e].next].prev = events[e].prev;
+    }
+  };
+  auto unlift = [&](std::uint32_t op) {  // the reverse of lift, in reverse order
+    for (std::uint32_t e : {return_of[op], call_of[op]}) {
+      events[events[e].prev].next = e;
+      if (events[e].next != kNone) events[events[e].next].prev = e;
+    }
+  };
+
+  // A process's completed operations keep their order even when the clock cannot tell them
+  // apart; an operation that never returned does not hold back its process's later ones.
+  std::vector<std::uint32_t> before_in_process(n, kNone);
+  {
+    std::vector<std::uint32_t> by_invoke(n);
+    std::iota(by_invoke.begin(), by_invoke.end(), 0u);
+    std::stable_sort(by_invoke.begin(), by_invoke.end(), [&](std::uint32_t a, std::uint32_t b) { return ops[a].invoke < ops[b].invoke; });
+    std::unordered_map<std::uint32_t, std::uint32_t> last;
+    for (std::uint32_t i : by_invoke) {
+      auto it = last.find(ops[i].process);
+      if (it != last.end()) before_in_process[i] = it->second;
+      if (ops[i].response != TimedOp::kPending) last[ops[i].process] = i;
+    }
+  }
+
   std::size_t completed = 0;
   for (const TimedOp& op : ops) completed += op.response != TimedOp::kPending;
 
-  // Program order per process (for sequential consistency, and as a tie-break).
-  std::vector<std::size_t> rank_in_process(n);
-  {
-    std::unordered_map<std::uint32_t, std::vector<std::size_t>> by_process;
-    for (std::size_t i = 0; i < n; ++i) by_process[ops[i].process].push_back(i);
-    for (auto& [p, list] : by_process) {
-      // Stable: operations of one process with equal invoke times keep their listed order.
-      std::stable_sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return ops[a].invoke < ops[b].invoke; });
-      for (std::size_t k = 0; k < list.size(); ++k) rank_in_process[list[k]] = k;
-    }
-  }
-  std::unordered_map<std::uint32_t, std::size_t> next_rank;  // per process: how many placed
-
-  // Zobrist keys: the set of placed operations hashes incrementally.
+  // ---- the placed set ----
   std::vector<std::uint64_t> zobrist(n);
   for (std::size_t i = 0; i < n; ++i) zobrist[i] = mix64(0x5eedull + i);
+  const std::size_t words = (n + 63) / 64;
+  std::vector<std::uint64_t> placed(words, 0);
+  auto is_placed = [&](std::uint32_t i) { return (placed[i / 64] >> (i % 64)) & 1; };
+  auto toggle = [&](std::uint32_t i) { placed[i / 64] ^= std::uint64_t{1} << (i % 64); };
+  std::size_t first_unplaced_word = 0;  // every word before it is full... or at least not tracked below
+  auto window_low = [&]() {
+    while (first_unplaced_word < words && placed[first_unplaced_word] == ~std::uint64_t{0}) ++first_unplaced_word;
+    return first_unplaced_word;
+  };
 
-  std::vector<std::uint64_t> placed_bits((n + 63) / 64, 0);
-  auto is_placed = [&](std::size_t i) { return (placed_bits[i / 64] >> (i % 64)) & 1; };
-  auto toggle = [&](std::size_t i) { placed_bits[i / 64] ^= std::uint64_t{1} << (i % 64); };
-
-  // Memo of dead ends: (placed set, state) from which no completion exists.
+  // ---- the memo: open addressing over entries; each entry a window of the placed set ----
   struct MemoEntry {
-    std::vector<std::uint64_t> bits;
+    std::uint64_t hash;
+    std::uint32_t low, count;  // window [low, low+count) of words, stored in `bits` at offset
+    std::size_t offset;
     State state;
   };
-  std::unordered_multimap<std::uint64_t, MemoEntry> memo;
-
-  // Candidates that may go next: not placed, and (real time) invoked before every unplaced
-  // completed operation responded; (sequential) next in its process.
-  auto candidates = [&](std::vector<std::size_t>& out) {
-    out.clear();
-    std::uint32_t phase = std::numeric_limits<std::uint32_t>::max();
-    for (std::size_t i = 0; i < n; ++i)
-      if (!is_placed(i) && ops[i].response != TimedOp::kPending) phase = std::min(phase, ops[i].phase);
-    if (consistency == Consistency::linearizable) {
-      // i may go next unless some other unplaced operation responded strictly before i was
-      // invoked. Equal readings of the clock on two cores cannot be ordered: they overlap. A
-      // process's own operations keep their order explicitly.
-      std::uint64_t min_response = TimedOp::kPending;
-      for (std::size_t i = 0; i < n; ++i)
-        if (!is_placed(i) && ops[i].response < min_response) min_response = ops[i].response;
-      for (std::size_t i = 0; i < n; ++i)
-        if (!is_placed(i) && ops[i].phase <= phase && ops[i].invoke <= min_response &&
-            rank_in_process[i] == next_rank[ops[i].process])
-          out.push_back(i);
-    } else {
-      for (std::size_t i = 0; i < n; ++i)
-        if (!is_placed(i) && ops[i].phase <= phase && rank_in_process[i] == next_rank[ops[i].process]) out.push_back(i);
+  std::vector<MemoEntry> memo;
+  std::vector<std::uint64_t> bits;
+  std::vector<std::uint32_t> slots(1024, kNone);
+  std::size_t memo_bytes = 0;
+  auto state_bytes = [&](const State& s) -> std::size_t {
+    if constexpr (requires { oracle.heap_bytes(s); })
+      return sizeof(MemoEntry) + oracle.heap_bytes(s);
+    else
+      return sizeof(MemoEntry);
+  };
+  // Returns true if (placed, state) was seen before; otherwise records it.
+  auto seen_or_record = [&](std::uint64_t set_hash, const State& state, std::size_t high_word) {
+    const std::uint64_t h = mix64(set_hash ^ oracle.hash(state));
+    const std::size_t low = std::min(window_low(), high_word);
+    const std::size_t count = high_word - low;
+    const std::size_t mask = slots.size() - 1;
+    std::size_t s = h & mask;
+    for (; slots[s] != kNone; s = (s + 1) & mask) {
+      const MemoEntry& e = memo[slots[s]];
+      if (e.hash != h || e.low != low || e.count != count) continue;
+      if (!std::equal(bits.begin() + static_cast<std::ptrdiff_t>(e.offset),
+                      bits.begin() + static_cast<std::ptrdiff_t>(e.offset + count), placed.begin() + static_cast<std::ptrdiff_t>(low)))
+        continue;
+      if (oracle.equal(e.state, state)) return true;
     }
+    const std::size_t offset = bits.size();
+    bits.insert(bits.end(), placed.begin() + static_cast<std::ptrdiff_t>(low), placed.begin() + static_cast<std::ptrdiff_t>(high_word));
+    memo.push_back(MemoEntry{h, static_cast<std::uint32_t>(low), static_cast<std::uint32_t>(count), offset, state});
+    slots[s] = static_cast<std::uint32_t>(memo.size() - 1);
+    memo_bytes += state_bytes(state) + count * 8 + 8;
+    if (memo.size() * 2 > slots.size()) {
+      std::vector<std::uint32_t> grown(slots.size() * 2, kNone);
+      const std::size_t m = grown.size() - 1;
+      for (std::uint32_t i = 0; i < memo.size(); ++i) {
+        std::size_t t = memo[i].hash & m;
+        while (grown[t] != kNone) t = (t + 1) & m;
+        grown[t] = i;
+      }
+      memo_bytes += (grown.size() - slots.size()) * sizeof(std::uint32_t);
+      slots.swap(grown);
+    }
+    return false;
   };
 
+  // ---- the search ----
   struct Frame {
-    State state;
-    std::uint64_t set_hash;
-    std::vector<std::size_t> choices;
-    std::size_t next = 0;
-    std::size_t placed_completed;
+    std::uint32_t op;           // the operation placed at this depth
+    State before;               // the state before it
+    std::uint64_t set_hash;     // the placed set's hash before it
+    std::size_t high_word;      // one past the last word with a placed operation, before it
   };
-  std::vector<Frame> stack;
-  std::vector<std::size_t> order;
-  stack.push_back(Frame{oracle.initial(), 0, {}, 0, 0});
-  candidates(stack.back().choices);
+  std::vector<Frame> stack;     // frames beyond `depth` keep their storage for reuse
+  std::size_t depth = 0;
+  std::vector<std::size_t> best;
+  std::size_t placed_completed = 0;
+  State state = oracle.initial();
+  State next = state;
+  std::uint64_t set_hash = 0;
+  std::size_t high_word = 0;
+  auto current_order = [&]() {
+    std::vector<std::size_t> order(depth);
+    for (std::size_t d = 0; d < depth; ++d) order[d] = stack[d].op;
+    return order;
+  };
+  auto stop = [&](SearchStop why) {
+    result.verdict = SearchVerdict::unknown;
+    result.stop = why;
+    result.order = depth > best.size() ? current_order() : best;
+    result.memo_bytes = memo_bytes;
+    return result;
+  };
 
-  while (!stack.empty()) {
-    Frame& top = stack.back();
-    if (top.placed_completed == completed) {
+  std::uint32_t entry = events[head].next;
+  for (;;) {
+    if (placed_completed == completed) {
       result.verdict = SearchVerdict::ok;
-      result.order = order;
+      result.order = current_order();
+      result.memo_bytes = memo_bytes;
       return result;
     }
-    if (top.next == top.choices.size()) {
-      // Dead end: remember it, undo the last placement.
-      if constexpr (Oracle::memo)
-        memo.emplace(top.set_hash ^ oracle.hash(top.state), MemoEntry{placed_bits, top.state});
-      stack.pop_back();
-      if (!order.empty()) {
-        const std::size_t last = order.back();
-        order.pop_back();
-        toggle(last);
-        --next_rank[ops[last].process];
+    if (entry != kNone && events[entry].call) {
+      const std::uint32_t op = events[entry].op;
+      const std::uint32_t pred = before_in_process[op];
+      if (pred == kNone || is_placed(pred)) {
+        if ((++result.nodes & 1023) == 0) {
+          if (result.nodes >= budget.max_nodes) return stop(SearchStop::nodes);
+          if (std::chrono::steady_clock::now() >= deadline) return stop(SearchStop::time);
+          if (budget.cancel && budget.cancel->load(std::memory_order_relaxed)) return stop(SearchStop::cancelled);
+        }
+        next = state;
+        if (oracle.apply(next, op)) {
+          toggle(op);
+          const std::uint64_t next_hash = set_hash ^ zobrist[op];
+          const std::size_t next_high = std::max(high_word, std::size_t{op} / 64 + 1);
+          bool fresh = true;
+          if constexpr (Oracle::memo) {
+            fresh = !seen_or_record(next_hash, next, next_high);
+            if (!fresh) ++result.memo_hits;
+            if (memo_bytes > budget.max_memo_bytes) {
+              toggle(op);
+              return stop(SearchStop::memory);
+            }
+          }
+          if (fresh) {
+            if (depth == stack.size()) stack.push_back(Frame{op, state, set_hash, high_word});
+            else {
+              Frame& f = stack[depth];
+              f.op = op;
+              f.before = state;
+              f.set_hash = set_hash;
+              f.high_word = high_word;
+            }
+            ++depth;
+            std::swap(state, next);
+            set_hash = next_hash;
+            high_word = next_high;
+            placed_completed += ops[op].response != TimedOp::kPending;
+            lift(op);
+            entry = events[head].next;
+            continue;
+          }
+          toggle(op);
+        }
       }
+      entry = events[entry].next;
       continue;
     }
-    const std::size_t op = top.choices[top.next++];
-    if ((++result.nodes & 1023) == 0) {
-      if (result.nodes >= budget.max_nodes || std::chrono::steady_clock::now() >= deadline ||
-          (budget.cancel && budget.cancel->load(std::memory_order_relaxed))) {
-        result.verdict = SearchVerdict::unknown;
-        return result;
-      }
-    }
-    State next_state = top.state;
-    if (!oracle.apply(next_state, op)) continue;
+    // A return (of an operation not yet placed) or the end: nothing later can go next.
+    if (depth == 0) break;
+    if (depth > best.size()) best = current_order();
+    --depth;
+    Frame& f = stack[depth];
+    const std::uint32_t op = f.op;
+    unlift(op);
     toggle(op);
-    const std::uint64_t next_hash = top.set_hash ^ zobrist[op];
-    if constexpr (Oracle::memo) {
-      bool seen = false;
-      auto [lo, hi] = memo.equal_range(next_hash ^ oracle.hash(next_state));
-      for (auto it = lo; it != hi && !seen; ++it) seen = it->second.bits == placed_bits && oracle.equal(it->second.state, next_state);
-      if (seen) {
-        ++result.memo_hits;
-        toggle(op);
-        continue;
-      }
-    }
-    order.push_back(op);
-    ++next_rank[ops[op].process];
-    if (order.size() > result.order.size()) result.order = order;  // the longest partial order
-    const std::size_t done = top.placed_completed + (ops[op].response != TimedOp::kPending);
-    stack.push_back(Frame{std::move(next_state), next_hash, {}, 0, done});
-    candidates(stack.back().choices);
+    if (op / 64 < first_unplaced_word) first_unplaced_word = op / 64;
+    placed_completed -= ops[op].response != TimedOp::kPending;
+    std::swap(state, f.before);
+    set_hash = f.set_hash;
+    high_word = f.high_word;
+    entry = events[call_of[op]].next;
   }
   result.verdict = SearchVerdict::violation;
+  result.order = std::move(best);
+  result.memo_bytes = memo_bytes;
   return result;
 }
 
