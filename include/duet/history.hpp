@@ -79,6 +79,9 @@ struct Operation {
   std::size_t response_line = 0;     // 0 when pending
 };
 
+/// One line for messages: "process 3: cas [1 2] -> fail (line 12)".
+std::string describe(const Operation&);
+
 enum class Format { automatic, jepsen_log, kv_log, edn, duet };
 
 /// "jepsen-log", "kv-log", "edn", "duet", "auto".
@@ -156,6 +159,10 @@ struct CheckReport {
   /// never took effect are absent). not linearizable: the longest partial linearization found
   /// (of the partition that failed).
   std::vector<std::size_t> order;
+  /// A partitioned linearizable history: `order` is the concatenation of each partition's
+  /// witness, of these lengths (linearizability is local: a linearization of every partition
+  /// implies one of the whole history).
+  std::vector<std::size_t> part_sizes;
   /// not linearizable: the operation that cannot be placed after `order`, and the state there.
   std::optional<std::size_t> stuck;
   std::string stuck_state;

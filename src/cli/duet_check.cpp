@@ -1,1 +1,193 @@
-int main() { return 2; }
+// duet-check: checks recorded histories for linearizability.
+//
+//   duet-check [--model NAME] [--format auto|jepsen-log|kv-log|edn|duet] [--timeout SECONDS]
+//              [--memory MIB] [--no-partition] [--html OUT.html] [--witness] [--quiet] FILE...
+//
+// One line per file, FILE<TAB>linearizable|not-linearizable|unknown|unreadable<TAB>MILLISECONDS,
+// details indented below it, then a summary. Exit status: 0 if every history is linearizable,
+// 1 if some is not (and every file was decided), 2 if some file is unknown or unreadable.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "duet/history.hpp"
+
+namespace {
+
+using namespace duet::history;
+
+struct Options {
+  CheckOptions check;
+  Format format = Format::automatic;
+  std::string html;
+  bool witness = false;
+  bool quiet = false;
+  std::vector<std::string> files;
+};
+
+constexpr const char* kUsage =
+    "usage: duet-check [options] FILE...\n"
+    "Checks recorded concurrent histories for linearizability against a model.\n"
+    "\n"
+    "  --model NAME        the model (default: from the format; --list-models shows them)\n"
+    "  --format F          auto (default), jepsen-log, kv-log, edn or duet\n"
+    "  --timeout SECONDS   per file; when it runs out the verdict is unknown (default: none)\n"
+    "  --memory MIB        memo budget per file (default 2048); beyond it: unknown\n"
+    "  --no-partition      search partitionable models (kv) as one history\n"
+    "  --html OUT.html     write the timeline page (several files: OUT.<file name>.html)\n"
+    "  --witness           print a linearization order of each linearizable history\n"
+    "  --quiet             only the one-line verdicts and the summary\n"
+    "  --list-models       print the models and exit\n"
+    "\n"
+    "Prints FILE<TAB>verdict<TAB>milliseconds per file, then a summary. Exit status: 0 all\n"
+    "linearizable, 1 some not linearizable, 2 some unknown or unreadable.\n";
+
+[[noreturn]] void usage_error(const std::string& what) {
+  std::cerr << "duet-check: " << what << "\n" << kUsage;
+  std::exit(2);
+}
+
+double parse_number(const std::string& flag, const char* text) {
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(v >= 0)) usage_error(flag + " needs a non-negative number, not '" + text + "'");
+  return v;
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) usage_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--model") o.check.model = value();
+    else if (a == "--format") {
+      try {
+        o.format = parse_format_name(value());
+      } catch (const std::exception& e) {
+        usage_error(e.what());
+      }
+    } else if (a == "--timeout") o.check.timeout_seconds = parse_number(a, value());
+    else if (a == "--memory") o.check.max_memory_bytes = static_cast<std::size_t>(parse_number(a, value()) * 1024 * 1024);
+    else if (a == "--no-partition") o.check.partition = false;
+    else if (a == "--html") o.html = value();
+    else if (a == "--witness") o.witness = true;
+    else if (a == "--quiet") o.quiet = true;
+    else if (a == "--list-models") {
+      for (const std::string& m : model_names()) std::cout << m << "\n";
+      std::exit(0);
+    } else if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (a == "--") {
+      for (++i; i < argc; ++i) o.files.emplace_back(argv[i]);
+    } else if (a.size() > 1 && a[0] == '-') usage_error("unknown option " + a);
+    else o.files.push_back(a);
+  }
+  if (o.files.empty()) usage_error("no history files given");
+  return o;
+}
+
+std::string html_path(const Options& o, const std::string& file) {
+  if (o.files.size() == 1) return o.html;
+  std::string base = file.substr(file.find_last_of('/') + 1);
+  const std::size_t dot = o.html.rfind('.');
+  const std::size_t slash = o.html.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return o.html + "." + base + ".html";
+  return o.html.substr(0, dot) + "." + base + o.html.substr(dot);
+}
+
+std::string op_line(const History& h, std::size_t i) { return "#" + std::to_string(i) + " " + describe(h.ops[i]); }
+
+void print_order(const History& h, const CheckReport& r, std::size_t limit) {
+  const std::size_t n = r.order.size();
+  const std::size_t from = n > limit ? n - limit : 0;
+  if (from > 0) std::cout << "    ... " << from << " earlier operations\n";
+  for (std::size_t k = from; k < n; ++k) {
+    std::cout << "    " << (k + 1) << ". " << op_line(h, r.order[k]);
+    if (k < r.states.size()) std::cout << "   => " << r.states[k];
+    std::cout << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parse_args(argc, argv);
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t linearizable = 0, violations = 0, unknown = 0, unreadable = 0;
+  for (const std::string& file : o.files) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] {
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    History h;
+    CheckReport r;
+    try {
+      h = read_history(file, o.format);
+      CheckOptions options = o.check;
+      options.want_states = !o.html.empty() || o.witness || !o.quiet;
+      r = check_history(h, options);
+    } catch (const std::exception& e) {
+      ++unreadable;
+      std::printf("%s\tunreadable\t%.1f\n", file.c_str(), elapsed());
+      std::fflush(stdout);
+      std::cerr << "duet-check: " << e.what() << "\n";
+      continue;
+    }
+    std::printf("%s\t%s\t%.1f\n", file.c_str(), std::string(verdict_name(r.verdict)).c_str(), elapsed());
+    switch (r.verdict) {
+      case Verdict::linearizable: ++linearizable; break;
+      case Verdict::not_linearizable: ++violations; break;
+      case Verdict::unknown: ++unknown; break;
+    }
+    if (!o.quiet) {
+      std::cout << "  " << h.ops.size() << " operations, model " << r.model << ", " << r.partitions
+                << (r.partitions == 1 ? " partition" : " partitions") << ", " << r.nodes << " search steps\n";
+      if (r.verdict == Verdict::not_linearizable) {
+        std::string line;
+        for (char c : r.explanation) {
+          line += c;
+          if (c == '\n') {
+            std::cout << "  " << line;
+            line.clear();
+          }
+        }
+        if (!line.empty()) std::cout << "  " << line << "\n";
+        std::cout << "  longest partial linearization (state after each):\n";
+        print_order(h, r, o.witness ? r.order.size() : 12);
+        if (r.stuck) std::cout << "  cannot place: " << op_line(h, *r.stuck) << "\n  in state: " << r.stuck_state << "\n";
+      } else if (r.verdict == Verdict::unknown) {
+        std::cout << "  " << r.explanation << "\n";
+      }
+    }
+    if (o.witness && r.verdict == Verdict::linearizable) {
+      std::cout << "  witness (a linearization" << (r.partitions > 1 ? ", partition by partition" : "") << "):\n";
+      print_order(h, r, r.order.size());
+    }
+    if (!o.html.empty()) {
+      const std::string path = html_path(o, file);
+      std::ofstream out(path, std::ios::binary);
+      out << render_timeline_html(h, r);
+      if (!out) {
+        std::cerr << "duet-check: cannot write " << path << "\n";
+        ++unreadable;
+      } else if (!o.quiet) {
+        std::cout << "  timeline: " << path << "\n";
+      }
+    }
+    std::fflush(stdout);
+  }
+  const double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%zu files: %zu linearizable, %zu not linearizable, %zu unknown, %zu unreadable (%.1f ms)\n", o.files.size(),
+              linearizable, violations, unknown, unreadable, total);
+  if (unknown > 0 || unreadable > 0) return 2;
+  return violations > 0 ? 1 : 0;
+}

@@ -80,6 +80,34 @@ std::string Value::to_string() const {
   return out;
 }
 
+std::string describe(const Operation& op) {
+  // Built with += only: GCC 12 warns falsely (-Wrestrict) on some "literal" + std::string chains.
+  std::string s = "process ";
+  s += std::to_string(op.process);
+  s += ": ";
+  s += op.f;
+  if (op.key) {
+    s += ' ';
+    s += op.key->to_string();
+  }
+  if (!op.input.is_nil()) {
+    s += ' ';
+    s += op.input.to_string();
+  }
+  switch (op.outcome) {
+    case Outcome::ok:
+      s += " -> ";
+      s += op.result_unknown ? "?" : op.output.to_string();
+      break;
+    case Outcome::fail: s += op.result_unknown ? " -> fail (result unknown)" : " -> fail"; break;
+    case Outcome::info: s += " -> ? (indeterminate)"; break;
+  }
+  s += " (line ";
+  s += std::to_string(op.invoke_line);
+  s += ')';
+  return s;
+}
+
 std::string_view format_name(Format f) {
   switch (f) {
     case Format::automatic: return "auto";

@@ -1,0 +1,592 @@
+// The models duet-check knows: registers with compare-and-set, key-value stores, multi-register
+// transactions, queues, sets and counters. Each turns a partition's operations into a compact
+// table (integers and interned ids) once, so that the search applies an operation in a few
+// instructions.
+#include <algorithm>
+#include <climits>
+#include <map>
+
+#include "duet/detail/hash.hpp"
+#include "model.hpp"
+
+namespace duet::history::detail {
+
+void reject(const History& h, const Operation& op, const std::string& what) {
+  throw std::invalid_argument(h.source + ":" + std::to_string(op.invoke_line) + ": " + what + " (" + describe(op) + ")");
+}
+
+std::vector<std::vector<std::size_t>> single_part(const History& h) {
+  std::vector<std::size_t> all(h.ops.size());
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  return {std::move(all)};
+}
+
+std::vector<std::vector<std::size_t>> Model::partition(const History& h) const { return single_part(h); }
+
+namespace {
+
+enum class Mode : std::uint8_t { ok, fail, unknown_result, pending };
+
+Mode mode_of(const Operation& op) {
+  if (op.outcome == Outcome::info) return Mode::pending;
+  if (op.result_unknown) return Mode::unknown_result;
+  return op.outcome == Outcome::fail ? Mode::fail : Mode::ok;
+}
+
+// Connected components of operations that share a key: operations on disjoint keys never
+// constrain each other, so each component is checked alone. keys(op) lists an operation's
+// keys; an empty list means "every key" (a read of a whole set), which joins everything.
+template <class Keys>
+std::vector<std::vector<std::size_t>> components(const History& h, Keys keys) {
+  std::unordered_map<std::string, std::size_t> key_ids;
+  std::vector<std::size_t> parent;
+  auto find = [&](std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::vector<std::size_t> first_key(h.ops.size());
+  for (std::size_t i = 0; i < h.ops.size(); ++i) {
+    const std::vector<std::string> ks = keys(h.ops[i]);
+    if (ks.empty()) return single_part(h);
+    std::size_t root = SIZE_MAX;
+    for (const std::string& k : ks) {
+      auto [it, fresh] = key_ids.try_emplace(k, parent.size());
+      if (fresh) parent.push_back(parent.size());
+      const std::size_t r = find(it->second);
+      if (root == SIZE_MAX) root = r;
+      else if (r != root) parent[r] = root;
+    }
+    first_key[i] = key_ids[ks.front()];
+  }
+  std::unordered_map<std::size_t, std::size_t> part_of_root;
+  std::vector<std::vector<std::size_t>> parts;
+  for (std::size_t i = 0; i < h.ops.size(); ++i) {
+    const std::size_t root = find(first_key[i]);
+    auto [it, fresh] = part_of_root.try_emplace(root, parts.size());
+    if (fresh) parts.emplace_back();
+    parts[it->second].push_back(i);
+  }
+  return parts;
+}
+
+// ---------------------------------------------------------------- cas-register
+// A single register holding an integer or nothing (nil), with read, write and cas.
+constexpr std::int64_t kNil = INT64_MIN;
+
+struct RegisterOp {
+  enum Kind : std::uint8_t { read, write, cas } kind;
+  Mode mode;
+  std::int64_t a = 0, b = 0;  // read: the value read; write: the value; cas: expected, new
+};
+
+std::int64_t register_value(const History& h, const Operation& op, const Value& v, const char* what) {
+  if (v.is_nil()) return kNil;
+  if (v.is_integer() && v.number != kNil) return v.number;
+  reject(h, op, std::string(what) + " must be an integer or nil, not " + v.to_string());
+}
+
+struct RegisterOracle {
+  using State = std::int64_t;
+  static constexpr bool memo = true;
+  std::vector<RegisterOp> ops;
+  std::int64_t start;
+  bool nil_read_is_unknown;  // Knossos: a read that returned nil tells nothing
+
+  State initial() const { return start; }
+  bool apply(State& s, std::size_t i) const {
+    const RegisterOp& op = ops[i];
+    switch (op.kind) {
+      case RegisterOp::read:
+        if (op.mode != Mode::ok || (nil_read_is_unknown && op.a == kNil)) return true;
+        return s == op.a;
+      case RegisterOp::write:
+        if (op.mode != Mode::fail) s = op.a;  // a failed write did not happen
+        return true;
+      case RegisterOp::cas:
+        switch (op.mode) {
+          case Mode::ok:
+            if (s != op.a) return false;
+            s = op.b;
+            return true;
+          case Mode::fail: return s != op.a;  // completed without effect: the compare failed
+          default:
+            if (s == op.a) s = op.b;  // took effect here (or never: then it is not placed)
+            return true;
+        }
+    }
+    return false;
+  }
+  std::uint64_t hash(const State& s) const { return static_cast<std::uint64_t>(s); }
+  bool equal(const State& a, const State& b) const { return a == b; }
+  std::string show(const State& s) const { return s == kNil ? "nil" : std::to_string(s); }
+};
+
+class CasRegister final : public Model {
+ public:
+  CasRegister(std::string_view name, std::int64_t start, bool nil_read_is_unknown, std::string_view summary)
+      : name_(name), summary_(summary), start_(start), nil_read_is_unknown_(nil_read_is_unknown) {}
+  std::string_view name() const override { return name_; }
+  std::string_view summary() const override { return summary_; }
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
+                    bool want_states) const override {
+    RegisterOracle oracle{{}, start_, nil_read_is_unknown_};
+    oracle.ops.reserve(part.size());
+    for (std::size_t i : part) {
+      const Operation& op = h.ops[i];
+      RegisterOp r{RegisterOp::read, mode_of(op)};
+      if (op.f == "read") {
+        r.a = r.mode == Mode::ok ? register_value(h, op, op.output, "the value read") : kNil;
+      } else if (op.f == "write") {
+        r.kind = RegisterOp::write;
+        r.a = register_value(h, op, op.input, "the value written");
+      } else if (op.f == "cas") {
+        r.kind = RegisterOp::cas;
+        if (op.input.kind != Value::Kind::vector || op.input.items.size() != 2)
+          reject(h, op, "cas expects [expected new], not " + op.input.to_string());
+        r.a = register_value(h, op, op.input.items[0], "cas's expected value");
+        r.b = register_value(h, op, op.input.items[1], "cas's new value");
+      } else {
+        reject(h, op, "the " + name_ + " model has read, write and cas, not '" + op.f + "'");
+      }
+      oracle.ops.push_back(r);
+    }
+    return search_part(h, part, oracle, budget, want_states);
+  }
+
+ private:
+  std::string name_;
+  std::string_view summary_;
+  std::int64_t start_;
+  bool nil_read_is_unknown_;
+};
+
+// ---------------------------------------------------------------- kv
+// Porcupine's key-value store: string keys, all starting as "", with get, put and append.
+struct KvOp {
+  enum Kind : std::uint8_t { get, put, append } kind;
+  Mode mode;
+  std::uint32_t key;    // dense index within the part
+  std::uint32_t value;  // interned: get's result, put's or append's argument
+};
+
+struct KvOracle {
+  using State = std::vector<std::uint32_t>;  // interned value per key
+  static constexpr bool memo = true;
+  std::vector<KvOp> ops;
+  std::size_t keys = 0;
+  mutable Interner values;  // appends intern new strings as the search meets them
+  mutable std::unordered_map<std::uint64_t, std::uint32_t> appended;
+
+  State initial() const { return State(keys, values_empty()); }
+  std::uint32_t values_empty() const { return 1; }  // "" is interned first
+  bool apply(State& s, std::size_t i) const {
+    const KvOp& op = ops[i];
+    if (op.mode == Mode::fail) return true;  // did not happen
+    switch (op.kind) {
+      case KvOp::get: return op.mode != Mode::ok || s[op.key] == op.value;
+      case KvOp::put: s[op.key] = op.value; return true;
+      case KvOp::append: {
+        const std::uint64_t k = (std::uint64_t{s[op.key]} << 32) | op.value;
+        auto it = appended.find(k);
+        if (it == appended.end())
+          it = appended.emplace(k, values.id(values.text(s[op.key]) + values.text(op.value))).first;
+        s[op.key] = it->second;
+        return true;
+      }
+    }
+    return false;
+  }
+  std::uint64_t hash(const State& s) const {
+    std::uint64_t h = 0x6b76;
+    for (std::uint32_t v : s) h = duet::detail::hash_combine(h, v);
+    return h;
+  }
+  bool equal(const State& a, const State& b) const { return a == b; }
+  std::size_t heap_bytes(const State& s) const { return s.size() * sizeof(std::uint32_t); }
+  std::vector<std::string> key_names;
+  std::string show(const State& s) const {
+    std::string out = "{";
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      if (k > 0) out += ", ";
+      out += key_names[k] + " " + Value::string(values.text(s[k])).to_string();
+    }
+    return out + "}";
+  }
+};
+
+std::string kv_key(const History& h, const Operation& op) {
+  if (!op.key) reject(h, op, "a kv operation needs a :key");
+  return op.key->kind == Value::Kind::string ? op.key->text : op.key->to_string();
+}
+
+class Kv final : public Model {
+ public:
+  std::string_view name() const override { return "kv"; }
+  std::string_view summary() const override {
+    return "key-value store (Porcupine kv): get, put, append on string keys starting as \"\"; partitions per key";
+  }
+  std::vector<std::vector<std::size_t>> partition(const History& h) const override {
+    return components(h, [&](const Operation& op) { return std::vector<std::string>{kv_key(h, op)}; });
+  }
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
+                    bool want_states) const override {
+    KvOracle oracle;
+    oracle.values.id("");
+    std::map<std::string, std::uint32_t> key_index;  // sorted: states print keys in order
+    for (std::size_t i : part) key_index.emplace(kv_key(h, h.ops[i]), 0);
+    for (auto& [name, index] : key_index) {
+      index = static_cast<std::uint32_t>(oracle.key_names.size());
+      oracle.key_names.push_back(Value::string(name).to_string());
+    }
+    oracle.keys = key_index.size();
+    auto text = [&](const Operation& op, const Value& v, const char* what) -> std::string {
+      if (v.kind == Value::Kind::string) return v.text;
+      if (v.is_nil()) return "";
+      reject(h, op, std::string(what) + " must be a string, not " + v.to_string());
+    };
+    for (std::size_t i : part) {
+      const Operation& op = h.ops[i];
+      KvOp k{KvOp::get, mode_of(op), key_index[kv_key(h, op)], 0};
+      if (op.f == "get") {
+        k.value = k.mode == Mode::ok ? oracle.values.id(text(op, op.output, "get's result")) : 0;
+      } else if (op.f == "put" || op.f == "append") {
+        k.kind = op.f == "put" ? KvOp::put : KvOp::append;
+        k.value = oracle.values.id(text(op, op.input, "the value"));
+      } else {
+        reject(h, op, "the kv model has get, put and append, not '" + op.f + "'");
+      }
+      oracle.ops.push_back(k);
+    }
+    return search_part(h, part, oracle, budget, want_states);
+  }
+};
+
+// ---------------------------------------------------------------- multi-register
+// Knossos' multi-register: a transaction (:txn) is a vector of micro-operations [:r k v] and
+// [:w k v] applied atomically; every register starts nil; a read of nil tells nothing.
+struct MicroOp {
+  bool write;
+  std::uint32_t reg;
+  std::uint32_t value;  // interned; 0: nil
+};
+
+struct MultiRegisterOracle {
+  using State = std::vector<std::uint32_t>;
+  static constexpr bool memo = true;
+  std::vector<std::vector<MicroOp>> txns;
+  std::vector<Mode> modes;
+  std::size_t registers = 0;
+  Interner values;
+  std::vector<std::string> register_names;
+
+  State initial() const { return State(registers, 0); }
+  bool apply(State& s, std::size_t i) const {
+    if (modes[i] == Mode::fail) return true;
+    const bool check_reads = modes[i] == Mode::ok;
+    for (const MicroOp& m : txns[i]) {
+      if (m.write) s[m.reg] = m.value;
+      else if (check_reads && m.value != 0 && s[m.reg] != m.value) return false;
+    }
+    return true;
+  }
+  std::uint64_t hash(const State& s) const {
+    std::uint64_t h = 0x6d72;
+    for (std::uint32_t v : s) h = duet::detail::hash_combine(h, v);
+    return h;
+  }
+  bool equal(const State& a, const State& b) const { return a == b; }
+  std::size_t heap_bytes(const State& s) const { return s.size() * sizeof(std::uint32_t); }
+  std::string show(const State& s) const {
+    std::string out = "{";
+    for (std::size_t r = 0; r < s.size(); ++r) {
+      if (r > 0) out += ", ";
+      out += register_names[r] + " " + (s[r] == 0 ? std::string("nil") : values.text(s[r]));
+    }
+    return out + "}";
+  }
+};
+
+const std::vector<Value>& txn_micro_ops(const History& h, const Operation& op) {
+  if (op.f != "txn") reject(h, op, "the multi-register model has txn, not '" + op.f + "'");
+  const Value& v = op.outcome == Outcome::ok && op.output.kind == Value::Kind::vector ? op.output : op.input;
+  if (v.kind != Value::Kind::vector) reject(h, op, "a txn's value must be a vector of [:r k v] / [:w k v], not " + v.to_string());
+  for (const Value& m : v.items)
+    if (m.kind != Value::Kind::vector || m.items.size() != 3 || m.items[0].kind != Value::Kind::keyword ||
+        (m.items[0].text != "r" && m.items[0].text != "w" && m.items[0].text != "read" && m.items[0].text != "write"))
+      reject(h, op, "a txn's micro-operation must be [:r k v] or [:w k v], not " + m.to_string());
+  return v.items;
+}
+
+class MultiRegister final : public Model {
+ public:
+  std::string_view name() const override { return "multi-register"; }
+  std::string_view summary() const override {
+    return "Knossos multi-register: :txn of [:r k v] / [:w k v], registers start nil; partitions by registers touched together";
+  }
+  std::vector<std::vector<std::size_t>> partition(const History& h) const override {
+    return components(h, [&](const Operation& op) {
+      std::vector<std::string> keys;
+      for (const Value& m : txn_micro_ops(h, op)) keys.push_back(m.items[1].to_string());
+      if (keys.empty()) keys.push_back("");  // an empty transaction constrains nothing
+      return keys;
+    });
+  }
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
+                    bool want_states) const override {
+    MultiRegisterOracle oracle;
+    std::map<std::string, std::uint32_t> regs;
+    for (std::size_t i : part)
+      for (const Value& m : txn_micro_ops(h, h.ops[i])) regs.emplace(m.items[1].to_string(), 0);
+    for (auto& [name, index] : regs) {
+      index = static_cast<std::uint32_t>(oracle.register_names.size());
+      oracle.register_names.push_back(name);
+    }
+    oracle.registers = regs.size();
+    for (std::size_t i : part) {
+      const Operation& op = h.ops[i];
+      std::vector<MicroOp> txn;
+      for (const Value& m : txn_micro_ops(h, op)) {
+        const bool write = m.items[0].text == "w" || m.items[0].text == "write";
+        const Value& v = m.items[2];
+        txn.push_back({write, regs[m.items[1].to_string()], v.is_nil() ? 0u : oracle.values.id(v.to_string())});
+      }
+      oracle.txns.push_back(std::move(txn));
+      oracle.modes.push_back(mode_of(op));
+    }
+    return search_part(h, part, oracle, budget, want_states);
+  }
+};
+
+// ---------------------------------------------------------------- queue
+// A FIFO queue: enqueue x; dequeue -> x, or nil when empty.
+struct QueueOp {
+  bool enqueue;
+  Mode mode;
+  std::uint32_t value;  // interned; 0: nil (dequeue found the queue empty)
+};
+
+struct QueueOracle {
+  using State = std::vector<std::uint32_t>;  // front first
+  static constexpr bool memo = true;
+  std::vector<QueueOp> ops;
+  Interner values;
+
+  State initial() const { return {}; }
+  bool apply(State& s, std::size_t i) const {
+    const QueueOp& op = ops[i];
+    if (op.mode == Mode::fail) return true;
+    if (op.enqueue) {
+      s.push_back(op.value);
+      return true;
+    }
+    if (op.mode != Mode::ok) {  // took effect with an unknown result
+      if (!s.empty()) s.erase(s.begin());
+      return true;
+    }
+    if (op.value == 0) return s.empty();
+    if (s.empty() || s.front() != op.value) return false;
+    s.erase(s.begin());
+    return true;
+  }
+  std::uint64_t hash(const State& s) const {
+    std::uint64_t h = 0x7175;
+    for (std::uint32_t v : s) h = duet::detail::hash_combine(h, v);
+    return h;
+  }
+  bool equal(const State& a, const State& b) const { return a == b; }
+  std::size_t heap_bytes(const State& s) const { return s.capacity() * sizeof(std::uint32_t); }
+  std::string show(const State& s) const {
+    std::string out = "[";
+    for (std::size_t k = 0; k < s.size(); ++k) out += (k ? " " : "") + values.text(s[k]);
+    return out + "]";
+  }
+};
+
+class Queue final : public Model {
+ public:
+  std::string_view name() const override { return "queue"; }
+  std::string_view summary() const override { return "FIFO queue: enqueue x; dequeue -> x, or nil when empty"; }
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
+                    bool want_states) const override {
+    QueueOracle oracle;
+    for (std::size_t i : part) {
+      const Operation& op = h.ops[i];
+      QueueOp q{true, mode_of(op), 0};
+      if (op.f == "enqueue") {
+        if (op.input.is_nil()) reject(h, op, "enqueue needs a value");
+        q.value = oracle.values.id(op.input.to_string());
+      } else if (op.f == "dequeue") {
+        q.enqueue = false;
+        q.value = q.mode == Mode::ok && !op.output.is_nil() ? oracle.values.id(op.output.to_string()) : 0;
+      } else {
+        reject(h, op, "the queue model has enqueue and dequeue, not '" + op.f + "'");
+      }
+      oracle.ops.push_back(q);
+    }
+    return search_part(h, part, oracle, budget, want_states);
+  }
+};
+
+// ---------------------------------------------------------------- set
+// A set: add x, remove x, contains x -> true/false, read -> every element (a vector, any order).
+struct SetOp {
+  enum Kind : std::uint8_t { add, remove, contains, read } kind;
+  Mode mode;
+  std::uint32_t value = 0;
+  bool answer = false;
+  std::vector<std::uint32_t> elements;  // read: sorted
+};
+
+struct SetOracle {
+  using State = std::vector<std::uint32_t>;  // sorted
+  static constexpr bool memo = true;
+  std::vector<SetOp> ops;
+  Interner values;
+
+  State initial() const { return {}; }
+  bool apply(State& s, std::size_t i) const {
+    const SetOp& op = ops[i];
+    if (op.mode == Mode::fail) return true;
+    auto it = std::lower_bound(s.begin(), s.end(), op.value);
+    const bool present = it != s.end() && *it == op.value;
+    switch (op.kind) {
+      case SetOp::add:
+        if (!present) s.insert(it, op.value);
+        return true;
+      case SetOp::remove:
+        if (present) s.erase(it);
+        return true;
+      case SetOp::contains: return op.mode != Mode::ok || present == op.answer;
+      case SetOp::read: return op.mode != Mode::ok || s == op.elements;
+    }
+    return false;
+  }
+  std::uint64_t hash(const State& s) const {
+    std::uint64_t h = 0x7365;
+    for (std::uint32_t v : s) h = duet::detail::hash_combine(h, v);
+    return h;
+  }
+  bool equal(const State& a, const State& b) const { return a == b; }
+  std::size_t heap_bytes(const State& s) const { return s.capacity() * sizeof(std::uint32_t); }
+  std::string show(const State& s) const {
+    std::string out = "#{";
+    for (std::size_t k = 0; k < s.size(); ++k) out += (k ? " " : "") + values.text(s[k]);
+    return out + "}";
+  }
+};
+
+class Set final : public Model {
+ public:
+  std::string_view name() const override { return "set"; }
+  std::string_view summary() const override {
+    return "set: add x, remove x, contains x -> bool, read -> all elements; partitions per element unless read";
+  }
+  std::vector<std::vector<std::size_t>> partition(const History& h) const override {
+    return components(h, [&](const Operation& op) {
+      return op.f == "read" ? std::vector<std::string>{} : std::vector<std::string>{op.input.to_string()};
+    });
+  }
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
+                    bool want_states) const override {
+    SetOracle oracle;
+    for (std::size_t i : part) {
+      const Operation& op = h.ops[i];
+      SetOp s;
+      s.kind = SetOp::add;
+      s.mode = mode_of(op);
+      if (op.f == "add" || op.f == "remove" || op.f == "contains") {
+        s.kind = op.f == "add" ? SetOp::add : op.f == "remove" ? SetOp::remove : SetOp::contains;
+        s.value = oracle.values.id(op.input.to_string());
+        if (s.kind == SetOp::contains && s.mode == Mode::ok) {
+          if (op.output.kind != Value::Kind::boolean) reject(h, op, "contains must return true or false, not " + op.output.to_string());
+          s.answer = op.output.flag;
+        }
+      } else if (op.f == "read") {
+        s.kind = SetOp::read;
+        if (s.mode == Mode::ok) {
+          if (op.output.kind != Value::Kind::vector) reject(h, op, "read must return a vector of elements, not " + op.output.to_string());
+          for (const Value& e : op.output.items) s.elements.push_back(oracle.values.id(e.to_string()));
+          std::sort(s.elements.begin(), s.elements.end());
+          s.elements.erase(std::unique(s.elements.begin(), s.elements.end()), s.elements.end());
+        }
+      } else {
+        reject(h, op, "the set model has add, remove, contains and read, not '" + op.f + "'");
+      }
+      oracle.ops.push_back(std::move(s));
+    }
+    return search_part(h, part, oracle, budget, want_states);
+  }
+};
+
+// ---------------------------------------------------------------- counter
+// A counter starting at 0: add n (or inc, adding 1); read -> the count.
+struct CounterOracle {
+  using State = std::int64_t;
+  static constexpr bool memo = true;
+  struct Op {
+    bool read;
+    Mode mode;
+    std::int64_t value;
+  };
+  std::vector<Op> ops;
+  State initial() const { return 0; }
+  bool apply(State& s, std::size_t i) const {
+    const Op& op = ops[i];
+    if (op.mode == Mode::fail) return true;
+    if (op.read) return op.mode != Mode::ok || s == op.value;
+    s = static_cast<std::int64_t>(static_cast<std::uint64_t>(s) + static_cast<std::uint64_t>(op.value));  // wraps, like the hardware
+    return true;
+  }
+  std::uint64_t hash(const State& s) const { return static_cast<std::uint64_t>(s); }
+  bool equal(const State& a, const State& b) const { return a == b; }
+  std::string show(const State& s) const { return std::to_string(s); }
+};
+
+class Counter final : public Model {
+ public:
+  std::string_view name() const override { return "counter"; }
+  std::string_view summary() const override { return "counter starting at 0: add n, inc, read -> n"; }
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
+                    bool want_states) const override {
+    CounterOracle oracle;
+    for (std::size_t i : part) {
+      const Operation& op = h.ops[i];
+      CounterOracle::Op c{false, mode_of(op), 1};
+      if (op.f == "read") {
+        c.read = true;
+        if (c.mode == Mode::ok && !op.output.is_integer()) reject(h, op, "read must return an integer, not " + op.output.to_string());
+        c.value = op.output.number;
+      } else if (op.f == "add") {
+        if (!op.input.is_integer()) reject(h, op, "add needs an integer, not " + op.input.to_string());
+        c.value = op.input.number;
+      } else if (op.f != "inc") {
+        reject(h, op, "the counter model has add, inc and read, not '" + op.f + "'");
+      }
+      oracle.ops.push_back(c);
+    }
+    return search_part(h, part, oracle, budget, want_states);
+  }
+};
+
+}  // namespace
+
+std::vector<const Model*> all_models() {
+  static const CasRegister cas_register("cas-register", kNil, false,
+                                        "register with read, write, cas; starts empty (nil); reading nil reads the empty register (Jepsen etcd logs)");
+  static const CasRegister cas_register_0("cas-register-0", 0, true,
+                                          "register with read, write, cas; starts at 0; a read of nil tells nothing (Knossos)");
+  static const Kv kv;
+  static const MultiRegister multi_register;
+  static const Queue queue;
+  static const Set set;
+  static const Counter counter;
+  return {&cas_register, &cas_register_0, &kv, &multi_register, &queue, &set, &counter};
+}
+
+const Model* find_model(std::string_view name) {
+  for (const Model* m : all_models())
+    if (m->name() == name) return m;
+  return nullptr;
+}
+
+}  // namespace duet::history::detail
