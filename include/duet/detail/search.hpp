@@ -52,7 +52,8 @@ struct SearchBudget {
   std::uint64_t max_nodes = 50'000'000;  // oracle applications
   double max_seconds = 0;                 // 0: no limit
   std::size_t max_memo_bytes = std::size_t{1} << 31;
-  const std::atomic<bool>* cancel = nullptr;
+  const std::atomic<bool>* cancel = nullptr;        // the caller's
+  const std::atomic<bool>* group_cancel = nullptr;  // set when a sibling search found a violation
 };
 
 struct SearchResult {
@@ -272,7 +273,9 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
         if ((++result.nodes & 1023) == 0) {
           if (result.nodes >= budget.max_nodes) return stop(SearchStop::nodes);
           if (std::chrono::steady_clock::now() >= deadline) return stop(SearchStop::time);
-          if (budget.cancel && budget.cancel->load(std::memory_order_relaxed)) return stop(SearchStop::cancelled);
+          if ((budget.cancel && budget.cancel->load(std::memory_order_relaxed)) ||
+              (budget.group_cancel && budget.group_cancel->load(std::memory_order_relaxed)))
+            return stop(SearchStop::cancelled);
         }
         next = state;
         if (oracle.apply(next, op)) {
