@@ -6,10 +6,11 @@
 // and return events; the candidates to go next are the calls before the first return still in
 // the list, so finding them costs nothing per step. Placing an operation lifts its two events
 // out of the list; backtracking puts them back. A memo of (set of operations placed, oracle
-// state) prunes configurations already explored. The stack is explicit (no recursion limit),
-// the placed set is hashed incrementally (Zobrist) and stored compactly (only the window of
-// words between the first unplaced and the last placed operation), and budgets on steps, time,
-// memo memory and a cancel flag end the search in "unknown", never in a wrong answer.
+// state) prunes configurations already explored, and those dominated by one explored with
+// fewer pending operations placed. The stack is explicit (no recursion limit), the placed set
+// is hashed incrementally (Zobrist) and stored compactly (only the window of words between the
+// first unplaced and the last placed operation), and budgets on steps, time, memo memory and
+// a cancel flag end the search in "unknown", never in a wrong answer.
 #pragma once
 
 #include <algorithm>
@@ -167,55 +168,95 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
   for (const TimedOp& op : ops) completed += op.response != TimedOp::kPending;
 
   // ---- the placed set ----
+  // `placed` holds every placed operation. The memo keys on `done`, the completed operations
+  // placed (with every pending operation's bit set for good, so that words fill up and the
+  // stored windows stay short), and records apart which pending operations were placed: a
+  // configuration with the same completed operations and state but only a subset of those
+  // pending ones placed can do everything this one can (a pending operation may still take
+  // effect later), so once that one was explored this one is pruned.
   std::vector<std::uint64_t> zobrist(n);
   for (std::size_t i = 0; i < n; ++i) zobrist[i] = mix64(0x5eedull + i);
   const std::size_t words = (n + 63) / 64;
-  std::vector<std::uint64_t> placed(words, 0);
+  std::vector<std::uint32_t> pending_index(n, kNone);
+  std::size_t pending_count = 0;
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (ops[i].response == TimedOp::kPending) pending_index[i] = static_cast<std::uint32_t>(pending_count++);
+  const std::size_t pending_words = (pending_count + 63) / 64;
+  std::vector<std::uint64_t> placed(words, 0), done(words, 0), pending_placed(pending_words, 0);
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (pending_index[i] != kNone) done[i / 64] |= std::uint64_t{1} << (i % 64);
   auto is_placed = [&](std::uint32_t i) { return (placed[i / 64] >> (i % 64)) & 1; };
-  auto toggle = [&](std::uint32_t i) { placed[i / 64] ^= std::uint64_t{1} << (i % 64); };
-  std::size_t first_unplaced_word = 0;  // every word before it is full... or at least not tracked below
+  auto toggle = [&](std::uint32_t i) {
+    placed[i / 64] ^= std::uint64_t{1} << (i % 64);
+    const std::uint32_t p = pending_index[i];
+    if (p == kNone) done[i / 64] ^= std::uint64_t{1} << (i % 64);
+    else pending_placed[p / 64] ^= std::uint64_t{1} << (p % 64);
+  };
+  std::size_t first_open_word = 0;  // every word of `done` before it is full
   auto window_low = [&]() {
-    while (first_unplaced_word < words && placed[first_unplaced_word] == ~std::uint64_t{0}) ++first_unplaced_word;
-    return first_unplaced_word;
+    while (first_open_word < words && done[first_open_word] == ~std::uint64_t{0}) ++first_open_word;
+    return first_open_word;
   };
 
-  // ---- the memo: open addressing over entries; each entry a window of the placed set ----
+  // ---- the memo: open addressing over entries; one entry per (done, state) ----
   struct MemoEntry {
     std::uint64_t hash;
-    std::uint32_t low, count;  // window [low, low+count) of words, stored in `bits` at offset
+    std::uint32_t low, count;  // window [low, low+count) of `done`'s words, stored in `bits` at offset
     std::size_t offset;
     State state;
+    std::vector<std::uint64_t> pending_sets;  // the minimal sets of pending operations placed, pending_words each
   };
   std::vector<MemoEntry> memo;
   std::vector<std::uint64_t> bits;
   std::vector<std::uint32_t> slots(1024, kNone);
-  std::size_t memo_bytes = 0;
+  std::size_t memo_bytes = slots.size() * sizeof(std::uint32_t);
   auto state_bytes = [&](const State& s) -> std::size_t {
     if constexpr (requires { oracle.heap_bytes(s); })
       return sizeof(MemoEntry) + oracle.heap_bytes(s);
     else
       return sizeof(MemoEntry);
   };
-  // Returns true if (placed, state) was seen before; otherwise records it.
+  auto is_subset = [&](const std::uint64_t* a, const std::uint64_t* b) {  // a ⊆ b
+    for (std::size_t w = 0; w < pending_words; ++w)
+      if ((a[w] & ~b[w]) != 0) return false;
+    return true;
+  };
+  // True if (done, state) was explored with a subset of the pending operations now placed;
+  // otherwise records the configuration.
   auto seen_or_record = [&](std::uint64_t set_hash, const State& state, std::size_t high_word) {
     const std::uint64_t h = mix64(set_hash ^ oracle.hash(state));
     const std::size_t low = std::min(window_low(), high_word);
     const std::size_t count = high_word - low;
     const std::size_t mask = slots.size() - 1;
+    const auto window = done.begin() + static_cast<std::ptrdiff_t>(low);
     std::size_t s = h & mask;
     for (; slots[s] != kNone; s = (s + 1) & mask) {
-      const MemoEntry& e = memo[slots[s]];
+      MemoEntry& e = memo[slots[s]];
       if (e.hash != h || e.low != low || e.count != count) continue;
-      if (!std::equal(bits.begin() + static_cast<std::ptrdiff_t>(e.offset),
-                      bits.begin() + static_cast<std::ptrdiff_t>(e.offset + count), placed.begin() + static_cast<std::ptrdiff_t>(low)))
-        continue;
-      if (oracle.equal(e.state, state)) return true;
+      const auto stored = bits.begin() + static_cast<std::ptrdiff_t>(e.offset);
+      if (!std::equal(stored, stored + static_cast<std::ptrdiff_t>(count), window) || !oracle.equal(e.state, state)) continue;
+      if (pending_words == 0) return true;
+      std::vector<std::uint64_t>& sets = e.pending_sets;
+      for (std::size_t k = 0; k < sets.size(); k += pending_words)
+        if (is_subset(&sets[k], pending_placed.data())) return true;
+      // Keep the sets minimal: drop those this one is a subset of.
+      std::size_t kept = 0;
+      for (std::size_t k = 0; k < sets.size(); k += pending_words)
+        if (!is_subset(pending_placed.data(), &sets[k])) {
+          std::copy_n(sets.begin() + static_cast<std::ptrdiff_t>(k), pending_words, sets.begin() + static_cast<std::ptrdiff_t>(kept));
+          kept += pending_words;
+        }
+      memo_bytes -= (sets.size() - kept) * 8;
+      sets.resize(kept);
+      sets.insert(sets.end(), pending_placed.begin(), pending_placed.end());
+      memo_bytes += pending_words * 8;
+      return false;
     }
     const std::size_t offset = bits.size();
-    bits.insert(bits.end(), placed.begin() + static_cast<std::ptrdiff_t>(low), placed.begin() + static_cast<std::ptrdiff_t>(high_word));
-    memo.push_back(MemoEntry{h, static_cast<std::uint32_t>(low), static_cast<std::uint32_t>(count), offset, state});
+    bits.insert(bits.end(), window, window + static_cast<std::ptrdiff_t>(count));
+    memo.push_back(MemoEntry{h, static_cast<std::uint32_t>(low), static_cast<std::uint32_t>(count), offset, state, pending_placed});
     slots[s] = static_cast<std::uint32_t>(memo.size() - 1);
-    memo_bytes += state_bytes(state) + count * 8 + 8;
+    memo_bytes += state_bytes(state) + (count + pending_words) * 8;
     if (memo.size() * 2 > slots.size()) {
       std::vector<std::uint32_t> grown(slots.size() * 2, kNone);
       const std::size_t m = grown.size() - 1;
@@ -234,8 +275,8 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
   struct Frame {
     std::uint32_t op;           // the operation placed at this depth
     State before;               // the state before it
-    std::uint64_t set_hash;     // the placed set's hash before it
-    std::size_t high_word;      // one past the last word with a placed operation, before it
+    std::uint64_t set_hash;     // the hash of the completed operations placed, before it
+    std::size_t high_word;      // one past the last word with a completed operation placed, before it
   };
   std::vector<Frame> stack;     // frames beyond `depth` keep their storage for reuse
   std::size_t depth = 0;
@@ -278,10 +319,13 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
             return stop(SearchStop::cancelled);
         }
         next = state;
-        if (oracle.apply(next, op)) {
+        // An operation that never returned and changes nothing here is no different from
+        // one that never took effect, which it may still do later: skip it.
+        if (oracle.apply(next, op) && (ops[op].response != TimedOp::kPending || !oracle.equal(next, state))) {
           toggle(op);
-          const std::uint64_t next_hash = set_hash ^ zobrist[op];
-          const std::size_t next_high = std::max(high_word, std::size_t{op} / 64 + 1);
+          const bool pending = pending_index[op] != kNone;
+          const std::uint64_t next_hash = pending ? set_hash : set_hash ^ zobrist[op];
+          const std::size_t next_high = pending ? high_word : std::max(high_word, std::size_t{op} / 64 + 1);
           bool fresh = true;
           if constexpr (Oracle::memo) {
             fresh = !seen_or_record(next_hash, next, next_high);
@@ -323,7 +367,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     const std::uint32_t op = f.op;
     unlift(op);
     toggle(op);
-    if (op / 64 < first_unplaced_word) first_unplaced_word = op / 64;
+    if (op / 64 < first_open_word) first_open_word = op / 64;
     placed_completed -= ops[op].response != TimedOp::kPending;
     std::swap(state, f.before);
     set_hash = f.set_hash;
