@@ -1,2 +1,875 @@
-// The HTML timeline of a checked history (being written).
+// The HTML timeline of a checked history: one self-contained page (inline CSS and JS, no
+// network), a lane per process, a bar per operation, the linearization order drawn over the
+// bars, the stuck operation highlighted. The operations travel as one compact JSON array plus a
+// string table and the page's script draws them, so the page grows by a few dozen bytes per
+// operation; when it would still exceed max_bytes, only a window around the interesting part is
+// kept and the page says what it left out.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
 #include "duet/history.hpp"
+
+namespace duet::history {
+namespace {
+
+// Caps on single strings, so one huge value cannot eat the whole page (the tooltip then shows
+// the clipped text, marked with an ellipsis).
+constexpr std::size_t kLabelCap = 400;
+constexpr std::size_t kStateCap = 2000;
+constexpr std::size_t kStuckStateCap = 8000;
+constexpr std::size_t kExplanationCap = 32000;
+constexpr std::size_t kRowFields = 12;  // see row layout in render_data
+// JS numbers are exact only up to 2^53: larger times travel as strings.
+constexpr std::uint64_t kMaxSafeJsInteger = (std::uint64_t{1} << 53) - 1;
+
+// Histories come from files: replace invalid UTF-8 by U+FFFD so the page decodes the same in
+// every browser and a clipped string never ends inside a character.
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) { out += s[i++]; continue; }
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+    bool ok = len != 0 && i + len <= s.size();
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      ok = (cc & 0xC0) == 0x80;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    // Reject overlong forms, surrogates and code points beyond U+10FFFF.
+    if (ok) ok = !(len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) && !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF));
+    if (ok) { out.append(s.substr(i, len)); i += len; }
+    else { out += "\xEF\xBF\xBD"; ++i; }
+  }
+  return out;
+}
+
+// Valid UTF-8 in, valid UTF-8 out: cut at a character boundary and mark the cut.
+std::string clip(std::string s, std::size_t cap) {
+  if (s.size() <= cap) return s;
+  std::size_t cut = cap;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  s.resize(cut);
+  s += "\xE2\x80\xA6";  // ellipsis
+  return s;
+}
+
+std::string clean(std::string_view s, std::size_t cap) { return clip(valid_utf8(s), cap); }
+
+// Markup text and attribute values. '/' too, so that nothing from the history can form "</"
+// or a URL-looking "http://" in the page.
+void put_html(std::string& out, std::string_view s) {
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      case '/': out += "&#47;"; break;
+      default: out += c;
+    }
+  }
+}
+
+std::string html(std::string_view s) {
+  std::string out;
+  put_html(out, s);
+  return out;
+}
+
+// A JSON string safe inside <script>: no '<', '>', '&' or '/' survive literally, so neither
+// "</script>" nor "<!--" can appear.
+void put_json(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '/': out += "\\/"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || ch == '<' || ch == '>' || ch == '&') {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 15];
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+}
+
+std::size_t json_size(std::string_view s) {
+  std::string tmp;
+  put_json(tmp, s);
+  return tmp.size();
+}
+
+std::size_t digits(std::uint64_t v) {
+  std::size_t d = 1;
+  while (v >= 10) { v /= 10; ++d; }
+  return d;
+}
+
+void put_time(std::string& out, std::uint64_t t) {
+  if (t <= kMaxSafeJsInteger) { out += std::to_string(t); return; }
+  out += '"';
+  out += std::to_string(t);
+  out += '"';
+}
+
+std::size_t time_size(std::uint64_t t) { return digits(t) + (t <= kMaxSafeJsInteger ? 0 : 2); }
+
+// What the bar says: `cas [1 2] -> ok`, `read -> 3`, `get "k" -> "x 0 0 y"`.
+std::string op_label(const Operation& op) {
+  std::string s = op.f.empty() ? std::string("?") : op.f;
+  if (op.key) s += ' ' + op.key->to_string();
+  if (!op.input.is_nil()) s += ' ' + op.input.to_string();
+  s += " -> ";
+  if (op.outcome == Outcome::info || op.result_unknown) s += '?';
+  else if (op.outcome == Outcome::fail) s += "fail";
+  // A completion without a value (or echoing its input) just says the operation took effect;
+  // a read of an empty register really returned nil.
+  else if (op.output.is_nil()) s += op.input.is_nil() ? "nil" : "ok";
+  else if (!op.input.is_nil() && op.output == op.input) s += "ok";
+  else s += op.output.to_string();
+  return clean(s, kLabelCap);
+}
+
+// Row flags (shared with the page's script).
+enum : unsigned { kFail = 1, kInfo = 2, kUnknownResult = 4, kStuck = 8 };
+
+// Everything about the operations that does not depend on which of them are shown.
+struct Prepared {
+  std::vector<std::string> strings;  // labels and states, deduplicated, in first-use order
+  std::vector<std::size_t> string_json_size;
+  std::vector<std::size_t> label;            // per op: index in strings
+  std::vector<std::int64_t> position;        // per op: index in the order, or -1
+  std::vector<std::int64_t> state;           // per op: index in strings, or -1
+  std::vector<std::size_t> row_size;         // per op: an upper bound of its row's JSON size
+  std::optional<std::size_t> stuck;
+  std::string stuck_state;
+  std::string model;
+  std::size_t processes = 0;
+};
+
+Prepared prepare(const History& h, const CheckReport& r) {
+  Prepared p;
+  const std::size_t n = h.ops.size();
+  p.label.resize(n);
+  p.position.assign(n, -1);
+  p.state.assign(n, -1);
+  std::unordered_map<std::string, std::size_t> index;
+  auto intern = [&](std::string s) {
+    auto [it, fresh] = index.try_emplace(std::move(s), p.strings.size());
+    if (fresh) {
+      p.strings.push_back(it->first);
+      p.string_json_size.push_back(json_size(it->first));
+    }
+    return it->second;
+  };
+  for (std::size_t i = 0; i < n; ++i) p.label[i] = intern(op_label(h.ops[i]));
+  // A malformed report (index out of range, an operation twice) must not break the page: the
+  // first placement wins.
+  for (std::size_t k = 0; k < r.order.size(); ++k) {
+    const std::size_t i = r.order[k];
+    if (i >= n || p.position[i] >= 0) continue;
+    p.position[i] = static_cast<std::int64_t>(k);
+    if (k < r.states.size()) p.state[i] = static_cast<std::int64_t>(intern(clean(r.states[k], kStateCap)));
+  }
+  if (r.stuck && *r.stuck < n) p.stuck = r.stuck;
+  p.stuck_state = clean(r.stuck_state, kStuckStateCap);
+  p.model = clean(r.model.empty() ? h.default_model : r.model, 200);
+  std::vector<std::int64_t> procs;
+  procs.reserve(n);
+  for (const Operation& op : h.ops) procs.push_back(op.process);
+  std::sort(procs.begin(), procs.end());
+  p.processes = static_cast<std::size_t>(std::unique(procs.begin(), procs.end()) - procs.begin());
+  // Row size bound: the numbers of a window never exceed the whole history's (ranks, rows and
+  // string indices only shrink when fewer operations are shown).
+  const std::size_t index_digits = digits(p.strings.size() + 1);
+  p.row_size.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Operation& op = h.ops[i];
+    const bool pending = op.response == Operation::kPending;
+    p.row_size[i] = kRowFields /* commas */ + digits(i) + digits(n) /* row */ + 2 * digits(2 * n + 1) /* ranks */ +
+                    2 /* flags */ + 2 * index_digits + digits(r.order.size() + 1) + digits(op.invoke_line) +
+                    digits(op.response_line) + time_size(op.invoke) + (pending ? 2 : time_size(op.response));
+  }
+  return p;
+}
+
+// Which operations to show (sorted indices), and how many were left out on each side.
+struct Selection {
+  std::vector<std::size_t> ops;
+  std::size_t before = 0;
+  std::size_t after = 0;
+};
+
+// Everything fits, or a window: contiguous in invocation order around the stuck operation (the
+// beginning otherwise), then earlier operations still running inside the window (long or
+// indeterminate ones), nearest first, since they are concurrent with what is shown.
+Selection choose(const History& h, const Prepared& p, std::size_t budget) {
+  const std::size_t n = h.ops.size();
+  Selection sel;
+  std::vector<char> used(p.strings.size(), 0);
+  std::unordered_set<std::int64_t> processes;
+  // A process's lane entry: id (or its quoted form), first row, row count, three commas.
+  const std::size_t lane_size = 22 + 2 * digits(n) + 3;
+  std::size_t spent = 0;
+  auto cost = [&](std::size_t i) {
+    std::size_t c = p.row_size[i];
+    if (!processes.count(h.ops[i].process)) c += lane_size;
+    if (!used[p.label[i]]) c += p.string_json_size[p.label[i]] + 1;
+    if (p.state[i] >= 0 && !used[static_cast<std::size_t>(p.state[i])] && p.state[i] != static_cast<std::int64_t>(p.label[i]))
+      c += p.string_json_size[static_cast<std::size_t>(p.state[i])] + 1;
+    return c;
+  };
+  auto take = [&](std::size_t i, std::size_t limit) {
+    const std::size_t c = cost(i);
+    if (spent + c > limit) return false;
+    spent += c;
+    processes.insert(h.ops[i].process);
+    used[p.label[i]] = 1;
+    if (p.state[i] >= 0) used[static_cast<std::size_t>(p.state[i])] = 1;
+    return true;
+  };
+  std::size_t total = p.processes * lane_size;
+  {
+    std::vector<char> seen(p.strings.size(), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      total += p.row_size[i];
+      for (std::int64_t s : {static_cast<std::int64_t>(p.label[i]), p.state[i]})
+        if (s >= 0 && !seen[static_cast<std::size_t>(s)]) {
+          seen[static_cast<std::size_t>(s)] = 1;
+          total += p.string_json_size[static_cast<std::size_t>(s)] + 1;
+        }
+    }
+  }
+  if (total <= budget) {
+    sel.ops.resize(n);
+    for (std::size_t i = 0; i < n; ++i) sel.ops[i] = i;
+    return sel;
+  }
+  // Contiguous part: 90% of the budget, two operations before the stuck one for each after it
+  // (what was linearized before it is the explanation).
+  const std::size_t contiguous_budget = budget / 10 * 9;
+  std::size_t lo = 0, hi = 0;
+  if (p.stuck) {
+    lo = *p.stuck;
+    hi = lo;
+    if (take(hi, contiguous_budget)) ++hi;
+  }
+  bool left = lo > 0, right = hi < n && hi > lo;
+  if (!p.stuck) right = n > 0;
+  for (unsigned turn = 0; left || right; ++turn) {
+    if (left && (turn % 3 != 2 || !right)) {
+      if (take(lo - 1, contiguous_budget)) { --lo; left = lo > 0; }
+      else left = false;
+    } else if (right) {
+      if (take(hi, contiguous_budget)) { ++hi; right = hi < n; }
+      else right = false;
+    }
+  }
+  std::vector<std::size_t> extra;
+  if (hi > lo) {
+    const std::uint64_t start = h.ops[lo].invoke;
+    for (std::size_t i = lo; i-- > 0;) {
+      const Operation& op = h.ops[i];
+      if (op.response != Operation::kPending && op.response < start) continue;
+      if (!take(i, budget)) break;
+      extra.push_back(i);
+    }
+  }
+  sel.ops.assign(extra.rbegin(), extra.rend());
+  for (std::size_t i = lo; i < hi; ++i) sel.ops.push_back(i);
+  sel.before = lo - extra.size();
+  sel.after = n - hi;
+  return sel;
+}
+
+// The data block: {"n":rows,"r":ranks,"rows":sub-lanes,"p":[process,first row,row count...],
+// "o":[12 numbers per operation],"s":[strings],"L":order length,"ss":stuck state,"v":verdict}.
+// Row layout: op index, sub-lane, start rank, end rank (ranks for pending operations = "r"),
+// flags, label, position in the order + 1 (0: none), state + 1 (0: none), invoke line,
+// response line, invoke time, response time (-1: pending).
+std::string render_data(const History& h, const CheckReport& r, const Prepared& p, const Selection& sel) {
+  const auto& ops = h.ops;
+  // Time compressed to event ranks: readable whatever the clock's scale.
+  std::vector<std::uint64_t> times;
+  times.reserve(sel.ops.size() * 2);
+  for (std::size_t i : sel.ops) {
+    times.push_back(ops[i].invoke);
+    if (ops[i].response != Operation::kPending) times.push_back(ops[i].response);
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  const std::size_t end_rank = times.size();
+  auto rank = [&](std::uint64_t t) {
+    return static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
+  };
+  std::vector<std::size_t> start(sel.ops.size()), end(sel.ops.size());
+  for (std::size_t k = 0; k < sel.ops.size(); ++k) {
+    const Operation& op = ops[sel.ops[k]];
+    start[k] = rank(op.invoke);
+    end[k] = op.response == Operation::kPending ? end_rank : std::max(start[k], rank(op.response));
+  }
+  // Sub-lanes: a process normally runs one operation at a time, but an indeterminate one never
+  // ends; overlapping bars of one process get stacked rows instead of hiding each other.
+  std::map<std::int64_t, std::vector<std::size_t>> by_process;
+  for (std::size_t k = 0; k < sel.ops.size(); ++k) by_process[ops[sel.ops[k]].process].push_back(k);
+  std::vector<std::size_t> row(sel.ops.size());
+  std::string lanes;
+  std::size_t rows = 0;
+  for (auto& [process, ks] : by_process) {
+    std::stable_sort(ks.begin(), ks.end(), [&](std::size_t a, std::size_t b) { return start[a] < start[b]; });
+    std::vector<std::size_t> row_end;  // per sub-lane: end rank of its last bar
+    for (std::size_t k : ks) {
+      std::size_t j = 0;
+      while (j < row_end.size() && row_end[j] > start[k]) ++j;
+      if (j == row_end.size()) row_end.push_back(0);
+      row_end[j] = std::max(end[k], start[k] + 1);
+      row[k] = rows + j;
+    }
+    if (!lanes.empty()) lanes += ',';
+    // Process ids beyond JS's exact integers travel as strings.
+    const bool exact = process >= -static_cast<std::int64_t>(kMaxSafeJsInteger) && process <= static_cast<std::int64_t>(kMaxSafeJsInteger);
+    lanes += exact ? std::to_string(process) : '"' + std::to_string(process) + '"';
+    lanes += ',' + std::to_string(rows) + ',' + std::to_string(row_end.size());
+    rows += row_end.size();
+  }
+  // String table of the window, in first-use order.
+  std::vector<std::int64_t> local(p.strings.size(), -1);
+  std::vector<std::size_t> table;
+  auto local_index = [&](std::size_t s) {
+    if (local[s] < 0) {
+      local[s] = static_cast<std::int64_t>(table.size());
+      table.push_back(s);
+    }
+    return static_cast<std::size_t>(local[s]);
+  };
+  std::string o;
+  o.reserve(sel.ops.size() * 40);
+  for (std::size_t k = 0; k < sel.ops.size(); ++k) {
+    const std::size_t i = sel.ops[k];
+    const Operation& op = ops[i];
+    unsigned flags = 0;
+    if (op.outcome == Outcome::fail) flags |= kFail;
+    if (op.outcome == Outcome::info || op.response == Operation::kPending) flags |= kInfo;
+    if (op.result_unknown) flags |= kUnknownResult;
+    if (p.stuck && *p.stuck == i) flags |= kStuck;
+    const std::size_t label = local_index(p.label[i]);
+    const std::size_t state = p.state[i] >= 0 ? local_index(static_cast<std::size_t>(p.state[i])) + 1 : 0;
+    if (k > 0) o += ',';
+    o += std::to_string(i) + ',' + std::to_string(row[k]) + ',' + std::to_string(start[k]) + ',' + std::to_string(end[k]) + ',' +
+         std::to_string(flags) + ',' + std::to_string(label) + ',' + std::to_string(p.position[i] + 1) + ',' +
+         std::to_string(state) + ',' + std::to_string(op.invoke_line) + ',' + std::to_string(op.response_line) + ',';
+    put_time(o, op.invoke);
+    o += ',';
+    if (op.response == Operation::kPending) o += "-1";
+    else put_time(o, op.response);
+  }
+  std::string d = "{\"n\":" + std::to_string(sel.ops.size()) + ",\"r\":" + std::to_string(end_rank) +
+                  ",\"rows\":" + std::to_string(rows) + ",\"L\":" + std::to_string(r.order.size()) + ",\"v\":";
+  put_json(d, verdict_name(r.verdict));
+  d += ",\"ss\":";
+  put_json(d, p.stuck ? p.stuck_state : std::string());
+  d += ",\"p\":[" + lanes + "],\"o\":[";
+  d += o;
+  d += "],\"s\":[";
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    if (k > 0) d += ',';
+    put_json(d, p.strings[table[k]]);
+  }
+  d += "]}";
+  return d;
+}
+
+constexpr std::string_view kStyle = R"css(
+:root{--bg:#f5f6f8;--card:#fff;--ink:#1f2328;--mute:#59636e;--line:#d8dee4;--blue:#1f6feb;--red:#cf222e;--green:#1a7f37;--amber:#9a6700}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
+header.top{background:var(--card);border-bottom:1px solid var(--line);padding:16px 24px 12px}
+.title{display:flex;align-items:center;gap:14px;flex-wrap:wrap}
+h1{font-size:19px;margin:0;font-weight:600}
+.verdict{font-weight:600;font-size:13px;padding:3px 10px;border-radius:999px;color:#fff;letter-spacing:.02em}
+.v-linearizable{background:var(--green)}.v-not-linearizable{background:var(--red)}.v-unknown{background:var(--amber)}
+.facts{display:flex;flex-wrap:wrap;gap:6px 28px;margin:12px 0 0;padding:0}
+.facts div{display:flex;flex-direction:column}
+.facts dt{font-size:11px;text-transform:uppercase;letter-spacing:.06em;color:var(--mute)}
+.facts dd{margin:0;font-weight:600;font-variant-numeric:tabular-nums;word-break:break-all}
+.stuckbox{margin-top:12px;border-left:4px solid var(--red);background:#fff1f0;padding:8px 12px;border-radius:0 6px 6px 0}
+.stuckbox code,.panel code{font:12.5px/1.4 ui-monospace,"DejaVu Sans Mono",monospace;background:#0000000d;padding:1px 4px;border-radius:4px;word-break:break-all}
+details{margin-top:10px}summary{cursor:pointer;color:var(--mute);font-weight:600}
+pre.expl{margin:6px 0 0;padding:10px 12px;background:#f6f8fa;border:1px solid var(--line);border-radius:6px;max-height:260px;overflow:auto;font:12.5px/1.45 ui-monospace,"DejaVu Sans Mono",monospace;white-space:pre-wrap;word-break:break-word}
+.omitted{margin:12px 24px 0;padding:8px 12px;background:#fff8c5;border:1px solid #d4a72c66;border-radius:6px}
+.omitted .counts{display:flex;gap:10px 28px;flex-wrap:wrap;margin-top:2px;font-weight:600}
+.tools{display:flex;align-items:center;gap:16px;flex-wrap:wrap;padding:10px 24px;font-size:13px;color:var(--mute)}
+.tools label{display:flex;align-items:center;gap:6px}
+.tools button{font:inherit;padding:3px 10px;border:1px solid var(--line);background:var(--card);border-radius:6px;cursor:pointer;color:var(--ink)}
+.tools button:hover{border-color:var(--blue)}
+.legend{display:flex;gap:12px;flex-wrap:wrap;margin-left:auto}
+.legend span{display:flex;align-items:center;gap:5px}
+.legend i{display:inline-block;width:22px;height:11px;border-radius:3px}
+.tl{display:flex;margin:0 24px;background:var(--card);border:1px solid var(--line);border-radius:8px;overflow:hidden}
+.names{flex:0 0 104px;border-right:1px solid var(--line);background:#fafbfc}
+.pname{display:flex;align-items:flex-start;padding:20px 10px 0;font-size:12px;font-weight:600;color:var(--mute);border-bottom:1px solid #eef1f4;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.sc{flex:1;overflow-x:auto;overflow-y:hidden;position:relative}
+.cv{--u:16px;--lh:44px;position:relative}
+.lane{position:absolute;left:0;right:0;top:calc(var(--l) * var(--lh));height:calc(var(--n) * var(--lh));border-bottom:1px solid #eef1f4}
+.lane.alt{background:#f7f8fa99}
+.bar{position:absolute;left:calc(var(--s) * var(--u));width:calc(var(--w) * var(--u) - 2px);top:calc(var(--l) * var(--lh) + 19px);height:22px;border:1px solid #b6bcc4;background:#eceef1;color:#4b535c;border-radius:5px;font:11.5px/20px ui-monospace,"DejaVu Sans Mono",monospace;padding:0 5px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;cursor:pointer;z-index:1}
+.bar.lin{background:#dbe7fd;border-color:#6e9ef0;color:#0a3069}
+.bar.fail{background:repeating-linear-gradient(135deg,#f6e7d0 0 5px,#fcf4e8 5px 10px);border-color:#d39a4a;color:#6b4200}
+.bar.info{border-style:dashed;border-right:none;border-radius:5px 0 0 5px;background:linear-gradient(to right,#e4e7eb,#e4e7eb00 85%);color:#6e7781;font-style:italic}
+.bar.info.lin{background:linear-gradient(to right,#dbe7fd,#dbe7fd00 85%);border-color:#6e9ef0}
+.bar.stuck{background:#ffe4e1;border:2px solid var(--red);color:#82071e;font-weight:700;line-height:18px;box-shadow:0 0 0 3px #cf222e2e;z-index:2}
+.bar:hover{filter:brightness(.96);z-index:3}
+.bar.nb{box-shadow:0 0 0 2px #1f6feb55}
+.bar.sel{box-shadow:0 0 0 3px #ffb000;z-index:4}
+.links{position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none;z-index:0;overflow:visible}
+.links path{fill:none;stroke:var(--blue);stroke-width:1.6;stroke-opacity:.55}
+.links path.gap{stroke-dasharray:4 4}
+.mk{position:absolute;left:calc(var(--x) * var(--u));top:calc(var(--l) * var(--lh) + 10px);transform:translate(-50%,-50%);min-width:17px;height:17px;padding:0 4px;border-radius:9px;background:var(--blue);color:#fff;font:600 10px/17px system-ui,"DejaVu Sans",sans-serif;text-align:center;z-index:6;cursor:pointer;box-shadow:0 0 0 2px #fff}
+.mk.stk{background:var(--red);transform:translate(-6px,-50%);padding:0 7px;font-size:10.5px}
+.links path.stk{stroke:var(--red);stroke-opacity:.8;stroke-dasharray:3 3}
+.mk.sel{background:#bf8700;z-index:7;transform:translate(-50%,-50%) scale(1.25)}
+.mk.stk.sel{background:var(--red);transform:translate(-6px,-50%) scale(1.15)}
+.panel .st{color:var(--red);font-weight:600}
+.edge{position:absolute;top:2px;font-size:11px;color:var(--mute);background:#fff8c5;padding:0 6px;border-radius:4px;z-index:8}
+.panel{margin:12px 24px 24px;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 14px;min-height:44px;color:var(--mute)}
+.panel b{color:var(--ink)}
+.panel .nav{float:right;display:flex;gap:6px}
+.panel button{font:inherit;padding:2px 10px;border:1px solid var(--line);background:var(--card);border-radius:6px;cursor:pointer}
+.tip{position:fixed;z-index:20;max-width:560px;background:#1f2328f2;color:#f0f3f6;padding:8px 10px;border-radius:6px;font-size:12.5px;pointer-events:none;box-shadow:0 6px 20px #0004}
+.tip div{white-space:pre-wrap;word-break:break-word}
+.tip .h{font-weight:700;font:12.5px ui-monospace,"DejaVu Sans Mono",monospace}
+.tip .st{color:#ffaba8}
+footer{margin:0 24px 20px;font-size:12px;color:var(--mute)}
+)css";
+
+// The script draws bars from the data block; user text only ever goes through textContent.
+// Only the bars near the visible part of the time axis are in the DOM (chunks of ranks,
+// mounted on scroll), so a page with 100k operations opens as fast as one with 100.
+constexpr std::string_view kScriptA = R"js(
+(function () {
+'use strict';
+var D = JSON.parse(document.getElementById('duet-data').textContent);
+var W = 12, O = D.o, S = D.s, n = D.n, R = D.r, LH = 44, MY = 10 / LH, C = 128;
+var sc = document.getElementById('sc'), cv = document.getElementById('cv');
+var names = document.getElementById('names'), tip = document.getElementById('tip');
+var panel = document.getElementById('panel'), zoom = document.getElementById('zoom');
+function f(i, x) { return O[i * W + x]; }
+function el(tag, cls, text) {
+  var e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+// Lanes: one per process, as many rows as its overlapping operations need.
+var procOfRow = [], frag = document.createDocumentFragment();
+for (var k = 0, alt = 0; k < D.p.length; k += 3, alt ^= 1) {
+  var nm = el('div', 'pname', 'process ' + D.p[k]);
+  nm.style.height = (LH * D.p[k + 2]) + 'px';
+  nm.title = 'process ' + D.p[k];
+  names.appendChild(nm);
+  var ln = el('div', 'lane' + (alt ? ' alt' : ''));
+  ln.style.cssText = '--l:' + D.p[k + 1] + ';--n:' + D.p[k + 2];
+  frag.appendChild(ln);
+  for (var j = 0; j < D.p[k + 2]; j++) procOfRow[D.p[k + 1] + j] = D.p[k];
+}
+cv.appendChild(frag);
+cv.style.height = (D.rows * LH) + 'px';
+// The linearization order and its points: the earliest place inside each bar that keeps the
+// points increasing, which a valid linearization always allows.
+var ordered = [], rankInOrder = [], pt = [], stuckRow = -1;
+for (var i = 0; i < n; i++) {
+  if (f(i, 6)) ordered.push(i);
+  if (f(i, 4) & 8) stuckRow = i;
+}
+ordered.sort(function (a, b) { return f(a, 6) - f(b, 6); });
+var prev = -1e9;
+ordered.forEach(function (i, k) {
+  var lo = f(i, 2) + 0.5, hi = lo + Math.max(f(i, 3) - f(i, 2), 0.6);
+  var x = Math.min(Math.max(prev + 0.2, lo + 0.35), hi - 0.15);
+  if (x < lo) x = (lo + hi) / 2;
+  prev = pt[i] = x;
+  rankInOrder[i] = k;
+});
+// Chunks of the time axis: a bar is listed in every chunk it crosses, very long ones
+// (indeterminate operations reach the end) are always mounted.
+var chunks = [], always = [];
+for (i = 0; i < n; i++) {
+  var a = Math.floor(f(i, 2) / C), b = Math.floor(f(i, 3) / C);
+  if (b - a > 8) { always.push(i); continue; }
+  for (var c = a; c <= b; c++) (chunks[c] || (chunks[c] = [])).push(i);
+}
+var bars = [], marks = [], on = new Uint8Array(n), mountedList = [];
+function build(i) {
+  var fl = f(i, 4), cls = 'bar';
+  if (f(i, 6)) cls += ' lin';
+  if (fl & 1) cls += ' fail';
+  if (fl & 2) cls += ' info';
+  if (fl & 8) cls += ' stuck';
+  var b = el('div', cls, S[f(i, 5)]);
+  b.style.cssText = '--l:' + f(i, 1) + ';--s:' + (f(i, 2) + 0.5) + ';--w:' + Math.max(f(i, 3) - f(i, 2), 0.6);
+  b.dataset.i = i;
+  bars[i] = b;
+  var m = null;
+  if (f(i, 6)) {
+    m = el('div', 'mk', String(f(i, 6)));
+    m.style.cssText = '--x:' + pt[i] + ';--l:' + f(i, 1);
+  } else if (fl & 8) {
+    m = el('div', 'mk stk', '\u2715 stuck');
+    m.style.cssText = '--x:' + (f(i, 2) + 0.5) + ';--l:' + f(i, 1);
+  }
+  if (m) { m.dataset.i = i; marks[i] = m; }
+}
+function seg(a, b) {
+  var xa = a === stuckRow ? f(a, 2) + 0.5 : pt[a], xb = b === stuckRow ? f(b, 2) + 0.5 : pt[b];
+  return 'M' + xa.toFixed(2) + ' ' + (f(a, 1) + MY).toFixed(3) + 'L' + xb.toFixed(2) + ' ' + (f(b, 1) + MY).toFixed(3);
+}
+var links = null;
+function drawLinks() {
+  var solid = '', dashed = '', stuck = '';
+  mountedList.forEach(function (i) {
+    var k = rankInOrder[i];
+    if (k === undefined) return;
+    if (k + 1 < ordered.length) {
+      var nx = ordered[k + 1];
+      if (f(nx, 6) === f(i, 6) + 1) solid += seg(i, nx); else dashed += seg(i, nx);
+    }
+    if (k > 0 && !on[ordered[k - 1]]) {
+      var pv = ordered[k - 1];
+      if (f(i, 6) === f(pv, 6) + 1) solid += seg(pv, i); else dashed += seg(pv, i);
+    }
+  });
+  // "This could not come next": the last placed operation to the stuck one.
+  var last = ordered[ordered.length - 1];
+  if (stuckRow >= 0 && last !== undefined && f(last, 6) === D.L && (on[last] || on[stuckRow])) stuck = seg(last, stuckRow);
+  var path = function (cls, d) { return d ? '<path class="' + cls + '" vector-effect="non-scaling-stroke" d="' + d + '"></path>' : ''; };
+  var box = el('div');
+  box.innerHTML = '<svg class="links" viewBox="0 0 ' + (R + 1) + ' ' + Math.max(D.rows, 1) + '" preserveAspectRatio="none">' +
+    path('', solid) + path('gap', dashed) + path('stk', stuck) + '</svg>';
+  if (links) cv.removeChild(links);
+  links = box.firstChild;
+  cv.appendChild(links);
+}
+function unit() { return parseFloat(cv.style.getPropertyValue('--u')) || 16; }
+var va = -1, vb = -1;
+function view(force) {
+  var u = unit(), left = sc.scrollLeft / u, right = (sc.scrollLeft + sc.clientWidth) / u;
+  var a = Math.max(0, Math.floor(left / C) - 1), b = Math.floor(right / C) + 1;
+  if (!force && a === va && b === vb) return;
+  va = a; vb = b;
+  var want = new Uint8Array(n), list = always.slice();
+  for (var c = a; c <= b; c++) if (chunks[c]) list = list.concat(chunks[c]);
+  list.forEach(function (i) { want[i] = 1; });
+  mountedList.forEach(function (i) {
+    if (want[i]) return;
+    cv.removeChild(bars[i]);
+    if (marks[i]) cv.removeChild(marks[i]);
+    on[i] = 0;
+  });
+  var add = document.createDocumentFragment(), next = [];
+  for (var i = 0; i < n; i++) {
+    if (!want[i]) continue;
+    next.push(i);
+    if (on[i]) continue;
+    if (!bars[i]) build(i);
+    add.appendChild(bars[i]);
+    if (marks[i]) add.appendChild(marks[i]);
+    on[i] = 1;
+  }
+  cv.appendChild(add);
+  mountedList = next;
+  drawLinks();
+  highlight();
+  document.body.setAttribute('data-mounted', String(next.length));
+}
+)js";
+
+constexpr std::string_view kScriptB = R"js(
+function tm(t) { return 't=' + t; }
+function describe(i) {
+  var fl = f(i, 4), out = [];
+  out.push(['h', S[f(i, 5)]]);
+  out.push(['', 'operation #' + f(i, 0) + ' \u00b7 process ' + procOfRow[f(i, 1)]]);
+  var inv = 'invoked ' + tm(f(i, 10)) + (f(i, 8) ? ' (line ' + f(i, 8) + ')' : '');
+  if (fl & 2) out.push(['', inv + ', never completed']);
+  else out.push(['', inv + ', completed ' + tm(f(i, 11)) + (f(i, 9) ? ' (line ' + f(i, 9) + ')' : '')]);
+  if (fl & 2) out.push(['', 'indeterminate (:info): may take effect at any point after its invocation, or never']);
+  else if (fl & 1) out.push(['', (fl & 4) ? 'failed: completed, result unknown' : 'failed (:fail)']);
+  else if (fl & 4) out.push(['', 'completed, result unknown']);
+  if (f(i, 6)) {
+    out.push(['', 'linearized ' + f(i, 6) + ' of ' + D.L]);
+    if (f(i, 7)) out.push(['', 'state after: ' + S[f(i, 7) - 1]]);
+  } else if (fl & 8) {
+    out.push(['st', 'STUCK: cannot be linearized after the ' + D.L + ' operations of the order']);
+    out.push(['st', 'state there: ' + D.ss]);
+  } else {
+    out.push(['', D.v === 'linearizable' ? 'not in the linearization (never took effect)' : 'not placed in the linearization']);
+  }
+  return out;
+}
+function fill(box, lines) {
+  box.textContent = '';
+  lines.forEach(function (l) { box.appendChild(el('div', l[0], l[1])); });
+}
+function target(e) {
+  var t = e.target;
+  while (t && t !== cv) { if (t.dataset && t.dataset.i !== undefined) return +t.dataset.i; t = t.parentNode; }
+  return -1;
+}
+cv.addEventListener('mousemove', function (e) {
+  var i = target(e);
+  if (i < 0) { tip.hidden = true; return; }
+  if (tip.dataset.i !== String(i)) { fill(tip, describe(i)); tip.dataset.i = i; }
+  tip.hidden = false;
+  var x = e.clientX + 14, y = e.clientY + 16, w = tip.offsetWidth, h = tip.offsetHeight;
+  if (x + w > window.innerWidth - 8) x = Math.max(8, e.clientX - w - 14);
+  if (y + h > window.innerHeight - 8) y = Math.max(8, e.clientY - h - 16);
+  tip.style.left = x + 'px'; tip.style.top = y + 'px';
+});
+cv.addEventListener('mouseleave', function () { tip.hidden = true; });
+// Selection: the operation, its marker, and its neighbours in the order.
+var selected = -1;
+function highlight() {
+  cv.querySelectorAll('.sel,.nb').forEach(function (e) { e.classList.remove('sel', 'nb'); });
+  if (selected < 0) return;
+  if (on[selected]) { bars[selected].classList.add('sel'); if (marks[selected]) marks[selected].classList.add('sel'); }
+  var k = rankInOrder[selected];
+  if (k === undefined) return;
+  [ordered[k - 1], ordered[k + 1]].forEach(function (j) { if (j !== undefined && on[j]) bars[j].classList.add('nb'); });
+}
+function reveal(i) {
+  var u = unit(), x = (pt[i] !== undefined ? pt[i] : f(i, 2) + 0.5) * u;
+  if (x < sc.scrollLeft + 40 || x > sc.scrollLeft + sc.clientWidth - 40) sc.scrollLeft = x - sc.clientWidth / 2;
+  view();
+  var top = cv.getBoundingClientRect().top + f(i, 1) * LH;
+  if (top < 0 || top + LH > window.innerHeight) window.scrollBy(0, top - window.innerHeight / 2);
+}
+function select(i, scroll) {
+  selected = i;
+  if (i < 0) {
+    highlight();
+    fill(panel, [['', n ? 'Click an operation for its details; \u2190 \u2192 step through the linearization order, Esc clears.' : 'No operations to draw.']]);
+    return;
+  }
+  if (scroll) reveal(i);
+  highlight();
+  var k = rankInOrder[i];
+  panel.textContent = '';
+  var nav = el('div', 'nav');
+  var p = el('button', '', '\u2190 previous in order'), q = el('button', '', 'next in order \u2192');
+  p.disabled = !(k > 0) && !(i === stuckRow && ordered.length); q.disabled = k === undefined || k + 1 >= ordered.length;
+  p.onclick = function () { step(-1); }; q.onclick = function () { step(1); };
+  nav.appendChild(p); nav.appendChild(q); panel.appendChild(nav);
+  describe(i).forEach(function (l, x) { panel.appendChild(el(x === 0 ? 'b' : 'div', l[0], l[1])); });
+}
+function step(d) {
+  var k = selected < 0 ? undefined : rankInOrder[selected];
+  // From the stuck operation back to the last one placed before it.
+  if (selected >= 0 && selected === stuckRow && d < 0 && ordered.length) { select(ordered[ordered.length - 1], true); return; }
+  if (k === undefined) { if (ordered.length) select(ordered[d > 0 ? 0 : ordered.length - 1], true); return; }
+  k += d;
+  if (k >= 0 && k < ordered.length) select(ordered[k], true);
+}
+cv.addEventListener('click', function (e) { select(target(e), false); });
+document.addEventListener('keydown', function (e) {
+  if (e.key === 'ArrowRight') { step(1); e.preventDefault(); }
+  else if (e.key === 'ArrowLeft') { step(-1); e.preventDefault(); }
+  else if (e.key === 'Escape') select(-1);
+});
+// Zoom: pixels per event rank, kept under the browsers' limit on an element's width.
+var maxUnit = Math.max(2, Math.min(200, 3e7 / (R + 1)));
+zoom.max = Math.floor(maxUnit);
+function setUnit(u, anchor) {
+  u = Math.max(1, Math.min(maxUnit, u));
+  var old = unit(), ax = anchor === undefined ? sc.clientWidth / 2 : anchor, at = (sc.scrollLeft + ax) / old;
+  cv.style.setProperty('--u', u + 'px');
+  cv.style.width = ((R + 1) * u) + 'px';
+  zoom.value = u;
+  sc.scrollLeft = at * u - ax;
+  view(true);
+}
+zoom.addEventListener('input', function () { setUnit(+zoom.value); });
+sc.addEventListener('wheel', function (e) {
+  if (!e.ctrlKey) return;
+  e.preventDefault();
+  setUnit(unit() * (e.deltaY < 0 ? 1.15 : 1 / 1.15), e.clientX - sc.getBoundingClientRect().left);
+}, { passive: false });
+var pending = false;
+sc.addEventListener('scroll', function () {
+  if (pending) return;
+  pending = true;
+  requestAnimationFrame(function () { pending = false; view(); });
+});
+window.addEventListener('resize', function () { view(); });
+document.getElementById('fit').onclick = function () { setUnit(sc.clientWidth / (R + 1)); };
+var gs = document.getElementById('gostuck');
+if (stuckRow >= 0) gs.onclick = function () { select(stuckRow, true); }; else gs.hidden = true;
+// Initial zoom: the whole history if its bars are then wide enough to read, else about 90px for
+// a typical bar.
+var spans = [];
+for (i = 0; i < n; i++) spans.push(Math.max(f(i, 3) - f(i, 2), 0.6));
+spans.sort(function (a, b) { return a - b; });
+var typical = spans.length ? spans[spans.length >> 1] : 1, fit = sc.clientWidth / (R + 1);
+cv.style.setProperty('--u', '16px');
+setUnit(fit * typical >= 70 ? Math.min(fit, 120) : Math.min(Math.max(90 / typical, fit), 60));
+if (stuckRow >= 0) sc.scrollLeft = (f(stuckRow, 2) + 0.5) * unit() - sc.clientWidth / 3;
+view(true);
+select(-1);
+document.body.setAttribute('data-rendered', String(n));
+})();
+)js";
+
+// Everything above the data block.
+std::string render_prefix(const History& h, const CheckReport& r, const Prepared& p, const Selection& sel,
+                          std::size_t explanation_cap, std::size_t max_bytes) {
+  const std::string source = clean(h.source.empty() ? std::string("<input>") : h.source, 500);
+  const std::string verdict(verdict_name(r.verdict));
+  std::string o;
+  o += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+  put_html(o, source);
+  o += " \xE2\x80\x94 duet timeline (" + verdict + ")</title>\n<style>";
+  o += kStyle;
+  o += "</style></head>\n<body>\n<header class=\"top\">\n<div class=\"title\"><h1>Linearizability timeline</h1>"
+       "<span class=\"verdict v-" + verdict + "\">" + verdict + "</span></div>\n<dl class=\"facts\">";
+  auto fact = [&](std::string_view name, const std::string& escaped) {
+    o += "<div><dt>";
+    o += name;
+    o += "</dt><dd>" + escaped + "</dd></div>";
+  };
+  fact("Source", html(source));
+  fact("Model", html(p.model.empty() ? std::string("?") : p.model));
+  fact("Operations", std::to_string(h.ops.size()));
+  fact("Processes", std::to_string(p.processes));
+  fact("Partitions", std::to_string(r.partitions));
+  fact(r.verdict == Verdict::linearizable ? "Linearized" : "Longest partial order", std::to_string(r.order.size()));
+  if (r.nodes) fact("Search steps", std::to_string(r.nodes));
+  if (r.milliseconds > 0) fact("Check time", std::to_string(static_cast<std::uint64_t>(r.milliseconds + 0.5)) + " ms");
+  o += "</dl>\n";
+  if (p.stuck) {
+    const Operation& op = h.ops[*p.stuck];
+    o += "<div class=\"stuckbox\"><b>Stuck operation</b> #" + std::to_string(*p.stuck) + " (process " +
+         std::to_string(op.process) + (op.invoke_line ? ", line " + std::to_string(op.invoke_line) : std::string()) +
+         "): <code>";
+    put_html(o, p.strings[p.label[*p.stuck]]);
+    o += "</code> cannot be linearized after the " + std::to_string(r.order.size()) +
+         " operations of the order.<br>State there: <code>";
+    put_html(o, p.stuck_state);
+    o += "</code></div>\n";
+  }
+  const std::string explanation = clean(r.explanation, explanation_cap);
+  if (!explanation.empty()) {
+    o += "<details open><summary>Explanation</summary><pre class=\"expl\">";
+    put_html(o, explanation);
+    o += "</pre></details>\n";
+  }
+  o += "</header>\n";
+  if (sel.before || sel.after) {
+    o += "<div class=\"omitted\" id=\"omitted\"><b>Window of " + std::to_string(sel.ops.size()) + " of " +
+         std::to_string(h.ops.size()) + " operations</b> (the page is limited to " + std::to_string(max_bytes) +
+         " bytes; " + (p.stuck ? "around the stuck operation" : "from the beginning") + ")";
+    o += "<div class=\"counts\">";
+    if (sel.before) o += "<span>\xE2\x97\x80 " + std::to_string(sel.before) + " operations before not shown</span>";
+    if (sel.after) o += "<span>" + std::to_string(sel.after) + " operations after not shown \xE2\x96\xB6</span>";
+    o += "</div></div>\n";
+  }
+  o += "<div class=\"tools\"><label>Zoom <input id=\"zoom\" type=\"range\" min=\"2\" max=\"200\" step=\"1\" value=\"16\"></label>"
+       "<button id=\"fit\" type=\"button\">Fit width</button><button id=\"gostuck\" type=\"button\">Go to stuck operation</button>"
+       "<span>ctrl + wheel zooms</span><div class=\"legend\">"
+       "<span><i style=\"background:#dbe7fd;border:1px solid #6e9ef0\"></i>linearized</span>"
+       "<span><i style=\"background:#1f6feb;border-radius:6px;width:14px\"></i>order</span>"
+       "<span><i style=\"background:#ffe4e1;border:2px solid #cf222e\"></i>stuck</span>"
+       "<span><i style=\"background:#eceef1;border:1px solid #b6bcc4\"></i>not placed</span>"
+       "<span><i style=\"background:repeating-linear-gradient(135deg,#f6e7d0 0 4px,#fcf4e8 4px 8px);border:1px solid #d39a4a\"></i>failed</span>"
+       "<span><i style=\"background:linear-gradient(to right,#e4e7eb,#fff);border:1px dashed #8c959f\"></i>indeterminate</span>"
+       "</div></div>\n"
+       "<main class=\"tl\"><div class=\"names\" id=\"names\"></div><div class=\"sc\" id=\"sc\"><div class=\"cv\" id=\"cv\"></div></div></main>\n"
+       "<section class=\"panel\" id=\"panel\"></section>\n<div class=\"tip\" id=\"tip\" hidden></div>\n"
+       "<footer>Drawn by duet from the check report: bars span invocation to completion on a compressed time axis "
+       "(one step per distinct event time); numbered markers are the linearization order.</footer>\n"
+       "<noscript><p style=\"margin:0 24px\">The timeline is drawn by JavaScript; the summary above does not need it.</p></noscript>\n"
+       "<script type=\"application/json\" id=\"duet-data\">";
+  return o;
+}
+
+std::string render_suffix() {
+  std::string o = "</script>\n<script>";
+  o += kScriptA;
+  o += kScriptB;
+  o += "</script>\n</body></html>\n";
+  return o;
+}
+
+// Last resort when even the header does not fit: the verdict alone, no script.
+std::string render_minimal(const History& h, const CheckReport& r, std::size_t max_bytes) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>duet timeline</title></head><body><p>" +
+         std::string(verdict_name(r.verdict)) + ": " + std::to_string(h.ops.size()) +
+         " operations; the timeline does not fit in " + std::to_string(max_bytes) + " bytes.</p></body></html>\n";
+}
+
+}  // namespace
+
+std::string render_timeline_html(const History& h, const CheckReport& r, std::size_t max_bytes) {
+  const Prepared p = prepare(h, r);
+  const std::string suffix = render_suffix();
+  // A worst-case omission note, so the real one never makes the page grow past the budget.
+  Selection worst;
+  worst.before = worst.after = h.ops.size() + 1;
+  worst.ops.resize(h.ops.size());
+  for (std::size_t cap : {kExplanationCap, std::size_t{2000}}) {
+    const std::size_t fixed = render_prefix(h, r, p, worst, cap, max_bytes).size() + suffix.size() +
+                              render_data(h, r, p, Selection{}).size();
+    if (fixed >= max_bytes) continue;
+    std::size_t budget = max_bytes - fixed;
+    // The size estimate is an upper bound, so the first try fits, typically 20% under the
+    // limit: grow the budget by the slack while operations are still left out (and shrink it if
+    // the estimate was ever wrong). Keep the largest page that fits.
+    std::string best;
+    for (int attempt = 0; attempt < 6; ++attempt) {
+      const Selection sel = choose(h, p, budget);
+      std::string page = render_prefix(h, r, p, sel, cap, max_bytes);
+      page += render_data(h, r, p, sel);
+      page += suffix;
+      if (page.size() > max_bytes) {
+        const std::size_t over = page.size() - max_bytes;
+        if (over >= budget) break;
+        budget -= over + budget / 20;
+        continue;
+      }
+      const bool complete = sel.before == 0 && sel.after == 0;
+      const std::size_t slack = max_bytes - page.size();
+      if (page.size() > best.size()) best = std::move(page);
+      if (complete || slack < max_bytes / 50) break;
+      budget += slack - slack / 8;
+    }
+    if (!best.empty()) return best;
+  }
+  std::string minimal = render_minimal(h, r, max_bytes);
+  return minimal.size() <= max_bytes ? minimal : std::string();
+}
+
+}  // namespace duet::history

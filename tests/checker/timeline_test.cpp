@@ -1,0 +1,397 @@
+// The HTML timeline: self-contained, one bar per operation in its data, the stuck and pending
+// operations marked, states carried, hostile strings escaped, size bounded with a note saying
+// what was left out, and the same bytes for the same input. Histories and reports are built in
+// code (tests/timeline/crafted_history.hpp); the page's script is exercised in a real browser
+// by Timeline.OpensInHeadlessBrowser.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <duet/history.hpp>
+
+#include "timeline/crafted_history.hpp"
+
+namespace {
+using namespace duet::history;
+using duet_timeline_test::crafted_register;
+using duet_timeline_test::long_register;
+
+constexpr std::size_t kFields = 12;  // numbers per operation in the page's data
+
+// The page's data block, decoded just enough to check it.
+struct Data {
+  std::string json;
+  std::size_t n = 0;
+  std::size_t ranks = 0;
+  std::vector<std::string> o;        // numbers (or quoted numbers), kFields per bar
+  std::vector<std::string> strings;  // string table, unescaped
+  std::string field(std::size_t row, std::size_t k) const { return o[row * kFields + k]; }
+  long long num(std::size_t row, std::size_t k) const { return std::stoll(field(row, k)); }
+  // The data row of operation `op`, or -1.
+  long long row_of(std::size_t op) const {
+    for (std::size_t r = 0; r < n; ++r)
+      if (num(r, 0) == static_cast<long long>(op)) return static_cast<long long>(r);
+    return -1;
+  }
+};
+
+std::size_t after(const std::string& s, const std::string& key) {
+  const std::size_t at = s.find(key);
+  EXPECT_NE(at, std::string::npos) << key;
+  return at == std::string::npos ? s.size() : at + key.size();
+}
+
+// A JSON string starting at s[i] (the quote); i ends past the closing quote. ASCII escapes
+// only: the page writes \u00XX for the few characters it escapes that way.
+std::string json_string(const std::string& s, std::size_t& i) {
+  std::string out;
+  ++i;
+  while (i < s.size() && s[i] != '"') {
+    if (s[i] == '\\') {
+      const char e = s[++i];
+      if (e == 'u') {
+        out += static_cast<char>(std::stoi(s.substr(i + 1, 4), nullptr, 16));
+        i += 4;
+      } else {
+        out += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+      }
+    } else {
+      out += s[i];
+    }
+    ++i;
+  }
+  ++i;
+  return out;
+}
+
+Data decode(const std::string& page) {
+  Data d;
+  const std::size_t begin = after(page, "<script type=\"application/json\" id=\"duet-data\">");
+  d.json = page.substr(begin, page.find("</script>", begin) - begin);
+  d.n = std::stoul(d.json.substr(after(d.json, "\"n\":")));
+  d.ranks = std::stoul(d.json.substr(after(d.json, "\"r\":")));
+  std::size_t i = after(d.json, "\"o\":[");
+  std::string cur;
+  for (; i < d.json.size() && d.json[i] != ']'; ++i) {
+    if (d.json[i] == ',') {
+      d.o.push_back(cur);
+      cur.clear();
+    } else if (d.json[i] != '"') {
+      cur += d.json[i];
+    }
+  }
+  if (!cur.empty()) d.o.push_back(cur);
+  i = after(d.json, "\"s\":[");
+  while (i < d.json.size() && d.json[i] == '"') {
+    d.strings.push_back(json_string(d.json, i));
+    if (d.json[i] == ',') ++i;
+  }
+  return d;
+}
+
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t k = 0;
+  for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++k;
+  return k;
+}
+
+bool valid_utf8(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    for (std::size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    i += len;
+  }
+  return true;
+}
+
+Operation op(std::int64_t process, std::string f, std::uint64_t invoke, std::uint64_t response, Value input = {},
+             Value output = {}, Outcome outcome = Outcome::ok) {
+  Operation o;
+  o.process = process;
+  o.f = std::move(f);
+  o.invoke = invoke;
+  o.response = response;
+  o.input = std::move(input);
+  o.output = std::move(output);
+  o.outcome = outcome;
+  return o;
+}
+
+TEST(Timeline, IsSelfContained) {
+  const auto c = crafted_register();
+  const std::string page = render_timeline_html(c.history, c.report);
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("</html>"), std::string::npos);
+  for (const char* banned : {"http://", "https://", "src=\"http", "src=", "<link", "@import", "url("})
+    EXPECT_EQ(page.find(banned), std::string::npos) << banned;
+  // Exactly the data block and the script.
+  EXPECT_EQ(count(page, "<script"), 2u);
+  EXPECT_EQ(count(page, "</script>"), 2u);
+  EXPECT_NE(page.find("<style>"), std::string::npos);
+}
+
+TEST(Timeline, HeaderSummarizesTheCheck) {
+  const auto c = crafted_register();
+  const std::string page = render_timeline_html(c.history, c.report);
+  EXPECT_NE(page.find("crafted-register.edn"), std::string::npos);
+  EXPECT_NE(page.find("cas-register-0"), std::string::npos);
+  EXPECT_NE(page.find("class=\"verdict v-not-linearizable\">not-linearizable<"), std::string::npos);
+  EXPECT_NE(page.find("<dt>Operations</dt><dd>42</dd>"), std::string::npos);
+  EXPECT_NE(page.find("<dt>Processes</dt><dd>6</dd>"), std::string::npos);
+  EXPECT_NE(page.find("<dt>Partitions</dt><dd>1</dd>"), std::string::npos);
+  // The explanation, HTML-escaped ("<=" in it).
+  EXPECT_NE(page.find("a value no write &lt;= that point produced."), std::string::npos);
+}
+
+TEST(Timeline, OneBarPerOperation) {
+  const auto c = crafted_register();
+  const Data d = decode(render_timeline_html(c.history, c.report));
+  ASSERT_EQ(d.n, c.history.ops.size());
+  ASSERT_EQ(d.o.size(), d.n * kFields);
+  std::vector<int> seen(c.history.ops.size(), 0);
+  for (std::size_t r = 0; r < d.n; ++r) {
+    ++seen.at(static_cast<std::size_t>(d.num(r, 0)));
+    EXPECT_LE(d.num(r, 2), d.num(r, 3)) << "row " << r;
+    EXPECT_LE(d.num(r, 3), static_cast<long long>(d.ranks)) << "row " << r;
+  }
+  for (int s : seen) EXPECT_EQ(s, 1);
+  // Times are compressed to ranks: at most two distinct events per operation.
+  EXPECT_LE(d.ranks, 2 * d.n);
+}
+
+TEST(Timeline, BarLabelsSayWhatHappened) {
+  History h;
+  h.source = "labels.log";
+  h.ops.push_back(op(0, "cas", 1, 4, Value::vector({Value::integer(1), Value::integer(2)})));
+  h.ops.push_back(op(1, "read", 2, 5, {}, Value::integer(3)));
+  h.ops.push_back(op(2, "write", 3, 6, Value::integer(4), Value::integer(4)));
+  Operation get = op(3, "get", 7, 8, {}, Value::string("x 0 0 y"));
+  get.key = Value::string("k");
+  h.ops.push_back(get);
+  h.ops.push_back(op(0, "cas", 9, 10, Value::vector({Value::integer(5), Value::integer(6)}), {}, Outcome::fail));
+  CheckReport r;
+  r.verdict = Verdict::linearizable;
+  const Data d = decode(render_timeline_html(h, r));
+  auto label = [&](std::size_t opi) { return d.strings.at(static_cast<std::size_t>(d.num(static_cast<std::size_t>(d.row_of(opi)), 5))); };
+  EXPECT_EQ(label(0), "cas [1 2] -> ok");
+  EXPECT_EQ(label(1), "read -> 3");
+  EXPECT_EQ(label(2), "write 4 -> ok");
+  EXPECT_EQ(label(3), "get \"k\" -> \"x 0 0 y\"");
+  EXPECT_EQ(label(4), "cas [5 6] -> fail");
+  EXPECT_EQ(d.num(static_cast<std::size_t>(d.row_of(4)), 4) & 1, 1);  // fail flag
+}
+
+TEST(Timeline, StuckOperationIsMarked) {
+  const auto c = crafted_register();
+  ASSERT_TRUE(c.report.stuck.has_value());
+  const std::string page = render_timeline_html(c.history, c.report);
+  const Data d = decode(page);
+  for (std::size_t r = 0; r < d.n; ++r)
+    EXPECT_EQ((d.num(r, 4) & 8) != 0, d.num(r, 0) == static_cast<long long>(*c.report.stuck)) << "row " << r;
+  EXPECT_NE(page.find("Stuck operation</b> #" + std::to_string(*c.report.stuck)), std::string::npos);
+  EXPECT_NE(page.find("State there: <code>" + c.report.stuck_state + "</code>"), std::string::npos);
+  EXPECT_NE(d.json.find("\"ss\":\"" + c.report.stuck_state + "\""), std::string::npos);
+  // Placed operations carry their position; the others (after the stuck one) none.
+  std::vector<long long> position(c.history.ops.size(), 0);
+  for (std::size_t k = 0; k < c.report.order.size(); ++k) position[c.report.order[k]] = static_cast<long long>(k) + 1;
+  for (std::size_t r = 0; r < d.n; ++r) EXPECT_EQ(d.num(r, 6), position[static_cast<std::size_t>(d.num(r, 0))]);
+}
+
+TEST(Timeline, StatesArePresent) {
+  auto c = crafted_register();
+  for (std::size_t k = 0; k < c.report.states.size(); ++k) c.report.states[k] = "{:value " + std::to_string(k) + "}";
+  const Data d = decode(render_timeline_html(c.history, c.report));
+  for (std::size_t k = 0; k < c.report.order.size(); ++k) {
+    const long long r = d.row_of(c.report.order[k]);
+    ASSERT_GE(r, 0);
+    const long long s = d.num(static_cast<std::size_t>(r), 7);
+    ASSERT_GT(s, 0) << "no state for order position " << k;
+    EXPECT_EQ(d.strings.at(static_cast<std::size_t>(s - 1)), c.report.states[k]);
+  }
+  // Without states: none, and the page still renders.
+  c.report.states.clear();
+  const Data e = decode(render_timeline_html(c.history, c.report));
+  for (std::size_t r = 0; r < e.n; ++r) EXPECT_EQ(e.num(r, 7), 0);
+}
+
+TEST(Timeline, PendingOperationsReachTheEnd) {
+  const auto c = crafted_register();
+  const Data d = decode(render_timeline_html(c.history, c.report));
+  std::size_t pending = 0;
+  for (std::size_t i = 0; i < c.history.ops.size(); ++i) {
+    if (c.history.ops[i].outcome != Outcome::info) continue;
+    ++pending;
+    const auto r = static_cast<std::size_t>(d.row_of(i));
+    EXPECT_EQ(d.num(r, 4) & 2, 2) << "indeterminate flag";
+    EXPECT_EQ(d.num(r, 3), static_cast<long long>(d.ranks)) << "extends to the end";
+    EXPECT_EQ(d.field(r, 11), "-1") << "no response time";
+    EXPECT_EQ(d.strings.at(static_cast<std::size_t>(d.num(r, 5))), "write 9 -> ?");
+  }
+  EXPECT_EQ(pending, 1u);
+}
+
+TEST(Timeline, HostileStringsAreEscaped) {
+  const std::string evil = "</script><script>alert(1)</script><img src=x onerror='alert(2)'>\"&amp;<!--";
+  auto c = crafted_register();
+  c.history.source = evil;
+  c.history.ops[0].f = evil;
+  c.history.ops[1].output = Value::string(evil);
+  c.history.ops[2].key = Value::string(evil);
+  c.report.explanation = evil;
+  c.report.stuck_state = evil;
+  c.report.states[0] = evil;
+  c.report.model = evil;
+  const std::string page = render_timeline_html(c.history, c.report);
+  EXPECT_EQ(count(page, "<script"), 2u);
+  EXPECT_EQ(count(page, "</script>"), 2u);
+  EXPECT_EQ(page.find("alert(1)</"), std::string::npos);
+  EXPECT_EQ(page.find("<img"), std::string::npos);
+  EXPECT_EQ(page.find("<!--"), std::string::npos);
+  // In the markup; inside the data block it is an inert JSON string.
+  const std::string markup = page.substr(0, page.find("id=\"duet-data\""));
+  EXPECT_EQ(markup.find("onerror='"), std::string::npos);
+  EXPECT_NE(page.find("&lt;&#47;script&gt;&lt;script&gt;alert(1)"), std::string::npos);  // shown as text
+  // The data round-trips: the page shows exactly what the history holds.
+  const Data d = decode(page);
+  const auto row0 = static_cast<std::size_t>(d.row_of(0));
+  EXPECT_EQ(d.strings.at(static_cast<std::size_t>(d.num(row0, 5))).rfind(evil, 0), 0u);
+  bool state_seen = false;
+  for (const std::string& s : d.strings) state_seen |= s == evil;
+  EXPECT_TRUE(state_seen);
+  EXPECT_EQ(d.json.find('<'), std::string::npos);
+  EXPECT_EQ(d.json.find('>'), std::string::npos);
+}
+
+TEST(Timeline, InvalidUtf8AndHugeValuesStayBounded) {
+  auto c = crafted_register();
+  c.history.ops[0].output = Value::string("bad \xC3\x28 bytes \xFF\xFE and \xE2\x82");
+  c.history.ops[1].output = Value::string(std::string(1 << 20, 'x'));
+  c.report.explanation = std::string(300000, 'e') + "\xF0\x9F\x98\x80";
+  const std::string page = render_timeline_html(c.history, c.report);
+  EXPECT_TRUE(valid_utf8(page));
+  EXPECT_LT(page.size(), 200000u) << "one huge value must not blow up the page";
+  const Data d = decode(page);
+  EXPECT_EQ(d.n, c.history.ops.size());
+}
+
+TEST(Timeline, SameInputSameBytes) {
+  const auto c = crafted_register();
+  const auto copy = c;
+  const std::string a = render_timeline_html(c.history, c.report);
+  EXPECT_EQ(a, render_timeline_html(copy.history, copy.report));
+  const auto big = long_register(100000);
+  EXPECT_EQ(render_timeline_html(big.history, big.report, 1 << 20), render_timeline_html(big.history, big.report, 1 << 20));
+}
+
+TEST(Timeline, ThreeThousandOperationsRenderFullyUnderOneMegabyte) {
+  const auto c = crafted_register(6, 500, 1000000);  // nanosecond-like times
+  ASSERT_EQ(c.history.ops.size(), 3000u);
+  const std::string page = render_timeline_html(c.history, c.report);
+  std::printf("3000-op page: %zu bytes\n", page.size());
+  EXPECT_LT(page.size(), 400u * 1024);
+  EXPECT_EQ(page.find("not shown"), std::string::npos);
+  EXPECT_EQ(decode(page).n, 3000u);
+}
+
+TEST(Timeline, HundredThousandOperationsAreWindowedWithANote) {
+  const auto c = long_register(100000);
+  for (std::size_t limit : {std::size_t{1} << 20, std::size_t{8} << 20, std::size_t{256} << 10}) {
+    const std::string page = render_timeline_html(c.history, c.report, limit);
+    std::printf("100000-op page, limit %zu: %zu bytes\n", limit, page.size());
+    EXPECT_LE(page.size(), limit);
+    const Data d = decode(page);
+    EXPECT_GT(d.n, 1000u);
+    if (d.n < 100000) {
+      // No violation: the window starts at the beginning.
+      EXPECT_EQ(d.num(0, 0), 0);
+      const std::string note = std::to_string(100000 - d.n) + " operations after not shown";
+      EXPECT_NE(page.find(note), std::string::npos) << note;
+      EXPECT_EQ(page.find("operations before not shown"), std::string::npos);
+    }
+  }
+  // Unbounded enough: everything, no note.
+  const std::string all = render_timeline_html(c.history, c.report, std::size_t{64} << 20);
+  EXPECT_EQ(decode(all).n, 100000u);
+  EXPECT_EQ(all.find("not shown"), std::string::npos);
+}
+
+TEST(Timeline, ViolationWindowIsAroundTheStuckOperation) {
+  auto c = long_register(100000);
+  const std::size_t stuck = 60000;
+  c.report.verdict = Verdict::not_linearizable;
+  c.report.order.resize(stuck);
+  c.report.states.resize(stuck);
+  c.report.stuck = stuck;
+  c.report.stuck_state = "41";
+  const std::size_t limit = std::size_t{1} << 20;
+  const std::string page = render_timeline_html(c.history, c.report, limit);
+  EXPECT_LE(page.size(), limit);
+  const Data d = decode(page);
+  ASSERT_GE(d.row_of(stuck), 0) << "the stuck operation is shown";
+  const auto first = static_cast<std::size_t>(d.num(0, 0));
+  const auto last = static_cast<std::size_t>(d.num(d.n - 1, 0));
+  EXPECT_LT(first, stuck);
+  EXPECT_GT(last, stuck);
+  EXPECT_EQ(last - first + 1, d.n) << "a contiguous window here (no long operations)";
+  EXPECT_NE(page.find(std::to_string(first) + " operations before not shown"), std::string::npos);
+  EXPECT_NE(page.find(std::to_string(100000 - 1 - last) + " operations after not shown"), std::string::npos);
+}
+
+TEST(Timeline, LongRunningOperationsBeforeTheWindowAreKept) {
+  auto c = long_register(100000);
+  // Process 9 invoked early and never returned: it is concurrent with everything.
+  Operation hung = op(9, "write", 5, Operation::kPending, Value::integer(1), {}, Outcome::info);
+  c.history.ops.insert(c.history.ops.begin(), hung);
+  c.report.verdict = Verdict::not_linearizable;
+  c.report.order.clear();
+  c.report.states.clear();
+  for (std::size_t i = 1; i < 70000; ++i) c.report.order.push_back(i);
+  c.report.stuck = 70000;
+  const std::string page = render_timeline_html(c.history, c.report, 512 << 10);
+  EXPECT_LE(page.size(), 512u << 10);
+  const Data d = decode(page);
+  EXPECT_GE(d.row_of(0), 0) << "the pending operation is concurrent with the window";
+  EXPECT_GE(d.row_of(70000), 0);
+}
+
+TEST(Timeline, NeverExceedsTheLimit) {
+  const auto c = crafted_register(6, 500);
+  for (std::size_t limit : {0, 100, 400, 1000, 5000, 20000, 30000, 40000, 60000, 100000, 150000}) {
+    const std::string page = render_timeline_html(c.history, c.report, limit);
+    EXPECT_LE(page.size(), limit) << limit;
+    if (limit >= 400) {
+      EXPECT_FALSE(page.empty()) << limit;
+    }
+  }
+}
+
+TEST(Timeline, EmptyHistoryAndMalformedReports) {
+  History empty;
+  CheckReport r;
+  const Data d = decode(render_timeline_html(empty, r));
+  EXPECT_EQ(d.n, 0u);
+  auto c = crafted_register();
+  c.report.order.push_back(100000);            // out of range
+  c.report.order.push_back(c.report.order[0]);  // twice
+  c.report.stuck = 999999;
+  const Data e = decode(render_timeline_html(c.history, c.report));
+  EXPECT_EQ(e.n, c.history.ops.size());
+  for (std::size_t r2 = 0; r2 < e.n; ++r2) EXPECT_EQ(e.num(r2, 4) & 8, 0);
+}
+
+TEST(Timeline, OverlappingOperationsOfOneProcessGetTheirOwnRows) {
+  History h;
+  h.ops.push_back(op(7, "write", 1, Operation::kPending, Value::integer(1), {}, Outcome::info));
+  h.ops.push_back(op(7, "read", 2, 3, {}, Value::integer(1)));
+  h.ops.push_back(op(8, "read", 4, 5, {}, Value::integer(1)));
+  CheckReport r;
+  const Data d = decode(render_timeline_html(h, r));
+  EXPECT_NE(d.json.find("\"p\":[7,0,2,8,2,1]"), std::string::npos) << d.json;
+  EXPECT_NE(d.num(0, 1), d.num(1, 1));
+}
+}  // namespace
