@@ -4,8 +4,11 @@ BUILD      ?= build
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PACKAGES   := cmake g++ make libboost-context-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
 BENCH_PACKAGES := librapidcheck-dev
+# For the timeline test (the checker's HTML page opened in a real browser); optional: without
+# it that one test is skipped and says so.
+BROWSER_PACKAGES := chromium
 
-.PHONY: demo test bench soak deps configure build asan tsan clean
+.PHONY: demo test bench soak deps browser configure build asan tsan clean
 
 deps:
 	@missing=""; for p in $(PACKAGES) $(EXTRA_PACKAGES); do \
@@ -22,6 +25,14 @@ deps:
 	  fi; \
 	fi
 
+browser:
+	@if ! command -v chromium >/dev/null 2>&1 && [ "$$(id -u)" = "0" ]; then \
+	  echo "duet: installing $(BROWSER_PACKAGES) for the timeline test"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends $(BROWSER_PACKAGES) >/dev/null; } || \
+	    echo "duet: could not install $(BROWSER_PACKAGES); the timeline browser test will be skipped"; \
+	fi
+
 configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 
@@ -32,7 +43,7 @@ build: configure
 demo: build
 	@$(BUILD)/bin/duet-demo
 
-test: build
+test: build browser
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
 
 # Long campaigns, not part of `make test`: rare races (DUET_SOAK=1), and every negative test

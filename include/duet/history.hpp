@@ -135,6 +135,32 @@ History read_history(const std::string& path, Format format = Format::automatic)
 /// (:complete and :value are absent for :type :info). Round-trips through parse_history.
 std::string write_duet_history(const History&);
 
+/// Records a history from a live run, for check_history or write_duet_history: each client
+/// brackets its calls with invoke() and complete(). Times come from duet's fenced clock (the
+/// one the parallel runner uses). Clients write only their own slot: no locks, no contention.
+///
+///   Recorder rec(threads, "kv");
+///   // on client thread p:
+///   auto op = rec.invoke(p, "put", Value::string("k"), Value::string("v"));
+///   store.put("k", "v");
+///   rec.complete(p, op, Value::nil());
+///   // after the clients joined:
+///   CheckReport r = check_history(rec.history("stress run"));
+class Recorder {
+ public:
+  explicit Recorder(std::size_t clients, std::string model = "");
+  /// Client `process` starts an operation; the returned handle completes it.
+  std::size_t invoke(std::size_t process, std::string f, std::optional<Value> key, Value input);
+  /// ok with the result, fail (did not happen), or info (unknown; it stays pending).
+  void complete(std::size_t process, std::size_t handle, Value output, Outcome outcome = Outcome::ok);
+  /// Every client's operations, in invocation order; call once the clients are done.
+  History history(std::string source = "recorded") const;
+
+ private:
+  std::string model_;
+  std::vector<std::vector<Operation>> per_client_;
+};
+
 // ---- checking ----
 
 enum class Verdict { linearizable, not_linearizable, unknown };

@@ -1,0 +1,543 @@
+// Reading recorded histories: format detection, the four parsers (Jepsen log, Porcupine kv
+// log, Jepsen/Knossos EDN, duet's own format) and the pairing of invocations with completions.
+//
+// Hand-written scanners over std::string_view: the checker's benchmark parses dozens of files
+// per run, and bad input must end in a ParseError with a line, never in a crash.
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+
+#include "duet/history.hpp"
+#include "edn.hpp"
+
+namespace duet::history {
+namespace {
+
+using detail::EdnReader;
+using detail::snippet;
+
+constexpr std::string_view kJepsenMark = "jepsen.util - ";
+constexpr std::string_view kDuetHeader = ";duet-history";
+
+// ---- lines ----
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::string_view strip_bom(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  return text;
+}
+
+// Walks the text line by line; `number` is the 1-based number of the line last returned.
+struct LineCursor {
+  std::string_view text;
+  std::size_t pos = 0;
+  std::size_t number = 0;
+
+  bool next(std::string_view& line) {
+    if (pos >= text.size()) return false;
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    line = text.substr(pos, nl - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    pos = nl + 1;
+    ++number;
+    return true;
+  }
+};
+
+bool only_whitespace(std::string_view text) {
+  for (char c : text)
+    if (!is_blank(c) && c != '\n') return false;
+  return true;
+}
+
+// `... jepsen.util - P<TAB>...`: an event line of a Jepsen log (other jepsen.util lines, with
+// no tab after the mark, are ordinary log messages).
+bool is_jepsen_event_line(std::string_view line) {
+  const std::size_t at = line.find(kJepsenMark);
+  return at != std::string_view::npos && line.find('\t', at + kJepsenMark.size()) != std::string_view::npos;
+}
+
+[[noreturn]] void fail(const std::string& source, std::size_t line, const std::string& what) {
+  throw ParseError(source, line, what);
+}
+
+// ---- events and their pairing ----
+
+enum class EventType { invoke, ok, fail, info };
+
+bool event_type(std::string_view kw, EventType& out) {
+  if (kw == "invoke") out = EventType::invoke;
+  else if (kw == "ok") out = EventType::ok;
+  else if (kw == "fail") out = EventType::fail;
+  else if (kw == "info") out = EventType::info;
+  else return false;
+  return true;
+}
+
+std::string_view type_name(EventType t) {
+  switch (t) {
+    case EventType::invoke: return ":invoke";
+    case EventType::ok: return ":ok";
+    case EventType::fail: return ":fail";
+    case EventType::info: return ":info";
+  }
+  return "?";
+}
+
+struct Event {
+  std::int64_t process = 0;
+  EventType type = EventType::invoke;
+  std::string f;
+  std::optional<Value> key;
+  Value value;
+  std::size_t line = 0;
+};
+
+// Pairs each process's :invoke with its next completion. Times are positions among the
+// client events, so invocations and completions are strictly ordered.
+class Pairer {
+ public:
+  // fail_drops: `:fail` means the operation did not happen (EDN, kv); otherwise it completed
+  // without effect (Jepsen log).
+  Pairer(const std::string& source, bool fail_drops) : source_(source), fail_drops_(fail_drops) {}
+
+  void add(Event&& e) {
+    const std::uint64_t time = time_++;
+    const auto open = open_.find(e.process);
+    if (e.type == EventType::invoke) {
+      if (open != open_.end())
+        fail(source_, e.line,
+             "`:invoke` for process " + std::to_string(e.process) + " while its operation invoked at line " +
+                 std::to_string(ops_[open->second].invoke_line) + " is still pending (no :ok, :fail or :info in between)");
+      Operation op;
+      op.process = e.process;
+      op.f = std::move(e.f);
+      op.key = std::move(e.key);
+      op.input = std::move(e.value);
+      op.outcome = Outcome::info;  // until its completion is seen
+      op.invoke = time;
+      op.response = Operation::kPending;
+      op.invoke_line = e.line;
+      open_.emplace(e.process, ops_.size());
+      ops_.push_back(std::move(op));
+      dropped_.push_back(false);
+      return;
+    }
+    if (open == open_.end())
+      fail(source_, e.line,
+           "`" + std::string(type_name(e.type)) + "` for process " + std::to_string(e.process) + " with no pending :invoke");
+    const std::size_t index = open->second;
+    open_.erase(open);
+    Operation& op = ops_[index];
+    if (e.f != op.f)
+      fail(source_, e.line,
+           "`" + std::string(type_name(e.type)) + " :" + e.f + "` for process " + std::to_string(e.process) +
+               " does not match its pending `:invoke :" + op.f + "` from line " + std::to_string(op.invoke_line));
+    switch (e.type) {
+      case EventType::ok:
+        op.outcome = Outcome::ok;
+        op.output = std::move(e.value);
+        break;
+      case EventType::fail:
+        if (fail_drops_) {
+          dropped_[index] = true;
+          return;
+        }
+        op.outcome = Outcome::fail;
+        op.result_unknown = op.f == "read";  // a failed read completed, telling nothing
+        break;
+      case EventType::info:
+        return;  // indeterminate: stays pending; the process may invoke again
+      case EventType::invoke:
+        break;
+    }
+    op.response = time;
+    op.response_line = e.line;
+  }
+
+  // Operations in invocation order (they were created in it); dropped ones removed.
+  std::vector<Operation> finish() {
+    std::vector<Operation> out;
+    out.reserve(ops_.size());
+    for (std::size_t i = 0; i < ops_.size(); ++i)
+      if (!dropped_[i]) out.push_back(std::move(ops_[i]));
+    return out;
+  }
+
+ private:
+  const std::string& source_;
+  bool fail_drops_;
+  std::uint64_t time_ = 0;
+  std::vector<Operation> ops_;
+  std::vector<bool> dropped_;
+  std::unordered_map<std::int64_t, std::size_t> open_;  // process -> its pending operation
+};
+
+// ---- maps (kv log, EDN, duet) ----
+
+std::string shown(const Value& v) { return snippet(v.to_string(), 60); }
+
+const Value& required(const Value& map, std::string_view key, const std::string& source, std::size_t line) {
+  const Value* v = map.find(key);
+  if (v == nullptr) fail(source, line, "operation has no :" + std::string(key) + " (in `" + shown(map) + "`)");
+  return *v;
+}
+
+std::string function_name(const Value& f, const std::string& source, std::size_t line) {
+  if (f.kind == Value::Kind::keyword || f.kind == Value::Kind::string) return f.text;
+  fail(source, line, ":f must be a keyword like :read, found `" + shown(f) + "`");
+}
+
+// A Jepsen operation map. False for entries that are not client operations (a :process
+// that is not an integer, e.g. :nemesis).
+bool event_from_map(const Value& m, std::size_t line, const std::string& source, Event& e) {
+  const Value& process = required(m, "process", source, line);
+  if (!process.is_integer()) return false;
+  const Value& type = required(m, "type", source, line);
+  if (type.kind != Value::Kind::keyword || !event_type(type.text, e.type))
+    fail(source, line, "unknown :type `" + shown(type) + "` (expected :invoke, :ok, :fail or :info)");
+  e.f = function_name(required(m, "f", source, line), source, line);
+  e.process = process.number;
+  if (const Value* v = m.find("value")) e.value = *v;
+  if (const Value* k = m.find("key")) e.key = *k;
+  e.line = line;
+  return true;
+}
+
+// A line that should hold one operation map (kv log, duet): the map, or a ParseError.
+Value read_map_line(std::string_view line, std::size_t number, const std::string& source, std::string_view example) {
+  const std::string_view t = trim(line);
+  if (t.front() != '{' && t.front() != '#')
+    fail(source, number, "expected one EDN map per line like `" + std::string(example) + "`, found `" + snippet(t) + "`");
+  EdnReader r(line, source, number, "line");
+  Value m = r.read();
+  if (r.skip_space()) fail(source, number, "unexpected text after the operation map: `" + snippet(r.rest()) + "`");
+  if (m.kind != Value::Kind::map)
+    fail(source, number, "expected one EDN map per line like `" + std::string(example) + "`, found `" + shown(m) + "`");
+  return m;
+}
+
+// ---- Jepsen log (etcd) ----
+
+std::int64_t parse_process(std::string_view text, const std::string& source, std::size_t line) {
+  std::int64_t n = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (r.ec == std::errc::result_out_of_range)
+    fail(source, line, "process id `" + snippet(text) + "` is out of range (64-bit)");
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
+    fail(source, line, "process id `" + snippet(text) + "` is not an integer");
+  return n;
+}
+
+// One field of a Jepsen log line, read as a single EDN form.
+Value read_field(std::string_view text, std::size_t line, const std::string& source, const char* what) {
+  EdnReader r(text, source, line, "line");
+  if (!r.skip_space()) fail(source, line, std::string("empty ") + what + " field");
+  Value v = r.read();
+  if (r.skip_space()) fail(source, line, std::string("unexpected text after the ") + what + ": `" + snippet(r.rest()) + "`");
+  return v;
+}
+
+History parse_jepsen_log(std::string_view text, const std::string& source) {
+  Pairer pairer(source, /*fail_drops=*/false);
+  std::size_t event_lines = 0;
+  LineCursor lines{text};
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::size_t at = line.find(kJepsenMark);
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = line.substr(at + kJepsenMark.size());
+    if (rest.find('\t') == std::string_view::npos) continue;  // an ordinary log message
+    ++event_lines;
+    // PROCESS<TAB>:TYPE<TAB>:F<TAB>VALUE (the value is the rest of the line).
+    std::string_view fields[4];
+    std::size_t n = 0;
+    while (n < 3) {
+      const std::size_t tab = rest.find('\t');
+      if (tab == std::string_view::npos) break;
+      fields[n++] = trim(rest.substr(0, tab));
+      rest = rest.substr(tab + 1);
+    }
+    fields[n++] = trim(rest);
+    const std::size_t number = lines.number;
+    if (!fields[0].empty() && fields[0].front() == ':') continue;  // :nemesis: not a client
+    Event e;
+    e.process = parse_process(fields[0], source, number);
+    if (n < 4)
+      fail(source, number,
+           "expected 4 tab-separated fields after `jepsen.util - ` (process, type, function, value), found " + std::to_string(n));
+    if (fields[1].size() < 2 || fields[1].front() != ':' || !event_type(fields[1].substr(1), e.type))
+      fail(source, number, "unknown operation type `" + snippet(fields[1]) + "` (expected :invoke, :ok, :fail or :info)");
+    const Value f = read_field(fields[2], number, source, "function");
+    if (f.kind != Value::Kind::keyword) fail(source, number, "the function must be a keyword like :read, found `" + snippet(fields[2]) + "`");
+    e.f = f.text;
+    e.value = read_field(fields[3], number, source, "value");
+    e.line = number;
+    pairer.add(std::move(e));
+  }
+  if (event_lines == 0)
+    fail(source, 1, "no operations found (read as jepsen-log: no line of the form `INFO  jepsen.util - PROCESS<TAB>:TYPE<TAB>:F<TAB>VALUE`)");
+  History h;
+  h.source = source;
+  h.format = Format::jepsen_log;
+  h.ops = pairer.finish();
+  h.default_model = "cas-register";
+  return h;
+}
+
+// ---- Porcupine kv log ----
+
+History parse_kv_log(std::string_view text, const std::string& source) {
+  Pairer pairer(source, /*fail_drops=*/true);
+  std::size_t entries = 0;
+  LineCursor lines{text};
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::string_view t = trim(line);
+    if (t.empty() || t.front() == ';') continue;
+    const Value m = read_map_line(line, lines.number, source, "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}");
+    ++entries;
+    Event e;
+    if (event_from_map(m, lines.number, source, e)) pairer.add(std::move(e));
+  }
+  if (entries == 0) fail(source, 1, "no operations found (read as kv-log: no line holds an operation map)");
+  History h;
+  h.source = source;
+  h.format = Format::kv_log;
+  h.ops = pairer.finish();
+  h.default_model = "kv";
+  return h;
+}
+
+// ---- Jepsen/Knossos EDN ----
+
+History parse_edn(std::string_view text, const std::string& source) {
+  EdnReader r(text, source, 1, "file");
+  if (!r.skip_space()) fail(source, r.end_line(), "no operations found (read as edn: the file holds only comments)");
+  const char open = r.peek();
+  if (open != '[' && open != '(')
+    r.fail(r.line(), "expected an EDN vector `[...]` or list `(...)` of operation maps, found `" + snippet(r.rest()) + "`");
+  const char close = open == '[' ? ']' : ')';
+  const std::size_t open_line = r.line();
+  r.advance();
+  Pairer pairer(source, /*fail_drops=*/true);
+  std::size_t entries = 0;
+  bool txn = false;
+  for (;;) {
+    if (!r.skip_space(1))
+      r.fail(r.end_line(), std::string("unexpected end of file: the `") + open + "` opened at line " +
+                               std::to_string(open_line) + " is not closed");
+    const char c = r.peek();
+    if (c == close) {
+      r.advance();
+      break;
+    }
+    const std::size_t line = r.line();
+    if (c == ']' || c == ')' || c == '}')
+      r.fail(line, std::string("`") + c + "` does not match the `" + open + "` opened at line " + std::to_string(open_line));
+    const Value m = r.read(1);
+    if (m.kind != Value::Kind::map)
+      r.fail(line, "expected an operation map like `{:process 0, :type :invoke, :f :read, :value nil}`, found `" + shown(m) + "`");
+    ++entries;
+    Event e;
+    if (!event_from_map(m, line, source, e)) continue;
+    txn = txn || e.f == "txn";
+    pairer.add(std::move(e));
+  }
+  if (r.skip_space()) r.fail(r.line(), std::string("unexpected text after the closing `") + close + "`: `" + snippet(r.rest()) + "`");
+  if (entries == 0) fail(source, open_line, "no operations found (read as edn: the history is empty)");
+  History h;
+  h.source = source;
+  h.format = Format::edn;
+  h.ops = pairer.finish();
+  h.default_model = txn ? "multi-register" : "cas-register-0";
+  return h;
+}
+
+// ---- duet's own format ----
+
+std::uint64_t time_field(const Value& v, const char* name, const std::string& source, std::size_t line) {
+  if (!v.is_integer() || v.number < 0)
+    fail(source, line, std::string(":") + name + " must be a non-negative integer (a time), found `" + shown(v) + "`");
+  return static_cast<std::uint64_t>(v.number);
+}
+
+Operation duet_operation(const Value& m, std::size_t line, const std::string& source) {
+  Operation op;
+  const Value& process = required(m, "process", source, line);
+  if (!process.is_integer()) fail(source, line, ":process must be an integer, found `" + shown(process) + "`");
+  op.process = process.number;
+  const Value& type = required(m, "type", source, line);
+  if (type.is_keyword("ok")) op.outcome = Outcome::ok;
+  else if (type.is_keyword("fail")) op.outcome = Outcome::fail;
+  else if (type.is_keyword("info")) op.outcome = Outcome::info;
+  else fail(source, line, "unknown :type `" + shown(type) + "` (expected :ok, :fail or :info)");
+  op.f = function_name(required(m, "f", source, line), source, line);
+  op.invoke = time_field(required(m, "invoke", source, line), "invoke", source, line);
+  op.invoke_line = line;
+  const Value* complete = m.find("complete");
+  const Value* value = m.find("value");
+  if (op.outcome == Outcome::info) {
+    if (complete != nullptr) fail(source, line, "an :info operation has no :complete (it never returned)");
+    if (value != nullptr) fail(source, line, "an :info operation has no :value (it never returned)");
+  } else {
+    if (complete == nullptr) fail(source, line, "operation has no :complete (in `" + shown(m) + "`)");
+    op.response = time_field(*complete, "complete", source, line);
+    if (op.response < op.invoke)
+      fail(source, line, ":complete " + std::to_string(op.response) + " is before :invoke " + std::to_string(op.invoke));
+    op.response_line = line;
+    if (value != nullptr) op.output = *value;
+  }
+  if (const Value* k = m.find("key")) op.key = *k;
+  if (const Value* in = m.find("input")) op.input = *in;
+  if (const Value* u = m.find("unknown")) {
+    if (u->kind != Value::Kind::boolean) fail(source, line, ":unknown must be true or false, found `" + shown(*u) + "`");
+    op.result_unknown = u->flag;
+  }
+  return op;
+}
+
+History parse_duet(std::string_view text, const std::string& source) {
+  History h;
+  h.source = source;
+  h.format = Format::duet;
+  LineCursor lines{text};
+  std::string_view line;
+  bool header = false;
+  bool model = false;
+  while (lines.next(line)) {
+    const std::string_view t = trim(line);
+    if (t.empty()) continue;
+    if (!header) {
+      if (t.substr(0, kDuetHeader.size()) == kDuetHeader) {
+        const std::string_view version = trim(t.substr(kDuetHeader.size()));
+        if (version != "1")
+          fail(source, lines.number, "unsupported duet history version `" + snippet(version) + "` (this reader knows version 1)");
+        header = true;
+        continue;
+      }
+      if (t.front() == ';') continue;
+      fail(source, lines.number, "expected the header `;duet-history 1`, found `" + snippet(t) + "`");
+    }
+    if (t.front() == ';') {
+      if (t.substr(0, 6) == ";model" && (t.size() == 6 || is_blank(t[6]))) {
+        if (model) fail(source, lines.number, "a second `;model` line");
+        if (!h.ops.empty()) fail(source, lines.number, "`;model` must come before the first operation");
+        const std::string_view name = trim(t.substr(6));
+        if (name.empty()) fail(source, lines.number, "`;model` needs a model name");
+        h.default_model = std::string(name);
+        model = true;
+      }
+      continue;  // a comment
+    }
+    const Value m = read_map_line(line, lines.number, source,
+                                  "{:process 0, :invoke 1200, :complete 1350, :type :ok, :f :put, :key \"3\", :input \"x\", :value nil}");
+    h.ops.push_back(duet_operation(m, lines.number, source));
+  }
+  if (!header) fail(source, 1, "no operations found (read as duet: no `;duet-history 1` header)");
+  // The header alone is a valid, empty history: write_duet_history of an empty history.
+  std::stable_sort(h.ops.begin(), h.ops.end(), [](const Operation& a, const Operation& b) { return a.invoke < b.invoke; });
+  return h;
+}
+
+History parse_as(Format format, std::string_view text, const std::string& source) {
+  switch (format) {
+    case Format::jepsen_log: return parse_jepsen_log(text, source);
+    case Format::kv_log: return parse_kv_log(text, source);
+    case Format::edn: return parse_edn(text, source);
+    case Format::duet: return parse_duet(text, source);
+    case Format::automatic: break;
+  }
+  return parse_as(detect_format(text, source), text, source);
+}
+
+// The message of a ParseError without its "file:line: " prefix.
+std::string message_of(const ParseError& e) {
+  const std::string prefix = e.file() + ":" + std::to_string(e.line()) + ": ";
+  const std::string_view what = e.what();
+  return std::string(what.substr(0, prefix.size()) == prefix ? what.substr(prefix.size()) : what);
+}
+
+}  // namespace
+
+Format detect_format(std::string_view text, const std::string& source) {
+  text = strip_bom(text);
+  LineCursor lines{text};
+  std::string_view line;
+  std::string_view first;
+  std::size_t first_number = 0;
+  while (lines.next(line)) {
+    const std::string_view t = trim(line);
+    if (t.empty()) continue;
+    if (t.front() == ';') {
+      if (t.substr(0, kDuetHeader.size()) == kDuetHeader) return Format::duet;
+      continue;
+    }
+    first = t;
+    first_number = lines.number;
+    break;
+  }
+  if (first_number == 0) fail(source, 1, "empty history file (no operations)");
+  if (first.find(kJepsenMark) != std::string_view::npos) return Format::jepsen_log;
+  if (first.front() == '[' || first.front() == '(') return Format::edn;
+  if (first.front() == '{') return Format::kv_log;
+  // A Jepsen log may open with other log lines: any event line further down decides.
+  while (lines.next(line))
+    if (is_jepsen_event_line(line)) return Format::jepsen_log;
+  fail(source, first_number,
+       "cannot tell the format of this file; pass --format (jepsen-log, kv-log, edn or duet); the first line is `" +
+           snippet(first) + "`");
+}
+
+History parse_history(std::string_view text, Format format, const std::string& source) {
+  text = strip_bom(text);
+  if (only_whitespace(text)) fail(source, 1, "empty history file (no operations)");
+  if (format == Format::automatic) return parse_as(detect_format(text, source), text, source);
+  std::string hint;
+  try {
+    return parse_as(format, text, source);
+  } catch (const ParseError& e) {
+    // A format given explicitly that does not fit: say what the file looks like.
+    Format guess = format;
+    try {
+      guess = detect_format(text, source);
+    } catch (const ParseError&) {
+    }
+    if (guess == format) throw;
+    hint = message_of(e) + " (read as " + std::string(format_name(format)) + ", but the file looks like " +
+           std::string(format_name(guess)) + ")";
+    throw ParseError(e.file(), e.line(), hint);
+  }
+}
+
+History read_history(const std::string& path, Format format) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) fail(path, 0, std::string("cannot read file: ") + std::strerror(errno));
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const std::size_t n = std::fread(buffer, 1, sizeof buffer, file);
+    text.append(buffer, n);
+    if (n < sizeof buffer) break;
+  }
+  const bool error = std::ferror(file) != 0;
+  const int err = errno;
+  std::fclose(file);
+  if (error) fail(path, 0, std::string("cannot read file: ") + std::strerror(err));
+  History h = parse_history(text, format, path);
+  h.source = path;
+  return h;
+}
+
+}  // namespace duet::history

@@ -1,0 +1,102 @@
+// duet-check, the command-line tool: its output lines, summary, exit status, diagnostics,
+// witness and timeline, run as a user would.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct CliRun {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+CliRun duet_check(const std::string& args) {
+  CliRun r;
+  const std::string command = std::string(DUET_CHECK_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(command.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  const int raw = pclose(p);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+const std::string kHistories = DUET_HISTORIES_DIR;
+
+TEST(CheckerCli, OneLinePerFileAndExitStatus) {
+  const CliRun ok = duet_check("--quiet " + kHistories + "/etcd/etcd_002.log " + kHistories + "/kv/c01-ok.txt");
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_NE(ok.out.find(kHistories + "/etcd/etcd_002.log\tlinearizable\t"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find(kHistories + "/kv/c01-ok.txt\tlinearizable\t"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("2 files: 2 linearizable, 0 not linearizable, 0 unknown, 0 unreadable"), std::string::npos) << ok.out;
+
+  const CliRun bad = duet_check("--quiet " + kHistories + "/etcd/etcd_002.log " + kHistories + "/etcd/etcd_000.log");
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  EXPECT_NE(bad.out.find("etcd_000.log\tnot-linearizable\t"), std::string::npos) << bad.out;
+
+  const CliRun missing = duet_check("--quiet " + kHistories + "/etcd/etcd_000.log /nonexistent/history.log");
+  EXPECT_EQ(missing.status, 2) << missing.out;
+  EXPECT_NE(missing.out.find("/nonexistent/history.log\tunreadable\t"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("/nonexistent/history.log:0: cannot read file"), std::string::npos) << missing.out;
+}
+
+TEST(CheckerCli, ViolationIsExplained) {
+  const CliRun r = duet_check(kHistories + "/etcd/etcd_000.log");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("The operation that cannot be placed: #43 process 11: read -> 2 (line 85)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("longest partial linearization (state after each):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cannot place: #43 process 11: read -> 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("in state: 0"), std::string::npos) << r.out;
+}
+
+TEST(CheckerCli, WitnessAndPartitionFlags) {
+  const CliRun r = duet_check("--witness " + kHistories + "/kv/c01-ok.txt");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("witness (a linearization, partition by partition):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    1. #"), std::string::npos) << r.out;
+  const CliRun whole = duet_check("--no-partition " + kHistories + "/kv/c01-ok.txt");
+  EXPECT_NE(whole.out.find(", 1 partition,"), std::string::npos) << whole.out;
+  const CliRun parts = duet_check(kHistories + "/kv/c01-ok.txt");
+  EXPECT_EQ(parts.out.find(", 1 partition,"), std::string::npos) << parts.out;
+}
+
+TEST(CheckerCli, TimeoutGivesUnknownAndStatus2) {
+  // c10-bad unpartitioned needs a few hundred thousand steps: 1 ms is not enough.
+  const CliRun r = duet_check("--quiet --no-partition --timeout 0.001 " + kHistories + "/kv/c10-bad.txt");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("c10-bad.txt\tunknown\t"), std::string::npos) << r.out;
+}
+
+TEST(CheckerCli, BadUsageIsExplained) {
+  EXPECT_EQ(duet_check("").status, 2);
+  const CliRun flag = duet_check("--frobnicate x");
+  EXPECT_EQ(flag.status, 2);
+  EXPECT_NE(flag.out.find("unknown option --frobnicate"), std::string::npos) << flag.out;
+  const CliRun format = duet_check("--format json x");
+  EXPECT_NE(format.out.find("unknown format 'json'"), std::string::npos) << format.out;
+  const CliRun model = duet_check("--model btree " + kHistories + "/etcd/etcd_000.log");
+  EXPECT_EQ(model.status, 2);
+  EXPECT_NE(model.out.find("unknown model 'btree'"), std::string::npos) << model.out;
+  const CliRun list = duet_check("--list-models");
+  EXPECT_EQ(list.status, 0);
+  EXPECT_NE(list.out.find("multi-register"), std::string::npos);
+}
+
+TEST(CheckerCli, HtmlTimelineIsWritten) {
+  const std::string out = testing::TempDir() + "duet_cli_timeline.html";
+  std::remove(out.c_str());
+  const CliRun r = duet_check("--quiet --html " + out + " " + kHistories + "/etcd/etcd_000.log");
+  EXPECT_EQ(r.status, 1) << r.out;
+  std::ifstream in(out);
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("<!DOCTYPE html>"), std::string::npos);
+  EXPECT_NE(page.find("not-linearizable"), std::string::npos);
+  EXPECT_LT(page.size(), 200'000u);
+}
+
+}  // namespace
