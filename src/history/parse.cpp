@@ -55,6 +55,8 @@ struct LineCursor {
   }
 };
 
+std::size_t newlines(std::string_view text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
 bool only_whitespace(std::string_view text) {
   for (char c : text)
     if (!is_blank(c) && c != '\n') return false;
@@ -110,7 +112,12 @@ class Pairer {
  public:
   // fail_drops: `:fail` means the operation did not happen (EDN, kv); otherwise it completed
   // without effect (Jepsen log).
-  Pairer(const std::string& source, bool fail_drops) : source_(source), fail_drops_(fail_drops) {}
+  // expected_ops: a guess for reserving (about half the lines are invocations).
+  Pairer(const std::string& source, bool fail_drops, std::size_t expected_ops)
+      : source_(source), fail_drops_(fail_drops) {
+    ops_.reserve(expected_ops);
+    dropped_.reserve(expected_ops);
+  }
 
   void add(Event&& e) {
     const std::uint64_t time = time_++;
@@ -168,6 +175,7 @@ class Pairer {
 
   // Operations in invocation order (they were created in it); dropped ones removed.
   std::vector<Operation> finish() {
+    if (std::find(dropped_.begin(), dropped_.end(), true) == dropped_.end()) return std::move(ops_);
     std::vector<Operation> out;
     out.reserve(ops_.size());
     for (std::size_t i = 0; i < ops_.size(); ++i)
@@ -194,6 +202,13 @@ const Value& required(const Value& map, std::string_view key, const std::string&
   return *v;
 }
 
+// Value::find for a map whose entries may be moved out.
+Value* field(Value& map, std::string_view key) {
+  for (std::size_t i = 0; i + 1 < map.items.size(); i += 2)
+    if (map.items[i].is_keyword(key)) return &map.items[i + 1];
+  return nullptr;
+}
+
 std::string function_name(const Value& f, const std::string& source, std::size_t line) {
   if (f.kind == Value::Kind::keyword || f.kind == Value::Kind::string) return f.text;
   fail(source, line, ":f must be a keyword like :read, found `" + shown(f) + "`");
@@ -201,7 +216,7 @@ std::string function_name(const Value& f, const std::string& source, std::size_t
 
 // A Jepsen operation map. False for entries that are not client operations (a :process
 // that is not an integer, e.g. :nemesis).
-bool event_from_map(const Value& m, std::size_t line, const std::string& source, Event& e) {
+bool event_from_map(Value& m, std::size_t line, const std::string& source, Event& e) {
   const Value& process = required(m, "process", source, line);
   if (!process.is_integer()) return false;
   const Value& type = required(m, "type", source, line);
@@ -209,8 +224,9 @@ bool event_from_map(const Value& m, std::size_t line, const std::string& source,
     fail(source, line, "unknown :type `" + shown(type) + "` (expected :invoke, :ok, :fail or :info)");
   e.f = function_name(required(m, "f", source, line), source, line);
   e.process = process.number;
-  if (const Value* v = m.find("value")) e.value = *v;
-  if (const Value* k = m.find("key")) e.key = *k;
+  // The map is discarded afterwards: move its values out rather than copy them.
+  if (Value* v = field(m, "value")) e.value = std::move(*v);
+  if (Value* k = field(m, "key")) e.key = std::move(*k);
   e.line = line;
   return true;
 }
@@ -250,7 +266,7 @@ Value read_field(std::string_view text, std::size_t line, const std::string& sou
 }
 
 History parse_jepsen_log(std::string_view text, const std::string& source) {
-  Pairer pairer(source, /*fail_drops=*/false);
+  Pairer pairer(source, /*fail_drops=*/false, newlines(text) / 2 + 1);
   std::size_t event_lines = 0;
   LineCursor lines{text};
   std::string_view line;
@@ -299,14 +315,14 @@ History parse_jepsen_log(std::string_view text, const std::string& source) {
 // ---- Porcupine kv log ----
 
 History parse_kv_log(std::string_view text, const std::string& source) {
-  Pairer pairer(source, /*fail_drops=*/true);
+  Pairer pairer(source, /*fail_drops=*/true, newlines(text) / 2 + 1);
   std::size_t entries = 0;
   LineCursor lines{text};
   std::string_view line;
   while (lines.next(line)) {
     const std::string_view t = trim(line);
     if (t.empty() || t.front() == ';') continue;
-    const Value m = read_map_line(line, lines.number, source, "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}");
+    Value m = read_map_line(line, lines.number, source, "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}");
     ++entries;
     Event e;
     if (event_from_map(m, lines.number, source, e)) pairer.add(std::move(e));
@@ -331,7 +347,7 @@ History parse_edn(std::string_view text, const std::string& source) {
   const char close = open == '[' ? ']' : ')';
   const std::size_t open_line = r.line();
   r.advance();
-  Pairer pairer(source, /*fail_drops=*/true);
+  Pairer pairer(source, /*fail_drops=*/true, newlines(text) / 2 + 1);
   std::size_t entries = 0;
   bool txn = false;
   for (;;) {
@@ -346,7 +362,7 @@ History parse_edn(std::string_view text, const std::string& source) {
     const std::size_t line = r.line();
     if (c == ']' || c == ')' || c == '}')
       r.fail(line, std::string("`") + c + "` does not match the `" + open + "` opened at line " + std::to_string(open_line));
-    const Value m = r.read(1);
+    Value m = r.read(1);
     if (m.kind != Value::Kind::map)
       r.fail(line, "expected an operation map like `{:process 0, :type :invoke, :f :read, :value nil}`, found `" + shown(m) + "`");
     ++entries;

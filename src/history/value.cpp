@@ -97,7 +97,8 @@ std::string describe(const Operation& op) {
   switch (op.outcome) {
     case Outcome::ok:
       s += " -> ";
-      s += op.result_unknown ? "?" : op.output.to_string();
+      // Jepsen repeats a write's or cas's argument in its completion: that just means ok.
+      s += op.result_unknown ? "?" : op.output == op.input && !op.input.is_nil() ? "ok" : op.output.to_string();
       break;
     case Outcome::fail: s += op.result_unknown ? " -> fail (result unknown)" : " -> fail"; break;
     case Outcome::info: s += " -> ? (indeterminate)"; break;

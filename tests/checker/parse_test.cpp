@@ -70,7 +70,9 @@ void expect_well_formed(const History& h) {
   for (std::size_t i = 0; i < h.ops.size(); ++i) {
     const Operation& op = h.ops[i];
     SCOPED_TRACE(h.source + " op " + std::to_string(i) + " (line " + std::to_string(op.invoke_line) + ")");
-    if (i > 0) EXPECT_LE(h.ops[i - 1].invoke, op.invoke) << "ops are sorted by invocation";
+    if (i > 0) {
+      EXPECT_LE(h.ops[i - 1].invoke, op.invoke) << "ops are sorted by invocation";
+    }
     EXPECT_GT(op.invoke_line, 0u);
     if (op.outcome == Outcome::info) {
       EXPECT_EQ(op.response, Operation::kPending);
@@ -78,8 +80,11 @@ void expect_well_formed(const History& h) {
     } else {
       EXPECT_NE(op.response, Operation::kPending);
       EXPECT_GE(op.response_line, op.invoke_line);
-      if (h.format == Format::duet) EXPECT_LE(op.invoke, op.response);
-      else EXPECT_LT(op.invoke, op.response) << "positions in the file are strictly ordered";
+      if (h.format == Format::duet) {
+        EXPECT_LE(op.invoke, op.response);
+      } else {
+        EXPECT_LT(op.invoke, op.response) << "positions in the file are strictly ordered";
+      }
     }
   }
 }
@@ -94,7 +99,9 @@ void expect_same_ops(const History& a, const History& b) {
     EXPECT_EQ(x.process, y.process);
     EXPECT_EQ(x.f, y.f);
     EXPECT_EQ(x.key.has_value(), y.key.has_value());
-    if (x.key && y.key) EXPECT_EQ(*x.key, *y.key);
+    if (x.key && y.key) {
+      EXPECT_EQ(*x.key, *y.key);
+    }
     EXPECT_EQ(x.input, y.input) << x.input.to_string() << " vs " << y.input.to_string();
     EXPECT_EQ(x.output, y.output) << x.output.to_string() << " vs " << y.output.to_string();
     EXPECT_EQ(x.outcome, y.outcome);
@@ -148,8 +155,11 @@ TEST(HistoryParse, EveryRecordedHistoryParsesWithItsFormatAndModel) {
     const bool no_client_ops = file.find("mongodb-v0-ack-rollback-.edn") != std::string::npos ||
                                file.find("mongodb-v0-ack-rollback-10.edn") != std::string::npos ||
                                file.find("mongodb-v0-ack-rollback-11.edn") != std::string::npos;
-    if (no_client_ops) EXPECT_TRUE(h.ops.empty());
-    else EXPECT_FALSE(h.ops.empty());
+    if (no_client_ops) {
+      EXPECT_TRUE(h.ops.empty());
+    } else {
+      EXPECT_FALSE(h.ops.empty());
+    }
   }
   EXPECT_EQ(files, 107u);
   EXPECT_LE(empty_files, 1u);
@@ -580,7 +590,7 @@ TEST(HistoryParse, RoundTripsEdnHistoriesAndAwkwardValues) {
   }
   // Values whose naive printing would not read back: whole reals, control characters.
   History h;
-  h.default_model = "my model";
+  h.default_model = "my\rmodel 2";  // a carriage return inside the name is kept (found by fuzzing)
   Operation op;
   op.process = -3;
   op.f = "odd name";  // not a keyword: written as a string

@@ -299,7 +299,51 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     return result;
   };
 
-  std::uint32_t entry = events[head].next;
+  // The candidates at each depth, most urgent first: the operation whose response comes
+  // first must be placed before anything invoked after it, so trying it first defers every
+  // other choice until something forces it (Lowe's just-in-time idea, within this search);
+  // operations that never returned come last, as they never force anything.
+  std::vector<std::uint64_t> urgency(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const TimedOp& op = ops[i];
+    const std::uint64_t rank = consistency == Consistency::sequential || op.response == TimedOp::kPending
+                                   ? (op.response == TimedOp::kPending ? 2u : 1u)
+                                   : 0u;
+    urgency[i] = rank;
+  }
+  {
+    // Rank completed operations by response (real time) or leave them in list order (SC).
+    std::vector<std::uint32_t> by_response;
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (ops[i].response != TimedOp::kPending) by_response.push_back(i);
+    if (consistency == Consistency::linearizable)
+      std::stable_sort(by_response.begin(), by_response.end(),
+                       [&](std::uint32_t a, std::uint32_t b) { return ops[a].response < ops[b].response; });
+    else
+      std::sort(by_response.begin(), by_response.end(), [&](std::uint32_t a, std::uint32_t b) { return call_of[a] < call_of[b]; });
+    for (std::uint32_t k = 0; k < by_response.size(); ++k) urgency[by_response[k]] = k;
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (ops[i].response == TimedOp::kPending) urgency[i] = n + std::uint64_t{call_of[i]};
+  }
+  std::vector<std::vector<std::uint32_t>> candidates;  // per depth; storage reused
+  std::vector<std::size_t> cursor;
+  auto gather = [&]() {
+    if (candidates.size() <= depth) {
+      candidates.resize(depth + 1);
+      cursor.resize(depth + 1);
+    }
+    std::vector<std::uint32_t>& c = candidates[depth];
+    c.clear();
+    for (std::uint32_t e = events[head].next; e != kNone && events[e].call; e = events[e].next) {
+      const std::uint32_t op = events[e].op;
+      const std::uint32_t pred = before_in_process[op];
+      if (pred == kNone || is_placed(pred)) c.push_back(op);
+    }
+    std::sort(c.begin(), c.end(), [&](std::uint32_t a, std::uint32_t b) { return urgency[a] < urgency[b]; });
+    cursor[depth] = 0;
+  };
+
+  gather();
   for (;;) {
     if (placed_completed == completed) {
       result.verdict = SearchVerdict::ok;
@@ -307,59 +351,53 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       result.memo_bytes = memo_bytes;
       return result;
     }
-    if (entry != kNone && events[entry].call) {
-      const std::uint32_t op = events[entry].op;
-      const std::uint32_t pred = before_in_process[op];
-      if (pred == kNone || is_placed(pred)) {
-        if ((++result.nodes & 1023) == 0) {
-          if (result.nodes >= budget.max_nodes) return stop(SearchStop::nodes);
-          if (std::chrono::steady_clock::now() >= deadline) return stop(SearchStop::time);
-          if ((budget.cancel && budget.cancel->load(std::memory_order_relaxed)) ||
-              (budget.group_cancel && budget.group_cancel->load(std::memory_order_relaxed)))
-            return stop(SearchStop::cancelled);
+    if (cursor[depth] < candidates[depth].size()) {
+      const std::uint32_t op = candidates[depth][cursor[depth]++];
+      if ((++result.nodes & 1023) == 0) {
+        if (result.nodes >= budget.max_nodes) return stop(SearchStop::nodes);
+        if (std::chrono::steady_clock::now() >= deadline) return stop(SearchStop::time);
+        if ((budget.cancel && budget.cancel->load(std::memory_order_relaxed)) ||
+            (budget.group_cancel && budget.group_cancel->load(std::memory_order_relaxed)))
+          return stop(SearchStop::cancelled);
+      }
+      next = state;
+      // An operation that never returned and changes nothing here is no different from one
+      // that never took effect, which it may still do later: skip it.
+      if (!oracle.apply(next, op) || (ops[op].response == TimedOp::kPending && oracle.equal(next, state))) continue;
+      toggle(op);
+      const bool pending = pending_index[op] != kNone;
+      const std::uint64_t next_hash = pending ? set_hash : set_hash ^ zobrist[op];
+      const std::size_t next_high = pending ? high_word : std::max(high_word, std::size_t{op} / 64 + 1);
+      if constexpr (Oracle::memo) {
+        const bool seen = seen_or_record(next_hash, next, next_high);
+        if (memo_bytes > budget.max_memo_bytes) {
+          toggle(op);
+          return stop(SearchStop::memory);
         }
-        next = state;
-        // An operation that never returned and changes nothing here is no different from
-        // one that never took effect, which it may still do later: skip it.
-        if (oracle.apply(next, op) && (ops[op].response != TimedOp::kPending || !oracle.equal(next, state))) {
+        if (seen) {
+          ++result.memo_hits;
           toggle(op);
-          const bool pending = pending_index[op] != kNone;
-          const std::uint64_t next_hash = pending ? set_hash : set_hash ^ zobrist[op];
-          const std::size_t next_high = pending ? high_word : std::max(high_word, std::size_t{op} / 64 + 1);
-          bool fresh = true;
-          if constexpr (Oracle::memo) {
-            fresh = !seen_or_record(next_hash, next, next_high);
-            if (!fresh) ++result.memo_hits;
-            if (memo_bytes > budget.max_memo_bytes) {
-              toggle(op);
-              return stop(SearchStop::memory);
-            }
-          }
-          if (fresh) {
-            if (depth == stack.size()) stack.push_back(Frame{op, state, set_hash, high_word});
-            else {
-              Frame& f = stack[depth];
-              f.op = op;
-              f.before = state;
-              f.set_hash = set_hash;
-              f.high_word = high_word;
-            }
-            ++depth;
-            std::swap(state, next);
-            set_hash = next_hash;
-            high_word = next_high;
-            placed_completed += ops[op].response != TimedOp::kPending;
-            lift(op);
-            entry = events[head].next;
-            continue;
-          }
-          toggle(op);
+          continue;
         }
       }
-      entry = events[entry].next;
+      if (depth == stack.size()) stack.push_back(Frame{op, state, set_hash, high_word});
+      else {
+        Frame& f = stack[depth];
+        f.op = op;
+        f.before = state;
+        f.set_hash = set_hash;
+        f.high_word = high_word;
+      }
+      ++depth;
+      std::swap(state, next);
+      set_hash = next_hash;
+      high_word = next_high;
+      placed_completed += !pending;
+      lift(op);
+      gather();
       continue;
     }
-    // A return (of an operation not yet placed) or the end: nothing later can go next.
+    // Every candidate tried: undo the last placement.
     if (depth == 0) break;
     if (depth > best.size()) best = current_order();
     --depth;
@@ -372,7 +410,6 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     std::swap(state, f.before);
     set_hash = f.set_hash;
     high_word = f.high_word;
-    entry = events[call_of[op]].next;
   }
   result.verdict = SearchVerdict::violation;
   result.order = std::move(best);
