@@ -138,6 +138,7 @@ BENCHMARK(Checker_KvScaling)
     ->Args({40, 100, 500})
     ->Args({80, 100, 500})
     ->Args({40, 500, 500})
+    ->Args({160, 100, 500})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

@@ -203,6 +203,8 @@ struct KvOracle {
   }
   bool equal(const State& a, const State& b) const { return a == b; }
   std::size_t heap_bytes(const State& s) const { return s.size() * sizeof(std::uint32_t); }
+  /// Operations on different keys commute: the search need not order them.
+  std::uint64_t footprint(std::size_t i) const { return ops[i].key; }
   std::vector<std::string> key_names;
   std::string show(const State& s) const {
     std::string out = "{";

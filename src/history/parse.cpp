@@ -505,9 +505,11 @@ Format detect_format(std::string_view text, const std::string& source) {
     break;
   }
   if (first_number == 0) fail(source, 1, "empty history file (no operations)");
-  if (first.find(kJepsenMark) != std::string_view::npos) return Format::jepsen_log;
+  // An event line first (a log line may start with `[` or `{`), then the opening bracket.
+  if (is_jepsen_event_line(first)) return Format::jepsen_log;
   if (first.front() == '[' || first.front() == '(') return Format::edn;
   if (first.front() == '{') return Format::kv_log;
+  if (first.find(kJepsenMark) != std::string_view::npos) return Format::jepsen_log;
   // A Jepsen log may open with other log lines: any event line further down decides.
   while (lines.next(line))
     if (is_jepsen_event_line(line)) return Format::jepsen_log;
@@ -520,7 +522,6 @@ History parse_history(std::string_view text, Format format, const std::string& s
   text = strip_bom(text);
   if (only_whitespace(text)) fail(source, 1, "empty history file (no operations)");
   if (format == Format::automatic) return parse_as(detect_format(text, source), text, source);
-  std::string hint;
   try {
     return parse_as(format, text, source);
   } catch (const ParseError& e) {
@@ -531,9 +532,9 @@ History parse_history(std::string_view text, Format format, const std::string& s
     } catch (const ParseError&) {
     }
     if (guess == format) throw;
-    hint = message_of(e) + " (read as " + std::string(format_name(format)) + ", but the file looks like " +
-           std::string(format_name(guess)) + ")";
-    throw ParseError(e.file(), e.line(), hint);
+    throw ParseError(e.file(), e.line(),
+                     message_of(e) + " (read as " + std::string(format_name(format)) + ", but the file looks like " +
+                         std::string(format_name(guess)) + ")");
   }
 }
 

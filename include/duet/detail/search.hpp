@@ -46,6 +46,9 @@ enum class Consistency {
 
 enum class SearchVerdict { ok, violation, unknown };
 
+/// An oracle's footprint for an operation that commutes with nothing (see linearize).
+inline constexpr std::uint64_t kFootprintAll = ~std::uint64_t{0};
+
 /// Why a search ended in unknown.
 enum class SearchStop { none, nodes, time, memory, cancelled };
 
@@ -73,7 +76,11 @@ struct SearchResult {
 ///   std::uint64_t hash(const State&) const;          // with equal(), enables the memo
 ///   bool equal(const State&, const State&) const;
 ///   static constexpr bool memo = true;               // false: search without a memo
-/// and may provide std::size_t heap_bytes(const State&) const, counted against the memo budget.
+/// and may provide
+///   std::size_t heap_bytes(const State&) const;      // counted against the memo budget
+///   std::uint64_t footprint(std::size_t op) const;   // operations with different footprints
+///       commute in every state (a key-value store's keys); kFootprintAll: commutes with none.
+///       Enables a partial-order reduction under real-time order.
 template <class Oracle>
 SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Consistency consistency,
                        const SearchBudget& budget = {}) {
@@ -205,6 +212,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     std::size_t offset;
     State state;
     std::vector<std::uint64_t> pending_sets;  // the minimal sets of pending operations placed, pending_words each
+    std::uint64_t fail_class = kFootprintAll;  // once explored without success: the class to blame
   };
   std::vector<MemoEntry> memo;
   std::vector<std::uint64_t> bits;
@@ -223,6 +231,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
   };
   // True if (done, state) was explored with a subset of the pending operations now placed;
   // otherwise records the configuration.
+  std::uint32_t memo_found = kNone;  // the entry seen_or_record last found or made
   auto seen_or_record = [&](std::uint64_t set_hash, const State& state, std::size_t high_word) {
     const std::uint64_t h = mix64(set_hash ^ oracle.hash(state));
     const std::size_t low = std::min(window_low(), high_word);
@@ -235,6 +244,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       if (e.hash != h || e.low != low || e.count != count) continue;
       const auto stored = bits.begin() + static_cast<std::ptrdiff_t>(e.offset);
       if (!std::equal(stored, stored + static_cast<std::ptrdiff_t>(count), window) || !oracle.equal(e.state, state)) continue;
+      memo_found = slots[s];
       if (pending_words == 0) return true;
       std::vector<std::uint64_t>& sets = e.pending_sets;
       for (std::size_t k = 0; k < sets.size(); k += pending_words)
@@ -256,6 +266,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     bits.insert(bits.end(), window, window + static_cast<std::ptrdiff_t>(count));
     memo.push_back(MemoEntry{h, static_cast<std::uint32_t>(low), static_cast<std::uint32_t>(count), offset, state, pending_placed});
     slots[s] = static_cast<std::uint32_t>(memo.size() - 1);
+    memo_found = slots[s];
     memo_bytes += state_bytes(state) + (count + pending_words) * 8;
     if (memo.size() * 2 > slots.size()) {
       std::vector<std::uint32_t> grown(slots.size() * 2, kNone);
@@ -327,23 +338,68 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
   }
   std::vector<std::vector<std::uint32_t>> candidates;  // per depth; storage reused
   std::vector<std::size_t> cursor;
+  std::vector<std::uint64_t> node_class;   // per depth: the footprint every candidate has, or kFootprintAll
+  std::vector<std::uint32_t> node_memo;    // per depth: the node's memo entry (kNone at the root)
   auto gather = [&]() {
     if (candidates.size() <= depth) {
       candidates.resize(depth + 1);
       cursor.resize(depth + 1);
+      node_class.resize(depth + 1);
+      node_memo.resize(depth + 1);
     }
+    node_class[depth] = kFootprintAll;
     std::vector<std::uint32_t>& c = candidates[depth];
     c.clear();
-    for (std::uint32_t e = events[head].next; e != kNone && events[e].call; e = events[e].next) {
+    bool blocked = false;  // some operation in the window waits for its process's previous one
+    std::uint32_t e = events[head].next;
+    for (; e != kNone && events[e].call; e = events[e].next) {
       const std::uint32_t op = events[e].op;
       const std::uint32_t pred = before_in_process[op];
       if (pred == kNone || is_placed(pred)) c.push_back(op);
+      else blocked = true;
+    }
+    if constexpr (requires { oracle.footprint(std::size_t{0}); }) {
+      // Partial-order reduction. Let u be the operation whose response is first. Whatever
+      // precedes u in a linearization was invoked before u returned, so it is among these
+      // candidates; those that commute with u and with everything u depends on can move,
+      // in their own order, to just after u (they return after u, so real time allows it).
+      // Hence only u's dependency class needs trying now. Footprints say what commutes:
+      // operations with different footprints commute; kFootprintAll commutes with nothing.
+      if (consistency == Consistency::linearizable && !blocked && e != kNone && ops[events[e].op].response != TimedOp::kPending) {
+        const std::uint32_t u = events[e].op;
+        const std::uint64_t key = oracle.footprint(u);
+        bool reducible = key != kFootprintAll && std::find(c.begin(), c.end(), u) != c.end();
+        for (std::size_t k = 0; k < c.size() && reducible; ++k) reducible = oracle.footprint(c[k]) != kFootprintAll;
+        if (reducible) {
+          c.erase(std::remove_if(c.begin(), c.end(), [&](std::uint32_t op) { return oracle.footprint(op) != key; }), c.end());
+          node_class[depth] = key;
+        }
+      }
     }
     std::sort(c.begin(), c.end(), [&](std::uint32_t a, std::uint32_t b) { return urgency[a] < urgency[b]; });
     cursor[depth] = 0;
   };
 
+  // Conflict-directed backjumping, when operations have footprints that split the state (each
+  // operation reads and writes only its footprint's part) and no operation is pending. Then
+  // (by locality) a configuration has no completion exactly when one class's remaining
+  // operations have none from that class's part of the state; a failure is blamed on that
+  // class, and every placement of another class between here and the last placement of the
+  // blamed class leaves that part unchanged: those configurations fail too, without trying
+  // their other candidates. Kept off with pending operations: a memo hit may then stand for
+  // a configuration still being explored, which is not a failure.
+  bool backjump = false;
+  if constexpr (Oracle::memo && requires { oracle.footprint(std::size_t{0}); })
+    backjump = pending_count == 0 && consistency == Consistency::linearizable;
+  auto footprint_of = [&](std::uint32_t op) -> std::uint64_t {
+    if constexpr (requires { oracle.footprint(std::size_t{0}); }) return oracle.footprint(op);
+    else return kFootprintAll;
+  };
+  bool exhausted = false;                   // the node at `depth` fails...
+  std::uint64_t blame = kFootprintAll;      // ... because of this class
+
   gather();
+  node_memo[0] = kNone;
   for (;;) {
     if (placed_completed == completed) {
       result.verdict = SearchVerdict::ok;
@@ -351,7 +407,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       result.memo_bytes = memo_bytes;
       return result;
     }
-    if (cursor[depth] < candidates[depth].size()) {
+    if (!exhausted && cursor[depth] < candidates[depth].size()) {
       const std::uint32_t op = candidates[depth][cursor[depth]++];
       if ((++result.nodes & 1023) == 0) {
         if (result.nodes >= budget.max_nodes) return stop(SearchStop::nodes);
@@ -377,6 +433,11 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
         if (seen) {
           ++result.memo_hits;
           toggle(op);
+          const std::uint64_t x = memo[memo_found].fail_class;
+          if (backjump && x != kFootprintAll && footprint_of(op) != x) {
+            exhausted = true;  // that class fails from here too
+            blame = x;
+          }
           continue;
         }
       }
@@ -395,21 +456,34 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       placed_completed += !pending;
       lift(op);
       gather();
+      node_memo[depth] = Oracle::memo ? memo_found : kNone;
       continue;
     }
-    // Every candidate tried: undo the last placement.
-    if (depth == 0) break;
-    if (depth > best.size()) best = current_order();
-    --depth;
-    Frame& f = stack[depth];
-    const std::uint32_t op = f.op;
-    unlift(op);
-    toggle(op);
-    if (op / 64 < first_open_word) first_open_word = op / 64;
-    placed_completed -= ops[op].response != TimedOp::kPending;
-    std::swap(state, f.before);
-    set_hash = f.set_hash;
-    high_word = f.high_word;
+    // Every candidate tried, or the node failed through a class it cannot change: undo
+    // placements until one of the blamed class (or, without backjumping, the last one).
+    if (!exhausted) blame = node_class[depth];
+    exhausted = false;
+    bool root_failed = false;
+    for (;;) {
+      if (node_memo[depth] != kNone) memo[node_memo[depth]].fail_class = blame;
+      if (depth == 0) {
+        root_failed = true;
+        break;
+      }
+      if (depth > best.size()) best = current_order();
+      --depth;
+      Frame& f = stack[depth];
+      const std::uint32_t op = f.op;
+      unlift(op);
+      toggle(op);
+      if (op / 64 < first_open_word) first_open_word = op / 64;
+      placed_completed -= ops[op].response != TimedOp::kPending;
+      std::swap(state, f.before);
+      set_hash = f.set_hash;
+      high_word = f.high_word;
+      if (!backjump || blame == kFootprintAll || footprint_of(op) == blame) break;
+    }
+    if (root_failed) break;
   }
   result.verdict = SearchVerdict::violation;
   result.order = std::move(best);

@@ -1,0 +1,131 @@
+// The search's reductions (most urgent first, partial-order reduction by key, backjumping,
+// pending-operation dominance) must never change a verdict: random small kv histories, some
+// linearizable and some corrupted, are decided partitioned, unpartitioned, and by brute force
+// over every order.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <duet/history.hpp>
+#include <map>
+#include <random>
+
+namespace {
+
+using namespace duet::history;
+
+// A history from a real execution (each operation takes effect at a random point of its
+// interval), then, sometimes, one get's result swapped for a stale one.
+History random_kv(std::mt19937_64& rng, int ops, int keys, bool with_pending) {
+  struct Planned {
+    std::uint64_t invoke, point, response;
+    int process;
+  };
+  std::vector<Planned> plan;
+  std::vector<std::uint64_t> busy_until(4, 0);
+  for (int i = 0; i < ops; ++i) {
+    const int p = static_cast<int>(rng() % busy_until.size());
+    const std::uint64_t invoke = busy_until[p] + rng() % 6;
+    const std::uint64_t response = invoke + 1 + rng() % 12;
+    busy_until[p] = response + 1;
+    plan.push_back({invoke, invoke + rng() % (response - invoke + 1), response, p});
+  }
+  History h;
+  h.source = "random";
+  h.default_model = "kv";
+  std::map<std::string, std::string> store;
+  std::vector<std::size_t> by_point(plan.size());
+  for (std::size_t i = 0; i < plan.size(); ++i) by_point[i] = i;
+  std::stable_sort(by_point.begin(), by_point.end(), [&](std::size_t a, std::size_t b) { return plan[a].point < plan[b].point; });
+  h.ops.resize(plan.size());
+  std::vector<std::vector<std::string>> past(keys);
+  for (std::size_t i : by_point) {
+    Operation& op = h.ops[i];
+    const std::string key = std::to_string(rng() % keys);
+    op.process = plan[i].process * 100 + static_cast<int>(i);  // one operation per process id: no program order
+    op.key = Value::string(key);
+    op.invoke = plan[i].invoke * 2;          // even: invocations and responses never tie
+    op.response = plan[i].response * 2 + 1;
+    const std::string v = std::to_string(i) + ";";
+    switch (rng() % 3) {
+      case 0:
+        op.f = "get";
+        op.output = Value::string(store[key]);
+        if (rng() % 2 == 0 && !past[std::stoi(key)].empty())  // corrupt: a stale value
+          op.output = Value::string(past[std::stoi(key)][rng() % past[std::stoi(key)].size()]);
+        break;
+      case 1:
+        op.f = "put";
+        op.input = Value::string(v);
+        past[std::stoi(key)].push_back(store[key]);
+        store[key] = v;
+        break;
+      default:
+        op.f = "append";
+        op.input = Value::string(v);
+        past[std::stoi(key)].push_back(store[key]);
+        store[key] += v;
+    }
+    if (with_pending && op.f != "get" && rng() % 6 == 0) {
+      op.outcome = Outcome::info;
+      op.response = Operation::kPending;
+    }
+  }
+  std::stable_sort(h.ops.begin(), h.ops.end(), [](const Operation& a, const Operation& b) { return a.invoke < b.invoke; });
+  return h;
+}
+
+// Every order that respects real time, with pending operations in or out.
+bool brute_force(const History& h) {
+  const std::size_t n = h.ops.size();
+  std::vector<bool> used(n, false);
+  std::map<std::string, std::string> store;
+  std::size_t completed = 0;
+  for (const Operation& op : h.ops) completed += op.outcome != Outcome::info;
+  std::function<bool(std::size_t)> go = [&](std::size_t placed_completed) -> bool {
+    if (placed_completed == completed) return true;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (used[i]) continue;
+      bool allowed = true;  // nothing unplaced returned before i was invoked
+      for (std::size_t j = 0; j < n && allowed; ++j)
+        if (!used[j] && j != i && h.ops[j].outcome != Outcome::info && h.ops[j].response < h.ops[i].invoke) allowed = false;
+      if (!allowed) continue;
+      const Operation& op = h.ops[i];
+      const std::string key = op.key->text;
+      const std::string before = store[key];
+      if (op.f == "get" && op.outcome == Outcome::ok && op.output.text != before) continue;
+      if (op.f == "put") store[key] = op.input.text;
+      if (op.f == "append") store[key] += op.input.text;
+      used[i] = true;
+      if (go(placed_completed + (op.outcome != Outcome::info))) return true;
+      used[i] = false;
+      store[key] = before;
+    }
+    return false;
+  };
+  return go(0);
+}
+
+void compare(bool with_pending, int max_ops) {
+  std::mt19937_64 rng(with_pending ? 77 : 42);
+  int linearizable = 0, not_linearizable = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const int ops = 3 + static_cast<int>(rng() % static_cast<std::uint64_t>(max_ops - 2));
+    const History h = random_kv(rng, ops, 1 + static_cast<int>(rng() % 4), with_pending);
+    CheckOptions whole;
+    whole.partition = false;
+    const Verdict parts = check_history(h).verdict;
+    const Verdict one = check_history(h, whole).verdict;
+    const Verdict truth = brute_force(h) ? Verdict::linearizable : Verdict::not_linearizable;
+    ASSERT_EQ(parts, truth) << "trial " << trial << "\n" << write_duet_history(h);
+    ASSERT_EQ(one, truth) << "trial " << trial << "\n" << write_duet_history(h);
+    (truth == Verdict::linearizable ? linearizable : not_linearizable)++;
+  }
+  // Both kinds must be well represented, or the comparison proves little.
+  EXPECT_GT(linearizable, 1000);
+  EXPECT_GT(not_linearizable, 1000);
+}
+
+TEST(CheckerDifferential, KvSearchAgreesWithBruteForce) { compare(false, 11); }
+TEST(CheckerDifferential, KvSearchWithPendingAgreesWithBruteForce) { compare(true, 11); }
+
+}  // namespace
