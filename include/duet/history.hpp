@@ -119,10 +119,14 @@ class ParseError : public std::runtime_error {
   std::size_t line_;
 };
 
-/// Guesses the format from the first meaningful line; throws ParseError if no format fits
-/// (and for an empty file: "file:1: empty history file").
+/// Guesses the format from the first meaningful line (and, for Jepsen logs, which may begin
+/// with other log lines, from any event line); throws ParseError if no format fits (and for
+/// an empty file: "file:1: empty history file (no operations)").
 Format detect_format(std::string_view text, const std::string& source = "<input>");
-/// Parses a whole history. Never crashes on bad input: throws ParseError.
+/// Parses a whole history. Never crashes on bad input: throws ParseError. A file with entries
+/// of its format but no client operation among them (only the nemesis, or only failed
+/// operations, which are dropped) is an empty history, which is linearizable; a file with no
+/// entry of its format at all is an error ("no operations found").
 ///
 ///   History h = parse_history("INFO  jepsen.util - 0\t:invoke\t:read\tnil\n...", Format::automatic, "x.log");
 History parse_history(std::string_view text, Format format = Format::automatic, const std::string& source = "<input>");

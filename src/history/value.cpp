@@ -51,9 +51,19 @@ void append(std::string& out, const Value& v) {
     case Value::Kind::boolean: out += v.flag ? "true" : "false"; return;
     case Value::Kind::integer: out += std::to_string(v.number); return;
     case Value::Kind::real: {
+      if (v.real_number != v.real_number) {
+        out += "##NaN";
+        return;
+      }
+      if (v.real_number > 1.7976931348623157e308 || v.real_number < -1.7976931348623157e308) {
+        out += v.real_number > 0 ? "##Inf" : "##-Inf";
+        return;
+      }
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.17g", v.real_number);
       out += buf;
+      // Keep it a real when read back: 1.0 must not print as the integer 1.
+      if (std::string_view(buf).find_first_of(".e") == std::string_view::npos) out += ".0";
       return;
     }
     case Value::Kind::string: append_quoted(out, v.text); return;

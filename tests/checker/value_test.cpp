@@ -18,6 +18,17 @@ TEST(HistoryValue, PrintsAsEdn) {
   EXPECT_FALSE(Value::integer(1) == Value::string("1"));
 }
 
+TEST(HistoryValue, RealsStayReals) {
+  Value r;
+  r.kind = Value::Kind::real;
+  r.real_number = 1.0;
+  EXPECT_EQ(r.to_string(), "1.0");
+  r.real_number = 2.5;
+  EXPECT_EQ(r.to_string(), "2.5");
+  r.real_number = 1e300 * 1e10;
+  EXPECT_EQ(r.to_string(), "##Inf");
+}
+
 TEST(HistoryValue, FormatAndVerdictNames) {
   using namespace duet::history;
   EXPECT_EQ(parse_format_name("kv-log"), Format::kv_log);
