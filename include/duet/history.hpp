@@ -57,7 +57,8 @@ struct Value {
 /// How the completion of an operation was recorded.
 enum class Outcome : std::uint8_t {
   ok,    // completed with the recorded result
-  fail,  // completed and reported failure: what that means is the format's (see Operation)
+  fail,  // completed without taking effect (a cas: its compare failed); in EDN and kv logs a
+         // failed operation did not happen and is dropped when the file is read (see History)
   info   // indeterminate (Jepsen :info, timed out, crashed): may take effect at any point after
          // its invocation, or never; it never returns
 };
@@ -155,7 +156,8 @@ class Recorder {
   explicit Recorder(std::size_t clients, std::string model = "");
   /// Client `process` starts an operation; the returned handle completes it.
   std::size_t invoke(std::size_t process, std::string f, std::optional<Value> key, Value input);
-  /// ok with the result, fail (did not happen), or info (unknown; it stays pending).
+  /// ok with the result; fail: completed without taking effect (for a cas: its compare
+  /// failed, as in a Jepsen log); info: unknown, it stays pending.
   void complete(std::size_t process, std::size_t handle, Value output, Outcome outcome = Outcome::ok);
   /// Every client's operations, in invocation order; call once the clients are done.
   History history(std::string source = "recorded") const;

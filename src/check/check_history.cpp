@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <unordered_map>
 
 #include "model.hpp"
 
@@ -17,6 +18,16 @@ std::vector<std::string> model_names() {
 }
 
 namespace {
+
+bool program_order_ties(const History& h) {
+  std::unordered_map<std::int64_t, std::uint64_t> last_response;  // ops are in invocation order
+  for (const Operation& op : h.ops) {
+    auto it = last_response.find(op.process);
+    if (it != last_response.end() && op.invoke <= it->second) return true;
+    if (op.outcome != Outcome::info) last_response[op.process] = op.response;
+  }
+  return false;
+}
 
 std::string stop_reason(duet::detail::SearchStop stop, const CheckOptions& options) {
   switch (stop) {
@@ -57,12 +68,19 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     throw std::invalid_argument("unknown model '" + report.model + "' (known: " + names + ")");
   }
 
-  const std::vector<std::vector<std::size_t>> parts = options.partition ? model->partition(h) : detail::single_part(h);
+  // Splitting is sound when real time alone orders each process's operations. Where one of
+  // them is invoked before (or at the very time) its predecessor returned, program order adds
+  // an edge the parts cannot see: keep the history whole.
+  const bool split = options.partition && !program_order_ties(h);
+  const std::vector<std::vector<std::size_t>> parts = split ? model->partition(h) : detail::single_part(h);
   report.partitions = parts.size();
 
   std::atomic<bool> violation_found{false};
   detail::SearchBudget budget;
-  budget.max_seconds = options.timeout_seconds;
+  // One deadline for the whole file, however many parts share it.
+  if (options.timeout_seconds > 0 && options.timeout_seconds < 1e8)
+    budget.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(options.timeout_seconds));
   budget.max_memo_bytes = options.max_memory_bytes;
   budget.cancel = options.cancel;
   budget.max_nodes = std::numeric_limits<std::uint64_t>::max();
@@ -97,9 +115,9 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     report.nodes += o.search.nodes;
     report.peak_memo_bytes += o.search.memo_bytes;
     if (o.search.verdict == detail::SearchVerdict::violation && !failed) failed = p;
-    if (o.search.verdict == detail::SearchVerdict::unknown && o.search.stop != duet::detail::SearchStop::cancelled) {
-      unknown = true;
-      stop = o.search.stop;
+    if (o.search.verdict == detail::SearchVerdict::unknown) {
+      unknown = true;  // out of budget, or stopped by the caller or by a sibling's violation
+      if (stop == duet::detail::SearchStop::none || o.search.stop != duet::detail::SearchStop::cancelled) stop = o.search.stop;
     }
   }
   if (failed) {
@@ -110,9 +128,9 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     report.stuck = o.stuck;
     report.stuck_state = std::move(o.stuck_state);
     report.explanation = explain_violation(h, report, parts[*failed].size());
-  } else if (unknown || (options.cancel && options.cancel->load())) {
+  } else if (unknown) {
     report.verdict = Verdict::unknown;
-    report.explanation = stop_reason(unknown ? stop : duet::detail::SearchStop::cancelled, options);
+    report.explanation = stop_reason(stop, options);
   } else {
     report.verdict = Verdict::linearizable;
     for (std::size_t p = 0; p < parts.size(); ++p) {

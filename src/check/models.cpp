@@ -58,6 +58,7 @@ std::vector<std::vector<std::size_t>> components(const History& h, Keys keys) {
     }
     first_key[i] = key_ids[ks.front()];
   }
+  if (h.ops.empty()) return single_part(h);
   std::unordered_map<std::size_t, std::size_t> part_of_root;
   std::vector<std::vector<std::size_t>> parts;
   for (std::size_t i = 0; i < h.ops.size(); ++i) {

@@ -5,7 +5,8 @@
 //
 // One line per file, FILE<TAB>linearizable|not-linearizable|unknown|unreadable<TAB>MILLISECONDS,
 // details indented below it, then a summary. Exit status: 0 if every history is linearizable,
-// 1 if some is not (and every file was decided), 2 if some file is unknown or unreadable.
+// 1 if some is not (and every file was decided), 2 if some file is unknown or unreadable (or
+// a timeline page could not be written, or the command line is wrong).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,8 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <algorithm>
+#include <set>
 #include <vector>
 
 #include "duet/history.hpp"
@@ -92,12 +95,24 @@ Options parse_args(int argc, char** argv) {
     else o.files.push_back(a);
   }
   if (o.files.empty()) usage_error("no history files given");
+  if (!o.check.model.empty()) {
+    const std::vector<std::string> names = model_names();
+    if (std::find(names.begin(), names.end(), o.check.model) == names.end()) {
+      std::string known;
+      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+      usage_error("unknown model '" + o.check.model + "' (known: " + known + ")");
+    }
+  }
   return o;
 }
 
-std::string html_path(const Options& o, const std::string& file) {
+// OUT.html for one file; OUT.<file name>.html for several (OUT.<n>.<file name>.html when two
+// files share a name).
+std::string html_path(const Options& o, const std::string& file, std::set<std::string>& used) {
   if (o.files.size() == 1) return o.html;
   std::string base = file.substr(file.find_last_of('/') + 1);
+  if (used.count(base) > 0) base = std::to_string(used.size()) + "." + base;
+  used.insert(base);
   const std::size_t dot = o.html.rfind('.');
   const std::size_t slash = o.html.rfind('/');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return o.html + "." + base + ".html";
@@ -122,7 +137,8 @@ void print_order(const History& h, const CheckReport& r, std::size_t limit) {
 int main(int argc, char** argv) {
   Options o = parse_args(argc, argv);
   const auto start = std::chrono::steady_clock::now();
-  std::size_t linearizable = 0, violations = 0, unknown = 0, unreadable = 0;
+  std::size_t linearizable = 0, violations = 0, unknown = 0, unreadable = 0, unwritten = 0;
+  std::set<std::string> html_names;
   for (const std::string& file : o.files) {
     const auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] {
@@ -173,12 +189,13 @@ int main(int argc, char** argv) {
       print_order(h, r, r.order.size());
     }
     if (!o.html.empty()) {
-      const std::string path = html_path(o, file);
+      const std::string path = html_path(o, file, html_names);
       std::ofstream out(path, std::ios::binary);
       out << render_timeline_html(h, r);
+      out.flush();
       if (!out) {
         std::cerr << "duet-check: cannot write " << path << "\n";
-        ++unreadable;
+        ++unwritten;
       } else if (!o.quiet) {
         std::cout << "  timeline: " << path << "\n";
       }
@@ -188,6 +205,7 @@ int main(int argc, char** argv) {
   const double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::printf("%zu files: %zu linearizable, %zu not linearizable, %zu unknown, %zu unreadable (%.1f ms)\n", o.files.size(),
               linearizable, violations, unknown, unreadable, total);
-  if (unknown > 0 || unreadable > 0) return 2;
+  if (unwritten > 0) std::printf("%zu timeline pages could not be written\n", unwritten);
+  if (unknown > 0 || unreadable > 0 || unwritten > 0) return 2;
   return violations > 0 ? 1 : 0;
 }

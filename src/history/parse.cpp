@@ -464,6 +464,21 @@ History parse_duet(std::string_view text, const std::string& source) {
   if (!header) fail(source, 1, "no operations found (read as duet: no `;duet-history 1` header)");
   // The header alone is a valid, empty history: write_duet_history of an empty history.
   std::stable_sort(h.ops.begin(), h.ops.end(), [](const Operation& a, const Operation& b) { return a.invoke < b.invoke; });
+  // A process runs one operation at a time: one invoked before its previous one completed is
+  // a recording error (equal times are allowed: the clock could not tell them apart).
+  std::unordered_map<std::int64_t, const Operation*> previous;
+  for (const Operation& op : h.ops) {
+    auto [it, fresh] = previous.try_emplace(op.process, &op);
+    if (!fresh) {
+      const Operation& before = *it->second;
+      if (before.outcome != Outcome::info && op.invoke < before.response)
+        fail(source, op.invoke_line,
+             "process " + std::to_string(op.process) + " invokes this operation at " + std::to_string(op.invoke) +
+                 ", before its previous one (line " + std::to_string(before.invoke_line) + ") completed at " +
+                 std::to_string(before.response));
+      it->second = &op;
+    }
+  }
   return h;
 }
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -85,9 +86,6 @@ TEST(CheckerCli, BadUsageIsExplained) {
   EXPECT_NE(flag.out.find("unknown option --frobnicate"), std::string::npos) << flag.out;
   const CliRun format = duet_check("--format json x");
   EXPECT_NE(format.out.find("unknown format 'json'"), std::string::npos) << format.out;
-  const CliRun model = duet_check("--model btree " + kHistories + "/etcd/etcd_000.log");
-  EXPECT_EQ(model.status, 2);
-  EXPECT_NE(model.out.find("unknown model 'btree'"), std::string::npos) << model.out;
   const CliRun list = duet_check("--list-models");
   EXPECT_EQ(list.status, 0);
   EXPECT_NE(list.out.find("multi-register"), std::string::npos);
@@ -103,6 +101,29 @@ TEST(CheckerCli, HtmlTimelineIsWritten) {
   EXPECT_NE(page.find("<!DOCTYPE html>"), std::string::npos);
   EXPECT_NE(page.find("not-linearizable"), std::string::npos);
   EXPECT_LT(page.size(), 200'000u);
+}
+
+TEST(CheckerCli, PagesOfFilesWithTheSameNameDoNotOverwriteEachOther) {
+  const std::string dir = testing::TempDir() + "duet_cli_same_name";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/a " + dir + "/b").c_str());
+  std::system(("cp " + kHistories + "/etcd/etcd_000.log " + dir + "/a/x.log && cp " + kHistories + "/etcd/etcd_002.log " + dir +
+               "/b/x.log").c_str());
+  const CliRun r = duet_check("--quiet --html " + dir + "/out.html " + dir + "/a/x.log " + dir + "/b/x.log");
+  EXPECT_EQ(r.status, 1) << r.out;
+  std::ifstream first(dir + "/out.x.log.html"), second(dir + "/out.1.x.log.html");
+  const std::string a((std::istreambuf_iterator<char>(first)), std::istreambuf_iterator<char>());
+  const std::string b((std::istreambuf_iterator<char>(second)), std::istreambuf_iterator<char>());
+  EXPECT_NE(a.find("{\"n\":85,"), std::string::npos);  // etcd_000: 85 operations
+  EXPECT_NE(a.find("\"v\":\"not-linearizable\""), std::string::npos);
+  EXPECT_NE(b.find("{\"n\":77,"), std::string::npos);  // etcd_002: 77 operations
+  EXPECT_NE(b.find("\"v\":\"linearizable\""), std::string::npos);
+}
+
+TEST(CheckerCli, UnknownModelIsAUsageError) {
+  const CliRun r = duet_check("--model btree " + kHistories + "/etcd/etcd_000.log");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("duet-check: unknown model 'btree' (known: cas-register,"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("etcd_000.log\t"), std::string::npos) << "no file is read: " << r.out;
 }
 
 }  // namespace

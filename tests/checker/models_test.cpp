@@ -4,6 +4,8 @@
 
 #include <duet/history.hpp>
 #include <string>
+#include <chrono>
+#include <limits>
 #include <thread>
 
 namespace {
@@ -236,6 +238,86 @@ TEST(CheckerBudgets, FirstViolationCancelsOtherPartitions) {
   ASSERT_TRUE(r.stuck.has_value());
   EXPECT_EQ(h.ops[*r.stuck].key->text, "bad");
   EXPECT_LT(r.milliseconds, 5000);
+}
+
+}  // namespace
+
+namespace {
+
+using namespace duet::history;
+
+// kv: `keys` keys, each with 20 concurrent appends and a get of a value no order produces.
+std::string hard_keys(int keys) {
+  std::string kv;
+  int process = 0;
+  for (int k = 0; k < keys; ++k) {
+    const std::string key = "\"k" + std::to_string(k) + "\"";
+    for (int i = 0; i < 20; ++i)
+      kv += "{:process " + std::to_string(process + i) + ", :type :invoke, :f :append, :key " + key + ", :value \"" +
+            std::to_string(i) + ";\"}\n";
+    kv += "{:process " + std::to_string(process + 20) + ", :type :invoke, :f :get, :key " + key + ", :value nil}\n";
+    kv += "{:process " + std::to_string(process + 20) + ", :type :ok, :f :get, :key " + key + ", :value \"never\"}\n";
+    for (int i = 0; i < 20; ++i)
+      kv += "{:process " + std::to_string(process + i) + ", :type :ok, :f :append, :key " + key + ", :value \"" +
+            std::to_string(i) + ";\"}\n";
+    process += 21;
+  }
+  return kv;
+}
+
+// One deadline for the file: sixteen hard parts on two threads must not take sixteen halves
+// of the budget each.
+TEST(CheckerBudgets, TimeoutCoversTheWholeFile) {
+  const History h = parse_history(hard_keys(16), Format::kv_log, "hard keys");
+  CheckOptions options;
+  options.timeout_seconds = 0.2;
+  const auto t0 = std::chrono::steady_clock::now();
+  const CheckReport r = check_history(h, options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.verdict, Verdict::unknown);
+  EXPECT_EQ(r.partitions, 16u);
+  EXPECT_LT(seconds, 1.2) << "each part seems to have had its own 0.2 s";
+}
+
+TEST(CheckerBudgets, HugeTimeoutAndZeroMemoryMeanNoLimit) {
+  const History h = parse_history("[{:process 0, :type :invoke, :f :write, :value 1} {:process 0, :type :ok, :f :write, :value 1}]",
+                                  Format::edn, "one write");
+  for (double timeout : {1e12, std::numeric_limits<double>::infinity()}) {
+    CheckOptions options;
+    options.timeout_seconds = timeout;
+    EXPECT_EQ(check_history(h, options).verdict, Verdict::linearizable) << timeout;
+  }
+  CheckOptions unlimited;
+  unlimited.max_memory_bytes = 0;
+  EXPECT_EQ(check_history(h, unlimited).verdict, Verdict::linearizable);
+}
+
+// Each process's two operations tie (the second invoked at the very time the first returned):
+// program order then orders them, an edge between keys that per-key parts cannot see. The
+// history is kept whole, and both ways agree.
+TEST(CheckerModels, TiesWithinAProcessKeepTheHistoryWhole) {
+  const std::string text =
+      ";duet-history 1\n;model kv\n"
+      "{:process 0, :invoke 0, :complete 5, :type :ok, :f :get, :key \"x\", :value \"v\"}\n"
+      "{:process 0, :invoke 5, :complete 10, :type :ok, :f :put, :key \"y\", :input \"w\"}\n"
+      "{:process 1, :invoke 0, :complete 5, :type :ok, :f :get, :key \"y\", :value \"w\"}\n"
+      "{:process 1, :invoke 5, :complete 10, :type :ok, :f :put, :key \"x\", :input \"v\"}\n";
+  const History h = parse_history(text, Format::automatic, "ties");
+  const CheckReport parts = check_history(h);
+  EXPECT_EQ(parts.verdict, Verdict::not_linearizable);
+  EXPECT_EQ(parts.partitions, 1u);
+  CheckOptions whole;
+  whole.partition = false;
+  EXPECT_EQ(check_history(h, whole).verdict, Verdict::not_linearizable);
+}
+
+TEST(CheckerBudgets, CancelAfterTheEndChangesNothing) {
+  const History h = parse_history("[{:process 0, :type :invoke, :f :write, :value 1} {:process 0, :type :ok, :f :write, :value 1}]",
+                                  Format::edn, "one write");
+  std::atomic<bool> cancel{true};  // set, but the search finishes before it looks
+  CheckOptions options;
+  options.cancel = &cancel;
+  EXPECT_EQ(check_history(h, options).verdict, Verdict::linearizable);
 }
 
 }  // namespace

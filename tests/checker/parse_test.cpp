@@ -507,6 +507,8 @@ const BadFile kBadFiles[] = {
     {"duet_complete_before_invoke.duet", Format::automatic, 3, ":complete 1999 is before :invoke 2000"},
     {"duet_missing_invoke.duet", Format::automatic, 4,
      "operation has no :invoke (in `{:process 0, :complete 1350, :type :ok, :f :put, :key \"3\", :...`)"},
+    {"duet_overlap_same_process.duet", Format::automatic, 4,
+     "process 0 invokes this operation at 5, before its previous one (line 3) completed at 10"},
 };
 
 INSTANTIATE_TEST_SUITE_P(CraftedFiles, HistoryParseErrors, ::testing::ValuesIn(kBadFiles),

@@ -55,7 +55,9 @@ enum class SearchStop { none, nodes, time, memory, cancelled };
 struct SearchBudget {
   std::uint64_t max_nodes = 50'000'000;  // oracle applications
   double max_seconds = 0;                 // 0: no limit
-  std::size_t max_memo_bytes = std::size_t{1} << 31;
+  /// An absolute end as well (several searches sharing one budget, such as partitions).
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::size_t max_memo_bytes = std::size_t{1} << 31;  // memo and search stack; 0: no limit
   const std::atomic<bool>* cancel = nullptr;        // the caller's
   const std::atomic<bool>* group_cancel = nullptr;  // set when a sibling search found a violation
 };
@@ -66,7 +68,7 @@ struct SearchResult {
   std::vector<std::size_t> order;    // ok: a witness order; violation: the longest partial order found
   std::uint64_t nodes = 0;           // oracle applications tried
   std::uint64_t memo_hits = 0;
-  std::size_t memo_bytes = 0;        // peak size of the memo
+  std::size_t memo_bytes = 0;        // peak size of the memo and the search stack
 };
 
 /// An Oracle provides:
@@ -92,10 +94,13 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     result.verdict = SearchVerdict::ok;
     return result;
   }
-  const auto deadline = budget.max_seconds > 0
-                            ? std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                                     std::chrono::duration<double>(budget.max_seconds))
-                            : std::chrono::steady_clock::time_point::max();
+  auto deadline = budget.deadline;
+  // Beyond a few years, or not a number: no limit (and no overflow converting it).
+  if (budget.max_seconds > 0 && budget.max_seconds < 1e8)
+    deadline = std::min(deadline, std::chrono::steady_clock::now() +
+                                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                          std::chrono::duration<double>(budget.max_seconds)));
+  const std::size_t max_bytes = budget.max_memo_bytes == 0 ? ~std::size_t{0} : budget.max_memo_bytes;
 
   // ---- the event list ----
   // Events sort by (phase, time, calls before returns): equal clock readings on two cores
@@ -193,13 +198,17 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
   for (std::uint32_t i = 0; i < n; ++i)
     if (pending_index[i] != kNone) done[i / 64] |= std::uint64_t{1} << (i % 64);
   auto is_placed = [&](std::uint32_t i) { return (placed[i / 64] >> (i % 64)) & 1; };
+  std::size_t first_open_word = 0;  // every word of `done` before it is full
   auto toggle = [&](std::uint32_t i) {
     placed[i / 64] ^= std::uint64_t{1} << (i % 64);
     const std::uint32_t p = pending_index[i];
-    if (p == kNone) done[i / 64] ^= std::uint64_t{1} << (i % 64);
-    else pending_placed[p / 64] ^= std::uint64_t{1} << (p % 64);
+    if (p == kNone) {
+      done[i / 64] ^= std::uint64_t{1} << (i % 64);
+      if (i / 64 < first_open_word) first_open_word = i / 64;  // that word is no longer full
+    } else {
+      pending_placed[p / 64] ^= std::uint64_t{1} << (p % 64);
+    }
   };
-  std::size_t first_open_word = 0;  // every word of `done` before it is full
   auto window_low = [&]() {
     while (first_open_word < words && done[first_open_word] == ~std::uint64_t{0}) ++first_open_word;
     return first_open_word;
@@ -218,6 +227,8 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
   std::vector<std::uint64_t> bits;
   std::vector<std::uint32_t> slots(1024, kNone);
   std::size_t memo_bytes = slots.size() * sizeof(std::uint32_t);
+  std::size_t stack_bytes = 0;  // the search's candidate lists, counted in the same budget
+  std::uint64_t work = 0, next_check = 1024;
   auto state_bytes = [&](const State& s) -> std::size_t {
     if constexpr (requires { oracle.heap_bytes(s); })
       return sizeof(MemoEntry) + oracle.heap_bytes(s);
@@ -306,7 +317,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     result.verdict = SearchVerdict::unknown;
     result.stop = why;
     result.order = depth > best.size() ? current_order() : best;
-    result.memo_bytes = memo_bytes;
+    result.memo_bytes = memo_bytes + stack_bytes;
     return result;
   };
 
@@ -349,6 +360,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     }
     node_class[depth] = kFootprintAll;
     std::vector<std::uint32_t>& c = candidates[depth];
+    const std::size_t capacity_before = c.capacity();
     c.clear();
     bool blocked = false;  // some operation in the window waits for its process's previous one
     std::uint32_t e = events[head].next;
@@ -378,6 +390,8 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     }
     std::sort(c.begin(), c.end(), [&](std::uint32_t a, std::uint32_t b) { return urgency[a] < urgency[b]; });
     cursor[depth] = 0;
+    stack_bytes += (c.capacity() - capacity_before) * sizeof(std::uint32_t);
+    work += c.size() / 16;  // gathering and sorting a wide window is work too
   };
 
   // Conflict-directed backjumping, when operations have footprints that split the state (each
@@ -404,12 +418,14 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     if (placed_completed == completed) {
       result.verdict = SearchVerdict::ok;
       result.order = current_order();
-      result.memo_bytes = memo_bytes;
+      result.memo_bytes = memo_bytes + stack_bytes;
       return result;
     }
     if (!exhausted && cursor[depth] < candidates[depth].size()) {
       const std::uint32_t op = candidates[depth][cursor[depth]++];
-      if ((++result.nodes & 1023) == 0) {
+      ++result.nodes;
+      if (++work >= next_check) {  // budgets, every 1024 units of work
+        next_check = work + 1024;
         if (result.nodes >= budget.max_nodes) return stop(SearchStop::nodes);
         if (std::chrono::steady_clock::now() >= deadline) return stop(SearchStop::time);
         if ((budget.cancel && budget.cancel->load(std::memory_order_relaxed)) ||
@@ -426,7 +442,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       const std::size_t next_high = pending ? high_word : std::max(high_word, std::size_t{op} / 64 + 1);
       if constexpr (Oracle::memo) {
         const bool seen = seen_or_record(next_hash, next, next_high);
-        if (memo_bytes > budget.max_memo_bytes) {
+        if (memo_bytes + stack_bytes > max_bytes) {
           toggle(op);
           return stop(SearchStop::memory);
         }
@@ -437,6 +453,8 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
           if (backjump && x != kFootprintAll && footprint_of(op) != x) {
             exhausted = true;  // that class fails from here too
             blame = x;
+          } else if (x != node_class[depth]) {
+            node_class[depth] = kFootprintAll;  // a child failed for another reason: blame no class
           }
           continue;
         }
@@ -476,18 +494,20 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       const std::uint32_t op = f.op;
       unlift(op);
       toggle(op);
-      if (op / 64 < first_open_word) first_open_word = op / 64;
       placed_completed -= ops[op].response != TimedOp::kPending;
       std::swap(state, f.before);
       set_hash = f.set_hash;
       high_word = f.high_word;
-      if (!backjump || blame == kFootprintAll || footprint_of(op) == blame) break;
+      if (!backjump || blame == kFootprintAll || footprint_of(op) == blame) {
+        if (blame != node_class[depth]) node_class[depth] = kFootprintAll;  // as above
+        break;
+      }
     }
     if (root_failed) break;
   }
   result.verdict = SearchVerdict::violation;
   result.order = std::move(best);
-  result.memo_bytes = memo_bytes;
+  result.memo_bytes = memo_bytes + stack_bytes;
   return result;
 }
 
