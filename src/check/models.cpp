@@ -119,6 +119,11 @@ struct RegisterOracle {
   }
   std::uint64_t hash(const State& s) const { return static_cast<std::uint64_t>(s); }
   bool equal(const State& a, const State& b) const { return a == b; }
+  bool read_only(std::size_t i) const {
+    const RegisterOp& op = ops[i];
+    return op.kind == RegisterOp::read || (op.kind == RegisterOp::cas && op.mode == Mode::fail) ||
+           (op.kind == RegisterOp::write && op.mode == Mode::fail);
+  }
   std::string show(const State& s) const { return s == kNil ? "nil" : std::to_string(s); }
 };
 
@@ -206,6 +211,7 @@ struct KvOracle {
   std::size_t heap_bytes(const State& s) const { return s.size() * sizeof(std::uint32_t); }
   /// Operations on different keys commute: the search need not order them.
   std::uint64_t footprint(std::size_t i) const { return ops[i].key; }
+  bool read_only(std::size_t i) const { return ops[i].kind == KvOp::get || ops[i].mode == Mode::fail; }
   std::vector<std::string> key_names;
   std::string show(const State& s) const {
     std::string out = "{";
@@ -299,6 +305,12 @@ struct MultiRegisterOracle {
   }
   bool equal(const State& a, const State& b) const { return a == b; }
   std::size_t heap_bytes(const State& s) const { return s.size() * sizeof(std::uint32_t); }
+  bool read_only(std::size_t i) const {
+    if (modes[i] == Mode::fail) return true;
+    for (const MicroOp& m : txns[i])
+      if (m.write) return false;
+    return true;
+  }
   std::string show(const State& s) const {
     std::string out = "{";
     for (std::size_t r = 0; r < s.size(); ++r) {
@@ -398,6 +410,10 @@ struct QueueOracle {
   }
   bool equal(const State& a, const State& b) const { return a == b; }
   std::size_t heap_bytes(const State& s) const { return s.capacity() * sizeof(std::uint32_t); }
+  bool read_only(std::size_t i) const {
+    const QueueOp& op = ops[i];
+    return op.mode == Mode::fail || (!op.enqueue && op.mode == Mode::ok && op.value == 0);
+  }
   std::string show(const State& s) const {
     std::string out = "[";
     for (std::size_t k = 0; k < s.size(); ++k) out += (k ? " " : "") + values.text(s[k]);
@@ -471,6 +487,10 @@ struct SetOracle {
   }
   bool equal(const State& a, const State& b) const { return a == b; }
   std::size_t heap_bytes(const State& s) const { return s.capacity() * sizeof(std::uint32_t); }
+  bool read_only(std::size_t i) const {
+    const SetOp& op = ops[i];
+    return op.mode == Mode::fail || op.kind == SetOp::contains || op.kind == SetOp::read;
+  }
   std::string show(const State& s) const {
     std::string out = "#{";
     for (std::size_t k = 0; k < s.size(); ++k) out += (k ? " " : "") + values.text(s[k]);
@@ -542,6 +562,7 @@ struct CounterOracle {
   }
   std::uint64_t hash(const State& s) const { return static_cast<std::uint64_t>(s); }
   bool equal(const State& a, const State& b) const { return a == b; }
+  bool read_only(std::size_t i) const { return ops[i].read || ops[i].mode == Mode::fail; }
   std::string show(const State& s) const { return std::to_string(s); }
 };
 

@@ -83,6 +83,8 @@ struct SearchResult {
 ///   std::uint64_t footprint(std::size_t op) const;   // operations with different footprints
 ///       commute in every state (a key-value store's keys); kFootprintAll: commutes with none.
 ///       Enables a partial-order reduction under real-time order.
+///   bool read_only(std::size_t op) const;            // true: op never changes any state; when
+///       legal it is placed at once, without trying alternatives.
 template <class Oracle>
 SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Consistency consistency,
                        const SearchBudget& budget = {}) {
@@ -389,6 +391,25 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       }
     }
     std::sort(c.begin(), c.end(), [&](std::uint32_t a, std::uint32_t b) { return urgency[a] < urgency[b]; });
+    // A completed operation that never changes the state (a read, a failed compare-and-set)
+    // and is legal here can go now and need not be tried anywhere else: in any order that
+    // places it later, moving it here changes no result (it was invoked before everything
+    // still unplaced returned, and it changes nothing the operations in between see). The
+    // node then has one child.
+    if constexpr (requires { oracle.read_only(std::size_t{0}); }) {
+      for (std::size_t k = 0; k < c.size(); ++k) {
+        const std::uint32_t op = c[k];
+        if (ops[op].response == TimedOp::kPending || !oracle.read_only(op)) continue;
+        ++result.nodes;
+        ++work;
+        next = state;
+        if (oracle.apply(next, op)) {
+          c[0] = op;
+          c.resize(1);
+          break;
+        }
+      }
+    }
     cursor[depth] = 0;
     stack_bytes += (c.capacity() - capacity_before) * sizeof(std::uint32_t);
     work += c.size() / 16;  // gathering and sorting a wide window is work too
