@@ -58,8 +58,7 @@ class RacyAppendKv {
       std::lock_guard lock(mutex_);
       old = map_[k];
     }
-    for (volatile int spin = 0; spin < 200; spin = spin + 1) {
-    }
+    std::this_thread::yield();  // widen the window between the read and the write-back
     std::lock_guard lock(mutex_);
     map_[k] = old + v;
   }

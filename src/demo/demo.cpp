@@ -3,12 +3,14 @@
 #include <string>
 #include <vector>
 
+#include <duet/history.hpp>
 #include <duet/models/bindings.hpp>
 #include <duet/models/queue.hpp>
 #include <oneapi/tbb/concurrent_queue.h>
 
 #include "avl.hpp"
 #include "increasing.hpp"
+#include "kv_stress.hpp"
 #include "patricia.hpp"
 #include "persistent_array.hpp"
 #include "ring_buffer.hpp"
@@ -95,6 +97,31 @@ int main() {
                         .op("size", [](std::vector<int>& v) { return v.size(); });
   const duet::CheckResult unsafe = duet::check_parallel(vector_lin, {}, {.time = 30});
   expect_bug(summary, "std::vector on threads", unsafe);
+
+  std::printf("\n-- 8. recorded histories: Jepsen's etcd logs, and a stress run recorded on threads --\n\n");
+  for (const char* name : {"etcd_000.log", "etcd_002.log"}) {
+    const auto h = duet::history::read_history(std::string(DUET_HISTORIES_DIR) + "/etcd/" + name);
+    const auto r = duet::history::check_history(h, {.timeout_seconds = 10});
+    std::printf("%s: %s (%zu operations, %.1f ms)\n%s\n", name, std::string(duet::history::verdict_name(r.verdict)).c_str(),
+                h.ops.size(), r.milliseconds, r.explanation.c_str());
+    const bool expected = r.verdict == (name[6] == '0' && name[7] == '0' ? duet::history::Verdict::not_linearizable
+                                                                          : duet::history::Verdict::linearizable);
+    summary.push_back({std::string("Jepsen log ") + name, expected, std::string(duet::history::verdict_name(r.verdict))});
+  }
+  // A key-value store whose append reads and writes back under two locks loses updates when
+  // two appends overlap: record runs until the checker proves one wrong.
+  std::string lost = "NOT FOUND";
+  bool found = false;
+  for (std::uint64_t seed = 1; seed <= 50 && !found; ++seed) {
+    const auto h = record_kv_stress<RacyAppendKv>({.clients = 8, .ops_per_client = 30, .keys = 2, .seed = seed});
+    const auto r = duet::history::check_history(h, {.timeout_seconds = 10});
+    if (r.verdict == duet::history::Verdict::not_linearizable) {
+      found = true;
+      lost = "not linearizable in recorded run " + std::to_string(seed) + " (" + std::to_string(h.ops.size()) + " operations)";
+      std::printf("racy kv store, run %llu: %s\n", static_cast<unsigned long long>(seed), r.explanation.c_str());
+    }
+  }
+  summary.push_back({"kv store losing appends", found, lost});
 
   std::printf("\n== summary ==\n");
   bool all = true;

@@ -113,9 +113,11 @@ std::string describe(const Operation& op) {
     case Outcome::fail: s += op.result_unknown ? " -> fail (result unknown)" : " -> fail"; break;
     case Outcome::info: s += " -> ? (indeterminate)"; break;
   }
-  s += " (line ";
-  s += std::to_string(op.invoke_line);
-  s += ')';
+  if (op.invoke_line > 0) {  // recorded in memory (a Recorder), not read from a file: no line
+    s += " (line ";
+    s += std::to_string(op.invoke_line);
+    s += ')';
+  }
   return s;
 }
 
