@@ -423,9 +423,15 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
   // blamed class leaves that part unchanged: those configurations fail too, without trying
   // their other candidates. Kept off with pending operations: a memo hit may then stand for
   // a configuration still being explored, which is not a failure.
+  // Locality also needs real time alone to order each process's operations: a process whose
+  // next operation is invoked at the very time its previous one returned links classes
+  // through program order, and then no failure belongs to one class.
   bool backjump = false;
-  if constexpr (Oracle::memo && requires { oracle.footprint(std::size_t{0}); })
+  if constexpr (Oracle::memo && requires { oracle.footprint(std::size_t{0}); }) {
     backjump = pending_count == 0 && consistency == Consistency::linearizable;
+    for (std::uint32_t i = 0; i < n && backjump; ++i)
+      if (before_in_process[i] != kNone && ops[i].invoke <= ops[before_in_process[i]].response) backjump = false;
+  }
   auto footprint_of = [&](std::uint32_t op) -> std::uint64_t {
     if constexpr (requires { oracle.footprint(std::size_t{0}); }) return oracle.footprint(op);
     else return kFootprintAll;
