@@ -301,6 +301,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     State before;               // the state before it
     std::uint64_t set_hash;     // the hash of the completed operations placed, before it
     std::size_t high_word;      // one past the last word with a completed operation placed, before it
+    std::size_t class_high_before;  // class nogoods: the same for the operation's class
   };
   std::vector<Frame> stack;     // frames beyond `depth` keep their storage for reuse
   std::size_t depth = 0;
@@ -436,6 +437,108 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     if constexpr (requires { oracle.footprint(std::size_t{0}); }) return oracle.footprint(op);
     else return kFootprintAll;
   };
+
+  // ---- class nogoods ----
+  // With backjumping, a failure blamed on a class says more than the memo records: that
+  // class's remaining operations cannot be linearized from its part of the state, whatever the
+  // other classes do (locality). Kept as (class, its operations placed, its part of the state),
+  // it prunes every later configuration that agrees on that class however the others differ,
+  // so the classes' failures add up instead of multiplying. Needs the oracle to hash and
+  // compare one class's part of a state.
+  bool nogoods_on = false;
+  std::vector<std::uint32_t> class_of, local_of;            // per operation
+  std::vector<std::uint64_t> class_footprint;                // per class
+  std::vector<std::vector<std::uint64_t>> class_bits;        // per class: its operations placed
+  std::vector<std::size_t> class_open, class_high;           // per class: window bounds, in words
+  std::vector<std::uint64_t> class_hash;
+  std::unordered_map<std::uint64_t, std::uint32_t> class_index;
+  if constexpr (requires(const State& st) {
+                  oracle.part_hash(st, std::uint64_t{0});
+                  oracle.part_equal(st, st, std::uint64_t{0});
+                }) {
+    nogoods_on = backjump;
+    std::vector<std::uint32_t> counts;
+    if (nogoods_on) {
+      class_of.resize(n);
+      local_of.resize(n);
+      for (std::uint32_t i = 0; i < n && nogoods_on; ++i) {
+        const std::uint64_t fp = oracle.footprint(i);
+        if (fp == kFootprintAll) nogoods_on = false;
+        auto [it, fresh] = class_index.try_emplace(fp, static_cast<std::uint32_t>(class_footprint.size()));
+        if (fresh) {
+          class_footprint.push_back(fp);
+          counts.push_back(0);
+        }
+        class_of[i] = it->second;
+        local_of[i] = counts[it->second]++;
+      }
+    }
+    if (nogoods_on) {
+      for (std::uint32_t c : counts) class_bits.emplace_back((c + 63) / 64, 0);
+      class_open.assign(counts.size(), 0);
+      class_high.assign(counts.size(), 0);
+      class_hash.assign(counts.size(), 0);
+    }
+  }
+  auto class_toggle = [&](std::uint32_t i) {
+    if (!nogoods_on) return;
+    const std::uint32_t c = class_of[i], l = local_of[i];
+    std::uint64_t& word = class_bits[c][l / 64];
+    word ^= std::uint64_t{1} << (l % 64);
+    class_hash[c] ^= zobrist[i];
+    if (((word >> (l % 64)) & 1) == 0 && l / 64 < class_open[c]) class_open[c] = l / 64;
+  };
+  struct Nogood {
+    std::uint64_t hash;
+    std::uint32_t cls, low, count;
+    std::size_t offset;  // in nogood_bits
+    State state;
+  };
+  std::vector<Nogood> nogoods;
+  std::vector<std::uint64_t> nogood_bits;
+  std::vector<std::uint32_t> nogood_slots(nogoods_on ? 1024 : 0, kNone);
+  // Is (class c, its placed set, c's part of s) a known failure? If not and `record`, it
+  // becomes one. `high`: one past the class's last word with an operation placed.
+  auto nogood = [&](std::uint32_t c, const State& st, std::size_t high, bool record) -> bool {
+    if constexpr (requires { oracle.part_hash(st, std::uint64_t{0}); }) {
+      const std::uint64_t fp = class_footprint[c];
+      std::vector<std::uint64_t>& cb = class_bits[c];
+      while (class_open[c] < cb.size() && cb[class_open[c]] == ~std::uint64_t{0}) ++class_open[c];
+      const std::size_t low = std::min(class_open[c], high);
+      const std::size_t count = high - low;
+      const std::uint64_t h = mix64(class_hash[c] ^ mix64(oracle.part_hash(st, fp) + 0x9e3779b97f4a7c15ULL * (c + 1)));
+      const std::size_t mask = nogood_slots.size() - 1;
+      const auto window = cb.begin() + static_cast<std::ptrdiff_t>(low);
+      std::size_t slot = h & mask;
+      for (; nogood_slots[slot] != kNone; slot = (slot + 1) & mask) {
+        const Nogood& g = nogoods[nogood_slots[slot]];
+        if (g.hash != h || g.cls != c || g.low != low || g.count != count) continue;
+        const auto stored = nogood_bits.begin() + static_cast<std::ptrdiff_t>(g.offset);
+        if (std::equal(stored, stored + static_cast<std::ptrdiff_t>(count), window) && oracle.part_equal(g.state, st, fp)) return true;
+      }
+      if (!record) return false;
+      const std::size_t offset = nogood_bits.size();
+      nogood_bits.insert(nogood_bits.end(), window, window + static_cast<std::ptrdiff_t>(count));
+      nogoods.push_back(Nogood{h, c, static_cast<std::uint32_t>(low), static_cast<std::uint32_t>(count), offset, st});
+      nogood_slots[slot] = static_cast<std::uint32_t>(nogoods.size() - 1);
+      memo_bytes += state_bytes(st) + count * 8;
+      if (nogoods.size() * 2 > nogood_slots.size()) {
+        std::vector<std::uint32_t> grown(nogood_slots.size() * 2, kNone);
+        const std::size_t m = grown.size() - 1;
+        for (std::uint32_t i = 0; i < nogoods.size(); ++i) {
+          std::size_t t = nogoods[i].hash & m;
+          while (grown[t] != kNone) t = (t + 1) & m;
+          grown[t] = i;
+        }
+        memo_bytes += (grown.size() - nogood_slots.size()) * sizeof(std::uint32_t);
+        nogood_slots.swap(grown);
+      }
+      return false;
+    } else {
+      (void)c, (void)st, (void)high, (void)record;
+      return false;
+    }
+  };
   bool exhausted = false;                   // the node at `depth` fails...
   std::uint64_t blame = kFootprintAll;      // ... because of this class
 
@@ -464,6 +567,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       // that never took effect, which it may still do later: skip it.
       if (!oracle.apply(next, op) || (ops[op].response == TimedOp::kPending && oracle.equal(next, state))) continue;
       toggle(op);
+      class_toggle(op);
       const bool pending = pending_index[op] != kNone;
       const std::uint64_t next_hash = pending ? set_hash : set_hash ^ zobrist[op];
       const std::size_t next_high = pending ? high_word : std::max(high_word, std::size_t{op} / 64 + 1);
@@ -471,11 +575,13 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
         const bool seen = seen_or_record(next_hash, next, next_high);
         if (memo_bytes + stack_bytes > max_bytes) {
           toggle(op);
+          class_toggle(op);
           return stop(SearchStop::memory);
         }
         if (seen) {
           ++result.memo_hits;
           toggle(op);
+          class_toggle(op);
           const std::uint64_t x = memo[memo_found].fail_class;
           if (backjump && x != kFootprintAll && footprint_of(op) != x) {
             exhausted = true;  // that class fails from here too
@@ -485,14 +591,33 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
           }
           continue;
         }
+        if (nogoods_on) {
+          const std::uint32_t c = class_of[op];
+          if (nogood(c, next, std::max(class_high[c], std::size_t{local_of[op]} / 64 + 1), false)) {
+            // This class cannot finish from here: the child fails, blamed on the node's class.
+            ++result.memo_hits;
+            memo[memo_found].fail_class = class_footprint[c];
+            toggle(op);
+            class_toggle(op);
+            if (class_footprint[c] != node_class[depth]) node_class[depth] = kFootprintAll;
+            continue;
+          }
+        }
       }
-      if (depth == stack.size()) stack.push_back(Frame{op, state, set_hash, high_word});
+      std::size_t class_high_before = 0;
+      if (nogoods_on) {
+        const std::uint32_t c = class_of[op];
+        class_high_before = class_high[c];
+        class_high[c] = std::max(class_high[c], std::size_t{local_of[op]} / 64 + 1);
+      }
+      if (depth == stack.size()) stack.push_back(Frame{op, state, set_hash, high_word, class_high_before});
       else {
         Frame& f = stack[depth];
         f.op = op;
         f.before = state;
         f.set_hash = set_hash;
         f.high_word = high_word;
+        f.class_high_before = class_high_before;
       }
       ++depth;
       std::swap(state, next);
@@ -511,6 +636,10 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     bool root_failed = false;
     for (;;) {
       if (node_memo[depth] != kNone) memo[node_memo[depth]].fail_class = blame;
+      if (nogoods_on && blame != kFootprintAll) {
+        const std::uint32_t c = class_index.at(blame);
+        nogood(c, state, class_high[c], true);
+      }
       if (depth == 0) {
         root_failed = true;
         break;
@@ -521,6 +650,8 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       const std::uint32_t op = f.op;
       unlift(op);
       toggle(op);
+      class_toggle(op);
+      if (nogoods_on) class_high[class_of[op]] = f.class_high_before;
       placed_completed -= ops[op].response != TimedOp::kPending;
       std::swap(state, f.before);
       set_hash = f.set_hash;
