@@ -7,7 +7,10 @@
 // the list, so finding them costs nothing per step. Placing an operation lifts its two events
 // out of the list; backtracking puts them back. A memo of (set of operations placed, oracle
 // state) prunes configurations already explored, and those dominated by one explored with
-// fewer pending operations placed. The stack is explicit (no recursion limit), the placed set
+// fewer pending operations placed. Candidates are tried most urgent first; read-only operations
+// go at once; for oracles whose operations each touch one part of the state (footprints), a
+// partial-order reduction, conflict-directed backjumping and per-part nogoods apply (each
+// argued where it is implemented). The stack is explicit (no recursion limit), the placed set
 // is hashed incrementally (Zobrist) and stored compactly (only the window of words between the
 // first unplaced and the last placed operation), and budgets on steps, time, memo memory and
 // a cancel flag end the search in "unknown", never in a wrong answer.
@@ -85,6 +88,11 @@ struct SearchResult {
 ///       Enables a partial-order reduction under real-time order.
 ///   bool read_only(std::size_t op) const;            // true: op never changes any state; when
 ///       legal it is placed at once, without trying alternatives.
+///   std::uint64_t part_hash(const State&, std::uint64_t footprint) const;   // with footprints
+///   bool part_equal(const State&, const State&, std::uint64_t footprint) const;
+///       // the part of a state a footprint's operations read and write: enables class nogoods.
+/// Footprints promise more than commuting: an operation reads and writes only its footprint's
+/// part of the state (so that, by locality, a failure belongs to one class).
 template <class Oracle>
 SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Consistency consistency,
                        const SearchBudget& budget = {}) {
