@@ -35,23 +35,15 @@ class LockedKv {
     map_[k] += v;
   }
 
- private:
+ protected:
   std::mutex mutex_;
   std::unordered_map<std::string, std::string> map_;
 };
 
 /// A broken store: append reads and writes back under two separate locks, so two appends
 /// that overlap can lose one of them.
-class RacyAppendKv {
+class RacyAppendKv : public LockedKv {
  public:
-  std::string get(const std::string& k) {
-    std::lock_guard lock(mutex_);
-    return map_[k];
-  }
-  void put(const std::string& k, const std::string& v) {
-    std::lock_guard lock(mutex_);
-    map_[k] = v;
-  }
   void append(const std::string& k, const std::string& v) {
     std::string old;
     {
@@ -62,10 +54,6 @@ class RacyAppendKv {
     std::lock_guard lock(mutex_);
     map_[k] = old + v;
   }
-
- private:
-  std::mutex mutex_;
-  std::unordered_map<std::string, std::string> map_;
 };
 
 struct KvStress {

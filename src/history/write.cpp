@@ -1,6 +1,5 @@
 // duet's own history format: one EDN map per operation with both of its times, written so
 // that parse_history reads back exactly the same operations.
-#include <cstdio>
 #include <string>
 
 #include "duet/history.hpp"
@@ -9,60 +8,9 @@
 namespace duet::history {
 namespace {
 
-// Like Value::to_string, but every value reads back as itself: reals always carry a `.` or an
-// exponent (1.0, not 1, which would read as an integer), control bytes in strings are escaped
-// (a raw newline would split the one-line map).
-void write_value(std::string& out, const Value& v) {
-  switch (v.kind) {
-    case Value::Kind::nil: out += "nil"; return;
-    case Value::Kind::boolean: out += v.flag ? "true" : "false"; return;
-    case Value::Kind::integer: out += std::to_string(v.number); return;
-    case Value::Kind::real: {
-      char buf[40];
-      std::snprintf(buf, sizeof buf, "%.17g", v.real_number);
-      out += buf;
-      const std::string_view s = buf;
-      if (s.find_first_of(".eEn") == std::string_view::npos) out += ".0";  // ("n": inf, nan)
-      return;
-    }
-    case Value::Kind::string: {
-      out += '"';
-      for (char c : v.text) {
-        const auto u = static_cast<unsigned char>(c);
-        switch (c) {
-          case '"': out += "\\\""; break;
-          case '\\': out += "\\\\"; break;
-          case '\n': out += "\\n"; break;
-          case '\t': out += "\\t"; break;
-          case '\r': out += "\\r"; break;
-          default:
-            if (u < 0x20 || u == 0x7f) {
-              char buf[8];
-              std::snprintf(buf, sizeof buf, "\\u%04x", u);
-              out += buf;
-            } else {
-              out += c;
-            }
-        }
-      }
-      out += '"';
-      return;
-    }
-    case Value::Kind::keyword: out += ':'; out += v.text; return;
-    case Value::Kind::symbol: out += v.text; return;
-    case Value::Kind::vector:
-    case Value::Kind::map: {
-      const bool map = v.kind == Value::Kind::map;
-      out += map ? '{' : '[';
-      for (std::size_t i = 0; i < v.items.size(); ++i) {
-        if (i > 0) out += map && i % 2 == 0 ? ", " : " ";
-        write_value(out, v.items[i]);
-      }
-      out += map ? '}' : ']';
-      return;
-    }
-  }
-}
+// Value::to_string reads back as itself: reals keep a `.` or an exponent, control bytes in
+// strings are escaped (a raw newline would split the one-line map).
+void write_value(std::string& out, const Value& v) { out += v.to_string(); }
 
 // :f as a keyword when its text reads back as one, else as a string (both are accepted).
 void write_function(std::string& out, const std::string& f) {
