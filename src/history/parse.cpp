@@ -265,6 +265,15 @@ Value read_field(std::string_view text, std::size_t line, const std::string& sou
   return v;
 }
 
+History paired_history(const std::string& source, Format format, std::vector<Operation> ops, std::string model) {
+  History h;
+  h.source = source;
+  h.format = format;
+  h.ops = std::move(ops);
+  h.default_model = std::move(model);
+  return h;
+}
+
 History parse_jepsen_log(std::string_view text, const std::string& source) {
   Pairer pairer(source, /*fail_drops=*/false, newlines(text) / 2 + 1);
   std::size_t event_lines = 0;
@@ -304,12 +313,7 @@ History parse_jepsen_log(std::string_view text, const std::string& source) {
   }
   if (event_lines == 0)
     fail(source, 1, "no operations found (read as jepsen-log: no line of the form `INFO  jepsen.util - PROCESS<TAB>:TYPE<TAB>:F<TAB>VALUE`)");
-  History h;
-  h.source = source;
-  h.format = Format::jepsen_log;
-  h.ops = pairer.finish();
-  h.default_model = "cas-register";
-  return h;
+  return paired_history(source, Format::jepsen_log, pairer.finish(), "cas-register");
 }
 
 // ---- Porcupine kv log ----
@@ -328,12 +332,7 @@ History parse_kv_log(std::string_view text, const std::string& source) {
     if (event_from_map(m, lines.number, source, e)) pairer.add(std::move(e));
   }
   if (entries == 0) fail(source, 1, "no operations found (read as kv-log: no line holds an operation map)");
-  History h;
-  h.source = source;
-  h.format = Format::kv_log;
-  h.ops = pairer.finish();
-  h.default_model = "kv";
-  return h;
+  return paired_history(source, Format::kv_log, pairer.finish(), "kv");
 }
 
 // ---- Jepsen/Knossos EDN ----
@@ -373,12 +372,7 @@ History parse_edn(std::string_view text, const std::string& source) {
   }
   if (r.skip_space()) r.fail(r.line(), std::string("unexpected text after the closing `") + close + "`: `" + snippet(r.rest()) + "`");
   if (entries == 0) fail(source, open_line, "no operations found (read as edn: the history is empty)");
-  History h;
-  h.source = source;
-  h.format = Format::edn;
-  h.ops = pairer.finish();
-  h.default_model = txn ? "multi-register" : "cas-register-0";
-  return h;
+  return paired_history(source, Format::edn, pairer.finish(), txn ? "multi-register" : "cas-register-0");
 }
 
 // ---- duet's own format ----
