@@ -18,7 +18,7 @@ struct RacyCounter {
 };
 
 TEST(NegativeCounter, RacyCounterIsFoundUnsafe) {
-  const duet::CheckResult r = duet::expect_unsafe<duet::models::Counter<RacyCounter>>({}, {.time = 20});
+  const duet::CheckResult r = duet::expect_unsafe<duet::models::Counter<RacyCounter>>({}, {.time = 90});
   EXPECT_TRUE(r) << r.report;
   EXPECT_NE(r.report.find("unsafe, as expected"), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("c.incr()"), std::string::npos) << r.report;
