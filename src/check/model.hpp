@@ -58,13 +58,18 @@ class Interner {
   Interner() { strings_.emplace_back(); }
   std::uint32_t id(const std::string& s) {
     auto [it, fresh] = ids_.try_emplace(s, static_cast<std::uint32_t>(strings_.size()));
-    if (fresh) strings_.push_back(s);
+    if (fresh) {
+      strings_.push_back(s);
+      bytes_ += 2 * s.capacity() + 96;  // the string twice (table and list), nodes, slots
+    }
     return it->second;
   }
   const std::string& text(std::uint32_t id) const { return strings_[id]; }
   std::size_t size() const { return strings_.size(); }
+  std::size_t bytes() const { return bytes_; }
 
  private:
+  std::size_t bytes_ = 0;
   std::unordered_map<std::string, std::uint32_t> ids_;
   std::vector<std::string> strings_;
 };

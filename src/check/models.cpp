@@ -212,6 +212,8 @@ struct KvOracle {
   /// Operations on different keys commute: the search need not order them.
   std::uint64_t footprint(std::size_t i) const { return ops[i].key; }
   bool read_only(std::size_t i) const { return ops[i].kind == KvOp::get || ops[i].mode == Mode::fail; }
+  /// Values made by appends during the search count against its memory budget.
+  std::size_t extra_bytes() const { return values.bytes() + appended.size() * 48; }
   /// One key's part of a state, for the search's nogoods.
   std::uint64_t part_hash(const State& s, std::uint64_t key) const { return s[key]; }
   bool part_equal(const State& a, const State& b, std::uint64_t key) const { return a[key] == b[key]; }

@@ -83,6 +83,7 @@ struct SearchResult {
 ///   static constexpr bool memo = true;               // false: search without a memo
 /// and may provide
 ///   std::size_t heap_bytes(const State&) const;      // counted against the memo budget
+///   std::size_t extra_bytes() const;                 // memory the oracle allocated while searching
 ///   std::uint64_t footprint(std::size_t op) const;   // operations with different footprints
 ///       commute in every state (a key-value store's keys); kFootprintAll: commutes with none.
 ///       Enables a partial-order reduction under real-time order.
@@ -238,6 +239,10 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
   std::vector<std::uint32_t> slots(1024, kNone);
   std::size_t memo_bytes = slots.size() * sizeof(std::uint32_t);
   std::size_t stack_bytes = 0;  // the search's candidate lists, counted in the same budget
+  auto oracle_bytes = [&]() -> std::size_t {  // what the oracle allocates as the search goes
+    if constexpr (requires { oracle.extra_bytes(); }) return oracle.extra_bytes();
+    else return 0;
+  };
   std::uint64_t work = 0, next_check = 1024;
   auto state_bytes = [&](const State& s) -> std::size_t {
     if constexpr (requires { oracle.heap_bytes(s); })
@@ -328,7 +333,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     result.verdict = SearchVerdict::unknown;
     result.stop = why;
     result.order = depth > best.size() ? current_order() : best;
-    result.memo_bytes = memo_bytes + stack_bytes;
+    result.memo_bytes = memo_bytes + stack_bytes + oracle_bytes();
     return result;
   };
 
@@ -556,7 +561,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     if (placed_completed == completed) {
       result.verdict = SearchVerdict::ok;
       result.order = current_order();
-      result.memo_bytes = memo_bytes + stack_bytes;
+      result.memo_bytes = memo_bytes + stack_bytes + oracle_bytes();
       return result;
     }
     if (!exhausted && cursor[depth] < candidates[depth].size()) {
@@ -581,7 +586,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       const std::size_t next_high = pending ? high_word : std::max(high_word, std::size_t{op} / 64 + 1);
       if constexpr (Oracle::memo) {
         const bool seen = seen_or_record(next_hash, next, next_high);
-        if (memo_bytes + stack_bytes > max_bytes) {
+        if (memo_bytes + stack_bytes + oracle_bytes() > max_bytes) {
           toggle(op);
           class_toggle(op);
           return stop(SearchStop::memory);
@@ -673,7 +678,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
   }
   result.verdict = SearchVerdict::violation;
   result.order = std::move(best);
-  result.memo_bytes = memo_bytes + stack_bytes;
+  result.memo_bytes = memo_bytes + stack_bytes + oracle_bytes();
   return result;
 }
 
