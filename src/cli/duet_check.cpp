@@ -2,6 +2,7 @@
 //
 //   duet-check [--model NAME] [--format auto|jepsen-log|kv-log|edn|duet] [--timeout SECONDS]
 //              [--memory MIB] [--no-partition] [--html OUT.html] [--witness] [--quiet] FILE...
+//   (FILE "-" is standard input)
 //
 // One line per file, FILE<TAB>linearizable|not-linearizable|unknown|unreadable<TAB>MILLISECONDS,
 // details indented below it, then a summary. Exit status: 0 if every history is linearizable,
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <algorithm>
 #include <set>
@@ -35,7 +37,8 @@ struct Options {
 
 constexpr const char* kUsage =
     "usage: duet-check [options] FILE...\n"
-    "Checks recorded concurrent histories for linearizability against a model.\n"
+    "Checks recorded concurrent histories for linearizability against a model\n"
+    "(FILE - reads standard input).\n"
     "\n"
     "  --model NAME        the model (default: from the format; --list-models shows them)\n"
     "  --format F          auto (default), jepsen-log, kv-log, edn or duet\n"
@@ -89,6 +92,8 @@ Options parse_args(int argc, char** argv) {
     } else if (a == "--help" || a == "-h") {
       std::cout << kUsage;
       std::exit(0);
+    } else if (a == "-") {
+      o.files.push_back(a);  // standard input
     } else if (a == "--") {
       for (++i; i < argc; ++i) o.files.emplace_back(argv[i]);
     } else if (a.size() > 1 && a[0] == '-') usage_error("unknown option " + a);
@@ -147,7 +152,12 @@ int main(int argc, char** argv) {
     History h;
     CheckReport r;
     try {
-      h = read_history(file, o.format);
+      if (file == "-") {  // standard input
+        std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+        h = parse_history(text, o.format, "<stdin>");
+      } else {
+        h = read_history(file, o.format);
+      }
       CheckOptions options = o.check;
       options.want_states = !o.html.empty() || o.witness || !o.quiet;
       r = check_history(h, options);

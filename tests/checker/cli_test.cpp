@@ -119,6 +119,15 @@ TEST(CheckerCli, PagesOfFilesWithTheSameNameDoNotOverwriteEachOther) {
   EXPECT_NE(b.find("\"v\":\"linearizable\""), std::string::npos);
 }
 
+TEST(CheckerCli, ReadsStandardInput) {
+  const CliRun r = duet_check("--quiet - < " + kHistories + "/etcd/etcd_000.log");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("-\tnot-linearizable\t"), std::string::npos) << r.out;
+  const CliRun empty = duet_check("--quiet - < /dev/null");
+  EXPECT_EQ(empty.status, 2) << empty.out;
+  EXPECT_NE(empty.out.find("<stdin>:1: empty history file"), std::string::npos) << empty.out;
+}
+
 TEST(CheckerCli, UnknownModelIsAUsageError) {
   const CliRun r = duet_check("--model btree " + kHistories + "/etcd/etcd_000.log");
   EXPECT_EQ(r.status, 2);
