@@ -187,18 +187,16 @@ std::vector<std::string> model_names();
 struct CheckReport {
   Verdict verdict = Verdict::unknown;
   std::string model;
-  /// linearizable: a witness order (indices into History::ops; indeterminate operations that
-  /// never took effect are absent). not linearizable: the longest partial linearization found
-  /// (of the partition that failed).
+  /// linearizable: a witness order of the whole history (indices into History::ops;
+  /// indeterminate operations that never took effect are absent), merged from the partitions'
+  /// witnesses when partitioned. not linearizable: the longest partial linearization found (of
+  /// the partition that failed).
   std::vector<std::size_t> order;
-  /// A partitioned linearizable history: `order` is the concatenation of each partition's
-  /// witness, of these lengths (linearizability is local: a linearization of every partition
-  /// implies one of the whole history).
-  std::vector<std::size_t> part_sizes;
   /// not linearizable: the operation that cannot be placed after `order`, and the state there.
   std::optional<std::size_t> stuck;
   std::string stuck_state;
-  /// want_states: the model state after each operation of `order` (printed).
+  /// want_states: the model state after each operation of `order` (printed; when partitioned,
+  /// the state of that operation's partition).
   std::vector<std::string> states;
   std::string explanation;    // human-readable diagnosis (violation or why unknown)
   std::size_t partitions = 1;

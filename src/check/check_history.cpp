@@ -3,7 +3,9 @@
 // as soon as one finds a violation.
 #include <tbb/task_group.h>
 
+#include <algorithm>
 #include <chrono>
+#include <tuple>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -51,13 +53,45 @@ void run_in_parallel(std::size_t n, Run& run) {
 }
 
 bool program_order_ties(const History& h) {
-  std::unordered_map<std::int64_t, std::uint64_t> last_response;  // ops are in invocation order
-  for (const Operation& op : h.ops) {
+  std::vector<const Operation*> by_invoke;
+  for (const Operation& op : h.ops) by_invoke.push_back(&op);
+  std::stable_sort(by_invoke.begin(), by_invoke.end(), [](const Operation* a, const Operation* b) { return a->invoke < b->invoke; });
+  std::unordered_map<std::int64_t, std::uint64_t> last_response;
+  for (const Operation* o : by_invoke) {
+    const Operation& op = *o;
     auto it = last_response.find(op.process);
     if (it != last_response.end() && op.invoke <= it->second) return true;
     if (op.outcome != Outcome::info) last_response[op.process] = op.response;
   }
   return false;
+}
+
+// One linearization of the whole history from one per partition (locality says it exists).
+// Give each operation of a partition's order a point in time: the latest of its invocation and
+// the previous point, which a valid order keeps within the operation's interval (whatever comes
+// before it was invoked before it returned). Every point lies in its operation's interval, so
+// sorting all of them respects real time.
+void merge_witnesses(const History& h, std::vector<detail::PartOutcome>& outcomes, CheckReport& report) {
+  struct Placed {
+    std::uint64_t point;
+    std::size_t part, position;
+  };
+  std::vector<Placed> all;
+  for (std::size_t p = 0; p < outcomes.size(); ++p) {
+    std::uint64_t point = 0;
+    const std::vector<std::size_t>& order = outcomes[p].search.order;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      point = std::max(point, h.ops[order[k]].invoke);
+      all.push_back({point, p, k});
+    }
+  }
+  std::sort(all.begin(), all.end(), [](const Placed& a, const Placed& b) {
+    return std::tie(a.point, a.part, a.position) < std::tie(b.point, b.part, b.position);
+  });
+  for (const Placed& x : all) {
+    report.order.push_back(outcomes[x.part].search.order[x.position]);
+    if (x.position < outcomes[x.part].states.size()) report.states.push_back(outcomes[x.part].states[x.position]);
+  }
 }
 
 std::string stop_reason(duet::detail::SearchStop stop, const CheckOptions& options) {
@@ -159,12 +193,7 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     report.explanation = stop_reason(stop, options);
   } else {
     report.verdict = Verdict::linearizable;
-    for (std::size_t p = 0; p < parts.size(); ++p) {
-      detail::PartOutcome& o = outcomes[p];
-      report.order.insert(report.order.end(), o.search.order.begin(), o.search.order.end());
-      report.states.insert(report.states.end(), o.states.begin(), o.states.end());
-      if (parts.size() > 1) report.part_sizes.push_back(o.search.order.size());
-    }
+    merge_witnesses(h, outcomes, report);
   }
   report.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return report;

@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
       }
     }
     if (o.witness && r.verdict == Verdict::linearizable) {
-      std::cout << "  witness (a linearization" << (r.partitions > 1 ? ", partition by partition" : "") << "):\n";
+      std::cout << "  witness (a linearization" << (r.partitions > 1 ? ", merged from the partitions'" : "") << "):\n";
       print_order(h, r, r.order.size());
     }
     if (!o.html.empty()) {

@@ -63,7 +63,7 @@ TEST(CheckerCli, ViolationIsExplained) {
 TEST(CheckerCli, WitnessAndPartitionFlags) {
   const CliRun r = duet_check("--witness " + kHistories + "/kv/c01-ok.txt");
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("witness (a linearization, partition by partition):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("witness (a linearization, merged from the partitions'):"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("    1. #"), std::string::npos) << r.out;
   const CliRun whole = duet_check("--no-partition " + kHistories + "/kv/c01-ok.txt");
   EXPECT_NE(whole.out.find(", 1 partition,"), std::string::npos) << whole.out;
