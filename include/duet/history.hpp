@@ -192,6 +192,9 @@ struct CheckReport {
   /// witnesses when partitioned. not linearizable: the longest partial linearization found (of
   /// the partition that failed).
   std::vector<std::size_t> order;
+  /// not linearizable, partitioned: the operations of the partition that failed (the others
+  /// are independent of the violation; the timeline dims them). Empty otherwise.
+  std::vector<std::size_t> partition_ops;
   /// not linearizable: the operation that cannot be placed after `order`, and the state there.
   std::optional<std::size_t> stuck;
   std::string stuck_state;

@@ -187,6 +187,7 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     report.states = std::move(o.states);
     report.stuck = o.stuck;
     report.stuck_state = std::move(o.stuck_state);
+    if (parts.size() > 1) report.partition_ops = parts[*failed];
     report.explanation = explain_violation(h, report, parts[*failed].size());
   } else if (unknown) {
     report.verdict = Verdict::unknown;

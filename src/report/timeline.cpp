@@ -156,7 +156,7 @@ std::string op_label(const Operation& op) {
 }
 
 // Row flags (shared with the page's script).
-enum : unsigned { kFail = 1, kInfo = 2, kUnknownResult = 4, kStuck = 8 };
+enum : unsigned { kFail = 1, kInfo = 2, kUnknownResult = 4, kStuck = 8, kOtherPartition = 16 };
 
 // Everything about the operations that does not depend on which of them are shown.
 struct Prepared {
@@ -167,6 +167,7 @@ struct Prepared {
   std::vector<std::int64_t> state;           // per op: index in strings, or -1
   std::vector<std::size_t> row_size;         // per op: an upper bound of its row's JSON size
   std::optional<std::size_t> stuck;
+  std::vector<bool> other_partition;  // per op: not in the partition that failed
   std::string stuck_state;
   std::string model;
   std::size_t processes = 0;
@@ -197,6 +198,11 @@ Prepared prepare(const History& h, const CheckReport& r) {
     if (k < r.states.size()) p.state[i] = static_cast<std::int64_t>(intern(clean(r.states[k], kStateCap)));
   }
   if (r.stuck && *r.stuck < n) p.stuck = r.stuck;
+  if (!r.partition_ops.empty()) {
+    p.other_partition.assign(n, true);
+    for (std::size_t i : r.partition_ops)
+      if (i < n) p.other_partition[i] = false;
+  }
   p.stuck_state = clean(r.stuck_state, kStuckStateCap);
   p.model = clean(r.model.empty() ? h.default_model : r.model, 200);
   std::vector<std::int64_t> procs;
@@ -377,6 +383,7 @@ std::string render_data(const History& h, const CheckReport& r, const Prepared& 
     if (op.outcome == Outcome::info || op.response == Operation::kPending) flags |= kInfo;
     if (op.result_unknown) flags |= kUnknownResult;
     if (p.stuck && *p.stuck == i) flags |= kStuck;
+    if (!p.other_partition.empty() && p.other_partition[i]) flags |= kOtherPartition;
     const std::size_t label = local_index(p.label[i]);
     const std::size_t state = p.state[i] >= 0 ? local_index(static_cast<std::size_t>(p.state[i])) + 1 : 0;
     if (k > 0) o += ',';
@@ -442,6 +449,7 @@ pre.expl{margin:6px 0 0;padding:10px 12px;background:#f6f8fa;border:1px solid va
 .bar.fail{background:repeating-linear-gradient(135deg,#f6e7d0 0 5px,#fcf4e8 5px 10px);border-color:#d39a4a;color:#6b4200}
 .bar.info{border-style:dashed;border-right:none;border-radius:5px 0 0 5px;background:linear-gradient(to right,#e4e7eb,#e4e7eb00 85%);color:#6e7781;font-style:italic}
 .bar.info.lin{background:linear-gradient(to right,#dbe7fd,#dbe7fd00 85%);border-color:#6e9ef0}
+.bar.other{opacity:.35}
 .bar.stuck{background:#ffe4e1;border:2px solid var(--red);color:#82071e;font-weight:700;line-height:18px;box-shadow:0 0 0 3px #cf222e2e;z-index:2}
 .bar:hover{filter:brightness(.96);z-index:3}
 .bar.nb{box-shadow:0 0 0 2px #1f6feb55}
@@ -530,6 +538,7 @@ function build(i) {
   if (fl & 1) cls += ' fail';
   if (fl & 2) cls += ' info';
   if (fl & 8) cls += ' stuck';
+  if (fl & 16) cls += ' other';
   var b = el('div', cls, S[f(i, 5)]);
   b.style.cssText = '--l:' + f(i, 1) + ';--s:' + (f(i, 2) + 0.5) + ';--w:' + Math.max(f(i, 3) - f(i, 2), 0.6);
   b.dataset.i = i;
@@ -805,8 +814,10 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
        "<span><i style=\"background:#ffe4e1;border:2px solid #cf222e\"></i>stuck</span>"
        "<span><i style=\"background:#eceef1;border:1px solid #b6bcc4\"></i>not placed</span>"
        "<span><i style=\"background:repeating-linear-gradient(135deg,#f6e7d0 0 4px,#fcf4e8 4px 8px);border:1px solid #d39a4a\"></i>failed</span>"
-       "<span><i style=\"background:linear-gradient(to right,#e4e7eb,#fff);border:1px dashed #8c959f\"></i>indeterminate</span>"
-       "</div></div>\n"
+       "<span><i style=\"background:linear-gradient(to right,#e4e7eb,#fff);border:1px dashed #8c959f\"></i>indeterminate</span>";
+  if (!p.other_partition.empty())
+    o += "<span><i style=\"background:#eceef1;border:1px solid #b6bcc4;opacity:.35\"></i>other partitions</span>";
+  o += "</div></div>\n"
        "<main class=\"tl\"><div class=\"names\" id=\"names\"></div><div class=\"sc\" id=\"sc\"><div class=\"cv\" id=\"cv\"></div></div></main>\n"
        "<section class=\"panel\" id=\"panel\"></section>\n<div class=\"tip\" id=\"tip\" hidden></div>\n"
        "<footer>Drawn by duet from the check report: bars span invocation to completion on a compressed time axis "

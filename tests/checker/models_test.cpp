@@ -237,6 +237,8 @@ TEST(CheckerBudgets, FirstViolationCancelsOtherPartitions) {
   EXPECT_EQ(r.partitions, 2u);
   ASSERT_TRUE(r.stuck.has_value());
   EXPECT_EQ(h.ops[*r.stuck].key->text, "bad");
+  ASSERT_EQ(r.partition_ops.size(), 2u);  // the failing partition: key "bad"'s put and get
+  for (std::size_t i : r.partition_ops) EXPECT_EQ(h.ops[i].key->text, "bad");
   EXPECT_LT(r.milliseconds, 5000);
 }
 

@@ -395,3 +395,40 @@ TEST(Timeline, OverlappingOperationsOfOneProcessGetTheirOwnRows) {
   EXPECT_NE(d.num(0, 1), d.num(1, 1));
 }
 }  // namespace
+
+namespace {
+using namespace duet::history;
+
+// A partitioned violation: the operations of the other partitions are dimmed and say so.
+TEST(Timeline, OtherPartitionsAreDimmed) {
+  History h;
+  h.source = "two keys";
+  for (int i = 0; i < 6; ++i) {
+    Operation o;
+    o.process = i;
+    o.f = i % 2 == 0 ? "put" : "get";
+    o.key = Value::string(i < 3 ? "a" : "b");
+    o.invoke = static_cast<std::uint64_t>(10 * i);
+    o.response = static_cast<std::uint64_t>(10 * i + 5);
+    h.ops.push_back(o);
+  }
+  CheckReport r;
+  r.verdict = Verdict::not_linearizable;
+  r.model = "kv";
+  r.partitions = 2;
+  r.partition_ops = {3, 4, 5};
+  r.order = {3, 4};
+  r.stuck = 5;
+  const std::string page = render_timeline_html(h, r);
+  const Data d = decode(page);
+  for (std::size_t row = 0; row < d.n; ++row)
+    EXPECT_EQ((d.num(row, 4) & 16) != 0, d.num(row, 0) < 3) << "row " << row;
+  EXPECT_NE(page.find("other partitions</span>"), std::string::npos);
+  r.partition_ops.clear();
+  const std::string whole = render_timeline_html(h, r);
+  const Data w = decode(whole);
+  for (std::size_t row = 0; row < w.n; ++row) EXPECT_EQ(w.num(row, 4) & 16, 0) << "row " << row;
+  EXPECT_EQ(whole.find("other partitions</span>"), std::string::npos);
+}
+
+}  // namespace
