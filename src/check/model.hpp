@@ -65,7 +65,6 @@ class Interner {
     return it->second;
   }
   const std::string& text(std::uint32_t id) const { return strings_[id]; }
-  std::size_t size() const { return strings_.size(); }
   std::size_t bytes() const { return bytes_; }
 
  private:

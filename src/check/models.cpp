@@ -27,6 +27,12 @@ namespace {
 
 enum class Mode : std::uint8_t { ok, fail, unknown_result, pending };
 
+// The memo's hash of a state made of interned ids (per key, per register, queue or set contents).
+std::uint64_t hash_ids(std::uint64_t seed, const std::vector<std::uint32_t>& ids) {
+  for (std::uint32_t v : ids) seed = duet::detail::hash_combine(seed, v);
+  return seed;
+}
+
 Mode mode_of(const Operation& op) {
   if (op.outcome == Outcome::info) return Mode::pending;
   if (op.result_unknown) return Mode::unknown_result;
@@ -183,8 +189,8 @@ struct KvOracle {
   mutable Interner values;  // appends intern new strings as the search meets them
   mutable std::unordered_map<std::uint64_t, std::uint32_t> appended;
 
-  State initial() const { return State(keys, values_empty()); }
-  std::uint32_t values_empty() const { return 1; }  // "" is interned first
+  std::uint32_t empty = 0;  // the id of "", where every key starts
+  State initial() const { return State(keys, empty); }
   bool apply(State& s, std::size_t i) const {
     const KvOp& op = ops[i];
     if (op.mode == Mode::fail) return true;  // did not happen
@@ -202,11 +208,7 @@ struct KvOracle {
     }
     return false;
   }
-  std::uint64_t hash(const State& s) const {
-    std::uint64_t h = 0x6b76;
-    for (std::uint32_t v : s) h = duet::detail::hash_combine(h, v);
-    return h;
-  }
+  std::uint64_t hash(const State& s) const { return hash_ids(0x6b76, s); }
   bool equal(const State& a, const State& b) const { return a == b; }
   std::size_t heap_bytes(const State& s) const { return s.size() * sizeof(std::uint32_t); }
   /// Operations on different keys commute: the search need not order them.
@@ -245,7 +247,7 @@ class Kv final : public Model {
   PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
                     bool want_states) const override {
     KvOracle oracle;
-    oracle.values.id("");
+    oracle.empty = oracle.values.id("");
     std::map<std::string, std::uint32_t> key_index;  // sorted: states print keys in order
     for (std::size_t i : part) key_index.emplace(kv_key(h, h.ops[i]), 0);
     for (auto& [name, index] : key_index) {
@@ -303,11 +305,7 @@ struct MultiRegisterOracle {
     }
     return true;
   }
-  std::uint64_t hash(const State& s) const {
-    std::uint64_t h = 0x6d72;
-    for (std::uint32_t v : s) h = duet::detail::hash_combine(h, v);
-    return h;
-  }
+  std::uint64_t hash(const State& s) const { return hash_ids(0x6d72, s); }
   bool equal(const State& a, const State& b) const { return a == b; }
   std::size_t heap_bytes(const State& s) const { return s.size() * sizeof(std::uint32_t); }
   bool read_only(std::size_t i) const {
@@ -408,11 +406,7 @@ struct QueueOracle {
     s.erase(s.begin());
     return true;
   }
-  std::uint64_t hash(const State& s) const {
-    std::uint64_t h = 0x7175;
-    for (std::uint32_t v : s) h = duet::detail::hash_combine(h, v);
-    return h;
-  }
+  std::uint64_t hash(const State& s) const { return hash_ids(0x7175, s); }
   bool equal(const State& a, const State& b) const { return a == b; }
   std::size_t heap_bytes(const State& s) const { return s.capacity() * sizeof(std::uint32_t); }
   bool read_only(std::size_t i) const {
@@ -485,11 +479,7 @@ struct SetOracle {
     }
     return false;
   }
-  std::uint64_t hash(const State& s) const {
-    std::uint64_t h = 0x7365;
-    for (std::uint32_t v : s) h = duet::detail::hash_combine(h, v);
-    return h;
-  }
+  std::uint64_t hash(const State& s) const { return hash_ids(0x7365, s); }
   bool equal(const State& a, const State& b) const { return a == b; }
   std::size_t heap_bytes(const State& s) const { return s.capacity() * sizeof(std::uint32_t); }
   bool read_only(std::size_t i) const {

@@ -119,6 +119,14 @@ TEST(CheckerCli, PagesOfFilesWithTheSameNameDoNotOverwriteEachOther) {
   EXPECT_NE(b.find("\"v\":\"linearizable\""), std::string::npos);
 }
 
+TEST(CheckerCli, UnwritableTimelineIsAnErrorNotAVerdictChange) {
+  const CliRun r = duet_check("--quiet --html /nonexistent-dir/out.html " + kHistories + "/etcd/etcd_002.log");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("etcd_002.log\tlinearizable\t"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("duet-check: cannot write /nonexistent-dir/out.html"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 files: 1 linearizable, 0 not linearizable, 0 unknown, 0 unreadable"), std::string::npos) << r.out;
+}
+
 TEST(CheckerCli, ReadsStandardInput) {
   const CliRun r = duet_check("--quiet - < " + kHistories + "/etcd/etcd_000.log");
   EXPECT_EQ(r.status, 1) << r.out;

@@ -148,6 +148,31 @@ TEST(CheckerModels, OperationsThatDoNotFitTheModelAreErrorsWithTheirLine) {
   }
 }
 
+// An operation the model cannot read in one partition stops the others and is reported with
+// its line, never as a verdict.
+TEST(CheckerModels, ModelErrorInOnePartitionIsAnError) {
+  std::string kv;
+  for (int i = 0; i < 20; ++i)  // a hard key, so that its part would run a long time
+    kv += "{:process " + std::to_string(i) + ", :type :invoke, :f :append, :key \"hard\", :value \"" + std::to_string(i) + ";\"}\n";
+  kv += "{:process 50, :type :invoke, :f :cas, :key \"odd\", :value [1 2]}\n"
+        "{:process 50, :type :ok, :f :cas, :key \"odd\", :value [1 2]}\n"
+        "{:process 51, :type :invoke, :f :get, :key \"hard\", :value nil}\n"
+        "{:process 51, :type :ok, :f :get, :key \"hard\", :value \"never\"}\n";
+  for (int i = 0; i < 20; ++i)
+    kv += "{:process " + std::to_string(i) + ", :type :ok, :f :append, :key \"hard\", :value \"" + std::to_string(i) + ";\"}\n";
+  const History h = parse_history(kv, Format::kv_log, "odd.txt");
+  CheckOptions options;
+  options.timeout_seconds = 20;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    check_history(h, options);
+    FAIL() << "a cas on a kv store was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("odd.txt:21: the kv model has get, put and append, not 'cas'", 0), 0u) << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10)) << "the hard part was not stopped";
+}
+
 // Many concurrent writes of distinct values, and reads no order can explain: a full search
 // has to try a great many orders, which a budget stops with unknown, never a guess.
 History hard_history(int writers) {

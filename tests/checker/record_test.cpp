@@ -66,6 +66,10 @@ TEST(CheckerRecord, IncompleteOperationsArePending) {
   EXPECT_EQ(h.ops[0].response, Operation::kPending);
   EXPECT_EQ(check_history(h).verdict, Verdict::linearizable);
   EXPECT_THROW(rec.invoke(2, "read", std::nullopt, Value::nil()), std::out_of_range);
+  // A client runs one operation at a time.
+  Recorder twice(1);
+  twice.invoke(0, "read", std::nullopt, Value::nil());
+  EXPECT_THROW(twice.invoke(0, "read", std::nullopt, Value::nil()), std::logic_error);
 }
 
 }  // namespace
