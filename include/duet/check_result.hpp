@@ -28,6 +28,10 @@ struct CheckResult {
     failed,  // a disagreement (or a crash of the spec's code) was found: see report
     error    // nothing meaningful was tested: bad token, unsatisfiable spec, bad setting
   };
+  /// How shrinking ended, for a failed check: the case is minimal for every shrink pass
+  /// (fixed_point), or a budget stopped it first, or the failure did not come back when
+  /// replayed, so there was nothing to shrink.
+  enum class ShrinkEnd { none, fixed_point, step_budget, time_budget, not_reproduced };
   Status status = Status::error;
   std::string report;         // the whole text printed for a failure or error
   std::string name;           // the check's name
@@ -38,6 +42,7 @@ struct CheckResult {
   std::uint64_t trials = 0;     // parallel runner: program runs in all cases
   std::uint64_t shrink_steps = 0;  // replays the shrinker accepted
   std::uint64_t shrink_tries = 0;  // replays the shrinker tried
+  ShrinkEnd shrink_end = ShrinkEnd::none;
   std::size_t failing_length = 0;  // steps in the shrunk scenario
   std::string replay_token;        // DUET_REPLAY value for the shrunk case
   std::string draft_path;          // file holding the draft TEST

@@ -1,5 +1,6 @@
 // Run settings. Every setting is a field here (set in code), an environment variable and a
-// command-line flag; the flag wins over the variable, which wins over the code.
+// command-line flag; the flag wins over the variable, which wins over the code. An empty or
+// malformed value, from any of the three, is an error that names it (nothing is tested).
 //
 //   duet::check_sequential<QueueSpec>({.count = 10000});
 //   DUET_SEED=42 ./tests                 // or ./tests --duet_seed=42
@@ -15,7 +16,8 @@
 // | shrink_time   | DUET_SHRINK_TIME  | --duet_shrink_time   | 30 s                          |
 // | shrink_steps  | DUET_SHRINK_STEPS | --duet_shrink_steps  | 100000 replays                |
 // | output_dir    | DUET_OUTPUT_DIR   | --duet_output_dir    | duet-output (under the cwd)   |
-// | verbose       | DUET_VERBOSE      | --duet_verbose       | 0 (1: one line per check)     |
+// | verbose       | DUET_VERBOSE      | --duet_verbose       | 0: a line per passing check;  |
+// |               |                   |                      | -1: none; 1: reports on stderr|
 // | shards        | DUET_SHARDS       | --duet_shards        | 1                             |
 // | shard_index   | DUET_SHARD_INDEX  | --duet_shard_index   | 0                             |
 // | case_timeout  | DUET_CASE_TIMEOUT | --duet_case_timeout  | 60 s (then the case is a hang)|

@@ -184,8 +184,9 @@ class Lin {
       return out;
     }
     // why: what the failing step's comment says; the one-line message adds the call.
-    auto fail = [&](std::string why, const std::string& call_text) {
+    auto fail = [&](std::string why, const std::string& call_text, const Result& got) {
       if (trace) detail::record_failure(trace, nullptr, why);
+      else out.failing_step = detail::failing_step(call_text, got, nullptr, why);
       out.kind = detail::CaseOutcome::Kind::fail;
       out.message = call_text + ": " + why;
       return out;
@@ -215,9 +216,9 @@ class Lin {
         return fail("threw " + r.exception_type() +
                         (r.exception_message().empty() ? "" : "(" + duet::show(r.exception_message()) + ")") +
                         " (declare the operation .may_throw() if it may)",
-                    call.text);
+                    call.text, r);
       if (params.capture && params.capture->count() != failures_before)
-        return fail("assertion failed: " + params.capture->messages_since(failures_before), call.text);
+        return fail("assertion failed: " + params.capture->messages_since(failures_before), call.text, r);
       if (d.invariant) {
         Verdict v(true);
         try {
@@ -225,7 +226,7 @@ class Lin {
         } catch (...) {
           v = Verdict::fail("it threw " + detail::describe_current_exception());
         }
-        if (!v.ok) return fail("the invariant fails" + (v.why.empty() ? std::string() : ": " + v.why), call.text);
+        if (!v.ok) return fail("the invariant fails" + (v.why.empty() ? std::string() : ": " + v.why), call.text, r);
       }
     }
     return out;

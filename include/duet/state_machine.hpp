@@ -134,6 +134,8 @@ std::string describe_current_exception();  // "std::out_of_range(\"...\")"
 std::string disagreement(const Result& got, const Result* want, const std::string& why);
 void record_step(Trace* trace, std::string code, const Result& observed);
 void record_failure(Trace* trace, const Result* expected, std::string explanation);
+/// The failing step as record_step and record_failure would have traced it.
+Step failing_step(std::string code, const Result& observed, const Result* expected, std::string explanation);
 
 /// One case of a state-machine spec: generate and run commands in lockstep.
 template <class Spec>
@@ -156,6 +158,15 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
     std::string msg = "assertion failed: " + params.capture->messages_since(failures_before);
     if (trace) record_failure(trace, nullptr, msg);
     return fail(std::move(msg));
+  };
+  // A failure at a command: traced, or kept as the failing step when running without a trace.
+  auto fail_at = [&](const Cmd& cmd, const Result& got, const Result* want, std::string why) {
+    if (trace) record_failure(trace, want, why);
+    else out.failing_step = failing_step(show_command<Spec>(cmd), got, want, why);
+    return fail(std::move(why));
+  };
+  auto fail_assertion_at = [&](const Cmd& cmd, const Result& got) {
+    return fail_at(cmd, got, nullptr, "assertion failed: " + params.capture->messages_since(failures_before));
   };
 
   std::unique_ptr<typename Spec::Sut> sut;
@@ -211,11 +222,8 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
         want = Spec::expected(*cmd, *state);
       } catch (...) {
         std::string why = "the model's expected() threw " + describe_current_exception();
-        if (trace) {
-          record_step(trace, show_command<Spec>(*cmd), Result());
-          record_failure(trace, nullptr, why);
-        }
-        return fail(std::move(why));
+        if (trace) record_step(trace, show_command<Spec>(*cmd), Result());
+        return fail_at(*cmd, Result(), nullptr, std::move(why));
       }
     }
     Result got;
@@ -226,39 +234,27 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
     }
     if (trace) record_step(trace, show_command<Spec>(*cmd), got);
 
-    if (assertion_failed()) return fail_assertion();
+    if (assertion_failed()) return fail_assertion_at(*cmd, got);
     if constexpr (HasExpected<Spec>) {
-      if (!(got == want)) {
-        std::string why = disagreement(got, &want, {});
-        if (trace) record_failure(trace, &want, why);
-        return fail(std::move(why));
-      }
+      if (!(got == want)) return fail_at(*cmd, got, &want, disagreement(got, &want, {}));
     }
     if constexpr (HasPostcondition<Spec>) {
       Verdict v(true);
       try {
         v = Spec::postcondition(*cmd, *state, got);
       } catch (...) {
-        std::string why = "the model's postcondition threw " + describe_current_exception();
-        if (trace) record_failure(trace, nullptr, why);
-        return fail(std::move(why));
+        return fail_at(*cmd, got, nullptr, "the model's postcondition threw " + describe_current_exception());
       }
-      if (assertion_failed()) return fail_assertion();
-      if (!v.ok) {
-        std::string why = disagreement(got, nullptr, v.why);
-        if (trace) record_failure(trace, nullptr, why);
-        return fail(std::move(why));
-      }
+      if (assertion_failed()) return fail_assertion_at(*cmd, got);
+      if (!v.ok) return fail_at(*cmd, got, nullptr, disagreement(got, nullptr, v.why));
     }
     try {
       if constexpr (NextInPlace<Spec>) Spec::next(*cmd, *state);
       else *state = Spec::next(*cmd, std::move(*state));
     } catch (...) {
-      std::string why = "the model's next() threw " + describe_current_exception();
-      if (trace) record_failure(trace, nullptr, why);
-      return fail(std::move(why));
+      return fail_at(*cmd, got, nullptr, "the model's next() threw " + describe_current_exception());
     }
-    if (assertion_failed()) return fail_assertion();
+    if (assertion_failed()) return fail_assertion_at(*cmd, got);
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // Settings: code < environment < flags.
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -8,6 +9,7 @@
 #include <stdexcept>
 
 #include "duet/config.hpp"
+#include "duet/detail/text.hpp"
 
 namespace duet {
 namespace {
@@ -41,12 +43,17 @@ std::optional<std::pair<std::string, std::string>> lookup(const std::string& nam
     if (it != flag_values().end()) return std::pair{it->second, "--duet_" + name};
   }
   const std::string var = "DUET_" + upper(name);
-  if (const char* v = std::getenv(var.c_str()); v && *v) return std::pair{std::string(v), var};
+  if (const char* v = std::getenv(var.c_str())) {
+    // Set but empty is a mistake (a script's unset variable), never "use the default": an
+    // empty DUET_REPLAY would otherwise run a random check and pass.
+    if (!*v) throw std::invalid_argument(var + " is set but empty: give it a value, or unset it");
+    return std::pair{std::string(v), var};
+  }
   return std::nullopt;
 }
 
 [[noreturn]] void bad(const std::string& where, const std::string& text, const char* want) {
-  throw std::invalid_argument(where + "=" + text + ": expected " + want);
+  throw std::invalid_argument(where + "=" + detail::excerpt(text) + ": expected " + want);
 }
 
 std::uint64_t parse_u64(const std::string& text, const std::string& where) {
@@ -64,7 +71,7 @@ double parse_seconds(const std::string& text, const std::string& where) {
   errno = 0;
   char* end = nullptr;
   double v = std::strtod(text.c_str(), &end);
-  if (errno != 0 || end == text.c_str()) bad(where, text, "a number of seconds");
+  if (errno != 0 || end == text.c_str() || !std::isfinite(v)) bad(where, text, "a number of seconds");
   std::string unit(end);
   if (unit == "ms") v /= 1000;
   else if (unit == "m" || unit == "min") v *= 60;
@@ -95,8 +102,9 @@ void parse_flags(int* argc, char** argv) {
     }
     const auto eq = arg.find('=');
     const std::string name = arg.substr(7, eq == std::string::npos ? std::string::npos : eq - 7);
-    if (!known(name)) throw std::invalid_argument("unknown flag " + arg.substr(0, eq) + " (see duet/config.hpp)");
-    if (eq == std::string::npos) throw std::invalid_argument("flag --duet_" + name + " needs a value: --duet_" + name + "=...");
+    if (!known(name)) throw std::invalid_argument("unknown flag " + detail::excerpt(arg.substr(0, eq)) + " (see duet/config.hpp)");
+    if (eq == std::string::npos || eq + 1 == arg.size())
+      throw std::invalid_argument("flag --duet_" + name + " needs a value: --duet_" + name + "=...");
     std::lock_guard lock(flags_mutex);
     flag_values()[name] = arg.substr(eq + 1);
   }
@@ -135,11 +143,19 @@ Settings resolve(const Config& c, const std::string& default_name) {
   });
   if (c.mean_length && !(*c.mean_length >= 1)) throw std::invalid_argument("Config::mean_length must be >= 1");
   s.replay = pick<std::string>(c.replay, "replay", "", text);
+  if (c.replay && c.replay->empty() && s.replay.empty())
+    throw std::invalid_argument("Config::replay is empty: give a token, or leave the field unset");
   s.shrink_time = pick<double>(c.shrink_time, "shrink_time", 30.0, secs);
   s.shrink_steps = pick<std::uint64_t>(c.shrink_steps, "shrink_steps", 100000, u64);
   s.output_dir = pick<std::string>(c.output_dir, "output_dir", "duet-output", text);
-  s.verbose = static_cast<int>(pick<std::uint64_t>(
-      c.verbose ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*c.verbose)) : std::nullopt, "verbose", 0, u64));
+  if (s.output_dir.empty()) throw std::invalid_argument("Config::output_dir is empty: give a directory, or leave the field unset");
+  // -1: no line for a passing check; 0: that line; 1: failure reports on stderr as well.
+  s.verbose = pick<int>(c.verbose, "verbose", 0, [](const std::string& t, const std::string& w) {
+    if (t == "-1") return -1;
+    const std::uint64_t v = parse_u64(t, w);
+    if (v > 9) bad(w, t, "-1, 0 or 1");
+    return static_cast<int>(v);
+  });
   s.shards = pick<std::uint32_t>(c.shards, "shards", 1, u32);
   s.shard_index = pick<std::uint32_t>(c.shard_index, "shard_index", 0, u32);
   if (s.shards == 0) throw std::invalid_argument("DUET_SHARDS must be at least 1");
@@ -149,6 +165,7 @@ Settings resolve(const Config& c, const std::string& default_name) {
   s.case_timeout = pick<double>(c.case_timeout, "case_timeout", 60.0, secs);
   if (s.count == ~std::uint64_t{0} && s.time == 0)
     throw std::invalid_argument("no budget: DUET_TIME=0 means no time limit, so set DUET_COUNT too");
+  if (c.name && c.name->empty()) throw std::invalid_argument("Config::name is empty: give a name, or leave the field unset");
   s.name = c.name ? *c.name : default_name;
   return s;
 }

@@ -76,9 +76,41 @@ void on_crash(int sig, siginfo_t*, void*) {
   raise(sig);
 }
 
+// A process exit while a case runs: the candidate, the model or the spec called exit() or
+// quick_exit(), on any thread. Left alone, the process would end with the status it was given
+// (often 0), so the test would look passed without having finished. Not in a signal handler:
+// allocating is allowed, but the process is ending, so the case cannot be shrunk here.
+void on_exit_during_case() {
+  if (!state.active.exchange(false)) return;
+  std::string token = state.token;
+  if (state.by_seed.load()) {
+    char seed_token[256];
+    ReplayRecord header = state.header;
+    header.cases = state.index.load() + 1;
+    token.assign(seed_token, write_seed_token(seed_token, sizeof seed_token, header, state.case_seed.load()));
+  }
+  const std::string text =
+      "\nduet: " + state.name +
+      ": error: the process was ended by exit() or quick_exit() while a case was running: the\n"
+      "  candidate, the model or the spec called it. The test has not passed: duet ends the process\n"
+      "  with status " + std::to_string(kExitDuringCase) + " instead.\n"
+      "  The case is not shrunk: shrinking needs the process to outlive the exit (run the case in a\n"
+      "  child process, a later mode of duet).\n"
+      "  replay:     DUET_REPLAY=" + token + "\n";
+  write_all(text.data(), text.size());
+  std::_Exit(kExitDuringCase);
+}
+
 }  // namespace
 
 CrashGuard::CrashGuard(std::string name) {
+  // Registered once per process, the first time a check runs; it does nothing between cases.
+  static const bool exit_handlers = [] {
+    std::atexit(&on_exit_during_case);
+    std::at_quick_exit(&on_exit_during_case);
+    return true;
+  }();
+  (void)exit_handlers;
   state.name = std::move(name);
   state.alt_stack.assign(64 * 1024, 0);
   stack_t ss{};

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 #include <span>
 #include <thread>
@@ -19,6 +20,9 @@
 #include "duet/detail/token.hpp"
 
 namespace duet::detail {
+
+std::string describe_current_exception();  // show.cpp
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -143,14 +147,26 @@ struct Runner {
   Monitor* monitor = nullptr;
 
   CaseOutcome run(Source& src, Trace* trace) const {
+    CaseOutcome o;
     try {
       return p.run_case(src, params, trace);
     } catch (const Overrun&) {
-      CaseOutcome o;
       o.kind = CaseOutcome::Kind::overrun;
-      return o;
+    } catch (const std::bad_alloc&) {
+      // Memory ran out where the front end could not capture it as a result (its own handling
+      // needs memory too): the case failed, and shrinks like any failure. The reserve frees
+      // room to report it.
+      reserve.reset();
+      o.kind = CaseOutcome::Kind::fail;
+      o.message = "out of memory: std::bad_alloc was thrown after the steps shown, where it could not be captured as a result";
+    } catch (...) {
+      o.kind = CaseOutcome::Kind::error;
+      o.message = "an exception escaped the case outside any command: " + describe_current_exception();
     }
+    return o;
   }
+  // Freed when memory runs out, so that the report can still be made.
+  mutable std::unique_ptr<char[]> reserve = std::make_unique<char[]>(4 << 20);
 
   /// A token's contents for a case of this run.
   ReplayRecord record(std::uint64_t cases, std::uint64_t shrink_steps, std::vector<std::uint64_t> choices,
@@ -186,7 +202,7 @@ struct Runner {
       const CaseOutcome o = run(src, p.cheap_trace ? &trace : nullptr);
       r = {o.kind == CaseOutcome::Kind::fail, src.choices(), src.spans(), src.concurrent_start()};
       if (r.fails) {
-        if (p.cheap_trace) remember_failure(r.consumed, std::move(trace), o.message);
+        remember_failure(r.consumed, std::move(trace), o);
         break;
       }
     }
@@ -197,12 +213,14 @@ struct Runner {
   // once more (thread timing). Keyed by choices: the shrinker may reject a failing candidate
   // (not smaller), which must not replace the trace of the case it kept.
   struct SeenFailure {
-    Trace trace;
+    Trace trace;  // front ends with cheap traces only
     std::string message;
+    std::optional<Step> failing_step;
+    std::uint64_t commands = 0;
   };
-  void remember_failure(const std::vector<std::uint64_t>& choices, Trace trace, const std::string& message) const {
+  void remember_failure(const std::vector<std::uint64_t>& choices, Trace trace, const CaseOutcome& o) const {
     if (seen_failures.size() >= 1024) seen_failures.clear();
-    seen_failures[choices] = SeenFailure{std::move(trace), message};
+    seen_failures[choices] = SeenFailure{std::move(trace), o.message, o.failing_step, o.commands};
   }
   mutable std::map<std::vector<std::uint64_t>, SeenFailure> seen_failures;
 
@@ -223,17 +241,30 @@ struct Runner {
       if (monitor) monitor->stop();
       if (!uneventful(o)) break;
     }
-    if (uneventful(o) && p.cheap_trace && !seed_of_case) {
+    const auto seen = seed_of_case ? seen_failures.end() : seen_failures.find(choices);
+    if (uneventful(o) && p.cheap_trace && seen != seen_failures.end()) {
       // Thread timing: show the failing run seen for these very choices (the replay token
       // re-runs the program).
-      if (auto it = seen_failures.find(choices); it != seen_failures.end()) {
-        trace = it->second.trace;
-        o.kind = CaseOutcome::Kind::fail;
-        o.message = it->second.message;
-      }
+      trace = seen->second.trace;
+      o.kind = CaseOutcome::Kind::fail;
+      o.message = seen->second.message;
     }
-    if (uneventful(o)) data.nondeterministic = true;
-    else data.message = o.message;
+    if (uneventful(o)) {
+      data.nondeterministic = true;
+      if (seen != seen_failures.end()) {
+        // Show the failure as first seen: the steps before it as replayed (they agreed with
+        // the model both times), then the failing step as it was observed.
+        data.message = seen->second.message;
+        if (seen->second.failing_step && seen->second.commands > 0) {
+          trace.steps.resize(std::min<std::size_t>(trace.steps.size(), seen->second.commands - 1));
+          trace.steps.push_back(*seen->second.failing_step);
+          trace.failed = true;
+          data.first_seen = true;
+        }
+      }
+    } else {
+      data.message = o.message;
+    }
     data.trace = std::move(trace);
     if (!data.error) {
       try {
@@ -251,6 +282,7 @@ struct Runner {
     r.commands = commands;
     r.shrink_steps = data.shrink_steps;
     r.shrink_tries = data.shrink_tries;
+    r.shrink_end = data.shrink_end;
     r.failing_length = data.trace.diagram.empty() ? data.trace.steps.size() : y_calls(data.trace);
     r.replay_token = data.token;
     r.draft_path = data.draft_path;
@@ -278,7 +310,7 @@ struct Runner {
     if (monitor) monitor->start(s.replay);
     const CaseOutcome o = run(src, p.cheap_trace ? &first_trace : nullptr);
     if (monitor) monitor->stop();
-    if (o.kind == CaseOutcome::Kind::fail && p.cheap_trace) remember_failure(src.choices(), std::move(first_trace), o.message);
+    if (o.kind == CaseOutcome::Kind::fail) remember_failure(src.choices(), std::move(first_trace), o);
     if (uneventful(o)) {
       std::fprintf(stdout, "duet: %s: the replayed case passed (fixed, or the test is nondeterministic)\n",
                    s.name.c_str());
@@ -314,6 +346,10 @@ struct Runner {
     if (monitor) monitor->start(original_token);
     const bool reproduces = replay(original).fails;
     if (monitor) monitor->stop();
+    data.shrink_time_budget = s.shrink_time;
+    data.shrink_step_budget = s.shrink_steps;
+    data.replays_tried = std::max(1, p.replay_attempts);
+    data.shrink_end = CheckResult::ShrinkEnd::not_reproduced;
     if (reproduces) {
       // Each replay is watched as a case of its own: a shrink may take longer than one case may.
       ShrinkOutcome so = shrink(
@@ -328,6 +364,9 @@ struct Runner {
       best = std::move(so.choices);
       data.shrink_steps = so.accepted;
       data.shrink_tries = so.tried;
+      data.shrink_end = so.stop == ShrinkStop::fixed_point  ? CheckResult::ShrinkEnd::fixed_point
+                        : so.stop == ShrinkStop::step_budget ? CheckResult::ShrinkEnd::step_budget
+                                                             : CheckResult::ShrinkEnd::time_budget;
     }
     data.shrink_seconds = since(shrink_start);
     CheckResult r = finish(std::move(data), best, {}, commands);
@@ -366,7 +405,7 @@ struct Runner {
       Trace scratch;
       const CaseOutcome o = run(src, p.cheap_trace ? &scratch : nullptr);
       if (monitor) monitor->stop();
-      if (o.kind == CaseOutcome::Kind::fail && p.cheap_trace) remember_failure(src.choices(), std::move(scratch), o.message);
+      if (o.kind == CaseOutcome::Kind::fail) remember_failure(src.choices(), std::move(scratch), o);
       commands += o.commands;
       trials += o.trials;
       attempts += o.attempts;

@@ -34,7 +34,7 @@ CaseOutcome run_api_case(const ApiData& d, Source& src, const CaseParams& params
     if (src.draw(params.continue_odds) == 0) break;
     // Choose an operation that can run here: one whose arguments can be built from the live
     // handles, and which the reference does not decline.
-    StepOutcome step{StepOutcome::Status::declined, {}};
+    StepOutcome step{StepOutcome::Status::declined, {}, {}};
     for (int attempt = 0; attempt < 32 && step.status == StepOutcome::Status::declined; ++attempt) {
       ++out.attempts;
       const OpBase& op = *d.ops[static_cast<std::size_t>(src.draw(d.ops.size() - 1))];
@@ -44,7 +44,10 @@ CaseOutcome run_api_case(const ApiData& d, Source& src, const CaseParams& params
     if (step.status == StepOutcome::Status::declined) break;
     ++out.commands;
     src.end_span(span);
-    if (step.status == StepOutcome::Status::failed) return fail(std::move(step.message));
+    if (step.status == StepOutcome::Status::failed) {
+      out.failing_step = std::move(step.failing_step);
+      return fail(std::move(step.message));
+    }
     if (step.status == StepOutcome::Status::abandoned) {
       out.kind = CaseOutcome::Kind::abandoned;
       out.message = std::move(step.message);
@@ -219,13 +222,17 @@ bool is_name_list(const std::string& text) {
   return !at_start;
 }
 
-void record_api_failure(Trace* trace, std::string code, std::string expected, std::string explanation) {
+Step api_failure_step(std::string code, std::string expected, std::string explanation) {
   Step step;
   step.code = std::move(code);
   step.expected = std::move(expected);
   step.assertion = !step.expected.empty();
   step.explanation = std::move(explanation);
-  trace->steps.push_back(std::move(step));
+  return step;
+}
+
+void record_api_failure(Trace* trace, std::string code, std::string expected, std::string explanation) {
+  trace->steps.push_back(api_failure_step(std::move(code), std::move(expected), std::move(explanation)));
   trace->failed = true;
 }
 

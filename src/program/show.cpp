@@ -6,12 +6,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <typeindex>
 #include <unordered_map>
 
+#include "duet/detail/text.hpp"
 #include "duet/result.hpp"
 #include "duet/state_machine.hpp"
 
@@ -112,9 +114,31 @@ std::string show_string(std::string_view s) {
 }
 
 std::string exception_text(const Result& r) {
+  // A candidate's message can be any size; a report quotes the start of it.
+  constexpr std::size_t kMax = 1000;
   std::string s = r.exception_type();
-  if (!r.exception_message().empty()) s += "(" + show_string(r.exception_message()) + ")";
+  const std::string& m = r.exception_message();
+  if (m.size() > kMax) s += "(" + show_string(std::string_view(m).substr(0, kMax)) + "... (" + std::to_string(m.size()) + " bytes))";
+  else if (!m.empty()) s += "(" + show_string(m) + ")";
   return s;
+}
+
+std::string excerpt(std::string_view text, std::size_t max) {
+  std::string out;
+  const std::size_t n = std::min(text.size(), max);
+  out.reserve(n + 24);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (n < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
 }
 
 std::string describe_current_exception() {
@@ -140,7 +164,8 @@ std::string disagreement(const Result& got, const Result* want, const std::strin
   return s;
 }
 
-void record_step(Trace* trace, std::string code, const Result& observed) {
+namespace {
+Step make_step(std::string code, const Result& observed) {
   Step step;
   step.code = std::move(code);
   if (observed.is_value()) {
@@ -151,13 +176,10 @@ void record_step(Trace* trace, std::string code, const Result& observed) {
     step.exception_type = observed.exception_type();
     step.observed = exception_text(observed);
   }
-  trace->steps.push_back(std::move(step));
+  return step;
 }
 
-void record_failure(Trace* trace, const Result* expected, std::string explanation) {
-  trace->failed = true;
-  if (trace->steps.empty()) return;  // failed before any step: the report shows the message
-  Step& step = trace->steps.back();
+void mark_failure(Step& step, const Result* expected, std::string explanation) {
   step.explanation = std::move(explanation);
   if (expected) {
     step.expected_exception = expected->is_exception();
@@ -165,6 +187,23 @@ void record_failure(Trace* trace, const Result* expected, std::string explanatio
                     : expected->is_void()    ? std::string()
                                              : expected->show();
   }
+}
+}  // namespace
+
+void record_step(Trace* trace, std::string code, const Result& observed) {
+  trace->steps.push_back(make_step(std::move(code), observed));
+}
+
+void record_failure(Trace* trace, const Result* expected, std::string explanation) {
+  trace->failed = true;
+  if (trace->steps.empty()) return;  // failed before any step: the report shows the message
+  mark_failure(trace->steps.back(), expected, std::move(explanation));
+}
+
+Step failing_step(std::string code, const Result& observed, const Result* expected, std::string explanation) {
+  Step step = make_step(std::move(code), observed);
+  mark_failure(step, expected, std::move(explanation));
+  return step;
 }
 
 }  // namespace detail

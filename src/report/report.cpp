@@ -26,6 +26,36 @@ std::string plural(std::uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// "shrunk to 3 steps in 13 shrink steps", or "not shrunk (11 calls)" when the failure did not
+// come back to be shrunk.
+std::string shrunk_to(const ReportData& d, const std::string& size) {
+  if (d.shrink_end == CheckResult::ShrinkEnd::not_reproduced) return "not shrunk (" + size + ")";
+  return "shrunk to " + size + " in " + plural(d.shrink_steps, "shrink step", "shrink steps");
+}
+
+// A shrink that did not reach a fixed point says so: the case may not be minimal, and with a
+// time budget the same seed may shrink further on another run.
+std::string shrink_note(const ReportData& d) {
+  using End = CheckResult::ShrinkEnd;
+  char budget[64];
+  switch (d.shrink_end) {
+    case End::step_budget:
+      std::snprintf(budget, sizeof budget, "budget of %llu replays (DUET_SHRINK_STEPS)",
+                    static_cast<unsigned long long>(d.shrink_step_budget));
+      break;
+    case End::time_budget:
+      std::snprintf(budget, sizeof budget, "%g s budget (DUET_SHRINK_TIME)", d.shrink_time_budget);
+      break;
+    case End::not_reproduced:
+      return "  not shrunk: the failure did not come back in " + plural(static_cast<std::uint64_t>(d.replays_tried), "replay", "replays") +
+             " of the case, so no smaller case could be told to fail\n";
+    default:
+      return "";
+  }
+  return std::string("  shrinking stopped by its ") + budget + " after " +
+         plural(d.shrink_steps, "shrink step", "shrink steps") + ": the case may not be minimal\n";
+}
+
 }  // namespace
 
 std::string identifier(const std::string& name) {
@@ -43,20 +73,25 @@ std::string format_report(const ReportData& d) {
     out += "error: " + d.message + "\n  nothing was tested";
   } else {
     if (d.trace.diagram.empty()) {
-      out += "failed after " + plural(d.cases, "case", "cases") + " (seed " + hex(d.seed) + "); shrunk to " +
-             plural(d.trace.steps.size(), "step", "steps") + " in " + plural(d.shrink_steps, "shrink step", "shrink steps");
+      out += "failed after " + plural(d.cases, "case", "cases") + " (seed " + hex(d.seed) + "); " +
+             shrunk_to(d, plural(d.trace.steps.size(), "step", "steps"));
     } else {
       std::size_t calls = d.trace.y_prefix.size() + d.trace.y_suffix.size();
       for (const auto& b : d.trace.y_branches) calls += b.size();
       out += "failed after " + plural(d.cases, "program", "programs") + ", " + plural(d.trials, "trial", "trials") +
-             " (seed " + hex(d.seed) + "); shrunk to " + plural(calls, "call", "calls") + " in " +
-             plural(d.shrink_steps, "shrink step", "shrink steps");
+             " (seed " + hex(d.seed) + "); " + shrunk_to(d, plural(calls, "call", "calls"));
     }
   }
   out += "\n";
-  if (d.nondeterministic)
+  out += shrink_note(d);
+  if (d.nondeterministic && d.first_seen)
     out += "  warning: the failure did not reproduce when replayed; the candidate or the spec is\n"
-           "  nondeterministic (global state, time, addresses, threads?). Shown: the case as first seen.\n";
+           "  nondeterministic (global state, time, addresses, threads?). Shown: the failing step as\n"
+           "  first seen, after the steps before it as replayed.\n";
+  else if (d.nondeterministic)
+    out += "  warning: the failure did not reproduce when replayed; the candidate or the spec is\n"
+           "  nondeterministic (global state, time, addresses, threads?). Shown: the case as replayed,\n"
+           "  where it passed" + (d.message.empty() ? std::string(".\n") : "; when first run it failed: " + d.message + "\n");
   if (!d.trace.diagram.empty()) {
     out += "\n";
     if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
@@ -72,7 +107,7 @@ std::string format_report(const ReportData& d) {
     if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
     for (std::size_t i = 0; i < d.trace.steps.size(); ++i) {
       const Step& s = d.trace.steps[i];
-      char num[16];
+      char num[32];
       std::snprintf(num, sizeof num, "  %4zu  ", i + 1);
       std::string line = num + (s.assertion ? "assert(" + s.code + " == " + s.expected + ")" : s.code) + ";";
       // The failing step's explanation already says what the candidate did.
@@ -83,6 +118,8 @@ std::string format_report(const ReportData& d) {
       }
       out += line + "\n";
     }
+    // A failure no step was marked with (memory ran out between steps, say): say it after them.
+    if (!d.error && !d.trace.failed && !d.message.empty()) out += "  then: " + d.message + "\n";
   }
   if (!d.error && d.trace.steps.empty() && d.trace.diagram.empty() && !d.message.empty()) out += "  " + d.message + "\n";
   if (d.error && d.trace.steps.empty()) out += "\n";

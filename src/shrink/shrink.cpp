@@ -37,13 +37,17 @@ class Shrinker {
     out.choices = current_;
     out.accepted = accepted_;
     out.tried = tried_;
-    out.budget_exhausted = out_of_budget();
+    out.stop = stop_;
     return out;
   }
 
  private:
+  // Remembers which budget refused a replay: a pass cut short is not a fixed point.
   bool out_of_budget() const {
-    return tried_ >= budget_.max_tries || std::chrono::steady_clock::now() >= deadline_;
+    if (stop_ != ShrinkStop::fixed_point) return true;
+    if (tried_ >= budget_.max_tries) stop_ = ShrinkStop::step_budget;
+    else if (std::chrono::steady_clock::now() >= deadline_) stop_ = ShrinkStop::time_budget;
+    return stop_ != ShrinkStop::fixed_point;
   }
 
   // Replays the candidate; keeps it (as the choices it actually drew) if it still fails and
@@ -260,6 +264,7 @@ class Shrinker {
   const Replay& replay_;
   ShrinkBudget budget_;
   std::chrono::steady_clock::time_point deadline_;
+  mutable ShrinkStop stop_ = ShrinkStop::fixed_point;
   std::uint64_t accepted_ = 0, tried_ = 0;
 };
 

@@ -27,7 +27,7 @@ TEST(Shrink, ReachesTheShortlexMinimum) {
   const auto out = shrink(start, sum_property(start).spans, sum_property, {});
   EXPECT_EQ(out.choices, (std::vector<std::uint64_t>{1, 10}));
   EXPECT_GT(out.accepted, 0u);
-  EXPECT_FALSE(out.budget_exhausted);
+  EXPECT_EQ(out.stop, duet::detail::ShrinkStop::fixed_point);
 }
 
 TEST(Shrink, RespectsTheBudget) {
@@ -36,8 +36,18 @@ TEST(Shrink, RespectsTheBudget) {
   b.max_tries = 5;
   const auto out = shrink(start, sum_property(start).spans, sum_property, b);
   EXPECT_LE(out.tried, 5u);
-  EXPECT_TRUE(out.budget_exhausted);
+  EXPECT_EQ(out.stop, duet::detail::ShrinkStop::step_budget);
   EXPECT_TRUE(sum_property(out.choices).fails);
+}
+
+TEST(Shrink, SaysWhenTheTimeBudgetStoppedIt) {
+  const std::vector<std::uint64_t> start{15, 3, 50, 7, 99, 0, 12, 8, 1, 40, 2, 3, 4, 5, 6, 7};
+  duet::detail::ShrinkBudget b;
+  b.max_time = std::chrono::steady_clock::duration::zero();
+  const auto out = shrink(start, sum_property(start).spans, sum_property, b);
+  EXPECT_EQ(out.tried, 0u);
+  EXPECT_EQ(out.stop, duet::detail::ShrinkStop::time_budget);
+  EXPECT_EQ(out.choices, start);
 }
 
 TEST(Shrink, ShortlexOrder) {

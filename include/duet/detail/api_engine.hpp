@@ -459,6 +459,7 @@ bool deconstruct(const S& spec, RV&& r, CV&& c, Env& env, std::string& text, std
 struct StepOutcome {
   enum class Status { done, declined, failed, abandoned } status = Status::done;
   std::string message;
+  std::optional<Step> failing_step;  // failed without a trace: the step as it would be traced
 };
 
 /// A drawn call with its arguments bound, for the parallel runner: run on the candidate (on a
@@ -492,6 +493,7 @@ void record_api_step(Trace* trace, std::string code, std::string observed, bool 
 /// "{s2, s3}": braces around comma-separated C++ identifiers.
 bool is_name_list(const std::string& text);
 void record_api_failure(Trace* trace, std::string code, std::string expected, std::string explanation);
+Step api_failure_step(std::string code, std::string expected, std::string explanation);
 std::string exception_text(const Result& r);  // "std::out_of_range(\"...\")"
 
 /// What a call did: a value (if any) or an exception.
@@ -556,16 +558,29 @@ struct Op final : OpBase {
 
 
 
-  static StepOutcome failed(std::string message) { return {StepOutcome::Status::failed, std::move(message)}; }
+  static StepOutcome failed(std::string message) { return {StepOutcome::Status::failed, std::move(message), {}}; }
+  // A failure at a call: traced, or kept as the failing step when the case runs without a trace.
+  static StepOutcome failed_at(Trace* trace, const std::string& call, std::string expected, std::string explanation,
+                               std::string message) {
+    StepOutcome out = failed(std::move(message));
+    Step step = api_failure_step(call, std::move(expected), std::move(explanation));
+    if (trace) {
+      trace->steps.push_back(std::move(step));
+      trace->failed = true;
+    } else {
+      out.failing_step = std::move(step);
+    }
+    return out;
+  }
 
   StepOutcome step(Source& src, Env& env, Trace* trace) const override {
     for (std::size_t id : result_ids)
-      if (env.stores[id]->size() >= env.max_handles) return {StepOutcome::Status::declined, {}};
+      if (env.stores[id]->size() >= env.max_handles) return {StepOutcome::Status::declined, {}, {}};
     Vals vals;
     try {
-      if (!make_args(specs, src, env, vals, Idx{})) return {StepOutcome::Status::declined, {}};
+      if (!make_args(specs, src, env, vals, Idx{})) return {StepOutcome::Status::declined, {}, {}};
     } catch (const Discard&) {
-      return {StepOutcome::Status::declined, {}};
+      return {StepOutcome::Status::declined, {}, {}};
     } catch (const Overrun&) {
       throw;
     } catch (...) {
@@ -577,9 +592,9 @@ struct Op final : OpBase {
       else if constexpr (Res::spec_kind == SpecKind::may_throw) return step_may_throw(vals, call, env, trace);
       else return step_plain(vals, call, env, trace);
     } catch (const BackOff&) {
-      return {StepOutcome::Status::declined, {}};
+      return {StepOutcome::Status::declined, {}, {}};
     } catch (const Unimplemented&) {
-      return {StepOutcome::Status::abandoned, name + " is not implemented by the candidate"};
+      return {StepOutcome::Status::abandoned, name + " is not implemented by the candidate", {}};
     }
   }
 
@@ -708,26 +723,22 @@ struct Op final : OpBase {
   // The whole (concrete) result differs: the step reads as an assertion of the reference's value.
   StepOutcome whole_mismatch(Trace* trace, const std::string& call, const std::string& reference,
                              const std::string& candidate) const {
-    if (trace) record_api_failure(trace, call, reference, "candidate finds " + candidate);
-    return failed("candidate finds " + candidate + "; the reference finds " + reference + " (" + call + ")");
+    return failed_at(trace, call, reference, "candidate finds " + candidate, "candidate finds " + candidate + "; the reference finds " + reference + " (" + call + ")");
   }
 
   StepOutcome mismatch_failure(Trace* trace, const std::string& call, const Mismatch& m) const {
     const std::string why = "candidate finds " + m.candidate + "; the reference finds " + m.reference;
-    if (trace) {
-      // A whole concrete result reads as an assertion; a part of a composite one does not.
-      if constexpr (inner_kind<Res>() == SpecKind::value) record_api_failure(trace, call, m.reference, "candidate finds " + m.candidate);
-      else record_api_failure(trace, call, "", why);
-    }
-    return failed(why + " (" + call + ")");
+    // A whole concrete result reads as an assertion; a part of a composite one does not.
+    if constexpr (inner_kind<Res>() == SpecKind::value)
+      return failed_at(trace, call, m.reference, "candidate finds " + m.candidate, why + " (" + call + ")");
+    else return failed_at(trace, call, "", why, why + " (" + call + ")");
   }
 
   // The candidate threw where the spec does not say it may.
   StepOutcome undeclared_throw(Trace* trace, const std::string& call, const Result& exception) const {
     const std::string why =
         "candidate throws " + exception_text(exception) + " (declare the result duet::may_throw(...) if it may)";
-    if (trace) record_api_failure(trace, call, "", why);
-    return failed(why + " (" + call + ")");
+    return failed_at(trace, call, "", why, why + " (" + call + ")");
   }
 
   StepOutcome step_plain(Vals& vals, const std::string& call, Env& env, Trace* trace) const {
@@ -749,8 +760,7 @@ struct Op final : OpBase {
       if (r.threw()) {
         const std::string why = "the reference implementation of " + name + " threw " + exception_text(r.exception) +
                                 " (declare the result duet::may_throw(...) if it may)";
-        if (trace) record_api_failure(trace, call, "", why);
-        return failed(why);
+        return failed_at(trace, call, "", why, why);
       }
       auto c = run_capturing<CR>([&]() -> decltype(auto) { return call_cand(fc, vals, Idx{}); });
       if (c.threw()) return undeclared_throw(trace, call, c.exception);
@@ -801,8 +811,7 @@ struct Op final : OpBase {
         }
         const std::string why =
             "candidate throws " + exception_text(c.exception) + "; the reference throws " + exception_text(r.exception);
-        if (trace) record_api_failure(trace, call, "", why);
-        return failed(why + " (" + call + ")");
+        return failed_at(trace, call, "", why, why + " (" + call + ")");
       }
       if (rt || ct) {
         std::string cand_text = ct ? "that it throws " + exception_text(c.exception) : std::string("a result");
@@ -811,8 +820,7 @@ struct Op final : OpBase {
           if (!ct) cand_text = show_under(inner, *c.value);
         if constexpr (!std::is_void_v<RR>)
           if (!rt) ref_text = show_under(inner, *r.value);
-        if (trace) record_api_failure(trace, call, "", "candidate finds " + cand_text + "; the reference finds " + ref_text);
-        return failed("candidate finds " + cand_text + "; the reference finds " + ref_text + " (" + call + ")");
+        return failed_at(trace, call, "", "candidate finds " + cand_text + "; the reference finds " + ref_text, "candidate finds " + cand_text + "; the reference finds " + ref_text + " (" + call + ")");
       }
       bool ok = true;
       if constexpr (!std::is_void_v<CV> && !contains_abstract<Res>()) {
@@ -840,8 +848,7 @@ struct Op final : OpBase {
       const std::string shown = c.threw() ? "that it throws " + exception_text(c.exception) : seen.show();
       if (!v.ok) {
         const std::string why = "candidate finds " + shown + (v.why.empty() ? "" : ": " + v.why);
-        if (trace) record_api_failure(trace, call, "", why);
-        return failed(why + " (" + call + ")");
+        return failed_at(trace, call, "", why, why + " (" + call + ")");
       }
       if (trace) record_api_step(trace, call, c.threw() ? "throws " + c.exception.exception_type() : shown);
       return {};
@@ -850,16 +857,14 @@ struct Op final : OpBase {
       if (c.threw()) {
         const std::string why = "candidate throws " + exception_text(c.exception) +
                                 " (declare the result duet::nondet(duet::may_throw(...)) if it may)";
-        if (trace) record_api_failure(trace, call, "", why);
-        return failed(why + " (" + call + ")");
+        return failed_at(trace, call, "", why, why + " (" + call + ")");
       }
       static_assert(!std::is_void_v<CV>, "duet::nondet: the operation must return a value");
       const CV& cv = *c.value;
       auto diag = call_ref_judging(fr, vals, cv, Idx{});
       if (!diag.is_valid()) {
         const std::string why = "candidate finds " + show_under(inner, cv) + (diag.why.empty() ? "" : ": " + diag.why);
-        if (trace) record_api_failure(trace, call, "", why);
-        return failed(why + " (" + call + ")");
+        return failed_at(trace, call, "", why, why + " (" + call + ")");
       }
       std::string text;
       std::optional<Mismatch> m;

@@ -9,10 +9,17 @@
 
 namespace duet::detail {
 
+/// The exit status of a process that a case tried to end through exit() or quick_exit().
+inline constexpr int kExitDuringCase = 4;
+
 /// Installs handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT while it lives (on an
 /// alternate stack, so a stack overflow is caught too). The handler prints the check's name
 /// and a replay token for the running case, then hands the signal to the previous handler
 /// (a sanitizer's, a death test's, or the default), so the process still dies as it would.
+///
+/// It also catches a process exit (exit(), quick_exit(), from any thread) while a case runs:
+/// it prints the same kind of report and ends the process with kExitDuringCase, so that a
+/// candidate calling exit(0) cannot make a test look passed.
 class CrashGuard {
  public:
   explicit CrashGuard(std::string name);

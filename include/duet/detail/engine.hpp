@@ -56,6 +56,10 @@ struct CaseOutcome {
   std::uint64_t attempts = 0;  // command generation attempts
   std::uint64_t rejected = 0;  // of which rejected by a precondition or a filter
   std::uint64_t trials = 0;    // parallel runner: runs of the case's program
+  /// For a failure seen without a trace: the failing step as the trace would have recorded it
+  /// (the last of `commands` steps). Kept so that a failure that does not come back when
+  /// replayed can still be shown as first seen.
+  std::optional<Step> failing_step;
 };
 
 class AssertionCapture;

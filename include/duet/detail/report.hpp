@@ -14,10 +14,15 @@ struct ReportData {
   std::string message;  // one line: the disagreement, or what went wrong
   bool error = false;   // the spec could not run: nothing was tested
   bool nondeterministic = false;  // the failure did not reproduce when replayed
+  bool first_seen = false;  // nondeterministic: the trace ends in the failing step as first seen
   std::uint64_t seed = 0;
   std::uint64_t cases = 0;
   std::uint64_t shrink_steps = 0;
   std::uint64_t shrink_tries = 0;
+  CheckResult::ShrinkEnd shrink_end = CheckResult::ShrinkEnd::none;
+  double shrink_time_budget = 0;        // seconds, for the report's note on a stopped shrink
+  std::uint64_t shrink_step_budget = 0;  // replays
+  int replays_tried = 0;                 // replays of the case before shrinking (not_reproduced)
   std::uint64_t attempts = 0, rejected = 0;
   std::uint64_t trials = 0;  // parallel runner: program runs (0 for sequential checks)
   double search_seconds = 0, shrink_seconds = 0;

@@ -27,11 +27,15 @@ struct ShrinkBudget {
   std::chrono::steady_clock::duration max_time = std::chrono::seconds(30);
 };
 
+/// Why shrinking ended: nothing smaller failed (a local minimum of every pass), or a budget
+/// ran out first (the case may not be minimal).
+enum class ShrinkStop : unsigned char { fixed_point, step_budget, time_budget };
+
 struct ShrinkOutcome {
   std::vector<std::uint64_t> choices;  // the smallest failing case found
   std::uint64_t accepted = 0;          // shrink steps taken
   std::uint64_t tried = 0;             // replays run
-  bool budget_exhausted = false;
+  ShrinkStop stop = ShrinkStop::fixed_point;
 };
 
 /// Shrinks a failing case. "Smaller" is: fewer choices; then fewer of them in the concurrent

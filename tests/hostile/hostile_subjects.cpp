@@ -1,0 +1,136 @@
+// Candidates and models that end the process or exhaust memory in the middle of a case. Not a
+// test suite of its own: tests/hostile/hostile_test.cpp runs each test here in a child process
+// and checks that it fails the way duet says (a candidate calling exit(0) must not pass).
+#include <duet/gtest.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <thread>
+#include <variant>
+
+// ---- memory that runs out: while a "hog" lives, every allocation fails, as when a candidate
+// has taken all the memory there is (duet's own allocations fail too, until the case unwinds).
+namespace {
+std::atomic<int> hogs{0};
+}
+void* operator new(std::size_t n) {
+  if (hogs.load(std::memory_order_relaxed) > 0) throw std::bad_alloc();
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace hostile {
+
+// ---- a counter whose candidate (or model) misbehaves on its third call
+enum class Misbehaviour { none, candidate_exits, candidate_quick_exits, model_exits, candidate_hogs_memory };
+Misbehaviour misbehaviour = Misbehaviour::none;
+
+struct Hog {
+  Hog() { ++hogs; }
+  ~Hog() { --hogs; }
+  Hog(const Hog&) = delete;
+  Hog& operator=(const Hog&) = delete;
+};
+
+struct Counter {
+  long n = 0;
+  int calls = 0;
+  std::unique_ptr<Hog> hog;
+};
+struct Incr {};
+struct Get {};
+std::string duet_show(const Incr&) { return "incr()"; }
+std::string duet_show(const Get&) { return "get()"; }
+
+struct CounterSpec {
+  using Sut = Counter;
+  using State = long;
+  using Cmd = std::variant<Incr, Get>;
+  static constexpr const char* sut_name = "c";
+  static duet::Gen<Cmd> command(const State&) { return duet::one_of(duet::just(Cmd(Incr{})), duet::just(Cmd(Get{}))); }
+  static duet::Result run(const Cmd& c, Sut& s) {
+    if (++s.calls == 3) {
+      if (misbehaviour == Misbehaviour::candidate_exits) std::exit(0);
+      if (misbehaviour == Misbehaviour::candidate_quick_exits) std::quick_exit(0);
+      if (misbehaviour == Misbehaviour::candidate_hogs_memory) {
+        s.hog = std::make_unique<Hog>();
+        throw std::bad_alloc();  // what the candidate's next allocation would throw
+      }
+    }
+    if (std::holds_alternative<Incr>(c)) {
+      ++s.n;
+      return {};
+    }
+    return s.n;
+  }
+  static duet::Result expected(const Cmd& c, const State& s) {
+    static int calls = 0;
+    if (misbehaviour == Misbehaviour::model_exits && ++calls == 3) std::exit(0);
+    if (std::holds_alternative<Incr>(c)) return {};
+    return s;
+  }
+  static void next(const Cmd& c, State& s) {
+    if (std::holds_alternative<Incr>(c)) ++s;
+  }
+};
+
+}  // namespace hostile
+
+namespace {
+using namespace hostile;
+
+TEST(Hostile, SequentialCandidateExits) {
+  misbehaviour = Misbehaviour::candidate_exits;
+  EXPECT_TRUE(duet::check_sequential<CounterSpec>());
+}
+
+TEST(Hostile, SequentialCandidateQuickExits) {
+  misbehaviour = Misbehaviour::candidate_quick_exits;
+  EXPECT_TRUE(duet::check_sequential<CounterSpec>());
+}
+
+TEST(Hostile, ModelExits) {
+  misbehaviour = Misbehaviour::model_exits;
+  EXPECT_TRUE(duet::check_sequential<CounterSpec>());
+}
+
+TEST(Hostile, CandidateRunsOutOfMemory) {
+  misbehaviour = Misbehaviour::candidate_hogs_memory;
+  EXPECT_TRUE(duet::check_sequential<CounterSpec>());
+}
+
+// ---- the reference-vs-candidate front end: the candidate's get exits on its third call
+int api_calls = 0;
+long ref_get(const long& v) { return v; }
+long exiting_get(const long& v) {
+  if (++api_calls == 3) std::exit(0);
+  return v;
+}
+
+TEST(Hostile, ApiCandidateExits) {
+  duet::Api api("Box");
+  auto box = api.abstract<long, long>("b");
+  api.op("make", duet::args(duet::integers(0, 9)), box, [](int x) -> long { return x; }, [](int x) -> long { return x; });
+  api.op("get", duet::args(box), duet::value<long>(), ref_get, exiting_get);
+  EXPECT_TRUE(api.check());
+}
+
+// ---- the parallel runner: a branch on a worker thread exits (never the test's own thread)
+std::thread::id test_thread;
+std::atomic<int> worker_calls{0};
+
+TEST(Hostile, ParallelBranchExits) {
+  test_thread = std::this_thread::get_id();
+  auto lin = duet::Lin<std::atomic<long>>("ExitingCounter", "c")
+                 .op("incr", [](std::atomic<long>& c) {
+                   if (std::this_thread::get_id() != test_thread && ++worker_calls == 3) std::exit(0);
+                   c.fetch_add(1);
+                 })
+                 .op("get", [](std::atomic<long>& c) { return c.load(); });
+  EXPECT_TRUE(duet::check_parallel(lin));
+}
+
+}  // namespace

@@ -1,0 +1,89 @@
+// A candidate (or a model, or a branch on a worker thread) that ends the process with exit(0)
+// must fail its test, with a replay token that ends it the same way; memory that runs out in
+// the middle of a case is a reported, shrunk failure. Each case runs hostile_subjects.cpp in a
+// child process.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <regex>
+#include <string>
+
+namespace {
+
+struct ChildRun {
+  int status = -1;  // exit status, or -1 if the child did not exit normally
+  std::string output;
+};
+
+ChildRun run_subject(const std::string& test, const std::string& env = "") {
+  const std::string command = env + " " + DUET_HOSTILE_BIN + " --gtest_filter=Hostile." + test + " 2>&1";
+  ChildRun r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
+  const int raw = pclose(pipe);
+  if (WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
+  return r;
+}
+
+std::string token_in(const std::string& output) {
+  std::smatch m;
+  if (!std::regex_search(output, m, std::regex("DUET_REPLAY=(duet1\\.[A-Za-z0-9_-]+)"))) return "";
+  return m[1];
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The subject ends through exit(): status 4, duet's report naming the check, no GoogleTest
+// "PASSED" line; the token replays the case, which exits again.
+void expect_exit_reported(const std::string& test, const std::string& check_name) {
+  const ChildRun first = run_subject(test);
+  EXPECT_EQ(first.status, 4) << first.output;
+  EXPECT_TRUE(has(first.output, "duet: " + check_name + ": error: the process was ended by exit() or quick_exit()"))
+      << first.output;
+  EXPECT_TRUE(has(first.output, "The case is not shrunk")) << first.output;
+  EXPECT_FALSE(has(first.output, "[  PASSED  ]")) << first.output;
+  const std::string token = token_in(first.output);
+  ASSERT_FALSE(token.empty()) << first.output;
+
+  const ChildRun replay = run_subject(test, "DUET_REPLAY=" + token);
+  EXPECT_EQ(replay.status, 4) << replay.output;
+  EXPECT_TRUE(has(replay.output, "ended by exit()")) << replay.output;
+  EXPECT_EQ(token_in(replay.output), token) << replay.output;
+}
+
+TEST(ExitGuard, SequentialCandidateCallingExitFails) { expect_exit_reported("SequentialCandidateExits", "hostile::CounterSpec"); }
+
+TEST(ExitGuard, SequentialCandidateCallingQuickExitFails) {
+  expect_exit_reported("SequentialCandidateQuickExits", "hostile::CounterSpec");
+}
+
+TEST(ExitGuard, ModelCallingExitFails) {
+  const ChildRun r = run_subject("ModelExits");
+  EXPECT_EQ(r.status, 4) << r.output;
+  EXPECT_TRUE(has(r.output, "ended by exit()")) << r.output;
+  EXPECT_FALSE(token_in(r.output).empty()) << r.output;
+}
+
+TEST(ExitGuard, ApiCandidateCallingExitFails) { expect_exit_reported("ApiCandidateExits", "Box"); }
+
+// Without duet's guard the same binary passes: the guard is what makes these tests fail.
+TEST(ExitGuard, NoCaseRunningMeansNoGuard) {
+  const ChildRun r = run_subject("DoesNotExist");
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
+TEST(OutOfMemory, IsAFailureWithAShrunkReport) {
+  const ChildRun r = run_subject("CandidateRunsOutOfMemory");
+  EXPECT_EQ(r.status, 1) << r.output;  // GoogleTest's failure, not an escaped exception
+  EXPECT_FALSE(has(r.output, "thrown in the test body")) << r.output;
+  EXPECT_TRUE(has(r.output, "out of memory: std::bad_alloc")) << r.output;
+  EXPECT_TRUE(has(r.output, "shrunk to 2 steps")) << r.output;  // the third ran out of memory
+  EXPECT_TRUE(has(r.output, "  then: out of memory")) << r.output;
+  EXPECT_FALSE(token_in(r.output).empty()) << r.output;
+}
+
+}  // namespace
