@@ -6,6 +6,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <variant>
 
 #include "ring_buffer.hpp"
 #include "support/test_specs.hpp"
@@ -56,6 +57,88 @@ TEST(Golden, ExceptionReport) {
 TEST(Golden, ErrorReport) {
   const duet::CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>({.replay = "duet1.AAAA", .name = "Q"});
   expect_golden("bad_token_report.txt", mask(r.report));
+}
+
+// A shrink cut short by a budget says so, and which budget: the case may not be minimal.
+TEST(Golden, ShrinkStoppedByItsStepBudget) {
+  const duet::CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>(
+      {.seed = 1, .shrink_steps = 5, .output_dir = "duet-output/golden", .name = "BuggyRingBuffer"});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::step_budget);
+  expect_golden("shrink_step_budget_report.txt", mask(r.report));
+}
+
+TEST(Golden, ShrinkStoppedByItsTimeBudget) {
+  const duet::CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>(
+      {.seed = 1, .shrink_time = 0, .output_dir = "duet-output/golden", .name = "BuggyRingBuffer"});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::time_budget);
+  expect_golden("shrink_time_budget_report.txt", mask(r.report));
+}
+
+TEST(Golden, ShrinkReachedAFixedPoint) {
+  const duet::CheckResult r =
+      duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 1, .output_dir = "duet-output/golden", .name = "BuggyRingBuffer"});
+  EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::fixed_point);
+  EXPECT_EQ(r.report.find("shrinking stopped"), std::string::npos) << r.report;
+}
+
+}  // namespace
+
+// A failure that does not come back when replayed: the report shows the failing step as first
+// seen (marked, with the model's value), and the draft asserts the model's value.
+namespace flaky {
+struct FlakyCounter {
+  long n = 0;
+};
+struct FlakyIncr {};
+struct FlakyGet {};
+std::string duet_show(const FlakyIncr&) { return "incr()"; }
+std::string duet_show(const FlakyGet&) { return "get()"; }
+bool flaky_failed_once = false;
+struct FlakyCounterSpec {
+  using Sut = FlakyCounter;
+  using State = long;
+  using Cmd = std::variant<FlakyIncr, FlakyGet>;
+  static constexpr const char* sut_name = "c";
+  static duet::Gen<Cmd> command(const State&) {
+    return duet::one_of(duet::just(Cmd(FlakyIncr{})), duet::just(Cmd(FlakyGet{})));
+  }
+  static duet::Result run(const Cmd& c, Sut& s) {
+    if (std::holds_alternative<FlakyIncr>(c)) {
+      ++s.n;
+      return {};
+    }
+    // Wrong once in the life of the process, at the first get after two increments.
+    if (s.n >= 2 && !flaky_failed_once) {
+      flaky_failed_once = true;
+      return s.n + 1;
+    }
+    return s.n;
+  }
+  static duet::Result expected(const Cmd& c, const State& s) {
+    if (std::holds_alternative<FlakyIncr>(c)) return {};
+    return s;
+  }
+  static void next(const Cmd& c, State& s) {
+    if (std::holds_alternative<FlakyIncr>(c)) ++s;
+  }
+};
+
+}  // namespace flaky
+
+namespace {
+using flaky::FlakyCounterSpec;
+
+TEST(Golden, NondeterministicFailureAsFirstSeen) {
+  using flaky::flaky_failed_once;
+  flaky_failed_once = false;
+  const duet::CheckResult r = duet::check_sequential<FlakyCounterSpec>(
+      {.seed = 1, .output_dir = "duet-output/golden", .name = "FlakyCounter"});
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::not_reproduced);
+  expect_golden("nondeterministic_report.txt", mask(r.report));
+  expect_golden("nondeterministic_draft.cpp", read(r.draft_path));
 }
 
 }  // namespace

@@ -58,9 +58,17 @@ TEST(ApiParallel, AtomicDepositsAreLinearizable) {
 TEST(ApiParallel, RacyDepositsAreFoundWithTheReferenceAsOracle) {
   const duet::CheckResult r = bank::spec(bank::racy_deposit).expect_unsafe({}, {.time = 30});
   EXPECT_TRUE(r) << r.report;
-  EXPECT_NE(r.report.find("auto acct0 = open()"), std::string::npos) << r.report;
-  EXPECT_NE(r.report.find("deposit(acct0, 1) : ()"), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("the oracle: the reference implementation"), std::string::npos) << r.report;
+  // The minimal shape is promised only when shrinking reached its fixed point; on a loaded
+  // machine the race may stop recurring, or the budget run out, and the report must say so.
+  if (r.shrink_end == duet::CheckResult::ShrinkEnd::fixed_point) {
+    EXPECT_NE(r.report.find("auto acct0 = open()"), std::string::npos) << r.report;
+    EXPECT_NE(r.report.find("deposit(acct0, 1) : ()"), std::string::npos) << r.report;
+  } else {
+    EXPECT_TRUE(r.report.find("shrinking stopped by its") != std::string::npos ||
+                r.report.find("not shrunk: the failure did not come back") != std::string::npos)
+        << r.report;
+  }
 }
 
 TEST(ApiParallel, NondeterministicOperationsAreRejected) {

@@ -1,4 +1,5 @@
 #include <duet/config.hpp>
+#include <duet/detail/engine.hpp>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -63,6 +64,79 @@ TEST(Config, EveryVariableIsRead) {
   EXPECT_EQ(s.shard_index, 3u);
   EXPECT_EQ(s.replay, "tok");
   EXPECT_EQ(s.mean_length, 6.0);
+}
+
+// An empty value is never "use the default": an empty DUET_REPLAY would otherwise run a random
+// check and pass.
+TEST(Config, EmptyValuesAreErrors) {
+  // (DUET_SEED is left out: the first test sets --duet_seed, and a flag wins over the variable.)
+  for (const char* var : {"DUET_COUNT", "DUET_TIME", "DUET_MAX_LENGTH", "DUET_MEAN_LENGTH", "DUET_REPLAY",
+                          "DUET_SHRINK_TIME", "DUET_SHRINK_STEPS", "DUET_OUTPUT_DIR", "DUET_VERBOSE", "DUET_SHARDS",
+                          "DUET_SHARD_INDEX", "DUET_CASE_TIMEOUT"}) {
+    ::setenv(var, "", 1);
+    try {
+      resolve({}, "n");
+      ADD_FAILURE() << var << " empty was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), std::string(var) + " is set but empty: give it a value, or unset it");
+    }
+    ::unsetenv(var);
+  }
+  char prog[] = "t", replay[] = "--duet_replay=", seed[] = "--duet_seed=";
+  for (char* flag : {replay, seed}) {
+    char* argv[] = {prog, flag, nullptr};
+    int argc = 2;
+    EXPECT_THROW(duet::parse_flags(&argc, argv), std::invalid_argument) << flag;
+  }
+  EXPECT_THROW(resolve({.replay = ""}, "n"), std::invalid_argument);
+  EXPECT_THROW(resolve({.output_dir = ""}, "n"), std::invalid_argument);
+  EXPECT_THROW(resolve({.name = ""}, "n"), std::invalid_argument);
+}
+
+TEST(Config, EmptyReplayIsAnErrorNotAPass) {
+  ::setenv("DUET_REPLAY", "", 1);
+  duet::detail::Property p;
+  p.name = "P";
+  p.run_case = [](duet::Source&, const duet::detail::CaseParams&, duet::detail::Trace*) {
+    return duet::detail::CaseOutcome{};
+  };
+  const duet::CheckResult r = duet::detail::run_property(p, {});
+  ::unsetenv("DUET_REPLAY");
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error);
+  EXPECT_NE(r.report.find("DUET_REPLAY is set but empty"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("nothing was tested"), std::string::npos) << r.report;
+}
+
+TEST(Config, VerboseMinusOneAsDocumented) {
+  ::setenv("DUET_VERBOSE", "-1", 1);
+  EXPECT_EQ(resolve({}, "n").verbose, -1);
+  ::setenv("DUET_VERBOSE", "-2", 1);
+  EXPECT_THROW(resolve({}, "n"), std::invalid_argument);
+  ::unsetenv("DUET_VERBOSE");
+  EXPECT_EQ(resolve({.verbose = -1}, "n").verbose, -1);
+}
+
+TEST(Config, NonFiniteTimesAreErrors) {
+  for (const char* text : {"inf", "nan", "1e999"}) {
+    ::setenv("DUET_TIME", text, 1);
+    EXPECT_THROW(resolve({}, "n"), std::invalid_argument) << text;
+  }
+  ::unsetenv("DUET_TIME");
+}
+
+// A quoted value is cut: a megabyte of garbage in a variable gives a line, not a megabyte.
+TEST(Config, QuotesAreBounded) {
+  const std::string huge(1 << 20, '7');
+  ::setenv("DUET_SHRINK_STEPS", (huge + "x").c_str(), 1);
+  try {
+    resolve({}, "n");
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string m = e.what();
+    EXPECT_LT(m.size(), 300u) << m.substr(0, 400);
+    EXPECT_NE(m.find("... (1048577 bytes): expected a non-negative integer"), std::string::npos) << m.substr(0, 400);
+  }
+  ::unsetenv("DUET_SHRINK_STEPS");
 }
 
 }  // namespace
