@@ -1,6 +1,9 @@
 // The reference-vs-candidate front end's features, one by one, on small stacks.
 #include <duet/gtest.hpp>
 
+#include <fstream>
+#include <iterator>
+#include <regex>
 #include <stdexcept>
 #include <vector>
 
@@ -216,6 +219,31 @@ TEST(Api, WellFormednessFailureNamesTheValue) {
 TEST(Api, EmptyApiIsAnError) {
   const CheckResult r = duet::Api("Nothing").check();
   EXPECT_EQ(r.status, CheckResult::Status::error);
+}
+
+// A candidate that is wrong once in the life of the process: the report shows the failing call as
+// first seen, with the reference's value, and the draft asserts that value.
+bool top_failed_once = false;
+TEST(Api, FailureThatDoesNotComeBackIsShownAsFirstSeen) {
+  top_failed_once = false;
+  auto flaky_top = [](const Stack& s) {
+    if (s.size() >= 2 && !top_failed_once) {
+      top_failed_once = true;
+      return s.back() + 1;
+    }
+    return top(s);
+  };
+  const CheckResult r = stack_api(duet::may_throw(duet::value<int>()), flaky_top).check({.seed = 1});
+  ASSERT_EQ(r.status, CheckResult::Status::failed) << r.report;
+  EXPECT_EQ(r.shrink_end, CheckResult::ShrinkEnd::not_reproduced) << r.report;
+  EXPECT_TRUE(has(r.report, "Shown: the failing step as\n  first seen")) << r.report;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.report, m, std::regex("assert\\((top\\(s[0-9]+\\)) == ([0-9])\\);\\s+// <-- candidate finds ([0-9])")))
+      << r.report;
+  EXPECT_EQ(std::stoi(m[3]), std::stoi(m[2]) + 1) << r.report;
+  std::ifstream draft(r.draft_path);
+  const std::string text((std::istreambuf_iterator<char>(draft)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(has(text, "EXPECT_EQ(" + m[1].str() + ", " + m[2].str() + ")")) << text;
 }
 
 }  // namespace

@@ -81,4 +81,14 @@ TEST(Show, StringLiteralsStayValidAfterEscapes) {
   EXPECT_EQ(duet::show(std::string("\0" "1", 2)), "\"\\0\" \"1\"");
 }
 
+// A candidate's exception message can be any size; a report quotes the start of it.
+TEST(Show, LongExceptionMessagesAreCut) {
+  const duet::Result r = duet::Result::exception("std::runtime_error", std::string(1 << 20, 'm'));
+  const std::string shown = r.show();
+  EXPECT_LT(shown.size(), 1100u);
+  EXPECT_NE(shown.find("... (1048576 bytes))"), std::string::npos) << shown.substr(shown.size() - 40);
+  // Comparing still uses the whole message.
+  EXPECT_FALSE(r == duet::Result::exception("std::runtime_error", std::string(1 << 20, 'm') + "!"));
+}
+
 }  // namespace
