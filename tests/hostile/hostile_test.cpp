@@ -4,29 +4,17 @@
 // child process.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <regex>
 #include <string>
 
+#include "child_process.hpp"
+
 namespace {
 
-struct ChildRun {
-  int status = -1;  // exit status, or -1 if the child did not exit normally
-  std::string output;
-};
+using duet_test::ChildRun;
 
 ChildRun run_subject(const std::string& test, const std::string& env = "") {
-  const std::string command = env + " " + DUET_HOSTILE_BIN + " --gtest_filter=Hostile." + test + " 2>&1";
-  ChildRun r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
-  const int raw = pclose(pipe);
-  if (WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
-  return r;
+  return duet_test::run_child(env + " " + DUET_HOSTILE_BIN + " --gtest_filter=Hostile." + test);
 }
 
 std::string token_in(const std::string& output) {
