@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -22,6 +23,10 @@
 #include <vector>
 
 namespace duet::history {
+
+/// How much of a value or of a text from the input an error message quotes: a longer quote is
+/// cut there and ends in "... (N bytes)", N its full size.
+inline constexpr std::size_t kQuoteBytes = 200;
 
 /// A value in a recorded history: the EDN subset Jepsen and Porcupine write (nil, booleans,
 /// integers, strings, keywords, symbols, vectors, lists, maps). Keywords and symbols keep
@@ -52,6 +57,10 @@ struct Value {
   friend bool operator==(const Value&, const Value&);
   /// EDN text: nil, 3, "x", :ok, [1 2], {:a 1}.
   std::string to_string() const;
+  /// For messages: the EDN text if it has at most max_bytes, else its first max_bytes (cut at a
+  /// character boundary) and "... (N bytes)". Stops building the text at the cut, so a huge
+  /// value costs a count of its size, not a copy.
+  std::string to_string(std::size_t max_bytes) const;
 };
 
 /// How the completion of an operation was recorded.
@@ -105,6 +114,9 @@ struct History {
   /// "cas-register-0" (starting at 0, EDN), "multi-register" (EDN :txn), "kv" (kv log), or
   /// the duet format's `;model NAME` header.
   std::string default_model;
+  /// duet format: the line of the `;model` header (of the `;duet-history` header when there is
+  /// none), for messages about the model; 0 otherwise.
+  std::size_t model_line = 0;
 };
 
 /// Malformed input. what() is "file:line: what is wrong".
@@ -120,6 +132,17 @@ class ParseError : public std::runtime_error {
   std::size_t line_;
 };
 
+/// The deadline given to read_history or parse_history passed before the history was read.
+/// what() says how far it got: "the time budget ran out while reading the file (N bytes read)"
+/// or "the time budget ran out while parsing the file (N bytes read, stopped at line L)".
+class TimeBudgetExceeded : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// No deadline: parse and read until done.
+inline constexpr std::chrono::steady_clock::time_point kNoDeadline = std::chrono::steady_clock::time_point::max();
+
 /// Guesses the format from the first meaningful line (and, for Jepsen logs, which may begin
 /// with other log lines, from any event line); throws ParseError if no format fits (and for
 /// an empty file: "file:1: empty history file (no operations)").
@@ -130,9 +153,16 @@ Format detect_format(std::string_view text, const std::string& source = "<input>
 /// entry of its format at all is an error ("no operations found").
 ///
 ///   History h = parse_history("INFO  jepsen.util - 0\t:invoke\t:read\tnil\n...", Format::automatic, "x.log");
-History parse_history(std::string_view text, Format format = Format::automatic, const std::string& source = "<input>");
-/// Reads and parses a file; an unreadable file is a ParseError at line 0.
-History read_history(const std::string& path, Format format = Format::automatic);
+/// Past `deadline` it gives up with TimeBudgetExceeded (checked every thousand lines or forms).
+History parse_history(std::string_view text, Format format = Format::automatic, const std::string& source = "<input>",
+                      std::chrono::steady_clock::time_point deadline = kNoDeadline);
+/// Reads and parses a file; an unreadable file is a ParseError at line 0. With a deadline,
+/// reading gives up at it too (TimeBudgetExceeded): a FIFO or device is opened non-blocking and
+/// waited on only until then, so a FIFO with no writer does not block past the deadline.
+History read_history(const std::string& path, Format format = Format::automatic,
+                     std::chrono::steady_clock::time_point deadline = kNoDeadline);
+/// read_history for standard input ("<stdin>" in messages).
+History read_history_stdin(Format format = Format::automatic, std::chrono::steady_clock::time_point deadline = kNoDeadline);
 
 /// duet's own format: a `;duet-history 1` line, an optional `;model NAME` line, then one EDN
 /// map per operation with both times:
@@ -175,6 +205,9 @@ std::string_view verdict_name(Verdict);  // "linearizable", "not-linearizable", 
 struct CheckOptions {
   std::string model;                        // empty: History::default_model
   double timeout_seconds = 0;               // 0: none; on expiry the verdict is unknown
+  /// An absolute end as well (the earlier one wins): duet-check's, which starts when it starts
+  /// reading the file.
+  std::chrono::steady_clock::time_point deadline = kNoDeadline;
   std::size_t max_memory_bytes = std::size_t{2} << 30;  // memo size; beyond it: unknown
   bool partition = true;                    // split partitionable models (kv per key)
   bool want_states = false;                 // fill CheckReport::states (for the timeline)
@@ -210,7 +243,7 @@ struct CheckReport {
 
 /// Checks a history against a model. An unknown model name or a history the model cannot
 /// read (a cas on a kv model, a value of the wrong type) throws std::invalid_argument with
-/// the operation's line; a search that runs out of time or memory answers unknown, never a
+/// the operation's line (for a model named by the file, the `;model` line's); a search that runs out of time or memory answers unknown, never a
 /// guess.
 CheckReport check_history(const History&, const CheckOptions& = {});
 

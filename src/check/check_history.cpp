@@ -97,6 +97,7 @@ void merge_witnesses(const History& h, std::vector<detail::PartOutcome>& outcome
 std::string stop_reason(duet::detail::SearchStop stop, const CheckOptions& options) {
   switch (stop) {
     case duet::detail::SearchStop::time:
+      if (options.timeout_seconds <= 0) return "the search ran out of time (its deadline passed)";  // CheckOptions::deadline alone
       return "the search ran out of time (" + std::to_string(options.timeout_seconds) + " s); give it more with --timeout";
     case duet::detail::SearchStop::memory:
       return "the search's memo reached its memory budget (" + std::to_string(options.max_memory_bytes >> 20) + " MiB)";
@@ -124,13 +125,19 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   CheckReport report;
   report.model = options.model.empty() ? h.default_model : options.model;
+  // Where the file names its model (or would): the duet format's `;model` (or header) line.
+  const std::string at = h.model_line > 0 ? h.source + ":" + std::to_string(h.model_line) : h.source;
   if (report.model.empty())
-    throw std::invalid_argument(h.source + ": the history does not say which model it follows; pass one (--model)");
+    throw std::invalid_argument(at + ": the history does not say which model it follows; pass one (--model)");
   const detail::Model* model = detail::find_model(report.model);
   if (model == nullptr) {
     std::string names;
     for (const std::string& n : model_names()) names += (names.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("unknown model '" + report.model + "' (known: " + names + ")");
+    const std::string known = " (known: " + names + ")";
+    if (!options.model.empty()) throw std::invalid_argument("unknown model '" + detail::cut(report.model) + "'" + known);
+    // The history's own: say where it came from.
+    throw std::invalid_argument(at + ": unknown model '" + detail::cut(report.model) + "'" +
+                                (h.model_line > 0 ? " in the `;model` line" : "") + known);
   }
 
   // Splitting is sound when real time alone orders each process's operations. Where one of
@@ -146,6 +153,7 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
   if (options.timeout_seconds > 0 && options.timeout_seconds < 1e8)
     budget.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                   std::chrono::duration<double>(options.timeout_seconds));
+  budget.deadline = std::min(budget.deadline, options.deadline);
   budget.max_memo_bytes = options.max_memory_bytes;
   budget.cancel = options.cancel;
   budget.max_nodes = std::numeric_limits<std::uint64_t>::max();

@@ -3,6 +3,7 @@
 // into independent parts (P-compositionality).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <numeric>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../history/quote.hpp"
 #include "duet/detail/search.hpp"
 #include "duet/history.hpp"
 
@@ -88,6 +90,13 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
     timed[i].response = op.outcome == Outcome::info ? TimedOp::kPending : op.response;
   }
   PartOutcome out;
+  // The deadline may have passed while the history was read or this part prepared: the
+  // search's own setup is not worth starting then (on a huge part it takes a while).
+  if (std::chrono::steady_clock::now() >= budget.deadline) {
+    out.search.verdict = SearchVerdict::unknown;
+    out.search.stop = duet::detail::SearchStop::time;
+    return out;
+  }
   out.search = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, budget);
   const bool violation = out.search.verdict == SearchVerdict::violation;
   if (want_states || violation) {

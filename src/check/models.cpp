@@ -12,7 +12,9 @@
 namespace duet::history::detail {
 
 void reject(const History& h, const Operation& op, const std::string& what) {
-  throw std::invalid_argument(h.source + ":" + std::to_string(op.invoke_line) + ": " + what + " (" + describe(op) + ")");
+  // An operation recorded in memory (a Recorder) has no line: the source alone.
+  const std::string at = op.invoke_line > 0 ? h.source + ":" + std::to_string(op.invoke_line) : h.source;
+  throw std::invalid_argument(at + ": " + what + " (" + describe(op) + ")");
 }
 
 std::vector<std::vector<std::size_t>> single_part(const History& h) {
@@ -77,27 +79,40 @@ std::vector<std::vector<std::size_t>> components(const History& h, Keys keys) {
 }
 
 // ---------------------------------------------------------------- cas-register
-// A single register holding an integer or nothing (nil), with read, write and cas.
-constexpr std::int64_t kNil = INT64_MIN;
+// A single register holding an integer or nothing (nil), with read, write and cas. Values are
+// interned as dense ids, 0 for nil: every 64-bit integer is a value, INT64_MIN included (no
+// integer can serve as nil's sentinel).
+constexpr std::uint32_t kNil = 0;
 
 struct RegisterOp {
   enum Kind : std::uint8_t { read, write, cas } kind;
   Mode mode;
-  std::int64_t a = 0, b = 0;  // read: the value read; write: the value; cas: expected, new
+  std::uint32_t a = kNil, b = kNil;  // read: the value read; write: the value; cas: expected, new
 };
 
-std::int64_t register_value(const History& h, const Operation& op, const Value& v, const char* what) {
+struct RegisterValues {
+  std::vector<std::int64_t> numbers{0};  // by id; [0] stands for nil
+  std::unordered_map<std::int64_t, std::uint32_t> ids;
+  std::uint32_t id(std::int64_t n) {
+    auto [it, fresh] = ids.try_emplace(n, static_cast<std::uint32_t>(numbers.size()));
+    if (fresh) numbers.push_back(n);
+    return it->second;
+  }
+};
+
+std::uint32_t register_value(const History& h, const Operation& op, const Value& v, const char* what, RegisterValues& values) {
   if (v.is_nil()) return kNil;
-  if (v.is_integer() && v.number != kNil) return v.number;
-  reject(h, op, std::string(what) + " must be an integer or nil, not " + v.to_string());
+  if (v.is_integer()) return values.id(v.number);
+  reject(h, op, std::string(what) + " must be an integer or nil, not " + v.to_string(kQuoteBytes));
 }
 
 struct RegisterOracle {
-  using State = std::int64_t;
+  using State = std::uint32_t;  // a value id
   static constexpr bool memo = true;
   std::vector<RegisterOp> ops;
-  std::int64_t start;
+  State start;
   bool nil_read_is_unknown;  // Knossos: a read that returned nil tells nothing
+  RegisterValues values;
 
   State initial() const { return start; }
   bool apply(State& s, std::size_t i) const {
@@ -130,35 +145,37 @@ struct RegisterOracle {
     return op.kind == RegisterOp::read || (op.kind == RegisterOp::cas && op.mode == Mode::fail) ||
            (op.kind == RegisterOp::write && op.mode == Mode::fail);
   }
-  std::string show(const State& s) const { return s == kNil ? "nil" : std::to_string(s); }
+  std::string show(const State& s) const { return s == kNil ? "nil" : std::to_string(values.numbers[s]); }
 };
 
 class CasRegister final : public Model {
  public:
-  CasRegister(std::string_view name, std::int64_t start, bool nil_read_is_unknown, std::string_view summary)
+  CasRegister(std::string_view name, std::optional<std::int64_t> start, bool nil_read_is_unknown, std::string_view summary)
       : name_(name), summary_(summary), start_(start), nil_read_is_unknown_(nil_read_is_unknown) {}
   std::string_view name() const override { return name_; }
   std::string_view summary() const override { return summary_; }
   PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
                     bool want_states) const override {
-    RegisterOracle oracle{{}, start_, nil_read_is_unknown_};
+    RegisterOracle oracle{{}, kNil, nil_read_is_unknown_, {}};
+    if (start_) oracle.start = oracle.values.id(*start_);
     oracle.ops.reserve(part.size());
     for (std::size_t i : part) {
       const Operation& op = h.ops[i];
       RegisterOp r{RegisterOp::read, mode_of(op)};
+      RegisterValues& values = oracle.values;
       if (op.f == "read") {
-        r.a = r.mode == Mode::ok ? register_value(h, op, op.output, "the value read") : kNil;
+        r.a = r.mode == Mode::ok ? register_value(h, op, op.output, "the value read", values) : kNil;
       } else if (op.f == "write") {
         r.kind = RegisterOp::write;
-        r.a = register_value(h, op, op.input, "the value written");
+        r.a = register_value(h, op, op.input, "the value written", values);
       } else if (op.f == "cas") {
         r.kind = RegisterOp::cas;
         if (op.input.kind != Value::Kind::vector || op.input.items.size() != 2)
-          reject(h, op, "cas expects [expected new], not " + op.input.to_string());
-        r.a = register_value(h, op, op.input.items[0], "cas's expected value");
-        r.b = register_value(h, op, op.input.items[1], "cas's new value");
+          reject(h, op, "cas expects [expected new], not " + op.input.to_string(kQuoteBytes));
+        r.a = register_value(h, op, op.input.items[0], "cas's expected value", values);
+        r.b = register_value(h, op, op.input.items[1], "cas's new value", values);
       } else {
-        reject(h, op, "the " + name_ + " model has read, write and cas, not '" + op.f + "'");
+        reject(h, op, "the " + name_ + " model has read, write and cas, not '" + cut(op.f) + "'");
       }
       oracle.ops.push_back(r);
     }
@@ -168,7 +185,7 @@ class CasRegister final : public Model {
  private:
   std::string name_;
   std::string_view summary_;
-  std::int64_t start_;
+  std::optional<std::int64_t> start_;  // nullopt: starts empty (nil)
   bool nil_read_is_unknown_;
 };
 
@@ -224,7 +241,7 @@ struct KvOracle {
     std::string out = "{";
     for (std::size_t k = 0; k < s.size(); ++k) {
       if (k > 0) out += ", ";
-      out += key_names[k] + " " + Value::string(values.text(s[k])).to_string();
+      out += key_names[k] + " " + edn_string(values.text(s[k]));  // bounded: states are printed
     }
     return out + "}";
   }
@@ -252,13 +269,13 @@ class Kv final : public Model {
     for (std::size_t i : part) key_index.emplace(kv_key(h, h.ops[i]), 0);
     for (auto& [name, index] : key_index) {
       index = static_cast<std::uint32_t>(oracle.key_names.size());
-      oracle.key_names.push_back(Value::string(name).to_string());
+      oracle.key_names.push_back(edn_string(name));
     }
     oracle.keys = key_index.size();
     auto text = [&](const Operation& op, const Value& v, const char* what) -> std::string {
       if (v.kind == Value::Kind::string) return v.text;
       if (v.is_nil()) return "";
-      reject(h, op, std::string(what) + " must be a string, not " + v.to_string());
+      reject(h, op, std::string(what) + " must be a string, not " + v.to_string(kQuoteBytes));
     };
     for (std::size_t i : part) {
       const Operation& op = h.ops[i];
@@ -269,7 +286,7 @@ class Kv final : public Model {
         k.kind = op.f == "put" ? KvOp::put : KvOp::append;
         k.value = oracle.values.id(text(op, op.input, "the value"));
       } else {
-        reject(h, op, "the kv model has get, put and append, not '" + op.f + "'");
+        reject(h, op, "the kv model has get, put and append, not '" + cut(op.f) + "'");
       }
       oracle.ops.push_back(k);
     }
@@ -318,20 +335,21 @@ struct MultiRegisterOracle {
     std::string out = "{";
     for (std::size_t r = 0; r < s.size(); ++r) {
       if (r > 0) out += ", ";
-      out += register_names[r] + " " + (s[r] == 0 ? std::string("nil") : values.text(s[r]));
+      out += register_names[r] + " " + (s[r] == 0 ? std::string("nil") : cut(values.text(s[r])));
     }
     return out + "}";
   }
 };
 
 const std::vector<Value>& txn_micro_ops(const History& h, const Operation& op) {
-  if (op.f != "txn") reject(h, op, "the multi-register model has txn, not '" + op.f + "'");
+  if (op.f != "txn") reject(h, op, "the multi-register model has txn, not '" + cut(op.f) + "'");
   const Value& v = op.outcome == Outcome::ok && op.output.kind == Value::Kind::vector ? op.output : op.input;
-  if (v.kind != Value::Kind::vector) reject(h, op, "a txn's value must be a vector of [:r k v] / [:w k v], not " + v.to_string());
+  if (v.kind != Value::Kind::vector)
+    reject(h, op, "a txn's value must be a vector of [:r k v] / [:w k v], not " + v.to_string(kQuoteBytes));
   for (const Value& m : v.items)
     if (m.kind != Value::Kind::vector || m.items.size() != 3 || m.items[0].kind != Value::Kind::keyword ||
         (m.items[0].text != "r" && m.items[0].text != "w" && m.items[0].text != "read" && m.items[0].text != "write"))
-      reject(h, op, "a txn's micro-operation must be [:r k v] or [:w k v], not " + m.to_string());
+      reject(h, op, "a txn's micro-operation must be [:r k v] or [:w k v], not " + m.to_string(kQuoteBytes));
   return v.items;
 }
 
@@ -357,7 +375,7 @@ class MultiRegister final : public Model {
       for (const Value& m : txn_micro_ops(h, h.ops[i])) regs.emplace(m.items[1].to_string(), 0);
     for (auto& [name, index] : regs) {
       index = static_cast<std::uint32_t>(oracle.register_names.size());
-      oracle.register_names.push_back(name);
+      oracle.register_names.push_back(cut(name));
     }
     oracle.registers = regs.size();
     for (std::size_t i : part) {
@@ -415,7 +433,10 @@ struct QueueOracle {
   }
   std::string show(const State& s) const {
     std::string out = "[";
-    for (std::size_t k = 0; k < s.size(); ++k) out += (k ? " " : "") + values.text(s[k]);
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      if (k > 0) out += ' ';  // += only: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string
+      out += cut(values.text(s[k]));
+    }
     return out + "]";
   }
 };
@@ -437,7 +458,7 @@ class Queue final : public Model {
         q.enqueue = false;
         q.value = q.mode == Mode::ok && !op.output.is_nil() ? oracle.values.id(op.output.to_string()) : 0;
       } else {
-        reject(h, op, "the queue model has enqueue and dequeue, not '" + op.f + "'");
+        reject(h, op, "the queue model has enqueue and dequeue, not '" + cut(op.f) + "'");
       }
       oracle.ops.push_back(q);
     }
@@ -488,7 +509,10 @@ struct SetOracle {
   }
   std::string show(const State& s) const {
     std::string out = "#{";
-    for (std::size_t k = 0; k < s.size(); ++k) out += (k ? " " : "") + values.text(s[k]);
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      if (k > 0) out += ' ';  // += only: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string
+      out += cut(values.text(s[k]));
+    }
     return out + "}";
   }
 };
@@ -516,19 +540,19 @@ class Set final : public Model {
         s.kind = op.f == "add" ? SetOp::add : op.f == "remove" ? SetOp::remove : SetOp::contains;
         s.value = oracle.values.id(op.input.to_string());
         if (s.kind == SetOp::contains && s.mode == Mode::ok) {
-          if (op.output.kind != Value::Kind::boolean) reject(h, op, "contains must return true or false, not " + op.output.to_string());
+          if (op.output.kind != Value::Kind::boolean) reject(h, op, "contains must return true or false, not " + op.output.to_string(kQuoteBytes));
           s.answer = op.output.flag;
         }
       } else if (op.f == "read") {
         s.kind = SetOp::read;
         if (s.mode == Mode::ok) {
-          if (op.output.kind != Value::Kind::vector) reject(h, op, "read must return a vector of elements, not " + op.output.to_string());
+          if (op.output.kind != Value::Kind::vector) reject(h, op, "read must return a vector of elements, not " + op.output.to_string(kQuoteBytes));
           for (const Value& e : op.output.items) s.elements.push_back(oracle.values.id(e.to_string()));
           std::sort(s.elements.begin(), s.elements.end());
           s.elements.erase(std::unique(s.elements.begin(), s.elements.end()), s.elements.end());
         }
       } else {
-        reject(h, op, "the set model has add, remove, contains and read, not '" + op.f + "'");
+        reject(h, op, "the set model has add, remove, contains and read, not '" + cut(op.f) + "'");
       }
       oracle.ops.push_back(std::move(s));
     }
@@ -573,13 +597,13 @@ class Counter final : public Model {
       CounterOracle::Op c{false, mode_of(op), 1};
       if (op.f == "read") {
         c.read = true;
-        if (c.mode == Mode::ok && !op.output.is_integer()) reject(h, op, "read must return an integer, not " + op.output.to_string());
+        if (c.mode == Mode::ok && !op.output.is_integer()) reject(h, op, "read must return an integer, not " + op.output.to_string(kQuoteBytes));
         c.value = op.output.number;
       } else if (op.f == "add") {
-        if (!op.input.is_integer()) reject(h, op, "add needs an integer, not " + op.input.to_string());
+        if (!op.input.is_integer()) reject(h, op, "add needs an integer, not " + op.input.to_string(kQuoteBytes));
         c.value = op.input.number;
       } else if (op.f != "inc") {
-        reject(h, op, "the counter model has add, inc and read, not '" + op.f + "'");
+        reject(h, op, "the counter model has add, inc and read, not '" + cut(op.f) + "'");
       }
       oracle.ops.push_back(c);
     }
@@ -590,7 +614,7 @@ class Counter final : public Model {
 }  // namespace
 
 std::vector<const Model*> all_models() {
-  static const CasRegister cas_register("cas-register", kNil, false,
+  static const CasRegister cas_register("cas-register", std::nullopt, false,
                                         "register with read, write, cas; starts empty (nil); reading nil reads the empty register (Jepsen etcd logs)");
   static const CasRegister cas_register_0("cas-register-0", 0, true,
                                           "register with read, write, cas; starts at 0; a read of nil tells nothing (Knossos)");

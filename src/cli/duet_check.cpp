@@ -9,12 +9,12 @@
 // 1 if some is not (and every file was decided), 2 if some file is unknown or unreadable (or
 // a timeline page could not be written, or the command line is wrong).
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <string>
 #include <algorithm>
 #include <set>
@@ -42,8 +42,10 @@ constexpr const char* kUsage =
     "\n"
     "  --model NAME        the model (default: from the format; --list-models shows them)\n"
     "  --format F          auto (default), jepsen-log, kv-log, edn or duet\n"
-    "  --timeout SECONDS   per file; when it runs out the verdict is unknown (default: none)\n"
-    "  --memory MIB        memo budget per file (default 2048); beyond it: unknown\n"
+    "  --timeout SECONDS   per file, reading and parsing included; when it runs out the\n"
+    "                      verdict is unknown (default: none; at most 10000000, about 115 days)\n"
+    "  --memory MIB        memo budget per file (default 2048, at most 1048576 = 1 TiB);\n"
+    "                      beyond it: unknown\n"
     "  --no-partition      search partitionable models (kv) as one history\n"
     "  --html OUT.html     write the timeline page (several files: OUT.<file name>.html)\n"
     "  --witness           print a linearization order of each linearizable history\n"
@@ -58,11 +60,32 @@ constexpr const char* kUsage =
   std::exit(2);
 }
 
-double parse_number(const std::string& flag, const char* text) {
+constexpr double kMaxTimeoutSeconds = 1e7;       // about 115 days: beyond it, a typo
+constexpr double kMaxMemoryMiB = 1024.0 * 1024;  // 1 TiB: fits size_t with room to spare
+
+// A finite positive number, or a usage error. 0 is refused rather than read as "no limit":
+// no limit is what leaving the option out means.
+double parse_positive(const std::string& flag, const char* text, const char* unit, const char* omitted) {
   char* end = nullptr;
   const double v = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !(v >= 0)) usage_error(flag + " needs a non-negative number, not '" + text + "'");
+  if (end == text || *end != '\0' || !std::isfinite(v))
+    usage_error(flag + " needs a positive number of " + unit + ", not '" + text + "'");
+  if (!(v > 0)) usage_error(flag + " needs a positive number of " + unit + "; omit it for " + omitted);
   return v;
+}
+
+double parse_timeout(const std::string& flag, const char* text) {
+  const double v = parse_positive(flag, text, "seconds", "no limit");
+  if (v > kMaxTimeoutSeconds) usage_error(flag + " is at most 10000000 seconds (about 115 days), not '" + text + "'; omit it for no limit");
+  return v;
+}
+
+std::size_t parse_memory(const std::string& flag, const char* text) {
+  const double v = parse_positive(flag, text, "MiB", "the default (2048)");
+  if (v > kMaxMemoryMiB) usage_error(flag + " is at most 1048576 MiB (1 TiB), not '" + text + "'");
+  const auto bytes = static_cast<std::size_t>(v * 1024 * 1024);  // in range: checked above
+  if (bytes == 0) usage_error(flag + " of '" + text + "' MiB is less than a byte");
+  return bytes;
 }
 
 Options parse_args(int argc, char** argv) {
@@ -80,8 +103,8 @@ Options parse_args(int argc, char** argv) {
       } catch (const std::exception& e) {
         usage_error(e.what());
       }
-    } else if (a == "--timeout") o.check.timeout_seconds = parse_number(a, value());
-    else if (a == "--memory") o.check.max_memory_bytes = static_cast<std::size_t>(parse_number(a, value()) * 1024 * 1024);
+    } else if (a == "--timeout") o.check.timeout_seconds = parse_timeout(a, value());
+    else if (a == "--memory") o.check.max_memory_bytes = parse_memory(a, value());
     else if (a == "--no-partition") o.check.partition = false;
     else if (a == "--html") o.html = value();
     else if (a == "--witness") o.witness = true;
@@ -149,23 +172,35 @@ int main(int argc, char** argv) {
     auto elapsed = [&] {
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     };
+    // One deadline for the file, from the moment it starts being read: reading, parsing and
+    // checking all come out of it.
+    const auto deadline = o.check.timeout_seconds > 0
+                              ? t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                         std::chrono::duration<double>(o.check.timeout_seconds))
+                              : kNoDeadline;
     History h;
     CheckReport r;
     try {
-      if (file == "-") {  // standard input
-        std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-        h = parse_history(text, o.format, "<stdin>");
-      } else {
-        h = read_history(file, o.format);
-      }
+      h = file == "-" ? read_history_stdin(o.format, deadline) : read_history(file, o.format, deadline);
       CheckOptions options = o.check;
+      options.deadline = deadline;
       options.want_states = !o.html.empty() || o.witness || !o.quiet;
       r = check_history(h, options);
+    } catch (const TimeBudgetExceeded& e) {
+      // Out of time before the search: unknown, as for a search that runs out.
+      ++unknown;
+      std::printf("%s\tunknown\t%.1f\n", file.c_str(), elapsed());
+      if (!o.quiet) std::printf("  %s\n", e.what());
+      std::fflush(stdout);
+      continue;
     } catch (const std::exception& e) {
       ++unreadable;
       std::printf("%s\tunreadable\t%.1f\n", file.c_str(), elapsed());
       std::fflush(stdout);
-      std::cerr << "duet-check: " << e.what() << "\n";
+      // Every message names its file: those that do not (std::bad_alloc) get its name.
+      const std::string source = file == "-" ? "<stdin>" : file;
+      const std::string what = e.what();
+      std::cerr << "duet-check: " << (what.rfind(source + ":", 0) == 0 ? "" : source + ": ") << what << "\n";
       continue;
     }
     std::printf("%s\t%s\t%.1f\n", file.c_str(), std::string(verdict_name(r.verdict)).c_str(), elapsed());

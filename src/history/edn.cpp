@@ -22,23 +22,18 @@ bool is_token_char(char ch) {
 }
 
 std::string snippet(std::string_view text, std::size_t max) {
-  std::string out;
   // One line at most: what follows a newline belongs to another line's message.
   const std::size_t nl = text.find('\n');
   if (nl != std::string_view::npos) text = text.substr(0, nl);
-  const std::size_t n = text.size() < max ? text.size() : max;
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c >= 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (n < text.size()) out += "...";
-  return out;
+  if (text.size() <= max) return printable(text);
+  return printable(text.substr(0, max)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
+void DeadlineCheck::check(std::size_t line) {
+  countdown_ = kEvery;
+  if (deadline_ == Clock::time_point::max() || Clock::now() < deadline_) return;
+  throw TimeBudgetExceeded("the time budget ran out while parsing the file (" + std::to_string(bytes_) +
+                           " bytes read, stopped at line " + std::to_string(line) + ")");
 }
 
 namespace {
@@ -111,6 +106,7 @@ Value EdnReader::read(int depth) {
 }
 
 Value EdnReader::read_form(int depth) {
+  if (deadline_ != nullptr) deadline_->tick(line_);
   if (depth > kMaxEdnDepth) fail(line_, "nesting too deep (more than " + std::to_string(kMaxEdnDepth) + " levels)");
   if (!skip_space(depth)) fail(end_line(), std::string("unexpected end of ") + unit_ + ": expected a value");
   const char c = text_[pos_];
@@ -149,6 +145,12 @@ Value EdnReader::read_form(int depth) {
     default: break;
   }
   if (is_digit(c) || ((c == '+' || c == '-') && pos_ + 1 < text_.size() && is_digit(text_[pos_ + 1]))) return read_number();
+  // `.5`, `-.5`: EDN has no such numbers, and a symbol's leading `.`, `+` or `-` may not be
+  // followed by a digit either.
+  std::size_t dot = pos_;
+  if ((c == '+' || c == '-') && dot + 1 < text_.size()) ++dot;
+  if (text_[dot] == '.' && dot + 1 < text_.size() && is_digit(text_[dot + 1]))
+    fail(line_, "invalid number `" + snippet(read_token()) + "` (EDN numbers start with a digit)");
   if (!is_token_char(c)) fail(line_, "unexpected character `" + shown(c) + "`");
   const std::string_view tok = read_token();
   if (tok == "nil") return Value::nil();
@@ -257,17 +259,23 @@ Value EdnReader::read_string() {
 
 // [+-]digits[.digits][(e|E)[+-]digits][M|N]: integers are 64-bit (overflow is an error),
 // reals are doubles (out of range is an error: no infinities, whose text would not read back).
+// As the EDN spec says, no integer part other than 0 begins with 0 (Clojure would read `010`
+// as octal 8: refusing it is safer than reading either 8 or 10).
 Value EdnReader::read_number() {
   const std::string_view tok = read_token();
   std::size_t i = 0;
   const bool plus = tok[0] == '+';
   if (tok[0] == '+' || tok[0] == '-') ++i;
+  const std::size_t int_start = i;
   while (i < tok.size() && is_digit(tok[i])) ++i;
+  const bool leading_zero = i - int_start > 1 && tok[int_start] == '0';
   bool real = false;
   if (i < tok.size() && tok[i] == '.') {
     real = true;
     ++i;
+    const std::size_t digits = i;
     while (i < tok.size() && is_digit(tok[i])) ++i;
+    if (i == digits) fail(line_, "invalid number `" + snippet(tok) + "` (EDN needs a digit after the `.`)");
   }
   if (i < tok.size() && (tok[i] == 'e' || tok[i] == 'E')) {
     real = true;
@@ -285,6 +293,8 @@ Value EdnReader::read_number() {
     ++i;  // BigInt: read as a 64-bit integer
   }
   if (i != tok.size()) fail(line_, "invalid number `" + snippet(tok) + "`");
+  if (leading_zero)
+    fail(line_, "invalid number `" + snippet(tok) + "` (EDN " + (real ? "numbers" : "integers") + " have no leading zeros)");
   const char* first = tok.data() + (plus ? 1 : 0);
   const char* last = tok.data() + end;
   if (real) {

@@ -4,11 +4,14 @@
 // reports every problem as a ParseError carrying the 1-based line where it was found.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "duet/history.hpp"
+#include "quote.hpp"
 
 namespace duet::history::detail {
 
@@ -25,15 +28,33 @@ inline bool is_edn_space(char c) {
 /// are accepted so that UTF-8 names pass through unchanged.
 bool is_token_char(char c);
 
-/// Text for an error message: at most `max` bytes, control and non-ASCII bytes as \xNN.
-std::string snippet(std::string_view text, std::size_t max = 40);
+/// Gives up parsing past a deadline (TimeBudgetExceeded). tick() is called per line and per
+/// form; it reads the clock only every kEvery calls, which keeps it cheap.
+class DeadlineCheck {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::uint32_t kEvery = 1024;
+  DeadlineCheck(Clock::time_point deadline, std::size_t text_bytes) : deadline_(deadline), bytes_(text_bytes) {}
+  void tick(std::size_t line) {
+    if (--countdown_ == 0) check(line);
+  }
+  /// Throws TimeBudgetExceeded if the deadline has passed.
+  void check(std::size_t line);
+
+ private:
+  Clock::time_point deadline_;
+  std::size_t bytes_;
+  std::uint32_t countdown_ = kEvery;
+};
 
 class EdnReader {
  public:
   /// `first_line`: the line number of text[0]. `unit` names what ends the input in messages
   /// ("file" for a whole EDN file, "line" for one line of a line-based format).
-  EdnReader(std::string_view text, const std::string& source, std::size_t first_line, const char* unit)
-      : text_(text), source_(source), line_(first_line), first_line_(first_line), unit_(unit) {}
+  /// `deadline`, if not null, is ticked per form (one line can hold millions of them).
+  EdnReader(std::string_view text, const std::string& source, std::size_t first_line, const char* unit,
+            DeadlineCheck* deadline = nullptr)
+      : text_(text), source_(source), line_(first_line), first_line_(first_line), unit_(unit), deadline_(deadline) {}
 
   /// Skips whitespace, commas, `;` comments and `#_` discarded forms. False at the end.
   bool skip_space(int depth = 0);
@@ -63,6 +84,7 @@ class EdnReader {
   std::size_t line_;
   std::size_t first_line_;
   const char* unit_;
+  DeadlineCheck* deadline_;
 };
 
 }  // namespace duet::history::detail

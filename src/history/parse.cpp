@@ -3,9 +3,15 @@
 //
 // Hand-written scanners over std::string_view: the checker's benchmark parses dozens of files
 // per run, and bad input must end in a ParseError with a line, never in a crash.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
@@ -16,6 +22,7 @@
 namespace duet::history {
 namespace {
 
+using detail::DeadlineCheck;
 using detail::EdnReader;
 using detail::snippet;
 
@@ -40,11 +47,13 @@ std::string_view strip_bom(std::string_view text) {
 // Walks the text line by line; `number` is the 1-based number of the line last returned.
 struct LineCursor {
   std::string_view text;
+  DeadlineCheck* deadline = nullptr;  // ticked per line
   std::size_t pos = 0;
   std::size_t number = 0;
 
   bool next(std::string_view& line) {
     if (pos >= text.size()) return false;
+    if (deadline != nullptr) deadline->tick(number + 1);
     std::size_t nl = text.find('\n', pos);
     if (nl == std::string_view::npos) nl = text.size();
     line = text.substr(pos, nl - pos);
@@ -149,8 +158,8 @@ class Pairer {
     Operation& op = ops_[index];
     if (e.f != op.f)
       fail(source_, e.line,
-           "`" + std::string(type_name(e.type)) + " :" + e.f + "` for process " + std::to_string(e.process) +
-               " does not match its pending `:invoke :" + op.f + "` from line " + std::to_string(op.invoke_line));
+           "`" + std::string(type_name(e.type)) + " :" + detail::cut(e.f) + "` for process " + std::to_string(e.process) +
+               " does not match its pending `:invoke :" + detail::cut(op.f) + "` from line " + std::to_string(op.invoke_line));
     switch (e.type) {
       case EventType::ok:
         op.outcome = Outcome::ok;
@@ -194,7 +203,8 @@ class Pairer {
 
 // ---- maps (kv log, EDN, duet) ----
 
-std::string shown(const Value& v) { return snippet(v.to_string(), 60); }
+// A value in a message: its first 60 bytes (the printer stops there, however big the value).
+std::string shown(const Value& v) { return detail::printable(v.to_string(60)); }
 
 const Value& required(const Value& map, std::string_view key, const std::string& source, std::size_t line) {
   const Value* v = map.find(key);
@@ -215,10 +225,13 @@ std::string function_name(const Value& f, const std::string& source, std::size_t
 }
 
 // A Jepsen operation map. False for entries that are not client operations (a :process
-// that is not an integer, e.g. :nemesis).
+// that is a keyword: :nemesis). Any other :process that is not an integer is an error, not
+// an operation silently dropped.
 bool event_from_map(Value& m, std::size_t line, const std::string& source, Event& e) {
   const Value& process = required(m, "process", source, line);
-  if (!process.is_integer()) return false;
+  if (process.kind == Value::Kind::keyword) return false;
+  if (!process.is_integer())
+    fail(source, line, ":process must be an integer (or a keyword such as :nemesis), found `" + shown(process) + "`");
   const Value& type = required(m, "type", source, line);
   if (type.kind != Value::Kind::keyword || !event_type(type.text, e.type))
     fail(source, line, "unknown :type `" + shown(type) + "` (expected :invoke, :ok, :fail or :info)");
@@ -232,11 +245,12 @@ bool event_from_map(Value& m, std::size_t line, const std::string& source, Event
 }
 
 // A line that should hold one operation map (kv log, duet): the map, or a ParseError.
-Value read_map_line(std::string_view line, std::size_t number, const std::string& source, std::string_view example) {
+Value read_map_line(std::string_view line, std::size_t number, const std::string& source, std::string_view example,
+                    DeadlineCheck& deadline) {
   const std::string_view t = trim(line);
   if (t.front() != '{' && t.front() != '#')
     fail(source, number, "expected one EDN map per line like `" + std::string(example) + "`, found `" + snippet(t) + "`");
-  EdnReader r(line, source, number, "line");
+  EdnReader r(line, source, number, "line", &deadline);
   Value m = r.read();
   if (r.skip_space()) fail(source, number, "unexpected text after the operation map: `" + snippet(r.rest()) + "`");
   if (m.kind != Value::Kind::map)
@@ -246,19 +260,29 @@ Value read_map_line(std::string_view line, std::size_t number, const std::string
 
 // ---- Jepsen log (etcd) ----
 
+// The process field, read by the rules of an EDN integer, as the other formats' :process is:
+// an optional sign, digits, no leading zero, 64 bits.
 std::int64_t parse_process(std::string_view text, const std::string& source, std::size_t line) {
+  if (text.empty()) fail(source, line, "empty process field");
+  std::string_view digits = text;
+  if (digits.front() == '+' || digits.front() == '-') digits.remove_prefix(1);
+  const bool numeric = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!numeric) fail(source, line, "process id `" + snippet(text) + "` is not an integer");
+  if (digits.size() > 1 && digits.front() == '0')
+    fail(source, line, "process id `" + snippet(text) + "` is not an integer (EDN integers have no leading zeros)");
+  // from_chars takes a '-' but not a '+'.
+  const std::string_view number = text.front() == '+' ? digits : text;
   std::int64_t n = 0;
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), n);
+  const auto r = std::from_chars(number.data(), number.data() + number.size(), n);
   if (r.ec == std::errc::result_out_of_range)
     fail(source, line, "process id `" + snippet(text) + "` is out of range (64-bit)");
-  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
-    fail(source, line, "process id `" + snippet(text) + "` is not an integer");
   return n;
 }
 
 // One field of a Jepsen log line, read as a single EDN form.
-Value read_field(std::string_view text, std::size_t line, const std::string& source, const char* what) {
-  EdnReader r(text, source, line, "line");
+Value read_field(std::string_view text, std::size_t line, const std::string& source, const char* what,
+                 DeadlineCheck& deadline) {
+  EdnReader r(text, source, line, "line", &deadline);
   if (!r.skip_space()) fail(source, line, std::string("empty ") + what + " field");
   Value v = r.read();
   if (r.skip_space()) fail(source, line, std::string("unexpected text after the ") + what + ": `" + snippet(r.rest()) + "`");
@@ -274,10 +298,10 @@ History paired_history(const std::string& source, Format format, std::vector<Ope
   return h;
 }
 
-History parse_jepsen_log(std::string_view text, const std::string& source) {
+History parse_jepsen_log(std::string_view text, const std::string& source, DeadlineCheck& deadline) {
   Pairer pairer(source, /*fail_drops=*/false, newlines(text) / 2 + 1);
   std::size_t event_lines = 0;
-  LineCursor lines{text};
+  LineCursor lines{text, &deadline};
   std::string_view line;
   while (lines.next(line)) {
     const std::size_t at = line.find(kJepsenMark);
@@ -304,10 +328,10 @@ History parse_jepsen_log(std::string_view text, const std::string& source) {
            "expected 4 tab-separated fields after `jepsen.util - ` (process, type, function, value), found " + std::to_string(n));
     if (fields[1].size() < 2 || fields[1].front() != ':' || !event_type(fields[1].substr(1), e.type))
       fail(source, number, "unknown operation type `" + snippet(fields[1]) + "` (expected :invoke, :ok, :fail or :info)");
-    const Value f = read_field(fields[2], number, source, "function");
+    const Value f = read_field(fields[2], number, source, "function", deadline);
     if (f.kind != Value::Kind::keyword) fail(source, number, "the function must be a keyword like :read, found `" + snippet(fields[2]) + "`");
     e.f = f.text;
-    e.value = read_field(fields[3], number, source, "value");
+    e.value = read_field(fields[3], number, source, "value", deadline);
     e.line = number;
     pairer.add(std::move(e));
   }
@@ -318,15 +342,15 @@ History parse_jepsen_log(std::string_view text, const std::string& source) {
 
 // ---- Porcupine kv log ----
 
-History parse_kv_log(std::string_view text, const std::string& source) {
+History parse_kv_log(std::string_view text, const std::string& source, DeadlineCheck& deadline) {
   Pairer pairer(source, /*fail_drops=*/true, newlines(text) / 2 + 1);
   std::size_t entries = 0;
-  LineCursor lines{text};
+  LineCursor lines{text, &deadline};
   std::string_view line;
   while (lines.next(line)) {
     const std::string_view t = trim(line);
     if (t.empty() || t.front() == ';') continue;
-    Value m = read_map_line(line, lines.number, source, "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}");
+    Value m = read_map_line(line, lines.number, source, "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}", deadline);
     ++entries;
     Event e;
     if (event_from_map(m, lines.number, source, e)) pairer.add(std::move(e));
@@ -337,8 +361,8 @@ History parse_kv_log(std::string_view text, const std::string& source) {
 
 // ---- Jepsen/Knossos EDN ----
 
-History parse_edn(std::string_view text, const std::string& source) {
-  EdnReader r(text, source, 1, "file");
+History parse_edn(std::string_view text, const std::string& source, DeadlineCheck& deadline) {
+  EdnReader r(text, source, 1, "file", &deadline);
   if (!r.skip_space()) fail(source, r.end_line(), "no operations found (read as edn: the file holds only comments)");
   const char open = r.peek();
   if (open != '[' && open != '(')
@@ -418,11 +442,11 @@ Operation duet_operation(const Value& m, std::size_t line, const std::string& so
   return op;
 }
 
-History parse_duet(std::string_view text, const std::string& source) {
+History parse_duet(std::string_view text, const std::string& source, DeadlineCheck& deadline) {
   History h;
   h.source = source;
   h.format = Format::duet;
-  LineCursor lines{text};
+  LineCursor lines{text, &deadline};
   std::string_view line;
   bool header = false;
   bool model = false;
@@ -435,6 +459,7 @@ History parse_duet(std::string_view text, const std::string& source) {
         if (version != "1")
           fail(source, lines.number, "unsupported duet history version `" + snippet(version) + "` (this reader knows version 1)");
         header = true;
+        h.model_line = lines.number;  // where a `;model` line would go
         continue;
       }
       if (t.front() == ';') continue;
@@ -447,12 +472,14 @@ History parse_duet(std::string_view text, const std::string& source) {
         const std::string_view name = trim(t.substr(6));
         if (name.empty()) fail(source, lines.number, "`;model` needs a model name");
         h.default_model = std::string(name);
+        h.model_line = lines.number;
         model = true;
       }
       continue;  // a comment
     }
     const Value m = read_map_line(line, lines.number, source,
-                                  "{:process 0, :invoke 1200, :complete 1350, :type :ok, :f :put, :key \"3\", :input \"x\", :value nil}");
+                                  "{:process 0, :invoke 1200, :complete 1350, :type :ok, :f :put, :key \"3\", :input \"x\", :value nil}",
+                                  deadline);
     h.ops.push_back(duet_operation(m, lines.number, source));
   }
   if (!header) fail(source, 1, "no operations found (read as duet: no `;duet-history 1` header)");
@@ -476,15 +503,17 @@ History parse_duet(std::string_view text, const std::string& source) {
   return h;
 }
 
-History parse_as(Format format, std::string_view text, const std::string& source) {
+Format detect(std::string_view text, const std::string& source, DeadlineCheck* deadline);
+
+History parse_as(Format format, std::string_view text, const std::string& source, DeadlineCheck& deadline) {
   switch (format) {
-    case Format::jepsen_log: return parse_jepsen_log(text, source);
-    case Format::kv_log: return parse_kv_log(text, source);
-    case Format::edn: return parse_edn(text, source);
-    case Format::duet: return parse_duet(text, source);
+    case Format::jepsen_log: return parse_jepsen_log(text, source, deadline);
+    case Format::kv_log: return parse_kv_log(text, source, deadline);
+    case Format::edn: return parse_edn(text, source, deadline);
+    case Format::duet: return parse_duet(text, source, deadline);
     case Format::automatic: break;
   }
-  return parse_as(detect_format(text, source), text, source);
+  return parse_as(detect(text, source, &deadline), text, source, deadline);
 }
 
 // The message of a ParseError without its "file:line: " prefix.
@@ -494,11 +523,9 @@ std::string message_of(const ParseError& e) {
   return std::string(what.substr(0, prefix.size()) == prefix ? what.substr(prefix.size()) : what);
 }
 
-}  // namespace
-
-Format detect_format(std::string_view text, const std::string& source) {
+Format detect(std::string_view text, const std::string& source, DeadlineCheck* deadline) {
   text = strip_bom(text);
-  LineCursor lines{text};
+  LineCursor lines{text, deadline};
   std::string_view line;
   std::string_view first;
   std::size_t first_number = 0;
@@ -527,17 +554,59 @@ Format detect_format(std::string_view text, const std::string& source) {
            snippet(first) + "`");
 }
 
-History parse_history(std::string_view text, Format format, const std::string& source) {
+// Reads all of `fd`. Past the deadline: TimeBudgetExceeded. A regular file is read in chunks
+// with the clock checked between them; anything else (a FIFO, a pipe, a terminal) is polled
+// with the time left first, so that a FIFO with no writer ends at the deadline.
+std::string read_all(int fd, const std::string& source, std::chrono::steady_clock::time_point deadline) {
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  std::string text;
+  if (regular && st.st_size > 0) text.reserve(static_cast<std::size_t>(st.st_size));
+  std::vector<char> buffer(std::size_t{1} << 20);
+  auto failed = [&](int err) { fail(source, 0, std::string("cannot read file: ") + std::strerror(err)); };
+  for (;;) {
+    int wait_ms = -1;  // no deadline: wait as long as it takes, as a blocking read would
+    if (deadline != kNoDeadline) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline)
+        throw TimeBudgetExceeded("the time budget ran out while reading the file (" + std::to_string(text.size()) + " bytes read)");
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
+      wait_ms = static_cast<int>(std::min<decltype(left)>(left, INT_MAX));
+    }
+    if (!regular) {
+      pollfd p{fd, POLLIN, 0};
+      const int ready = ::poll(&p, 1, wait_ms);
+      if (ready < 0 && errno != EINTR) failed(errno);
+      if (ready <= 0) continue;  // interrupted, or out of time (said at the top of the loop)
+    }
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
+      failed(errno);
+    }
+    if (n == 0) break;
+    text.append(buffer.data(), static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+}  // namespace
+
+Format detect_format(std::string_view text, const std::string& source) { return detect(text, source, nullptr); }
+
+History parse_history(std::string_view text, Format format, const std::string& source,
+                      std::chrono::steady_clock::time_point deadline) {
+  DeadlineCheck check(deadline, text.size());
   text = strip_bom(text);
   if (only_whitespace(text)) fail(source, 1, "empty history file (no operations)");
-  if (format == Format::automatic) return parse_as(detect_format(text, source), text, source);
+  if (format == Format::automatic) return parse_as(detect(text, source, &check), text, source, check);
   try {
-    return parse_as(format, text, source);
+    return parse_as(format, text, source, check);
   } catch (const ParseError& e) {
     // A format given explicitly that does not fit: say what the file looks like.
     Format guess = format;
     try {
-      guess = detect_format(text, source);
+      guess = detect(text, source, &check);
     } catch (const ParseError&) {
     }
     if (guess == format) throw;
@@ -547,23 +616,28 @@ History parse_history(std::string_view text, Format format, const std::string& s
   }
 }
 
-History read_history(const std::string& path, Format format) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) fail(path, 0, std::string("cannot read file: ") + std::strerror(errno));
+History read_history(const std::string& path, Format format, std::chrono::steady_clock::time_point deadline) {
+  // Non-blocking: opening a FIFO would otherwise wait for a writer, with no deadline.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) fail(path, 0, std::string("cannot read file: ") + std::strerror(errno));
   std::string text;
-  char buffer[1 << 16];
-  for (;;) {
-    const std::size_t n = std::fread(buffer, 1, sizeof buffer, file);
-    text.append(buffer, n);
-    if (n < sizeof buffer) break;
+  try {
+    text = read_all(fd, path, deadline);
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
-  const bool error = std::ferror(file) != 0;
-  const int err = errno;
-  std::fclose(file);
-  if (error) fail(path, 0, std::string("cannot read file: ") + std::strerror(err));
-  History h = parse_history(text, format, path);
+  ::close(fd);
+  History h = parse_history(text, format, path, deadline);
   h.source = path;
   return h;
+}
+
+History read_history_stdin(Format format, std::chrono::steady_clock::time_point deadline) {
+  // Standard input keeps its flags (they are shared with the caller's shell): it is polled
+  // before each read instead.
+  const std::string source = "<stdin>";
+  return parse_history(read_all(STDIN_FILENO, source, deadline), format, source, deadline);
 }
 
 }  // namespace duet::history

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <string>
 
 namespace {
@@ -15,9 +17,10 @@ struct CliRun {
   std::string out;  // stdout and stderr together
 };
 
-CliRun duet_check(const std::string& args) {
+// `prefix` goes before the binary in the shell command: a pipe into it, a `timeout`.
+CliRun duet_check_with_prefix(const std::string& prefix, const std::string& args) {
   CliRun r;
-  const std::string command = std::string(DUET_CHECK_BIN) + " " + args + " 2>&1";
+  const std::string command = prefix + std::string(DUET_CHECK_BIN) + " " + args + " 2>&1";
   FILE* p = popen(command.c_str(), "r");
   if (p == nullptr) return r;
   char buf[4096];
@@ -26,6 +29,8 @@ CliRun duet_check(const std::string& args) {
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return r;
 }
+
+CliRun duet_check(const std::string& args) { return duet_check_with_prefix("", args); }
 
 const std::string kHistories = DUET_HISTORIES_DIR;
 
@@ -141,6 +146,137 @@ TEST(CheckerCli, UnknownModelIsAUsageError) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("duet-check: unknown model 'btree' (known: cas-register,"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("etcd_000.log\t"), std::string::npos) << "no file is read: " << r.out;
+}
+
+
+// ---- limits: the time budget covers reading and parsing; options are checked ----
+
+// The milliseconds duet-check reports for `file` (its second column), or -1.
+double reported_ms(const CliRun& r, const std::string& file) {
+  const std::smatch m = [&] {
+    std::smatch found;
+    std::regex_search(r.out, found, std::regex("(^|\n)" + std::regex_replace(file, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                                               "\t[a-z-]+\t([0-9.]+)\n"));
+    return found;
+  }();
+  return m.empty() ? -1 : std::stod(m[2].str());
+}
+
+TEST(CheckerCli, TimeoutEndsWaitingForAFifoWithNoWriter) {
+  const std::string dir = testing::TempDir() + "duet_cli_fifo";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir + " && mkfifo " + dir + "/history.fifo").c_str());
+  const auto t0 = std::chrono::steady_clock::now();
+  // `timeout 20`: were the deadline ignored, it would wait for a writer forever.
+  const CliRun r = duet_check_with_prefix("timeout 20 ", "--timeout 0.5 " + dir + "/history.fifo");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find(dir + "/history.fifo\tunknown\t"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  the time budget ran out while reading the file (0 bytes read)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 files: 0 linearizable, 0 not linearizable, 1 unknown, 0 unreadable"), std::string::npos) << r.out;
+  EXPECT_LT(seconds, 5.0);
+  // Without --timeout a writer is waited for, as before.
+  const CliRun fed = duet_check_with_prefix("(sleep 0.3; cat " + std::string(DUET_CHECKER_DATA_DIR) + "/sample.duet > " + dir +
+                                                "/history.fifo) & timeout 20 ",
+                                            "--quiet " + dir + "/history.fifo");
+  EXPECT_EQ(fed.status, 0) << fed.out;
+  EXPECT_NE(fed.out.find("history.fifo\tlinearizable\t"), std::string::npos) << fed.out;
+}
+
+TEST(CheckerCli, TimeoutCoversStandardInput) {
+  // A writer that writes nothing for 2 s: duet-check gives up after 0.5 s.
+  const CliRun r = duet_check_with_prefix("sleep 2 | ", "--timeout 0.5 -");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("-\tunknown\t"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the time budget ran out while reading the file (0 bytes read)"), std::string::npos) << r.out;
+  const double ms = reported_ms(r, "-");
+  EXPECT_GE(ms, 400);
+  EXPECT_LT(ms, 1500) << r.out;
+}
+
+TEST(CheckerCli, TimeoutCoversReadingAndParsingABigFile) {
+  const std::string path = testing::TempDir() + "duet_cli_big.txt";
+  {
+    std::ofstream out(path, std::ios::binary);
+    std::string chunk;
+    for (int i = 0; i < 300000; ++i)
+      chunk += "{:process " + std::to_string(i % 7) + ", :type :" + (i % 2 == 0 ? "invoke" : "ok") +
+               ", :f :put, :key \"k\", :value \"" + std::to_string(i / 2) + "\"}\n";
+    out << chunk;  // about 20 MB
+  }
+  const CliRun r = duet_check("--timeout 0.001 " + path);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find(path + "\tunknown\t"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n  the time budget ran out while (reading the file \\([0-9]+ bytes read\\)|"
+                                                  "parsing the file \\([0-9]+ bytes read, stopped at line [0-9]+\\))\n")))
+      << r.out;
+  EXPECT_LT(reported_ms(r, path), 2000) << r.out;
+  std::remove(path.c_str());
+}
+
+TEST(CheckerCli, LimitsMustBePositiveFiniteAndInRange) {
+  const std::string file = kHistories + "/etcd/etcd_002.log";
+  const struct {
+    const char* args;
+    const char* message;
+  } cases[] = {
+      {"--timeout 0", "duet-check: --timeout needs a positive number of seconds; omit it for no limit\n"},
+      {"--timeout -1", "duet-check: --timeout needs a positive number of seconds; omit it for no limit\n"},
+      {"--timeout inf", "duet-check: --timeout needs a positive number of seconds, not 'inf'\n"},
+      {"--timeout nan", "duet-check: --timeout needs a positive number of seconds, not 'nan'\n"},
+      {"--timeout 5s", "duet-check: --timeout needs a positive number of seconds, not '5s'\n"},
+      {"--timeout 1e8",
+       "duet-check: --timeout is at most 10000000 seconds (about 115 days), not '1e8'; omit it for no limit\n"},
+      {"--memory 0", "duet-check: --memory needs a positive number of MiB; omit it for the default (2048)\n"},
+      {"--memory inf", "duet-check: --memory needs a positive number of MiB, not 'inf'\n"},
+      {"--memory 1e30", "duet-check: --memory is at most 1048576 MiB (1 TiB), not '1e30'\n"},
+      {"--memory 2000000", "duet-check: --memory is at most 1048576 MiB (1 TiB), not '2000000'\n"},
+      {"--memory 1e-9", "duet-check: --memory of '1e-9' MiB is less than a byte\n"},
+  };
+  for (const auto& c : cases) {
+    const CliRun r = duet_check(std::string(c.args) + " " + file);
+    EXPECT_EQ(r.status, 2) << c.args;
+    EXPECT_EQ(r.out.rfind(c.message, 0), 0u) << c.args << ": " << r.out;
+    EXPECT_EQ(r.out.find("etcd_002.log\t"), std::string::npos) << "no file is read: " << r.out;
+  }
+  // The largest accepted values work.
+  EXPECT_EQ(duet_check("--quiet --timeout 10000000 --memory 1048576 " + file).status, 0);
+  EXPECT_EQ(duet_check("--quiet --timeout 0.5 --memory 0.5 " + file).status, 0);
+  const CliRun help = duet_check("--help");
+  EXPECT_NE(help.out.find("reading and parsing included"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("at most 10000000"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("at most 1048576 = 1 TiB"), std::string::npos) << help.out;
+}
+
+// One 10 MB value the model rejects: a short message, quickly.
+TEST(CheckerCli, HugeValueGivesAShortError) {
+  const std::string path = testing::TempDir() + "duet_cli_huge_value.log";
+  {
+    const std::string x(10'000'000, 'x');
+    std::ofstream(path, std::ios::binary) << "INFO  jepsen.util - 0\t:invoke\t:write\t\"" << x << "\"\n"
+                                          << "INFO  jepsen.util - 0\t:ok\t:write\t\"" << x << "\"\n";
+  }
+  const CliRun r = duet_check(path);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_LT(r.out.size(), 2048u) << r.out.substr(0, 1000);
+  EXPECT_NE(r.out.find("duet-check: " + path + ":1: the value written must be an integer or nil, not \"xxx"), std::string::npos)
+      << r.out.substr(0, 1000);
+  EXPECT_NE(r.out.find("... (10000002 bytes)"), std::string::npos) << r.out.substr(0, 1000);
+  EXPECT_LT(reported_ms(r, path), 3000) << r.out.substr(0, 1000);
+  std::remove(path.c_str());
+}
+
+TEST(CheckerCli, UnknownModelInTheFileNamesItsLine) {
+  const std::string path = testing::TempDir() + "duet_cli_model_nope.duet";
+  std::ofstream(path) << ";duet-history 1\n;model nope\n"
+                         "{:process 0, :invoke 1, :complete 2, :type :ok, :f :get, :key \"k\", :value \"\"}\n";
+  const CliRun r = duet_check("--quiet " + path);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find(path + "\tunreadable\t"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("duet-check: " + path + ":2: unknown model 'nope' in the `;model` line (known: cas-register, "),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(duet_check("--quiet --model kv " + path).status, 0);  // --model overrides the file's
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -506,7 +506,7 @@ const BadFile kBadFiles[] = {
      "this is not a history`"},
     {"duet_complete_before_invoke.duet", Format::automatic, 3, ":complete 1999 is before :invoke 2000"},
     {"duet_missing_invoke.duet", Format::automatic, 4,
-     "operation has no :invoke (in `{:process 0, :complete 1350, :type :ok, :f :put, :key \"3\", :...`)"},
+     "operation has no :invoke (in `{:process 0, :complete 1350, :type :ok, :f :put, :key \"3\", :... (82 bytes)`)"},
     {"duet_overlap_same_process.duet", Format::automatic, 4,
      "process 0 invokes this operation at 5, before its previous one (line 3) completed at 10"},
 };
