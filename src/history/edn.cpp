@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <system_error>
 
+#include "duet/detail/text.hpp"
+
 namespace duet::history::detail {
 
 bool is_token_char(char ch) {
@@ -25,8 +27,7 @@ std::string snippet(std::string_view text, std::size_t max) {
   // One line at most: what follows a newline belongs to another line's message.
   const std::size_t nl = text.find('\n');
   if (nl != std::string_view::npos) text = text.substr(0, nl);
-  if (text.size() <= max) return printable(text);
-  return printable(text.substr(0, max)) + "... (" + std::to_string(text.size()) + " bytes)";
+  return duet::detail::excerpt(text, max);
 }
 
 void DeadlineCheck::check(std::size_t line) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "duet/detail/text.hpp"
 #include "duet/history.hpp"
 #include "quote.hpp"
 
@@ -169,20 +170,7 @@ std::string edn_string(std::string_view s, std::size_t max) {
   return finish(p);
 }
 
-std::string printable(std::string_view text) {
-  std::string out;
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c >= 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
+std::string printable(std::string_view text) { return duet::detail::excerpt(text, std::string_view::npos); }
 
 std::string cut(std::string_view text, std::size_t max) {
   Printer p{{}, max};
