@@ -35,6 +35,17 @@ std::string count(const duet::CheckResult& r) {
   return std::to_string(r.cases) + " cases, " + std::to_string(r.commands) + " operations";
 }
 
+// How shrinking ended, as the report says it: a case cut short by a budget, or a race that did
+// not come back, is not presented as minimal.
+std::string shrunk(const duet::CheckResult& r) {
+  using End = duet::CheckResult::ShrinkEnd;
+  const std::string size = std::to_string(r.failing_length) + (r.trials > 0 ? " calls" : " steps");
+  if (r.shrink_end == End::not_reproduced) return "not shrunk (" + size + "): the failure did not come back";
+  std::string text = "shrunk to " + size + " in " + std::to_string(r.shrink_steps) + " shrink steps";
+  if (r.shrink_end == End::step_budget || r.shrink_end == End::time_budget) text += " (stopped by its budget)";
+  return text;
+}
+
 void expect_bug(std::vector<Line>& summary, const std::string& what, const duet::CheckResult& r) {
   std::printf("%s\n", r.report.c_str());
   const bool found = r.status == duet::CheckResult::Status::failed;
@@ -42,9 +53,7 @@ void expect_bug(std::vector<Line>& summary, const std::string& what, const duet:
                      found ? "bug found after " +
                                  (r.trials > 0 ? std::to_string(r.trials) + " trials on threads"
                                                : std::to_string(r.cases) + (r.cases == 1 ? " case" : " cases")) +
-                                 ", shrunk to " + std::to_string(r.failing_length) +
-                                 (r.trials > 0 ? " calls" : " steps") + " in " + std::to_string(r.shrink_steps) +
-                                 " shrink steps"
+                                 ", " + shrunk(r)
                            : "NOT FOUND"});
 }
 
