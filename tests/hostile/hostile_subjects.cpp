@@ -14,13 +14,27 @@
 namespace {
 std::atomic<int> hogs{0};
 }
+// Every unaligned form is replaced, so that each allocation and its release use one allocator
+// (AddressSanitizer checks the pairing).
+namespace {
+void* allocate(std::size_t n) noexcept {
+  if (hogs.load(std::memory_order_relaxed) > 0) return nullptr;
+  return std::malloc(n ? n : 1);
+}
+}  // namespace
 void* operator new(std::size_t n) {
-  if (hogs.load(std::memory_order_relaxed) > 0) throw std::bad_alloc();
-  if (void* p = std::malloc(n ? n : 1)) return p;
+  if (void* p = allocate(n)) return p;
   throw std::bad_alloc();
 }
+void* operator new[](std::size_t n) { return operator new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return allocate(n); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return allocate(n); }
 void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace hostile {
 
