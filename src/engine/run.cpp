@@ -120,6 +120,38 @@ struct Monitor {
   CrashGuard crash;
 };
 
+// One progress line for every mode and stage, on stderr: silent for the first two seconds
+// (a unit-test run takes about one), then one line a second, so a long search or shrink is
+// never mistaken for a hang.
+//   duet: Queue: searching: 1234 cases, 2.0 s of 10 s, 617 cases/s
+//   duet: Queue: shrinking: 40 shrink steps in 812 replays, smallest failing case 17 choices (from 96), 2.0 s of 30 s
+class Progress {
+ public:
+  Progress(const std::string& name, int verbose) : name_(name), quiet_(verbose < 0) { restart(); }
+  void restart() {
+    start_ = Clock::now();
+    next_ = start_ + std::chrono::seconds(2);
+  }
+  bool due() const { return !quiet_ && Clock::now() >= next_; }
+  // "2.0 s of 10 s", or "2.0 s" with no time budget.
+  std::string elapsed(double budget) const {
+    char buf[64];
+    if (budget > 0) std::snprintf(buf, sizeof buf, "%.1f s of %g s", since(start_), budget);
+    else std::snprintf(buf, sizeof buf, "%.1f s", since(start_));
+    return buf;
+  }
+  double seconds() const { return since(start_); }
+  void print(const std::string& stage, const std::string& what) {
+    std::fprintf(stderr, "duet: %s: %s: %s\n", name_.c_str(), stage.c_str(), what.c_str());
+    next_ = Clock::now() + std::chrono::seconds(1);
+  }
+
+ private:
+  std::string name_;
+  bool quiet_;
+  Clock::time_point start_, next_;
+};
+
 std::size_t y_calls(const Trace& t) {
   std::size_t n = t.y_prefix.size() + t.y_suffix.size();
   for (const auto& b : t.y_branches) n += b.size();
@@ -141,8 +173,9 @@ CheckResult error_result(const std::string& name, const std::string& message) {
 }
 
 struct Runner {
+  explicit Runner(const Property& property) : p(property) {}
   const Property& p;
-  Settings s;
+  Settings s{};
   CaseParams params;
   Monitor* monitor = nullptr;
 
@@ -351,6 +384,9 @@ struct Runner {
     data.replays_tried = std::max(1, p.replay_attempts);
     data.shrink_end = CheckResult::ShrinkEnd::not_reproduced;
     if (reproduces) {
+      Progress progress(s.name, s.verbose);
+      std::uint64_t replays = 0, failing = 0;
+      std::size_t smallest = original.size();
       // Each replay is watched as a case of its own: a shrink may take longer than one case may.
       ShrinkOutcome so = shrink(
           original, src.spans(),
@@ -358,6 +394,16 @@ struct Runner {
             if (monitor) monitor->start(original_token);
             Replayed r = replay(c);
             if (monitor) monitor->stop();
+            ++replays;
+            if (r.fails) {
+              ++failing;
+              smallest = std::min(smallest, r.consumed.size());
+            }
+            if (progress.due())
+              progress.print("shrinking", std::to_string(replays) + " replays (" + std::to_string(failing) +
+                                              " still failing), smallest failing case " + std::to_string(smallest) +
+                                              " choices (from " + std::to_string(original.size()) + "), " +
+                                              progress.elapsed(s.shrink_time));
             return r;
           },
           budget, src.concurrent_start());
@@ -391,7 +437,7 @@ struct Runner {
 
   CheckResult search() const {
     const auto start = Clock::now();
-    auto next_progress = start + std::chrono::seconds(2);
+    Progress progress(s.name, s.verbose);
     std::uint64_t commands = 0, attempts = 0, rejected = 0, overruns = 0, abandoned = 0, busy = 0, trials = 0, i = 0;
     std::string abandon_reason;
     std::uint64_t current_seed = 0;
@@ -433,11 +479,15 @@ struct Runner {
       if (commands == 0 && rejected >= 1000)
         return error_result(s.name, "the spec cannot generate any command: all " + std::to_string(rejected) +
                                         " attempts so far were rejected by its precondition or a filter");
-      if (Clock::now() >= next_progress) {
-        const double t = since(start);
-        std::fprintf(stderr, "duet: %s: %llu cases, %.0f cases/s\n", s.name.c_str(),
-                     static_cast<unsigned long long>(i + 1), static_cast<double>(i + 1) / t);
-        next_progress = Clock::now() + std::chrono::seconds(1);
+      if (progress.due()) {
+        // Parallel runs count programs and the trials that ran them; sequential ones, cases.
+        const double t = std::max(progress.seconds(), 1e-9);
+        char rate[64];
+        std::snprintf(rate, sizeof rate, "%.0f %s/s", static_cast<double>(trials > 0 ? trials : i + 1) / t,
+                      trials > 0 ? "trials" : "cases");
+        std::string what = std::to_string(i + 1) + (trials > 0 ? " programs, " + std::to_string(trials) + " trials" : " cases");
+        if (s.count != ~std::uint64_t{0}) what += " of " + std::to_string(s.count);
+        progress.print("searching", what + ", " + progress.elapsed(s.time) + ", " + rate);
       }
     }
     const double t = since(start);
@@ -458,7 +508,7 @@ struct Runner {
     r.trials = trials;
     r.discarded = rejected;
     r.seconds = t;
-    if (s.verbose >= 0) {
+    if (s.verbose >= 0 && !p.expect_failure) {  // a negative test says its own verdict
       std::string abandoned_text;
       if (abandoned > 0) abandoned_text = ", " + std::to_string(abandoned) + " abandoned (" + abandon_reason + ")";
       if (trials > 0) abandoned_text += ", " + std::to_string(trials) + " trials";
@@ -472,13 +522,33 @@ struct Runner {
   }
 };
 
+// A negative test's verdict: the counterexample is the pass (its report kept as information,
+// and a pass line like any other check's), none found is the failure.
+CheckResult expected_failure_verdict(CheckResult r, const Settings& s) {
+  if (r.status == CheckResult::Status::failed) {
+    r.status = CheckResult::Status::passed;
+    const std::string found = "duet: " + r.name + ": unsafe, as expected: a counterexample after " +
+                              std::to_string(r.cases) + " programs, " + std::to_string(r.trials) + " trials";
+    r.report = found + "\n" + r.report;
+    if (s.verbose >= 0) std::fprintf(stdout, "%s (%zu calls; the report is in CheckResult::report, or DUET_VERBOSE=1)\n", found.c_str(), r.failing_length);
+  } else if (r.status == CheckResult::Status::passed) {
+    r.status = CheckResult::Status::failed;
+    char seed[32];
+    std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(r.seed));
+    r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency), found none in " +
+               std::to_string(r.cases) + " programs, " + std::to_string(r.trials) + " trials (seed " + seed +
+               "); give it more time (DUET_TIME) or more trials\n";
+  }
+  return r;
+}
+
 }  // namespace
 
 void set_assertion_capture(AssertionCaptureFactory factory) { capture_factory.store(factory); }
 AssertionCaptureFactory assertion_capture() { return capture_factory.load(); }
 
 CheckResult run_property(const Property& p, const Config& config, std::optional<std::span<const std::uint8_t>> bytes) {
-  Runner runner{p, {}, {}};
+  Runner runner(p);
   try {
     runner.s = resolve(config, p.name);
   } catch (const std::invalid_argument& e) {
@@ -497,10 +567,9 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   };
   runner.monitor = &monitor;
   CheckResult r = bytes ? runner.bytes_case(*bytes) : s.replay.empty() ? runner.search() : runner.replay_token();
-  if (r.status != CheckResult::Status::passed) {
-    r.seed = r.seed ? r.seed : s.seed;
-    if (s.verbose >= 1) std::fputs(r.report.c_str(), stderr);
-  }
+  r.seed = r.seed ? r.seed : s.seed;
+  if (p.expect_failure && r.status != CheckResult::Status::error) r = expected_failure_verdict(std::move(r), s);
+  if ((r.status != CheckResult::Status::passed || p.expect_failure) && s.verbose >= 1) std::fputs(r.report.c_str(), stderr);
   return r;
 }
 

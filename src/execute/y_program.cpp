@@ -101,21 +101,4 @@ CheckResult parallel_config_error(const std::string& name, const std::string& wh
   return r;
 }
 
-CheckResult invert_for_unsafe(CheckResult r) {
-  if (r.status == CheckResult::Status::failed) {
-    r.status = CheckResult::Status::passed;
-    r.report = "duet: " + r.name + ": unsafe, as expected: a counterexample after " + std::to_string(r.cases) +
-               " programs, " + std::to_string(r.trials) + " trials\n" + r.report;
-    std::printf("%s", r.report.c_str());
-  } else if (r.status == CheckResult::Status::passed) {
-    r.status = CheckResult::Status::failed;
-    char seed[32];
-    std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(r.seed));
-    r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency), found none in " +
-               std::to_string(r.cases) + " programs, " + std::to_string(r.trials) + " trials (seed " + seed +
-               "); give it more time (DUET_TIME) or more trials\n";
-  }
-  return r;
-}
-
 }  // namespace duet::detail

@@ -294,7 +294,7 @@ CheckResult Api::expect_unsafe(const ParallelConfig& pc, const Config& config, c
   if (why.empty()) why = parallel_unsupported(ops_);
   if (ops_.empty()) why = "the API declares no operation";
   if (!why.empty()) return detail::parallel_config_error(name_, why);
-  return detail::invert_for_unsafe(detail::run_property(parallel_property(pc, options), config));
+  return detail::run_property(detail::expecting_failure(parallel_property(pc, options)), config);
 }
 
 static Config with_fuel(Config config, const ApiOptions& options) {

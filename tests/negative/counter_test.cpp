@@ -18,8 +18,13 @@ struct RacyCounter {
 };
 
 TEST(NegativeCounter, RacyCounterIsFoundUnsafe) {
+  testing::internal::CaptureStdout();
   const duet::CheckResult r = duet::expect_unsafe<duet::models::Counter<RacyCounter>>({}, {.time = 90});
+  const std::string out = testing::internal::GetCapturedStdout();
   EXPECT_TRUE(r) << r.report;
+  // The check returns its report; it prints one pass line, like every other check.
+  EXPECT_NE(out.find(": unsafe, as expected: a counterexample after "), std::string::npos) << out;
+  EXPECT_EQ(out.find("replay:"), std::string::npos) << out;
   EXPECT_NE(r.report.find("unsafe, as expected"), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("c.incr()"), std::string::npos) << r.report;
 }

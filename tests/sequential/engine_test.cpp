@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <chrono>
 #include <regex>
+#include <thread>
 
 #include "ring_buffer.hpp"
 #include "support/test_specs.hpp"
@@ -147,7 +149,38 @@ TEST(Engine, LongRunsPrintProgress) {
   const CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>({.time = 2.6});
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_TRUE(r);
-  EXPECT_NE(err.find("cases/s"), std::string::npos) << err;
+  EXPECT_TRUE(std::regex_search(err, std::regex(": searching: [0-9]+ cases, 2\\.[0-9] s of 2\\.6 s, [0-9]+ cases/s\n"))) << err;
+}
+
+// Shrinking that takes more than two seconds says what it is doing.
+namespace slow {
+bool slow = false;
+struct SlowBuggyRingBufferSpec : ring::BuggyRingBufferSpec {
+  static duet::Result run(const Cmd& c, Sut& q) {
+    if (slow) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    return ring::BuggyRingBufferSpec::run(c, q);
+  }
+};
+}  // namespace slow
+
+TEST(Engine, LongShrinksPrintProgress) {
+  slow::slow = false;
+  // Find the failing case at full speed, then slow every step down while it shrinks.
+  testing::internal::CaptureStderr();
+  duet::detail::Property p = duet::detail::state_machine_property<slow::SlowBuggyRingBufferSpec>();
+  auto run_case = p.run_case;
+  p.run_case = [run_case](duet::Source& src, const duet::detail::CaseParams& params, duet::detail::Trace* trace) {
+    auto o = run_case(src, params, trace);
+    if (o.kind == duet::detail::CaseOutcome::Kind::fail) slow::slow = true;
+    return o;
+  };
+  const CheckResult r = duet::detail::run_property(p, {.seed = 1, .shrink_time = 2.5, .name = "Slow"});
+  const std::string err = testing::internal::GetCapturedStderr();
+  slow::slow = false;
+  EXPECT_EQ(r.status, CheckResult::Status::failed);
+  EXPECT_TRUE(std::regex_search(err, std::regex("duet: Slow: shrinking: [0-9]+ replays \\([0-9]+ still failing\\), smallest "
+                                                "failing case [0-9]+ choices \\(from [0-9]+\\), 2\\.[0-9] s of 2\\.5 s\n")))
+      << err;
 }
 
 }  // namespace

@@ -82,6 +82,9 @@ struct Property {
   /// The case records its trace only when it fails, so the engine may pass a trace to every
   /// run: a failure that does not come back on replay (thread timing) still has its report.
   bool cheap_trace = false;
+  /// A negative test (expect_unsafe): a shrunk counterexample is the pass, and finding none in
+  /// the budget is the failure.
+  bool expect_failure = false;
 };
 
 /// Runs a property under the settings: the whole pipeline (generate, execute, check,
