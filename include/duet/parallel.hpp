@@ -127,8 +127,7 @@ bool generate_y(Source& src, const ParallelConfig& pc, std::vector<typename Spec
         }
       }
       if (!cmd) return false;
-      if constexpr (NextInPlace<Spec>) Spec::next(*cmd, state);
-      else state = Spec::next(*cmd, std::move(state));
+      apply_next<Spec>(*cmd, state);
       cmds.push_back(std::move(*cmd));
       return true;
     });
@@ -146,8 +145,7 @@ bool generate_y(Source& src, const ParallelConfig& pc, std::vector<typename Spec
   // orders the search may pick. Its preconditions are checked in every order below.
   for (std::size_t b = 0, at = shape.prefix; b < pc.branches; at += shape.branches[b], ++b)
     for (std::size_t k = 0; k < shape.branches[b]; ++k) {
-      if constexpr (NextInPlace<Spec>) Spec::next(cmds[at + k], after_branches);
-      else after_branches = Spec::next(cmds[at + k], std::move(after_branches));
+      apply_next<Spec>(cmds[at + k], after_branches);
     }
   shape.suffix = draw_calls(after_branches, pc.suffix_length);
 
@@ -168,8 +166,7 @@ bool generate_y(Source& src, const ParallelConfig& pc, std::vector<typename Spec
         const Cmd& c = cmds[start[b] + pos[b]];
         if (!Spec::precondition(c, s)) return false;
         State t = s;
-        if constexpr (NextInPlace<Spec>) Spec::next(c, t);
-        else t = Spec::next(c, std::move(t));
+        apply_next<Spec>(c, t);
         ++pos[b];
         const bool ok = all_ok(t);
         --pos[b];
@@ -179,8 +176,7 @@ bool generate_y(Source& src, const ParallelConfig& pc, std::vector<typename Spec
         State t = s;
         for (std::size_t k = 0; k < shape.suffix; ++k) {
           if (!Spec::precondition(cmds[suffix_at + k], t)) return false;
-          if constexpr (NextInPlace<Spec>) Spec::next(cmds[suffix_at + k], t);
-          else t = Spec::next(cmds[suffix_at + k], std::move(t));
+          apply_next<Spec>(cmds[suffix_at + k], t);
         }
       }
       return true;
@@ -213,8 +209,7 @@ struct ModelOracle {
       if (!(Spec::expected(c, s) == got)) return false;
     if constexpr (HasPostcondition<Spec>)
       if (!Spec::postcondition(c, s, got).ok) return false;
-    if constexpr (NextInPlace<Spec>) Spec::next(c, s);
-    else s = Spec::next(c, std::move(s));
+    apply_next<Spec>(c, s);
     return true;
   }
   std::uint64_t hash(const State& s) const { return hash_value(s); }

@@ -127,6 +127,15 @@ std::string setup_cpp() {
   else return duet::type_name<typename Spec::Sut>() + " " + sut_name<Spec>() + ";";
 }
 
+/// The model's transition, whichever form the spec gives: `void next(const Cmd&, State&)` or
+/// `State next(const Cmd&, State)`.
+template <class Spec>
+void apply_next(const typename Spec::Cmd& cmd, typename Spec::State& state) {
+  if constexpr (NextInPlace<Spec>) Spec::next(cmd, state);
+  else if constexpr (NextByValue<Spec>) state = Spec::next(cmd, std::move(state));
+  // else: state_machine_property's static_assert says what is missing, once.
+}
+
 std::string describe_current_exception();  // "std::out_of_range(\"...\")"
 
 /// "candidate returned 0; the model allows 1" (want given), or
@@ -249,8 +258,7 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
       if (!v.ok) return fail_at(*cmd, got, nullptr, disagreement(got, nullptr, v.why));
     }
     try {
-      if constexpr (NextInPlace<Spec>) Spec::next(*cmd, *state);
-      else *state = Spec::next(*cmd, std::move(*state));
+      apply_next<Spec>(*cmd, *state);
     } catch (...) {
       return fail_at(*cmd, got, nullptr, "the model's next() threw " + describe_current_exception());
     }
