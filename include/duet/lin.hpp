@@ -170,66 +170,81 @@ class Lin {
     std::function<Verdict(const T&)> invariant;
   };
 
-  static detail::CaseOutcome stress_case(const Data& d, Source& src, const detail::CaseParams& params,
-                                         detail::Trace* trace) {
-    detail::CaseOutcome out;
-    if (trace) trace->setup = d.setup;
-    const std::size_t failures_before = params.capture ? params.capture->count() : 0;
-    std::unique_ptr<T> subject;
-    try {
-      subject = d.make();
-    } catch (...) {
-      out.kind = detail::CaseOutcome::Kind::error;
-      out.message = "the subject's constructor threw " + detail::describe_current_exception();
-      return out;
-    }
-    // why: what the failing step's comment says; the one-line message adds the call.
-    auto fail = [&](std::string why, const std::string& call_text, const Result& got) {
-      if (trace) detail::record_failure(trace, nullptr, why);
-      else out.failing_step = detail::failing_step(call_text, got, nullptr, why);
-      out.kind = detail::CaseOutcome::Kind::fail;
-      out.message = call_text + ": " + why;
-      return out;
-    };
-    for (std::size_t i = 0; i < params.max_length; ++i) {
-      const std::size_t span = src.begin_span();
-      if (src.draw(params.continue_odds) == 0) break;
-      ++out.attempts;
-      const std::size_t k = static_cast<std::size_t>(src.draw(d.ops.size() - 1));
-      Call call;
+  // Sequential stress for the case loop: calls drawn from the operations, run on one subject;
+  // an undeclared exception, an assertion or a broken invariant fails the call.
+  class StressSteps final : public detail::CaseSteps {
+   public:
+    explicit StressSteps(const Data& d) : d_(d) {}
+    detail::StepVerdict start(detail::Trace* trace) override {
+      if (trace) trace->setup = d_.setup;
       try {
-        call = d.ops[k].generate(src);
-      } catch (const Discard&) {
-        ++out.rejected;
-        continue;
-      }
-      ++out.commands;
-      src.end_span(span);
-      Result r;
-      try {
-        r = call.run(*subject);
+        subject_ = d_.make();
       } catch (...) {
-        r = Result::current_exception();
+        return detail::StepVerdict::error("the subject's constructor threw " + detail::describe_current_exception());
       }
-      if (trace) detail::record_step(trace, call.text, r);
-      if (r.is_exception() && !d.ops[k].may_throw)
-        return fail("threw " + r.exception_type() +
-                        (r.exception_message().empty() ? "" : "(" + duet::show(r.exception_message()) + ")") +
-                        " (declare the operation .may_throw() if it may)",
-                    call.text, r);
-      if (params.capture && params.capture->count() != failures_before)
-        return fail("assertion failed: " + params.capture->messages_since(failures_before), call.text, r);
-      if (d.invariant) {
+      return {};
+    }
+    Drawn draw(Source& src, detail::StepVerdict&) override {
+      op_ = static_cast<std::size_t>(src.draw(d_.ops.size() - 1));
+      try {
+        call_ = d_.ops[op_].generate(src);
+      } catch (const Discard&) {
+        return Drawn::rejected;
+      }
+      return Drawn::command;
+    }
+    detail::StepVerdict step(detail::Trace* trace) override {
+      try {
+        got_ = call_.run(*subject_);
+      } catch (...) {
+        got_ = Result::current_exception();
+      }
+      ran_ = true;
+      if (trace) detail::record_step(trace, call_.text, got_);
+      if (got_.is_exception() && !d_.ops[op_].may_throw)
+        return fail_here(trace, "threw " + got_.exception_type() +
+                                    (got_.exception_message().empty() ? "" : "(" + duet::show(got_.exception_message()) + ")") +
+                                    " (declare the operation .may_throw() if it may)");
+      if (assertion_raised()) return assertion_failed(trace, assertion_message());
+      if (d_.invariant) {
         Verdict v(true);
         try {
-          v = d.invariant(*subject);
+          v = d_.invariant(*subject_);
         } catch (...) {
           v = Verdict::fail("it threw " + detail::describe_current_exception());
         }
-        if (!v.ok) return fail("the invariant fails" + (v.why.empty() ? std::string() : ": " + v.why), call.text, r);
+        if (!v.ok) return fail_here(trace, "the invariant fails" + (v.why.empty() ? std::string() : ": " + v.why));
       }
+      return {};
     }
-    return out;
+    detail::StepVerdict assertion_failed(detail::Trace* trace, std::string why) override {
+      if (ran_) return fail_here(trace, std::move(why));
+      if (trace) detail::record_failure(trace, nullptr, why);
+      return detail::StepVerdict::fail(std::move(why));
+    }
+
+   private:
+    // why: what the failing step's comment says; the one-line message adds the call.
+    detail::StepVerdict fail_here(detail::Trace* trace, std::string why) const {
+      std::string message = call_.text + ": " + why;
+      if (trace) {
+        detail::record_failure(trace, nullptr, std::move(why));
+        return detail::StepVerdict::fail(std::move(message));
+      }
+      return detail::StepVerdict::fail(std::move(message), detail::failing_step(call_.text, got_, nullptr, std::move(why)));
+    }
+    const Data& d_;
+    std::unique_ptr<T> subject_;
+    std::size_t op_ = 0;
+    Call call_;
+    Result got_;
+    bool ran_ = false;
+  };
+
+  static detail::CaseOutcome stress_case(const Data& d, Source& src, const detail::CaseParams& params,
+                                         detail::Trace* trace) {
+    StressSteps steps(d);
+    return detail::run_case_loop(steps, src, params, trace);
   }
 
   CheckResult no_ops() const {

@@ -34,6 +34,7 @@
 
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
+#include "duet/detail/case_loop.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/gen.hpp"
 #include "duet/result.hpp"
@@ -146,125 +147,117 @@ void record_failure(Trace* trace, const Result* expected, std::string explanatio
 /// The failing step as record_step and record_failure would have traced it.
 Step failing_step(std::string code, const Result& observed, const Result* expected, std::string explanation);
 
-/// One case of a state-machine spec: generate and run commands in lockstep.
+/// A state-machine spec's steps for the case loop: commands drawn from the model's state, run
+/// in lockstep on the candidate and the model.
 template <class Spec>
-CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace* trace) {
+class StateMachineSteps final : public CaseSteps {
   using Cmd = typename Spec::Cmd;
   using State = typename Spec::State;
-  CaseOutcome out;
-  if (trace) trace->setup = setup_cpp<Spec>();
 
-  // Assertion failures raised by spec code (EXPECT_* inside run, expected, postcondition,
-  // next, init_sut): any new one fails the case where it is seen.
-  const std::size_t failures_before = params.capture ? params.capture->count() : 0;
-  auto assertion_failed = [&] { return params.capture && params.capture->count() != failures_before; };
-  auto fail = [&](std::string message) {
-    out.kind = CaseOutcome::Kind::fail;
-    out.message = std::move(message);
-    return out;
-  };
-  auto fail_assertion = [&] {
-    std::string msg = "assertion failed: " + params.capture->messages_since(failures_before);
-    if (trace) record_failure(trace, nullptr, msg);
-    return fail(std::move(msg));
-  };
-  // A failure at a command: traced, or kept as the failing step when running without a trace.
-  auto fail_at = [&](const Cmd& cmd, const Result& got, const Result* want, std::string why) {
-    if (trace) record_failure(trace, want, why);
-    else out.failing_step = failing_step(show_command<Spec>(cmd), got, want, why);
-    return fail(std::move(why));
-  };
-  auto fail_assertion_at = [&](const Cmd& cmd, const Result& got) {
-    return fail_at(cmd, got, nullptr, "assertion failed: " + params.capture->messages_since(failures_before));
-  };
-
-  std::unique_ptr<typename Spec::Sut> sut;
-  try {
-    sut = make_sut<Spec>();
-  } catch (...) {
-    out.kind = CaseOutcome::Kind::error;
-    out.message = "the candidate's constructor threw " + describe_current_exception();
-    return out;
-  }
-  std::optional<State> state;
-  try {
-    state.emplace(initial_state<Spec>());
-  } catch (...) {
-    out.kind = CaseOutcome::Kind::error;
-    out.message = "the model's initial state threw " + describe_current_exception();
-    return out;
-  }
-  if (assertion_failed()) return fail_assertion();
-
-  for (std::size_t i = 0; i < params.max_length; ++i) {
-    const std::size_t span = src.begin_span();
-    if (src.draw(params.continue_odds) == 0) break;
-
-    // Generate a command the model accepts here; a few rejections in a row end the case.
-    std::optional<Cmd> cmd;
-    for (int attempt = 0; attempt < 16 && !cmd; ++attempt) {
-      ++out.attempts;
-      try {
-        Cmd c = Spec::command(*state)(src);
-        if constexpr (HasPrecondition<Spec>) {
-          if (!Spec::precondition(c, *state)) {
-            ++out.rejected;
-            continue;
-          }
-        }
-        cmd.emplace(std::move(c));
-      } catch (const Discard&) {
-        ++out.rejected;
-      } catch (const Overrun&) {
-        throw;
-      } catch (...) {
-        return fail("the spec's command generator threw " + describe_current_exception());
-      }
+ public:
+  StepVerdict start(Trace* trace) override {
+    if (trace) trace->setup = setup_cpp<Spec>();
+    try {
+      sut_ = make_sut<Spec>();
+    } catch (...) {
+      return StepVerdict::error("the candidate's constructor threw " + describe_current_exception());
     }
-    if (!cmd) break;
-    ++out.commands;
-    src.end_span(span);
+    try {
+      state_.emplace(initial_state<Spec>());
+    } catch (...) {
+      return StepVerdict::error("the model's initial state threw " + describe_current_exception());
+    }
+    return {};
+  }
 
+  Drawn draw(Source& src, StepVerdict& failure) override {
+    try {
+      Cmd c = Spec::command(*state_)(src);
+      if constexpr (HasPrecondition<Spec>)
+        if (!Spec::precondition(c, *state_)) return Drawn::rejected;
+      cmd_.emplace(std::move(c));
+      return Drawn::command;
+    } catch (const Discard&) {
+      return Drawn::rejected;
+    } catch (const Overrun&) {
+      throw;
+    } catch (...) {
+      failure = StepVerdict::fail("the spec's command generator threw " + describe_current_exception());
+      return Drawn::failed;
+    }
+  }
+
+  // Judged in phases, each failing where it happens: the model's expected result, the
+  // candidate's run, assertions raised there, the comparison, the postcondition, next.
+  StepVerdict step(Trace* trace) override {
+    const Cmd& cmd = *cmd_;
     Result want;
     if constexpr (HasExpected<Spec>) {
       try {
-        want = Spec::expected(*cmd, *state);
+        want = Spec::expected(cmd, *state_);
       } catch (...) {
-        std::string why = "the model's expected() threw " + describe_current_exception();
-        if (trace) record_step(trace, show_command<Spec>(*cmd), Result());
-        return fail_at(*cmd, Result(), nullptr, std::move(why));
+        got_ = Result();
+        if (trace) record_step(trace, show_command<Spec>(cmd), got_);
+        return fail_here(trace, nullptr, "the model's expected() threw " + describe_current_exception());
       }
     }
-    Result got;
     try {
-      got = Spec::run(*cmd, *sut);
+      got_ = Spec::run(cmd, *sut_);
     } catch (...) {
-      got = Result::current_exception();
+      got_ = Result::current_exception();
     }
-    if (trace) record_step(trace, show_command<Spec>(*cmd), got);
-
-    if (assertion_failed()) return fail_assertion_at(*cmd, got);
-    if constexpr (HasExpected<Spec>) {
-      if (!(got == want)) return fail_at(*cmd, got, &want, disagreement(got, &want, {}));
-    }
+    ran_ = true;
+    if (trace) record_step(trace, show_command<Spec>(cmd), got_);
+    if (assertion_raised()) return assertion_failed(trace, assertion_message());
+    if constexpr (HasExpected<Spec>)
+      if (!(got_ == want)) return fail_here(trace, &want, disagreement(got_, &want, {}));
     if constexpr (HasPostcondition<Spec>) {
       Verdict v(true);
       try {
-        v = Spec::postcondition(*cmd, *state, got);
+        v = Spec::postcondition(cmd, *state_, got_);
       } catch (...) {
-        return fail_at(*cmd, got, nullptr, "the model's postcondition threw " + describe_current_exception());
+        return fail_here(trace, nullptr, "the model's postcondition threw " + describe_current_exception());
       }
-      if (assertion_failed()) return fail_assertion_at(*cmd, got);
-      if (!v.ok) return fail_at(*cmd, got, nullptr, disagreement(got, nullptr, v.why));
+      if (assertion_raised()) return assertion_failed(trace, assertion_message());
+      if (!v.ok) return fail_here(trace, nullptr, disagreement(got_, nullptr, v.why));
     }
     try {
-      apply_next<Spec>(*cmd, *state);
+      apply_next<Spec>(cmd, *state_);
     } catch (...) {
-      return fail_at(*cmd, got, nullptr, "the model's next() threw " + describe_current_exception());
+      return fail_here(trace, nullptr, "the model's next() threw " + describe_current_exception());
     }
-    if (assertion_failed()) return fail_assertion_at(*cmd, got);
+    return {};
   }
-  return out;
+
+  StepVerdict assertion_failed(Trace* trace, std::string why) override {
+    if (ran_) return fail_here(trace, nullptr, std::move(why));
+    if (trace) record_failure(trace, nullptr, why);  // before any command: the report shows the message
+    return StepVerdict::fail(std::move(why));
+  }
+
+ private:
+  // The last command fails with `why`: traced, or kept as the failing step without a trace.
+  StepVerdict fail_here(Trace* trace, const Result* want, std::string why) const {
+    if (trace) {
+      record_failure(trace, want, why);
+      return StepVerdict::fail(std::move(why));
+    }
+    Step step = failing_step(show_command<Spec>(*cmd_), got_, want, why);
+    return StepVerdict::fail(std::move(why), std::move(step));
+  }
+
+  std::unique_ptr<typename Spec::Sut> sut_;
+  std::optional<State> state_;
+  std::optional<Cmd> cmd_;
+  Result got_;
+  bool ran_ = false;
+};
+
+/// One case of a state-machine spec.
+template <class Spec>
+CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace* trace) {
+  StateMachineSteps<Spec> steps;
+  return run_case_loop(steps, src, params, trace);
 }
 
 /// The engine-facing form of a state-machine spec.

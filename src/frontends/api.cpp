@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "duet/api.hpp"
+#include "duet/detail/case_loop.hpp"
 
 namespace duet {
 namespace detail {
@@ -15,59 +16,58 @@ struct ApiData {
   std::size_t max_handles = 32;
 };
 
-CaseOutcome run_api_case(const ApiData& d, Source& src, const CaseParams& params, Trace* trace) {
-  CaseOutcome out;
-  Env env;
-  env.prefixes = &d.prefixes;
-  env.max_handles = d.max_handles;
-  for (const auto& make : d.factories) env.stores.push_back(make());
-
-  const std::size_t failures_before = params.capture ? params.capture->count() : 0;
-  auto fail = [&](std::string message) {
-    out.kind = CaseOutcome::Kind::fail;
-    out.message = std::move(message);
-    return out;
-  };
-
-  for (std::size_t i = 0; i < params.max_length; ++i) {
-    const std::size_t span = src.begin_span();
-    if (src.draw(params.continue_odds) == 0) break;
-    // Choose an operation that can run here: one whose arguments can be built from the live
-    // handles, and which the reference does not decline.
-    StepOutcome step{StepOutcome::Status::declined, {}, {}};
-    for (int attempt = 0; attempt < 32 && step.status == StepOutcome::Status::declined; ++attempt) {
-      ++out.attempts;
-      const OpBase& op = *d.ops[static_cast<std::size_t>(src.draw(d.ops.size() - 1))];
-      step = op.step(src, env, trace);
-      if (step.status == StepOutcome::Status::declined) ++out.rejected;
-    }
-    if (step.status == StepOutcome::Status::declined) break;
-    ++out.commands;
-    src.end_span(span);
-    if (step.status == StepOutcome::Status::failed) {
-      out.failing_step = std::move(step.failing_step);
-      return fail(std::move(step.message));
-    }
-    if (step.status == StepOutcome::Status::abandoned) {
-      out.kind = CaseOutcome::Kind::abandoned;
-      out.message = std::move(step.message);
-      return out;
-    }
-    if (params.capture && params.capture->count() != failures_before) {
-      std::string msg = "assertion failed: " + params.capture->messages_since(failures_before);
-      if (trace) record_failure(trace, nullptr, msg);
-      return fail(std::move(msg));
-    }
-    // Well-formedness of every live value, not only of those this step touched: a candidate
-    // that shares structure between values may corrupt one through another.
-    for (const auto& store : env.stores) {
-      if (auto broken = store->check_all()) {
-        if (trace) record_failure(trace, nullptr, *broken);
-        return fail(*broken);
-      }
+// The API's steps for the case loop. Drawing an operation's arguments and running it are
+// one step of the operation (its arguments may depend on what earlier ones returned), so
+// draw() runs it and step() gives its verdict.
+class ApiSteps final : public CaseSteps {
+ public:
+  explicit ApiSteps(const ApiData& d) : d_(d) {}
+  StepVerdict start(Trace* trace) override {
+    trace_ = trace;
+    env_.prefixes = &d_.prefixes;
+    env_.max_handles = d_.max_handles;
+    for (const auto& make : d_.factories) env_.stores.push_back(make());
+    return {};
+  }
+  // Chooses an operation that can run here: one whose arguments can be built from the live
+  // handles, and which the reference does not decline.
+  Drawn draw(Source& src, StepVerdict&) override {
+    const OpBase& op = *d_.ops[static_cast<std::size_t>(src.draw(d_.ops.size() - 1))];
+    outcome_ = op.step(src, env_, trace_);
+    return outcome_.status == StepOutcome::Status::declined ? Drawn::rejected : Drawn::command;
+  }
+  StepVerdict step(Trace*) override {
+    switch (outcome_.status) {
+      case StepOutcome::Status::failed: return StepVerdict::fail(std::move(outcome_.message), std::move(outcome_.failing_step));
+      case StepOutcome::Status::abandoned: return StepVerdict::abandoned(std::move(outcome_.message));
+      default: return {};
     }
   }
-  return out;
+  // Well-formedness of every live value, not only of those this step touched: a candidate
+  // that shares structure between values may corrupt one through another.
+  StepVerdict after_step(Trace* trace) override {
+    for (const auto& store : env_.stores)
+      if (auto broken = store->check_all()) {
+        if (trace) record_failure(trace, nullptr, *broken);
+        return StepVerdict::fail(*broken);
+      }
+    return {};
+  }
+  StepVerdict assertion_failed(Trace* trace, std::string why) override {
+    if (trace) record_failure(trace, nullptr, why);
+    return StepVerdict::fail(std::move(why));
+  }
+
+ private:
+  const ApiData& d_;
+  Env env_;
+  Trace* trace_ = nullptr;
+  StepOutcome outcome_;
+};
+
+CaseOutcome run_api_case(const ApiData& d, Source& src, const CaseParams& params, Trace* trace) {
+  ApiSteps steps(d);
+  return run_case_loop(steps, src, params, trace);
 }
 
 // One Y-program over the API: the prefix drawn and run on both sides (it must agree), the
