@@ -247,19 +247,10 @@ class Lin {
     return detail::run_case_loop(steps, src, params, trace);
   }
 
-  CheckResult no_ops() const {
-    CheckResult r;
-    r.name = data_->name;
-    r.report = "duet: " + data_->name + ": error: no operation declared\n  nothing was tested\n";
-    return r;
-  }
+  CheckResult no_ops() const { return detail::nothing_tested(data_->name, "no operation declared"); }
   CheckResult no_init() const {
-    CheckResult r;
-    r.name = data_->name;
-    r.report = "duet: " + data_->name +
-               ": error: the subject type is not default-constructible: give duet::Lin::init(make, setup)\n"
-               "  nothing was tested\n";
-    return r;
+    return detail::nothing_tested(data_->name,
+                                  "the subject type is not default-constructible: give duet::Lin::init(make, setup)");
   }
 
   std::shared_ptr<Data> data_;

@@ -164,13 +164,6 @@ bool uneventful(const CaseOutcome& o) {
          o.kind == CaseOutcome::Kind::abandoned;
 }
 
-CheckResult error_result(const std::string& name, const std::string& message) {
-  CheckResult r;
-  r.status = CheckResult::Status::error;
-  r.name = name;
-  r.report = "duet: " + name + ": error: " + message + "\n  nothing was tested\n";
-  return r;
-}
 
 struct Runner {
   explicit Runner(const Property& property) : p(property) {}
@@ -328,10 +321,10 @@ struct Runner {
     try {
       rec = decode_token(s.replay);
     } catch (const std::invalid_argument& e) {
-      return error_result(s.name, std::string(e.what()) + " (from DUET_REPLAY or --duet_replay)");
+      return nothing_tested(s.name, std::string(e.what()) + " (from DUET_REPLAY or --duet_replay)");
     }
     if (rec.spec_id != p.spec_id)
-      return error_result(s.name, "the DUET_REPLAY token was recorded by another test, not by " + s.name +
+      return nothing_tested(s.name, "the DUET_REPLAY token was recorded by another test, not by " + s.name +
                                       " (run only that test, e.g. with --gtest_filter)");
     // Generate under the settings the case was recorded with, whatever the current ones.
     params.max_length = static_cast<std::size_t>(rec.max_length);
@@ -477,7 +470,7 @@ struct Runner {
         return r;
       }
       if (commands == 0 && rejected >= 1000)
-        return error_result(s.name, "the spec cannot generate any command: all " + std::to_string(rejected) +
+        return nothing_tested(s.name, "the spec cannot generate any command: all " + std::to_string(rejected) +
                                         " attempts so far were rejected by its precondition or a filter");
       if (progress.due()) {
         // Parallel runs count programs and the trials that ran them; sequential ones, cases.
@@ -492,13 +485,13 @@ struct Runner {
     }
     const double t = since(start);
     if (abandoned > 0 && abandoned == busy)
-      return error_result(s.name, "every scenario was abandoned (" + abandon_reason + "); nothing was checked");
+      return nothing_tested(s.name, "every scenario was abandoned (" + abandon_reason + "); nothing was checked");
     if (i > 0 && overruns == i)
-      return error_result(s.name, "every case ran out of input bytes before finishing; nothing was checked");
+      return nothing_tested(s.name, "every case ran out of input bytes before finishing; nothing was checked");
     if (commands == 0 && (rejected > 0 || i >= 50))
-      return error_result(s.name, "the spec generated no command in " + std::to_string(i) + " cases (" +
+      return nothing_tested(s.name, "the spec generated no command in " + std::to_string(i) + " cases (" +
                                       std::to_string(rejected) + " attempts rejected)");
-    if (i == 0) return error_result(s.name, "no case ran (DUET_COUNT=0 or DUET_TIME too small)");
+    if (i == 0) return nothing_tested(s.name, "no case ran (DUET_COUNT=0 or DUET_TIME too small)");
     CheckResult r;
     r.status = CheckResult::Status::passed;
     r.name = s.name;
@@ -544,6 +537,14 @@ CheckResult expected_failure_verdict(CheckResult r, const Settings& s) {
 
 }  // namespace
 
+CheckResult nothing_tested(const std::string& name, const std::string& why) {
+  CheckResult r;
+  r.status = CheckResult::Status::error;
+  r.name = name;
+  r.report = "duet: " + name + ": error: " + why + "\n  nothing was tested\n";
+  return r;
+}
+
 void set_assertion_capture(AssertionCaptureFactory factory) { capture_factory.store(factory); }
 AssertionCaptureFactory assertion_capture() { return capture_factory.load(); }
 
@@ -552,7 +553,7 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   try {
     runner.s = resolve(config, p.name);
   } catch (const std::invalid_argument& e) {
-    return error_result(config.name ? *config.name : p.name, std::string("bad setting: ") + e.what());
+    return nothing_tested(config.name ? *config.name : p.name, std::string("bad setting: ") + e.what());
   }
   const Settings& s = runner.s;
   runner.params.max_length = s.max_length;

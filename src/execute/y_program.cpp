@@ -94,11 +94,7 @@ std::string check_parallel_config(const ParallelConfig& pc) {
 }
 
 CheckResult parallel_config_error(const std::string& name, const std::string& why) {
-  CheckResult r;
-  r.status = CheckResult::Status::error;
-  r.name = name;
-  r.report = "duet: " + name + ": error: bad ParallelConfig: " + why + "\n  nothing was tested\n";
-  return r;
+  return nothing_tested(name, "bad ParallelConfig: " + why);
 }
 
 }  // namespace duet::detail

@@ -303,12 +303,7 @@ static Config with_fuel(Config config, const ApiOptions& options) {
 }
 
 CheckResult Api::check(const Config& config, const ApiOptions& options) const {
-  if (ops_.empty()) {
-    CheckResult r;
-    r.name = name_;
-    r.report = "duet: " + name_ + ": error: the API declares no operation\n  nothing was tested\n";
-    return r;
-  }
+  if (ops_.empty()) return detail::nothing_tested(name_, "the API declares no operation");
   return detail::run_property(property(options), with_fuel(config, options));
 }
 

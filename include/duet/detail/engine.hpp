@@ -93,6 +93,10 @@ struct Property {
 CheckResult run_property(const Property& property, const Config& config,
                          std::optional<std::span<const std::uint8_t>> bytes = std::nullopt);
 
+/// The result of a check that could not test anything (a bad setting, token or spec): an
+/// error, never a pass, with a report saying why.
+CheckResult nothing_tested(const std::string& name, const std::string& why);
+
 /// FNV-1a, for spec ids.
 constexpr std::uint32_t hash32(std::string_view s) {
   std::uint32_t h = 2166136261u;
