@@ -99,98 +99,6 @@ std::size_t draw_call_list(Source& src, std::size_t max, std::size_t& stop_at, D
   return n;
 }
 
-/// Draws a Y-program's commands from the model (state-machine specs): the prefix from the
-/// initial state, each branch from the state after the prefix, the suffix after the prefix and
-/// all branches in order. Returns false (and leaves the case empty) when the spec's
-/// precondition could fail in some interleaving.
-template <class Spec>
-bool generate_y(Source& src, const ParallelConfig& pc, std::vector<typename Spec::Cmd>& cmds, YShape& shape,
-                std::uint64_t& attempts, std::uint64_t& rejected) {
-  using Cmd = typename Spec::Cmd;
-  using State = typename Spec::State;
-  std::size_t stop_at = Source::kNoMark;
-  auto draw_calls = [&](State& state, std::size_t max) {
-    return draw_call_list(src, max, stop_at, [&] {
-      std::optional<Cmd> cmd;
-      for (int attempt = 0; attempt < 16 && !cmd; ++attempt) {
-        ++attempts;
-        try {
-          Cmd c = Spec::command(state)(src);
-          if constexpr (HasPrecondition<Spec>)
-            if (!Spec::precondition(c, state)) {
-              ++rejected;
-              continue;
-            }
-          cmd.emplace(std::move(c));
-        } catch (const Discard&) {
-          ++rejected;
-        }
-      }
-      if (!cmd) return false;
-      apply_next<Spec>(*cmd, state);
-      cmds.push_back(std::move(*cmd));
-      return true;
-    });
-  };
-  State state = initial_state<Spec>();
-  shape.prefix = draw_calls(state, pc.prefix_length);
-  if (stop_at != Source::kNoMark) src.mark_concurrent_start(stop_at);  // else the prefix is full
-  shape.branches.clear();
-  State after_branches = state;
-  for (std::size_t b = 0; b < pc.branches; ++b) {
-    State branch_state = state;
-    shape.branches.push_back(draw_calls(branch_state, pc.branch_length));
-  }
-  // The suffix is drawn from the state after the branches run one after another: one of the
-  // orders the search may pick. Its preconditions are checked in every order below.
-  for (std::size_t b = 0, at = shape.prefix; b < pc.branches; at += shape.branches[b], ++b)
-    for (std::size_t k = 0; k < shape.branches[b]; ++k) {
-      apply_next<Spec>(cmds[at + k], after_branches);
-    }
-  shape.suffix = draw_calls(after_branches, pc.suffix_length);
-
-  if constexpr (HasPrecondition<Spec>) {
-    // Every interleaving of the branches must satisfy every precondition (qcheck-stm's
-    // all_interleavings_ok), or a correct candidate could be blamed for the spec's partiality.
-    std::uint64_t budget = 20000;
-    std::vector<std::size_t> pos(shape.branches.size(), 0);
-    std::vector<std::size_t> start(shape.branches.size());
-    for (std::size_t b = 0, at = shape.prefix; b < shape.branches.size(); at += shape.branches[b], ++b) start[b] = at;
-    const std::size_t suffix_at = shape.prefix + std::accumulate(shape.branches.begin(), shape.branches.end(), std::size_t{0});
-    std::function<bool(const State&)> all_ok = [&](const State& s) -> bool {
-      if (budget-- == 0) return false;
-      bool any = false;
-      for (std::size_t b = 0; b < pos.size(); ++b) {
-        if (pos[b] == shape.branches[b]) continue;
-        any = true;
-        const Cmd& c = cmds[start[b] + pos[b]];
-        if (!Spec::precondition(c, s)) return false;
-        State t = s;
-        apply_next<Spec>(c, t);
-        ++pos[b];
-        const bool ok = all_ok(t);
-        --pos[b];
-        if (!ok) return false;
-      }
-      if (!any) {
-        State t = s;
-        for (std::size_t k = 0; k < shape.suffix; ++k) {
-          if (!Spec::precondition(cmds[suffix_at + k], t)) return false;
-          apply_next<Spec>(cmds[suffix_at + k], t);
-        }
-      }
-      return true;
-    };
-    if (!all_ok(state)) {
-      ++rejected;
-      cmds.clear();
-      shape = YShape{};
-      return false;
-    }
-  }
-  return true;
-}
-
 /// The state-machine model as the search core's oracle.
 template <class Spec>
 struct ModelOracle {
@@ -261,12 +169,6 @@ struct TrialJudge {
   }
 };
 
-struct ParallelOutcome {
-  bool failed = false;
-  std::uint64_t trials = 0;
-  std::string message;
-};
-
 /// Runs a program's trials: fresh subject, prefix on this thread, branches on the executor,
 /// suffix on this thread, then the search. Subject and calls are type-erased by the caller.
 template <class Subject>
@@ -301,65 +203,170 @@ std::vector<Observed> run_trial(const TrialRunner<Subject>& r, const YShape& sha
   return observed;
 }
 
-/// Trials of one program until one is not explained (or the trials run out).
-template <class Subject, class Check>
-ParallelOutcome run_trials(const TrialRunner<Subject>& runner, const YShape& shape, const ParallelParams& pp,
-                           std::vector<Observed>& last, Check explained) {
-  ParallelOutcome out;
-  for (std::size_t t = 0; t < pp.config.trials; ++t) {
-    ++out.trials;
-    last = run_trial(runner, shape, *pp.executor);
-    if (!explained(last)) {
-      out.failed = true;
-      return out;
-    }
-  }
-  return out;
-}
-
 std::string consistency_name(Consistency c);
 std::string shape_signature(const ParallelConfig& pc);
+
+/// What a front end supplies to the parallel case loop: how to draw a call for each part of a
+/// Y-program, run a trial, judge it and show it. The loop (run_y_case) draws the shape from the
+/// choice stream, runs the trials and builds the outcome, the same for every front end.
+class YSteps {
+ public:
+  enum class Part : unsigned char { prefix, branch, suffix };
+  virtual ~YSteps() = default;
+  /// A new list of calls starts: the prefix, branch `branch`, or the suffix.
+  virtual void begin_part(Part part, std::size_t branch) = 0;
+  /// Draws one call of the current part (CaseSteps::Drawn's meanings). On `failed`, fills
+  /// `failure`, recording the trace itself when given one.
+  virtual CaseSteps::Drawn draw_call(Source& src, Trace* trace, StepVerdict& failure) = 0;
+  /// After drawing: false rejects the whole program (a precondition could fail in some
+  /// interleaving): the case is empty, not failed.
+  virtual bool accept(const YShape&) { return true; }
+  /// Whether the program has anything to run.
+  virtual bool runnable(const YShape& shape) const { return shape.size() > 0; }
+  /// One trial: a fresh subject, the program run, `observed` filled. Anything but ok ends the
+  /// case (a constructor that throws, say).
+  virtual StepVerdict trial(const YShape& shape, Executor& executor, std::vector<Observed>& observed) = 0;
+  /// Whether some order of the calls explains the trial (searching with `judge`).
+  virtual bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
+                         Consistency consistency) = 0;
+  /// The failing trial's verdict line.
+  virtual std::string violation(Consistency consistency) const = 0;
+  /// Records the failing trial for the report.
+  virtual void record(Trace* trace, const YShape& shape, const std::vector<Observed>& observed,
+                      const std::string& verdict) const = 0;
+};
+
+/// One parallel case: a Y-program drawn, then its trials until one is not explained.
+CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace);
 
 /// The report part of a failing program: the diagram and the verdict line.
 void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls, const std::vector<Observed>& observed,
               const std::string& setup, const std::string& verdict);
 
+/// A state-machine spec's Y-programs: the prefix drawn from the initial state, each branch from
+/// the state after the prefix, the suffix after the prefix and all branches in order; the
+/// model is the oracle.
+template <class Spec>
+class ModelYSteps final : public YSteps {
+  using Cmd = typename Spec::Cmd;
+  using State = typename Spec::State;
+
+ public:
+  ModelYSteps() : state_(initial_state<Spec>()) {}
+
+  void begin_part(Part part, std::size_t branch) override {
+    if (part == Part::prefix) {
+      drawing_ = &state_;
+    } else if (part == Part::branch) {
+      if (branch == 0) {
+        after_prefix_ = state_;
+        prefix_ = cmds_.size();
+      }
+      branch_state_ = *after_prefix_;
+      drawing_ = &branch_state_;
+    } else {
+      // The suffix is drawn from the state after the branches run one after another: one of
+      // the orders the search may pick. accept() checks its preconditions in every order.
+      after_branches_ = *after_prefix_;
+      for (std::size_t i = prefix_; i < cmds_.size(); ++i) apply_next<Spec>(cmds_[i], *after_branches_);
+      drawing_ = &*after_branches_;
+    }
+  }
+
+  CaseSteps::Drawn draw_call(Source& src, Trace*, StepVerdict&) override {
+    try {
+      Cmd c = Spec::command(*drawing_)(src);
+      if constexpr (HasPrecondition<Spec>)
+        if (!Spec::precondition(c, *drawing_)) return CaseSteps::Drawn::rejected;
+      apply_next<Spec>(c, *drawing_);
+      cmds_.push_back(std::move(c));
+      return CaseSteps::Drawn::command;
+    } catch (const Discard&) {
+      return CaseSteps::Drawn::rejected;
+    }
+  }
+
+  // Every interleaving of the branches must satisfy every precondition (qcheck-stm's
+  // all_interleavings_ok), or a correct candidate could be blamed for the spec's partiality.
+  bool accept(const YShape& shape) override {
+    if constexpr (HasPrecondition<Spec>) {
+      std::uint64_t budget = 20000;
+      std::vector<std::size_t> pos(shape.branches.size(), 0);
+      std::vector<std::size_t> start(shape.branches.size());
+      for (std::size_t b = 0, at = shape.prefix; b < shape.branches.size(); at += shape.branches[b], ++b) start[b] = at;
+      const std::size_t suffix_at = shape.size() - shape.suffix;
+      std::function<bool(const State&)> all_ok = [&](const State& s) -> bool {
+        if (budget-- == 0) return false;
+        bool any = false;
+        for (std::size_t b = 0; b < pos.size(); ++b) {
+          if (pos[b] == shape.branches[b]) continue;
+          any = true;
+          const Cmd& c = cmds_[start[b] + pos[b]];
+          if (!Spec::precondition(c, s)) return false;
+          State t = s;
+          apply_next<Spec>(c, t);
+          ++pos[b];
+          const bool ok = all_ok(t);
+          --pos[b];
+          if (!ok) return false;
+        }
+        if (!any) {
+          State t = s;
+          for (std::size_t k = 0; k < shape.suffix; ++k) {
+            if (!Spec::precondition(cmds_[suffix_at + k], t)) return false;
+            apply_next<Spec>(cmds_[suffix_at + k], t);
+          }
+        }
+        return true;
+      };
+      if (after_prefix_ && !all_ok(*after_prefix_)) return false;
+    } else {
+      (void)shape;
+    }
+    return true;
+  }
+
+  StepVerdict trial(const YShape& shape, Executor& executor, std::vector<Observed>& observed) override {
+    const TrialRunner<typename Spec::Sut> runner{
+        [] { return make_sut<Spec>(); }, [this](std::size_t i, typename Spec::Sut& sut) { return Spec::run(cmds_[i], sut); }};
+    try {
+      observed = run_trial(runner, shape, executor);
+    } catch (...) {
+      return StepVerdict::error("the candidate's constructor threw " + describe_current_exception());
+    }
+    return {};
+  }
+
+  bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
+                 Consistency consistency) override {
+    const ModelOracle<Spec> oracle{&cmds_, &observed};
+    return judge(y_history(shape, observed), oracle, consistency);
+  }
+
+  std::string violation(Consistency consistency) const override {
+    return "no " + consistency_name(consistency) + " order of the calls explains the results";
+  }
+
+  void record(Trace* trace, const YShape& shape, const std::vector<Observed>& observed,
+              const std::string& verdict) const override {
+    std::vector<std::string> calls;
+    for (const Cmd& c : cmds_) calls.push_back(show_command<Spec>(c));
+    record_y(trace, shape, calls, observed, setup_cpp<Spec>(), verdict);
+  }
+
+ private:
+  std::vector<Cmd> cmds_;
+  State state_;  // the prefix's, as it is drawn
+  std::optional<State> after_prefix_, after_branches_;
+  State branch_state_ = state_;
+  State* drawing_ = &state_;
+  std::size_t prefix_ = 0;
+};
+
 template <class Spec>
 CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, Trace* trace) {
-  using Cmd = typename Spec::Cmd;
-  CaseOutcome out;
-  std::vector<Cmd> cmds;
-  YShape shape;
-  if (!generate_y<Spec>(src, pp.config, cmds, shape, out.attempts, out.rejected)) return out;
-  out.commands = cmds.size();
-  if (cmds.empty()) return out;
-  TrialRunner<typename Spec::Sut> runner{[] { return make_sut<Spec>(); },
-                                         [&cmds](std::size_t i, typename Spec::Sut& sut) { return Spec::run(cmds[i], sut); }};
-  ModelOracle<Spec> oracle{&cmds, nullptr};
-  std::vector<Observed> last;
-  ParallelOutcome po;
-  TrialJudge judge;
-  try {
-    po = run_trials(runner, shape, pp, last, [&](const std::vector<Observed>& observed) {
-      oracle.observed = &observed;
-      return judge(y_history(shape, observed), oracle, pp.config.consistency);
-    });
-  } catch (...) {
-    out.kind = CaseOutcome::Kind::error;
-    out.message = "the candidate's constructor threw " + describe_current_exception();
-    return out;
-  }
-  out.trials = po.trials;
-  if (!po.failed) return out;
-  if (judge.finish(out)) return out;
-  out.kind = CaseOutcome::Kind::fail;
-  out.message = "no " + consistency_name(pp.config.consistency) + " order of the calls explains the results";
-  if (trace) {
-    std::vector<std::string> calls;
-    for (const Cmd& c : cmds) calls.push_back(show_command<Spec>(c));
-    record_y(trace, shape, calls, last, setup_cpp<Spec>(), out.message);
-  }
-  return out;
+  ModelYSteps<Spec> steps;
+  return run_y_case(steps, pp, src, trace);
 }
 
 /// The candidate as its own oracle (qcheck-lin): the calls placed so far are replayed on a
@@ -398,66 +405,70 @@ enum class LinMode { oracle, stress };
 /// Replays of a parallel program (each already `trials` runs) before concluding it passes.
 inline constexpr int kParallelReplayAttempts = 20;
 
+/// A signature-only description's Y-programs: calls drawn independently of any state; the
+/// candidate run sequentially is the oracle (or, for stress, no oracle: undeclared exceptions
+/// fail).
+template <class T>
+class LinYSteps final : public YSteps {
+  using Call = typename Lin<T>::Call;
+
+ public:
+  LinYSteps(const Lin<T>& lin, LinMode mode) : lin_(lin), mode_(mode) {}
+  void begin_part(Part, std::size_t) override {}
+  CaseSteps::Drawn draw_call(Source& src, Trace*, StepVerdict&) override {
+    try {
+      calls_.push_back(lin_.generate_call(src));
+    } catch (const Discard&) {
+      return CaseSteps::Drawn::rejected;
+    }
+    return CaseSteps::Drawn::command;
+  }
+  StepVerdict trial(const YShape& shape, Executor& executor, std::vector<Observed>& observed) override {
+    const TrialRunner<T> runner{[this] { return lin_.make_subject(); },
+                                [this](std::size_t i, T& t) { return calls_[i].run(t); }};
+    try {
+      observed = run_trial(runner, shape, executor);
+    } catch (...) {
+      return StepVerdict::error("the subject's constructor threw " + describe_current_exception());
+    }
+    return {};
+  }
+  bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
+                 Consistency consistency) override {
+    if (mode_ == LinMode::stress) {
+      for (std::size_t i = 0; i < observed.size(); ++i)
+        if (observed[i].result.is_exception() && !lin_.op_may_throw(calls_[i].op)) {
+          why_ = calls_[i].text + " threw " + observed[i].result.exception_type() + " (declare it .may_throw() if it may)";
+          return false;
+        }
+      return true;
+    }
+    const CandidateOracle<T> oracle{&lin_, &calls_, &observed};
+    return judge(y_history(shape, observed), oracle, consistency);
+  }
+  std::string violation(Consistency consistency) const override {
+    if (mode_ == LinMode::stress) return why_;
+    return "no " + consistency_name(consistency) +
+           " order of the calls explains the results (the oracle: the candidate run sequentially)";
+  }
+  void record(Trace* trace, const YShape& shape, const std::vector<Observed>& observed,
+              const std::string& verdict) const override {
+    std::vector<std::string> texts;
+    for (const Call& c : calls_) texts.push_back(c.text);
+    record_y(trace, shape, texts, observed, lin_.setup_cpp(), verdict);
+  }
+
+ private:
+  const Lin<T>& lin_;
+  LinMode mode_;
+  std::vector<Call> calls_;
+  std::string why_;
+};
+
 template <class T>
 CaseOutcome run_lin_parallel_case(const Lin<T>& lin, LinMode mode, const ParallelParams& pp, Source& src, Trace* trace) {
-  using Call = typename Lin<T>::Call;
-  CaseOutcome out;
-  std::vector<Call> calls;
-  YShape shape;
-  std::size_t stop_at = Source::kNoMark;
-  auto draw_calls = [&](std::size_t max) {
-    return draw_call_list(src, max, stop_at, [&] {
-      ++out.attempts;
-      calls.push_back(lin.generate_call(src));
-      return true;
-    });
-  };
-  shape.prefix = draw_calls(pp.config.prefix_length);
-  if (stop_at != Source::kNoMark) src.mark_concurrent_start(stop_at);
-  for (std::size_t b = 0; b < pp.config.branches; ++b) shape.branches.push_back(draw_calls(pp.config.branch_length));
-  shape.suffix = draw_calls(pp.config.suffix_length);
-  out.commands = calls.size();
-  if (calls.empty()) return out;
-
-  TrialRunner<T> runner{[&lin] { return lin.make_subject(); },
-                        [&calls](std::size_t i, T& t) { return calls[i].run(t); }};
-  CandidateOracle<T> oracle{&lin, &calls, nullptr};
-  std::vector<Observed> last;
-  std::string why;
-  ParallelOutcome po;
-  TrialJudge judge;
-  try {
-    po = run_trials(runner, shape, pp, last, [&](const std::vector<Observed>& observed) {
-      if (mode == LinMode::stress) {
-        for (std::size_t i = 0; i < observed.size(); ++i)
-          if (observed[i].result.is_exception() && !lin.op_may_throw(calls[i].op)) {
-            why = calls[i].text + " threw " + observed[i].result.exception_type() + " (declare it .may_throw() if it may)";
-            return false;
-          }
-        return true;
-      }
-      oracle.observed = &observed;
-      return judge(y_history(shape, observed), oracle, pp.config.consistency);
-    });
-  } catch (...) {
-    out.kind = CaseOutcome::Kind::error;
-    out.message = "the subject's constructor threw " + describe_current_exception();
-    return out;
-  }
-  out.trials = po.trials;
-  if (!po.failed) return out;
-  if (judge.finish(out)) return out;
-  out.kind = CaseOutcome::Kind::fail;
-  out.message = mode == LinMode::stress ? why
-                                        : "no " + consistency_name(pp.config.consistency) +
-                                              " order of the calls explains the results (the oracle: the candidate "
-                                              "run sequentially)";
-  if (trace) {
-    std::vector<std::string> texts;
-    for (const Call& c : calls) texts.push_back(c.text);
-    record_y(trace, shape, texts, last, lin.setup_cpp(), out.message);
-  }
-  return out;
+  LinYSteps<T> steps(lin, mode);
+  return run_y_case(steps, pp, src, trace);
 }
 
 template <class T>

@@ -80,6 +80,65 @@ void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>&
   for (; i < calls.size(); ++i) trace->y_suffix.push_back(calls[i]);
 }
 
+CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace) {
+  CaseOutcome out;
+  auto end = [&](StepVerdict v, CaseOutcome::Kind kind) {
+    out.kind = kind;
+    out.message = std::move(v.message);
+    return out;
+  };
+  YShape shape;
+  std::size_t stop_at = Source::kNoMark;
+  StepVerdict failure;
+  bool failed = false;
+  auto draw_part = [&](YSteps::Part part, std::size_t branch, std::size_t max) {
+    steps.begin_part(part, branch);
+    return draw_call_list(src, max, stop_at, [&] {
+      CaseSteps::Drawn drawn = CaseSteps::Drawn::rejected;
+      for (int attempt = 0; attempt < kDrawAttempts && drawn == CaseSteps::Drawn::rejected; ++attempt) {
+        ++out.attempts;
+        drawn = steps.draw_call(src, trace, failure);
+        if (drawn == CaseSteps::Drawn::rejected) ++out.rejected;
+      }
+      failed = drawn == CaseSteps::Drawn::failed;
+      return drawn == CaseSteps::Drawn::command;
+    });
+  };
+  shape.prefix = draw_part(YSteps::Part::prefix, 0, pp.config.prefix_length);
+  if (failed) return end(std::move(failure), CaseOutcome::Kind::fail);
+  // A call moved out of a branch goes where the prefix's "no more" choice was (else the
+  // prefix is full).
+  if (stop_at != Source::kNoMark) src.mark_concurrent_start(stop_at);
+  for (std::size_t b = 0; b < pp.config.branches; ++b)
+    shape.branches.push_back(draw_part(YSteps::Part::branch, b, pp.config.branch_length));
+  shape.suffix = draw_part(YSteps::Part::suffix, 0, pp.config.suffix_length);
+  if (failed) return end(std::move(failure), CaseOutcome::Kind::fail);
+  if (!steps.accept(shape)) {
+    ++out.rejected;
+    return out;
+  }
+  out.commands = shape.size();
+  if (!steps.runnable(shape)) return out;
+
+  std::vector<Observed> observed;
+  TrialJudge judge;
+  for (std::size_t t = 0; t < pp.config.trials; ++t) {
+    ++out.trials;
+    StepVerdict v = steps.trial(shape, *pp.executor, observed);
+    if (!v.ok()) {
+      const auto kind = v.kind == StepVerdict::Kind::error ? CaseOutcome::Kind::error : CaseOutcome::Kind::fail;
+      return end(std::move(v), kind);
+    }
+    if (steps.explained(shape, observed, judge, pp.config.consistency)) continue;
+    if (judge.finish(out)) return out;
+    out.kind = CaseOutcome::Kind::fail;
+    out.message = steps.violation(pp.config.consistency);
+    if (trace) steps.record(trace, shape, observed, out.message);
+    return out;
+  }
+  return out;
+}
+
 std::string shape_signature(const ParallelConfig& pc) {
   return "/b" + std::to_string(pc.branches) + "/l" + std::to_string(pc.branch_length) + "/p" +
          std::to_string(pc.prefix_length) + "/s" + std::to_string(pc.suffix_length) + "/t" + std::to_string(pc.trials) +

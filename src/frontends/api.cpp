@@ -84,112 +84,109 @@ struct ReferenceOracle {
   bool equal(const State&, const State&) const { return false; }
 };
 
-CaseOutcome run_api_parallel_case(const ApiData& d, const ParallelParams& pp, Source& src, Trace* trace) {
-  CaseOutcome out;
-  auto fresh_env = [&] {
-    Env env;
-    env.prefixes = &d.prefixes;
-    env.max_handles = d.max_handles;
-    for (const auto& make : d.factories) env.stores.push_back(make());
-    return env;
-  };
-  Env gen = fresh_env();
-  std::vector<std::shared_ptr<ApiCall>> prefix, calls;
-  YShape shape;
-  std::size_t stop_at = Source::kNoMark;
-  std::string why;
-  // Draws up to max calls; `run` executes each on both sides as it is drawn (the prefix).
-  auto draw_list = [&](std::size_t max, bool run, std::vector<std::shared_ptr<ApiCall>>& into) -> std::optional<std::string> {
-    std::optional<std::string> bad;
-    draw_call_list(src, max, stop_at, [&] {
-      std::shared_ptr<ApiCall> call;
-      for (int attempt = 0; attempt < 32 && !call; ++attempt) {
-        ++out.attempts;
-        call = d.ops[static_cast<std::size_t>(src.draw(d.ops.size() - 1))]->draw(src, gen);
-        if (!call) ++out.rejected;
-      }
-      if (!call) return false;
-      if (run) {
-        call->run_candidate();
-        if (!call->check_reference(gen, &why)) {
-          bad = call->text + ": " + (why.empty() ? "candidate finds " + call->outcome_text() : why);
-          into.push_back(std::move(call));  // the failing call ends the list, for the report
-          return false;
-        }
-      }
-      into.push_back(std::move(call));
-      return true;
-    });
-    return bad;
-  };
-  if (auto bad = draw_list(pp.config.prefix_length, true, prefix)) {
-    out.kind = CaseOutcome::Kind::fail;
-    out.message = "in the sequential prefix: " + *bad;
-    if (trace) {  // the prefix ran like a sequential scenario: report it as one
-      for (std::size_t i = 0; i + 1 < prefix.size(); ++i)
-        record_api_step(trace, prefix[i]->shown_call(), prefix[i]->outcome_text());
-      record_api_failure(trace, prefix.back()->shown_call(), "", out.message);
-    }
-    return out;
-  }
-  shape.prefix = prefix.size();
-  if (stop_at != Source::kNoMark) src.mark_concurrent_start(stop_at);
-  for (std::size_t b = 0; b < pp.config.branches; ++b) {
-    const std::size_t before = calls.size();
-    draw_list(pp.config.branch_length, false, calls);
-    shape.branches.push_back(calls.size() - before);
-  }
-  out.commands = prefix.size() + calls.size();
-  if (calls.empty()) return out;
+Env fresh_env(const ApiData& d) {
+  Env env;
+  env.prefixes = &d.prefixes;
+  env.max_handles = d.max_handles;
+  for (const auto& make : d.factories) env.stores.push_back(make());
+  return env;
+}
 
-  YShape branch_shape = shape;
-  branch_shape.prefix = 0;
-  std::vector<Observed> observed(calls.size());
-  TrialJudge judge;
-  for (std::size_t t = 0; t < pp.config.trials; ++t) {
-    ++out.trials;
-    Env env = fresh_env();
-    for (auto& c : prefix) {
+// The API's Y-programs: the prefix drawn and run on both sides (it must agree), the branches
+// drawn from the handles the prefix made; in each trial the prefix runs again on both sides,
+// the branches at once on the candidate, and the reference is the search's oracle. No suffix.
+class ApiYSteps final : public YSteps {
+ public:
+  explicit ApiYSteps(const ApiData& d) : d_(d), gen_(fresh_env(d)) {}
+
+  void begin_part(Part part, std::size_t) override { part_ = part; }
+
+  CaseSteps::Drawn draw_call(Source& src, Trace* trace, StepVerdict& failure) override {
+    if (part_ == Part::suffix) return CaseSteps::Drawn::none;
+    std::shared_ptr<ApiCall> call = d_.ops[static_cast<std::size_t>(src.draw(d_.ops.size() - 1))]->draw(src, gen_);
+    if (!call) return CaseSteps::Drawn::rejected;
+    if (part_ == Part::branch) {
+      calls_.push_back(std::move(call));
+      return CaseSteps::Drawn::command;
+    }
+    prefix_.push_back(call);
+    call->run_candidate();
+    std::string why;
+    if (call->check_reference(gen_, &why)) return CaseSteps::Drawn::command;
+    failure = StepVerdict::fail("in the sequential prefix: " + call->text + ": " +
+                                (why.empty() ? "candidate finds " + call->outcome_text() : why));
+    if (trace) {  // the prefix ran like a sequential scenario: report it as one
+      for (std::size_t i = 0; i + 1 < prefix_.size(); ++i)
+        record_api_step(trace, prefix_[i]->shown_call(), prefix_[i]->outcome_text());
+      record_api_failure(trace, call->shown_call(), "", failure.message);
+    }
+    return CaseSteps::Drawn::failed;
+  }
+
+  bool runnable(const YShape&) const override { return !calls_.empty(); }
+
+  // `observed` holds the branch calls only: the prefix is checked on both sides as it runs.
+  StepVerdict trial(const YShape& shape, Executor& executor, std::vector<Observed>& observed) override {
+    Env env = fresh_env(d_);
+    std::string why;
+    for (auto& c : prefix_) {
       c->rebind(env);
       c->run_candidate();
-      if (!c->check_reference(env, &why)) {
-        out.kind = CaseOutcome::Kind::fail;
-        out.message = "in the sequential prefix (a trial): " + c->text + ": " +
-                      (why.empty() ? "candidate finds " + c->outcome_text() : why);
-        return out;
-      }
+      if (!c->check_reference(env, &why))
+        return StepVerdict::fail("in the sequential prefix (a trial): " + c->text + ": " +
+                                 (why.empty() ? "candidate finds " + c->outcome_text() : why));
     }
-    const Env after_prefix = env;
-    for (auto& c : calls) c->rebind(env);
+    after_prefix_ = env;
+    for (auto& c : calls_) c->rebind(env);
+    observed.assign(calls_.size(), Observed{});
     std::vector<std::function<void()>> branches;
     for (std::size_t b = 0, at = 0; b < shape.branches.size(); at += shape.branches[b], ++b)
       branches.push_back([&, at, len = shape.branches[b]] {
         for (std::size_t k = 0; k < len; ++k) {
           observed[at + k].invoke = event_time();
-          calls[at + k]->run_candidate();
+          calls_[at + k]->run_candidate();
           observed[at + k].response = event_time();
         }
       });
-    pp.executor->run(branches);
-    const ReferenceOracle oracle{&calls, &after_prefix};
-    if (judge(y_history(branch_shape, observed), oracle, pp.config.consistency)) continue;
-    if (judge.finish(out)) return out;
-    out.kind = CaseOutcome::Kind::fail;
-    out.message = "no " + consistency_name(pp.config.consistency) +
-                  " order of the calls explains the results (the oracle: the reference implementation)";
-    if (trace) {
-      std::vector<std::string> texts, results;
-      std::vector<Observed> shown(prefix.size() + calls.size());
-      for (auto& c : prefix) texts.push_back(c->shown_call());
-      for (auto& c : calls) texts.push_back(c->shown_call());
-      record_y(trace, shape, texts, shown, "", out.message);
-      for (auto& c : prefix) results.push_back(c->outcome_text());
-      for (auto& c : calls) results.push_back(c->outcome_text());
-      trace->diagram = y_diagram(shape, texts, results);
-    }
-    return out;
+    executor.run(branches);
+    return {};
   }
-  return out;
+
+  bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
+                 Consistency consistency) override {
+    YShape branches_only = shape;
+    branches_only.prefix = 0;
+    const ReferenceOracle oracle{&calls_, &*after_prefix_};
+    return judge(y_history(branches_only, observed), oracle, consistency);
+  }
+
+  std::string violation(Consistency consistency) const override {
+    return "no " + consistency_name(consistency) +
+           " order of the calls explains the results (the oracle: the reference implementation)";
+  }
+
+  // Results as the API shows them (bindings, handles), from the calls themselves.
+  void record(Trace* trace, const YShape& shape, const std::vector<Observed>&, const std::string& verdict) const override {
+    std::vector<std::string> texts, results;
+    for (auto& c : prefix_) texts.push_back(c->shown_call());
+    for (auto& c : calls_) texts.push_back(c->shown_call());
+    record_y(trace, shape, texts, std::vector<Observed>(texts.size()), "", verdict);
+    for (auto& c : prefix_) results.push_back(c->outcome_text());
+    for (auto& c : calls_) results.push_back(c->outcome_text());
+    trace->diagram = y_diagram(shape, texts, results);
+  }
+
+ private:
+  const ApiData& d_;
+  Env gen_;  // the environment calls are drawn in (the prefix runs in it)
+  Part part_ = Part::prefix;
+  std::vector<std::shared_ptr<ApiCall>> prefix_, calls_;
+  std::optional<Env> after_prefix_;
+};
+
+CaseOutcome run_api_parallel_case(const ApiData& d, const ParallelParams& pp, Source& src, Trace* trace) {
+  ApiYSteps steps(d);
+  return run_y_case(steps, pp, src, trace);
 }
 
 }  // namespace
