@@ -29,6 +29,47 @@
 
 namespace duet::detail {
 
+/// An open-addressing index over entries kept in a vector (the search's memo and its class
+/// nogoods): a slot holds an entry's number, probing is linear from the entry's hash, and the
+/// table doubles at half full so that probe runs stay short.
+class SlotIndex {
+ public:
+  static constexpr std::uint32_t kEmpty = std::numeric_limits<std::uint32_t>::max();
+  explicit SlotIndex(std::size_t slots) : slots_(slots, kEmpty) {}
+  /// The first entry in h's probe run that `match(entry)` accepts, or kEmpty; `free_slot`
+  /// then holds where an entry with hash h goes.
+  template <class Match>
+  std::uint32_t find(std::uint64_t h, Match match, std::size_t& free_slot) const {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t s = h & mask;
+    for (; slots_[s] != kEmpty; s = (s + 1) & mask)
+      if (match(slots_[s])) return slots_[s];
+    free_slot = s;
+    return kEmpty;
+  }
+  /// Puts entry number `entry` (now `entries` entries in all) in the slot find() gave.
+  /// `hash_of(i)` is entry i's hash, for growing. Returns the bytes the index grew by.
+  template <class HashOf>
+  std::size_t put(std::size_t free_slot, std::uint32_t entry, std::size_t entries, HashOf hash_of) {
+    slots_[free_slot] = entry;
+    if (entries * 2 <= slots_.size()) return 0;
+    std::vector<std::uint32_t> grown(slots_.size() * 2, kEmpty);
+    const std::size_t mask = grown.size() - 1;
+    for (std::uint32_t i = 0; i < entries; ++i) {
+      std::size_t t = hash_of(i) & mask;
+      while (grown[t] != kEmpty) t = (t + 1) & mask;
+      grown[t] = i;
+    }
+    const std::size_t added = (grown.size() - slots_.size()) * sizeof(std::uint32_t);
+    slots_.swap(grown);
+    return added;
+  }
+  std::size_t bytes() const { return slots_.size() * sizeof(std::uint32_t); }
+
+ private:
+  std::vector<std::uint32_t> slots_;
+};
+
 /// One operation of a history, for the search: who ran it and when. Times are in any
 /// monotonic unit; a pending operation (timed out, crashed) has response == kPending: it may
 /// take effect at any point after its invocation, or never.
@@ -236,8 +277,8 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
   };
   std::vector<MemoEntry> memo;
   std::vector<std::uint64_t> bits;
-  std::vector<std::uint32_t> slots(1024, kNone);
-  std::size_t memo_bytes = slots.size() * sizeof(std::uint32_t);
+  SlotIndex slots(1024);
+  std::size_t memo_bytes = slots.bytes();
   std::size_t stack_bytes = 0;  // the search's candidate lists, counted in the same budget
   auto oracle_bytes = [&]() -> std::size_t {  // what the oracle allocates as the search goes
     if constexpr (requires { oracle.extra_bytes(); }) return oracle.extra_bytes();
@@ -262,15 +303,17 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     const std::uint64_t h = mix64(set_hash ^ oracle.hash(state));
     const std::size_t low = std::min(window_low(), high_word);
     const std::size_t count = high_word - low;
-    const std::size_t mask = slots.size() - 1;
     const auto window = done.begin() + static_cast<std::ptrdiff_t>(low);
-    std::size_t s = h & mask;
-    for (; slots[s] != kNone; s = (s + 1) & mask) {
-      MemoEntry& e = memo[slots[s]];
-      if (e.hash != h || e.low != low || e.count != count) continue;
+    std::size_t s = 0;
+    const std::uint32_t found = slots.find(h, [&](std::uint32_t i) {
+      const MemoEntry& e = memo[i];
+      if (e.hash != h || e.low != low || e.count != count) return false;
       const auto stored = bits.begin() + static_cast<std::ptrdiff_t>(e.offset);
-      if (!std::equal(stored, stored + static_cast<std::ptrdiff_t>(count), window) || !oracle.equal(e.state, state)) continue;
-      memo_found = slots[s];
+      return std::equal(stored, stored + static_cast<std::ptrdiff_t>(count), window) && oracle.equal(e.state, state);
+    }, s);
+    if (found != SlotIndex::kEmpty) {
+      MemoEntry& e = memo[found];
+      memo_found = found;
       if (pending_words == 0) return true;
       std::vector<std::uint64_t>& sets = e.pending_sets;
       for (std::size_t k = 0; k < sets.size(); k += pending_words)
@@ -291,20 +334,9 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     const std::size_t offset = bits.size();
     bits.insert(bits.end(), window, window + static_cast<std::ptrdiff_t>(count));
     memo.push_back(MemoEntry{h, static_cast<std::uint32_t>(low), static_cast<std::uint32_t>(count), offset, state, pending_placed});
-    slots[s] = static_cast<std::uint32_t>(memo.size() - 1);
-    memo_found = slots[s];
+    memo_found = static_cast<std::uint32_t>(memo.size() - 1);
     memo_bytes += state_bytes(state) + (count + pending_words) * 8;
-    if (memo.size() * 2 > slots.size()) {
-      std::vector<std::uint32_t> grown(slots.size() * 2, kNone);
-      const std::size_t m = grown.size() - 1;
-      for (std::uint32_t i = 0; i < memo.size(); ++i) {
-        std::size_t t = memo[i].hash & m;
-        while (grown[t] != kNone) t = (t + 1) & m;
-        grown[t] = i;
-      }
-      memo_bytes += (grown.size() - slots.size()) * sizeof(std::uint32_t);
-      slots.swap(grown);
-    }
+    memo_bytes += slots.put(s, memo_found, memo.size(), [&](std::uint32_t i) { return memo[i].hash; });
     return false;
   };
 
@@ -509,7 +541,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
   };
   std::vector<Nogood> nogoods;
   std::vector<std::uint64_t> nogood_bits;
-  std::vector<std::uint32_t> nogood_slots(nogoods_on ? 1024 : 0, kNone);
+  SlotIndex nogood_slots(nogoods_on ? 1024 : 0);
   // Is (class c, its placed set, c's part of s) a known failure? If not and `record`, it
   // becomes one. `high`: one past the class's last word with an operation placed.
   auto nogood = [&](std::uint32_t c, const State& st, std::size_t high, bool record) -> bool {
@@ -520,32 +552,22 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       const std::size_t low = std::min(class_open[c], high);
       const std::size_t count = high - low;
       const std::uint64_t h = mix64(class_hash[c] ^ mix64(oracle.part_hash(st, fp) + 0x9e3779b97f4a7c15ULL * (c + 1)));
-      const std::size_t mask = nogood_slots.size() - 1;
       const auto window = cb.begin() + static_cast<std::ptrdiff_t>(low);
-      std::size_t slot = h & mask;
-      for (; nogood_slots[slot] != kNone; slot = (slot + 1) & mask) {
-        const Nogood& g = nogoods[nogood_slots[slot]];
-        if (g.hash != h || g.cls != c || g.low != low || g.count != count) continue;
+      std::size_t slot = 0;
+      const std::uint32_t found = nogood_slots.find(h, [&](std::uint32_t i) {
+        const Nogood& g = nogoods[i];
+        if (g.hash != h || g.cls != c || g.low != low || g.count != count) return false;
         const auto stored = nogood_bits.begin() + static_cast<std::ptrdiff_t>(g.offset);
-        if (std::equal(stored, stored + static_cast<std::ptrdiff_t>(count), window) && oracle.part_equal(g.state, st, fp)) return true;
-      }
+        return std::equal(stored, stored + static_cast<std::ptrdiff_t>(count), window) && oracle.part_equal(g.state, st, fp);
+      }, slot);
+      if (found != SlotIndex::kEmpty) return true;
       if (!record) return false;
       const std::size_t offset = nogood_bits.size();
       nogood_bits.insert(nogood_bits.end(), window, window + static_cast<std::ptrdiff_t>(count));
       nogoods.push_back(Nogood{h, c, static_cast<std::uint32_t>(low), static_cast<std::uint32_t>(count), offset, st});
-      nogood_slots[slot] = static_cast<std::uint32_t>(nogoods.size() - 1);
       memo_bytes += state_bytes(st) + count * 8;
-      if (nogoods.size() * 2 > nogood_slots.size()) {
-        std::vector<std::uint32_t> grown(nogood_slots.size() * 2, kNone);
-        const std::size_t m = grown.size() - 1;
-        for (std::uint32_t i = 0; i < nogoods.size(); ++i) {
-          std::size_t t = nogoods[i].hash & m;
-          while (grown[t] != kNone) t = (t + 1) & m;
-          grown[t] = i;
-        }
-        memo_bytes += (grown.size() - nogood_slots.size()) * sizeof(std::uint32_t);
-        nogood_slots.swap(grown);
-      }
+      memo_bytes += nogood_slots.put(slot, static_cast<std::uint32_t>(nogoods.size() - 1), nogoods.size(),
+                                     [&](std::uint32_t i) { return nogoods[i].hash; });
       return false;
     } else {
       (void)c, (void)st, (void)high, (void)record;
