@@ -1,5 +1,5 @@
-// Y-shaped programs: the history handed to the search core, the diagram, and the verdicts of
-// the parallel runner's two flavours.
+// Y-shaped programs: the history handed to the search core, and the parallel case loop every
+// front end runs them through.
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -20,65 +20,6 @@ std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>&
 }
 
 std::string consistency_name(Consistency c) { return c == Consistency::linearizable ? "linearizable" : "sequentially consistent"; }
-
-std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls, const std::vector<std::string>& results) {
-  auto cell = [&](std::size_t i) { return results[i].empty() ? calls[i] : calls[i] + " : " + results[i]; };  // "" : a binding
-  const std::size_t nb = shape.branches.size();
-  std::vector<std::size_t> start(nb);
-  std::vector<std::size_t> width(nb, 8);
-  std::size_t rows = 0;
-  for (std::size_t b = 0, at = shape.prefix; b < nb; at += shape.branches[b], ++b) {
-    start[b] = at;
-    rows = std::max(rows, shape.branches[b]);
-    for (std::size_t k = 0; k < shape.branches[b]; ++k) width[b] = std::max(width[b], cell(at + k).size());
-  }
-  std::size_t total = 0;
-  for (std::size_t w : width) total += w + 3;
-  total = total > 3 ? total - 3 : total;
-
-  std::string out;
-  const std::string indent = "        ";
-  for (std::size_t i = 0; i < shape.prefix; ++i) out += indent + cell(i) + "\n";
-  // The fork: one column per branch.
-  std::string rule;
-  for (std::size_t b = 0; b < nb; ++b) {
-    rule += std::string(width[b] + (b == 0 ? 1 : 2), '-');
-    if (b + 1 < nb) rule += "+";
-  }
-  out += indent + rule + "\n";
-  for (std::size_t r = 0; r < rows; ++r) {
-    std::string line;
-    for (std::size_t b = 0; b < nb; ++b) {
-      std::string c = r < shape.branches[b] ? cell(start[b] + r) : "";
-      c.resize(width[b], ' ');
-      line += (b == 0 ? "" : " | ") + c;
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += indent + line + "\n";
-  }
-  if (shape.suffix > 0) {
-    out += indent + std::string(rule.size(), '-') + "\n";
-    for (std::size_t i = calls.size() - shape.suffix; i < calls.size(); ++i) out += indent + cell(i) + "\n";
-  }
-  return out;
-}
-
-void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls, const std::vector<Observed>& observed,
-              const std::string& setup, const std::string& verdict) {
-  std::vector<std::string> results;
-  for (const Observed& o : observed) results.push_back(o.result.is_void() ? "()" : o.result.show());
-  trace->setup = setup;
-  trace->failed = true;
-  trace->verdict = verdict;
-  trace->diagram = y_diagram(shape, calls, results);
-  std::size_t i = 0;
-  for (; i < shape.prefix; ++i) trace->y_prefix.push_back(calls[i]);
-  for (std::size_t len : shape.branches) {
-    trace->y_branches.emplace_back();
-    for (std::size_t k = 0; k < len; ++k, ++i) trace->y_branches.back().push_back(calls[i]);
-  }
-  for (; i < calls.size(); ++i) trace->y_suffix.push_back(calls[i]);
-}
 
 CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace) {
   CaseOutcome out;

@@ -191,15 +191,6 @@ CaseOutcome run_api_parallel_case(const ApiData& d, const ParallelParams& pp, So
 
 }  // namespace
 
-void record_api_step(Trace* trace, std::string code, std::string observed, bool binds) {
-  Step step;
-  step.code = std::move(code);
-  step.observed = std::move(observed);
-  // A binding step is a declaration: the draft test states it, it does not compare it.
-  step.kind = step.observed.empty() || binds ? Step::Kind::none : Step::Kind::value;
-  trace->steps.push_back(std::move(step));
-}
-
 bool is_name_list(const std::string& text) {
   if (text.size() < 3 || text.front() != '{' || text.back() != '}') return false;
   bool at_start = true;
@@ -217,20 +208,6 @@ bool is_name_list(const std::string& text) {
     }
   }
   return !at_start;
-}
-
-Step api_failure_step(std::string code, std::string expected, std::string explanation) {
-  Step step;
-  step.code = std::move(code);
-  step.expected = std::move(expected);
-  step.assertion = !step.expected.empty();
-  step.explanation = std::move(explanation);
-  return step;
-}
-
-void record_api_failure(Trace* trace, std::string code, std::string expected, std::string explanation) {
-  trace->steps.push_back(api_failure_step(std::move(code), std::move(expected), std::move(explanation)));
-  trace->failed = true;
 }
 
 }  // namespace detail

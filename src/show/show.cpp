@@ -1,4 +1,4 @@
-// Printing values and outcomes as C++ (the report's vocabulary).
+// Values and outcomes printed as C++: the vocabulary of reports and draft tests.
 #include <cxxabi.h>
 
 #include <cctype>
@@ -143,67 +143,6 @@ std::string excerpt(std::string_view text, std::size_t max) {
 
 std::string describe_current_exception() {
   return exception_text(Result::current_exception());
-}
-
-std::string disagreement(const Result& got, const Result* want, const std::string& why) {
-  // Values of different types that print alike ("1" and "1") are told apart by their types.
-  const bool same_text = want && got.is_value() && want->is_value() && got.show() == want->show();
-  auto typed = [&](const Result& r) { return same_text ? r.show() + " (" + r.value_type_name() + ")" : r.show(); };
-  std::string s = "candidate ";
-  if (got.is_exception()) s += "threw " + exception_text(got);
-  else if (got.is_void()) s += "returned (void)";
-  else s += "returned " + typed(got);
-  if (want) {
-    if (want->is_exception()) s += "; the model expects it to throw " + exception_text(*want);
-    else if (want->is_void()) s += "; the model expects no result";
-    else s += "; the model allows " + typed(*want);
-  } else {
-    s += "; the model does not allow it";
-    if (!why.empty()) s += ": " + why;
-  }
-  return s;
-}
-
-namespace {
-Step make_step(std::string code, const Result& observed) {
-  Step step;
-  step.code = std::move(code);
-  if (observed.is_value()) {
-    step.kind = Step::Kind::value;
-    step.observed = observed.show();
-  } else if (observed.is_exception()) {
-    step.kind = Step::Kind::exception;
-    step.exception_type = observed.exception_type();
-    step.observed = exception_text(observed);
-  }
-  return step;
-}
-
-void mark_failure(Step& step, const Result* expected, std::string explanation) {
-  step.explanation = std::move(explanation);
-  if (expected) {
-    step.expected_exception = expected->is_exception();
-    step.expected = expected->is_exception() ? expected->exception_type()
-                    : expected->is_void()    ? std::string()
-                                             : expected->show();
-  }
-}
-}  // namespace
-
-void record_step(Trace* trace, std::string code, const Result& observed) {
-  trace->steps.push_back(make_step(std::move(code), observed));
-}
-
-void record_failure(Trace* trace, const Result* expected, std::string explanation) {
-  trace->failed = true;
-  if (trace->steps.empty()) return;  // failed before any step: the report shows the message
-  mark_failure(trace->steps.back(), expected, std::move(explanation));
-}
-
-Step failing_step(std::string code, const Result& observed, const Result* expected, std::string explanation) {
-  Step step = make_step(std::move(code), observed);
-  mark_failure(step, expected, std::move(explanation));
-  return step;
 }
 
 }  // namespace detail
