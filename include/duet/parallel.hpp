@@ -203,6 +203,18 @@ std::vector<Observed> run_trial(const TrialRunner<Subject>& r, const YShape& sha
   return observed;
 }
 
+/// run_trial as a step's verdict: a subject whose constructor throws (`who`'s) is an error.
+template <class Subject>
+StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor,
+                              std::vector<Observed>& observed, const char* who) {
+  try {
+    observed = run_trial(r, shape, executor);
+  } catch (...) {
+    return StepVerdict::error(std::string(who) + "'s constructor threw " + describe_current_exception());
+  }
+  return {};
+}
+
 std::string consistency_name(Consistency c);
 std::string shape_signature(const ParallelConfig& pc);
 
@@ -329,12 +341,7 @@ class ModelYSteps final : public YSteps {
   StepVerdict trial(const YShape& shape, Executor& executor, std::vector<Observed>& observed) override {
     const TrialRunner<typename Spec::Sut> runner{
         [] { return make_sut<Spec>(); }, [this](std::size_t i, typename Spec::Sut& sut) { return Spec::run(cmds_[i], sut); }};
-    try {
-      observed = run_trial(runner, shape, executor);
-    } catch (...) {
-      return StepVerdict::error("the candidate's constructor threw " + describe_current_exception());
-    }
-    return {};
+    return run_trial_verdict(runner, shape, executor, observed, "the candidate");
   }
 
   bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
@@ -426,12 +433,7 @@ class LinYSteps final : public YSteps {
   StepVerdict trial(const YShape& shape, Executor& executor, std::vector<Observed>& observed) override {
     const TrialRunner<T> runner{[this] { return lin_.make_subject(); },
                                 [this](std::size_t i, T& t) { return calls_[i].run(t); }};
-    try {
-      observed = run_trial(runner, shape, executor);
-    } catch (...) {
-      return StepVerdict::error("the subject's constructor threw " + describe_current_exception());
-    }
-    return {};
+    return run_trial_verdict(runner, shape, executor, observed, "the subject");
   }
   bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
                  Consistency consistency) override {

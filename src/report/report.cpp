@@ -1,4 +1,5 @@
 #include "duet/detail/report.hpp"
+#include "duet/show.hpp"
 
 #include <cctype>
 #include <cstdio>
@@ -184,14 +185,7 @@ std::string format_draft_test(const ReportData& d) {
       out += "  EXPECT_EQ(" + s.code + ", " + s.expected + ");  // " + s.explanation + "\n";
     } else if (failing) {
       out += "  " + s.code + ";  // " + s.explanation + "\n";
-      out += "  ADD_FAILURE() << " + [&] {
-        std::string lit = "\"";
-        for (char c : s.explanation) {
-          if (c == '"' || c == '\\') lit += '\\';
-          lit += c;
-        }
-        return lit + "\"";
-      }() + ";\n";
+      out += "  ADD_FAILURE() << " + show_string(s.explanation) + ";\n";
     } else if (s.kind == Step::Kind::value) {
       out += "  EXPECT_EQ(" + s.code + ", " + s.observed + ");\n";
     } else if (s.kind == Step::Kind::exception) {
