@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "duet/config.hpp"
-#include "duet/detail/text.hpp"
+#include "show/text.hpp"
 
 namespace duet {
 namespace {

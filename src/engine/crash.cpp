@@ -1,4 +1,4 @@
-#include "duet/detail/crash.hpp"
+#include "engine/crash.hpp"
 
 #include <atomic>
 #include <csignal>
@@ -9,7 +9,7 @@
 
 #include <unistd.h>
 
-#include "duet/detail/token.hpp"
+#include "report/token.hpp"
 
 namespace duet::detail {
 namespace {

@@ -12,12 +12,12 @@
 #include <span>
 #include <thread>
 
-#include "duet/detail/crash.hpp"
+#include "engine/crash.hpp"
 #include "duet/detail/engine.hpp"
-#include "duet/detail/report.hpp"
+#include "report/report.hpp"
 #include "duet/detail/rng.hpp"
 #include "duet/detail/shrink.hpp"
-#include "duet/detail/token.hpp"
+#include "report/token.hpp"
 
 namespace duet::detail {
 

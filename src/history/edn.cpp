@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <system_error>
 
-#include "duet/detail/text.hpp"
+#include "show/text.hpp"
 
 namespace duet::history::detail {
 

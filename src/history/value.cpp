@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "duet/detail/text.hpp"
+#include "show/text.hpp"
 #include "duet/history.hpp"
 #include "quote.hpp"
 

@@ -1,4 +1,4 @@
-#include "duet/detail/report.hpp"
+#include "report/report.hpp"
 #include "duet/show.hpp"
 
 #include <cctype>

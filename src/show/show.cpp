@@ -13,7 +13,7 @@
 #include <typeindex>
 #include <unordered_map>
 
-#include "duet/detail/text.hpp"
+#include "show/text.hpp"
 #include "duet/result.hpp"
 #include "duet/state_machine.hpp"
 

@@ -1,4 +1,4 @@
-#include <duet/detail/token.hpp>
+#include "report/token.hpp"
 #include <gtest/gtest.h>
 
 namespace {

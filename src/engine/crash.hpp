@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "duet/detail/token.hpp"
+#include "report/token.hpp"
 
 namespace duet::detail {
 
