@@ -32,6 +32,11 @@ class Shrinker {
       improved |= lower_and_delete();
       improved |= redistribute_pairs();
       improved |= zero_chunks();
+      // The costlier passes, for the local minima of those above: they run only when those
+      // make no progress, one at a time, and hand back to them at the first step taken.
+      if (!improved && !out_of_budget())
+        improved = delete_span_runs() || lower_duplicates() || lower_large_values() || shift_value_pairs() ||
+                   reaim_values() || delete_span_and_raise();
     }
     ShrinkOutcome out;
     out.choices = current_;
@@ -257,6 +262,241 @@ class Shrinker {
     }
     return any;
   }
+
+  // ---- The costlier passes: run() tries them only where the passes above are stuck. ----
+
+  // Runs of three to eight consecutive commands (delete_spans and delete_span_pairs take one
+  // or two): a detour that, taken out whole, leaves the rest of the case meaning the same.
+  bool delete_span_runs() {
+    bool any = false;
+    for (std::size_t k = 3; k <= kMaxRun; ++k) {
+      for (std::size_t i = spans_.size(); i-- > 0;) {
+        if (i + k > spans_.size() || out_of_budget()) continue;
+        const auto first = spans_[i], last = spans_[i + k - 1];
+        if (last.end > current_.size() || first.begin >= last.end) continue;
+        if (attempt(without(first.begin, last.end))) any = true;
+      }
+    }
+    return any;
+  }
+
+  // Values that must stay equal (a key inserted, then erased or looked up): lowering one copy
+  // alone changes what the case does, so the copies of a value go down together. First all of
+  // them; then those in one role (the same place in their commands: the key of an insert and
+  // of an erase, not a command count that happens to be equal); then pairs.
+  bool lower_duplicates() {
+    bool any = false;
+    for (const std::uint64_t v : duplicated_values()) {
+      if (out_of_budget()) return any;
+      const auto at = copies_of(v);
+      if (at.size() < 2) continue;
+      if (lower_together(at) || reaim_together(at)) {
+        any = true;
+        continue;
+      }
+      if (at.size() == 2) continue;
+      bool lowered = false;
+      const auto roles = roles_of_current();
+      for (std::size_t k = 0; k < at.size() && !lowered; ++k) {
+        if (roles[at[k]] == kNoRole) continue;
+        std::vector<std::size_t> same;
+        for (std::size_t i : at)
+          if (roles[i] == roles[at[k]]) same.push_back(i);
+        // Each role once (from its first copy), and only a part of the copies.
+        if (same.front() == at[k] && same.size() >= 2 && same.size() < at.size()) lowered = lower_together(same);
+      }
+      const std::size_t n = std::min<std::size_t>(at.size(), kMaxPairedCopies);
+      for (std::size_t a = 0; a < n && !lowered; ++a)
+        for (std::size_t b = a + 1; b < n && !lowered; ++b) lowered = lower_together({at[a], at[b]});
+      any |= lowered;
+    }
+    return any;
+  }
+
+  // Nonzero values that occur more than once, in increasing order.
+  std::vector<std::uint64_t> duplicated_values() const {
+    std::vector<std::uint64_t> sorted = current_, values;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i + 1 < sorted.size(); ++i)
+      if (sorted[i] != 0 && sorted[i] == sorted[i + 1] && (values.empty() || values.back() != sorted[i]))
+        values.push_back(sorted[i]);
+    return values;
+  }
+
+  std::vector<std::size_t> copies_of(std::uint64_t v) const {
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i < current_.size(); ++i)
+      if (current_[i] == v) at.push_back(i);
+    return at;
+  }
+
+  // Each choice's place in its command: its offset in the innermost span holding it (kNoRole
+  // outside every span).
+  std::vector<std::size_t> roles_of_current() const {
+    std::vector<std::size_t> role(current_.size(), kNoRole), from(current_.size(), 0);
+    for (const auto& sp : spans_)
+      for (std::size_t i = sp.begin; i < sp.end && i < current_.size(); ++i)
+        if (role[i] == kNoRole || sp.begin >= from[i]) {
+          role[i] = i - sp.begin;
+          from[i] = sp.begin;
+        }
+    return role;
+  }
+
+  // Lowers the equal choices at `at` together. Failing need not be monotone in them (a key
+  // must collide with another: 8 fails where 7 and 9 pass), so: each small value in turn, then
+  // a binary search above them, then the value less each power of two (24 - 16 = 8).
+  bool lower_together(const std::vector<std::size_t>& at) {
+    const std::uint64_t v = current_[at.front()];
+    auto with = [&](std::uint64_t w) {
+      auto c = current_;
+      for (std::size_t i : at) c[i] = w;
+      return c;
+    };
+    for (std::uint64_t w = 0; w < v && w <= kSmallValues; ++w)
+      if (attempt(with(w))) return true;
+    if (v <= kSmallValues + 1) return false;
+    std::uint64_t lo = kSmallValues, hi = v;  // lo passes, hi fails
+    while (lo + 1 < hi && !out_of_budget()) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (attempt(with(mid))) return true;
+      lo = mid;
+    }
+    for (std::uint64_t bit = std::uint64_t{1} << 63; bit != 0 && !out_of_budget(); bit >>= 1)
+      if (bit < v && v - bit > kSmallValues && attempt(with(v - bit))) return true;
+    return false;
+  }
+
+  // A small choice often says how the next one is read (an integer's mode: a small value, any
+  // value in the range, or an edge value), so lowering it alone re-aims the next choice.
+  // Lowers the (small) choices at `at` together while re-aiming the choice after each: at the
+  // top of its range (the replay clamps it there) or at one of the case's largest values (the
+  // value another copy holds). A later pass lowers the re-aimed choice.
+  bool reaim_together(const std::vector<std::size_t>& at) {
+    const std::uint64_t v = current_[at.front()];
+    if (v == 0 || v > kSmallValues) return false;
+    std::vector<std::size_t> next;
+    std::uint64_t least_next = ~std::uint64_t{0};
+    for (std::size_t i : at)
+      if (i + 1 < current_.size() && std::find(at.begin(), at.end(), i + 1) == at.end()) {
+        next.push_back(i + 1);
+        least_next = std::min(least_next, current_[i + 1]);
+      }
+    if (next.empty()) return false;
+    std::vector<std::uint64_t> targets;
+    for (std::uint64_t x : current_)
+      if (x > least_next) targets.push_back(x);
+    std::sort(targets.rbegin(), targets.rend());
+    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+    if (targets.size() > kReaimTargets) targets.resize(kReaimTargets);
+    targets.insert(targets.begin(), ~std::uint64_t{0});
+    for (const std::uint64_t t : targets) {
+      auto with = [&](std::uint64_t w) {
+        auto c = current_;
+        for (std::size_t i : at) c[i] = w;
+        for (std::size_t j : next) c[j] = t;
+        return c;
+      };
+      if (attempt(with(0))) return true;
+      std::uint64_t lo = 0, hi = v;  // lo passes, hi fails
+      while (lo + 1 < hi && !out_of_budget()) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        if (attempt(with(mid))) return true;
+        lo = mid;
+      }
+      if (out_of_budget()) return false;
+    }
+    return false;
+  }
+
+  // Each value above the small ones, alone, through lower_together's steps: lower_values'
+  // binary search assumes that failing is monotone, and a key that must collide is not.
+  bool lower_large_values() {
+    bool any = false;
+    for (std::size_t i = 0; i < current_.size() && !out_of_budget(); ++i)
+      if (current_[i] > kSmallValues + 1 && lower_together({i})) any = true;
+    return any;
+  }
+
+  // Two values whose difference matters (colliding keys: a % 8 == b % 8): every copy of the
+  // smaller goes to 0 and every copy of the larger comes down by as much. Then the same on the
+  // copies in the roles the larger value plays only, and the two values trading places there
+  // (kept when that puts the smaller one first). Among the case's 24 least values.
+  bool shift_value_pairs() {
+    std::vector<std::uint64_t> values = current_;
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    if (values.size() > kMaxShiftedValues) values.resize(kMaxShiftedValues);
+    const auto roles = roles_of_current();
+    for (std::size_t a = 0; a < values.size(); ++a) {
+      for (std::size_t b = a + 1; b < values.size(); ++b) {
+        if (out_of_budget()) return false;
+        const std::uint64_t lo = values[a], hi = values[b];
+        std::vector<std::size_t> hi_roles;
+        for (std::size_t i = 0; i < current_.size(); ++i)
+          if (current_[i] == hi && roles[i] != kNoRole) hi_roles.push_back(roles[i]);
+        std::sort(hi_roles.begin(), hi_roles.end());
+        bool all_in_role = true;
+        auto shifted = current_, shifted_in_role = current_, swapped_in_role = current_;
+        for (std::size_t i = 0; i < current_.size(); ++i) {
+          if (current_[i] != lo && current_[i] != hi) continue;
+          const bool in_role = std::binary_search(hi_roles.begin(), hi_roles.end(), roles[i]);
+          all_in_role = all_in_role && in_role;
+          shifted[i] = current_[i] == lo ? 0 : hi - lo;
+          if (!in_role) continue;
+          shifted_in_role[i] = shifted[i];
+          swapped_in_role[i] = current_[i] == lo ? hi : lo;
+        }
+        if (lo != 0 && attempt(shifted)) return true;
+        if (lo != 0 && !all_in_role && attempt(shifted_in_role)) return true;
+        if (attempt(swapped_in_role)) return true;
+      }
+    }
+    return false;
+  }
+
+  // Each small value alone, lowered while re-aiming the next choice (see reaim_together):
+  // makes equal values drawn in different ways read alike, so that lower_duplicates sees them.
+  bool reaim_values() {
+    bool any = false;
+    for (std::size_t i = 0; i + 1 < current_.size() && !out_of_budget(); ++i)
+      if (reaim_together({i})) any = true;
+    return any;
+  }
+
+  // Deleting a command can re-aim a later choice upward: a choice among the commands the state
+  // offers (deleting a pop leaves the deque non-empty, and the menu the next command is chosen
+  // from changes), or a position counted from the front. Deletes each command with one of the
+  // next few choices raised a little.
+  bool delete_span_and_raise() {
+    bool any = false;
+    for (std::size_t i = spans_.size(); i-- > 0;) {
+      if (i >= spans_.size()) continue;
+      const auto span = spans_[i];
+      if (span.end > current_.size()) continue;
+      const auto base = without(span.begin, span.end);
+      bool done = false;
+      for (std::size_t j = span.begin; j < base.size() && j < span.begin + kRaiseWindow && !done; ++j) {
+        for (std::uint64_t d = 1; d <= kMaxRaise && !done && base[j] <= ~std::uint64_t{0} - d; ++d) {
+          if (out_of_budget()) return any;
+          auto c = base;
+          c[j] += d;
+          done = attempt(c);
+        }
+      }
+      any |= done;
+    }
+    return any;
+  }
+
+  static constexpr std::size_t kMaxRun = 8;             // delete_span_runs: 3 to 8 commands
+  static constexpr std::size_t kMaxPairedCopies = 6;    // pairs among a value's first 6 copies
+  static constexpr std::uint64_t kSmallValues = 16;     // tried one by one; re-aimers
+  static constexpr std::size_t kReaimTargets = 3;       // the case's 3 largest values, and the top
+  static constexpr std::size_t kMaxShiftedValues = 24;  // shift_value_pairs: the 24 least values
+  static constexpr std::size_t kRaiseWindow = 8;        // delete_span_and_raise: the next 8 choices,
+  static constexpr std::uint64_t kMaxRaise = 3;         // raised by 1, 2 or 3
+  static constexpr std::size_t kNoRole = ~std::size_t{0};
 
   std::vector<std::uint64_t> current_;
   std::vector<Source::Span> spans_;

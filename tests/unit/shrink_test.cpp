@@ -96,3 +96,102 @@ TEST(Shrink, MovesCallsIntoTheSequentialPart) {
 }
 
 }  // namespace
+
+// Local minima of the one-choice-at-a-time passes (issue 8, item 5).
+namespace {
+
+using duet::detail::ShrinkStop;
+
+// Commands of one key each (0..63) until a 0; fails when two keys are equal, nonzero and a
+// multiple of 8 (keys that collide with key 0's slot). Lowering one copy alone passes, and
+// so does every value between 8 and 24 but 16: only both copies lowered together, and not by
+// a binary search, reach the minimum {1, 8, 1, 8, 0}.
+Replayed equal_keys(const std::vector<std::uint64_t>& c) {
+  auto s = duet::Source::replay(c);
+  std::vector<std::uint64_t> keys;
+  for (;;) {
+    const auto b = s.begin_span();
+    if (s.draw(1) == 0) break;
+    keys.push_back(s.draw(63));
+    s.end_span(b);
+  }
+  bool fails = false;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    for (std::size_t j = i + 1; j < keys.size(); ++j) fails |= keys[i] == keys[j] && keys[i] != 0 && keys[i] % 8 == 0;
+  return {fails, s.choices(), s.spans()};
+}
+
+TEST(Shrink, LowersEqualValuesTogether) {
+  const std::vector<std::uint64_t> start{1, 24, 1, 5, 1, 24, 0};
+  ASSERT_TRUE(equal_keys(start).fails);
+  const auto out = shrink(start, equal_keys(start).spans, equal_keys, {});
+  EXPECT_EQ(out.choices, (std::vector<std::uint64_t>{1, 8, 1, 8, 0}));
+  EXPECT_EQ(out.stop, ShrinkStop::fixed_point);
+}
+
+// One integer drawn as integers() draws it: a mode (0: small, 1: anywhere, 2: an edge), then
+// the value read that way. Fails when the integer is at least 40. From the edge 63 ({2, 1}),
+// lowering the mode alone re-reads 1 as a small value or as 1: only the mode lowered with the
+// next choice re-aimed reaches {1, 40}.
+Replayed large_integer(const std::vector<std::uint64_t>& c) {
+  auto s = duet::Source::replay(c);
+  const auto b = s.begin_span();
+  const std::uint64_t mode = s.draw(2);
+  const std::uint64_t x = mode == 0 ? s.draw(7) : mode == 1 ? s.draw(63) : (s.draw(1) == 0 ? 0 : 63);
+  s.end_span(b);
+  return {x >= 40, s.choices(), s.spans()};
+}
+
+TEST(Shrink, ReaimsTheChoiceAValueIsReadThrough) {
+  const std::vector<std::uint64_t> start{2, 1};
+  ASSERT_TRUE(large_integer(start).fails);
+  const auto out = shrink(start, large_integer(start).spans, large_integer, {});
+  EXPECT_EQ(out.choices, (std::vector<std::uint64_t>{1, 40}));
+}
+
+// A stack whose menu depends on it: empty, only push (the choice of command is draw(0));
+// otherwise pop (0) or push (1). Each push draws a value. Fails with two pushes of at least 5
+// each. From push(5) pop push(5), deleting the pop turns the last command's choice 0 into a
+// pop: the deletion keeps failing only with that choice raised to 1.
+Replayed menu_stack(const std::vector<std::uint64_t>& c) {
+  auto s = duet::Source::replay(c);
+  std::size_t depth = 0, big_pushes = 0;
+  for (;;) {
+    const auto b = s.begin_span();
+    if (s.draw(1) == 0) break;
+    const bool push = s.draw(depth == 0 ? 0 : 1) == (depth == 0 ? 0 : 1);
+    if (push) {
+      ++depth;
+      big_pushes += s.draw(9) >= 5;
+    } else {
+      --depth;
+    }
+    s.end_span(b);
+  }
+  return {big_pushes >= 2, s.choices(), s.spans()};
+}
+
+TEST(Shrink, DeletesACommandAndRaisesTheChoiceItReaimed) {
+  const std::vector<std::uint64_t> start{1, 0, 5, 1, 0, 1, 0, 5, 0};
+  ASSERT_TRUE(menu_stack(start).fails);
+  const auto out = shrink(start, menu_stack(start).spans, menu_stack, {});
+  EXPECT_EQ(out.choices, (std::vector<std::uint64_t>{1, 0, 5, 1, 1, 5, 0}));
+}
+
+// Every budget cut short is reported as such, never as a fixed point, and the case kept still
+// fails: the new passes count their replays like the others.
+TEST(Shrink, EveryStepBudgetIsRespected) {
+  const std::vector<std::uint64_t> start{1, 24, 1, 5, 1, 24, 1, 9, 0};
+  const auto full = shrink(start, equal_keys(start).spans, equal_keys, {});
+  ASSERT_EQ(full.stop, ShrinkStop::fixed_point);
+  for (std::uint64_t tries = 1; tries < full.tried; ++tries) {
+    duet::detail::ShrinkBudget b;
+    b.max_tries = tries;
+    const auto out = shrink(start, equal_keys(start).spans, equal_keys, b);
+    ASSERT_EQ(out.tried, tries);
+    ASSERT_EQ(out.stop, ShrinkStop::step_budget) << tries;
+    ASSERT_TRUE(equal_keys(out.choices).fails);
+  }
+}
+
+}  // namespace
