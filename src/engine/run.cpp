@@ -16,7 +16,7 @@
 #include "duet/detail/engine.hpp"
 #include "report/report.hpp"
 #include "duet/detail/rng.hpp"
-#include "duet/detail/shrink.hpp"
+#include "shrink/shrink.hpp"
 #include "report/token.hpp"
 
 namespace duet::detail {

@@ -27,7 +27,7 @@
 #include <variant>
 #include <vector>
 
-#include <duet/detail/shrink.hpp>
+#include "shrink/shrink.hpp"
 
 #include "patricia.hpp"
 #include "persistent_array.hpp"

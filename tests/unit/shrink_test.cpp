@@ -1,4 +1,4 @@
-#include <duet/detail/shrink.hpp>
+#include "shrink/shrink.hpp"
 #include <gtest/gtest.h>
 
 #include <numeric>
