@@ -1,6 +1,7 @@
 #include "shrink/shrink.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 
 namespace duet::detail {
 
@@ -139,22 +140,31 @@ class Shrinker {
   // Deleting a command can shift what a later choice refers to (a choice among live values
   // counted by position): delete it and lower one later choice by one, to keep pointing at the
   // same value.
-  bool delete_span_and_adjust() {
+  bool delete_span_and_adjust() { return delete_span_and_shift(48, {-1}); }
+
+  // Deletes each command and moves one of the next `window` choices by one of `deltas`; the
+  // first change that still fails is kept.
+  bool delete_span_and_shift(std::size_t window, std::initializer_list<std::int64_t> deltas) {
     bool any = false;
     for (std::size_t i = spans_.size(); i-- > 0;) {
       if (i >= spans_.size()) continue;
       const auto span = spans_[i];
       if (span.end > current_.size()) continue;
       const auto base = without(span.begin, span.end);
-      for (std::size_t j = span.begin; j < base.size() && j < span.begin + 48; ++j) {
-        if (base[j] == 0 || out_of_budget()) continue;
-        auto c = base;
-        c[j] -= 1;
-        if (attempt(c)) {
-          any = true;
-          break;
+      bool done = false;
+      for (std::size_t j = span.begin; j < base.size() && j < span.begin + window && !done; ++j)
+        for (const std::int64_t d : deltas) {
+          if (out_of_budget()) return any;
+          const std::uint64_t by = static_cast<std::uint64_t>(d < 0 ? -d : d);
+          if (d < 0 ? base[j] < by : base[j] > ~std::uint64_t{0} - by) continue;
+          auto c = base;
+          c[j] = d < 0 ? c[j] - by : c[j] + by;
+          if (attempt(c)) {
+            done = true;
+            break;
+          }
         }
-      }
+      any |= done;
     }
     return any;
   }
@@ -468,34 +478,14 @@ class Shrinker {
   // offers (deleting a pop leaves the deque non-empty, and the menu the next command is chosen
   // from changes), or a position counted from the front. Deletes each command with one of the
   // next few choices raised a little.
-  bool delete_span_and_raise() {
-    bool any = false;
-    for (std::size_t i = spans_.size(); i-- > 0;) {
-      if (i >= spans_.size()) continue;
-      const auto span = spans_[i];
-      if (span.end > current_.size()) continue;
-      const auto base = without(span.begin, span.end);
-      bool done = false;
-      for (std::size_t j = span.begin; j < base.size() && j < span.begin + kRaiseWindow && !done; ++j) {
-        for (std::uint64_t d = 1; d <= kMaxRaise && !done && base[j] <= ~std::uint64_t{0} - d; ++d) {
-          if (out_of_budget()) return any;
-          auto c = base;
-          c[j] += d;
-          done = attempt(c);
-        }
-      }
-      any |= done;
-    }
-    return any;
-  }
+  bool delete_span_and_raise() { return delete_span_and_shift(kRaiseWindow, {1, 2, 3}); }
 
   static constexpr std::size_t kMaxRun = 8;             // delete_span_runs: 3 to 8 commands
   static constexpr std::size_t kMaxPairedCopies = 6;    // pairs among a value's first 6 copies
   static constexpr std::uint64_t kSmallValues = 16;     // tried one by one; re-aimers
   static constexpr std::size_t kReaimTargets = 3;       // the case's 3 largest values, and the top
   static constexpr std::size_t kMaxShiftedValues = 24;  // shift_value_pairs: the 24 least values
-  static constexpr std::size_t kRaiseWindow = 8;        // delete_span_and_raise: the next 8 choices,
-  static constexpr std::uint64_t kMaxRaise = 3;         // raised by 1, 2 or 3
+  static constexpr std::size_t kRaiseWindow = 8;        // delete_span_and_raise: the next 8 choices, raised by 1 to 3
   static constexpr std::size_t kNoRole = ~std::size_t{0};
 
   std::vector<std::uint64_t> current_;
