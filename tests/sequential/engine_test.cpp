@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <regex>
+#include <stdexcept>
 #include <thread>
 
 #include "ring_buffer.hpp"
@@ -267,6 +268,21 @@ TEST(Engine, NoBudgetIsAnError) {
   const CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>({.time = 0.0});
   EXPECT_EQ(r.status, CheckResult::Status::error);
   EXPECT_NE(r.report.find("no budget"), std::string::npos) << r.report;
+}
+
+// Spec code that throws outside any command (here: the whole case) is an error that names the
+// exception, never an exception escaping into the test body, and never a pass.
+TEST(Engine, ExceptionEscapingTheCaseIsAnError) {
+  duet::detail::Property p;
+  p.name = "Throwing";
+  p.run_case = [](duet::Source&, const duet::detail::CaseParams&, duet::detail::Trace*) -> duet::detail::CaseOutcome {
+    throw std::runtime_error("spec bug");
+  };
+  const CheckResult r = duet::detail::run_property(p, {.seed = 1, .count = 5});
+  EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
+  EXPECT_NE(r.report.find("an exception escaped the case outside any command: std::runtime_error(\"spec bug\")"),
+            std::string::npos)
+      << r.report;
 }
 
 }  // namespace
