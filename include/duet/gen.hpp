@@ -13,10 +13,7 @@
 // Gen<T> is cheap to copy (a shared pointer), so specs can keep generators in statics.
 #pragma once
 
-#include <algorithm>
-#include <array>
 #include <atomic>
-#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <functional>
@@ -36,6 +33,26 @@
 
 namespace duet {
 
+namespace detail {
+/// The reference count behind every Gen: intrusive and out of line, so a generator built from
+/// a lambda instantiates one small class (its generate() and destructor), not std::shared_ptr's
+/// control blocks, in each test file.
+class GenCounted {
+ public:
+  GenCounted() = default;
+  GenCounted(const GenCounted&) = delete;
+  GenCounted& operator=(const GenCounted&) = delete;
+  void retain() const noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void release() const noexcept;  // deletes this after the last release
+
+ protected:
+  virtual ~GenCounted() = default;
+
+ private:
+  mutable std::atomic<long> refs_{1};
+};
+}  // namespace detail
+
 template <class T>
 class Gen {
  public:
@@ -46,7 +63,17 @@ class Gen {
     requires(!std::is_same_v<std::remove_cvref_t<F>, Gen> && std::is_invocable_v<const F&, Source&> &&
              std::is_convertible_v<std::invoke_result_t<const F&, Source&>, T>)
   Gen(F f)  // NOLINT: implicit, so lambdas can be returned where a Gen is expected
-      : impl_(std::make_shared<const Impl<F>>(std::move(f))) {}
+      : impl_(new Impl<F>(std::move(f))) {}
+
+  Gen(const Gen& o) noexcept : impl_(o.impl_) { impl_->retain(); }
+  Gen(Gen&& o) noexcept : impl_(std::exchange(o.impl_, nullptr)) {}
+  Gen& operator=(Gen o) noexcept {
+    std::swap(impl_, o.impl_);
+    return *this;
+  }
+  ~Gen() {
+    if (impl_) impl_->release();
+  }
 
   T operator()(Source& s) const { return impl_->generate(s); }
 
@@ -76,8 +103,7 @@ class Gen {
   }
 
  private:
-  struct Base {
-    virtual ~Base() = default;
+  struct Base : detail::GenCounted {
     virtual T generate(Source& s) const = 0;
   };
   template <class F>
@@ -86,7 +112,8 @@ class Gen {
     T generate(Source& s) const override { return f(s); }
     F f;
   };
-  std::shared_ptr<const Base> impl_;
+  // Null only in a moved-from Gen, which may only be destroyed or assigned to.
+  const Base* impl_;
 };
 
 namespace detail {
@@ -99,16 +126,19 @@ struct gen_value<Gen<T>> {
 template <class G>
 using gen_value_t = typename gen_value<std::remove_cvref_t<G>>::type;
 
-template <class T>
-T integer_near(T target, T hi, std::uint64_t r) {
-  // Maps r = 0, 1, 2, ... to target, then values above it up to hi, then below it (down to
-  // lo, which bounds r): uniform over [lo, hi] when r is uniform, and lowering r moves toward
-  // the target.
-  using U = std::make_unsigned_t<T>;
-  const U above = static_cast<U>(static_cast<U>(hi) - static_cast<U>(target));
-  if (r <= above) return static_cast<T>(static_cast<U>(target) + static_cast<U>(r));
-  return static_cast<T>(static_cast<U>(target) - static_cast<U>(r - above));
-}
+/// integers(lo, hi) as 64-bit patterns (sign- or zero-extended from T), so that the work is
+/// compiled once in the library rather than in every test file: the target the values shrink
+/// toward, the span, and the edge values ordered nearest the target first.
+struct IntegerRange {
+  std::uint64_t hi = 0, target = 0, span = 0;
+  std::uint64_t edges[7] = {};
+  std::uint64_t edge_count = 0;
+};
+/// `candidates`: target, 1, -1, lo+1, hi-1, lo, hi as T spells them (in range or not).
+IntegerRange integer_range(std::uint64_t lo, std::uint64_t hi, std::uint64_t target, bool is_signed,
+                           const std::uint64_t (&candidates)[7]);
+/// One draw: a quarter small values near the target, about one in five an edge, else uniform.
+std::uint64_t draw_integer(const IntegerRange& range, Source& s);
 }  // namespace detail
 
 /// Integers in [lo, hi], shrinking toward 0 (or the end of the range nearest 0). A quarter of
@@ -119,33 +149,24 @@ Gen<T> integers(T lo, T hi) {
   static_assert(!std::is_same_v<T, bool>, "duet::integers: use duet::booleans() for bool");
   if (lo > hi) throw std::invalid_argument("duet::integers: empty range (lo > hi)");
   const T target = lo > 0 ? lo : (hi < 0 ? hi : T(0));
-  using U = std::make_unsigned_t<T>;
-  const std::uint64_t span = static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo));
-  std::array<T, 7> edges{};
-  std::size_t n = 0;
-  for (T e : {target, T(1), static_cast<T>(-1), static_cast<T>(lo + (lo < hi)), static_cast<T>(hi - (lo < hi)), lo, hi})
-    if (e >= lo && e <= hi && std::find(edges.begin(), edges.begin() + static_cast<std::ptrdiff_t>(n), e) ==
-                                  edges.begin() + static_cast<std::ptrdiff_t>(n))
-      edges[n++] = e;
-  auto distance = [target](T e) {  // in unsigned arithmetic: INT64_MIN - 0 overflows T
-    return e >= target ? static_cast<U>(static_cast<U>(e) - static_cast<U>(target))
-                       : static_cast<U>(static_cast<U>(target) - static_cast<U>(e));
+  // Sign-extends a signed T, zero-extends an unsigned one.
+  auto bits = [](T v) {
+    if constexpr (std::is_signed_v<T>) return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+    else return static_cast<std::uint64_t>(v);
   };
-  std::stable_sort(edges.begin(), edges.begin() + static_cast<std::ptrdiff_t>(n),
-                   [&](T a, T b) { return distance(a) < distance(b); });
-  return [=](Source& s) -> T {
-    const std::uint64_t mode = s.draw(15);
-    if (mode < 4) return detail::integer_near(target, hi, s.draw(std::min<std::uint64_t>(span, 31)));
-    if (mode < 13) return detail::integer_near(target, hi, s.draw(span));
-    return edges[s.draw(n - 1)];
-  };
+  const std::uint64_t candidates[7] = {bits(target), bits(T(1)), bits(static_cast<T>(-1)),
+                                       bits(static_cast<T>(lo + (lo < hi))), bits(static_cast<T>(hi - (lo < hi))),
+                                       bits(lo), bits(hi)};
+  const detail::IntegerRange range =
+      detail::integer_range(bits(lo), bits(hi), bits(target), std::is_signed_v<T>, candidates);
+  return [range](Source& s) { return static_cast<T>(detail::draw_integer(range, s)); };
 }
 
 /// integers(lo, hi) over int, the common case.
-inline Gen<int> range(int lo, int hi) { return integers<int>(lo, hi); }
+Gen<int> range(int lo, int hi);
 
 /// Small non-negative ints, [0, 100].
-inline Gen<int> small_int() { return integers<int>(0, 100); }
+Gen<int> small_int();
 
 /// Any value of an integral type (full range, edge-biased).
 template <std::integral T>
@@ -154,9 +175,7 @@ Gen<T> arbitrary() {
   else return integers<T>(std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
 }
 
-inline Gen<bool> booleans() {
-  return [](Source& s) { return s.draw(1) == 1; };
-}
+Gen<bool> booleans();
 
 /// Always v (draws nothing).
 template <class T>
@@ -166,28 +185,7 @@ Gen<std::decay_t<T>> just(T v) {
 
 /// Doubles in [lo, hi] (finite bounds): integral values first (simplest), then any value,
 /// then edges (0, ±1, -0.0, lo, hi).
-inline Gen<double> reals(double lo, double hi) {
-  if (!(lo <= hi) || !std::isfinite(lo) || !std::isfinite(hi))
-    throw std::invalid_argument("duet::reals: the range must be finite and lo <= hi");
-  // Integral values within ±2^53 (where every integer is a double) and within the range.
-  const double ilo = std::ceil(std::max(lo, -9007199254740992.0));
-  const double ihi = std::floor(std::min(hi, 9007199254740992.0));
-  const bool has_int = ilo <= ihi;
-  const auto ints = has_int ? integers<std::int64_t>(static_cast<std::int64_t>(ilo), static_cast<std::int64_t>(ihi))
-                            : just<std::int64_t>(0);
-  return [=](Source& s) -> double {
-    const std::uint64_t mode = s.draw(7);
-    if (mode < 3 && has_int) return static_cast<double>(ints(s));
-    if (mode < 7) {
-      const double u = static_cast<double>(s.draw((std::uint64_t{1} << 53) - 1)) / 9007199254740992.0;
-      const double x = lo * (1 - u) + hi * u;  // no overflow even for [-DBL_MAX, DBL_MAX]
-      return std::clamp(x, lo, hi);
-    }
-    const double edges[] = {0.0, 1.0, -1.0, -0.0, lo, hi};
-    const double e = edges[s.draw(5)];
-    return e < lo || e > hi ? lo : e;
-  };
-}
+Gen<double> reals(double lo, double hi);
 
 /// One of the listed values, shrinking toward the first.
 template <class T>
@@ -204,8 +202,12 @@ Gen<T> element_of(std::initializer_list<T> values) {
 template <class G, class... Gs>
 Gen<detail::gen_value_t<G>> one_of(G g, Gs... gs) {
   using T = detail::gen_value_t<G>;
-  std::vector<Gen<T>> all{Gen<T>(std::move(g)), Gen<T>(std::move(gs))...};
-  return [all = std::move(all)](Source& s) { return all[s.draw(all.size() - 1)](s); };
+  struct All {  // a plain array: cheaper to compile than a std::vector of generators
+    Gen<T> gens[1 + sizeof...(Gs)];
+  };
+  return [all = All{{Gen<T>(std::move(g)), Gen<T>(std::move(gs))...}}](Source& s) {
+    return all.gens[s.draw(sizeof...(Gs))](s);
+  };
 }
 
 /// Weighted choice: frequency<Cmd>({{3, push}, {1, pop}}) picks push three times as often.
@@ -245,19 +247,10 @@ Gen<std::vector<T>> vectors(Gen<T> element, std::size_t min_size = 0, std::size_
 }
 
 /// Printable ASCII characters, shrinking toward 'a'.
-inline Gen<char> printable_chars() {
-  static const std::string alphabet =
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
-  return [](Source& s) { return alphabet[s.draw(alphabet.size() - 1)]; };
-}
+Gen<char> printable_chars();
 
 /// Strings of printable characters (or of `chars`), like vectors.
-inline Gen<std::string> strings(std::size_t min_size = 0, std::size_t max_size = 32,
-                                Gen<char> chars = printable_chars()) {
-  return vectors(std::move(chars), min_size, max_size).map([](const std::vector<char>& v) {
-    return std::string(v.begin(), v.end());
-  });
-}
+Gen<std::string> strings(std::size_t min_size = 0, std::size_t max_size = 32, Gen<char> chars = printable_chars());
 
 /// std::nullopt a quarter of the time (and when shrunk), else a value.
 template <class T>
@@ -291,12 +284,6 @@ Gen<T> construct(Gs... gens) {
 
 /// 0, 1, 2, ... within each case (Monolith's `sequential`): fresh, distinct values such as
 /// keys or identifiers. Replay gives the same numbers.
-inline Gen<std::int64_t> sequential() {
-  // Each sequential() generator gets its own id (not an address, which the allocator may
-  // reuse), so every build and every replay numbers the same way.
-  static std::atomic<std::uint64_t> next_id{1};
-  const std::uint64_t id = next_id.fetch_add(1, std::memory_order_relaxed);
-  return [id](Source& s) { return s.next_count(id); };
-}
+Gen<std::int64_t> sequential();
 
 }  // namespace duet

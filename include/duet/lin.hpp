@@ -147,7 +147,7 @@ class Lin {
     try {
       return data_->invariant(t);
     } catch (...) {
-      return Verdict::fail("it threw " + detail::describe_current_exception());
+      return Verdict::fail(detail::threw("it"));
     }
   }
   /// A hash of the description (for replay tokens).
@@ -180,7 +180,7 @@ class Lin {
       try {
         subject_ = d_.make();
       } catch (...) {
-        return detail::StepVerdict::error("the subject's constructor threw " + detail::describe_current_exception());
+        return detail::StepVerdict::error(detail::threw("the subject's constructor"));
       }
       return {};
     }
@@ -211,7 +211,7 @@ class Lin {
         try {
           v = d_.invariant(*subject_);
         } catch (...) {
-          v = Verdict::fail("it threw " + detail::describe_current_exception());
+          v = Verdict::fail(detail::threw("it"));
         }
         if (!v.ok) return fail_here(trace, "the invariant fails" + (v.why.empty() ? std::string() : ": " + v.why));
       }

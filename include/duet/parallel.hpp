@@ -148,7 +148,7 @@ struct TrialJudge {
       }
       return r.verdict == SearchVerdict::ok;
     } catch (...) {
-      model_error = "the oracle threw " + describe_current_exception();
+      model_error = threw("the oracle");
       return false;
     }
   }
@@ -210,7 +210,7 @@ StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape
   try {
     observed = run_trial(r, shape, executor);
   } catch (...) {
-    return StepVerdict::error(std::string(who) + "'s constructor threw " + describe_current_exception());
+    return StepVerdict::error(threw(std::string(who) + "'s constructor"));
   }
   return {};
 }

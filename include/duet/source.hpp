@@ -65,26 +65,9 @@ class Source {
     concurrent_start_ = kNoMark;
   }
 
-  /// A choice in [0, max], recorded.
-  std::uint64_t draw(std::uint64_t max) {
-    std::uint64_t v;
-    switch (mode_) {
-      case Mode::random:
-        v = rng_.below_or_equal(max);
-        break;
-      case Mode::replay:
-        v = pos_ < replayed_.size() ? replayed_[pos_] : 0;
-        if (v > max) v = max;
-        break;
-      default:
-        v = from_bytes_draw(max);
-        break;
-    }
-    ++pos_;
-    if (recorded_.size() >= kMaxChoices) throw Overrun{};
-    recorded_.push_back(v);
-    return v;
-  }
+  /// A choice in [0, max], recorded. (Out of line: every generator calls it, and inlining it
+  /// into each would cost compile time in every test file for a few nanoseconds a draw.)
+  std::uint64_t draw(std::uint64_t max);
 
   /// True with probability numerator/denominator in random mode; the choice 0 (the one the
   /// shrinker moves toward) means false.
@@ -99,9 +82,7 @@ class Source {
   /// Marks the choices drawn between begin_span() and end_span() as one unit (one command):
   /// the shrinker tries deleting and reordering whole spans first.
   std::size_t begin_span() const { return recorded_.size(); }
-  void end_span(std::size_t begin) {
-    if (recorded_.size() > begin) spans_.push_back({begin, recorded_.size()});
-  }
+  void end_span(std::size_t begin);
   struct Span {
     std::size_t begin, end;
   };
@@ -119,12 +100,7 @@ class Source {
 
   /// Per-case counters for duet::sequential(): each generator object counts from 0 in
   /// every case, so replay reproduces the same values.
-  std::int64_t next_count(std::uint64_t key) {
-    for (auto& [k, n] : counters_)
-      if (k == key) return ++n;
-    counters_.push_back({key, 0});
-    return 0;
-  }
+  std::int64_t next_count(std::uint64_t key);
 
   /// A case draws at most this many choices; past it the case ends as an overrun, which
   /// stops generators that never terminate.

@@ -23,7 +23,6 @@
 //   TEST(Queue, Agrees) { EXPECT_TRUE(duet::check_sequential<QueueSpec>()); }
 #pragma once
 
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <span>
@@ -147,10 +146,29 @@ void record_failure(Trace* trace, const Result* expected, std::string explanatio
 /// The failing step as record_step and record_failure would have traced it.
 Step failing_step(std::string code, const Result& observed, const Result* expected, std::string explanation);
 
+/// "`who` threw std::out_of_range(\"...\")" for the exception being handled.
+std::string threw(std::string_view who);
+
+/// The part of a state-machine case that does not depend on the spec: what the last step
+/// observed, and how a failure of it is recorded (out of line, so that each spec instantiates
+/// only the calls into its own code).
+class StateMachineStepsBase : public CaseSteps {
+ public:
+  StepVerdict assertion_failed(Trace* trace, std::string why) override;
+
+ protected:
+  // The last command fails with `why`: traced, or kept as the failing step without a trace.
+  StepVerdict fail_here(Trace* trace, const Result* want, std::string why) const;
+  virtual std::string last_command() const = 0;
+
+  Result got_;
+  bool ran_ = false;
+};
+
 /// A state-machine spec's steps for the case loop: commands drawn from the model's state, run
 /// in lockstep on the candidate and the model.
 template <class Spec>
-class StateMachineSteps final : public CaseSteps {
+class StateMachineSteps final : public StateMachineStepsBase {
   using Cmd = typename Spec::Cmd;
   using State = typename Spec::State;
 
@@ -160,12 +178,12 @@ class StateMachineSteps final : public CaseSteps {
     try {
       sut_ = make_sut<Spec>();
     } catch (...) {
-      return StepVerdict::error("the candidate's constructor threw " + describe_current_exception());
+      return StepVerdict::error(threw("the candidate's constructor"));
     }
     try {
       state_.emplace(initial_state<Spec>());
     } catch (...) {
-      return StepVerdict::error("the model's initial state threw " + describe_current_exception());
+      return StepVerdict::error(threw("the model's initial state"));
     }
     return {};
   }
@@ -182,7 +200,7 @@ class StateMachineSteps final : public CaseSteps {
     } catch (const Overrun&) {
       throw;
     } catch (...) {
-      failure = StepVerdict::fail("the spec's command generator threw " + describe_current_exception());
+      failure = StepVerdict::fail(threw("the spec's command generator"));
       return Drawn::failed;
     }
   }
@@ -197,8 +215,8 @@ class StateMachineSteps final : public CaseSteps {
         want = Spec::expected(cmd, *state_);
       } catch (...) {
         got_ = Result();
-        if (trace) record_step(trace, show_command<Spec>(cmd), got_);
-        return fail_here(trace, nullptr, "the model's expected() threw " + describe_current_exception());
+        if (trace) record_step(trace, last_command(), got_);
+        return fail_here(trace, nullptr, threw("the model's expected()"));
       }
     }
     try {
@@ -207,7 +225,7 @@ class StateMachineSteps final : public CaseSteps {
       got_ = Result::current_exception();
     }
     ran_ = true;
-    if (trace) record_step(trace, show_command<Spec>(cmd), got_);
+    if (trace) record_step(trace, last_command(), got_);
     if (assertion_raised()) return assertion_failed(trace, assertion_message());
     if constexpr (HasExpected<Spec>)
       if (!(got_ == want)) return fail_here(trace, &want, disagreement(got_, &want, {}));
@@ -216,7 +234,7 @@ class StateMachineSteps final : public CaseSteps {
       try {
         v = Spec::postcondition(cmd, *state_, got_);
       } catch (...) {
-        return fail_here(trace, nullptr, "the model's postcondition threw " + describe_current_exception());
+        return fail_here(trace, nullptr, threw("the model's postcondition"));
       }
       if (assertion_raised()) return assertion_failed(trace, assertion_message());
       if (!v.ok) return fail_here(trace, nullptr, disagreement(got_, nullptr, v.why));
@@ -224,33 +242,17 @@ class StateMachineSteps final : public CaseSteps {
     try {
       apply_next<Spec>(cmd, *state_);
     } catch (...) {
-      return fail_here(trace, nullptr, "the model's next() threw " + describe_current_exception());
+      return fail_here(trace, nullptr, threw("the model's next()"));
     }
     return {};
   }
 
-  StepVerdict assertion_failed(Trace* trace, std::string why) override {
-    if (ran_) return fail_here(trace, nullptr, std::move(why));
-    if (trace) record_failure(trace, nullptr, why);  // before any command: the report shows the message
-    return StepVerdict::fail(std::move(why));
-  }
-
  private:
-  // The last command fails with `why`: traced, or kept as the failing step without a trace.
-  StepVerdict fail_here(Trace* trace, const Result* want, std::string why) const {
-    if (trace) {
-      record_failure(trace, want, why);
-      return StepVerdict::fail(std::move(why));
-    }
-    Step step = failing_step(show_command<Spec>(*cmd_), got_, want, why);
-    return StepVerdict::fail(std::move(why), std::move(step));
-  }
+  std::string last_command() const override { return show_command<Spec>(*cmd_); }
 
   std::unique_ptr<typename Spec::Sut> sut_;
   std::optional<State> state_;
   std::optional<Cmd> cmd_;
-  Result got_;
-  bool ran_ = false;
 };
 
 /// One case of a state-machine spec.

@@ -2,6 +2,37 @@
 
 namespace duet {
 
+std::uint64_t Source::draw(std::uint64_t max) {
+  std::uint64_t v;
+  switch (mode_) {
+    case Mode::random:
+      v = rng_.below_or_equal(max);
+      break;
+    case Mode::replay:
+      v = pos_ < replayed_.size() ? replayed_[pos_] : 0;
+      if (v > max) v = max;
+      break;
+    default:
+      v = from_bytes_draw(max);
+      break;
+  }
+  ++pos_;
+  if (recorded_.size() >= kMaxChoices) throw Overrun{};
+  recorded_.push_back(v);
+  return v;
+}
+
+void Source::end_span(std::size_t begin) {
+  if (recorded_.size() > begin) spans_.push_back({begin, recorded_.size()});
+}
+
+std::int64_t Source::next_count(std::uint64_t key) {
+  for (auto& [k, n] : counters_)
+    if (k == key) return ++n;
+  counters_.push_back({key, 0});
+  return 0;
+}
+
 // Bytes mode (fuzzers): a draw takes as many bytes as its bound needs, big-endian, reduced
 // modulo the range. The bias this leaves is harmless for a fuzzer, and the mapping keeps
 // "fewer, smaller bytes" meaning "simpler case", as the fuzzer's own reduction expects.

@@ -145,6 +145,8 @@ std::string describe_current_exception() {
   return exception_text(Result::current_exception());
 }
 
+std::string threw(std::string_view who) { return std::string(who) + " threw " + describe_current_exception(); }
+
 }  // namespace detail
 
 Result Result::current_exception() {
