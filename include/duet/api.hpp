@@ -25,10 +25,12 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -333,4 +335,126 @@ struct ApiOptions {
 
 }  // namespace duet
 
-#include "duet/detail/api_engine.hpp"
+// The machinery under duet::Api (not public; each part uses the vocabulary above): the live
+// values of a scenario, arguments, results, one operation.
+#include "duet/detail/api/environment.hpp"
+#include "duet/detail/api/arguments.hpp"
+#include "duet/detail/api/results.hpp"
+#include "duet/detail/api/operation.hpp"
+
+namespace duet {
+
+/// A library's API described once, with a reference and a candidate implementation of each
+/// operation (or only the candidate, for abstract types declared with duet::Solo).
+///
+///   duet::Api api("PersistentArray");
+class Api {
+ public:
+  explicit Api(std::string name) : name_(std::move(name)) {}
+
+  /// Declares an abstract type with reference type R (or duet::Solo) and candidate type C.
+  /// Variables of this type print as prefix0, prefix1, ...
+  ///
+  ///   auto arr = api.abstract<Ref::Array, Cand::Array>("a");
+  template <class R, class C>
+  Abstract<R, C> abstract(std::string prefix) {
+    return abstract<R, C>(std::move(prefix), nullptr);
+  }
+
+  /// The same, with a well-formedness check run after every operation on every live value:
+  /// `bool|Verdict check(const R&, const C&)`, or `(const C&)` for duet::Solo types. It may also
+  /// throw to fail.
+  ///
+  ///   auto set = api.abstract<duet::Solo, AvlSet>("s", [](const AvlSet& s) { return s.balanced(); });
+  template <class R, class C, class Check>
+  Abstract<R, C> abstract(std::string prefix, Check check) {
+    using Store = detail::HandleStore<R, C>;
+    using RR = typename Store::R;
+    std::shared_ptr<const std::function<Verdict(const RR&, const C&)>> fn;
+    if constexpr (std::is_invocable_v<const Check&, const RR&, const C&>) {
+      fn = std::make_shared<const std::function<Verdict(const RR&, const C&)>>(
+          [check](const RR& r, const C& c) { return Verdict(check(r, c)); });
+    } else if constexpr (std::is_invocable_v<const Check&, const C&>) {
+      fn = std::make_shared<const std::function<Verdict(const RR&, const C&)>>(
+          [check](const RR&, const C& c) { return Verdict(check(c)); });
+    } else if constexpr (!std::is_same_v<Check, std::nullptr_t>) {
+      static_assert(detail::dependent_false<Check>,
+                    "duet::Api::abstract: the check must be callable as check(const R&, const C&) (or "
+                    "check(const C&)) and return bool or duet::Verdict");
+    }
+    const std::size_t id = factories_.size();
+    factories_.push_back([fn] {
+      auto store = std::make_unique<Store>();
+      store->check = fn;
+      return std::unique_ptr<detail::HandleStoreBase>(std::move(store));
+    });
+    prefixes_.push_back(prefix);
+    return Abstract<R, C>(id, std::move(prefix));
+  }
+
+  /// Declares an operation: its arguments (duet::args(...)), its result spec, and its
+  /// reference and candidate implementations, called with the arguments in order. A spec that
+  /// does not fit the implementations (an argument they cannot take, a result spec that does
+  /// not describe what they return) fails to compile here, with one message.
+  ///
+  ///   api.op("get", duet::args(arr, index), duet::value<std::int64_t>(), Ref::get, Cand::get);
+  template <class... A, class Res, class FR, class FC>
+  Api& op(std::string name, std::tuple<A...> arguments, Res result, FR reference, FC candidate) {
+    if constexpr (detail::op_fits<false, std::tuple<A...>, Res, FR, FC>())
+      ops_.push_back(std::make_shared<detail::Op<false, std::tuple<A...>, Res, FR, FC>>(
+          std::move(name), std::move(arguments), std::move(result), std::move(reference), std::move(candidate)));
+    return *this;
+  }
+
+  /// Declares an operation with only a candidate implementation (invariant-only mode: the
+  /// abstract types it uses are declared with duet::Solo; results are not compared).
+  ///
+  ///   api.op("add", duet::args(set, duet::small_int()), set, &add_copy);
+  template <class... A, class Res, class FC>
+  Api& op(std::string name, std::tuple<A...> arguments, Res result, FC candidate) {
+    if constexpr (detail::op_fits<true, std::tuple<A...>, Res, int, FC>())
+      ops_.push_back(std::make_shared<detail::Op<true, std::tuple<A...>, Res, int, FC>>(
+          std::move(name), std::move(arguments), std::move(result), 0, std::move(candidate)));
+    return *this;
+  }
+
+  /// Runs scenarios until the budget runs out (about a second by default), shrinking and
+  /// reporting the first disagreement, as duet::check_sequential does.
+  ///
+  ///   EXPECT_TRUE(api.check({.count = 10000}));
+  CheckResult check(const Config& config = {}, const ApiOptions& options = {}) const;
+  /// Y-shaped programs on threads with the reference as the oracle: the prefix runs on both
+  /// sides and must agree step by step; the branches run on the candidate at once; an outcome
+  /// passes if some order of the branch calls that respects real time, run on (a copy of) the
+  /// reference, gives the same results. Abstract values must be copyable; nondet operations
+  /// and operations with no reference are not supported here.
+  ///
+  ///   EXPECT_TRUE(api.check_parallel({.branches = 2}));
+  CheckResult check_parallel(const ParallelConfig& pc = {}, const Config& config = {},
+                             const ApiOptions& options = {}) const;
+  /// The negative test: passes when a program with an unexplainable outcome is found.
+  ///
+  ///   EXPECT_TRUE(api.expect_unsafe({.branches = 2}));
+  CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = {},
+                            const ApiOptions& options = {}) const;
+
+  /// One scenario from raw bytes (a fuzzer's input); see duet::check_sequential_bytes.
+  ///
+  ///   api.check_bytes(std::span<const std::uint8_t>(data, size));
+  CheckResult check_bytes(std::span<const std::uint8_t> bytes, const Config& config = {},
+                          const ApiOptions& options = {}) const;
+
+  /// The name given to the constructor (the report's title).
+  const std::string& name() const { return name_; }
+
+ private:
+  detail::Property property(const ApiOptions& options) const;
+  detail::Property parallel_property(const ParallelConfig& pc, const ApiOptions& options) const;
+
+  std::string name_;
+  std::vector<std::function<std::unique_ptr<detail::HandleStoreBase>()>> factories_;
+  std::vector<std::string> prefixes_;
+  std::vector<std::shared_ptr<const detail::OpBase>> ops_;
+};
+
+}  // namespace duet

@@ -191,6 +191,63 @@ CaseOutcome run_api_parallel_case(const ApiData& d, const ParallelParams& pp, So
 
 }  // namespace
 
+Env::Env(const Env& o) : prefixes(o.prefixes), next_var(o.next_var), max_handles(o.max_handles) {
+  for (const auto& s : o.stores) stores.push_back(s->clone());
+}
+Env& Env::operator=(const Env& o) {
+  if (this != &o) *this = Env(o);
+  return *this;
+}
+
+StepOutcome step_failed(std::string message) { return {StepOutcome::Status::failed, std::move(message), {}}; }
+
+StepOutcome failed_at(Trace* trace, const std::string& call, std::string expected, std::string explanation,
+                      std::string message) {
+  StepOutcome out = step_failed(std::move(message));
+  Step step = api_failure_step(call, std::move(expected), std::move(explanation));
+  if (trace) {
+    trace->steps.push_back(std::move(step));
+    trace->failed = true;
+  } else {
+    out.failing_step = std::move(step);
+  }
+  return out;
+}
+
+StepOutcome whole_mismatch(Trace* trace, const std::string& call, const std::string& reference,
+                           const std::string& candidate) {
+  return failed_at(trace, call, reference, "candidate finds " + candidate,
+                   "candidate finds " + candidate + "; the reference finds " + reference + " (" + call + ")");
+}
+
+StepOutcome mismatch_failure(Trace* trace, const std::string& call, const Mismatch& m, bool whole_value) {
+  const std::string why = "candidate finds " + m.candidate + "; the reference finds " + m.reference;
+  if (whole_value) return failed_at(trace, call, m.reference, "candidate finds " + m.candidate, why + " (" + call + ")");
+  return failed_at(trace, call, "", why, why + " (" + call + ")");
+}
+
+StepOutcome undeclared_throw(Trace* trace, const std::string& call, const Result& exception) {
+  const std::string why =
+      "candidate throws " + exception_text(exception) + " (declare the result duet::may_throw(...) if it may)";
+  return failed_at(trace, call, "", why, why + " (" + call + ")");
+}
+
+void record_finished_step(Trace* trace, Env& env, const std::string& call, const std::string& text, SpecKind kind,
+                          bool binds) {
+  if (!trace) return;
+  if (kind == SpecKind::abstract) {
+    record_api_step(trace, "auto " + text + " = " + call, "", true);
+  } else if (binds) {
+    // A pair or tuple of variables only: a structured binding. Anything else: a named
+    // result, with what it holds in the comment.
+    const bool all_names = (kind == SpecKind::pair || kind == SpecKind::tuple) && is_name_list(text);
+    if (all_names) record_api_step(trace, "auto [" + text.substr(1, text.size() - 2) + "] = " + call, "", true);
+    else record_api_step(trace, "auto r" + std::to_string(env.next_var++) + " = " + call, text, true);
+  } else {
+    record_api_step(trace, call, text, false);
+  }
+}
+
 bool is_name_list(const std::string& text) {
   if (text.size() < 3 || text.front() != '{' || text.back() != '}') return false;
   bool at_start = true;

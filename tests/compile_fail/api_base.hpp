@@ -2,6 +2,8 @@
 #pragma once
 #include <duet/api.hpp>
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace cfa {
@@ -14,6 +16,12 @@ inline RefStack push(const RefStack& s, int x) {
   return t;
 }
 inline int size(const RefStack& s) { return static_cast<int>(s.size()); }
+inline std::optional<int> top(const RefStack& s) {
+  if (s.empty()) return std::nullopt;
+  return s.back();
+}
+inline int top_or_minus_one(const RefStack& s) { return s.empty() ? -1 : s.back(); }
+inline RefStack push_name(const RefStack& s, const std::string& name) { return push(s, static_cast<int>(name.size())); }
 struct Opaque {
   int x;
 };

@@ -1,0 +1,277 @@
+// duet::Api's machinery, part 2: arguments. What each argument spec gives on each side, the
+// checks Api::op runs on the argument specs, and drawing an operation's arguments.
+// Included by duet/api.hpp after the spec vocabulary it uses; not a public header.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "duet/detail/api/environment.hpp"
+
+namespace duet {
+namespace detail {
+
+template <class R, class C>
+struct Arg {
+  R* r = nullptr;  // into a handle store (abstract arguments), else into r_own
+  C* c = nullptr;
+  std::optional<R> r_own;
+  std::optional<C> c_own;
+  std::string text;  // how it prints: "3", "a0"
+  // For abstract arguments: which handle, so that a call can be re-pointed at another
+  // environment holding the same handles (a new trial, a copy for the checker).
+  std::size_t type_id = ~std::size_t{0}, handle = ~std::size_t{0};
+  void (*rebind_fn)(Arg&, Env&) = nullptr;
+  R& ref() { return r ? *r : *r_own; }
+  C& cand() { return c ? *c : *c_own; }
+};
+
+template <class T>
+struct is_gen : std::false_type {};
+template <class T>
+struct is_gen<Gen<T>> : std::true_type {};
+
+template <class... T>
+struct type_list {};
+
+/// What is wrong with an argument spec, if anything.
+enum class ArgProblem { none, not_a_spec, dependent_not_a_gen, map_outof };
+
+// (R, C) of an argument spec, given the reference types of the earlier arguments; R and C
+// are defined only when `problem` is none.
+template <class Spec, class PriorRefs, class = void>
+struct arg_types {
+  static constexpr ArgProblem problem = ArgProblem::not_a_spec;
+};
+template <class T, class... P>
+struct arg_types<Gen<T>, type_list<P...>> {
+  static constexpr ArgProblem problem = ArgProblem::none;
+  using R = T;
+  using C = T;
+};
+template <class S, class... P>
+struct arg_types<S, type_list<P...>, std::enable_if_t<kind_of<S>() == SpecKind::abstract>> {
+  static constexpr ArgProblem problem = ArgProblem::none;
+  using R = typename S::ref_type;
+  using C = typename S::cand_type;
+};
+template <class S, class... P>
+struct arg_types<S, type_list<P...>, std::enable_if_t<kind_of<S>() == SpecKind::abstract_where>> {
+  static constexpr ArgProblem problem = ArgProblem::none;
+  using R = typename decltype(S::type)::ref_type;
+  using C = typename decltype(S::type)::cand_type;
+};
+// map_outof(spec, fr, fc): fr and fc applied to what spec gives on each side.
+template <class S, class Inner, class = void>
+struct mapped_arg_types {
+  static constexpr ArgProblem problem = ArgProblem::map_outof;
+};
+template <class S, class Inner>
+struct mapped_arg_types<S, Inner,
+                        std::enable_if_t<Inner::problem == ArgProblem::none &&
+                                         std::is_invocable_v<const decltype(S::fr)&, typename Inner::R&> &&
+                                         std::is_invocable_v<const decltype(S::fc)&, typename Inner::C&>>> {
+  static constexpr ArgProblem problem = ArgProblem::none;
+  using R = std::decay_t<std::invoke_result_t<const decltype(S::fr)&, typename Inner::R&>>;
+  using C = std::decay_t<std::invoke_result_t<const decltype(S::fc)&, typename Inner::C&>>;
+};
+template <class S, class... P>
+struct arg_types<S, type_list<P...>, std::enable_if_t<kind_of<S>() == SpecKind::map_outof>>
+    : mapped_arg_types<S, arg_types<decltype(S::spec), type_list<>>> {};
+template <class G>
+struct generated_or_void {
+  using type = void;
+};
+template <class T>
+struct generated_or_void<Gen<T>> {
+  using type = T;
+};
+// A dependent argument: a callable of the earlier reference values returning a generator.
+template <class F, class... P>
+struct arg_types<F, type_list<P...>,
+                 std::enable_if_t<!is_gen<F>::value && !SpecType<F> && std::is_invocable_v<const F&, const P&...>>> {
+  using G = std::decay_t<std::invoke_result_t<const F&, const P&...>>;
+  static constexpr ArgProblem problem = is_gen<G>::value ? ArgProblem::none : ArgProblem::dependent_not_a_gen;
+  using R = typename generated_or_void<G>::type;
+  using C = R;
+};
+
+/// Api::op's check of one argument spec. Instantiated only by Api::op, so that a failure shows
+/// the types in its "required from" line: the spec, then the reference-side types of the
+/// arguments before it (what a dependent argument is called with).
+template <class Spec, class... Earlier>
+struct argument_spec_valid {
+  static constexpr ArgProblem problem = arg_types<Spec, type_list<Earlier...>>::problem;
+  static constexpr bool value = problem == ArgProblem::none;
+  static_assert(problem != ArgProblem::not_a_spec,
+                "duet::args: an argument must be a duet::Gen, an abstract type (possibly .where(...)), "
+                "duet::map_outof(...), or a callable taking the reference-side values of all earlier "
+                "arguments (as const&) and returning a duet::Gen (the types: argument_spec_valid<this "
+                "argument, the earlier arguments' reference types...>)");
+  static_assert(problem != ArgProblem::dependent_not_a_gen,
+                "duet::args: a dependent argument must return a duet::Gen<T> (the types: "
+                "argument_spec_valid<this argument, the earlier arguments' reference types...>)");
+  static_assert(problem != ArgProblem::map_outof,
+                "duet::map_outof(spec, fr, fc): spec must be a duet::Gen or an abstract type, fr must take "
+                "the reference-side value it gives and fc the candidate-side value (the types: "
+                "argument_spec_valid<the map_outof, the earlier arguments' reference types...>)");
+};
+
+/// Api::op's check of its argument specs, in order: the first bad one reports, alone.
+template <class Earlier, class Rest>
+struct arguments_valid;
+template <class... Earlier>
+struct arguments_valid<type_list<Earlier...>, type_list<>> : std::true_type {};
+template <class... Earlier, class S, class... Rest>
+struct arguments_valid<type_list<Earlier...>, type_list<S, Rest...>> {
+  static constexpr bool value = [] {
+    if constexpr (!argument_spec_valid<S, Earlier...>::value) return false;
+    else
+      return arguments_valid<type_list<Earlier..., typename arg_types<S, type_list<Earlier...>>::R>,
+                             type_list<Rest...>>::value;
+  }();
+};
+
+/// f(a...) compiles with the arguments as lvalues (as Op calls it).
+template <class F, class... A>
+concept callable_with = requires(const F& f, A&... a) { f(a...); };
+template <class F, class... A>
+using call_result_t = decltype(std::declval<const F&>()(std::declval<A&>()...));
+
+/// Api::op's check that the reference can be called with the arguments the specs give it (the
+/// types: the reference, then each argument's reference-side type, in order).
+template <class F, class... Args>
+struct reference_takes {
+  static constexpr bool value = callable_with<F, Args...>;
+  static_assert(value,
+                "duet::Api::op: the reference implementation cannot be called with the arguments "
+                "duet::args(...) gives it (the types: reference_takes<reference, argument types...>): check "
+                "the number of arguments, and that each argument's type converts to the parameter in its "
+                "place (a duet::Gen<T> gives T, an abstract type its reference type R)");
+};
+/// The same for the candidate (the types: the candidate, then each argument's candidate-side type).
+template <class F, class... Args>
+struct candidate_takes {
+  static constexpr bool value = callable_with<F, Args...>;
+  static_assert(value,
+                "duet::Api::op: the candidate cannot be called with the arguments duet::args(...) gives it "
+                "(the types: candidate_takes<candidate, argument types...>): check the number of arguments, "
+                "and that each argument's type converts to the parameter in its place (a duet::Gen<T> gives "
+                "T, an abstract type its candidate type C)");
+};
+
+template <class Done, class Rest>
+struct fold_args;
+template <class... Done>
+struct fold_args<type_list<Done...>, type_list<>> {
+  using type = std::tuple<Done...>;
+};
+template <class... Done, class S, class... Rest>
+struct fold_args<type_list<Done...>, type_list<S, Rest...>> {
+  using T = arg_types<S, type_list<std::remove_reference_t<decltype(std::declval<Done&>().ref())>...>>;
+  using type = typename fold_args<type_list<Done..., Arg<typename T::R, typename T::C>>, type_list<Rest...>>::type;
+};
+/// The argument specs of duet::args(...) as a type_list.
+template <class Tuple>
+struct spec_list;
+template <class... A>
+struct spec_list<std::tuple<A...>> {
+  using type = type_list<A...>;
+};
+
+template <class Tuple>
+struct arg_values;
+template <class... A>
+struct arg_values<std::tuple<A...>> {
+  using type = typename fold_args<type_list<>, type_list<A...>>::type;
+};
+
+template <class Declared, class C, class Pred>
+bool pick_from(HandleStore<Declared, C>& store, Source& src, Arg<typename HandleStore<Declared, C>::R, C>& out,
+               const Pred& pred) {
+  // Counted from the newest: choice 0 is the most recent suitable value, and deleting an
+  // older, unused step while shrinking does not change which value later choices name.
+  std::size_t n = 0;
+  for (auto& e : store.entries) n += pred(std::as_const(e.r())) ? 1 : 0;
+  if (n == 0) return false;
+  auto k = static_cast<std::size_t>(src.draw(n - 1));
+  for (std::size_t i = store.entries.size(); i-- > 0;) {
+    auto& e = store.entries[i];
+    if (!pred(std::as_const(e.r()))) continue;
+    if (k-- == 0) {
+      out.r = &e.r();
+      out.c = &e.c;
+      out.text = e.name;
+      out.handle = i;
+      out.rebind_fn = [](Arg<typename HandleStore<Declared, C>::R, C>& a, Env& env) {
+        auto& entry = static_cast<HandleStore<Declared, C>&>(*env.stores[a.type_id]).entries.at(a.handle);
+        a.r = &entry.r();
+        a.c = &entry.c;
+      };
+      return true;
+    }
+  }
+  return false;
+}
+
+template <std::size_t K, class Vals, std::size_t... I>
+auto call_with_prefix(const auto& f, Vals& vals, std::index_sequence<I...>) {
+  return f(std::as_const(std::get<I>(vals).ref())...);
+}
+
+template <class Out, class T>
+void set_concrete(Out& out, T v) {
+  out.text = duet::show(v);
+  out.r_own.emplace(v);
+  out.c_own.emplace(std::move(v));
+}
+
+// Fills argument K of vals from its spec; false to back off (no suitable handle).
+template <std::size_t K, class Spec, class Vals>
+bool make_arg(const Spec& spec, Source& src, Env& env, Vals& vals) {
+  auto& out = std::get<K>(vals);
+  if constexpr (is_gen<Spec>::value) {
+    set_concrete(out, spec(src));
+    return true;
+  } else if constexpr (kind_of<Spec>() == SpecKind::abstract) {
+    using Store = HandleStore<typename Spec::declared_ref_type, typename Spec::cand_type>;
+    out.type_id = spec.id;
+    return pick_from(static_cast<Store&>(*env.stores[spec.id]), src, out, [](const auto&) { return true; });
+  } else if constexpr (kind_of<Spec>() == SpecKind::abstract_where) {
+    using A = decltype(spec.type);
+    using Store = HandleStore<typename A::declared_ref_type, typename A::cand_type>;
+    out.type_id = spec.type.id;
+    return pick_from(static_cast<Store&>(*env.stores[spec.type.id]), src, out, spec.pred);
+  } else if constexpr (kind_of<Spec>() == SpecKind::map_outof) {
+    using Inner = arg_types<std::remove_cvref_t<decltype(spec.spec)>, type_list<>>;
+    std::tuple<Arg<typename Inner::R, typename Inner::C>> inner;
+    if (!make_arg<0>(spec.spec, src, env, inner)) return false;
+    auto& in = std::get<0>(inner);
+    out.text = in.text;
+    out.r_own.emplace(spec.fr(in.ref()));
+    out.c_own.emplace(spec.fc(in.cand()));
+    return true;
+  } else {  // dependent: a callable of the earlier reference values
+    set_concrete(out, call_with_prefix<K>(spec, vals, std::make_index_sequence<K>{})(src));
+    return true;
+  }
+}
+
+template <class Specs, class Vals, std::size_t... K>
+bool make_args(const Specs& specs, Source& src, Env& env, Vals& vals, std::index_sequence<K...>) {
+  return (make_arg<K>(std::get<K>(specs), src, env, vals) && ...);
+}
+
+template <class Vals, std::size_t... K>
+std::string argument_text(Vals& vals, std::index_sequence<K...>) {
+  std::string out;
+  ((out += (K == 0 ? "" : ", ") + std::get<K>(vals).text), ...);
+  return out;
+}
+
+}  // namespace detail
+}  // namespace duet
