@@ -71,8 +71,6 @@ std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>&
 /// The Y diagram: the prefix on top, one column per branch, the suffix below; `call : result`.
 std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls, const std::vector<std::string>& results);
 
-std::string describe_current_exception();
-
 /// How often each program is run, as settings: trials are the parallel runner's inner loop.
 struct ParallelParams {
   ParallelConfig config;

@@ -35,6 +35,10 @@ std::string show_unsigned(unsigned long long v);
 std::string show_floating(double v, bool is_float);
 std::string show_char(char c);
 std::string show_string(std::string_view s);
+/// The exception being handled, as C++: "std::out_of_range(\"...\")".
+std::string describe_current_exception();
+/// "`who` threw std::out_of_range(\"...\")" for the exception being handled.
+std::string threw(std::string_view who);
 
 template <class T>
 concept HasAdlShow = requires(const T& v) {

@@ -136,7 +136,6 @@ void apply_next(const typename Spec::Cmd& cmd, typename Spec::State& state) {
   // else: state_machine_property's static_assert says what is missing, once.
 }
 
-std::string describe_current_exception();  // "std::out_of_range(\"...\")"
 
 /// "candidate returned 0; the model allows 1" (want given), or
 /// "candidate threw std::out_of_range(\"...\"); the model does not allow it: why".
@@ -145,9 +144,6 @@ void record_step(Trace* trace, std::string code, const Result& observed);
 void record_failure(Trace* trace, const Result* expected, std::string explanation);
 /// The failing step as record_step and record_failure would have traced it.
 Step failing_step(std::string code, const Result& observed, const Result* expected, std::string explanation);
-
-/// "`who` threw std::out_of_range(\"...\")" for the exception being handled.
-std::string threw(std::string_view who);
 
 /// The part of a state-machine case that does not depend on the spec: what the last step
 /// observed, and how a failure of it is recorded (out of line, so that each spec instantiates

@@ -16,12 +16,12 @@
 #include "duet/detail/engine.hpp"
 #include "report/report.hpp"
 #include "duet/detail/rng.hpp"
+#include "duet/show.hpp"
 #include "shrink/shrink.hpp"
 #include "report/token.hpp"
 
 namespace duet::detail {
 
-std::string describe_current_exception();  // show.cpp
 
 namespace {
 

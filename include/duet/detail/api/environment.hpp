@@ -27,7 +27,6 @@ struct HandleStoreBase {
   virtual std::unique_ptr<HandleStoreBase> clone() const = 0;
 };
 
-std::string describe_current_exception();
 
 template <class R0, class C>
 struct HandleStore final : HandleStoreBase {
@@ -63,7 +62,7 @@ struct HandleStore final : HandleStoreBase {
         const Verdict v = (*check)(const_cast<Entry&>(e).r(), e.c);
         if (!v.ok) return "the well-formedness check fails on " + e.name + (v.why.empty() ? "" : ": " + v.why);
       } catch (...) {
-        return "the well-formedness check fails on " + e.name + ": it threw " + describe_current_exception();
+        return "the well-formedness check fails on " + e.name + ": " + threw("it");
       }
     }
     return std::nullopt;

@@ -149,7 +149,7 @@ struct Op final : OpBase {
     } catch (const Overrun&) {
       throw;
     } catch (...) {
-      return step_failed("the spec's argument generator for " + name + " threw " + describe_current_exception());
+      return step_failed(threw("the spec's argument generator for " + name));
     }
     const std::string call = name + "(" + argument_text(vals, Idx{}) + ")";
     try {
