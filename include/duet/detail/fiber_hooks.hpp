@@ -1,0 +1,136 @@
+// The seam between duet's instrumented types (duet/sync.hpp) and the fiber scheduler
+// (src/execute/fibers/). Declarations only: no Boost here, so every user of duet/sync.hpp
+// compiles without it.
+//
+// Every instrumented operation reads current() once. Null (any real thread, or the scheduler's
+// own thread between runs) means "behave exactly like the std type". Otherwise the calling code
+// is a fiber of a run, and the operation goes through these hooks:
+//
+//   enter()   a switch point BEFORE the operation: the operation becomes the fiber's pending
+//             event, and the scheduler may run other fibers first;
+//   (the operation itself, on the one OS thread every fiber of the run shares: nothing else
+//    runs until the fiber reaches its next switch point)
+//   leave()   records the executed event: trace, happens-before clocks, spin detection,
+//             data-race check.
+//
+// Blocking operations (mutexes, condition variables, atomic wait) are whole hooks, since the
+// scheduler keeps their state (owner, waiters) per run.
+#pragma once
+
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <source_location>
+#include <type_traits>
+
+namespace duet::detail::fiber {
+
+/// The running scheduler's engine. Opaque here; defined in src/execute/fibers/runtime.hpp.
+class Runtime;
+
+/// The runtime whose fiber is running on this thread; null outside a fiber run. constinit: the
+/// compiler reads it directly, without a TLS wrapper call.
+extern constinit thread_local Runtime* t_runtime;
+inline Runtime* current() noexcept { return t_runtime; }
+
+/// What an event does. A pending event (what a fiber is about to do) uses the "attempt" kinds
+/// (cas, try_lock, wait); the trace records what happened (cas or cas_fail, and so on).
+enum class Op : std::uint8_t {
+  start,           // trace: the fiber begins its function
+  exit,            // trace: the function returned
+  exit_exception,  // trace: the function ended by an exception (captured, see FiberResult)
+  load,
+  store,
+  rmw,       // exchange, fetch_*: read and write in one step
+  cas,       // compare-exchange (pending), or one that succeeded (trace)
+  cas_fail,  // compare-exchange that failed: a read
+  read,      // duet::var
+  write,
+  destroy,  // duet::var's lifetime ends: conflicts like a write
+  lock,
+  try_lock,
+  try_lock_fail,
+  unlock,
+  lock_shared,
+  try_lock_shared,
+  try_lock_shared_fail,
+  unlock_shared,
+  wait,  // condition variable wait (releases the mutex) or atomic wait
+  block,  // trace: the fiber cannot proceed and waits to be woken
+  wake,   // trace: a blocked fiber resumes; the value says why (WakeReason)
+  notify_one,
+  notify_all,
+  yield,
+};
+const char* op_name(Op op) noexcept;
+
+enum class ObjectKind : std::uint8_t { none, atomic, var, mutex, recursive_mutex, shared_mutex, condition_variable };
+const char* kind_name(ObjectKind kind) noexcept;
+
+enum class WakeReason : std::uint8_t { notified, spurious, timeout };
+
+/// A value read or written, kept as bits with enough type to print it. Types that do not fit
+/// in 64 bits, or are not trivially copyable, are recorded as `none` (and spin detection, which
+/// compares values, does not apply to them).
+enum class ValueType : std::uint8_t { none, boolean, signed_integer, unsigned_integer, floating, pointer, bits, wake };
+struct Value {
+  std::uint64_t bits = 0;
+  ValueType type = ValueType::none;
+  friend bool operator==(const Value&, const Value&) = default;
+};
+
+template <class T>
+Value value_of(const T& v) noexcept {
+  if constexpr (std::is_same_v<T, bool>) {
+    return {v ? 1u : 0u, ValueType::boolean};
+  } else if constexpr (std::is_enum_v<T>) {
+    return value_of(static_cast<std::underlying_type_t<T>>(v));
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    return {static_cast<std::uint64_t>(static_cast<std::int64_t>(v)), ValueType::signed_integer};
+  } else if constexpr (std::is_integral_v<T>) {
+    return {static_cast<std::uint64_t>(v), ValueType::unsigned_integer};
+  } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    return {std::bit_cast<std::uint64_t>(static_cast<double>(v)), ValueType::floating};
+  } else if constexpr (std::is_pointer_v<T> || std::is_null_pointer_v<T>) {
+    return {static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(v)), ValueType::pointer};
+  } else if constexpr (std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(std::uint64_t)) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    return {bits, ValueType::bits};
+  } else {
+    return {};
+  }
+}
+
+// ---- hooks: call only with current() != nullptr, from the fiber that current() runs ----
+
+/// Switch point: `op` on `object` is what the fiber does next. Returns when the fiber is picked
+/// to run it. A memory order other than seq_cst is remembered (the run executes it as seq_cst).
+void enter(Runtime&, Op op, ObjectKind kind, const void* object, std::memory_order order,
+           std::source_location loc) noexcept;
+/// The pending operation was executed as `op` (cas or cas_fail, say), reading and/or writing
+/// the values given.
+void leave(Runtime&, Op op, Value read = {}, Value written = {}) noexcept;
+/// Blocks the fiber on its pending event's object until a notify on it wakes it (atomic wait).
+void block(Runtime&) noexcept;
+/// Wakes one or all fibers blocked on `object` (a condition variable or an atomic).
+void notify(Runtime&, ObjectKind kind, const void* object, bool all, std::source_location loc) noexcept;
+/// duet::yield(): a switch point where the fiber lets others run first.
+void yield(Runtime&, std::source_location loc) noexcept;
+
+void lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::source_location loc) noexcept;
+bool try_lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::source_location loc) noexcept;
+void unlock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::source_location loc) noexcept;
+
+/// Releases `mutex` (which the fiber must hold), waits on `cv`, reacquires `mutex`. A timed
+/// wait times out when no fiber of the run can proceed (time advances only when all are idle).
+WakeReason cv_wait(Runtime&, const void* cv, const void* mutex, bool timed, std::source_location loc) noexcept;
+
+/// An instrumented object constructed during a run gets a fresh identity (its address may be a
+/// dead object's). For a duet::var the construction counts as a write.
+void created(Runtime&, ObjectKind kind, const void* object, std::source_location loc) noexcept;
+/// A duet::var's lifetime ends: checked for races like a write.
+void destroyed(Runtime&, ObjectKind kind, const void* object, std::source_location loc) noexcept;
+
+}  // namespace duet::detail::fiber

@@ -1,0 +1,354 @@
+// What the instrumented operations do inside a fiber run: their switch points, their trace
+// events, happens-before (vector clocks), the data-race check on duet::var, spin detection, and
+// the mutex / condition-variable state the scheduler keeps per run.
+//
+// Happens-before: every atomic operation is treated as seq_cst, that is acquire and release. A
+// store leaves its fiber's clock on the object, a load takes the object's clock; an RMW does both
+// and keeps the previous clock too (it continues release sequences, C++20). Unlock releases to
+// the next lock; unlock_shared releases to the next exclusive lock; condition-variable waits
+// synchronise through their mutex only. Fibers start with empty knowledge of each other and the
+// per-object state is new in every run, so everything before the run happens-before it and
+// everything in it happens-before what follows it.
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "execute/fibers/runtime.hpp"
+
+namespace duet::detail::fiber {
+
+// ---- objects ----
+
+std::uint32_t Runtime::new_object(const void* address, ObjectKind kind) {
+  const auto id = static_cast<std::uint32_t>(objects_.size());
+  objects_.emplace_back();
+  objects_.back().kind = kind;
+  table_.insert(address) = id;
+  return id;
+}
+
+std::uint32_t Runtime::object_id(const void* address, ObjectKind kind) {
+  if (const std::uint32_t* id = table_.find(address)) return *id;
+  return new_object(address, kind);
+}
+
+// ---- events ----
+
+void Runtime::record_event(const Event& e, Value read, Value written) {
+  ++views_[current].steps;
+  trace.push_back({static_cast<std::uint32_t>(trace.size()), current, e, read, written});
+}
+
+void Runtime::record(Op op, Value read, Value written) {
+  Event e = views_[current].pending;
+  e.op = op;
+  record_event(e, read, written);
+}
+
+void Runtime::enter(Op op, ObjectKind kind, const void* object, std::memory_order order, std::source_location loc) {
+  if (order != std::memory_order_seq_cst && !result.weak_order_used) {
+    result.weak_order_used = true;
+    result.weak_order_loc = loc;
+  }
+  const std::uint32_t id = object != nullptr ? object_id(object, kind) : kNoObject;
+  views_[current].pending = Event{op, kind, order, id, loc};
+  self().pending_address = object;
+  switch_point();
+}
+
+void Runtime::leave(Op op, Value read, Value written) {
+  Fiber& f = self();
+  const Event pending = views_[current].pending;
+  record(op, read, written);
+  if (pending.object != kNoObject) {
+    ObjectState& o = objects_[pending.object];
+    switch (op) {
+      case Op::load:
+      case Op::cas_fail:
+      case Op::wait:  // an atomic wait returns having loaded a new value
+        join(f.clock, o.clock);
+        break;
+      case Op::store:
+        o.clock = f.clock;
+        tick(f);
+        break;
+      case Op::rmw:
+      case Op::cas:
+        join(f.clock, o.clock);
+        join(o.clock, f.clock);
+        tick(f);
+        break;
+      case Op::read:
+      case Op::write:
+        check_var(op, o, pending.object, pending.loc);
+        break;
+      default:
+        break;
+    }
+  }
+  observe(op, pending.object, read, written);
+}
+
+// Spin detection (see SchedulerConfig::spin_threshold).
+void Runtime::observe(Op op, std::uint32_t object, Value read, Value written) {
+  Fiber& f = self();
+  bool observation = false;
+  switch (op) {
+    case Op::load:
+    case Op::cas_fail:
+      observation = read.type != ValueType::none;
+      break;
+    case Op::rmw:
+    case Op::cas:
+      observation = read.type != ValueType::none && read == written;
+      break;
+    case Op::try_lock_fail:
+    case Op::try_lock_shared_fail:
+      observation = true;
+      read = {};
+      break;
+    case Op::read:
+    case Op::write:
+    case Op::yield:
+      return;  // plain variables and yields neither show nor end a spin
+    default:
+      break;
+  }
+  if (!observation) {
+    f.unchanged = 0;
+    return;
+  }
+  bool same = false, found = false;
+  for (Fiber::Seen& s : f.seen)
+    if (s.object == object) {
+      found = true;
+      same = s.bits == read.bits;
+      s.bits = read.bits;
+      break;
+    }
+  if (!found) f.seen[f.seen_next++ % f.seen.size()] = {object, read.bits};
+  if (!same) {
+    f.unchanged = 0;
+  } else if (++f.unchanged >= config.spin_threshold) {
+    f.yielding = true;
+    f.unchanged = 0;
+  }
+}
+
+// ---- duet::var: FastTrack-style race check (last write, each fiber's last read) ----
+
+void Runtime::check_var(Op op, ObjectState& o, std::uint32_t object, std::source_location loc) {
+  Fiber& f = self();
+  const Access now{current, op, static_cast<std::uint32_t>(trace.size() - 1), loc};  // its event is the last
+  auto race = [&](const Access& earlier) {
+    result.outcome = Outcome::data_race;
+    result.race = {object, earlier, now};
+    stop_run();
+  };
+  if (o.write_epoch != 0 && o.last_write.fiber != current && o.write_epoch > f.clock[o.last_write.fiber])
+    race(o.last_write);
+  if (op == Op::read) {
+    o.reads[current] = now;
+    o.read_epochs[current] = f.clock[current];
+    return;
+  }
+  for (std::uint32_t g = 0; g < n_; ++g)
+    if (g != current && o.read_epochs[g] != 0 && o.read_epochs[g] > f.clock[g]) race(o.reads[g]);
+  // Every read so far happens-before this write, so later accesses need only check the write.
+  o.read_epochs.fill(0);
+  o.last_write = now;
+  o.write_epoch = f.clock[current];
+}
+
+void Runtime::created(ObjectKind kind, const void* object, std::source_location loc) {
+  const std::uint32_t id = new_object(object, kind);
+  if (kind == ObjectKind::var) {
+    ObjectState& o = objects_[id];
+    o.last_write = {current, Op::write, static_cast<std::uint32_t>(trace.size()), loc};
+    o.write_epoch = self().clock[current];
+  }
+}
+
+void Runtime::destroyed(ObjectKind kind, const void* object, std::source_location loc) {
+  if (kind != ObjectKind::var) return;
+  const std::uint32_t id = object_id(object, kind);
+  // Not a switch point (destruction is the owner's own business), but an event: it can race.
+  record_event(Event{Op::destroy, kind, std::memory_order_seq_cst, id, loc});
+  check_var(Op::destroy, objects_[id], id, loc);
+}
+
+// ---- yield and notify ----
+
+void Runtime::yield(std::source_location loc) {
+  self().yielding = true;
+  enter(Op::yield, ObjectKind::none, nullptr, std::memory_order_seq_cst, loc);
+  record(Op::yield);
+}
+
+void Runtime::notify(ObjectKind kind, const void* object, bool all, std::source_location loc) {
+  const Op op = all ? Op::notify_all : Op::notify_one;
+  enter(op, kind, object, std::memory_order_seq_cst, loc);
+  std::size_t woken = 0;
+  wake(object, all, WakeReason::notified, &woken);
+  record(op, {}, value_of(woken));
+  self().unchanged = 0;
+}
+
+// ---- mutexes ----
+
+bool Runtime::try_acquire(ObjectState& o, ObjectKind kind, bool shared) {
+  if (shared) {
+    if (o.owner != kNoFiber) return false;
+    ++o.readers;
+    return true;
+  }
+  if (o.owner == current && kind == ObjectKind::recursive_mutex) {
+    ++o.count;
+    return true;
+  }
+  if (o.owner != kNoFiber || o.readers != 0) return false;
+  o.owner = current;
+  o.count = 1;
+  return true;
+}
+
+void Runtime::acquire_clocks(ObjectState& o, bool shared) {
+  Fiber& f = self();
+  join(f.clock, o.clock);
+  if (!shared) join(f.clock, o.read_clock);
+}
+
+void Runtime::lock(ObjectKind kind, const void* m, bool shared, std::source_location loc) {
+  const Op op = shared ? Op::lock_shared : Op::lock;
+  enter(op, kind, m, std::memory_order_seq_cst, loc);
+  const std::uint32_t id = views_[current].pending.object;
+  // objects_ may grow while this fiber is blocked: index it afresh after every wait.
+  while (!try_acquire(objects_[id], kind, shared)) block(true);
+  acquire_clocks(objects_[id], shared);
+  record(op);
+  self().unchanged = 0;
+}
+
+bool Runtime::try_lock(ObjectKind kind, const void* m, bool shared, std::source_location loc) {
+  enter(shared ? Op::try_lock_shared : Op::try_lock, kind, m, std::memory_order_seq_cst, loc);
+  const std::uint32_t id = views_[current].pending.object;
+  const bool ok = try_acquire(objects_[id], kind, shared);
+  if (ok) acquire_clocks(objects_[id], shared);
+  const Op op = shared ? (ok ? Op::try_lock_shared : Op::try_lock_shared_fail) : (ok ? Op::try_lock : Op::try_lock_fail);
+  record(op);
+  observe(op, id, {}, {});
+  return ok;
+}
+
+// Builds the message in the result and returns: the caller then stops the run, once no
+// temporary string is left on this fiber's stack (an abandoned stack is never unwound).
+void Runtime::set_misuse(std::string_view what, ObjectKind kind, std::string_view detail, std::source_location loc) {
+  result.outcome = Outcome::misuse;
+  result.misuse = "fiber " + std::to_string(current) + ": ";
+  result.misuse += what;
+  result.misuse += kind_name(kind);
+  result.misuse += detail;
+  result.misuse += " at " + location(loc);
+}
+
+void Runtime::unlock(ObjectKind kind, const void* m, bool shared, std::source_location loc) {
+  const Op op = shared ? Op::unlock_shared : Op::unlock;
+  enter(op, kind, m, std::memory_order_seq_cst, loc);
+  Fiber& f = self();
+  ObjectState& o = objects_[views_[current].pending.object];
+  record(op);
+  f.unchanged = 0;
+  if (shared) {
+    if (o.readers == 0) {
+      set_misuse("unlock_shared of a ", kind, " no fiber holds shared", loc);
+      stop_run();
+    }
+    --o.readers;
+    join(o.read_clock, f.clock);
+    tick(f);
+    if (o.readers == 0) wake(m, true, WakeReason::notified, nullptr);
+    return;
+  }
+  if (o.owner != current) {
+    set_misuse("unlock of a ", kind, o.owner == kNoFiber ? " that is not locked" : " held by another fiber", loc);
+    stop_run();
+  }
+  if (--o.count > 0) return;  // recursive: still held
+  o.owner = kNoFiber;
+  o.clock = f.clock;
+  tick(f);
+  wake(m, true, WakeReason::notified, nullptr);
+}
+
+// ---- condition variables ----
+
+WakeReason Runtime::cv_wait(const void* cv, const void* m, bool timed, std::source_location loc) {
+  enter(Op::wait, ObjectKind::condition_variable, cv, std::memory_order_seq_cst, loc);
+  Fiber& f = self();
+  const std::uint32_t mid = object_id(m, ObjectKind::mutex);
+  {
+    ObjectState& mo = objects_[mid];
+    if (mo.owner != current) {
+      set_misuse("condition_variable wait with a ", ObjectKind::mutex, " this fiber does not hold", loc);
+      stop_run();
+    }
+    mo.owner = kNoFiber;
+    mo.count = 0;
+    mo.clock = f.clock;
+    tick(f);
+  }
+  record(Op::wait);
+  f.unchanged = 0;
+  wake(m, true, WakeReason::notified, nullptr);
+  bool spurious = false;
+  try {
+    spurious = picker_->spurious_wakeup(current, views_[current].pending);
+  } catch (...) {
+    picker_error_ = std::current_exception();
+  }
+  if (picker_error_) stop_run();  // outside the handler: an abandoned handler leaks its exception
+  WakeReason why = WakeReason::spurious;
+  if (spurious) {
+    record(Op::wake, {static_cast<std::uint64_t>(why), ValueType::wake});
+  } else {
+    f.timed_wait = timed;
+    block(false);  // the wait event above already says where it waits
+    f.timed_wait = false;
+    why = f.wake_reason;
+  }
+  lock(ObjectKind::mutex, m, false, loc);
+  return why;
+}
+
+// ---- the hooks (fiber_hooks.hpp) ----
+
+void enter(Runtime& rt, Op op, ObjectKind kind, const void* object, std::memory_order order,
+           std::source_location loc) noexcept {
+  rt.enter(op, kind, object, order, loc);
+}
+void leave(Runtime& rt, Op op, Value read, Value written) noexcept { rt.leave(op, read, written); }
+void block(Runtime& rt) noexcept { rt.block(true); }
+void notify(Runtime& rt, ObjectKind kind, const void* object, bool all, std::source_location loc) noexcept {
+  rt.notify(kind, object, all, loc);
+}
+void yield(Runtime& rt, std::source_location loc) noexcept { rt.yield(loc); }
+void lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::source_location loc) noexcept {
+  rt.lock(kind, m, shared, loc);
+}
+bool try_lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::source_location loc) noexcept {
+  return rt.try_lock(kind, m, shared, loc);
+}
+void unlock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::source_location loc) noexcept {
+  rt.unlock(kind, m, shared, loc);
+}
+WakeReason cv_wait(Runtime& rt, const void* cv, const void* m, bool timed, std::source_location loc) noexcept {
+  return rt.cv_wait(cv, m, timed, loc);
+}
+void created(Runtime& rt, ObjectKind kind, const void* object, std::source_location loc) noexcept {
+  rt.created(kind, object, loc);
+}
+void destroyed(Runtime& rt, ObjectKind kind, const void* object, std::source_location loc) noexcept {
+  rt.destroyed(kind, object, loc);
+}
+
+}  // namespace duet::detail::fiber

@@ -1,0 +1,440 @@
+// The fiber runtime: stacks, context switches, the run loop and scheduling decisions.
+//
+// Every switch goes through the scheduler's own context ("main"): a fiber at a switch point
+// where another fiber is picked jumps to main, which resumes the picked one. Keeping the current
+// fiber running (the zero choice) costs no switch at all.
+//
+// Sanitizers. Fibers change stacks under the sanitizers' feet, so every switch is announced:
+// - ASan (__sanitizer_start_switch_fiber before each jump, __sanitizer_finish_switch_fiber after
+//   it, on both sides; a fiber's last jump passes a null fake-stack slot so ASan frees its fake
+//   stack). A stack is unpoisoned before reuse: a fiber abandoned mid-call leaves its frames'
+//   redzones poisoned. Boost's fiber constructor itself jumps into the new stack and straight
+//   back (Boost's fiber_entry, no locals in memory) without an annotation; ASan checks nothing
+//   in that window.
+// - TSan (__tsan_create_fiber, __tsan_switch_to_fiber before each jump, __tsan_destroy_fiber).
+//   Switches synchronise (flag 0): all fibers share one OS thread and run one at a time, so
+//   TSan must not report their accesses as races; duet's own detector reports races between
+//   fibers on duet::var. The fiber is made current in TSan while Boost constructs it (that jump
+//   runs Boost's fiber_entry on the new stack), and main becomes current again only once a
+//   finished fiber's last jump has landed (Boost runs the fiber's exit code after our function
+//   returns); so every instrumented function's entry and exit land on the same TSan fiber.
+//   Creating a TSan fiber costs milliseconds, so a slot keeps its TSan fiber across runs; only
+//   Boost's fiber_entry, which never returns, leaves one frame on its shadow stack per run, and
+//   the TSan fiber is replaced every kTsanFiberRuns runs (and after an abandoned run, whose
+//   frames never return) before that adds up.
+#include "execute/fibers/runtime.hpp"
+
+#include <cxxabi.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define DUET_FIBER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DUET_FIBER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define DUET_FIBER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DUET_FIBER_TSAN 1
+#endif
+#endif
+
+#ifdef DUET_FIBER_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#ifdef DUET_FIBER_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
+namespace duet::detail::fiber {
+
+constinit thread_local Runtime* t_runtime = nullptr;
+
+namespace {
+
+void asan_start([[maybe_unused]] void** fake_stack_save, [[maybe_unused]] const void* bottom,
+                [[maybe_unused]] std::size_t size) {
+#ifdef DUET_FIBER_ASAN
+  __sanitizer_start_switch_fiber(fake_stack_save, bottom, size);
+#endif
+}
+void asan_finish([[maybe_unused]] void* fake_stack_save, [[maybe_unused]] const void** bottom_old,
+                 [[maybe_unused]] std::size_t* size_old) {
+#ifdef DUET_FIBER_ASAN
+  __sanitizer_finish_switch_fiber(fake_stack_save, bottom_old, size_old);
+#endif
+}
+void tsan_switch([[maybe_unused]] void* fiber) {
+#ifdef DUET_FIBER_TSAN
+  __tsan_switch_to_fiber(fiber, 0);
+#endif
+}
+
+// The Itanium C++ ABI's __cxa_eh_globals is { caughtExceptions, uncaughtExceptions } (ARM's EHABI
+// adds a field, hence the guard). Without the runtime's layout, fibers share it (see EhGlobals).
+#if (defined(__GLIBCXX__) || defined(_LIBCPP_VERSION)) && !defined(__ARM_EABI_UNWINDER__)
+EhGlobals* eh_globals() { return reinterpret_cast<EhGlobals*>(abi::__cxa_get_globals()); }
+#else
+EhGlobals* eh_globals() {
+  static thread_local EhGlobals unused;
+  return &unused;
+}
+#endif
+
+}  // namespace
+
+// ---- object table ----
+
+namespace {
+std::size_t slot_of(const void* key, std::size_t mask) {
+  return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(key) >> 3) * 0x9E3779B97F4A7C15ULL >> 20) & mask;
+}
+}  // namespace
+
+std::uint32_t* ObjectTable::find(const void* key) {
+  const std::size_t mask = entries_.size() - 1;
+  for (std::size_t i = slot_of(key, mask);; i = (i + 1) & mask) {
+    Entry& e = entries_[i];
+    if (e.generation != generation_) return nullptr;
+    if (e.key == key) return &e.value;
+  }
+}
+
+std::uint32_t& ObjectTable::insert(const void* key) {
+  if ((used_ + 1) * 2 > entries_.size()) grow();
+  const std::size_t mask = entries_.size() - 1;
+  for (std::size_t i = slot_of(key, mask);; i = (i + 1) & mask) {
+    Entry& e = entries_[i];
+    if (e.generation != generation_) {
+      e = {key, generation_, kNoObject};
+      ++used_;
+      return e.value;
+    }
+    if (e.key == key) return e.value;
+  }
+}
+
+void ObjectTable::grow() {
+  std::vector<Entry> old(entries_.size() * 2);
+  old.swap(entries_);
+  used_ = 0;
+  for (const Entry& e : old)
+    if (e.generation == generation_) insert(e.key) = e.value;
+}
+
+// ---- lifetime and the run loop ----
+
+Runtime::Runtime(SchedulerConfig c) : config(c) {
+  if (config.stack_size < 16 * 1024) config.stack_size = 16 * 1024;
+  if (config.max_steps == 0) config.max_steps = 1;
+}
+
+Runtime::~Runtime() {
+  release_fibers(true);
+  for (const Stack& s : stacks_) munmap(s.base, s.mapped);
+}
+
+namespace {
+Stack map_stack(std::size_t usable) {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t size = (usable + page - 1) / page * page;
+  void* base = mmap(nullptr, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (base == MAP_FAILED) throw std::bad_alloc();
+  // The guard page: an overflowing fiber faults here instead of writing over other memory.
+  if (mprotect(base, page, PROT_NONE) != 0) {
+    munmap(base, size + page);
+    throw std::runtime_error("duet: mprotect of a fiber stack's guard page failed");
+  }
+  return {base, size + page, static_cast<char*>(base) + page, size};
+}
+}  // namespace
+
+const RunResult& Runtime::run(std::span<const std::function<void()>> branches, Picker& picker) {
+  if (t_runtime != nullptr) throw std::logic_error("duet: a fiber run cannot start inside another");
+  if (branches.empty() || branches.size() > kMaxFibers)
+    throw std::invalid_argument("duet: a fiber run takes 1 to " + std::to_string(kMaxFibers) + " branches");
+  n_ = branches.size();
+  branches_ = branches;
+  picker_ = &picker;
+  picker_error_ = nullptr;
+  trace.clear();
+  result.outcome = Outcome::completed;
+  result.fibers.assign(n_, FiberResult{});
+  result.blocked.clear();
+  result.race = {};
+  result.misuse.clear();
+  result.weak_order_used = false;
+  result.weak_order_loc = {};
+  objects_.clear();
+  table_.reset();
+  switch_points_ = 0;
+  block_seq_ = 0;
+  current = kNoFiber;
+  while (stacks_.size() < n_) {
+    stacks_.push_back(map_stack(config.stack_size));
+    ++stats.stacks_mapped;
+  }
+  ++stats.runs;
+  picker.begin_run(n_);
+
+#ifdef DUET_FIBER_TSAN
+  main_tsan_fiber_ = __tsan_get_current_fiber();
+#endif
+  eh_ = eh_globals();  // this thread's, for the whole run
+  for (std::uint32_t i = 0; i < n_; ++i) start_fiber(i);
+
+  t_runtime = this;
+  next_ = choose(false);
+  while (next_ != kNoFiber) {
+    const std::uint32_t f = next_;
+    next_ = kNoFiber;
+    resume(f);
+  }
+  t_runtime = nullptr;
+
+  result.steps = trace.size();
+  for (std::uint32_t i = 0; i < n_; ++i) {
+    result.fibers[i].finished = views_[i].state == FiberState::finished;
+    result.fibers[i].steps = views_[i].steps;
+  }
+  release_fibers(false);
+  if (picker_error_) std::rethrow_exception(std::exchange(picker_error_, nullptr));
+  return result;
+}
+
+// ---- context switching ----
+
+void Runtime::start_fiber(std::uint32_t i) {
+  Fiber& f = fibers_[i];
+  f.stack = &stacks_[i];
+  f.eh = {};
+  f.asan_fake_stack = nullptr;
+  f.yielding = false;
+  f.blocked_on = nullptr;
+  f.timed_wait = false;
+  f.pending_address = nullptr;
+  f.clock.fill(0);
+  f.clock[i] = 1;
+  f.seen.fill({});
+  f.seen_next = 0;
+  f.unchanged = 0;
+  views_[i] = FiberView{};
+#ifdef DUET_FIBER_ASAN
+  __asan_unpoison_memory_region(f.stack->bottom, f.stack->size);
+#endif
+#ifdef DUET_FIBER_TSAN
+  if (f.tsan_fiber != nullptr && f.tsan_runs >= kTsanFiberRuns) __tsan_destroy_fiber(std::exchange(f.tsan_fiber, nullptr));
+  if (f.tsan_fiber == nullptr) {
+    f.tsan_fiber = __tsan_create_fiber(0);
+    f.tsan_runs = 0;
+  }
+  ++f.tsan_runs;
+  __tsan_switch_to_fiber(f.tsan_fiber, 0);
+#endif
+  // Over the previous run's handle, never destroyed (see FiberHandle).
+  new (&f.handle.f) boost::context::fiber(std::allocator_arg, SlotStack{f.stack},
+                                          [this, i](boost::context::fiber&& main) { return fiber_main(i, std::move(main)); });
+#ifdef DUET_FIBER_TSAN
+  __tsan_switch_to_fiber(main_tsan_fiber_, 0);
+#endif
+}
+
+// After a run: an abandoned fiber's TSan shadow stack holds frames that will never return.
+void Runtime::release_fibers(bool all) {
+#ifdef DUET_FIBER_TSAN
+  for (std::size_t i = 0; i < kMaxFibers; ++i) {
+    const bool abandoned = i < n_ && views_[i].state != FiberState::finished;
+    if (fibers_[i].tsan_fiber != nullptr && (all || abandoned))
+      __tsan_destroy_fiber(std::exchange(fibers_[i].tsan_fiber, nullptr));
+  }
+#else
+  (void)all;
+#endif
+}
+
+// Main side: run fiber i until it switches back.
+void Runtime::resume(std::uint32_t i) {
+  Fiber& f = fibers_[i];
+  current = i;
+  ++stats.switches;
+  EhGlobals* eh = eh_;
+  main_eh_ = *eh;
+  *eh = f.eh;
+  asan_start(&main_fake_stack_, f.stack->bottom, f.stack->size);
+  tsan_switch(f.tsan_fiber);
+  f.handle.f = std::move(f.handle.f).resume();
+  asan_finish(main_fake_stack_, nullptr, nullptr);
+  // A finished fiber's last jump happens after its function returned: it could not tell TSan.
+  if (views_[i].state == FiberState::finished) tsan_switch(main_tsan_fiber_);
+  f.eh = *eh;
+  *eh = main_eh_;
+  current = kNoFiber;
+}
+
+// Fiber side: back to main; returns when main resumes this fiber.
+void Runtime::suspend() {
+  Fiber& f = self();
+  asan_start(&f.asan_fake_stack, main_stack_bottom_, main_stack_size_);
+  tsan_switch(main_tsan_fiber_);
+  main_ = std::move(main_).resume();
+  asan_finish(f.asan_fake_stack, &main_stack_bottom_, &main_stack_size_);
+}
+
+boost::context::fiber Runtime::fiber_main(std::uint32_t i, boost::context::fiber&& main) {
+  asan_finish(nullptr, &main_stack_bottom_, &main_stack_size_);
+  main_ = std::move(main);
+  record_event(Event{Op::start});
+  bool threw = false;
+  try {
+    branches_[i]();
+  } catch (...) {
+    result.fibers[i].error = std::current_exception();
+    threw = true;
+  }
+  record_event(Event{threw ? Op::exit_exception : Op::exit});
+  views_[i].state = FiberState::finished;
+  next_ = choose_when_idle();
+  asan_start(nullptr, main_stack_bottom_, main_stack_size_);  // null: this fiber is done
+  return std::move(main_);
+}
+
+void Runtime::transfer(std::uint32_t next) {
+  if (next == current) return;
+  next_ = next;
+  suspend();
+}
+
+void Runtime::stop_run() {
+  next_ = kNoFiber;
+  suspend();
+  std::abort();  // main never resumes a fiber of a stopped run
+}
+
+// ---- scheduling ----
+
+std::uint32_t Runtime::choose(bool at_switch_point) {
+  std::size_t k = 0;
+  bool continues = false;
+  if (at_switch_point) {
+    Fiber& f = self();
+    bool others = false;
+    for (std::uint32_t j = 0; j < n_ && !others; ++j) others = j != current && views_[j].state == FiberState::runnable;
+    continues = !(f.yielding && others);
+    f.yielding = false;
+    if (continues) candidates_[k++] = current;
+  }
+  for (std::uint32_t j = 0; j < n_; ++j)
+    if (views_[j].state == FiberState::runnable && !(at_switch_point && j == current)) candidates_[k++] = j;
+  if (k == 0) return kNoFiber;
+  if (k == 1) return candidates_[0];
+  const PickContext ctx{trace.size(), current, continues, {candidates_.data(), k}, {views_.data(), n_}};
+  std::size_t index = 0;
+  try {
+    index = picker_->pick(ctx);
+  } catch (...) {
+    picker_error_ = std::current_exception();
+    return kNoFiber;
+  }
+  return candidates_[std::min(index, k - 1)];
+}
+
+std::uint32_t Runtime::choose_when_idle() {
+  for (;;) {
+    const std::uint32_t next = choose(false);
+    if (next != kNoFiber || picker_error_) return next;
+    bool all_finished = true;
+    for (std::uint32_t j = 0; j < n_; ++j) all_finished = all_finished && views_[j].state == FiberState::finished;
+    if (all_finished) return kNoFiber;
+    // Nobody can run: time passes, and the longest-waiting timed wait times out.
+    std::uint32_t timed = kNoFiber;
+    for (std::uint32_t j = 0; j < n_; ++j)
+      if (views_[j].state == FiberState::blocked && fibers_[j].timed_wait &&
+          (timed == kNoFiber || fibers_[j].blocked_since < fibers_[timed].blocked_since))
+        timed = j;
+    if (timed == kNoFiber) {
+      result.outcome = Outcome::deadlock;
+      for (std::uint32_t j = 0; j < n_; ++j)
+        if (views_[j].state != FiberState::finished) result.blocked.push_back({j, views_[j].pending});
+      return kNoFiber;
+    }
+    make_runnable(timed, WakeReason::timeout);
+  }
+}
+
+void Runtime::make_runnable(std::uint32_t j, WakeReason why) {
+  views_[j].state = FiberState::runnable;
+  fibers_[j].blocked_on = nullptr;
+  fibers_[j].wake_reason = why;
+}
+
+void Runtime::switch_point() {
+  if (++switch_points_ > config.max_steps) {
+    result.outcome = Outcome::livelock;
+    stop_run();
+  }
+  const std::uint32_t next = choose(true);
+  if (next == kNoFiber) stop_run();  // the picker failed
+  transfer(next);
+}
+
+void Runtime::block(bool announce) {
+  Fiber& f = self();
+  views_[current].state = FiberState::blocked;
+  f.blocked_on = f.pending_address;
+  f.blocked_since = ++block_seq_;
+  if (announce) record(Op::block);
+  const std::uint32_t next = choose_when_idle();
+  if (next == kNoFiber) stop_run();
+  transfer(next);  // returns at once when a timeout woke this very fiber
+  record(Op::wake, {static_cast<std::uint64_t>(f.wake_reason), ValueType::wake});
+}
+
+void Runtime::wake(const void* object, bool all, WakeReason why, std::size_t* woken) {
+  std::array<std::uint32_t, kMaxFibers> waiters{};
+  std::size_t k = 0;
+  for (std::uint32_t j = 0; j < n_; ++j)
+    if (views_[j].state == FiberState::blocked && fibers_[j].blocked_on == object) waiters[k++] = j;
+  std::sort(waiters.begin(), waiters.begin() + static_cast<std::ptrdiff_t>(k),
+            [&](std::uint32_t a, std::uint32_t b) { return fibers_[a].blocked_since < fibers_[b].blocked_since; });
+  if (woken) *woken = all ? k : std::min<std::size_t>(k, 1);
+  if (all) {
+    for (std::size_t w = 0; w < k; ++w) make_runnable(waiters[w], why);
+    return;
+  }
+  if (k == 0) return;
+  std::size_t index = 0;
+  if (k > 1) {
+    try {
+      index = std::min(picker_->pick_waiter(current, {waiters.data(), k}), k - 1);
+    } catch (...) {
+      picker_error_ = std::current_exception();
+    }
+    if (picker_error_) stop_run();  // outside the handler: an abandoned handler leaks its exception
+  }
+  make_runnable(waiters[index], why);
+}
+
+// ---- Scheduler: the interface in scheduler.hpp ----
+
+Scheduler::Scheduler(SchedulerConfig config) : rt_(std::make_unique<Runtime>(config)) {}
+Scheduler::~Scheduler() = default;
+const RunResult& Scheduler::run(std::span<const std::function<void()>> branches, Picker& picker) {
+  return rt_->run(branches, picker);
+}
+const RunResult& Scheduler::result() const { return rt_->result; }
+const std::vector<TraceEvent>& Scheduler::trace() const { return rt_->trace; }
+const SchedulerConfig& Scheduler::config() const { return rt_->config; }
+std::size_t Scheduler::step() const { return rt_->trace.size(); }
+std::uint32_t Scheduler::current_fiber() const { return rt_->current; }
+Scheduler::Stats Scheduler::stats() const { return rt_->stats; }
+
+}  // namespace duet::detail::fiber

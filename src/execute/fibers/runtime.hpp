@@ -1,0 +1,212 @@
+// The scheduler's engine: fibers on Boost.Context, pooled stacks, scheduling decisions, and the
+// per-run state the instrumented operations act on (object table, vector clocks, waiters).
+// Private to src/execute/fibers/: the integrator's interface is scheduler.hpp.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/context/fiber.hpp>
+
+#include "execute/fibers/scheduler.hpp"
+
+namespace duet::detail::fiber {
+
+using VectorClock = std::array<std::uint32_t, kMaxFibers>;
+
+/// TSan builds: runs a TSan fiber serves before it is replaced (see runtime.cpp).
+inline constexpr std::size_t kTsanFiberRuns = 1024;
+
+inline void join(VectorClock& into, const VectorClock& from) {
+  for (std::size_t i = 0; i < kMaxFibers; ++i)
+    if (from[i] > into[i]) into[i] = from[i];
+}
+
+/// One mmap'ed stack: [base, base + guard) is PROT_NONE, [bottom, bottom + size) is usable.
+struct Stack {
+  void* base = nullptr;
+  std::size_t mapped = 0;
+  char* bottom = nullptr;
+  std::size_t size = 0;
+};
+
+/// The Boost.Context StackAllocator handing a fiber the stack its slot owns: stacks stay with
+/// the scheduler and are reused run after run, so deallocate has nothing to do.
+struct SlotStack {
+  const Stack* stack;
+  boost::context::stack_context allocate() const {
+    boost::context::stack_context ctx;
+    ctx.size = stack->size;
+    ctx.sp = stack->bottom + stack->size;  // stacks grow down: sp is the top
+    return ctx;
+  }
+  void deallocate(boost::context::stack_context&) const noexcept {}
+};
+
+/// Storage for a suspended fiber's handle whose destructor is never run: destroying a
+/// suspended boost::context::fiber unwinds it (forced_unwind through user code). A fiber of a
+/// failed run is abandoned instead; the next run constructs a new handle over the old one.
+union FiberHandle {
+  FiberHandle() {}
+  ~FiberHandle() {}
+  boost::context::fiber f;
+};
+
+/// The C++ runtime's per-thread exception state (Itanium ABI, __cxa_get_globals): the
+/// exceptions being handled and the uncaught count. Fibers share the OS thread, so each
+/// keeps its own copy, swapped on every switch; otherwise a fiber that switches inside a catch
+/// block would find another fiber's exception on top when it rethrows or ends the handler.
+struct EhGlobals {
+  void* caught = nullptr;
+  unsigned int uncaught = 0;
+};
+
+struct Fiber {
+  FiberHandle handle;
+  const Stack* stack = nullptr;
+  EhGlobals eh;
+  void* asan_fake_stack = nullptr;
+  void* tsan_fiber = nullptr;
+  std::size_t tsan_runs = 0;  // runs since tsan_fiber was created
+
+  bool yielding = false;       // must let another fiber run at its next switch point
+  const void* blocked_on = nullptr;
+  bool timed_wait = false;
+  std::uint64_t blocked_since = 0;  // FIFO order of waiters
+  WakeReason wake_reason = WakeReason::notified;
+  const void* pending_address = nullptr;
+  VectorClock clock{};
+
+  // Spin detection: the last values this fiber observed of a few objects.
+  struct Seen {
+    std::uint32_t object = kNoObject;
+    std::uint64_t bits = 0;
+  };
+  std::array<Seen, 4> seen{};
+  std::uint32_t seen_next = 0;
+  std::size_t unchanged = 0;  // consecutive observations of values already seen
+};
+
+/// Per-run state of one instrumented object.
+struct ObjectState {
+  ObjectKind kind = ObjectKind::none;
+  // Happens-before: the clock a release (store, RMW, unlock) leaves for the next acquire.
+  VectorClock clock{};
+  VectorClock read_clock{};  // shared_mutex: what unlock_shared releases to the next writer
+  // Mutexes.
+  std::uint32_t owner = kNoFiber;
+  std::uint32_t count = 0;    // recursion depth
+  std::uint32_t readers = 0;  // shared owners
+  // duet::var: the last write and each fiber's last read, with the epoch (the accessing
+  // fiber's own clock entry) that happens-before checks compare.
+  Access last_write;
+  std::uint32_t write_epoch = 0;
+  std::array<Access, kMaxFibers> reads{};
+  std::array<std::uint32_t, kMaxFibers> read_epochs{};
+};
+
+/// Address -> run-local object number; open addressing, reset per run by a generation stamp
+/// (no clearing, no allocation once grown).
+class ObjectTable {
+ public:
+  std::uint32_t* find(const void* key);
+  std::uint32_t& insert(const void* key);  // existing or new entry (new: kNoObject)
+  void reset() { ++generation_; used_ = 0; }
+
+ private:
+  struct Entry {
+    const void* key = nullptr;
+    std::uint64_t generation = 0;
+    std::uint32_t value = kNoObject;
+  };
+  void grow();
+  std::vector<Entry> entries_ = std::vector<Entry>(64);
+  std::uint64_t generation_ = 1;
+  std::size_t used_ = 0;
+};
+
+class Runtime {
+ public:
+  explicit Runtime(SchedulerConfig config);
+  ~Runtime();
+
+  const RunResult& run(std::span<const std::function<void()>> branches, Picker& picker);
+
+  // ---- the hooks' implementations (fiber side) ----
+  void enter(Op op, ObjectKind kind, const void* object, std::memory_order order, std::source_location loc);
+  void leave(Op op, Value read, Value written);
+  void block(bool announce);
+  void notify(ObjectKind kind, const void* object, bool all, std::source_location loc);
+  void yield(std::source_location loc);
+  void lock(ObjectKind kind, const void* m, bool shared, std::source_location loc);
+  bool try_lock(ObjectKind kind, const void* m, bool shared, std::source_location loc);
+  void unlock(ObjectKind kind, const void* m, bool shared, std::source_location loc);
+  WakeReason cv_wait(const void* cv, const void* m, bool timed, std::source_location loc);
+  void created(ObjectKind kind, const void* object, std::source_location loc);
+  void destroyed(ObjectKind kind, const void* object, std::source_location loc);
+
+  SchedulerConfig config;
+  RunResult result;
+  std::vector<TraceEvent> trace;
+  Scheduler::Stats stats;
+  std::uint32_t current = kNoFiber;
+
+ private:
+  // Scheduling.
+  Fiber& self() { return fibers_[current]; }
+  void switch_point();
+  std::uint32_t choose(bool at_switch_point);
+  std::uint32_t choose_when_idle();
+  void make_runnable(std::uint32_t fiber, WakeReason why);
+  void wake(const void* object, bool all, WakeReason why, std::size_t* woken);
+  void transfer(std::uint32_t next);
+  [[noreturn]] void stop_run();
+  void set_misuse(std::string_view what, ObjectKind kind, std::string_view detail, std::source_location loc);
+  // Context switching (the sanitizer annotations live in these).
+  void start_fiber(std::uint32_t i);
+  void release_fibers(bool all);
+  void resume(std::uint32_t i);
+  void suspend();
+  boost::context::fiber fiber_main(std::uint32_t i, boost::context::fiber&& main);
+  // Objects, events, happens-before.
+  std::uint32_t object_id(const void* address, ObjectKind kind);
+  std::uint32_t new_object(const void* address, ObjectKind kind);
+  void tick(Fiber& f) { ++f.clock[current]; }
+  void record(Op op, Value read = {}, Value written = {});  // the pending event, executed as `op`
+  void record_event(const Event& e, Value read = {}, Value written = {});
+  void observe(Op op, std::uint32_t object, Value read, Value written);
+  void check_var(Op op, ObjectState& o, std::uint32_t object, std::source_location loc);
+  bool try_acquire(ObjectState& o, ObjectKind kind, bool shared);
+  void acquire_clocks(ObjectState& o, bool shared);
+
+  std::vector<Stack> stacks_;
+  std::array<Fiber, kMaxFibers> fibers_;
+  std::array<FiberView, kMaxFibers> views_;
+  std::array<std::uint32_t, kMaxFibers> candidates_{};
+  std::size_t n_ = 0;
+  std::span<const std::function<void()>> branches_;
+  Picker* picker_ = nullptr;
+  std::exception_ptr picker_error_;
+  std::uint32_t next_ = kNoFiber;
+  std::size_t switch_points_ = 0;
+  std::uint64_t block_seq_ = 0;
+  std::vector<ObjectState> objects_;
+  ObjectTable table_;
+
+  boost::context::fiber main_;  // the scheduler's own context while a fiber runs
+  EhGlobals* eh_ = nullptr;
+  EhGlobals main_eh_;
+  const void* main_stack_bottom_ = nullptr;  // ASan: the scheduler's stack, learnt on entry
+  std::size_t main_stack_size_ = 0;
+  void* main_fake_stack_ = nullptr;
+  void* main_tsan_fiber_ = nullptr;
+};
+
+/// "file:line", the file without its directories.
+std::string location(std::source_location loc);
+
+}  // namespace duet::detail::fiber

@@ -1,0 +1,227 @@
+// The deterministic fiber scheduler: runs N branch functions as fibers on the calling thread,
+// one at a time, switching only at instrumented operations (duet/sync.hpp), where a Picker
+// chooses who runs next. Same picks => same interleaving => same trace, byte for byte.
+//
+//   duet::detail::fiber::Scheduler sched;                  // keep it: stacks are reused
+//   duet::Source src = duet::Source::from_seed(7);
+//   duet::detail::fiber::RandomPicker picker(src);
+//   std::vector<std::function<void()>> branches = {f0, f1};
+//   const auto& r = sched.run(branches, picker);
+//   if (r.outcome != Outcome::completed) std::puts(describe(r, sched.trace()).c_str());
+//   // replay: a Source::replay(src.choices()) reproduces the run and sched.trace() exactly.
+//
+// Internal (src/): the Y-program runner, the strategies and the report build on it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <source_location>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "duet/detail/fiber_hooks.hpp"
+#include "duet/source.hpp"
+
+namespace duet::detail::fiber {
+
+/// Fibers per run: vector clocks are fixed arrays of this size.
+inline constexpr std::size_t kMaxFibers = 16;
+inline constexpr std::uint32_t kNoFiber = ~std::uint32_t{0};
+inline constexpr std::uint32_t kNoObject = ~std::uint32_t{0};
+
+/// An operation, pending (the one a fiber performs when next scheduled: switch points come
+/// before operations) or executed (a trace line).
+struct Event {
+  Op op = Op::start;
+  ObjectKind kind = ObjectKind::none;
+  std::memory_order order = std::memory_order_seq_cst;
+  /// Run-local number of the object, by first appearance in the run (or construction during
+  /// it): stable across replays, unlike addresses. kNoObject for start, yield.
+  std::uint32_t object = kNoObject;
+  std::source_location loc{};
+};
+
+struct TraceEvent {
+  std::uint32_t step = 0;  // position in the run's trace
+  std::uint32_t fiber = 0;
+  Event event;
+  Value read, written;  // what the operation read / wrote, when it does and the type prints
+};
+
+enum class FiberState : std::uint8_t { runnable, blocked, finished };
+
+/// What a Picker sees of one fiber.
+struct FiberView {
+  FiberState state = FiberState::runnable;
+  /// Its next operation (Op::start before it first runs). For a blocked fiber, the operation
+  /// it is blocked in (lock, wait).
+  Event pending;
+  std::uint32_t steps = 0;  // events it has executed in this run
+};
+
+/// One scheduling decision. `candidates` lists the fibers that may run next, in a fixed order:
+/// when the current fiber may keep running, it is candidates[0] (so index 0 = no preemption,
+/// the choice the shrinker moves toward); the others follow by ascending fiber number. The
+/// current fiber is not a candidate when it blocked, finished, or yields (duet::yield, or a
+/// detected spin) while another fiber can run.
+struct PickContext {
+  std::size_t step = 0;               // events executed so far in this run
+  std::uint32_t current = kNoFiber;   // the fiber at the switch point; kNoFiber at the run's start
+  bool current_continues = false;     // candidates[0] == current
+  std::span<const std::uint32_t> candidates;
+  std::span<const FiberView> fibers;  // every fiber of the run, by number
+};
+
+/// Strategy plug-in: random, PCT, exhaustive and replay implement it. Called only when there is
+/// a choice (two or more candidates / waiters).
+class Picker {
+ public:
+  virtual ~Picker() = default;
+  /// A run of `fibers` fibers begins (PCT draws its priorities here).
+  virtual void begin_run(std::size_t fibers) { (void)fibers; }
+  /// Index into ctx.candidates of the fiber to run next.
+  virtual std::size_t pick(const PickContext& ctx) = 0;
+  /// `fiber` is about to wait on a condition variable (`wait` says where): true makes the wait
+  /// return at once, as a spurious wake-up (std allows them; code must re-check its
+  /// predicate). The default never.
+  virtual bool spurious_wakeup(std::uint32_t fiber, const Event& wait) {
+    (void)fiber, (void)wait;
+    return false;
+  }
+  /// notify_one with several waiters: index into `waiters` (longest waiting first).
+  virtual std::size_t pick_waiter(std::uint32_t notifier, std::span<const std::uint32_t> waiters) {
+    (void)notifier, (void)waiters;
+    return 0;
+  }
+};
+
+/// Uniform among the candidates, every decision a draw from the choice stream: draw 0 keeps the
+/// current fiber running (or, when it cannot, runs the lowest-numbered candidate). Spurious
+/// wake-ups: a draw per condition-variable wait, true with probability 1/spurious_one_in
+/// (0 disables them); draw 0 = no spurious wake-up.
+class RandomPicker final : public Picker {
+ public:
+  explicit RandomPicker(Source& src, std::uint64_t spurious_one_in = 8) : src_(src), spurious_one_in_(spurious_one_in) {}
+  std::size_t pick(const PickContext& ctx) override { return static_cast<std::size_t>(src_.draw(ctx.candidates.size() - 1)); }
+  bool spurious_wakeup(std::uint32_t, const Event&) override {
+    return spurious_one_in_ > 0 && src_.chance(1, spurious_one_in_);
+  }
+  std::size_t pick_waiter(std::uint32_t, std::span<const std::uint32_t> waiters) override {
+    return static_cast<std::size_t>(src_.draw(waiters.size() - 1));
+  }
+
+ private:
+  Source& src_;
+  std::uint64_t spurious_one_in_;
+};
+
+struct SchedulerConfig {
+  /// Usable bytes per fiber stack (rounded up to pages); a PROT_NONE guard page lies below it.
+  std::size_t stack_size = 256 * 1024;
+  /// Switch points per run before the run ends as "livelock or spin loop".
+  std::size_t max_steps = 10'000;
+  /// A fiber whose last `spin_threshold` operations each re-read a value it had already seen
+  /// (loads, failed CAS, failed try_lock, RMWs that change nothing; it remembers the last value
+  /// of 4 objects) is spinning: at its next switch point it must let another fiber run, as
+  /// after duet::yield(). Values that do not fit in 64 bits are never "already seen".
+  std::size_t spin_threshold = 2;
+};
+
+enum class Outcome : std::uint8_t {
+  completed,  // every fiber finished (some maybe by an exception: see FiberResult)
+  deadlock,   // fibers remain, none can run: RunResult::blocked says where each waits
+  livelock,   // max_steps switch points without finishing: a livelock or a spin loop
+  data_race,  // conflicting duet::var accesses not ordered by happens-before: RunResult::race
+  misuse,     // unlocking a mutex the fiber does not hold, waiting without the lock...
+};
+const char* outcome_name(Outcome o) noexcept;
+
+struct FiberResult {
+  bool finished = false;
+  std::exception_ptr error;  // what escaped the branch function, if anything
+  std::uint32_t steps = 0;
+};
+struct BlockedFiber {
+  std::uint32_t fiber = 0;
+  Event op;  // the operation it is blocked in, with its location
+};
+struct Access {
+  std::uint32_t fiber = kNoFiber;
+  Op op = Op::read;
+  std::uint32_t step = 0;
+  std::source_location loc{};
+};
+struct DataRace {
+  std::uint32_t object = kNoObject;
+  Access first, second;  // first happened earlier in the trace; neither happens-before the other
+};
+
+/// The result of one run. Reused by the next run (no allocation per run after warm-up).
+struct RunResult {
+  Outcome outcome = Outcome::completed;
+  std::size_t steps = 0;  // trace events
+  std::vector<FiberResult> fibers;
+  std::vector<BlockedFiber> blocked;  // deadlock: every fiber not finished
+  DataRace race;                      // data_race
+  std::string misuse;                 // misuse: what and where
+  /// A non-seq_cst memory order was used in this run (it executed as seq_cst): the first one.
+  bool weak_order_used = false;
+  std::source_location weak_order_loc{};
+};
+
+/// One trace line: step, fiber, operation, object, value, file:line. Pointer values print as
+/// p1, p2, ... numbered by first appearance in `pointers` (addresses differ between processes;
+/// their numbering does not), null as nullptr.
+std::string format_event(const TraceEvent& e, std::vector<std::uint64_t>& pointers);
+/// The whole trace, one line per event, pointers numbered across it.
+std::vector<std::string> format_trace(std::span<const TraceEvent> trace);
+/// The outcome in words: deadlock with each fiber's blocked operation and location, the race's
+/// two accesses, the livelock's last `tail` events.
+std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std::size_t tail = 12);
+
+class Scheduler {
+ public:
+  explicit Scheduler(SchedulerConfig config = {});
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  /// Runs every branch as a fiber on the calling thread until all finish or the run fails
+  /// (deadlock, livelock, data race, misuse), choosing at every switch point with `picker`.
+  /// Exceptions escaping a branch are captured in the result; an exception from the picker
+  /// (Source overrun) ends the run and is rethrown here. Fibers of a failed run are abandoned,
+  /// not unwound: unwinding would run user code (destructors that lock, noexcept frames that
+  /// terminate) in a state that cannot continue; their stacks are simply reused, and what their
+  /// frames owned leaks. Not reentrant. 1 to kMaxFibers branches.
+  ///
+  /// The branches share the OS thread: only duet's types may block (a std::mutex held by one
+  /// fiber and wanted by another hangs the thread), and thread_local variables and
+  /// std::this_thread::get_id() are the same in every fiber.
+  const RunResult& run(std::span<const std::function<void()>> branches, Picker& picker);
+
+  const RunResult& result() const;
+  /// Every event of the last run, in order; the buffer is reused by the next run.
+  const std::vector<TraceEvent>& trace() const;
+  const SchedulerConfig& config() const;
+
+  /// From inside a run (a branch function): events so far (a logical clock for invoke and
+  /// response stamps) and the calling fiber's number.
+  std::size_t step() const;
+  std::uint32_t current_fiber() const;
+
+  struct Stats {
+    std::size_t runs = 0;
+    std::size_t stacks_mapped = 0;  // mmap calls for stacks over the scheduler's life
+    std::size_t switches = 0;       // context switches (to a fiber and back counts 1)
+  };
+  Stats stats() const;
+
+ private:
+  std::unique_ptr<Runtime> rt_;
+};
+
+}  // namespace duet::detail::fiber
