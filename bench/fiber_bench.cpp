@@ -12,7 +12,7 @@
 
 #include <boost/context/fiber.hpp>
 
-#include <duet/detail/executor.hpp>
+#include <duet/executor.hpp>
 #include <duet/source.hpp>
 #include <duet/sync.hpp>
 
@@ -107,7 +107,7 @@ BENCHMARK(BM_Fiber_Run2x4)->Unit(benchmark::kMicrosecond);
 
 // The same program on the persistent thread pool (std::atomic), for the same-run ratio.
 void BM_Fiber_Run2x4_ThreadPool(benchmark::State& st) {
-  auto pool = duet::detail::make_thread_pool();
+  auto pool = duet::make_thread_pool();
   std::atomic<int> c{0};
   const auto body = [&] {
     for (int i = 0; i < 4; ++i) c.fetch_add(1);

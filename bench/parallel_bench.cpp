@@ -75,8 +75,8 @@ struct AtomicCounter {
 
 void BM_Parallel_Trials(benchmark::State& st) {
   duet::ParallelConfig pc;
-  pc.executor = st.range(0) == 0 ? std::shared_ptr<duet::detail::Executor>(duet::detail::make_thread_pool())
-                                 : std::shared_ptr<duet::detail::Executor>(duet::detail::make_thread_per_run());
+  pc.executor = st.range(0) == 0 ? std::shared_ptr<duet::Executor>(duet::make_thread_pool())
+                                 : std::shared_ptr<duet::Executor>(duet::make_thread_per_run());
   std::uint64_t trials = 0, seed = 1;
   for (auto _ : st) {
     const auto r = duet::check_parallel<duet::models::Counter<AtomicCounter>>(pc, {.seed = seed++, .count = 100, .verbose = -1});

@@ -1,6 +1,13 @@
 // Case (b): a state-machine spec checked with duet::check_sequential (the target case).
 // A small bounded queue against a std::deque model, as in docs/examples/ring_buffer.hpp.
+// The front end's own header and the GoogleTest glue, as the docs recommend; a tree from
+// before the glue had its own header compiles the umbrella instead (the "before" column).
+#if __has_include(<duet/gtest_glue.hpp>)
+#include <duet/state_machine.hpp>
+#include <duet/gtest_glue.hpp>
+#else
 #include <duet/gtest.hpp>
+#endif
 
 #include <cstddef>
 #include <deque>

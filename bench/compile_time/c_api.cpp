@@ -1,6 +1,13 @@
 // Case (c): a duet::Api reference-vs-candidate test, README's persistent array (abstract type,
 // three operations), as in docs/examples/persistent_array.hpp.
+// The front end's own header and the GoogleTest glue, as the docs recommend; a tree from
+// before the glue had its own header compiles the umbrella instead (the "before" column).
+#if __has_include(<duet/gtest_glue.hpp>)
+#include <duet/api.hpp>
+#include <duet/gtest_glue.hpp>
+#else
 #include <duet/gtest.hpp>
+#endif
 
 #include <cstdint>
 #include <memory>

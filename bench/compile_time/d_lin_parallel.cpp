@@ -1,6 +1,13 @@
 // Case (d): a signature-only duet::Lin description checked under threads with check_parallel
 // (the candidate as its own oracle). The subject is a small mutex-guarded queue.
+// The front end's own header and the GoogleTest glue, as the docs recommend; a tree from
+// before the glue had its own header compiles the umbrella instead (the "before" column).
+#if __has_include(<duet/gtest_glue.hpp>)
+#include <duet/parallel.hpp>
+#include <duet/gtest_glue.hpp>
+#else
 #include <duet/gtest.hpp>
+#endif
 
 #include <deque>
 #include <mutex>

@@ -1,6 +1,13 @@
 // Case (e): check_parallel<Spec> with a ready-made model, duet::models::Queue, and a binding the
 // user writes for a simple mutex-guarded queue (no bindings.hpp: see e_model_parallel_bindings.cpp for that).
+// The front end's own header and the GoogleTest glue, as the docs recommend; a tree from
+// before the glue had its own header compiles the umbrella instead (the "before" column).
+#if __has_include(<duet/gtest_glue.hpp>)
+#include <duet/parallel.hpp>
+#include <duet/gtest_glue.hpp>
+#else
 #include <duet/gtest.hpp>
+#endif
 #include <duet/models/queue.hpp>
 
 #include <deque>

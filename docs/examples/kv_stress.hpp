@@ -16,7 +16,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include <duet/detail/executor.hpp>
+#include <duet/executor.hpp>
 #include <duet/history.hpp>
 
 /// A correct store: every operation under one lock.
@@ -117,7 +117,7 @@ duet::history::History record_kv_stress(const KvStress& run) {
       }
     });
   }
-  duet::detail::make_thread_pool()->run(clients);
+  duet::make_thread_pool()->run(clients);
   return recorder.history("kv stress: " + std::to_string(run.clients) + " clients x " + std::to_string(run.ops_per_client) +
                           " operations, " + std::to_string(run.keys) + " keys, seed " + std::to_string(run.seed));
 }

@@ -1,4 +1,6 @@
-// GoogleTest integration (target duet::gtest, or duet::gtest_main for a ready main()).
+// GoogleTest integration (target duet::gtest, or duet::gtest_main for a ready main()): every
+// front end and the glue. A test file that uses one front end compiles faster with that front
+// end's header and duet/gtest_glue.hpp.
 //
 // - EXPECT_TRUE(duet::check_sequential<Spec>()) fails with duet's report as its message.
 // - EXPECT_* written inside a spec's run(), expected(), postcondition() or next() are disagreements:
@@ -9,51 +11,5 @@
 //   TEST(Queue, AgreesWithModel) { EXPECT_TRUE(duet::check_sequential<QueueSpec>()); }
 #pragma once
 
-#include <gtest/gtest-spi.h>
-#include <gtest/gtest.h>
-
-#include <memory>
-#include <string>
-
 #include "duet/duet.hpp"
-
-namespace duet::detail {
-
-class GtestAssertionCapture final : public AssertionCapture {
- public:
-  std::size_t count() const override {
-    std::size_t failures = 0;
-    for (int i = 0; i < results_.size(); ++i) failures += results_.GetTestPartResult(i).failed();
-    return failures;
-  }
-  std::string messages_since(std::size_t first) const override {
-    std::string out;
-    std::size_t seen = 0;
-    for (int i = 0; i < results_.size(); ++i) {
-      const testing::TestPartResult& r = results_.GetTestPartResult(i);
-      if (!r.failed() || seen++ < first) continue;
-      if (!out.empty()) out += " | ";
-      if (r.file_name()) out += std::string(r.file_name()) + ":" + std::to_string(r.line_number()) + ": ";
-      std::string m = r.message();
-      for (char& c : m)
-        if (c == '\n') c = ' ';
-      out += m;
-    }
-    return out;
-  }
-
- private:
-  testing::TestPartResultArray results_;
-  testing::ScopedFakeTestPartResultReporter reporter_{
-      testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results_};
-};
-
-inline std::unique_ptr<AssertionCapture> make_gtest_assertion_capture() {
-  return std::make_unique<GtestAssertionCapture>();
-}
-
-// Registered by including this header: any test file that uses duet with GoogleTest.
-inline const bool gtest_assertion_capture_registered =
-    (set_assertion_capture(&make_gtest_assertion_capture), true);
-
-}  // namespace duet::detail
+#include "duet/gtest_glue.hpp"

@@ -20,8 +20,8 @@
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
-#include "duet/detail/executor.hpp"
-#include "duet/detail/hash.hpp"
+#include "duet/executor.hpp"
+#include "duet/hash.hpp"
 #include "duet/detail/search.hpp"
 #include "duet/lin.hpp"
 #include "duet/result.hpp"
@@ -41,7 +41,7 @@ struct ParallelConfig {
   std::size_t trials = 20;         // runs of each program (stops at the first failing one)
   Consistency consistency = Consistency::linearizable;
   bool pin_threads = false;        // bind worker i to CPU i
-  std::shared_ptr<detail::Executor> executor;  // default: a thread pool kept for the check
+  std::shared_ptr<Executor> executor;  // default: a thread pool kept for the check
 };
 
 namespace detail {
@@ -176,8 +176,8 @@ struct TrialRunner {
 };
 
 template <class Subject>
-std::vector<Observed> run_trial(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor) {
-  std::vector<Observed> observed(shape.size());
+void run_trial(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor, std::vector<Observed>& observed) {
+  observed.assign(shape.size(), Observed{});
   std::unique_ptr<Subject> subject = r.make();
   auto one = [&](std::size_t i) {
     Observed& o = observed[i];
@@ -195,18 +195,33 @@ std::vector<Observed> run_trial(const TrialRunner<Subject>& r, const YShape& sha
     branches.push_back([&one, at, len = shape.branches[b]] {
       for (std::size_t k = 0; k < len; ++k) one(at + k);
     });
-  executor.run(branches);
+  try {
+    executor.run(branches);
+  } catch (const ScheduleFailed&) {
+    // The run stopped mid-call (a deadlock, or the choices ran out): abandoned fibers may still
+    // hold the subject's locks or be inside its operations, so it is neither used again nor
+    // destroyed.
+    (void)subject.release();
+    throw;
+  } catch (const Overrun&) {
+    (void)subject.release();
+    throw;
+  }
   const std::size_t suffix_at = shape.size() - shape.suffix;
   for (std::size_t i = suffix_at; i < shape.size(); ++i) one(i);
-  return observed;
 }
 
-/// run_trial as a step's verdict: a subject whose constructor throws (`who`'s) is an error.
+/// run_trial as a step's verdict: a subject whose constructor throws (`who`'s) is an error; a
+/// fiber run that deadlocked, livelocked or raced is the program's failure.
 template <class Subject>
 StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor,
                               std::vector<Observed>& observed, const char* who) {
   try {
-    observed = run_trial(r, shape, executor);
+    run_trial(r, shape, executor, observed);
+  } catch (const ScheduleFailed& f) {
+    return StepVerdict::fail(f.message);
+  } catch (const Overrun&) {
+    throw;
   } catch (...) {
     return StepVerdict::error(threw(std::string(who) + "'s constructor"));
   }
@@ -214,7 +229,11 @@ StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape
 }
 
 std::string consistency_name(Consistency c);
+/// What a replay token must match besides the spec: the program's shape and how it is run.
 std::string shape_signature(const ParallelConfig& pc);
+/// The settings a parallel property's cases share: the shape, the executor (a thread pool
+/// unless one is given); sets the property's replay attempts for that executor.
+std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Property& p);
 
 /// What a front end supplies to the parallel case loop: how to draw a call for each part of a
 /// Y-program, run a trial, judge it and show it. The loop (run_y_case) draws the shape from the
@@ -476,11 +495,7 @@ Property lin_parallel_property(const Lin<T>& lin, LinMode mode, const ParallelCo
   Property p;
   p.name = lin.name();
   p.spec_id = hash32(lin.signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel") + shape_signature(pc));
-  p.replay_attempts = kParallelReplayAttempts;
-  p.cheap_trace = true;
-  auto pp = std::make_shared<ParallelParams>();
-  pp->config = pc;
-  pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads));
+  auto pp = parallel_params(pc, p);
   p.run_case = [lin, mode, pp](Source& src, const CaseParams&, Trace* trace) {
     return run_lin_parallel_case(lin, mode, *pp, src, trace);
   };
@@ -490,18 +505,13 @@ Property lin_parallel_property(const Lin<T>& lin, LinMode mode, const ParallelCo
 template <class Spec>
 Property parallel_property(const ParallelConfig& pc) {
   Property p = state_machine_property<Spec>();
-  auto pp = std::make_shared<ParallelParams>();
-  pp->config = pc;
-  pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads));
+  auto pp = parallel_params(pc, p);
   p.spec_id = hash32(p.name + "/parallel" + shape_signature(pc));
-  p.replay_attempts = kParallelReplayAttempts;
-  p.cheap_trace = true;
   p.run_case = [pp](Source& src, const CaseParams&, Trace* trace) { return run_parallel_case<Spec>(*pp, src, trace); };
   return p;
 }
 
-/// What a replay token must match besides the spec: the program's shape and how it is run.
-std::string shape_signature(const ParallelConfig& pc);
+
 /// Validates the shape; empty when fine.
 std::string check_parallel_config(const ParallelConfig& pc);
 CheckResult parallel_config_error(const std::string& name, const std::string& why);

@@ -88,6 +88,11 @@ class Source {
   };
   const std::vector<Span>& spans() const { return spans_; }
 
+  /// Forgets the choices from `position` on (random mode: the generator is not rewound, so
+  /// the next draws differ). For parts of a case whose choices need not be kept, such as the
+  /// schedule of a trial that passed.
+  void truncate(std::size_t position);
+
   /// Marks where a case's sequential part ends and its concurrent part begins (a Y-program's
   /// prefix and branches). The shrinker prefers choices before the mark: moving a call from a
   /// branch into the prefix counts as simpler.

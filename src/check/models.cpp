@@ -6,7 +6,7 @@
 #include <climits>
 #include <map>
 
-#include "duet/detail/hash.hpp"
+#include "duet/hash.hpp"
 #include "model.hpp"
 
 namespace duet::history::detail {

@@ -521,7 +521,7 @@ CheckResult expected_failure_verdict(CheckResult r, const Settings& s) {
   if (r.status == CheckResult::Status::failed) {
     r.status = CheckResult::Status::passed;
     const std::string found = "duet: " + r.name + ": unsafe, as expected: a counterexample after " +
-                              std::to_string(r.cases) + " programs, " + std::to_string(r.trials) + " trials";
+                              plural(r.cases, "program", "programs") + ", " + plural(r.trials, "trial", "trials");
     r.report = found + "\n" + r.report;
     if (s.verbose >= 0) std::fprintf(stdout, "%s (%zu calls; the report is in CheckResult::report, or DUET_VERBOSE=1)\n", found.c_str(), r.failing_length);
   } else if (r.status == CheckResult::Status::passed) {
@@ -529,7 +529,7 @@ CheckResult expected_failure_verdict(CheckResult r, const Settings& s) {
     char seed[32];
     std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(r.seed));
     r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency), found none in " +
-               std::to_string(r.cases) + " programs, " + std::to_string(r.trials) + " trials (seed " + seed +
+               plural(r.cases, "program", "programs") + ", " + plural(r.trials, "trial", "trials") + " (seed " + seed +
                "); give it more time (DUET_TIME) or more trials\n";
   }
   return r;

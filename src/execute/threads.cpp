@@ -8,18 +8,25 @@
 #include <stdexcept>
 #include <thread>
 
-#include "duet/detail/executor.hpp"
+#include "duet/detail/fiber_hooks.hpp"
+#include "duet/executor.hpp"
 
 namespace duet::detail {
 
 std::uint64_t event_time() {
+  // Inside a fiber run one fiber runs at a time on this thread, so counting orders the calls
+  // exactly; the count continues this thread's clock, so the prefix before the run and the
+  // suffix after it stay in order with it.
+  static thread_local std::uint64_t last = 0;
+  if (fiber::current()) return ++last;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const auto t = std::chrono::steady_clock::now().time_since_epoch();
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t).count());
+  const auto now = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t).count());
+  last = now > last ? now : last + 1;
+  return last;
 }
 
-namespace {
 
 // Spins briefly, then yields: with more branches than cores, pure spinning would starve the
 // very thread everyone waits for.
@@ -160,9 +167,10 @@ class ThreadPerRun final : public Executor {
   const char* name() const override { return "thread per run"; }
 };
 
-}  // namespace
-
-std::unique_ptr<Executor> make_thread_pool(bool pin) { return std::make_unique<ThreadPool>(pin); }
-std::unique_ptr<Executor> make_thread_per_run() { return std::make_unique<ThreadPerRun>(); }
 
 }  // namespace duet::detail
+
+namespace duet {
+std::unique_ptr<Executor> make_thread_pool(bool pin) { return std::make_unique<detail::ThreadPool>(pin); }
+std::unique_ptr<Executor> make_thread_per_run() { return std::make_unique<detail::ThreadPerRun>(); }
+}  // namespace duet

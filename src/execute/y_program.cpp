@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "duet/parallel.hpp"
+#include "execute/fibers/executor.hpp"
 
 namespace duet::detail {
 
@@ -63,27 +64,63 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
 
   std::vector<Observed> observed;
   TrialJudge judge;
-  for (std::size_t t = 0; t < pp.config.trials; ++t) {
+  // On fibers every trial draws its schedule from the stream. A trial that passes gives its
+  // choices back (random mode), so a failing case's choices are its program and the failing
+  // schedule only: the token replays that schedule in the first trial, and the shrinker
+  // reduces program and schedule together. Replays run that one trial.
+  FiberExecutor* fibers = fiber_executor(pp.executor.get());
+  auto fail_trial = [&](std::string message) {
+    out.kind = CaseOutcome::Kind::fail;
+    out.message = std::move(message);
+    if (trace) {
+      steps.record(trace, shape, observed, out.message);
+      if (fibers) {
+        trace->interleaving = fibers->interleaving();
+        trace->schedule = fibers->strategy_name();
+      }
+    }
+    return out;
+  };
+  const std::size_t trials = fibers && src.mode() != Source::Mode::random ? 1 : pp.config.trials;
+  for (std::size_t t = 0; t < trials; ++t) {
     ++out.trials;
+    const std::size_t schedule_start = src.position();
+    if (fibers) fibers->begin_trial(src);
     StepVerdict v = steps.trial(shape, *pp.executor, observed);
     if (!v.ok()) {
-      const auto kind = v.kind == StepVerdict::Kind::error ? CaseOutcome::Kind::error : CaseOutcome::Kind::fail;
-      return end(std::move(v), kind);
+      if (v.kind == StepVerdict::Kind::fail) return fail_trial(std::move(v.message));
+      return end(std::move(v), v.kind == StepVerdict::Kind::error ? CaseOutcome::Kind::error : CaseOutcome::Kind::fail);
     }
-    if (steps.explained(shape, observed, judge, pp.config.consistency)) continue;
+    if (steps.explained(shape, observed, judge, pp.config.consistency)) {
+      if (fibers) {
+        if (src.mode() == Source::Mode::random) src.truncate(schedule_start);
+        if (!fibers->more_trials()) break;
+      }
+      continue;
+    }
     if (judge.finish(out)) return out;
-    out.kind = CaseOutcome::Kind::fail;
-    out.message = steps.violation(pp.config.consistency);
-    if (trace) steps.record(trace, shape, observed, out.message);
-    return out;
+    return fail_trial(steps.violation(pp.config.consistency));
   }
   return out;
 }
 
 std::string shape_signature(const ParallelConfig& pc) {
-  return "/b" + std::to_string(pc.branches) + "/l" + std::to_string(pc.branch_length) + "/p" +
+  // A token found on fibers replays its schedule only on fibers with the same strategy.
+  const FiberExecutor* fibers = fiber_executor(pc.executor.get());
+  return (fibers ? "/fibers:" + fibers->strategy_name() : std::string()) + "/b" + std::to_string(pc.branches) + "/l" + std::to_string(pc.branch_length) + "/p" +
          std::to_string(pc.prefix_length) + "/s" + std::to_string(pc.suffix_length) + "/t" + std::to_string(pc.trials) +
          (pc.consistency == Consistency::linearizable ? "/lin" : "/sc");
+}
+
+std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Property& p) {
+  auto pp = std::make_shared<ParallelParams>();
+  pp->config = pc;
+  pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads));
+  // On fibers a case is deterministic: a replay that passes is nondeterminism in the test, not
+  // bad luck with thread timing.
+  p.replay_attempts = fiber_executor(pp->executor.get()) ? 1 : kParallelReplayAttempts;
+  p.cheap_trace = true;
+  return pp;
 }
 
 std::string check_parallel_config(const ParallelConfig& pc) {

@@ -289,16 +289,12 @@ detail::Property Api::property(const ApiOptions& options) const {
 detail::Property Api::parallel_property(const ParallelConfig& pc, const ApiOptions& options) const {
   detail::Property p = property(options);
   p.spec_id = detail::hash32(std::to_string(p.spec_id) + "/parallel" + detail::shape_signature(pc));
-  p.replay_attempts = detail::kParallelReplayAttempts;
-  p.cheap_trace = true;
   auto data = std::make_shared<detail::ApiData>();
   data->factories = factories_;
   data->prefixes = prefixes_;
   data->ops = ops_;
   data->max_handles = options.max_handles;
-  auto pp = std::make_shared<detail::ParallelParams>();
-  pp->config = pc;
-  pp->executor = pc.executor ? pc.executor : std::shared_ptr<detail::Executor>(detail::make_thread_pool(pc.pin_threads));
+  auto pp = detail::parallel_params(pc, p);
   p.run_case = [data, pp](Source& src, const detail::CaseParams&, detail::Trace* trace) {
     return detail::run_api_parallel_case(*data, *pp, src, trace);
   };

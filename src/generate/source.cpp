@@ -22,6 +22,13 @@ std::uint64_t Source::draw(std::uint64_t max) {
   return v;
 }
 
+void Source::truncate(std::size_t position) {
+  if (position >= recorded_.size()) return;
+  recorded_.resize(position);
+  while (!spans_.empty() && spans_.back().end > position) spans_.pop_back();
+  if (concurrent_start_ != kNoMark && concurrent_start_ > position) concurrent_start_ = kNoMark;
+}
+
 void Source::end_span(std::size_t begin) {
   if (recorded_.size() > begin) spans_.push_back({begin, recorded_.size()});
 }

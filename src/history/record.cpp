@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "duet/detail/executor.hpp"
+#include "duet/executor.hpp"
 #include "duet/history.hpp"
 
 namespace duet::history {

@@ -23,9 +23,6 @@ std::string seconds(double s) {
   return buf;
 }
 
-std::string plural(std::uint64_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
 
 // "shrunk to 3 steps in 13 shrink steps", or "not shrunk (11 calls)" when the failure did not
 // come back to be shrunk.
@@ -58,6 +55,10 @@ std::string shrink_note(const ReportData& d) {
 }
 
 }  // namespace
+
+std::string plural(std::uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
 
 std::string identifier(const std::string& name) {
   std::string id;
@@ -98,8 +99,24 @@ std::string format_report(const ReportData& d) {
     if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
     out += d.trace.diagram;
     out += "\n  " + d.trace.verdict + ".\n";
-    out += "  (The replay token re-runs this program; on threads, whether the same interleaving recurs is\n"
-           "  a matter of chance, so it runs the program until a trial fails or the trials run out.)\n";
+    if (!d.trace.interleaving.empty()) {
+      out += "\n  interleaving (fiber scheduler, " + d.trace.schedule + " schedules), " +
+             plural(d.trace.interleaving.size(), "step", "steps") + ":\n";
+      // Long runs (a livelock) show their start and their end.
+      constexpr std::size_t kHead = 40, kTail = 40;
+      const std::size_t n = d.trace.interleaving.size();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (n > kHead + kTail && i == kHead) {
+          out += "    ... " + plural(n - kHead - kTail, "step", "steps") + " not shown ...\n";
+          i = n - kTail;
+        }
+        out += "    " + d.trace.interleaving[i] + "\n";
+      }
+      out += "  (The replay token re-runs this program with this interleaving, step for step.)\n";
+    } else {
+      out += "  (The replay token re-runs this program; on threads, whether the same interleaving recurs is\n"
+             "  a matter of chance, so it runs the program until a trial fails or the trials run out.)\n";
+    }
   } else if (!d.trace.setup.empty() || !d.trace.steps.empty()) {
     out += "\n";
     std::size_t width = 0;

@@ -45,5 +45,7 @@ std::string write_draft_test(const ReportData& data, const std::string& dir);
 
 /// "Ring buffer<3>" -> "Ring_buffer_3_": a C++ identifier.
 std::string identifier(const std::string& name);
+/// "1 program", "2 programs".
+std::string plural(std::uint64_t n, const char* one, const char* many);
 
 }  // namespace duet::detail

@@ -139,7 +139,13 @@ std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls
 void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls, const std::vector<Observed>& observed,
               const std::string& setup, const std::string& verdict) {
   std::vector<std::string> results;
-  for (const Observed& o : observed) results.push_back(o.result.is_void() ? "()" : o.result.show());
+  // A fiber run that failed mid-program (a deadlock) leaves calls that never returned (invoked,
+  // no response) or never started.
+  for (const Observed& o : observed)
+    results.push_back(o.invoke == 0 ? "(not started)"
+                      : o.response == 0 ? "(did not return)"
+                      : o.result.is_void() ? "()"
+                                           : o.result.show());
   trace->setup = setup;
   trace->failed = true;
   trace->verdict = verdict;

@@ -54,7 +54,7 @@ namespace {
 // One pool shared by checks of different widths: every worker takes part in every round, so
 // none runs a stale round or misses one (which would hang or free memory in use).
 TEST(ParallelShapes, SharedPoolAcrossWidths) {
-  auto pool = std::shared_ptr<duet::detail::Executor>(duet::detail::make_thread_pool());
+  auto pool = std::shared_ptr<duet::Executor>(duet::make_thread_pool());
   for (std::size_t branches : {2, 5, 3, 8, 2, 4}) {
     SCOPED_TRACE(std::to_string(branches) + " branches");
     const duet::CheckResult r = duet::check_parallel<duet::models::Counter<AtomicCounter>>(

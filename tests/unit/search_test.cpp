@@ -1,8 +1,10 @@
 // The search core on crafted histories.
 #include <duet/detail/search.hpp>
+#include <duet/hash.hpp>
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -124,3 +126,27 @@ TEST(Search, ProgramOrderHoldsOnTies) {
 }
 
 }  // namespace
+
+namespace hash_test {
+struct Cart {
+  std::vector<int> items;
+  int owner = 0;
+  bool operator==(const Cart&) const = default;
+};
+inline std::uint64_t duet_hash(const Cart& c) { return duet::hash_value(std::tie(c.items, c.owner)); }
+struct Opaque {
+  int x = 0;
+};
+}  // namespace hash_test
+
+// The memo hashes model states: a user type hashes through its duet_hash, equal values alike
+// and (for these) different values differently; a type duet cannot hash hashes to 0.
+TEST(Hash, UserTypesHashThroughDuetHash) {
+  const hash_test::Cart a{{1, 2}, 7}, b{{1, 2}, 7}, c{{2, 1}, 7}, d{{1, 2}, 8};
+  EXPECT_EQ(duet::hash_value(a), duet::hash_value(b));
+  EXPECT_NE(duet::hash_value(a), duet::hash_value(c));
+  EXPECT_NE(duet::hash_value(a), duet::hash_value(d));
+  EXPECT_NE(duet::hash_value(a), 0u);
+  EXPECT_EQ(duet::hash_value(std::vector<hash_test::Cart>{a}), duet::hash_value(std::vector<hash_test::Cart>{b}));
+  EXPECT_EQ(duet::hash_value(hash_test::Opaque{3}), 0u);
+}

@@ -41,6 +41,10 @@ struct Trace {
   std::vector<std::string> y_prefix, y_suffix;
   std::vector<std::vector<std::string>> y_branches;
   std::string verdict;  // the failing program's verdict line
+  // On the fiber scheduler: the failing trial's interleaving, one line per step, and how its
+  // schedules were chosen ("random", "pct(3)", ...). Empty on threads.
+  std::vector<std::string> interleaving;
+  std::string schedule;
 };
 
 struct CaseOutcome {

@@ -1,0 +1,83 @@
+// How a Y-program's branches run at once: on a pool of threads (the default), on threads
+// created for every run, or (duet::fibers) on the deterministic fiber scheduler.
+//
+//   duet::ParallelConfig pc;
+//   pc.executor = duet::make_thread_pool(/*pin=*/true);   // one pool for every check using pc
+//   EXPECT_TRUE(duet::check_parallel<QueueSpec>(pc));
+//
+//   // Code written with duet/sync.hpp's types, interleavings chosen from the choice stream:
+//   EXPECT_TRUE(duet::check_parallel<StackSpec>({.executor = duet::fibers(duet::pct(3))}));
+//
+// An executor also runs your own stress code: every function starts together (a spin
+// barrier) and run() returns when all have finished.
+//   duet::make_thread_pool()->run({[&] { q.push(1); }, [&] { q.pop(); }});
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace duet {
+
+/// Runs branch functions concurrently.
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  /// Starts every branch together (a spin barrier) and returns when all have finished.
+  virtual void run(const std::vector<std::function<void()>>& branches) = 0;
+  virtual const char* name() const = 0;
+};
+
+/// A pool of threads kept for the whole check: spawning threads per trial costs more than the
+/// trial itself. `pin`: bind worker i to CPU i modulo the CPUs available.
+std::unique_ptr<Executor> make_thread_pool(bool pin = false);
+/// New threads for every run (the naive way; kept for the benchmark that measures the pool).
+std::unique_ptr<Executor> make_thread_per_run();
+
+/// How the fiber scheduler chooses which fiber runs at each switch point. Whatever the strategy,
+/// every choice is recorded in the choice stream, so a failure replays exactly from its token
+/// and shrinks toward fewer preemptions.
+struct Schedule {
+  enum class Kind : unsigned char { random, pct, exhaustive } kind = Kind::random;
+  std::size_t depth = 0;             // pct
+  std::size_t preemption_bound = 0;  // exhaustive
+};
+/// Uniform among the fibers that can run, at every switch point.
+Schedule random();
+/// Probabilistic concurrency testing (Burckhardt et al.): random fiber priorities and depth-1
+/// priority change points; a bug that needs `depth` ordering constraints is found with
+/// probability at least 1/(n·k^(depth−1)) per run (n fibers, k steps).
+Schedule pct(std::size_t depth = 3);
+/// Every schedule of each program with at most `preemption_bound` preemptions, depth first,
+/// with sleep sets so that independent steps are not explored in both orders.
+Schedule exhaustive(std::size_t preemption_bound = 2);
+
+struct FiberOptions {
+  std::size_t stack_size = 256 * 1024;  // usable bytes per fiber stack (a guard page lies below)
+  std::size_t max_steps = 10'000;       // switch points per run before "livelock or spin loop"
+};
+
+/// The deterministic fiber scheduler as an executor: the branches run as fibers on the calling
+/// thread, switching only at duet/sync.hpp's operations. Deadlocks, livelocks and data races on
+/// duet::var are failures of the program; the report shows the interleaving.
+///
+///   EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = duet::fibers()}));
+std::shared_ptr<Executor> fibers(Schedule schedule = random(), FiberOptions options = {});
+
+namespace detail {
+/// Thrown out of Executor::run by the fiber executor when the run itself failed (deadlock,
+/// livelock, data race, misuse of a lock): the trial ends there, with this verdict.
+struct ScheduleFailed {
+  std::string message;
+};
+
+/// A monotonic timestamp for invoke/response events. Fenced on both sides so that it is not
+/// reordered with the memory effects of the call it brackets. Inside a fiber run, a logical
+/// clock (the run is sequential: the order of the calls is exact).
+std::uint64_t event_time();
+}  // namespace detail
+
+}  // namespace duet

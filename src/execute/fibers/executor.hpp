@@ -1,0 +1,50 @@
+// The fiber scheduler as an Executor, and what the Y-program runner asks of it: where the
+// picks come from (the case's choice stream), how the last run ended, its interleaving.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "duet/executor.hpp"
+#include "execute/fibers/scheduler.hpp"
+
+namespace duet::detail {
+
+class FiberExecutor final : public Executor {
+ public:
+  FiberExecutor(Schedule schedule, FiberOptions options);
+  ~FiberExecutor() override;
+
+  /// Runs the branches as fibers, picks drawn from the source given to begin_trial (or, for a
+  /// caller that runs its own code on this executor, from a seed counted per run). Throws
+  /// ScheduleFailed when the run deadlocked, livelocked, raced or misused a lock.
+  void run(const std::vector<std::function<void()>>& branches) override;
+  const char* name() const override { return "fibers"; }
+
+  /// The next run's picks come from `src` (the case's choice stream, so they replay and shrink
+  /// with the program).
+  void begin_trial(Source& src);
+  /// After a trial: true when another trial of the same program could find something new
+  /// (false once an exhaustive search has covered every schedule).
+  bool more_trials() const;
+  /// The last run's interleaving, one line per step (empty before any run).
+  std::vector<std::string> interleaving() const;
+  /// A note for the report on how the schedules were chosen ("random", "pct(3)", ...).
+  std::string strategy_name() const;
+  const Schedule& schedule() const { return schedule_; }
+
+  struct Strategy;  // the picker of each run, by Schedule::Kind
+
+ private:
+  Schedule schedule_;
+  fiber::Scheduler scheduler_;
+  Source* trial_source_ = nullptr;
+  std::uint64_t own_runs_ = 0;
+  std::unique_ptr<Strategy> strategy_;
+};
+
+/// The fiber executor behind `executor`, or null when it runs on threads.
+FiberExecutor* fiber_executor(Executor* executor);
+
+}  // namespace duet::detail

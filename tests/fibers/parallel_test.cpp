@@ -1,0 +1,199 @@
+// The parallel runner on the fiber scheduler: Y-programs whose branches are fibers, every
+// interleaving drawn from the choice stream, so a race is found deterministically, shrunk with
+// the program, reported with its interleaving, and replayed exactly from its token.
+#include <duet/parallel.hpp>
+#include <duet/gtest_glue.hpp>
+#include <duet/sync.hpp>
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <string>
+#include <variant>
+
+namespace {
+
+// A counter whose increment is a load then a store: two increments can both read the old value.
+template <bool Racy>
+class Counter {
+ public:
+  int incr() {
+    if constexpr (Racy) {
+      const int x = value_.load();
+      value_.store(x + 1);
+      return x + 1;
+    } else {
+      return value_.fetch_add(1) + 1;
+    }
+  }
+  int get() const { return value_.load(); }
+
+ private:
+  duet::atomic<int> value_{0};
+};
+
+struct Incr {};
+struct Get {};
+inline std::string duet_show(const Incr&) { return "incr()"; }
+inline std::string duet_show(const Get&) { return "get()"; }
+
+template <bool Racy>
+struct CounterSpec {
+  using Sut = Counter<Racy>;
+  using State = int;
+  using Cmd = std::variant<Incr, Get>;
+  static constexpr const char* sut_name = "c";
+  static duet::Gen<Cmd> command(const State&) {
+    return duet::one_of(duet::just(Cmd(Incr{})), duet::just(Cmd(Get{})));
+  }
+  static duet::Result run(const Cmd& c, Sut& s) {
+    if (std::holds_alternative<Incr>(c)) return s.incr();
+    return s.get();
+  }
+  static duet::Result expected(const Cmd& c, const State& n) {
+    if (std::holds_alternative<Incr>(c)) return n + 1;
+    return n;
+  }
+  static void next(const Cmd& c, State& n) {
+    if (std::holds_alternative<Incr>(c)) ++n;
+  }
+};
+
+duet::ParallelConfig on_fibers(duet::Schedule schedule = duet::random()) {
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers(schedule);
+  return pc;
+}
+
+// The report without its timing line, which differs between runs.
+std::string without_time(const std::string& report) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < report.size()) {
+    std::size_t end = report.find('\n', at);
+    if (end == std::string::npos) end = report.size();
+    const std::string line = report.substr(at, end - at);
+    if (line.find(" s (") == std::string::npos && line.find("seconds") == std::string::npos) out += line + "\n";
+    at = end + 1;
+  }
+  return out;
+}
+
+TEST(FiberParallel, RacyCounterIsFoundAndShrunkToTwoIncrements) {
+  duet::Config config;
+  config.seed = 1;
+  const duet::CheckResult r = duet::expect_unsafe<CounterSpec<true>>(on_fibers(), config);
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::fixed_point) << r.report;
+  // Two branches of one increment each: both read 0, both return 1.
+  EXPECT_EQ(r.failing_length, 2u) << r.report;
+  EXPECT_NE(r.report.find("interleaving (fiber scheduler, random schedules)"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("parallel_test.cpp:"), std::string::npos) << r.report;  // the load's location
+  EXPECT_NE(r.report.find("with this interleaving, step for step"), std::string::npos) << r.report;
+}
+
+TEST(FiberParallel, SameSeedSameReport) {
+  duet::Config config;
+  config.seed = 42;
+  const duet::CheckResult a = duet::expect_unsafe<CounterSpec<true>>(on_fibers(), config);
+  const duet::CheckResult b = duet::expect_unsafe<CounterSpec<true>>(on_fibers(), config);
+  ASSERT_TRUE(a.passed()) << a.report;
+  EXPECT_EQ(a.cases, b.cases);
+  EXPECT_EQ(a.replay_token, b.replay_token);
+  EXPECT_EQ(without_time(a.report), without_time(b.report));
+}
+
+// 100 seeds, each must find the lost update within the default budget.
+TEST(FiberParallel, RacyCounterFoundOnEverySeed) {
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    duet::Config config;
+    config.seed = seed;
+    config.shrink_steps = 0;  // finding is what is measured here
+    const duet::CheckResult r = duet::expect_unsafe<CounterSpec<true>>(on_fibers(), config);
+    ASSERT_TRUE(r.passed()) << "seed " << seed << "\n" << r.report;
+  }
+}
+
+TEST(FiberParallel, CorrectCounterPasses) {
+  duet::Config config;
+  config.count = 2000;
+  const duet::CheckResult r = duet::check_parallel<CounterSpec<false>>(on_fibers(), config);
+  EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_GE(r.trials, 2000u);
+}
+
+// The token of a fiber failure replays the same program and interleaving: the same report.
+TEST(FiberParallel, TokenReplaysTheInterleaving) {
+  duet::Config config;
+  config.seed = 7;
+  const duet::CheckResult first = duet::check_parallel<CounterSpec<true>>(on_fibers(), config);
+  ASSERT_FALSE(first.passed());
+  ASSERT_FALSE(first.replay_token.empty());
+  duet::Config replay;
+  replay.replay = first.replay_token;
+  const duet::CheckResult again = duet::check_parallel<CounterSpec<true>>(on_fibers(), replay);
+  ASSERT_FALSE(again.passed()) << again.report;
+  const auto interleaving = [](const std::string& report) {
+    const std::size_t at = report.find("interleaving (");
+    return at == std::string::npos ? std::string() : report.substr(at, report.find("(The replay", at) - at);
+  };
+  EXPECT_FALSE(interleaving(first.report).empty()) << first.report;
+  EXPECT_EQ(interleaving(first.report), interleaving(again.report));
+}
+
+// A token found on fibers does not replay on threads (another executor, another test).
+TEST(FiberParallel, TokenIsBoundToTheExecutor) {
+  duet::Config config;
+  config.seed = 7;
+  const duet::CheckResult first = duet::check_parallel<CounterSpec<true>>(on_fibers(), config);
+  ASSERT_FALSE(first.passed());
+  duet::Config replay;
+  replay.replay = first.replay_token;
+  const duet::CheckResult on_threads = duet::check_parallel<CounterSpec<true>>({}, replay);
+  EXPECT_EQ(on_threads.status, duet::CheckResult::Status::error) << on_threads.report;
+}
+
+// Two operations that take two locks in opposite orders: a deadlock, reported with where each
+// fiber waits, shrunk to one call per branch.
+class Accounts {
+ public:
+  int transfer_ab() {
+    std::lock_guard<duet::mutex> a(a_);
+    std::lock_guard<duet::mutex> b(b_);
+    return 1;
+  }
+  int transfer_ba() {
+    std::lock_guard<duet::mutex> b(b_);
+    std::lock_guard<duet::mutex> a(a_);
+    return 1;
+  }
+
+ private:
+  duet::mutex a_, b_;
+};
+struct Ab {};
+struct Ba {};
+inline std::string duet_show(const Ab&) { return "transfer_ab()"; }
+inline std::string duet_show(const Ba&) { return "transfer_ba()"; }
+struct AccountsSpec {
+  using Sut = Accounts;
+  using State = int;
+  using Cmd = std::variant<Ab, Ba>;
+  static constexpr const char* sut_name = "accounts";
+  static duet::Gen<Cmd> command(const State&) { return duet::one_of(duet::just(Cmd(Ab{})), duet::just(Cmd(Ba{}))); }
+  static duet::Result run(const Cmd& c, Sut& s) { return std::holds_alternative<Ab>(c) ? s.transfer_ab() : s.transfer_ba(); }
+  static duet::Result expected(const Cmd&, const State&) { return 1; }
+  static void next(const Cmd&, State&) {}
+};
+
+TEST(FiberParallel, OppositeLockOrdersDeadlock) {
+  duet::Config config;
+  config.seed = 3;
+  const duet::CheckResult r = duet::check_parallel<AccountsSpec>(on_fibers(), config);
+  ASSERT_FALSE(r.passed()) << r.report;
+  EXPECT_NE(r.report.find("deadlock"), std::string::npos) << r.report;
+  EXPECT_EQ(r.failing_length, 2u) << r.report;
+  EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::fixed_point) << r.report;
+}
+
+}  // namespace
