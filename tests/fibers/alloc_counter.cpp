@@ -1,6 +1,8 @@
 // Counts heap allocations while a test asks (scheduler_test: no allocation per run after
 // warm-up). Replaces the global operator new/delete for this test binary; they forward to
-// malloc/free, so the sanitizers still see every allocation.
+// malloc/free, so the sanitizers still see every allocation. The nothrow forms are replaced too
+// (std::stable_sort's temporary buffer uses them): left to ASan's, they would allocate as
+// `new` and free through the replaced delete, an alloc-dealloc mismatch.
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -21,3 +23,13 @@ void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return operator new(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
