@@ -22,6 +22,15 @@ std::uint64_t Source::draw(std::uint64_t max) {
   return v;
 }
 
+std::uint64_t Source::draw_decided(std::uint64_t max, std::uint64_t decided) {
+  if (mode_ != Mode::random) return draw(max);
+  const std::uint64_t v = decided < max ? decided : max;
+  ++pos_;
+  if (recorded_.size() >= kMaxChoices) throw Overrun{};
+  recorded_.push_back(v);
+  return v;
+}
+
 void Source::end_span(std::size_t begin) {
   if (recorded_.size() > begin) spans_.push_back({begin, recorded_.size()});
 }
