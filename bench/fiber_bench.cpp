@@ -1,11 +1,14 @@
 // The fiber scheduler: context-switch cost, fiber start cost (pooled stacks), runs per second
 // of a 2 x 4 program of atomic increments (against the thread pool running the same program
-// with std::atomic), and runs to the racy counter's lost update under random picks.
+// with std::atomic), runs to the racy counter's lost update under random picks and PCT, PCT's
+// detection rate on a depth-2 bug against its bound, and the exhaustive search: schedules per
+// second, and schedules with and without the sleep-set reduction.
 //
 //   build/bin/duet-bench --benchmark_filter=Fiber
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <functional>
 #include <vector>
@@ -17,6 +20,7 @@
 #include <duet/sync.hpp>
 
 #include "execute/fibers/scheduler.hpp"
+#include "execute/fibers/strategies.hpp"
 
 namespace {
 
@@ -153,5 +157,192 @@ void BM_Fiber_Detection_RacyCounter(benchmark::State& st) {
   st.counters["worst_runs"] = runs.back();
 }
 BENCHMARK(BM_Fiber_Detection_RacyCounter)->Unit(benchmark::kMicrosecond);
+
+// The same under PCT (depth 2 and 3, k learnt from the runs): a fresh picker per seed, so the
+// first run of each seed has no change points.
+void BM_Fiber_Detection_RacyCounter_Pct(benchmark::State& st) {
+  const auto depth = static_cast<std::size_t>(st.range(0));
+  fb::Scheduler sched;
+  duet::Source src = duet::Source::from_seed(1);
+  duet::atomic<int> c{0};
+  const auto incr = [&] {
+    const int v = c.load();
+    c.store(v + 1);
+  };
+  const Branches br = {incr, incr};
+  std::vector<double> runs;
+  for (auto _ : st) {
+    runs.clear();
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+      fb::PctPicker pct(src, depth);
+      std::uint64_t n = 0;
+      do {
+        src.restart(seed * 1'000'003 + n++);
+        c.store(0);
+        sched.run(br, pct);
+      } while (c.load() == 2);
+      runs.push_back(static_cast<double>(n));
+    }
+  }
+  std::sort(runs.begin(), runs.end());
+  st.counters["median_runs"] = runs[runs.size() / 2];
+  st.counters["p90_runs"] = runs[runs.size() * 9 / 10];
+  st.counters["worst_runs"] = runs.back();
+}
+BENCHMARK(BM_Fiber_Detection_RacyCounter_Pct)->Arg(2)->Arg(3)->Unit(benchmark::kMicrosecond);
+
+// PCT's guarantee measured: a depth-2 bug (fiber 0 stores a then b; fiber 1 sees a set and b
+// not, which needs fiber 0 first and preempted between its stores), plus range(0) - 2 fibers
+// working elsewhere. k learnt by the picker. Counters: the detection rate, the bound
+// 1/(n k) with the k the runs used, and this program's exact rate 1/(2k).
+void BM_Fiber_Pct_Depth2Bound(benchmark::State& st) {
+  const auto n = static_cast<std::size_t>(st.range(0));
+  constexpr std::size_t kRuns = 20'000;
+  fb::Scheduler sched;
+  duet::Source src = duet::Source::from_seed(1);
+  duet::atomic<int> a{0}, b{0}, other{0};
+  bool bug = false;
+  Branches br = {[&] {
+                   a.store(1);
+                   b.store(1);
+                 },
+                 [&] { bug = a.load() == 1 && b.load() == 0; }};
+  while (br.size() < n) br.push_back([&] { other.store(1); });
+  double observed = 0;
+  std::size_t k = 0;
+  for (auto _ : st) {
+    fb::PctPicker pct(src, 2);
+    std::size_t hits = 0;
+    for (std::size_t i = 0; i < kRuns; ++i) {
+      src.restart(0x9c7'0000 + i);
+      a.store(0);
+      b.store(0);
+      bug = false;
+      sched.run(br, pct);
+      hits += bug;
+    }
+    k = pct.steps();
+    observed = static_cast<double>(hits) / kRuns;
+  }
+  st.counters["k"] = static_cast<double>(k);
+  st.counters["rate"] = observed;
+  st.counters["bound"] = fb::PctPicker::bound(n, k, 2);
+  st.counters["exact"] = 1.0 / (2.0 * static_cast<double>(k));
+}
+BENCHMARK(BM_Fiber_Pct_Depth2Bound)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// ---- the exhaustive search ----
+
+// A program for the search: branches, a reset between schedules, and its failure check.
+struct SearchProgram {
+  Branches branches;
+  std::function<void()> reset;
+  std::function<bool()> failed;
+};
+
+// 2 x 3 correct spin lock: exchange to take it, store to give it back, a load + store
+// increment inside.
+struct SpinLock2x3 {
+  duet::atomic<bool> flag{false};
+  duet::atomic<int> counter{0};
+  explicit SpinLock2x3(int) {}
+  SearchProgram program() {
+    const auto body = [this] {
+      for (int i = 0; i < 3; ++i) {
+        while (flag.exchange(true)) {
+        }
+        counter.store(counter.load() + 1);
+        flag.store(false);
+      }
+    };
+    return {{body, body},
+            [this] {
+              flag.store(false);
+              counter.store(0);
+            },
+            [this] { return counter.load() != 6; }};
+  }
+};
+
+struct RacyCounterN {
+  duet::atomic<int> c{0};
+  int n;
+  explicit RacyCounterN(int fibers) : n(fibers) {}
+  SearchProgram program() {
+    const auto incr = [this] {
+      const int v = c.load();
+      c.store(v + 1);
+    };
+    return {Branches(static_cast<std::size_t>(n), incr), [this] { c.store(0); }, [this] { return c.load() != n; }};
+  }
+};
+
+// Fibers on disjoint objects: three increments each, on atomics of their own.
+struct DisjointN {
+  std::array<duet::atomic<int>, 4> own{};
+  int n;
+  explicit DisjointN(int fibers) : n(fibers) {}
+  SearchProgram program() {
+    Branches br;
+    for (int f = 0; f < n; ++f)
+      br.push_back([this, f] {
+        for (int i = 0; i < 3; ++i) own[static_cast<std::size_t>(f)].fetch_add(1);
+      });
+    return {br, [this] {
+              for (auto& x : own) x.store(0);
+            },
+            [] { return false; }};
+  }
+};
+
+// range(0): preemption bound (-1: none); range(1): sleep sets on (1) or off (0). The search
+// stops at ExplorerConfig's default max_schedules (1 M runs): see the "complete" counter.
+template <class Subject>
+void explore_bench(benchmark::State& st, int fibers) {
+  Subject subject(fibers);
+  const SearchProgram p = subject.program();
+  fb::ExplorerConfig cfg;
+  cfg.preemption_bound = st.range(0) < 0 ? fb::ExplorerConfig::kUnbounded : static_cast<std::size_t>(st.range(0));
+  cfg.sleep_sets = st.range(1) != 0;
+  fb::Scheduler sched;
+  duet::Source src = duet::Source::from_seed(0);
+  fb::ExplorerStats stats;
+  std::size_t failing = 0, runs = 0;
+  for (auto _ : st) {
+    fb::Explorer ex(sched, src, cfg);
+    fb::Picker* picker = nullptr;
+    failing = 0;
+    while (ex.next(picker)) {
+      src.restart(0);
+      p.reset();
+      const fb::RunResult& r = sched.run(p.branches, *picker);
+      failing += r.outcome != fb::Outcome::completed || p.failed();
+      ex.finish(r);
+    }
+    stats = ex.stats();
+    runs += stats.runs;
+  }
+  st.counters["complete"] = stats.complete ? 1 : 0;  // 0: stopped at max_schedules runs
+  st.counters["schedules"] = static_cast<double>(stats.schedules);
+  st.counters["redundant"] = static_cast<double>(stats.redundant);
+  st.counters["failing"] = static_cast<double>(failing);
+  st.counters["runs/s"] = benchmark::Counter(static_cast<double>(runs), benchmark::Counter::kIsRate);
+}
+void explore_args(benchmark::internal::Benchmark* b) {
+  b->ArgsProduct({{0, 1, 2, -1}, {1, 0}})->ArgNames({"bound", "sleep"})->Unit(benchmark::kMillisecond);
+}
+void BM_Fiber_Explore_SpinLock2x3(benchmark::State& st) { explore_bench<SpinLock2x3>(st, 2); }
+void BM_Fiber_Explore_RacyCounter2(benchmark::State& st) { explore_bench<RacyCounterN>(st, 2); }
+void BM_Fiber_Explore_RacyCounter3(benchmark::State& st) { explore_bench<RacyCounterN>(st, 3); }
+void BM_Fiber_Explore_Disjoint2x3(benchmark::State& st) { explore_bench<DisjointN>(st, 2); }
+void BM_Fiber_Explore_Disjoint3x3(benchmark::State& st) { explore_bench<DisjointN>(st, 3); }
+BENCHMARK(BM_Fiber_Explore_SpinLock2x3)
+    ->ArgsProduct({{0, 1, 2, 3, -1}, {1, 0}})
+    ->ArgNames({"bound", "sleep"})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Fiber_Explore_RacyCounter2)->Apply(explore_args);
+BENCHMARK(BM_Fiber_Explore_RacyCounter3)->Apply(explore_args);
+BENCHMARK(BM_Fiber_Explore_Disjoint2x3)->Apply(explore_args);
+BENCHMARK(BM_Fiber_Explore_Disjoint3x3)->Apply(explore_args);
 
 }  // namespace

@@ -69,6 +69,25 @@ class Source {
   /// into each would cost compile time in every test file for a few nanoseconds a draw.)
   std::uint64_t draw(std::uint64_t max);
 
+  /// A choice in [0, max] that a strategy has already made, recorded like a draw. Random mode:
+  /// records `decided` (clamped to max) and returns it, without advancing the generator.
+  /// Replay mode: returns the replayed value exactly as draw(max) does, ignoring `decided`.
+  /// Bytes mode: reads the bytes as draw(max) does.
+  ///
+  /// This is how every fiber scheduling strategy records its picks (PCT's priorities, the
+  /// exhaustive search's schedule): the stream holds the decision, as the index of the chosen
+  /// candidate, never the strategy's reasons. So a failing schedule found by any strategy
+  /// replays with the plain random picker over Source::replay(choices()), and the shrinker
+  /// reduces it like any other draws: toward 0, which for a pick means "keep running the
+  /// current fiber", that is toward fewer preemptions.
+  std::uint64_t draw_decided(std::uint64_t max, std::uint64_t decided);
+
+  /// Randomness private to a strategy, whose effect is recorded some other way (PCT draws its
+  /// fiber priorities here and records each pick with draw_decided). Random mode: a value in
+  /// [0, max] from the seed's generator, NOT recorded (replaying never needs it). Replay and
+  /// bytes modes: 0, reading nothing, since there the recorded decisions are read back instead.
+  std::uint64_t draw_unrecorded(std::uint64_t max) { return mode_ == Mode::random ? rng_.below_or_equal(max) : 0; }
+
   /// True with probability numerator/denominator in random mode; the choice 0 (the one the
   /// shrinker moves toward) means false.
   bool chance(std::uint64_t numerator, std::uint64_t denominator) {

@@ -29,6 +29,15 @@ void Source::truncate(std::size_t position) {
   if (concurrent_start_ != kNoMark && concurrent_start_ > position) concurrent_start_ = kNoMark;
 }
 
+std::uint64_t Source::draw_decided(std::uint64_t max, std::uint64_t decided) {
+  if (mode_ != Mode::random) return draw(max);
+  const std::uint64_t v = decided < max ? decided : max;
+  ++pos_;
+  if (recorded_.size() >= kMaxChoices) throw Overrun{};
+  recorded_.push_back(v);
+  return v;
+}
+
 void Source::end_span(std::size_t begin) {
   if (recorded_.size() > begin) spans_.push_back({begin, recorded_.size()});
 }

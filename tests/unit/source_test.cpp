@@ -56,6 +56,50 @@ TEST(Source, SpansMarkCommands) {
   EXPECT_EQ(s.spans()[0].end, 2u);
 }
 
+// A strategy's decision, recorded: what replays is the decision, whatever the strategy.
+TEST(Source, DecidedDrawsRecordTheDecisionAndReplayLikeDraws) {
+  auto s = duet::Source::from_seed(7), fresh = duet::Source::from_seed(7);
+  EXPECT_EQ(s.draw_decided(5, 3), 3u);
+  EXPECT_EQ(s.draw_decided(5, 9), 5u);  // clamped to the bound
+  EXPECT_EQ(s.draw_decided(0, 4), 0u);
+  EXPECT_EQ(s.choices(), (std::vector<std::uint64_t>{3, 5, 0}));
+  EXPECT_EQ(s.draw(1000), fresh.draw(1000));  // the generator did not move
+  // Replay: the recorded values come back, whatever the strategy decides this time.
+  auto r = duet::Source::replay({3, 5, 0, 1000});
+  EXPECT_EQ(r.draw_decided(5, 0), 3u);
+  EXPECT_EQ(r.draw(5), 5u);  // a plain draw reads a decided one
+  EXPECT_EQ(r.draw_decided(5, 4), 0u);
+  EXPECT_EQ(r.draw_decided(5, 4), 5u);  // clamped
+  EXPECT_EQ(r.draw_decided(5, 4), 0u);  // past the end: 0
+  EXPECT_EQ(r.choices(), (std::vector<std::uint64_t>{3, 5, 0, 5, 0}));
+  // Bytes: read as draw(max) reads them.
+  const std::uint8_t bytes[] = {9, 1};
+  auto b = duet::Source::from_bytes(bytes);
+  EXPECT_EQ(b.draw_decided(3, 0), 1u);  // 9 mod 4
+  EXPECT_EQ(b.draw_decided(255, 0), 1u);
+  EXPECT_THROW(b.draw_decided(1, 0), duet::Overrun);
+}
+
+TEST(Source, UnrecordedDrawsAreRandomOnlyInRandomMode) {
+  auto s = duet::Source::from_seed(7), fresh = duet::Source::from_seed(7);
+  std::set<std::uint64_t> seen;
+  for (int i = 0; i < 200; ++i) {
+    const auto v = s.draw_unrecorded(4);
+    EXPECT_LE(v, 4u);
+    seen.insert(v);
+  }
+  EXPECT_EQ(seen.size(), 5u);
+  EXPECT_TRUE(s.choices().empty());
+  EXPECT_NE(s.draw(~std::uint64_t{0}), fresh.draw(~std::uint64_t{0}));  // it does use the generator
+  auto r = duet::Source::replay({2});
+  EXPECT_EQ(r.draw_unrecorded(4), 0u);
+  EXPECT_EQ(r.draw(4), 2u);  // nothing was consumed
+  const std::uint8_t bytes[] = {3};
+  auto b = duet::Source::from_bytes(bytes);
+  EXPECT_EQ(b.draw_unrecorded(255), 0u);
+  EXPECT_EQ(b.draw(255), 3u);
+}
+
 TEST(Source, RunawayGenerationIsAnOverrun) {
   auto s = duet::Source::replay({});
   EXPECT_THROW(
