@@ -81,7 +81,11 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
     }
     return out;
   };
-  const std::size_t trials = fibers && src.mode() != Source::Mode::random ? 1 : pp.config.trials;
+  std::size_t trials = pp.config.trials;
+  if (fibers) {
+    fibers->begin_program();
+    trials = src.mode() == Source::Mode::random ? fibers->trials(trials) : 1;
+  }
   for (std::size_t t = 0; t < trials; ++t) {
     ++out.trials;
     const std::size_t schedule_start = src.position();

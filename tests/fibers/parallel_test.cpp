@@ -197,3 +197,48 @@ TEST(FiberParallel, OppositeLockOrdersDeadlock) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every strategy finds the lost update, shrinks it to two increments, and its token replays.
+class FiberStrategy : public ::testing::TestWithParam<duet::Schedule> {};
+
+TEST_P(FiberStrategy, FindsTheLostUpdateAndReplaysIt) {
+  duet::Config config;
+  config.seed = 5;
+  const duet::CheckResult r = duet::check_parallel<CounterSpec<true>>(on_fibers(GetParam()), config);
+  ASSERT_FALSE(r.passed()) << r.report;
+  EXPECT_EQ(r.failing_length, 2u) << r.report;
+  duet::Config replay;
+  replay.replay = r.replay_token;
+  const duet::CheckResult again = duet::check_parallel<CounterSpec<true>>(on_fibers(GetParam()), replay);
+  EXPECT_FALSE(again.passed()) << again.report;
+  EXPECT_EQ(again.failing_length, 2u) << again.report;
+}
+
+TEST_P(FiberStrategy, CorrectCounterPasses) {
+  duet::Config config;
+  config.count = 300;
+  const duet::CheckResult r = duet::check_parallel<CounterSpec<false>>(on_fibers(GetParam()), config);
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, FiberStrategy,
+                         ::testing::Values(duet::random(), duet::pct(2), duet::pct(3), duet::exhaustive(1),
+                                           duet::exhaustive(2)),
+                         [](const auto& info) { return "s" + std::to_string(info.index); });
+
+// Exhaustively, the first program with two concurrent increments fails (no luck involved).
+TEST(FiberParallel, ExhaustiveFindsTheLostUpdateInTheFirstFailingProgram) {
+  duet::Config config;
+  config.seed = 9;
+  config.shrink_steps = 0;
+  duet::ParallelConfig pc = on_fibers(duet::exhaustive(1));
+  pc.branches = 2;
+  pc.branch_length = 1;
+  pc.prefix_length = 0;
+  const duet::CheckResult r = duet::check_parallel<CounterSpec<true>>(pc, config);
+  ASSERT_FALSE(r.passed()) << r.report;
+}
+
+}  // namespace

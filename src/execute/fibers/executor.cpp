@@ -1,7 +1,12 @@
-// duet::fibers(): Y-program branches on the deterministic scheduler.
+// duet::fibers(): Y-program branches on the deterministic scheduler, with the strategies that
+// choose each run's schedule.
 #include "execute/fibers/executor.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <string>
+
+#include "execute/fibers/strategies.hpp"
 
 namespace duet {
 
@@ -15,29 +20,112 @@ std::shared_ptr<Executor> fibers(Schedule schedule, FiberOptions options) {
 
 namespace detail {
 
-// The picker of one run, by strategy. Every pick is recorded in the run's choice stream.
+// The picker of one trial, by strategy. In random mode a strategy decides; every decision is
+// recorded in the case's choice stream, so the token replays it with a plain RandomPicker (which
+// is what replay and bytes modes use, whatever the strategy). `finish` sees each run's result.
 struct FiberExecutor::Strategy {
   virtual ~Strategy() = default;
-  virtual fiber::Picker& picker(Source& src) = 0;
+  virtual void begin_program() {}
+  virtual fiber::Picker* picker(Source& src) = 0;
+  virtual void finish(const fiber::RunResult&) {}
   virtual bool more() const { return true; }
+  virtual std::size_t trials(std::size_t configured) const { return configured; }
 };
 
 namespace {
 
+constexpr std::uint64_t kSpuriousOneIn = 8;  // as RandomPicker's default
+
 struct RandomStrategy final : FiberExecutor::Strategy {
-  std::unique_ptr<fiber::RandomPicker> p;
-  fiber::Picker& picker(Source& src) override {
-    p = std::make_unique<fiber::RandomPicker>(src);
-    return *p;
+  std::optional<fiber::RandomPicker> p;
+  fiber::Picker* picker(Source& src) override {
+    p.emplace(src, kSpuriousOneIn);
+    return &*p;
   }
 };
 
-std::unique_ptr<FiberExecutor::Strategy> make_strategy(const Schedule& s) {
-  switch (s.kind) {
-    default:
-      return std::make_unique<RandomStrategy>();
+struct PctStrategy final : FiberExecutor::Strategy {
+  explicit PctStrategy(std::size_t depth) : depth(std::max<std::size_t>(depth, 1)) {}
+  std::size_t depth;
+  std::size_t steps = 0;  // k learnt over the check's runs (0: the picker learns in its first)
+  std::optional<fiber::PctPicker> p;
+  std::optional<fiber::RandomPicker> replaying;
+  fiber::Picker* picker(Source& src) override {
+    if (src.mode() != Source::Mode::random) {
+      p.reset();
+      replaying.emplace(src, kSpuriousOneIn);
+      return &*replaying;
+    }
+    p.emplace(src, depth, steps, kSpuriousOneIn);
+    return &*p;
   }
-}
+  void finish(const fiber::RunResult&) override {
+    if (p) steps = std::max(steps, p->steps_seen());
+  }
+};
+
+// Records another picker's decisions in the case's stream, as RandomPicker would draw them.
+class RecordingPicker final : public fiber::Picker {
+ public:
+  RecordingPicker(fiber::Picker& inner, Source& src) : inner_(inner), src_(src) {}
+  void begin_run(std::size_t fibers) override { inner_.begin_run(fibers); }
+  std::size_t pick(const fiber::PickContext& ctx) override {
+    return static_cast<std::size_t>(src_.draw_decided(ctx.candidates.size() - 1, inner_.pick(ctx)));
+  }
+  bool spurious_wakeup(std::uint32_t fiber, const fiber::Event& wait) override {
+    const bool wake = inner_.spurious_wakeup(fiber, wait);
+    return src_.draw_decided(kSpuriousOneIn - 1, wake ? kSpuriousOneIn - 1 : 0) == kSpuriousOneIn - 1;
+  }
+  std::size_t pick_waiter(std::uint32_t notifier, std::span<const std::uint32_t> waiters) override {
+    return static_cast<std::size_t>(src_.draw_decided(waiters.size() - 1, inner_.pick_waiter(notifier, waiters)));
+  }
+
+ private:
+  fiber::Picker& inner_;
+  Source& src_;
+};
+
+// Every schedule of each program within the preemption bound: one trial per schedule, until the
+// search is complete (or its schedule budget runs out).
+struct ExhaustiveStrategy final : FiberExecutor::Strategy {
+  ExhaustiveStrategy(const fiber::Scheduler& sched, std::size_t bound) : sched(sched), bound(bound) {}
+  const fiber::Scheduler& sched;
+  std::size_t bound;
+  Source scratch = Source::from_seed(0);  // the search's own record of its decisions
+  std::unique_ptr<fiber::Explorer> explorer;
+  bool done = false;
+  std::optional<RecordingPicker> recording;
+  std::optional<fiber::RandomPicker> replaying;
+
+  void begin_program() override {
+    fiber::ExplorerConfig c;
+    c.preemption_bound = bound;
+    c.spurious_one_in = kSpuriousOneIn;
+    scratch.restart(0);
+    explorer = std::make_unique<fiber::Explorer>(sched, scratch, c);
+    done = false;
+  }
+  fiber::Picker* picker(Source& src) override {
+    if (!explorer) begin_program();
+    scratch.restart(0);
+    fiber::Picker* next = nullptr;
+    if (src.mode() != Source::Mode::random || !explorer->next(next)) {
+      // Replaying (the token's picks are read back), or the search's schedule budget ran out
+      // before the caller noticed: this run's schedule is drawn like a random one.
+      if (src.mode() == Source::Mode::random) done = true;
+      replaying.emplace(src, kSpuriousOneIn);
+      return &*replaying;
+    }
+    recording.emplace(*next, src);
+    return &*recording;
+  }
+  void finish(const fiber::RunResult& r) override {
+    if (explorer && recording) explorer->finish(r);
+    recording.reset();
+  }
+  bool more() const override { return !done && !(explorer && explorer->stats().complete); }
+  std::size_t trials(std::size_t) const override { return ~std::size_t{0}; }
+};
 
 fiber::SchedulerConfig scheduler_config(const FiberOptions& o) {
   fiber::SchedulerConfig c;
@@ -49,13 +137,28 @@ fiber::SchedulerConfig scheduler_config(const FiberOptions& o) {
 }  // namespace
 
 FiberExecutor::FiberExecutor(Schedule schedule, FiberOptions options)
-    : schedule_(schedule), scheduler_(scheduler_config(options)), strategy_(make_strategy(schedule)) {}
+    : schedule_(schedule), scheduler_(scheduler_config(options)) {
+  switch (schedule.kind) {
+    case Schedule::Kind::pct:
+      strategy_ = std::make_unique<PctStrategy>(schedule.depth);
+      break;
+    case Schedule::Kind::exhaustive:
+      strategy_ = std::make_unique<ExhaustiveStrategy>(scheduler_, schedule.preemption_bound);
+      break;
+    default:
+      strategy_ = std::make_unique<RandomStrategy>();
+  }
+}
 
 FiberExecutor::~FiberExecutor() = default;
+
+void FiberExecutor::begin_program() { strategy_->begin_program(); }
 
 void FiberExecutor::begin_trial(Source& src) { trial_source_ = &src; }
 
 bool FiberExecutor::more_trials() const { return strategy_->more(); }
+
+std::size_t FiberExecutor::trials(std::size_t configured) const { return strategy_->trials(configured); }
 
 void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   // Code run directly on the executor (not by the Y-program runner) still gets reproducible
@@ -63,7 +166,8 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   Source own = Source::from_seed(own_runs_++);
   Source& src = trial_source_ ? *trial_source_ : own;
   trial_source_ = nullptr;
-  const fiber::RunResult& r = scheduler_.run(branches, strategy_->picker(src));
+  const fiber::RunResult& r = scheduler_.run(branches, *strategy_->picker(src));
+  strategy_->finish(r);
   if (r.outcome != fiber::Outcome::completed) throw ScheduleFailed{fiber::describe(r, scheduler_.trace())};
   // Branch functions given by the Y-program runner capture their calls' exceptions; one that
   // escapes anyway (user code run directly) is rethrown as on threads.

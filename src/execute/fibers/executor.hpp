@@ -22,6 +22,11 @@ class FiberExecutor final : public Executor {
   void run(const std::vector<std::function<void()>>& branches) override;
   const char* name() const override { return "fibers"; }
 
+  /// A new program: an exhaustive search starts over.
+  void begin_program();
+  /// Trials to run of each program: `configured` (ParallelConfig::trials), or as many as an
+  /// exhaustive search has schedules.
+  std::size_t trials(std::size_t configured) const;
   /// The next run's picks come from `src` (the case's choice stream, so they replay and shrink
   /// with the program).
   void begin_trial(Source& src);
