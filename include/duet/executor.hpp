@@ -74,6 +74,10 @@ struct ScheduleFailed {
   std::string message;
 };
 
+/// A subject that a failed fiber run left mid-operation is kept, never destroyed: `p` is leaked
+/// on purpose (told to LeakSanitizer, so sanitizer runs stay clean).
+void abandon(const void* p) noexcept;
+
 /// A monotonic timestamp for invoke/response events. Fenced on both sides so that it is not
 /// reordered with the memory effects of the call it brackets. Inside a fiber run, a logical
 /// clock (the run is sequential: the order of the calls is exact).

@@ -201,10 +201,10 @@ void run_trial(const TrialRunner<Subject>& r, const YShape& shape, Executor& exe
     // The run stopped mid-call (a deadlock, or the choices ran out): abandoned fibers may still
     // hold the subject's locks or be inside its operations, so it is neither used again nor
     // destroyed.
-    (void)subject.release();
+    abandon(subject.release());
     throw;
   } catch (const Overrun&) {
-    (void)subject.release();
+    abandon(subject.release());
     throw;
   }
   const std::size_t suffix_at = shape.size() - shape.suffix;

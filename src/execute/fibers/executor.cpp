@@ -8,6 +8,17 @@
 
 #include "execute/fibers/strategies.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define DUET_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define DUET_LSAN 1
+#endif
+#endif
+#ifdef DUET_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
 namespace duet {
 
 Schedule random() { return {}; }
@@ -186,6 +197,14 @@ std::string FiberExecutor::strategy_name() const {
     default:
       return "random";
   }
+}
+
+void abandon(const void* p) noexcept {
+#ifdef DUET_LSAN
+  if (p) __lsan_ignore_object(p);
+#else
+  (void)p;
+#endif
 }
 
 FiberExecutor* fiber_executor(Executor* executor) { return dynamic_cast<FiberExecutor*>(executor); }
