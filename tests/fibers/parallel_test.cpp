@@ -309,3 +309,39 @@ TEST(FiberParallel, ApiFindsTheRacyDepositOnFibers) {
 }
 
 }  // namespace
+
+namespace {
+
+class RelaxedCounter {
+ public:
+  int incr() { return value_.fetch_add(1, std::memory_order_relaxed) + 1; }
+  int get() const { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  duet::atomic<int> value_{0};
+};
+
+struct RelaxedCounterSpec : CounterSpec<false> {
+  using Sut = RelaxedCounter;
+  static duet::Result run(const Cmd& c, Sut& s) {
+    if (std::holds_alternative<Incr>(c)) return s.incr();
+    return s.get();
+  }
+};
+
+// A weaker memory order runs as seq_cst on fibers; the check says so once, not per run.
+TEST(FiberParallel, WeakMemoryOrdersAreNotedOnce) {
+  duet::Config config;
+  config.count = 200;
+  testing::internal::CaptureStderr();
+  const duet::CheckResult r = duet::check_parallel<RelaxedCounterSpec>(on_fibers(), config);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(r.passed()) << r.report;
+  const std::string note = "a memory order weaker than seq_cst was used (first at ";
+  const std::size_t at = err.find(note);
+  ASSERT_NE(at, std::string::npos) << err;
+  EXPECT_EQ(err.find(note, at + 1), std::string::npos) << err;
+  EXPECT_NE(err.find("parallel_test.cpp:", at), std::string::npos) << err;
+}
+
+}  // namespace

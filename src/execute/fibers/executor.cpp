@@ -3,9 +3,11 @@
 #include "execute/fibers/executor.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string>
 
+#include "execute/fibers/runtime.hpp"
 #include "execute/fibers/strategies.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -179,6 +181,15 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   trial_source_ = nullptr;
   const fiber::RunResult& r = scheduler_.run(branches, *strategy_->picker(src));
   strategy_->finish(r);
+  if (r.weak_order_used && !weak_order_noted_) {
+    // Said once per executor (one per check as usually written), passing or not: a pass on
+    // fibers says nothing about the reorderings a weaker order allows on real hardware.
+    weak_order_noted_ = true;
+    std::fprintf(stderr,
+                 "duet: note: a memory order weaker than seq_cst was used (first at %s); fiber runs execute "
+                 "every atomic operation as seq_cst, so the reorderings it allows are not explored\n",
+                 fiber::location(r.weak_order_loc).c_str());
+  }
   if (r.outcome != fiber::Outcome::completed) throw ScheduleFailed{fiber::describe(r, scheduler_.trace())};
   // Branch functions given by the Y-program runner capture their calls' exceptions; one that
   // escapes anyway (user code run directly) is rethrown as on threads.

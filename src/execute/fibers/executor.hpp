@@ -46,6 +46,7 @@ class FiberExecutor final : public Executor {
   fiber::Scheduler scheduler_;
   Source* trial_source_ = nullptr;
   std::uint64_t own_runs_ = 0;
+  bool weak_order_noted_ = false;  // the note about weak memory orders is printed once
   std::unique_ptr<Strategy> strategy_;
 };
 
