@@ -6,6 +6,8 @@
 #include <duet/gtest_glue.hpp>
 #include <duet/sync.hpp>
 
+#include "support/fiber_subjects.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -15,51 +17,7 @@
 
 namespace {
 
-// A counter whose increment is a load then a store: two increments can both read the old value.
-template <bool Racy>
-class Counter {
- public:
-  int incr() {
-    if constexpr (Racy) {
-      const int x = value_.load();
-      value_.store(x + 1);
-      return x + 1;
-    } else {
-      return value_.fetch_add(1) + 1;
-    }
-  }
-  int get() const { return value_.load(); }
-
- private:
-  duet::atomic<int> value_{0};
-};
-
-struct Incr {};
-struct Get {};
-inline std::string duet_show(const Incr&) { return "incr()"; }
-inline std::string duet_show(const Get&) { return "get()"; }
-
-template <bool Racy>
-struct CounterSpec {
-  using Sut = Counter<Racy>;
-  using State = int;
-  using Cmd = std::variant<Incr, Get>;
-  static constexpr const char* sut_name = "c";
-  static duet::Gen<Cmd> command(const State&) {
-    return duet::one_of(duet::just(Cmd(Incr{})), duet::just(Cmd(Get{})));
-  }
-  static duet::Result run(const Cmd& c, Sut& s) {
-    if (std::holds_alternative<Incr>(c)) return s.incr();
-    return s.get();
-  }
-  static duet::Result expected(const Cmd& c, const State& n) {
-    if (std::holds_alternative<Incr>(c)) return n + 1;
-    return n;
-  }
-  static void next(const Cmd& c, State& n) {
-    if (std::holds_alternative<Incr>(c)) ++n;
-  }
-};
+using namespace fiber_subjects;
 
 duet::ParallelConfig on_fibers(duet::Schedule schedule = duet::random()) {
   duet::ParallelConfig pc;
@@ -90,7 +48,7 @@ TEST(FiberParallel, RacyCounterIsFoundAndShrunkToTwoIncrements) {
   // Two branches of one increment each: both read 0, both return 1.
   EXPECT_EQ(r.failing_length, 2u) << r.report;
   EXPECT_NE(r.report.find("interleaving (fiber scheduler, random schedules)"), std::string::npos) << r.report;
-  EXPECT_NE(r.report.find("parallel_test.cpp:"), std::string::npos) << r.report;  // the load's location
+  EXPECT_NE(r.report.find("fiber_subjects.hpp:"), std::string::npos) << r.report;  // the load's location
   EXPECT_NE(r.report.find("with this interleaving, step for step"), std::string::npos) << r.report;
 }
 
@@ -157,37 +115,6 @@ TEST(FiberParallel, TokenIsBoundToTheExecutor) {
 
 // Two operations that take two locks in opposite orders: a deadlock, reported with where each
 // fiber waits, shrunk to one call per branch.
-class Accounts {
- public:
-  int transfer_ab() {
-    std::lock_guard<duet::mutex> a(a_);
-    std::lock_guard<duet::mutex> b(b_);
-    return 1;
-  }
-  int transfer_ba() {
-    std::lock_guard<duet::mutex> b(b_);
-    std::lock_guard<duet::mutex> a(a_);
-    return 1;
-  }
-
- private:
-  duet::mutex a_, b_;
-};
-struct Ab {};
-struct Ba {};
-inline std::string duet_show(const Ab&) { return "transfer_ab()"; }
-inline std::string duet_show(const Ba&) { return "transfer_ba()"; }
-struct AccountsSpec {
-  using Sut = Accounts;
-  using State = int;
-  using Cmd = std::variant<Ab, Ba>;
-  static constexpr const char* sut_name = "accounts";
-  static duet::Gen<Cmd> command(const State&) { return duet::one_of(duet::just(Cmd(Ab{})), duet::just(Cmd(Ba{}))); }
-  static duet::Result run(const Cmd& c, Sut& s) { return std::holds_alternative<Ab>(c) ? s.transfer_ab() : s.transfer_ba(); }
-  static duet::Result expected(const Cmd&, const State&) { return 1; }
-  static void next(const Cmd&, State&) {}
-};
-
 TEST(FiberParallel, OppositeLockOrdersDeadlock) {
   duet::Config config;
   config.seed = 3;

@@ -1,16 +1,15 @@
 // Failure output is UI: these pin the report and the draft test. Regenerate the expected
 // files after a deliberate change with DUET_UPDATE_GOLDEN=1.
 #include <duet/gtest.hpp>
-#include <duet/sync.hpp>
 
 #include <cstdlib>
 #include <fstream>
-#include <mutex>
 #include <regex>
 #include <sstream>
 #include <variant>
 
 #include "ring_buffer.hpp"
+#include "support/fiber_subjects.hpp"
 #include "support/test_specs.hpp"
 
 namespace {
@@ -144,71 +143,15 @@ TEST(Golden, NondeterministicFailureAsFirstSeen) {
 }
 
 // On fibers: the Y diagram, the verdict and the interleaving that produced it.
-namespace fibers {
-class RacyCounter {
- public:
-  int incr() {
-    const int x = value_.load();
-    value_.store(x + 1);
-    return x + 1;
-  }
-
- private:
-  duet::atomic<int> value_{0};
-};
-struct Incr {};
-inline std::string duet_show(const Incr&) { return "incr()"; }
-struct CounterSpec {
-  using Sut = RacyCounter;
-  using State = int;
-  using Cmd = std::variant<Incr>;
-  static constexpr const char* sut_name = "c";
-  static duet::Gen<Cmd> command(const State&) { return duet::just(Cmd(Incr{})); }
-  static duet::Result run(const Cmd&, Sut& s) { return s.incr(); }
-  static duet::Result expected(const Cmd&, const State& n) { return n + 1; }
-  static void next(const Cmd&, State& n) { ++n; }
-};
-
-class Accounts {
- public:
-  int transfer_ab() {
-    std::lock_guard<duet::mutex> a(a_);
-    std::lock_guard<duet::mutex> b(b_);
-    return 1;
-  }
-  int transfer_ba() {
-    std::lock_guard<duet::mutex> b(b_);
-    std::lock_guard<duet::mutex> a(a_);
-    return 1;
-  }
-
- private:
-  duet::mutex a_, b_;
-};
-struct Ab {};
-struct Ba {};
-inline std::string duet_show(const Ab&) { return "transfer_ab()"; }
-inline std::string duet_show(const Ba&) { return "transfer_ba()"; }
-struct AccountsSpec {
-  using Sut = Accounts;
-  using State = int;
-  using Cmd = std::variant<Ab, Ba>;
-  static constexpr const char* sut_name = "accounts";
-  static duet::Gen<Cmd> command(const State&) { return duet::one_of(duet::just(Cmd(Ab{})), duet::just(Cmd(Ba{}))); }
-  static duet::Result run(const Cmd& c, Sut& s) { return std::holds_alternative<Ab>(c) ? s.transfer_ab() : s.transfer_ba(); }
-  static duet::Result expected(const Cmd&, const State&) { return 1; }
-  static void next(const Cmd&, State&) {}
-};
-}  // namespace fibers
 
 TEST(Golden, FiberLostUpdateReport) {
-  const duet::CheckResult r = duet::check_parallel<fibers::CounterSpec>({.executor = duet::fibers()}, {.seed = 1});
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<true>>({.executor = duet::fibers()}, {.seed = 1});
   ASSERT_FALSE(r.passed());
   expect_golden("fiber_lost_update_report.txt", mask(r.report));
 }
 
 TEST(Golden, FiberDeadlockReport) {
-  const duet::CheckResult r = duet::check_parallel<fibers::AccountsSpec>({.executor = duet::fibers()}, {.seed = 3});
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::AccountsSpec>({.executor = duet::fibers()}, {.seed = 3});
   ASSERT_FALSE(r.passed());
   expect_golden("fiber_deadlock_report.txt", mask(r.report));
 }
