@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace duet {
@@ -66,6 +67,30 @@ struct FiberOptions {
 ///
 ///   EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = duet::fibers()}));
 std::shared_ptr<Executor> fibers(Schedule schedule = random(), FiberOptions options = {});
+
+/// What duet::run_fibers did.
+struct FiberRun {
+  bool completed = false;  // every fiber finished
+  std::string failure;     // otherwise: the deadlock, livelock, data race or misuse, described
+  std::vector<std::string> interleaving;  // the run, one line per step, as duet's reports print it
+};
+
+/// Runs `branches` as fibers on the calling thread, picking who runs at each switch point from
+/// `schedule`: the picks of one trial as a duet report's draft test gives them (numbers separated
+/// by dots; past the last one, the current fiber keeps running). The same code and the same
+/// schedule give the same run, step for step; this is how a draft test replays a fiber failure:
+///
+///   Counter c;
+///   duet::Result a, b;
+///   const duet::FiberRun run = duet::run_fibers({[&] { a = duet::capture([&] { return c.incr(); }); },
+///                                                [&] { b = duet::capture([&] { return c.incr(); }); }},
+///                                               "1.0.0.1");
+///   ASSERT_TRUE(run.completed) << run.failure;
+///
+/// An exception escaping a branch is rethrown after the run. Throws std::invalid_argument for a
+/// malformed schedule, std::logic_error when called from inside a fiber run.
+FiberRun run_fibers(const std::vector<std::function<void()>>& branches, std::string_view schedule,
+                    FiberOptions options = {});
 
 namespace detail {
 /// Thrown out of Executor::run by the fiber executor when the run itself failed (deadlock,

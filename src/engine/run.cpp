@@ -165,6 +165,54 @@ bool uneventful(const CaseOutcome& o) {
 }
 
 
+// "f1  load  atomic#0  = 0  x.hpp:21" with its step number and runs of spaces dropped.
+std::string trace_line_text(const std::string& line) {
+  std::string s;
+  std::size_t i = line.find_first_not_of(' ');
+  i = i == std::string::npos ? line.size() : line.find(' ', i);  // the step number
+  for (; i < line.size(); ++i)
+    if (line[i] != ' ' || (!s.empty() && s.back() != ' ')) s += line[i];
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// Where a replay that should have been exact (the fiber scheduler) first differs from the
+// failing run it replays: in the interleaving, then in the calls or their results, then in the
+// verdict. Empty when it reproduced the run.
+std::string divergence(const Trace& first, const std::string& first_message, const Trace& replay, const CaseOutcome& o) {
+  if (o.kind == CaseOutcome::Kind::error) return "the replay ended in an error instead: " + o.message;
+  if (o.kind == CaseOutcome::Kind::overrun) return "the replay ran out of recorded choices: it drew more than the failing run";
+  const auto& a = first.interleaving;
+  const auto& b = replay.interleaving;
+  for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    if (i < a.size() && i < b.size() && a[i] == b[i]) continue;
+    return "the replay diverged at step " + std::to_string(i) + " (expected `" +
+           (i < a.size() ? trace_line_text(a[i]) : std::string("the end of the run")) + "`, got `" +
+           (i < b.size() ? trace_line_text(b[i]) : std::string("the end of the run")) + "`)";
+  }
+  auto calls = [](const Trace& t) {
+    std::vector<std::pair<std::string, std::string>> c;  // call, where
+    for (std::size_t k = 0; k < t.y_prefix.size(); ++k) c.emplace_back(t.y_prefix[k], "prefix call " + std::to_string(k + 1));
+    for (std::size_t b = 0; b < t.y_branches.size(); ++b)
+      for (std::size_t k = 0; k < t.y_branches[b].size(); ++k)
+        c.emplace_back(t.y_branches[b][k], "branch " + std::to_string(b) + ", call " + std::to_string(k + 1));
+    for (std::size_t k = 0; k < t.y_suffix.size(); ++k) c.emplace_back(t.y_suffix[k], "suffix call " + std::to_string(k + 1));
+    return c;
+  };
+  const auto ca = calls(first), cb = calls(replay);
+  if (ca != cb) return "the replay drew a different program from the same choices (the spec's generators read something besides the choice stream)";
+  for (std::size_t k = 0; k < ca.size() && k < first.y_results.size() && k < replay.y_results.size(); ++k)
+    if (first.y_results[k] != replay.y_results[k])
+      return "the replay diverged at the result of `" + ca[k].first + "`, " + ca[k].second + " (expected " +
+             first.y_results[k] + ", got " + replay.y_results[k] + ")";
+  if (o.kind != CaseOutcome::Kind::fail)
+    return "the replay ran the same interleaving with the same results and passed: the oracle (the model or the spec's checks) is nondeterministic";
+  if (o.message != first_message)
+    return "the replay ran the same interleaving with the same results but failed differently (first: " + first_message +
+           "; replay: " + o.message + ")";
+  return {};
+}
+
 struct Runner {
   explicit Runner(const Property& property) : p(property) {}
   const Property& p;
@@ -261,6 +309,7 @@ struct Runner {
     CaseOutcome o;
     for (int attempt = 0; attempt < std::max(1, p.replay_attempts); ++attempt) {
       trace = Trace{};
+      trace.record_pass = p.exact_replay;
       Source src = seed_of_case ? Source::from_seed(*seed_of_case) : Source::replay(choices);
       if (monitor) monitor->start(data.token);
       o = run(src, &trace);
@@ -268,6 +317,18 @@ struct Runner {
       if (!uneventful(o)) break;
     }
     const auto seen = seed_of_case ? seen_failures.end() : seen_failures.find(choices);
+    if (p.exact_replay && seen != seen_failures.end() && !data.error) {
+      // The replay must run exactly as the failing run did; where it did not, the test is
+      // nondeterministic and the failure is no counterexample: say where, show it as seen.
+      data.divergence = divergence(seen->second.trace, seen->second.message, trace, o);
+      if (!data.divergence.empty()) {
+        data.error = true;
+        data.nondeterministic = true;
+        data.message = seen->second.message;
+        data.trace = seen->second.trace;
+        return finish_result(std::move(data), commands);
+      }
+    }
     if (uneventful(o) && p.cheap_trace && seen != seen_failures.end()) {
       // Thread timing: show the failing run seen for these very choices (the replay token
       // re-runs the program).
@@ -299,6 +360,10 @@ struct Runner {
         data.draft_error = e.what();
       }
     }
+    return finish_result(std::move(data), commands);
+  }
+
+  CheckResult finish_result(ReportData data, std::uint64_t commands) const {
     CheckResult r;
     r.status = data.error ? CheckResult::Status::error : CheckResult::Status::failed;
     r.name = data.name;

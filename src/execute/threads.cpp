@@ -127,8 +127,7 @@ class ThreadPool final : public Executor {
     arrived_.fetch_add(1, std::memory_order_acq_rel);
     for (int i = 0; arrived_.load(std::memory_order_acquire) != active; ++i)
       if (i > 4096) std::this_thread::yield();
-    for (volatile unsigned d = delays_[branch]; d > 0; d = d - 1) {
-    }
+    for (unsigned d = delays_[branch]; d > 0; --d) asm volatile("" ::: "memory");  // a delay the compiler keeps
     (*work_)[branch]();
   }
 

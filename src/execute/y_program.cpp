@@ -2,6 +2,7 @@
 // front end runs them through.
 #include <algorithm>
 #include <cstdio>
+#include <span>
 #include <sstream>
 
 #include "duet/parallel.hpp"
@@ -69,16 +70,19 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
   // schedule only: the token replays that schedule in the first trial, and the shrinker
   // reduces program and schedule together. Replays run that one trial.
   FiberExecutor* fibers = fiber_executor(pp.executor.get());
+  std::size_t schedule_start = 0;
+  auto record_trial = [&](const std::string& verdict) {
+    steps.record(trace, shape, observed, verdict);
+    if (fibers) {
+      trace->interleaving = fibers->interleaving();
+      trace->schedule = fibers->strategy_name();
+      trace->fiber_schedule = schedule_text(std::span(src.choices()).subspan(schedule_start));
+    }
+  };
   auto fail_trial = [&](std::string message) {
     out.kind = CaseOutcome::Kind::fail;
     out.message = std::move(message);
-    if (trace) {
-      steps.record(trace, shape, observed, out.message);
-      if (fibers) {
-        trace->interleaving = fibers->interleaving();
-        trace->schedule = fibers->strategy_name();
-      }
-    }
+    if (trace) record_trial(out.message);
     return out;
   };
   std::size_t trials = pp.config.trials;
@@ -88,7 +92,7 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
   }
   for (std::size_t t = 0; t < trials; ++t) {
     ++out.trials;
-    const std::size_t schedule_start = src.position();
+    schedule_start = src.position();
     if (fibers) fibers->begin_trial(src);
     StepVerdict v = steps.trial(shape, *pp.executor, observed);
     if (!v.ok()) {
@@ -96,6 +100,11 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
       return end(std::move(v), v.kind == StepVerdict::Kind::error ? CaseOutcome::Kind::error : CaseOutcome::Kind::fail);
     }
     if (steps.explained(shape, observed, judge, pp.config.consistency)) {
+      if (trace && trace->record_pass && t + 1 == trials) {
+        // A replay the engine compares with the failing run it should have reproduced.
+        record_trial("");
+        trace->failed = false;
+      }
       if (fibers) {
         if (src.mode() == Source::Mode::random) src.truncate(schedule_start);
         if (!fibers->more_trials()) break;
@@ -122,8 +131,10 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
   pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads));
   // On fibers a case is deterministic: a replay that passes is nondeterminism in the test, not
   // bad luck with thread timing.
-  p.replay_attempts = fiber_executor(pp->executor.get()) ? 1 : kParallelReplayAttempts;
+  const bool on_fibers = fiber_executor(pp->executor.get()) != nullptr;
+  p.replay_attempts = on_fibers ? 1 : kParallelReplayAttempts;
   p.cheap_trace = true;
+  p.exact_replay = on_fibers;
   return pp;
 }
 

@@ -71,7 +71,13 @@ std::string identifier(const std::string& name) {
 
 std::string format_report(const ReportData& d) {
   std::string out = "duet: " + d.name + ": ";
-  if (d.error) {
+  if (!d.divergence.empty()) {
+    out += "error: the test is nondeterministic: " + d.divergence + "\n";
+    out += "  A trial failed, but its replay token does not run it the same way again: something the\n"
+           "  fiber scheduler does not control decides the run (a clock, a global random generator,\n"
+           "  addresses, global or static state, threads of its own). No counterexample is claimed;\n"
+           "  make the test deterministic, then run it again. The failing trial as first seen:";
+  } else if (d.error) {
     out += "error: " + d.message + "\n  nothing was tested";
   } else {
     if (d.trace.diagram.empty()) {
@@ -85,8 +91,10 @@ std::string format_report(const ReportData& d) {
     }
   }
   out += "\n";
-  out += shrink_note(d);
-  if (d.nondeterministic && d.first_seen)
+  if (d.divergence.empty()) out += shrink_note(d);
+  if (!d.divergence.empty()) {
+    // Said in the header.
+  } else if (d.nondeterministic && d.first_seen)
     out += "  warning: the failure did not reproduce when replayed; the candidate or the spec is\n"
            "  nondeterministic (global state, time, addresses, threads?). Shown: the failing step as\n"
            "  first seen, after the steps before it as replayed.\n";
@@ -112,7 +120,7 @@ std::string format_report(const ReportData& d) {
         }
         out += "    " + d.trace.interleaving[i] + "\n";
       }
-      out += "  (The replay token re-runs this program with this interleaving, step for step.)\n";
+      if (d.divergence.empty()) out += "  (The replay token re-runs this program with this interleaving, step for step.)\n";
     } else {
       out += "  (The replay token re-runs this program; on threads, whether the same interleaving recurs is\n"
              "  a matter of chance, so it runs the program until a trial fails or the trials run out.)\n";
@@ -140,7 +148,7 @@ std::string format_report(const ReportData& d) {
     if (!d.error && !d.trace.failed && !d.message.empty()) out += "  then: " + d.message + "\n";
   }
   if (!d.error && d.trace.steps.empty() && d.trace.diagram.empty() && !d.message.empty()) out += "  " + d.message + "\n";
-  if (d.error && d.trace.steps.empty()) out += "\n";
+  if (d.error && d.trace.steps.empty() && d.trace.diagram.empty()) out += "\n";
   out += "\n  replay:     DUET_REPLAY=" + d.token + "\n";
   if (!d.draft_path.empty()) out += "  draft test: " + d.draft_path + "\n";
   if (!d.draft_error.empty()) out += "  draft test: not written: " + d.draft_error + "\n";
@@ -158,28 +166,93 @@ std::string format_report(const ReportData& d) {
   return out;
 }
 
+// A Y-program's draft runs the program and checks its outcome: on fibers it replays the failing
+// interleaving with duet::run_fibers (so it fails every time, as reported); on threads it runs
+// the program until the unexplained results come back. Either passes once the candidate no
+// longer gives them. It checks that one outcome, not every order (duet's replay does that).
 static std::string format_y_draft(const ReportData& d) {
+  const Trace& t = d.trace;
+  const bool fibers = !t.interleaving.empty();
+  // Calls that never returned: the run itself failed (a deadlock, a data race): the draft
+  // checks that the run completes, and has no results to compare.
+  bool completed = true;
+  for (const std::string& r : t.y_results) completed = completed && r != "(did not return)" && r != "(not started)";
+  std::size_t next = 0;
+  auto call = [&](const std::string& code) {
+    return "r" + std::to_string(++next) + " = duet::capture([&] { return " + code + "; });";
+  };
+  std::string results_list, unexplained_list;
+  for (std::size_t i = 0; i < t.y_results.size(); ++i) {
+    results_list += (i ? ", r" : "r") + std::to_string(i + 1) + ".show()";
+    unexplained_list += (i ? ", " : "") + show_string(t.y_results[i]);
+  }
+  std::string declared = "duet::Result";
+  for (std::size_t i = 0; i < t.y_results.size(); ++i) declared += (i ? ", r" : " r") + std::to_string(i + 1);
+  declared += ";";
+
   std::string out;
   out += "// Draft reproducer written by duet for " + d.name + ".\n";
-  out += "// " + d.message + " in this program:\n";
-  std::istringstream diagram(d.trace.diagram);
-  for (std::string line; std::getline(diagram, line);) out += "//   " + line + "\n";
-  out += "// Replay it with duet (which re-checks every trial): DUET_REPLAY=" + d.token + "\n";
-  out += "// Without duet, this runs the program many times on threads; watch the results, or run it\n";
-  out += "// under ThreadSanitizer. Add the #include lines for your types.\n";
-  out += "#include <gtest/gtest.h>\n\n#include <thread>\n\n";
-  out += "TEST(" + identifier(d.name) + ", DuetRepro) {\n";
-  out += "  for (int trial = 0; trial < 1000; ++trial) {\n";
-  if (!d.trace.setup.empty()) out += "    " + d.trace.setup + "\n";
-  for (const auto& c : d.trace.y_prefix) out += "    " + c + ";\n";
-  for (std::size_t b = 0; b < d.trace.y_branches.size(); ++b) {
-    out += "    std::thread t" + std::to_string(b) + "([&] {\n";
-    for (const auto& c : d.trace.y_branches[b]) out += "      " + c + ";\n";
-    out += "    });\n";
+  {
+    std::istringstream message(d.message + " in this program:");
+    for (std::string line; std::getline(message, line);) out += "// " + line + "\n";
   }
-  for (std::size_t b = 0; b < d.trace.y_branches.size(); ++b) out += "    t" + std::to_string(b) + ".join();\n";
-  for (const auto& c : d.trace.y_suffix) out += "    " + c + ";\n";
-  out += "  }\n}\n";
+  std::istringstream diagram(t.diagram);
+  for (std::string line; std::getline(diagram, line);) out += "//   " + line + "\n";
+  if (fibers)
+    out += "// It replays the failing interleaving on duet's fiber scheduler, so it fails as reported,\n"
+           "// and passes once the candidate no longer " +
+           std::string(completed ? "gives these results" : "fails that way") + " in that schedule.\n";
+  else
+    out += "// It runs the program on threads until the results duet found unexplained come back (then it\n"
+           "// fails); on threads that is a matter of chance, so a pass proves little: run it under\n"
+           "// ThreadSanitizer too, or move the subject to duet/sync.hpp's types and duet::fibers().\n";
+  out += "// duet's replay re-checks every order of the calls: DUET_REPLAY=" + d.token + "\n";
+  out += "// Add the #include lines for your types.\n";
+  out += "#include <duet/" + std::string(fibers ? "executor" : "result") + ".hpp>\n";
+  if (fibers) out += "#include <duet/result.hpp>\n";
+  out += "#include <gtest/gtest.h>\n\n";
+  out += fibers ? "#include <string>\n#include <vector>\n\n" : "#include <atomic>\n#include <string>\n#include <thread>\n#include <vector>\n\n";
+  out += "TEST(" + identifier(d.name) + ", DuetRepro) {\n";
+  std::string in = "  ";
+  if (!fibers) {
+    out += "  const std::vector<std::string> unexplained = {" + unexplained_list + "};\n";
+    out += "  for (int trial = 0; trial < 10000; ++trial) {\n";
+    in = "    ";
+  }
+  if (!t.setup.empty()) out += in + t.setup + "\n";
+  out += in + declared + "\n";
+  for (const auto& c : t.y_prefix) out += in + call(c) + "\n";
+  const std::size_t nb = t.y_branches.size();
+  if (fibers) {
+    out += "  const duet::FiberRun run = duet::run_fibers(\n      {\n";
+    for (const auto& branch : t.y_branches) {
+      out += "          [&] {\n";
+      for (const auto& c : branch) out += "            " + call(c) + "\n";
+      out += "          },\n";
+    }
+    out += "      },\n      " + show_string(t.fiber_schedule) + ");\n";
+    out += "  ASSERT_TRUE(run.completed) << run.failure;\n";
+  } else {
+    out += "    std::atomic<int> ready{0};  // the branches start together\n";
+    for (std::size_t b = 0; b < nb; ++b) {
+      out += "    std::thread t" + std::to_string(b) + "([&] {\n";
+      out += "      ready.fetch_add(1);\n      while (ready.load() < " + std::to_string(nb) + ") std::this_thread::yield();\n";
+      for (const auto& c : t.y_branches[b]) out += "      " + call(c) + "\n";
+      out += "    });\n";
+    }
+    for (std::size_t b = 0; b < nb; ++b) out += "    t" + std::to_string(b) + ".join();\n";
+  }
+  for (const auto& c : t.y_suffix) out += in + call(c) + "\n";
+  if (fibers && completed) {
+    out += "  const std::vector<std::string> results = {" + results_list + "};\n";
+    out += "  // No order of the calls gives these results:\n";
+    out += "  EXPECT_NE(results, (std::vector<std::string>{" + unexplained_list + "}));\n";
+  } else if (!fibers) {
+    out += "    const std::vector<std::string> results = {" + results_list + "};\n";
+    out += "    ASSERT_NE(results, unexplained) << \"trial \" << trial << \": no order of the calls gives these results\";\n";
+    out += "  }\n";
+  }
+  out += "}\n";
   return out;
 }
 

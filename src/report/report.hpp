@@ -15,6 +15,9 @@ struct ReportData {
   bool error = false;   // the spec could not run: nothing was tested
   bool nondeterministic = false;  // the failure did not reproduce when replayed
   bool first_seen = false;  // nondeterministic: the trace ends in the failing step as first seen
+  /// A replay that should have been exact ran differently: where (with `error`: the failure is
+  /// shown as first seen, no draft is written).
+  std::string divergence;
   std::uint64_t seed = 0;
   std::uint64_t cases = 0;
   std::uint64_t shrink_steps = 0;

@@ -150,6 +150,12 @@ void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>&
   trace->failed = true;
   trace->verdict = verdict;
   trace->diagram = y_diagram(shape, calls, results);
+  trace->y_results.clear();
+  for (std::size_t k = 0; k < observed.size(); ++k)
+    trace->y_results.push_back(observed[k].invoke == 0 || observed[k].response == 0 ? results[k] : observed[k].result.show());
+  trace->y_prefix.clear();
+  trace->y_branches.clear();
+  trace->y_suffix.clear();
   std::size_t i = 0;
   for (; i < shape.prefix; ++i) trace->y_prefix.push_back(calls[i]);
   for (std::size_t len : shape.branches) {

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -33,7 +34,7 @@ std::string without_time(const std::string& report) {
     std::size_t end = report.find('\n', at);
     if (end == std::string::npos) end = report.size();
     const std::string line = report.substr(at, end - at);
-    if (line.find(" s (") == std::string::npos && line.find("seconds") == std::string::npos) out += line + "\n";
+    if (line.rfind("  time:", 0) != 0) out += line + "\n";
     at = end + 1;
   }
   return out;
@@ -269,6 +270,86 @@ TEST(FiberParallel, WeakMemoryOrdersAreNotedOnce) {
   ASSERT_NE(at, std::string::npos) << err;
   EXPECT_EQ(err.find(note, at + 1), std::string::npos) << err;
   EXPECT_NE(err.find("parallel_test.cpp:", at), std::string::npos) << err;
+}
+
+}  // namespace
+
+// ---- nondeterminism: a replay on fibers must run exactly as the failing run did ----
+namespace {
+
+// A counter that stamps each increment with the time: the result depends on the clock, which
+// the scheduler does not control.
+class StampedCounter {
+ public:
+  long long stamp() {
+    value_.fetch_add(1);
+    return static_cast<long long>(std::chrono::steady_clock::now().time_since_epoch().count());
+  }
+
+ private:
+  duet::atomic<int> value_{0};
+};
+
+duet::Lin<StampedCounter> stamped_lin() {
+  return duet::Lin<StampedCounter>("StampedCounter", "c").op("stamp", [](StampedCounter& c) { return c.stamp(); });
+}
+
+TEST(FiberNondeterminism, ClockInAResultIsReportedNotACounterexample) {
+  duet::Config config;
+  config.seed = 5;
+  const duet::CheckResult r = duet::check_parallel(stamped_lin(), on_fibers(), config);
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_NE(r.report.find("error: the test is nondeterministic: the replay diverged at the result of `c.stamp()`"),
+            std::string::npos)
+      << r.report;
+  EXPECT_NE(r.report.find("(expected "), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("No counterexample is claimed"), std::string::npos) << r.report;
+  EXPECT_EQ(r.report.find("step for step"), std::string::npos) << r.report;  // no claim that the token replays it
+  EXPECT_TRUE(r.draft_path.empty()) << r.report;                             // and no draft of it
+}
+
+// A negative test cannot be proven by a failure that does not reproduce.
+TEST(FiberNondeterminism, ExpectUnsafeIsNotSatisfiedByANondeterministicFailure) {
+  duet::Config config;
+  config.seed = 6;
+  const duet::CheckResult r = duet::expect_unsafe(stamped_lin(), on_fibers(), config);
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_NE(r.report.find("the test is nondeterministic"), std::string::npos) << r.report;
+}
+
+TEST(FiberNondeterminism, DivergingInterleavingNamesTheStep) {
+  duet::Config config;
+  config.seed = 1;
+  moody_calls = 0;
+  const duet::CheckResult r = duet::check_parallel<MoodyCounterSpec>(on_fibers(), config);
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_NE(r.report.find("the replay diverged at step "), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("(expected `f"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("interleaving (fiber scheduler"), std::string::npos) << r.report;  // as first seen
+}
+
+// A token replayed on its own is checked the same way.
+TEST(FiberNondeterminism, ReplayedTokenOfANondeterministicTestSaysSo) {
+  duet::Config config;
+  config.seed = 5;
+  const duet::CheckResult first = duet::check_parallel(stamped_lin(), on_fibers(), config);
+  ASSERT_FALSE(first.replay_token.empty()) << first.report;
+  duet::Config replay;
+  replay.replay = first.replay_token;
+  const duet::CheckResult r = duet::check_parallel(stamped_lin(), on_fibers(), replay);
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_NE(r.report.find("the test is nondeterministic"), std::string::npos) << r.report;
+}
+
+// A deterministic failure is still a counterexample: the check does not cry wolf.
+TEST(FiberNondeterminism, DeterministicFailuresAreNotFlagged) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    duet::Config config;
+    config.seed = seed;
+    const duet::CheckResult r = duet::check_parallel<CounterSpec<true>>(on_fibers(duet::pct(2)), config);
+    EXPECT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+    EXPECT_EQ(r.report.find("nondeterministic"), std::string::npos) << r.report;
+  }
 }
 
 }  // namespace

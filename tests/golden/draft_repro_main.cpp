@@ -1,7 +1,12 @@
-// Compiles the golden draft test (as duet writes it) against the demo's types; ctest checks
-// that it fails exactly as the report says.
+// Compiles the golden draft tests (as duet writes them) against the subjects they were written
+// for; ctest checks that each fails exactly as its report says. draft_fixed_main.cpp compiles the
+// parallel ones against the fixed subjects, where they must pass.
 #include "ring_buffer.hpp"
+#include "support/fiber_subjects.hpp"
 #include "support/test_specs.hpp"
 
 #include "golden/expected/ring_buffer_draft.cpp"
 #include "golden/expected/exception_draft.cpp"
+#include "golden/expected/fiber_lost_update_draft.cpp"
+#include "golden/expected/fiber_deadlock_draft.cpp"
+#include "golden/expected/threads_off_by_one_draft.cpp"

@@ -1,5 +1,9 @@
 // Subjects written with duet/sync.hpp shared by the fiber tests and the golden reports: a
 // counter whose increment may be a racy load-then-store, and two locks taken in opposite orders.
+//
+// Compiled with DUET_DRAFT_FIXED defined, the buggy ones are fixed: the golden draft tests
+// (tests/golden/expected/*_draft.cpp) must fail against the subjects as they are and pass
+// against the fixed ones.
 #pragma once
 
 #include <duet/gen.hpp>
@@ -17,13 +21,14 @@ template <bool Racy>
 class Counter {
  public:
   int incr() {
+#ifndef DUET_DRAFT_FIXED
     if constexpr (Racy) {
       const int x = value_.load();
       value_.store(x + 1);
       return x + 1;
-    } else {
-      return value_.fetch_add(1) + 1;
     }
+#endif
+    return value_.fetch_add(1) + 1;
   }
   int get() const { return value_.load(); }
 
@@ -66,8 +71,13 @@ class Accounts {
     return 1;
   }
   int transfer_ba() {
+#ifdef DUET_DRAFT_FIXED
+    std::lock_guard<duet::mutex> a(a_);
+    std::lock_guard<duet::mutex> b(b_);
+#else
     std::lock_guard<duet::mutex> b(b_);
     std::lock_guard<duet::mutex> a(a_);
+#endif
     return 1;
   }
 
@@ -87,6 +97,51 @@ struct AccountsSpec {
   static duet::Result run(const Cmd& c, Sut& s) { return std::holds_alternative<Ab>(c) ? s.transfer_ab() : s.transfer_ba(); }
   static duet::Result expected(const Cmd&, const State&) { return 1; }
   static void next(const Cmd&, State&) {}
+};
+
+// Wrong whatever the interleaving: every increment returns one too many.
+class OffByOneCounter {
+ public:
+#ifdef DUET_DRAFT_FIXED
+  int incr() { return value_.fetch_add(1) + 1; }
+#else
+  int incr() { return value_.fetch_add(1) + 2; }
+#endif
+  int get() const { return value_.load(); }
+
+ private:
+  duet::atomic<int> value_{0};
+};
+struct OffByOneSpec : CounterSpec<false> {
+  using Sut = OffByOneCounter;
+  static duet::Result run(const Cmd& c, Sut& s) {
+    if (std::holds_alternative<Incr>(c)) return s.incr();
+    return s.get();
+  }
+};
+
+// Nondeterministic: whether an increment yields first depends on a count kept across runs, so
+// a replay does not run as the failing run did.
+inline int moody_calls = 0;
+class MoodyCounter {
+ public:
+  int incr() {
+    if (++moody_calls % 3 == 0) duet::yield();
+    const int x = value_.load();
+    value_.store(x + 1);
+    return x + 1;
+  }
+  int get() const { return value_.load(); }
+
+ private:
+  duet::atomic<int> value_{0};
+};
+struct MoodyCounterSpec : CounterSpec<true> {
+  using Sut = MoodyCounter;
+  static duet::Result run(const Cmd& c, Sut& s) {
+    if (std::holds_alternative<Incr>(c)) return s.incr();
+    return s.get();
+  }
 };
 
 }  // namespace fiber_subjects

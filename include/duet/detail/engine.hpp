@@ -41,10 +41,18 @@ struct Trace {
   std::vector<std::string> y_prefix, y_suffix;
   std::vector<std::vector<std::string>> y_branches;
   std::string verdict;  // the failing program's verdict line
+  // Each call's result as Result::show() spells it, in program order (prefix, branches, suffix):
+  // what a draft test compares, and what a replay must reproduce on fibers.
+  std::vector<std::string> y_results;
   // On the fiber scheduler: the failing trial's interleaving, one line per step, and how its
   // schedules were chosen ("random", "pct(3)", ...). Empty on threads.
   std::vector<std::string> interleaving;
   std::string schedule;
+  // The failing trial's picks ("0.1.1"), as duet::run_fibers replays them; empty on threads.
+  std::string fiber_schedule;
+  // Set by the caller: record the run even when it passes (the engine compares a replay
+  // with the failing run it should reproduce).
+  bool record_pass = false;
 };
 
 struct CaseOutcome {
@@ -86,6 +94,9 @@ struct Property {
   /// The case records its trace only when it fails, so the engine may pass a trace to every
   /// run: a failure that does not come back on replay (thread timing) still has its report.
   bool cheap_trace = false;
+  /// Runs replay exactly (the fiber scheduler): a replay whose trace differs from the failing
+  /// run it replays is nondeterminism in the test, reported where the two diverged.
+  bool exact_replay = false;
   /// A negative test (expect_unsafe): a shrunk counterexample is the pass, and finding none in
   /// the budget is the failure.
   bool expect_failure = false;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
+#include "show/text.hpp"
 #include "execute/fibers/runtime.hpp"
 #include "execute/fibers/strategies.hpp"
 
@@ -31,7 +33,52 @@ std::shared_ptr<Executor> fibers(Schedule schedule, FiberOptions options) {
   return std::make_shared<detail::FiberExecutor>(schedule, options);
 }
 
+
 namespace detail {
+
+constexpr std::uint64_t kSpuriousOneIn = 8;  // as RandomPicker's default; run_fibers must agree
+
+fiber::SchedulerConfig scheduler_config(const FiberOptions& o) {
+  fiber::SchedulerConfig c;
+  c.stack_size = o.stack_size;
+  c.max_steps = o.max_steps;
+  return c;
+}
+
+std::string schedule_text(std::span<const std::uint64_t> picks) {
+  std::size_t n = picks.size();
+  while (n > 0 && picks[n - 1] == 0) --n;
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0) s += '.';
+    s += std::to_string(picks[i]);
+  }
+  return s;
+}
+
+std::vector<std::uint64_t> parse_schedule(std::string_view text) {
+  std::vector<std::uint64_t> picks;
+  auto bad = [&](const std::string& why) {
+    return std::invalid_argument("duet::run_fibers: bad schedule " + excerpt(text) + ": " + why +
+                                 " (a schedule is numbers separated by dots, like \"1.0.0.1\", as a draft test gives it)");
+  };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::uint64_t v = 0;
+    const std::size_t start = i;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+      v = v * 10 + static_cast<std::uint64_t>(text[i] - '0');
+      if (v > fiber::kMaxFibers * 1024) throw bad("pick " + std::to_string(picks.size() + 1) + " is too large");
+    }
+    if (i == start) throw bad("expected a number at character " + std::to_string(i + 1));
+    picks.push_back(v);
+    if (i < text.size()) {
+      if (text[i] != '.' || i + 1 == text.size()) throw bad("expected a dot between numbers at character " + std::to_string(i + 1));
+      ++i;
+    }
+  }
+  return picks;
+}
 
 // The picker of one trial, by strategy. In random mode a strategy decides; every decision is
 // recorded in the case's choice stream, so the token replays it with a plain RandomPicker (which
@@ -46,8 +93,6 @@ struct FiberExecutor::Strategy {
 };
 
 namespace {
-
-constexpr std::uint64_t kSpuriousOneIn = 8;  // as RandomPicker's default
 
 struct RandomStrategy final : FiberExecutor::Strategy {
   std::optional<fiber::RandomPicker> p;
@@ -140,13 +185,6 @@ struct ExhaustiveStrategy final : FiberExecutor::Strategy {
   std::size_t trials(std::size_t) const override { return ~std::size_t{0}; }
 };
 
-fiber::SchedulerConfig scheduler_config(const FiberOptions& o) {
-  fiber::SchedulerConfig c;
-  c.stack_size = o.stack_size;
-  c.max_steps = o.max_steps;
-  return c;
-}
-
 }  // namespace
 
 FiberExecutor::FiberExecutor(Schedule schedule, FiberOptions options)
@@ -221,4 +259,26 @@ void abandon(const void* p) noexcept {
 FiberExecutor* fiber_executor(Executor* executor) { return dynamic_cast<FiberExecutor*>(executor); }
 
 }  // namespace detail
+
+FiberRun run_fibers(const std::vector<std::function<void()>>& branches, std::string_view schedule, FiberOptions options) {
+  if (detail::fiber::current() != nullptr) throw std::logic_error("duet::run_fibers: called from inside a fiber run");
+  if (branches.empty() || branches.size() > detail::fiber::kMaxFibers)
+    throw std::invalid_argument("duet::run_fibers: 1 to " + std::to_string(detail::fiber::kMaxFibers) + " branches (got " +
+                                std::to_string(branches.size()) + ")");
+  Source src = Source::replay(detail::parse_schedule(schedule));
+  detail::fiber::Scheduler sched(detail::scheduler_config(options));
+  detail::fiber::RandomPicker picker(src, detail::kSpuriousOneIn);
+  const detail::fiber::RunResult& r = sched.run(branches, picker);
+  FiberRun run;
+  run.completed = r.outcome == detail::fiber::Outcome::completed;
+  run.interleaving = detail::fiber::format_trace(sched.trace());
+  if (!run.completed) {
+    run.failure = detail::fiber::describe(r, sched.trace());
+    return run;
+  }
+  for (const detail::fiber::FiberResult& f : r.fibers)
+    if (f.error) std::rethrow_exception(f.error);
+  return run;
+}
+
 }  // namespace duet

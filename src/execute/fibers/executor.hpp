@@ -2,8 +2,11 @@
 // picks come from (the case's choice stream), how the last run ended, its interleaving.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "duet/executor.hpp"
@@ -49,6 +52,12 @@ class FiberExecutor final : public Executor {
   bool weak_order_noted_ = false;  // the note about weak memory orders is printed once
   std::unique_ptr<Strategy> strategy_;
 };
+
+/// A trial's picks as duet::run_fibers reads them: "0.1.1", trailing zeros dropped (past its
+/// end a replay answers 0 anyway).
+std::string schedule_text(std::span<const std::uint64_t> picks);
+/// The reverse; throws std::invalid_argument naming what is wrong.
+std::vector<std::uint64_t> parse_schedule(std::string_view text);
 
 /// The fiber executor behind `executor`, or null when it runs on threads.
 FiberExecutor* fiber_executor(Executor* executor);
