@@ -46,6 +46,10 @@ struct CheckResult {
   std::size_t failing_length = 0;  // steps in the shrunk scenario
   std::string replay_token;        // DUET_REPLAY value for the shrunk case
   std::string draft_path;          // file holding the draft TEST
+  /// What a pass covered beyond the counts, when the executor can say (an exhaustive search on
+  /// fibers: how many schedules, and whether every program's were all explored). Also printed
+  /// on the pass line.
+  std::string coverage;
   double seconds = 0;
 
   bool passed() const { return status == Status::passed; }

@@ -566,6 +566,7 @@ struct Runner {
     r.trials = trials;
     r.discarded = rejected;
     r.seconds = t;
+    if (p.coverage) r.coverage = p.coverage();
     if (s.verbose >= 0 && !p.expect_failure) {  // a negative test says its own verdict
       std::string abandoned_text;
       if (abandoned > 0) abandoned_text = ", " + std::to_string(abandoned) + " abandoned (" + abandon_reason + ")";
@@ -575,6 +576,7 @@ struct Runner {
                    static_cast<unsigned long long>(commands),
                    attempts ? 100.0 * static_cast<double>(rejected) / static_cast<double>(attempts) : 0.0,
                    abandoned_text.c_str(), t, static_cast<unsigned long long>(s.seed));
+      if (!r.coverage.empty()) std::fprintf(stdout, "duet: %s: %s\n", s.name.c_str(), r.coverage.c_str());
     }
     return r;
   }

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 namespace {
 
 using namespace duet::models;
@@ -56,6 +58,27 @@ duet::CheckResult expect_found(std::uint64_t seed) {
   const duet::CheckResult again = duet::expect_unsafe<Spec>(on_fibers(), c);
   EXPECT_EQ(r.replay_token, again.replay_token);
   return r;
+}
+
+// The exhaustive search through check_parallel: every schedule (within 2 preemptions) of every
+// program of up to 2 x 3 calls on the correct spin lock, and the pass says how many it explored.
+TEST(FiberModelsParallel, ExhaustiveSearchOfTwoByThreeSpinLockProgramsCompletes) {
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers(duet::exhaustive(2));
+  pc.branch_length = 3;
+  pc.prefix_length = 0;
+  testing::internal::CaptureStdout();
+  const duet::CheckResult r = duet::check_parallel<TasSpinLockSpec<FiberSync>>(pc, cases(100));
+  const std::string out = testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_EQ(r.coverage.rfind("exhaustive(2), complete: all ", 0), 0u) << r.coverage;
+  // (Programs that drew no call have nothing to run and are not counted.)
+  EXPECT_TRUE(std::regex_search(r.coverage, std::regex(" schedules with at most 2 preemptions of the [0-9]+ programs explored \\(plus ")))
+      << r.coverage;
+  EXPECT_NE(out.find(r.coverage), std::string::npos) << out;  // on the pass line's next line
+  // Each program ran once per schedule explored (and per redundant run): many more trials
+  // than programs.
+  EXPECT_GT(r.trials, 10 * r.cases);
 }
 
 TEST(FiberModelsParallel, SeqlockWithoutRecheckTearsAPair) { expect_found<NoRecheckSeqLockSpec<>>(1); }

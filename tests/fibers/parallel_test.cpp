@@ -11,8 +11,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <memory>
 #include <mutex>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <variant>
 
@@ -350,6 +354,93 @@ TEST(FiberNondeterminism, DeterministicFailuresAreNotFlagged) {
     EXPECT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
     EXPECT_EQ(r.report.find("nondeterministic"), std::string::npos) << r.report;
   }
+}
+
+}  // namespace
+
+// ---- duet::run_fibers: how draft tests replay a failing schedule ----
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+TEST(RunFibers, ReplaysTheReportedSchedule) {
+  const duet::CheckResult r = duet::check_parallel<CounterSpec<true>>(on_fibers(), {.seed = 1});
+  ASSERT_FALSE(r.passed()) << r.report;
+  const std::string draft = read_file(r.draft_path);
+  std::smatch schedule;
+  ASSERT_TRUE(std::regex_search(draft, schedule, std::regex("\n      \"([0-9.]*)\"\\);"))) << draft;
+  std::smatch steps;
+  ASSERT_TRUE(std::regex_search(r.report, steps, std::regex("schedules\\), ([0-9]+) steps:"))) << r.report;
+  auto run = [&] {
+    Counter<true> c;
+    duet::Result a, b;
+    duet::FiberRun fr = duet::run_fibers({[&] { a = duet::capture([&] { return c.incr(); }); },
+                                          [&] { b = duet::capture([&] { return c.incr(); }); }},
+                                         schedule[1].str());
+    EXPECT_TRUE(fr.completed) << fr.failure;
+    // The lost update, as reported: both increments return 1.
+    EXPECT_EQ(a.show(), "1");
+    EXPECT_EQ(b.show(), "1");
+    return fr.interleaving;
+  };
+  const std::vector<std::string> first = run();
+  EXPECT_EQ(std::to_string(first.size()), steps[1].str());
+  EXPECT_EQ(run(), first);  // the same schedule, the same run
+}
+
+TEST(RunFibers, PastTheScheduleTheCurrentFiberKeepsRunning) {
+  Counter<true> c;
+  duet::Result a, b;
+  const duet::FiberRun fr = duet::run_fibers({[&] { a = duet::capture([&] { return c.incr(); }); },
+                                              [&] { b = duet::capture([&] { return c.incr(); }); }},
+                                             "");
+  ASSERT_TRUE(fr.completed) << fr.failure;
+  EXPECT_EQ(a.show(), "1");  // fiber 0 ran to its end first: no lost update
+  EXPECT_EQ(b.show(), "2");
+}
+
+TEST(RunFibers, MalformedSchedulesAreClearErrors) {
+  for (const char* bad : {"1..2", "x", "1.", ".1", "1 2", "0.99999999999999999999", "1,2"}) {
+    try {
+      duet::run_fibers({[] {}, [] {}}, bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("duet::run_fibers: bad schedule"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("like \"1.0.0.1\""), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(duet::run_fibers({}, ""), std::invalid_argument);
+}
+
+TEST(RunFibers, ReportsWhatEndedARun) {
+  Accounts accounts;
+  const duet::FiberRun fr = duet::run_fibers({[&] { accounts.transfer_ab(); }, [&] { accounts.transfer_ba(); }}, "0.0.1");
+  EXPECT_FALSE(fr.completed);
+  EXPECT_EQ(fr.failure.rfind("deadlock: no fiber can proceed", 0), 0u) << fr.failure;
+  EXPECT_FALSE(fr.interleaving.empty());
+}
+
+TEST(RunFibers, ExceptionsEscapingABranchAreRethrown) {
+  EXPECT_THROW(duet::run_fibers({[] { throw std::out_of_range("x"); }, [] {}}, ""), std::out_of_range);
+}
+
+TEST(RunFibers, CannotBeNestedInAFiberRun) {
+  bool threw = false;
+  duet::run_fibers({[&] {
+                      try {
+                        duet::run_fibers({[] {}}, "");
+                      } catch (const std::logic_error&) {
+                        threw = true;
+                      }
+                    },
+                    [] {}},
+                   "");
+  EXPECT_TRUE(threw);
 }
 
 }  // namespace

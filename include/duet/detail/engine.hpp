@@ -97,6 +97,8 @@ struct Property {
   /// Runs replay exactly (the fiber scheduler): a replay whose trace differs from the failing
   /// run it replays is nondeterminism in the test, reported where the two diverged.
   bool exact_replay = false;
+  /// For a pass: what it covered beyond the counts (CheckResult::coverage), or empty.
+  std::function<std::string()> coverage;
   /// A negative test (expect_unsafe): a shrunk counterexample is the pass, and finding none in
   /// the budget is the failure.
   bool expect_failure = false;

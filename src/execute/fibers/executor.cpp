@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "report/report.hpp"
 #include "show/text.hpp"
 #include "execute/fibers/runtime.hpp"
 #include "execute/fibers/strategies.hpp"
@@ -90,6 +91,7 @@ struct FiberExecutor::Strategy {
   virtual void finish(const fiber::RunResult&) {}
   virtual bool more() const { return true; }
   virtual std::size_t trials(std::size_t configured) const { return configured; }
+  virtual std::string coverage() const { return {}; }
 };
 
 namespace {
@@ -155,7 +157,19 @@ struct ExhaustiveStrategy final : FiberExecutor::Strategy {
   std::optional<RecordingPicker> recording;
   std::optional<fiber::RandomPicker> replaying;
 
+  // Over the check's programs, finished searches only (the current one is added when asked).
+  struct Totals {
+    std::size_t programs = 0, complete = 0, schedules = 0, redundant = 0;
+    void add(const fiber::ExplorerStats& s) {
+      ++programs;
+      complete += s.complete;
+      schedules += s.schedules;
+      redundant += s.redundant;
+    }
+  } totals;
+
   void begin_program() override {
+    if (explorer && explorer->stats().runs > 0) totals.add(explorer->stats());
     fiber::ExplorerConfig c;
     c.preemption_bound = bound;
     c.spurious_one_in = kSpuriousOneIn;
@@ -183,6 +197,20 @@ struct ExhaustiveStrategy final : FiberExecutor::Strategy {
   }
   bool more() const override { return !done && !(explorer && explorer->stats().complete); }
   std::size_t trials(std::size_t) const override { return ~std::size_t{0}; }
+  std::string coverage() const override {
+    Totals t = totals;
+    if (explorer && explorer->stats().runs > 0) t.add(explorer->stats());
+    if (t.programs == 0) return {};
+    const std::string name = "exhaustive(" + std::to_string(bound) + ")";
+    const std::string redundant = " (plus " + plural(t.redundant, "run", "runs") + " the sleep sets found redundant)";
+    const std::string programs = t.programs == 1 ? "the program" : "the " + std::to_string(t.programs) + " programs";
+    if (t.complete == t.programs)
+      return name + ", complete: all " + plural(t.schedules, "schedule", "schedules") + " with at most " +
+             plural(bound, "preemption", "preemptions") + " of " + programs + " explored" + redundant;
+    return name + ", incomplete: " + std::to_string(t.programs - t.complete) + " of " + programs +
+           " stopped at the search's budget of " + std::to_string(fiber::ExplorerConfig{}.max_schedules) + " runs; " +
+           plural(t.schedules, "schedule", "schedules") + " explored" + redundant;
+  }
 };
 
 }  // namespace
@@ -234,6 +262,8 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   for (const fiber::FiberResult& f : r.fibers)
     if (f.error) std::rethrow_exception(f.error);
 }
+
+std::string FiberExecutor::coverage() const { return strategy_->coverage(); }
 
 std::vector<std::string> FiberExecutor::interleaving() const { return fiber::format_trace(scheduler_.trace()); }
 

@@ -40,6 +40,9 @@ class FiberExecutor final : public Executor {
   std::vector<std::string> interleaving() const;
   /// A note for the report on how the schedules were chosen ("random", "pct(3)", ...).
   std::string strategy_name() const;
+  /// What the runs so far covered, for a pass: with exhaustive(), the schedules explored and
+  /// whether every program's search completed; empty for the sampling strategies.
+  std::string coverage() const;
   const Schedule& schedule() const { return schedule_; }
 
   struct Strategy;  // the picker of each run, by Schedule::Kind
