@@ -76,6 +76,7 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
       steps.record(trace, shape, observed, out.message);
       if (fibers) {
         trace->interleaving = fibers->interleaving();
+        trace->interleaving_columns = fibers->interleaving_columns();
         trace->schedule = fibers->strategy_name();
       }
     }

@@ -33,7 +33,9 @@ std::string without_time(const std::string& report) {
     std::size_t end = report.find('\n', at);
     if (end == std::string::npos) end = report.size();
     const std::string line = report.substr(at, end - at);
-    if (line.find(" s (") == std::string::npos && line.find("seconds") == std::string::npos) out += line + "\n";
+    // "  time:" is the report's timing line (format_report); the others, older forms of it.
+    if (!line.starts_with("  time:") && line.find(" s (") == std::string::npos && line.find("seconds") == std::string::npos)
+      out += line + "\n";
     at = end + 1;
   }
   return out;
