@@ -75,6 +75,7 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
     steps.record(trace, shape, observed, verdict);
     if (fibers) {
       trace->interleaving = fibers->interleaving();
+      trace->interleaving_columns = fibers->interleaving_columns();
       trace->schedule = fibers->strategy_name();
       trace->fiber_schedule = schedule_text(std::span(src.choices()).subspan(schedule_start));
     }

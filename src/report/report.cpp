@@ -110,15 +110,22 @@ std::string format_report(const ReportData& d) {
     if (!d.trace.interleaving.empty()) {
       out += "\n  interleaving (fiber scheduler, " + d.trace.schedule + " schedules), " +
              plural(d.trace.interleaving.size(), "step", "steps") + ":\n";
+      // One column per fiber when the table fits, else one line per step. The table's first
+      // line is its header; the rest are steps, one per row.
+      const auto& columns = d.trace.interleaving_columns;
+      const bool table = !columns.empty();
+      const auto& rows = table ? columns : d.trace.interleaving;
+      const std::size_t first = table ? 1 : 0;
+      if (table) out += "    " + columns.front() + "\n";
       // Long runs (a livelock) show their start and their end.
       constexpr std::size_t kHead = 40, kTail = 40;
-      const std::size_t n = d.trace.interleaving.size();
+      const std::size_t n = rows.size() - first;
       for (std::size_t i = 0; i < n; ++i) {
         if (n > kHead + kTail && i == kHead) {
           out += "    ... " + plural(n - kHead - kTail, "step", "steps") + " not shown ...\n";
           i = n - kTail;
         }
-        out += "    " + d.trace.interleaving[i] + "\n";
+        out += "    " + rows[first + i] + "\n";
       }
       if (d.divergence.empty()) out += "  (The replay token re-runs this program with this interleaving, step for step.)\n";
     } else {

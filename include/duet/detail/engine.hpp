@@ -47,6 +47,9 @@ struct Trace {
   // On the fiber scheduler: the failing trial's interleaving, one line per step, and how its
   // schedules were chosen ("random", "pct(3)", ...). Empty on threads.
   std::vector<std::string> interleaving;
+  // The same, one column per fiber (header row first) when that fits in 100 columns; else empty
+  // and the report prints the lines above.
+  std::vector<std::string> interleaving_columns;
   std::string schedule;
   // The failing trial's picks ("0.1.1"), as duet::run_fibers replays them; empty on threads.
   std::string fiber_schedule;

@@ -267,6 +267,10 @@ std::string FiberExecutor::coverage() const { return strategy_->coverage(); }
 
 std::vector<std::string> FiberExecutor::interleaving() const { return fiber::format_trace(scheduler_.trace()); }
 
+std::vector<std::string> FiberExecutor::interleaving_columns() const {
+  return fiber::format_trace_columns(scheduler_.trace(), scheduler_.result().fibers.size());
+}
+
 std::string FiberExecutor::strategy_name() const {
   switch (schedule_.kind) {
     case Schedule::Kind::pct:

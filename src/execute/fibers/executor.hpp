@@ -38,6 +38,9 @@ class FiberExecutor final : public Executor {
   bool more_trials() const;
   /// The last run's interleaving, one line per step (empty before any run).
   std::vector<std::string> interleaving() const;
+  /// The same as a table with one column per fiber, header row first; empty when it would be
+  /// wider than 100 columns (the report then prints interleaving()).
+  std::vector<std::string> interleaving_columns() const;
   /// A note for the report on how the schedules were chosen ("random", "pct(3)", ...).
   std::string strategy_name() const;
   /// What the runs so far covered, for a pass: with exhaustive(), the schedules explored and

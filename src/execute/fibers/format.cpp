@@ -1,4 +1,5 @@
 // Names and text for fiber runs: trace lines and outcome descriptions.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -120,25 +121,42 @@ const char* order_suffix(std::memory_order o) {
   return "";
 }
 
+// One event's parts, shared by the line and the column layouts so both print (and number
+// pointers) alike.
+struct EventText {
+  std::string op, object, value, location;
+};
+
+EventText event_text(const TraceEvent& e, std::vector<std::uint64_t>& pointers) {
+  const std::string r = value_text(e.read, pointers), w = value_text(e.written, pointers);
+  EventText t;
+  if (e.event.op == Op::notify_one || e.event.op == Op::notify_all)
+    t.value = "woke " + w;
+  else if (!r.empty() && !w.empty())
+    t.value = r + " -> " + w;
+  else if (!r.empty())
+    t.value = e.event.op == Op::wake ? r : "= " + r;
+  else if (!w.empty())
+    t.value = ":= " + w;
+  t.op = std::string(op_name(e.event.op)) + order_suffix(e.event.order);
+  t.object = object_name(e.event);
+  if (e.event.loc.line()) t.location = location(e.event.loc);
+  return t;
+}
+
+void trim_right(std::string& s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+}
+
 }  // namespace
 
 std::string format_event(const TraceEvent& e, std::vector<std::uint64_t>& pointers) {
-  const std::string r = value_text(e.read, pointers), w = value_text(e.written, pointers);
-  std::string value;
-  if (e.event.op == Op::notify_one || e.event.op == Op::notify_all)
-    value = "woke " + w;
-  else if (!r.empty() && !w.empty())
-    value = r + " -> " + w;
-  else if (!r.empty())
-    value = e.event.op == Op::wake ? r : "= " + r;
-  else if (!w.empty())
-    value = ":= " + w;
-  const std::string op = std::string(op_name(e.event.op)) + order_suffix(e.event.order);
+  const EventText t = event_text(e, pointers);
   char line[256];
-  std::snprintf(line, sizeof line, "%5u  f%-2u %-26s %-22s %-14s %s", e.step, e.fiber, op.c_str(), object_name(e.event).c_str(),
-                value.c_str(), e.event.loc.line() ? location(e.event.loc).c_str() : "");
+  std::snprintf(line, sizeof line, "%5u  f%-2u %-26s %-22s %-14s %s", e.step, e.fiber, t.op.c_str(), t.object.c_str(),
+                t.value.c_str(), t.location.c_str());
   std::string s = line;
-  while (!s.empty() && s.back() == ' ') s.pop_back();
+  trim_right(s);
   return s;
 }
 
@@ -147,6 +165,52 @@ std::vector<std::string> format_trace(std::span<const TraceEvent> trace) {
   std::vector<std::string> lines;
   lines.reserve(trace.size());
   for (const TraceEvent& e : trace) lines.push_back(format_event(e, pointers));
+  return lines;
+}
+
+std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace, std::size_t fibers,
+                                              std::size_t max_width) {
+  // Cells in trace order, so pointers are numbered as format_trace numbers them.
+  std::vector<std::uint64_t> pointers;
+  std::vector<std::string> cells;
+  cells.reserve(trace.size());
+  for (const TraceEvent& e : trace) {
+    const EventText t = event_text(e, pointers);
+    std::string cell = t.op;
+    for (const std::string* part : {&t.object, &t.value, &t.location})
+      if (!part->empty()) cell += " " + *part;
+    cells.push_back(std::move(cell));
+    fibers = std::max<std::size_t>(fibers, e.fiber + 1);  // a short count must not drop events
+  }
+  const std::string step_head = "step";
+  std::size_t step_width = step_head.size();
+  if (!trace.empty()) step_width = std::max(step_width, std::to_string(trace.back().step).size());
+  std::vector<std::size_t> widths(fibers);
+  for (std::size_t f = 0; f < fibers; ++f) widths[f] = ("fiber " + std::to_string(f)).size();
+  for (std::size_t i = 0; i < trace.size(); ++i) widths[trace[i].fiber] = std::max(widths[trace[i].fiber], cells[i].size());
+  // The widest row is as wide as all the columns: a blank last cell is trimmed, never wider.
+  std::size_t width = step_width;
+  for (const std::size_t w : widths) width += 3 + w;
+  if (width > max_width) return {};
+
+  // Step numbers right-aligned, each cell padded to its column; a blank last cell is trimmed.
+  auto row = [&](const std::string& step, auto&& cell_of) {
+    std::string s(step_width - step.size(), ' ');
+    s += step;
+    for (std::size_t f = 0; f < fibers; ++f) {
+      const std::string cell = cell_of(f);
+      s += " | " + cell;
+      s.append(widths[f] - cell.size(), ' ');
+    }
+    trim_right(s);
+    return s;
+  };
+  std::vector<std::string> lines;
+  lines.reserve(trace.size() + 1);
+  lines.push_back(row(step_head, [](std::size_t f) { return "fiber " + std::to_string(f); }));
+  for (std::size_t i = 0; i < trace.size(); ++i)
+    lines.push_back(row(std::to_string(trace[i].step),
+                        [&](std::size_t f) { return f == trace[i].fiber ? cells[i] : std::string(); }));
   return lines;
 }
 

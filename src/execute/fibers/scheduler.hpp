@@ -179,6 +179,13 @@ struct RunResult {
 std::string format_event(const TraceEvent& e, std::vector<std::uint64_t>& pointers);
 /// The whole trace, one line per event, pointers numbered across it.
 std::vector<std::string> format_trace(std::span<const TraceEvent> trace);
+/// The whole trace as a table with one column per fiber (Lincheck's layout): a header row
+/// ("step | fiber 0 | fiber 1 ..."), then one row per event, its step number and its text
+/// (operation, object, value, file:line) in its fiber's column, the others blank. Pointers are
+/// numbered as format_trace numbers them. Empty when a row would be wider than `max_width`: the
+/// caller then uses format_trace's lines.
+std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace, std::size_t fibers,
+                                              std::size_t max_width = 100);
 /// The outcome in words: deadlock with each fiber's blocked operation and location, the race's
 /// two accesses, the livelock's last `tail` events.
 std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std::size_t tail = 12);
