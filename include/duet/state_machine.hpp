@@ -262,13 +262,13 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
 template <class Spec>
 Property state_machine_property() {
   static_assert(StateMachineSpec<Spec>,
-                "duet::check_sequential: the spec needs types Sut, State, Cmd and functions "
+                "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs types Sut, State, Cmd and functions "
                 "`Gen<Cmd> command(const State&)` and `Result run(const Cmd&, Sut&)`");
   static_assert(HasExpected<Spec> || HasPostcondition<Spec>,
-                "duet::check_sequential: the spec needs `Result expected(const Cmd&, const State&)` "
+                "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs `Result expected(const Cmd&, const State&)` "
                 "or `Verdict postcondition(const Cmd&, const State& before, const Result&)`");
   static_assert(NextByValue<Spec> || NextInPlace<Spec>,
-                "duet::check_sequential: the spec needs `State next(const Cmd&, State)` or "
+                "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs `State next(const Cmd&, State)` or "
                 "`void next(const Cmd&, State&)` (a void next taking the state by value or const& "
                 "cannot change it)");
   // An optional member that exists under its name but does not fit would otherwise be

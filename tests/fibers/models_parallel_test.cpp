@@ -46,6 +46,30 @@ TEST(FiberModelsParallel, CorrectSubjectsPass) {
   expect_passes<BoundedBufferSpec<>>(500);
 }
 
+// The correct lock-free stack and queue under every strategy, 10,000 programs each (a few
+// seconds each; the exhaustive search of the queue explores about 630,000 schedules).
+class CorrectUnderStrategy : public testing::TestWithParam<duet::Schedule> {};
+
+TEST_P(CorrectUnderStrategy, TreiberStackPassesTenThousandPrograms) {
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers(GetParam());
+  const duet::CheckResult r = duet::check_parallel<TreiberStackSpec<>>(pc, cases(10'000));
+  EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_EQ(r.cases, 10'000u);
+}
+
+TEST_P(CorrectUnderStrategy, MsQueuePassesTenThousandPrograms) {
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers(GetParam());
+  const duet::CheckResult r = duet::check_parallel<MsQueueSpec<>>(pc, cases(10'000));
+  EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_EQ(r.cases, 10'000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, CorrectUnderStrategy,
+                         ::testing::Values(duet::random(), duet::pct(3), duet::exhaustive(2)),
+                         [](const auto& info) { return std::string(info.index == 0 ? "random" : info.index == 1 ? "pct3" : "exhaustive2"); });
+
 template <class Spec>
 duet::CheckResult expect_found(std::uint64_t seed) {
   duet::Config c;
@@ -81,9 +105,9 @@ TEST(FiberModelsParallel, ExhaustiveSearchOfTwoByThreeSpinLockProgramsCompletes)
   EXPECT_GT(r.trials, 10 * r.cases);
 }
 
-TEST(FiberModelsParallel, SeqlockWithoutRecheckTearsAPair) { expect_found<NoRecheckSeqLockSpec<>>(1); }
+TEST(FiberUnsafeModels, SeqlockWithoutRecheckTearsAPair) { expect_found<NoRecheckSeqLockSpec<>>(1); }
 
-TEST(FiberModelsParallel, IfInsteadOfWhileAroundWaitIsFound) { expect_found<IfWaitBoundedBufferSpec<>>(1); }
+TEST(FiberUnsafeModels, IfInsteadOfWhileAroundWaitIsFound) { expect_found<IfWaitBoundedBufferSpec<>>(1); }
 
 }  // namespace
 
@@ -92,9 +116,9 @@ namespace {
 // The ABA needs a pop preempted between reading top and its CAS while another fiber pops twice
 // and pushes a node back: with seed 1, random schedules find it after 22,659 programs, PCT(3)
 // after 211, the exhaustive search (2 preemptions) after 2.
-class AbaStrategy : public ::testing::TestWithParam<duet::Schedule> {};
+class FiberUnsafeAba : public ::testing::TestWithParam<duet::Schedule> {};
 
-TEST_P(AbaStrategy, TreiberStackWithAFreeListIsFound) {
+TEST_P(FiberUnsafeAba, TreiberStackWithAFreeListIsFound) {
   duet::ParallelConfig pc;
   pc.executor = duet::fibers(GetParam());
   duet::Config c;
@@ -104,7 +128,7 @@ TEST_P(AbaStrategy, TreiberStackWithAFreeListIsFound) {
   EXPECT_TRUE(r.passed()) << r.report;
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, AbaStrategy, ::testing::Values(duet::pct(3), duet::exhaustive(2), duet::random()),
+INSTANTIATE_TEST_SUITE_P(Strategies, FiberUnsafeAba, ::testing::Values(duet::pct(3), duet::exhaustive(2), duet::random()),
                          [](const auto& info) { return std::string(info.index == 0 ? "pct3" : info.index == 1 ? "exhaustive2" : "random"); });
 
 }  // namespace

@@ -44,7 +44,7 @@ std::string without_time(const std::string& report) {
   return out;
 }
 
-TEST(FiberParallel, RacyCounterIsFoundAndShrunkToTwoIncrements) {
+TEST(FiberUnsafe, RacyCounterIsFoundAndShrunkToTwoIncrements) {
   duet::Config config;
   config.seed = 1;
   const duet::CheckResult r = duet::expect_unsafe<CounterSpec<true>>(on_fibers(), config);
@@ -57,7 +57,7 @@ TEST(FiberParallel, RacyCounterIsFoundAndShrunkToTwoIncrements) {
   EXPECT_NE(r.report.find("with this interleaving, step for step"), std::string::npos) << r.report;
 }
 
-TEST(FiberParallel, SameSeedSameReport) {
+TEST(FiberUnsafe, SameSeedSameReport) {
   duet::Config config;
   config.seed = 42;
   const duet::CheckResult a = duet::expect_unsafe<CounterSpec<true>>(on_fibers(), config);
@@ -69,7 +69,7 @@ TEST(FiberParallel, SameSeedSameReport) {
 }
 
 // 100 seeds, each must find the lost update within the default budget.
-TEST(FiberParallel, RacyCounterFoundOnEverySeed) {
+TEST(FiberUnsafe, RacyCounterFoundOnEverySeed) {
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
     duet::Config config;
     config.seed = seed;
@@ -120,7 +120,7 @@ TEST(FiberParallel, TokenIsBoundToTheExecutor) {
 
 // Two operations that take two locks in opposite orders: a deadlock, reported with where each
 // fiber waits, shrunk to one call per branch.
-TEST(FiberParallel, OppositeLockOrdersDeadlock) {
+TEST(FiberUnsafe, OppositeLockOrdersDeadlock) {
   duet::Config config;
   config.seed = 3;
   const duet::CheckResult r = duet::check_parallel<AccountsSpec>(on_fibers(), config);
@@ -163,7 +163,7 @@ INSTANTIATE_TEST_SUITE_P(Strategies, FiberStrategy,
                          [](const auto& info) { return "s" + std::to_string(info.index); });
 
 // Exhaustively, the first program with two concurrent increments fails (no luck involved).
-TEST(FiberParallel, ExhaustiveFindsTheLostUpdateInTheFirstFailingProgram) {
+TEST(FiberUnsafe, ExhaustiveFindsTheLostUpdateInTheFirstFailingProgram) {
   duet::Config config;
   config.seed = 9;
   config.shrink_steps = 0;
@@ -180,7 +180,7 @@ TEST(FiberParallel, ExhaustiveFindsTheLostUpdateInTheFirstFailingProgram) {
 namespace {
 
 // The signature-only front end on fibers: the racy counter is its own (sequential) oracle.
-TEST(FiberParallel, LinFindsTheLostUpdateOnFibers) {
+TEST(FiberUnsafe, LinFindsTheLostUpdateOnFibers) {
   auto lin = duet::Lin<Counter<true>>("Counter<true>", "c").op("incr", [](Counter<true>& c) { return c.incr(); });
   duet::Config config;
   config.seed = 2;
@@ -228,7 +228,7 @@ duet::Api spec(Deposit deposit_fn) {
 namespace {
 
 // The reference-vs-candidate front end on fibers: the racy deposit is found deterministically.
-TEST(FiberParallel, ApiFindsTheRacyDepositOnFibers) {
+TEST(FiberUnsafe, ApiFindsTheRacyDepositOnFibers) {
   duet::Config config;
   config.seed = 4;
   config.count = 20'000;
