@@ -50,21 +50,18 @@ TEST(FiberModelsParallel, CorrectSubjectsPass) {
 // seconds each; the exhaustive search of the queue explores about 630,000 schedules).
 class CorrectUnderStrategy : public testing::TestWithParam<duet::Schedule> {};
 
-TEST_P(CorrectUnderStrategy, TreiberStackPassesTenThousandPrograms) {
+template <class Spec>
+void expect_passes_under(duet::Schedule schedule) {
   duet::ParallelConfig pc;
-  pc.executor = duet::fibers(GetParam());
-  const duet::CheckResult r = duet::check_parallel<TreiberStackSpec<>>(pc, cases(10'000));
+  pc.executor = duet::fibers(schedule);
+  const duet::CheckResult r = duet::check_parallel<Spec>(pc, cases(10'000));
   EXPECT_TRUE(r.passed()) << r.report;
   EXPECT_EQ(r.cases, 10'000u);
 }
 
-TEST_P(CorrectUnderStrategy, MsQueuePassesTenThousandPrograms) {
-  duet::ParallelConfig pc;
-  pc.executor = duet::fibers(GetParam());
-  const duet::CheckResult r = duet::check_parallel<MsQueueSpec<>>(pc, cases(10'000));
-  EXPECT_TRUE(r.passed()) << r.report;
-  EXPECT_EQ(r.cases, 10'000u);
-}
+TEST_P(CorrectUnderStrategy, TreiberStackPassesTenThousandPrograms) { expect_passes_under<TreiberStackSpec<>>(GetParam()); }
+
+TEST_P(CorrectUnderStrategy, MsQueuePassesTenThousandPrograms) { expect_passes_under<MsQueueSpec<>>(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, CorrectUnderStrategy,
                          ::testing::Values(duet::random(), duet::pct(3), duet::exhaustive(2)),
