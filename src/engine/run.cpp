@@ -413,6 +413,7 @@ struct Runner {
     data.seed = rec.seed;
     data.cases = rec.cases;
     data.shrink_steps = rec.shrink_steps;
+    data.trials = o.trials;  // the replay's own (a parallel report must not say "0 trials")
     data.replayed = true;
     data.search_seconds = since(start);
     CheckResult r = finish(std::move(data), rec.choices, rec.case_seed, o.commands);

@@ -104,6 +104,8 @@ TEST(FiberParallel, TokenReplaysTheInterleaving) {
   };
   EXPECT_FALSE(interleaving(first.report).empty()) << first.report;
   EXPECT_EQ(interleaving(first.report), interleaving(again.report));
+  // The replay ran the one failing trial, and says so.
+  EXPECT_NE(again.report.find(", 1 trial (seed"), std::string::npos) << again.report;
 }
 
 // A token found on fibers does not replay on threads (another executor, another test).
