@@ -118,8 +118,12 @@ std::string exception_text(const Result& r) {
   constexpr std::size_t kMax = 1000;
   std::string s = r.exception_type();
   const std::string& m = r.exception_message();
-  if (m.size() > kMax) s += "(" + show_string(std::string_view(m).substr(0, kMax)) + "... (" + std::to_string(m.size()) + " bytes))";
-  else if (!m.empty()) s += "(" + show_string(m) + ")";
+  // Appended piece by piece: GCC 12's -Wrestrict misfires on "(" + std::string&&.
+  if (m.empty()) return s;
+  s += '(';
+  s += show_string(m.size() > kMax ? std::string_view(m).substr(0, kMax) : std::string_view(m));
+  if (m.size() > kMax) s += "... (" + std::to_string(m.size()) + " bytes)";
+  s += ')';
   return s;
 }
 
