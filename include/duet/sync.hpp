@@ -718,7 +718,8 @@ namespace duet {
 /// std::condition_variable under the scheduler's control, waiting with a
 /// std::unique_lock<duet::mutex>. In fiber runs a wait may wake spuriously (the picker decides,
 /// from the choice stream), so predicates must be re-checked as with std; a timed wait times out
-/// only when no fiber can proceed (time stands still while any can), and a wait nobody ends is
+/// only when no fiber can proceed and its deadline comes first on the virtual clock
+/// (duet::virtual_clock: time stands still while any fiber can proceed), and a wait nobody ends is
 /// part of a deadlock report.
 ///
 ///   duet::mutex m;
@@ -748,7 +749,7 @@ class condition_variable {
 
   void wait(lock_t& lk, loc_t loc = loc_t::current()) {
     if (auto* rt = detail::fiber::current()) [[unlikely]] {
-      detail::fiber::cv_wait(*rt, this, lk.mutex(), false, loc);
+      detail::fiber::cv_wait(*rt, this, lk.mutex(), detail::fiber::kNoTimeout, loc);
       return;
     }
     Native native(lk);
@@ -762,7 +763,7 @@ class condition_variable {
   template <class Clock, class Duration>
   std::cv_status wait_until(lock_t& lk, const std::chrono::time_point<Clock, Duration>& t, loc_t loc = loc_t::current()) {
     if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return timed_wait(*rt, lk, loc);
+      return timed_wait(*rt, lk, t - Clock::now(), loc);
     Native native(lk);
     return native_.wait_until(native.lock, t);
   }
@@ -776,7 +777,7 @@ class condition_variable {
   template <class Rep, class Period>
   std::cv_status wait_for(lock_t& lk, const std::chrono::duration<Rep, Period>& d, loc_t loc = loc_t::current()) {
     if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return timed_wait(*rt, lk, loc);
+      return timed_wait(*rt, lk, d, loc);
     Native native(lk);
     return native_.wait_for(native.lock, d);
   }
@@ -799,8 +800,10 @@ class condition_variable {
     ~Native() { lock.release(); }
     std::unique_lock<std::mutex> lock;
   };
-  std::cv_status timed_wait(detail::fiber::Runtime& rt, lock_t& lk, loc_t loc) {
-    return detail::fiber::cv_wait(rt, this, lk.mutex(), true, loc) == detail::fiber::WakeReason::timeout
+  template <class Rep, class Period>
+  std::cv_status timed_wait(detail::fiber::Runtime& rt, lock_t& lk, std::chrono::duration<Rep, Period> d, loc_t loc) {
+    return detail::fiber::cv_wait(rt, this, lk.mutex(), detail::fiber::timeout_ns(d), loc) ==
+                   detail::fiber::WakeReason::timeout
                ? std::cv_status::timeout
                : std::cv_status::no_timeout;
   }

@@ -14,6 +14,7 @@
 
 #include "engine/crash.hpp"
 #include "duet/detail/engine.hpp"
+#include "duet/faults.hpp"
 #include "report/report.hpp"
 #include "duet/detail/rng.hpp"
 #include "duet/show.hpp"
@@ -223,6 +224,7 @@ struct Runner {
   CaseOutcome run(Source& src, Trace* trace) const {
     CaseOutcome o;
     try {
+      const CaseScope scope(src);  // duet::run and fault points draw from this case's stream
       return p.run_case(src, params, trace);
     } catch (const Overrun&) {
       o.kind = CaseOutcome::Kind::overrun;

@@ -19,9 +19,12 @@
 
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <source_location>
+#include <string_view>
 #include <type_traits>
 
 namespace duet::detail::fiber {
@@ -33,6 +36,22 @@ class Runtime;
 /// compiler reads it directly, without a TLS wrapper call.
 extern constinit thread_local Runtime* t_runtime;
 inline Runtime* current() noexcept { return t_runtime; }
+
+/// Virtual time in nanoseconds (duet::virtual_clock): it advances only when every fiber of a run
+/// is blocked and one of them waits with a timeout, straight to the earliest deadline. It
+/// persists between runs on a thread; a check's case starts it at 0.
+extern constinit thread_local std::uint64_t t_virtual_ns;
+/// "No timeout" for the timed hooks below.
+inline constexpr std::uint64_t kNoTimeout = ~std::uint64_t{0};
+/// A duration as a timeout in nanoseconds: negative ones are 0, huge ones stay below kNoTimeout.
+template <class Rep, class Period>
+std::uint64_t timeout_ns(std::chrono::duration<Rep, Period> d) noexcept {
+  using namespace std::chrono;
+  if (d <= d.zero()) return 0;
+  constexpr auto most = duration<double, std::nano>(static_cast<double>(kNoTimeout / 2));
+  if (duration<double, std::nano>(d) >= most) return kNoTimeout / 2;
+  return static_cast<std::uint64_t>(duration_cast<nanoseconds>(d).count());
+}
 
 /// What an event does. A pending event (what a fiber is about to do) uses the "attempt" kinds
 /// (cas, try_lock, wait); the trace records what happened (cas or cas_fail, and so on).
@@ -62,10 +81,21 @@ enum class Op : std::uint8_t {
   notify_one,
   notify_all,
   yield,
+  spawn,    // a new fiber (duet::spawn); the value is its number
+  await,    // a future's value is awaited (pending), or was received (trace)
+  fulfill,  // a promise sets its future's value or exception
+  send,     // a channel
+  receive,
+  close,
+  sleep,    // the value is the duration (virtual time)
+  crash,    // trace: duet::fault_point crashed the subject here; the run ends
 };
 const char* op_name(Op op) noexcept;
 
-enum class ObjectKind : std::uint8_t { none, atomic, var, mutex, recursive_mutex, shared_mutex, condition_variable };
+enum class ObjectKind : std::uint8_t {
+  none, atomic, var, mutex, recursive_mutex, shared_mutex, condition_variable,
+  future, channel, task  // duet/async.hpp
+};
 const char* kind_name(ObjectKind kind) noexcept;
 
 enum class WakeReason : std::uint8_t { notified, spurious, timeout };
@@ -73,7 +103,7 @@ enum class WakeReason : std::uint8_t { notified, spurious, timeout };
 /// A value read or written, kept as bits with enough type to print it. Types that do not fit
 /// in 64 bits, or are not trivially copyable, are recorded as `none` (and spin detection, which
 /// compares values, does not apply to them).
-enum class ValueType : std::uint8_t { none, boolean, signed_integer, unsigned_integer, floating, pointer, bits, wake };
+enum class ValueType : std::uint8_t { none, boolean, signed_integer, unsigned_integer, floating, pointer, bits, wake, duration, fiber };
 struct Value {
   std::uint64_t bits = 0;
   ValueType type = ValueType::none;
@@ -123,14 +153,34 @@ void lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::source
 bool try_lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::source_location loc) noexcept;
 void unlock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::source_location loc) noexcept;
 
-/// Releases `mutex` (which the fiber must hold), waits on `cv`, reacquires `mutex`. A timed
-/// wait times out when no fiber of the run can proceed (time advances only when all are idle).
-WakeReason cv_wait(Runtime&, const void* cv, const void* mutex, bool timed, std::source_location loc) noexcept;
+/// Releases `mutex` (which the fiber must hold), waits on `cv`, reacquires `mutex`. A wait with a
+/// timeout (virtual nanoseconds, kNoTimeout for none) times out when no fiber of the run can
+/// proceed and its deadline is the earliest (virtual time advances only when all are idle).
+WakeReason cv_wait(Runtime&, const void* cv, const void* mutex, std::uint64_t timeout_ns,
+                   std::source_location loc) noexcept;
 
 /// An instrumented object constructed during a run gets a fresh identity (its address may be a
 /// dead object's). For a duet::var the construction counts as a write.
 void created(Runtime&, ObjectKind kind, const void* object, std::source_location loc) noexcept;
 /// A duet::var's lifetime ends: checked for races like a write.
 void destroyed(Runtime&, ObjectKind kind, const void* object, std::source_location loc) noexcept;
+
+// ---- duet/async.hpp ----
+
+/// Blocks the fiber on its pending event's object (entered before) until a wake_all on it, or
+/// until `timeout_ns` of virtual time pass (kNoTimeout: no timeout). Records the wake.
+WakeReason block_for(Runtime&, std::uint64_t timeout_ns) noexcept;
+/// Makes every fiber blocked on `object` runnable (they re-check what they wait for). Not an
+/// event of its own: the operation that changed the object is.
+void wake_all(Runtime&, const void* object) noexcept;
+/// Starts `body` as a new fiber of the run, which happens-after everything the caller did so
+/// far; returns its number. A switch point before. Past the run's fiber limit (16 alive at
+/// once), the run ends as misuse.
+std::uint32_t spawn(Runtime&, std::function<void()> body, std::source_location loc) noexcept;
+/// Sleeps `ns` of virtual time: a switch point, then a wait that only the clock ends.
+void sleep(Runtime&, std::uint64_t ns, std::source_location loc) noexcept;
+/// Ends the run here as a crash of the subject (duet::fault_point): every fiber stops where it
+/// is, none is unwound. `what` says where ("disk.write, sector 3").
+[[noreturn]] void crash(Runtime&, std::string_view what, std::source_location loc) noexcept;
 
 }  // namespace duet::detail::fiber

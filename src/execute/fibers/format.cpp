@@ -34,6 +34,14 @@ const char* op_name(Op op) noexcept {
     case Op::notify_one: return "notify_one";
     case Op::notify_all: return "notify_all";
     case Op::yield: return "yield";
+    case Op::spawn: return "spawn";
+    case Op::await: return "await";
+    case Op::fulfill: return "set";
+    case Op::send: return "send";
+    case Op::receive: return "receive";
+    case Op::close: return "close";
+    case Op::sleep: return "sleep";
+    case Op::crash: return "CRASH";
   }
   return "?";
 }
@@ -47,6 +55,9 @@ const char* kind_name(ObjectKind kind) noexcept {
     case ObjectKind::recursive_mutex: return "recursive_mutex";
     case ObjectKind::shared_mutex: return "shared_mutex";
     case ObjectKind::condition_variable: return "condition_variable";
+    case ObjectKind::future: return "future";
+    case ObjectKind::channel: return "channel";
+    case ObjectKind::task: return "task";
   }
   return "?";
 }
@@ -58,6 +69,7 @@ const char* outcome_name(Outcome o) noexcept {
     case Outcome::livelock: return "livelock or spin loop";
     case Outcome::data_race: return "data race";
     case Outcome::misuse: return "misuse";
+    case Outcome::crashed: return "crash";
   }
   return "?";
 }
@@ -75,6 +87,19 @@ std::string object_name(const Event& e) {
   if (e.object == kNoObject) return "";
   return std::string(kind_name(e.kind)) + "#" + std::to_string(e.object);
 }
+
+}  // namespace
+
+std::string duration_text(std::uint64_t ns) {
+  char buf[32];
+  if (ns % 1'000'000'000 == 0) std::snprintf(buf, sizeof buf, "%llus", static_cast<unsigned long long>(ns / 1'000'000'000));
+  else if (ns % 1'000'000 == 0) std::snprintf(buf, sizeof buf, "%llums", static_cast<unsigned long long>(ns / 1'000'000));
+  else if (ns % 1'000 == 0) std::snprintf(buf, sizeof buf, "%lluus", static_cast<unsigned long long>(ns / 1'000));
+  else std::snprintf(buf, sizeof buf, "%lluns", static_cast<unsigned long long>(ns));
+  return buf;
+}
+
+namespace {
 
 std::string value_text(const Value& v, std::vector<std::uint64_t>& pointers) {
   char buf[32];
@@ -98,6 +123,8 @@ std::string value_text(const Value& v, std::vector<std::uint64_t>& pointers) {
     case ValueType::bits:
       std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v.bits));
       return buf;
+    case ValueType::duration: return duration_text(v.bits);
+    case ValueType::fiber: return "f" + std::to_string(v.bits);
     case ValueType::wake:
       switch (static_cast<WakeReason>(v.bits)) {
         case WakeReason::notified: return "notified";
@@ -246,6 +273,9 @@ std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std:
       break;
     case Outcome::misuse:
       s += ": " + r.misuse;
+      break;
+    case Outcome::crashed:
+      s += " at " + r.crash + " (" + location(r.crash_loc) + ")";
       break;
   }
   for (std::size_t i = 0; i < r.fibers.size(); ++i) {

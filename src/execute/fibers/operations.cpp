@@ -74,6 +74,11 @@ void Runtime::leave(Op op, Value read, Value written) {
         break;
       case Op::rmw:
       case Op::cas:
+      case Op::await:  // what the promise's fiber did before setting it happens-before
+      case Op::fulfill:
+      case Op::send:   // a channel's operations synchronise with each other
+      case Op::receive:
+      case Op::close:
         join(f.clock, o.clock);
         join(o.clock, f.clock);
         tick(f);
@@ -282,7 +287,7 @@ void Runtime::unlock(ObjectKind kind, const void* m, bool shared, std::source_lo
 
 // ---- condition variables ----
 
-WakeReason Runtime::cv_wait(const void* cv, const void* m, bool timed, std::source_location loc) {
+WakeReason Runtime::cv_wait(const void* cv, const void* m, std::uint64_t timeout_ns, std::source_location loc) {
   enter(Op::wait, ObjectKind::condition_variable, cv, std::memory_order_seq_cst, loc);
   Fiber& f = self();
   const std::uint32_t mid = object_id(m, ObjectKind::mutex);
@@ -311,13 +316,26 @@ WakeReason Runtime::cv_wait(const void* cv, const void* m, bool timed, std::sour
   if (spurious) {
     record(Op::wake, {static_cast<std::uint64_t>(why), ValueType::wake});
   } else {
-    f.timed_wait = timed;
-    block(false);  // the wait event above already says where it waits
-    f.timed_wait = false;
-    why = f.wake_reason;
+    why = block(false, timeout_ns);  // the wait event above already says where it waits
   }
   lock(ObjectKind::mutex, m, false, loc);
   return why;
+}
+
+// ---- duet/async.hpp ----
+
+void Runtime::sleep(std::uint64_t ns, std::source_location loc) {
+  enter(Op::sleep, ObjectKind::none, nullptr, std::memory_order_seq_cst, loc);
+  record(Op::sleep, {}, {ns, ValueType::duration});
+  block(false, ns);
+}
+
+void Runtime::crash(std::string_view what, std::source_location loc) {
+  result.outcome = Outcome::crashed;
+  result.crash = what;
+  result.crash_loc = loc;
+  record_event(Event{Op::crash, ObjectKind::none, std::memory_order_seq_cst, kNoObject, loc});
+  stop_run();
 }
 
 // ---- the hooks (fiber_hooks.hpp) ----
@@ -341,9 +359,16 @@ bool try_lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::sou
 void unlock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::source_location loc) noexcept {
   rt.unlock(kind, m, shared, loc);
 }
-WakeReason cv_wait(Runtime& rt, const void* cv, const void* m, bool timed, std::source_location loc) noexcept {
-  return rt.cv_wait(cv, m, timed, loc);
+WakeReason cv_wait(Runtime& rt, const void* cv, const void* m, std::uint64_t timeout_ns, std::source_location loc) noexcept {
+  return rt.cv_wait(cv, m, timeout_ns, loc);
 }
+WakeReason block_for(Runtime& rt, std::uint64_t timeout_ns) noexcept { return rt.block(true, timeout_ns); }
+void wake_all(Runtime& rt, const void* object) noexcept { rt.wake_all(object); }
+std::uint32_t spawn(Runtime& rt, std::function<void()> body, std::source_location loc) noexcept {
+  return rt.spawn(std::move(body), loc);
+}
+void sleep(Runtime& rt, std::uint64_t ns, std::source_location loc) noexcept { rt.sleep(ns, loc); }
+void crash(Runtime& rt, std::string_view what, std::source_location loc) noexcept { rt.crash(what, loc); }
 void created(Runtime& rt, ObjectKind kind, const void* object, std::source_location loc) noexcept {
   rt.created(kind, object, loc);
 }

@@ -58,6 +58,7 @@
 namespace duet::detail::fiber {
 
 constinit thread_local Runtime* t_runtime = nullptr;
+constinit thread_local std::uint64_t t_virtual_ns = 0;
 
 namespace {
 
@@ -134,6 +135,7 @@ void ObjectTable::grow() {
 // ---- lifetime and the run loop ----
 
 Runtime::Runtime(SchedulerConfig c) : config(c) {
+  stacks_.reserve(kMaxFibers);  // fibers point into it: it must never reallocate
   if (config.stack_size < 16 * 1024) config.stack_size = 16 * 1024;
   if (config.max_steps == 0) config.max_steps = 1;
 }
@@ -163,7 +165,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   if (branches.empty() || branches.size() > kMaxFibers)
     throw std::invalid_argument("duet: a fiber run takes 1 to " + std::to_string(kMaxFibers) + " branches");
   n_ = branches.size();
-  branches_ = branches;
+  for (std::size_t i = 0; i < n_; ++i) body_[i] = &branches[i];
   picker_ = &picker;
   picker_error_ = nullptr;
   trace.clear();
@@ -172,6 +174,9 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   result.blocked.clear();
   result.race = {};
   result.misuse.clear();
+  result.crash.clear();
+  result.crash_loc = {};
+  result.start_ns = t_virtual_ns;
   result.weak_order_used = false;
   result.weak_order_loc = {};
   objects_.clear();
@@ -190,7 +195,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   main_tsan_fiber_ = __tsan_get_current_fiber();
 #endif
   eh_ = eh_globals();  // this thread's, for the whole run
-  for (std::uint32_t i = 0; i < n_; ++i) start_fiber(i);
+  for (std::uint32_t i = 0; i < n_; ++i) start_fiber(i, main_tsan_fiber_);
 
   t_runtime = this;
   next_ = choose(false);
@@ -202,6 +207,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   t_runtime = nullptr;
 
   result.steps = trace.size();
+  result.end_ns = t_virtual_ns;
   for (std::uint32_t i = 0; i < n_; ++i) {
     result.fibers[i].finished = views_[i].state == FiberState::finished;
     result.fibers[i].steps = views_[i].steps;
@@ -213,14 +219,14 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
 
 // ---- context switching ----
 
-void Runtime::start_fiber(std::uint32_t i) {
+void Runtime::start_fiber(std::uint32_t i, [[maybe_unused]] void* return_tsan_fiber) {
   Fiber& f = fibers_[i];
   f.stack = &stacks_[i];
   f.eh = {};
   f.asan_fake_stack = nullptr;
   f.yielding = false;
   f.blocked_on = nullptr;
-  f.timed_wait = false;
+  f.deadline = kNoTimeout;
   f.pending_address = nullptr;
   f.clock.fill(0);
   f.clock[i] = 1;
@@ -244,8 +250,58 @@ void Runtime::start_fiber(std::uint32_t i) {
   new (&f.handle.f) boost::context::fiber(std::allocator_arg, SlotStack{f.stack},
                                           [this, i](boost::context::fiber&& main) { return fiber_main(i, std::move(main)); });
 #ifdef DUET_FIBER_TSAN
-  __tsan_switch_to_fiber(main_tsan_fiber_, 0);
+  __tsan_switch_to_fiber(return_tsan_fiber, 0);
 #endif
+}
+
+// A fiber of the run starts another. A fresh slot if one is left, else a finished fiber's: its
+// clock entry continues from the old fiber's, so epochs stay monotonic per slot (a race between
+// the old fiber and the new one in its slot goes unseen: that is the price of reuse).
+std::uint32_t Runtime::spawn(std::function<void()>&& body, std::source_location loc) {
+  enter(Op::spawn, ObjectKind::none, nullptr, std::memory_order_seq_cst, loc);
+  std::uint32_t slot = kNoFiber;
+  if (n_ < kMaxFibers) {
+    slot = static_cast<std::uint32_t>(n_);
+  } else {
+    for (std::uint32_t j = 0; j < n_ && slot == kNoFiber; ++j)
+      if (views_[j].state == FiberState::finished) slot = j;
+  }
+  if (slot == kNoFiber) {
+    set_misuse("spawn with ", ObjectKind::none, std::to_string(kMaxFibers) + " fibers alive already (duet's limit per run)", loc);
+    stop_run();
+  }
+  const std::uint32_t previous_epoch = slot < n_ ? fibers_[slot].clock[slot] : 0;
+  if (slot == n_) {
+    if (stacks_.size() <= slot) {
+      try {
+        stacks_.push_back(map_stack(config.stack_size));
+      } catch (...) {
+        set_misuse("spawn", ObjectKind::none, ": no memory for a fiber stack", loc);
+        stop_run();
+      }
+      ++stats.stacks_mapped;
+    }
+    ++n_;
+    result.fibers.emplace_back();
+  } else {
+    result.fibers[slot] = FiberResult{};
+  }
+  spawned_[slot] = std::move(body);
+  body_[slot] = &spawned_[slot];
+  Fiber& parent = self();
+  start_fiber(slot, parent.tsan_fiber);
+  Fiber& child = fibers_[slot];
+  child.clock = parent.clock;
+  child.clock[slot] = std::max(previous_epoch, parent.clock[slot]) + 1;
+  tick(parent);
+  record(Op::spawn, {}, {slot, ValueType::fiber});
+  try {
+    picker_->fiber_started(slot);
+  } catch (...) {
+    picker_error_ = std::current_exception();
+  }
+  if (picker_error_) stop_run();
+  return slot;
 }
 
 // After a run: an abandoned fiber's TSan shadow stack holds frames that will never return.
@@ -295,7 +351,7 @@ boost::context::fiber Runtime::fiber_main(std::uint32_t i, boost::context::fiber
   record_event(Event{Op::start});
   bool threw = false;
   try {
-    branches_[i]();
+    (*body_[i])();
   } catch (...) {
     result.fibers[i].error = std::current_exception();
     threw = true;
@@ -354,11 +410,13 @@ std::uint32_t Runtime::choose_when_idle() {
     bool all_finished = true;
     for (std::uint32_t j = 0; j < n_; ++j) all_finished = all_finished && views_[j].state == FiberState::finished;
     if (all_finished) return kNoFiber;
-    // Nobody can run: time passes, and the longest-waiting timed wait times out.
+    // Nobody can run: virtual time jumps to the earliest deadline, and every wait due then times
+    // out (the longest waiting first, should they compete).
     std::uint32_t timed = kNoFiber;
     for (std::uint32_t j = 0; j < n_; ++j)
-      if (views_[j].state == FiberState::blocked && fibers_[j].timed_wait &&
-          (timed == kNoFiber || fibers_[j].blocked_since < fibers_[timed].blocked_since))
+      if (views_[j].state == FiberState::blocked && fibers_[j].deadline != kNoTimeout &&
+          (timed == kNoFiber || fibers_[j].deadline < fibers_[timed].deadline ||
+           (fibers_[j].deadline == fibers_[timed].deadline && fibers_[j].blocked_since < fibers_[timed].blocked_since)))
         timed = j;
     if (timed == kNoFiber) {
       result.outcome = Outcome::deadlock;
@@ -366,13 +424,16 @@ std::uint32_t Runtime::choose_when_idle() {
         if (views_[j].state != FiberState::finished) result.blocked.push_back({j, views_[j].pending});
       return kNoFiber;
     }
-    make_runnable(timed, WakeReason::timeout);
+    t_virtual_ns = std::max(t_virtual_ns, fibers_[timed].deadline);
+    for (std::uint32_t j = 0; j < n_; ++j)
+      if (views_[j].state == FiberState::blocked && fibers_[j].deadline <= t_virtual_ns) make_runnable(j, WakeReason::timeout);
   }
 }
 
 void Runtime::make_runnable(std::uint32_t j, WakeReason why) {
   views_[j].state = FiberState::runnable;
   fibers_[j].blocked_on = nullptr;
+  fibers_[j].deadline = kNoTimeout;
   fibers_[j].wake_reason = why;
 }
 
@@ -386,16 +447,23 @@ void Runtime::switch_point() {
   transfer(next);
 }
 
-void Runtime::block(bool announce) {
+WakeReason Runtime::block(bool announce, std::uint64_t timeout_ns) {
   Fiber& f = self();
+  if (timeout_ns == 0) {  // due already: a timeout at once, without waiting for the others
+    f.wake_reason = WakeReason::timeout;
+    record(Op::wake, {static_cast<std::uint64_t>(f.wake_reason), ValueType::wake});
+    return f.wake_reason;
+  }
   views_[current].state = FiberState::blocked;
   f.blocked_on = f.pending_address;
   f.blocked_since = ++block_seq_;
+  f.deadline = timeout_ns == kNoTimeout ? kNoTimeout : t_virtual_ns + std::min(timeout_ns, kNoTimeout - 1 - t_virtual_ns);
   if (announce) record(Op::block);
   const std::uint32_t next = choose_when_idle();
   if (next == kNoFiber) stop_run();
   transfer(next);  // returns at once when a timeout woke this very fiber
   record(Op::wake, {static_cast<std::uint64_t>(f.wake_reason), ValueType::wake});
+  return f.wake_reason;
 }
 
 void Runtime::wake(const void* object, bool all, WakeReason why, std::size_t* woken) {

@@ -75,7 +75,7 @@ struct Fiber {
 
   bool yielding = false;       // must let another fiber run at its next switch point
   const void* blocked_on = nullptr;
-  bool timed_wait = false;
+  std::uint64_t deadline = kNoTimeout;  // virtual time at which a timed wait times out
   std::uint64_t blocked_since = 0;  // FIFO order of waiters
   WakeReason wake_reason = WakeReason::notified;
   const void* pending_address = nullptr;
@@ -139,15 +139,20 @@ class Runtime {
   // ---- the hooks' implementations (fiber side) ----
   void enter(Op op, ObjectKind kind, const void* object, std::memory_order order, std::source_location loc);
   void leave(Op op, Value read, Value written);
-  void block(bool announce);
+  /// Blocks on the pending event's object until woken, or until `timeout_ns` of virtual time.
+  WakeReason block(bool announce, std::uint64_t timeout_ns = kNoTimeout);
   void notify(ObjectKind kind, const void* object, bool all, std::source_location loc);
   void yield(std::source_location loc);
   void lock(ObjectKind kind, const void* m, bool shared, std::source_location loc);
   bool try_lock(ObjectKind kind, const void* m, bool shared, std::source_location loc);
   void unlock(ObjectKind kind, const void* m, bool shared, std::source_location loc);
-  WakeReason cv_wait(const void* cv, const void* m, bool timed, std::source_location loc);
+  WakeReason cv_wait(const void* cv, const void* m, std::uint64_t timeout_ns, std::source_location loc);
   void created(ObjectKind kind, const void* object, std::source_location loc);
   void destroyed(ObjectKind kind, const void* object, std::source_location loc);
+  void wake_all(const void* object) { wake(object, true, WakeReason::notified, nullptr); }
+  std::uint32_t spawn(std::function<void()>&& body, std::source_location loc);
+  void sleep(std::uint64_t ns, std::source_location loc);
+  [[noreturn]] void crash(std::string_view what, std::source_location loc);
 
   SchedulerConfig config;
   RunResult result;
@@ -167,7 +172,7 @@ class Runtime {
   [[noreturn]] void stop_run();
   void set_misuse(std::string_view what, ObjectKind kind, std::string_view detail, std::source_location loc);
   // Context switching (the sanitizer annotations live in these).
-  void start_fiber(std::uint32_t i);
+  void start_fiber(std::uint32_t i, void* return_tsan_fiber);
   void release_fibers(bool all);
   void resume(std::uint32_t i);
   void suspend();
@@ -187,8 +192,10 @@ class Runtime {
   std::array<Fiber, kMaxFibers> fibers_;
   std::array<FiberView, kMaxFibers> views_;
   std::array<std::uint32_t, kMaxFibers> candidates_{};
-  std::size_t n_ = 0;
-  std::span<const std::function<void()>> branches_;
+  std::size_t n_ = 0;  // fibers of this run so far (spawn adds some)
+  // What each fiber runs: a branch of run(), or a spawned body kept in spawned_.
+  std::array<const std::function<void()>*, kMaxFibers> body_{};
+  std::array<std::function<void()>, kMaxFibers> spawned_;
   Picker* picker_ = nullptr;
   std::exception_ptr picker_error_;
   std::uint32_t next_ = kNoFiber;
@@ -208,5 +215,7 @@ class Runtime {
 
 /// "file:line", the file without its directories.
 std::string location(std::source_location loc);
+/// A virtual-time duration as a trace prints it: "30s", "250ms", "1500us", "7ns".
+std::string duration_text(std::uint64_t ns);
 
 }  // namespace duet::detail::fiber

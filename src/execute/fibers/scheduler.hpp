@@ -83,6 +83,8 @@ class Picker {
   virtual ~Picker() = default;
   /// A run of `fibers` fibers begins (PCT draws its priorities here).
   virtual void begin_run(std::size_t fibers) { (void)fibers; }
+  /// Fiber `fiber` was spawned during the run (duet::spawn): it joins the candidates from now on.
+  virtual void fiber_started(std::uint32_t fiber) { (void)fiber; }
   /// Index into ctx.candidates of the fiber to run next.
   virtual std::size_t pick(const PickContext& ctx) = 0;
   /// `fiber` is about to wait on a condition variable (`wait` says where): true makes the wait
@@ -137,6 +139,7 @@ enum class Outcome : std::uint8_t {
   livelock,   // max_steps switch points without finishing: a livelock or a spin loop
   data_race,  // conflicting duet::var accesses not ordered by happens-before: RunResult::race
   misuse,     // unlocking a mutex the fiber does not hold, waiting without the lock...
+  crashed,    // duet::fault_point crashed the subject: RunResult::crash says where
 };
 const char* outcome_name(Outcome o) noexcept;
 
@@ -168,6 +171,10 @@ struct RunResult {
   std::vector<BlockedFiber> blocked;  // deadlock: every fiber not finished
   DataRace race;                      // data_race
   std::string misuse;                 // misuse: what and where
+  std::string crash;                  // crashed: the fault point ("disk.write, sector 3")
+  std::source_location crash_loc{};
+  /// Virtual time (ns, duet::virtual_clock) when the run began and ended.
+  std::uint64_t start_ns = 0, end_ns = 0;
   /// A non-seq_cst memory order was used in this run (it executed as seq_cst): the first one.
   bool weak_order_used = false;
   std::source_location weak_order_loc{};
@@ -203,7 +210,8 @@ class Scheduler {
   /// (Source overrun) ends the run and is rethrown here. Fibers of a failed run are abandoned,
   /// not unwound: unwinding would run user code (destructors that lock, noexcept frames that
   /// terminate) in a state that cannot continue; their stacks are simply reused, and what their
-  /// frames owned leaks. Not reentrant. 1 to kMaxFibers branches.
+  /// frames owned leaks. Not reentrant. 1 to kMaxFibers branches; fibers may spawn more
+  /// (duet::spawn), up to kMaxFibers alive at once.
   ///
   /// The branches share the OS thread: only duet's types may block (a std::mutex held by one
   /// fiber and wanted by another hangs the thread), and thread_local variables and

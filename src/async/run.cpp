@@ -1,0 +1,140 @@
+// duet::run's engine half (duet/async.hpp): a scheduler run per root task, its outcome as the
+// exception duet::run throws, its trace for a report, and coroutine frames a failed run leaves.
+#include <optional>
+#include <span>
+#include <string>
+
+#include "duet/async.hpp"
+#include "duet/faults.hpp"
+#include "execute/fibers/runtime.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define DUET_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define DUET_LSAN 1
+#endif
+#endif
+#ifdef DUET_LSAN
+#include <sanitizer/lsan_interface.h>
+
+#include <unordered_set>
+#endif
+
+namespace duet::detail::async {
+
+namespace {
+
+// One scheduler per thread, kept: its stacks are reused run after run.
+struct ThreadScheduler {
+  std::unique_ptr<fiber::Scheduler> scheduler;
+  std::size_t stack_size = 0, max_steps = 0;
+};
+thread_local ThreadScheduler t_scheduler;
+
+fiber::Scheduler& scheduler_for(const AsyncOptions& o) {
+  ThreadScheduler& t = t_scheduler;
+  if (!t.scheduler || t.stack_size != o.stack_size || t.max_steps != o.max_steps) {
+    fiber::SchedulerConfig c;
+    c.stack_size = o.stack_size;
+    c.max_steps = o.max_steps;
+    t.scheduler = std::make_unique<fiber::Scheduler>(c);
+    t.stack_size = o.stack_size;
+    t.max_steps = o.max_steps;
+  }
+  return *t.scheduler;
+}
+
+#ifdef DUET_LSAN
+// Live coroutine frames: a run that ends without finishing leaves some on fibers that never
+// resume; LeakSanitizer is told they are abandoned on purpose (and what they point to with them).
+thread_local std::unordered_set<void*>* t_frames = nullptr;
+std::unordered_set<void*>& frames() {
+  if (!t_frames) t_frames = new std::unordered_set<void*>();  // lives as long as the thread's frames may
+  return *t_frames;
+}
+#endif
+
+void abandon_frames() noexcept {
+#ifdef DUET_LSAN
+  if (!t_frames) return;
+  for (void* p : *t_frames) __lsan_ignore_object(p);
+  t_frames->clear();
+#endif
+}
+
+std::string waits_text(const fiber::RunResult& r) {
+  std::string s;
+  for (const fiber::BlockedFiber& b : r.blocked) {
+    s += "\n  fiber " + std::to_string(b.fiber) + " waits in " + fiber::op_name(b.op.op);
+    if (b.op.object != fiber::kNoObject)
+      s += std::string(" ") + fiber::kind_name(b.op.kind) + "#" + std::to_string(b.op.object);
+    s += " at " + fiber::location(b.op.loc);
+  }
+  return s;
+}
+
+void record_trace(const fiber::Scheduler& sched, std::source_location loc, std::string& sink) {
+  const fiber::RunResult& r = sched.result();
+  sink += "duet::run at " + fiber::location(loc) + ": " + std::to_string(r.fibers.size()) +
+          (r.fibers.size() == 1 ? " fiber, " : " fibers, ") + std::to_string(r.steps) + " steps";
+  if (r.end_ns != r.start_ns)
+    sink += ", virtual time " + fiber::duration_text(r.start_ns) + " to " + fiber::duration_text(r.end_ns);
+  sink += '\n';
+  for (const std::string& line : fiber::format_trace(sched.trace())) sink += "  " + line + "\n";
+}
+
+}  // namespace
+
+void* frame_alloc(std::size_t size) {
+  void* p = ::operator new(size);
+#ifdef DUET_LSAN
+  frames().insert(p);
+#endif
+  return p;
+}
+
+void frame_free(void* p, std::size_t size) noexcept {
+#ifdef DUET_LSAN
+  if (t_frames) t_frames->erase(p);
+#endif
+  ::operator delete(p, size);
+}
+
+fiber::Runtime& runtime_for(const char* what) {
+  fiber::Runtime* rt = fiber::current();
+  if (!rt) throw std::logic_error(std::string(what) + ": called outside duet::run (no scheduler runs this code)");
+  return *rt;
+}
+
+std::exception_ptr run_root(std::function<void()>& root, const AsyncOptions& options, std::source_location loc) {
+  Source* src = case_source();
+  std::optional<Source> own;
+  if (!src) {
+    own.emplace(Source::from_seed(options.seed));
+    src = &*own;
+  }
+  fiber::Scheduler& sched = scheduler_for(options);
+  fiber::RandomPicker picker(*src);
+  const fiber::RunResult* r = nullptr;
+  try {
+    r = &sched.run(std::span<const std::function<void()>>(&root, 1), picker);
+  } catch (...) {  // the choice stream ran out (byte input): the run was abandoned
+    abandon_frames();
+    return std::current_exception();
+  }
+  if (std::string* sink = async_trace_sink()) record_trace(sched, loc, *sink);
+  if (r->outcome == fiber::Outcome::completed) return nullptr;
+  abandon_frames();
+  switch (r->outcome) {
+    case fiber::Outcome::crashed:
+      return std::make_exception_ptr(crash(r->crash + " (" + fiber::location(r->crash_loc) + ")"));
+    case fiber::Outcome::deadlock:
+      return std::make_exception_ptr(
+          starved("duet::run starved: every fiber waits and nothing in the run can wake it (no timer is due)" + waits_text(*r)));
+    default:
+      return std::make_exception_ptr(async_failure("duet::run failed: " + fiber::describe(*r, sched.trace())));
+  }
+}
+
+}  // namespace duet::detail::async
