@@ -487,6 +487,14 @@ inline void post(std::function<void()> f, std::source_location loc = std::source
   detail::fiber::spawn(detail::async::runtime_for("duet::post"), std::move(f), loc);
 }
 
+/// A switch point: the scheduler may run another ready fiber here, or keep this one (unlike
+/// duet::yield, which lets the others go first). Nothing outside a run. Awaitable, or call it
+/// from fiber code directly; a mock device calls it between sectors.
+inline detail::async::Ready<void> switch_point(std::source_location loc = std::source_location::current()) noexcept {
+  if (auto* rt = detail::fiber::current()) detail::fiber::pause(*rt, loc);
+  return {};
+}
+
 /// Waits `d` of virtual time (a switch point first): the clock moves on only when every fiber
 /// waits. Outside a run, moves the virtual clock forward by `d`. Awaitable, or call it from
 /// fiber code directly.
@@ -552,7 +560,7 @@ class channel {
     enter(*rt, Op::receive, kKind, this, std::memory_order_seq_cst, loc);
     detail::async::wait_until_ready(*rt, [&] { return closed_ || !items_.empty(); }, kNoTimeout);
     std::optional<T> v = pop();
-    leave(*rt, Op::receive, v ? value_of(*v) : Value{});
+    leave(*rt, Op::receive, v ? value_of(*v) : detail::fiber::Value{});
     wake_all(*rt, this);
     return {std::move(v)};
   }
@@ -561,7 +569,7 @@ class channel {
     auto* rt = current();
     if (rt) enter(*rt, Op::send, kKind, this, std::memory_order_seq_cst, loc);
     const bool ok = !closed_ && items_.size() < capacity_;
-    if (rt) leave(*rt, Op::send, {}, ok ? value_of(value) : Value{});
+    if (rt) leave(*rt, Op::send, {}, ok ? value_of(value) : detail::fiber::Value{});
     if (ok) items_.push_back(std::move(value));
     if (ok && rt) wake_all(*rt, this);
     return ok;
@@ -572,7 +580,7 @@ class channel {
     if (rt) enter(*rt, Op::receive, kKind, this, std::memory_order_seq_cst, loc);
     std::optional<T> v = pop();
     if (rt) {
-      leave(*rt, Op::receive, v ? value_of(*v) : Value{});
+      leave(*rt, Op::receive, v ? value_of(*v) : detail::fiber::Value{});
       if (v) wake_all(*rt, this);
     }
     return v;

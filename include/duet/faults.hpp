@@ -26,6 +26,8 @@
 #include <string>
 #include <string_view>
 
+#include "duet/detail/engine_signal.hpp"
+
 namespace duet {
 
 class Source;
@@ -36,7 +38,7 @@ struct CrashListeners;
 /// Thrown out of the operation a fault point crashed (by duet::run for async code, where the
 /// run's fibers stop where they are; directly by fault_point in synchronous code, where the
 /// stack unwinds). A spec's run() lets it through: the engine recovers the subject.
-struct crash : std::exception {
+struct crash : std::exception, detail::EngineSignal {
   std::string where;  // "disk.write, sector 3 (block_device.hpp:98)"
   explicit crash(std::string w) : where(std::move(w)), text_("duet::crash at " + where) {}
   const char* what() const noexcept override { return text_.c_str(); }

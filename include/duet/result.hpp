@@ -19,6 +19,7 @@
 #include <typeinfo>
 #include <utility>
 
+#include "duet/detail/engine_signal.hpp"
 #include "duet/show.hpp"
 
 namespace duet {
@@ -198,6 +199,8 @@ Result capture(F&& f) {
     } else {
       return Result(std::forward<F>(f)());
     }
+  } catch (const detail::EngineSignal&) {
+    throw;  // the engine's own (an injected crash, the end of the input): not the call's result
   } catch (...) {
     return Result::current_exception();
   }

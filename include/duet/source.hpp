@@ -17,13 +17,14 @@
 #include <stdexcept>
 #include <vector>
 
+#include "duet/detail/engine_signal.hpp"
 #include "duet/detail/rng.hpp"
 
 namespace duet {
 
 /// Thrown by a Source built from bytes when the bytes run out. The engine ends the case
 /// cleanly: running out of input is not a failure.
-struct Overrun {};
+struct Overrun : detail::EngineSignal {};
 
 /// Thrown by generators that cannot produce a value here (a filter that keeps rejecting).
 /// The engine discards the attempt and counts it in the discard rate.

@@ -19,10 +19,16 @@
 //     static duet::Result expected(const Cmd&, const State&);  // what the model returns, or:
 //     // static duet::Verdict postcondition(const Cmd&, const State& before, const duet::Result&);
 //     static State next(const Cmd&, State);                    // or void next(const Cmd&, State&)
+//     // Crash injection (duet/faults.hpp), optional: with recover, every duet::fault_point the
+//     // candidate passes may crash it; recover rebuilds it from what persisted, and the model
+//     // goes on with the interrupted command taken effect or not, whichever explains what follows.
+//     static void recover(Sut&);
+//     static constexpr std::uint64_t crash_one_in = 25;          // optional
 //   };
 //   TEST(Queue, Agrees) { EXPECT_TRUE(duet::check_sequential<QueueSpec>()); }
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <span>
@@ -35,6 +41,7 @@
 #include "duet/config.hpp"
 #include "duet/detail/case_loop.hpp"
 #include "duet/detail/engine.hpp"
+#include "duet/faults.hpp"
 #include "duet/gen.hpp"
 #include "duet/result.hpp"
 #include "duet/show.hpp"
@@ -88,6 +95,16 @@ concept NextInPlace = requires(const typename Spec::Cmd& c, typename Spec::State
 } && !requires(const typename Spec::Cmd& c, const typename Spec::State& s) {
   Spec::next(c, s);  // a void next() taking the state by value or const& could not change it
 };
+
+/// A spec that says how to rebuild the candidate after a crash: crash injection is on.
+template <class Spec>
+concept HasRecover = requires(typename Spec::Sut& sut) { Spec::recover(sut); };
+
+template <class Spec>
+std::uint64_t crash_one_in() {
+  if constexpr (requires { { Spec::crash_one_in } -> std::convertible_to<std::uint64_t>; }) return Spec::crash_one_in;
+  else return 25;
+}
 
 template <class Spec>
 std::string sut_name() {
@@ -177,7 +194,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
       return StepVerdict::error(threw("the candidate's constructor"));
     }
     try {
-      state_.emplace(initial_state<Spec>());
+      states_.push_back(initial_state<Spec>());
     } catch (...) {
       return StepVerdict::error(threw("the model's initial state"));
     }
@@ -185,10 +202,12 @@ class StateMachineSteps final : public StateMachineStepsBase {
   }
 
   Drawn draw(Source& src, StepVerdict& failure) override {
+    src_ = &src;
     try {
-      Cmd c = Spec::command(*state_)(src);
+      Cmd c = Spec::command(states_.front())(src);
       if constexpr (HasPrecondition<Spec>)
-        if (!Spec::precondition(c, *state_)) return Drawn::rejected;
+        for (const State& s : states_)
+          if (!Spec::precondition(c, s)) return Drawn::rejected;
       cmd_.emplace(std::move(c));
       return Drawn::command;
     } catch (const Discard&) {
@@ -205,38 +224,38 @@ class StateMachineSteps final : public StateMachineStepsBase {
   // candidate's run, assertions raised there, the comparison, the postcondition, next.
   StepVerdict step(Trace* trace) override {
     const Cmd& cmd = *cmd_;
+    if (states_.size() > 1) return step_after_crash(trace);
+    State& state = states_.front();
     Result want;
     if constexpr (HasExpected<Spec>) {
       try {
-        want = Spec::expected(cmd, *state_);
+        want = Spec::expected(cmd, state);
       } catch (...) {
         got_ = Result();
         if (trace) record_step(trace, last_command(), got_);
         return fail_here(trace, nullptr, threw("the model's expected()"));
       }
     }
-    try {
-      got_ = Spec::run(cmd, *sut_);
-    } catch (...) {
-      got_ = Result::current_exception();
-    }
-    ran_ = true;
+    std::string async_trace;
+    const Ran ran = run_candidate(trace ? &async_trace : nullptr);
+    if (ran.crashed) return crashed(trace, ran, std::move(async_trace));
     if (trace) record_step(trace, last_command(), got_);
-    if (assertion_raised()) return assertion_failed(trace, assertion_message());
+    if (!ran.error.empty()) return fail_here(trace, nullptr, ran.error);
+    if (assertion_raised()) return with_async(assertion_failed(trace, assertion_message()), trace, async_trace);
     if constexpr (HasExpected<Spec>)
-      if (!(got_ == want)) return fail_here(trace, &want, disagreement(got_, &want, {}));
+      if (!(got_ == want)) return with_async(fail_here(trace, &want, disagreement(got_, &want, {})), trace, async_trace);
     if constexpr (HasPostcondition<Spec>) {
       Verdict v(true);
       try {
-        v = Spec::postcondition(cmd, *state_, got_);
+        v = Spec::postcondition(cmd, state, got_);
       } catch (...) {
         return fail_here(trace, nullptr, threw("the model's postcondition"));
       }
       if (assertion_raised()) return assertion_failed(trace, assertion_message());
-      if (!v.ok) return fail_here(trace, nullptr, disagreement(got_, nullptr, v.why));
+      if (!v.ok) return with_async(fail_here(trace, nullptr, disagreement(got_, nullptr, v.why)), trace, async_trace);
     }
     try {
-      apply_next<Spec>(cmd, *state_);
+      apply_next<Spec>(cmd, state);
     } catch (...) {
       return fail_here(trace, nullptr, threw("the model's next()"));
     }
@@ -244,11 +263,172 @@ class StateMachineSteps final : public StateMachineStepsBase {
   }
 
  private:
+  struct Ran {
+    bool crashed = false;
+    std::string where;  // the crash's fault point
+    std::string error;  // the candidate swallowed a crash
+  };
+
+  // Runs the command on the candidate, with crash injection when the spec can recover.
+  Ran run_candidate(std::string* async_trace) {
+    Ran ran;
+    const AsyncTraceScope traced(async_trace);
+    FaultPlan plan;
+    std::optional<FaultScope> faults;
+    if constexpr (HasRecover<Spec>) {
+      plan.src = src_;
+      plan.one_in = crash_one_in<Spec>();
+      faults.emplace(plan);
+    }
+    try {
+      got_ = Spec::run(*cmd_, *sut_);
+    } catch (const duet::crash&) {
+      ran.crashed = true;
+    } catch (const detail::EngineSignal&) {
+      throw;
+    } catch (...) {
+      got_ = Result::current_exception();
+    }
+    ran_ = true;
+    if (!plan.where.empty()) {
+      ran.where = plan.where + " (" + plan.location + ")";
+      if (!ran.crashed)
+        ran.error = "the candidate caught duet::crash (injected at " + ran.where +
+                    ") and went on: a crash must end the operation (let duet::crash through any catch (...))";
+    }
+    return ran;
+  }
+
+  // A crash interrupted the command: the candidate is rebuilt from what persisted, and the
+  // model goes on in every state the command may have left (taken effect, or not).
+  StepVerdict crashed(Trace* trace, const Ran& ran, std::string async_trace) {
+    got_ = Result();
+    ++crashes_;
+    if (trace) {
+      record_step(trace, last_command(), got_);
+      trace->steps.back().crash = ran.where;
+      trace->steps.back().async_trace = std::move(async_trace);
+      trace->no_draft = "a crash was injected; the replay token reproduces it";
+    }
+    if constexpr (HasRecover<Spec>) {
+      fire_crash_listeners(*src_);
+      try {
+        Spec::recover(*sut_);
+      } catch (...) {
+        return fail_here(trace, nullptr, threw("the spec's recover() after the crash at " + ran.where));
+      }
+      if (assertion_raised()) return assertion_failed(trace, assertion_message());
+      std::vector<State> next;
+      next.reserve(states_.size() * 2);
+      for (State& s : states_) {
+        State taken = s;
+        try {
+          apply_next<Spec>(*cmd_, taken);
+        } catch (...) {
+          return fail_here(trace, nullptr, threw("the model's next()"));
+        }
+        add_state(next, std::move(s));
+        add_state(next, std::move(taken));
+      }
+      states_ = std::move(next);
+      if (states_.size() > kMaxModelStates)
+        return StepVerdict::error("more than " + std::to_string(kMaxModelStates) +
+                                  " model states explain the crashes so far (give State an operator== so that equal ones merge)");
+    }
+    return {};
+  }
+
+  static void add_state(std::vector<State>& states, State s) {
+    if constexpr (std::equality_comparable<State>)
+      for (const State& t : states)
+        if (t == s) return;
+    states.push_back(std::move(s));
+  }
+
+  // After a crash the model may be in several states: the candidate's result must be what one
+  // of them allows; those that disagree are dropped.
+  StepVerdict step_after_crash(Trace* trace) {
+    const Cmd& cmd = *cmd_;
+    std::vector<Result> wants;
+    if constexpr (HasExpected<Spec>) {
+      for (const State& s : states_) {
+        try {
+          wants.push_back(Spec::expected(cmd, s));
+        } catch (...) {
+          got_ = Result();
+          if (trace) record_step(trace, last_command(), got_);
+          return fail_here(trace, nullptr, threw("the model's expected()"));
+        }
+      }
+    }
+    std::string async_trace;
+    const Ran ran = run_candidate(trace ? &async_trace : nullptr);
+    if (ran.crashed) return crashed(trace, ran, std::move(async_trace));
+    if (trace) record_step(trace, last_command(), got_);
+    if (!ran.error.empty()) return fail_here(trace, nullptr, ran.error);
+    if (assertion_raised()) return with_async(assertion_failed(trace, assertion_message()), trace, async_trace);
+    std::vector<State> kept;
+    std::string why;
+    for (std::size_t i = 0; i < states_.size(); ++i) {
+      bool ok = true;
+      if constexpr (HasExpected<Spec>) ok = got_ == wants[i];
+      if constexpr (HasPostcondition<Spec>) {
+        if (ok) {
+          try {
+            const Verdict v = Spec::postcondition(cmd, states_[i], got_);
+            ok = v.ok;
+            if (!ok && why.empty()) why = v.why;
+          } catch (...) {
+            return fail_here(trace, nullptr, threw("the model's postcondition"));
+          }
+        }
+      }
+      if (ok) kept.push_back(std::move(states_[i]));
+    }
+    if (kept.empty()) {
+      std::string allowed;
+      if constexpr (HasExpected<Spec>) {
+        std::vector<std::string> shown;
+        for (const Result& w : wants) {
+          const std::string t = w.show();
+          if (std::find(shown.begin(), shown.end(), t) == shown.end()) shown.push_back(t);
+        }
+        for (std::size_t i = 0; i < shown.size(); ++i) allowed += (i == 0 ? "" : i + 1 == shown.size() ? " or " : ", ") + shown[i];
+      }
+      const std::string explanation =
+          std::string("candidate ") + (got_.is_exception() ? "threw " : "returned ") + got_.show() + "; after the crash" +
+          (crashes_ > 1 ? "es" : "") + " the model allows " + (allowed.empty() ? why : allowed) +
+          " (the interrupted command" + (crashes_ > 1 ? "s" : "") + " taken effect or not)";
+      return with_async(fail_here(trace, wants.size() == 1 ? &wants[0] : nullptr, explanation), trace, async_trace);
+    }
+    states_ = std::move(kept);
+    for (State& s : states_) {
+      try {
+        apply_next<Spec>(cmd, s);
+      } catch (...) {
+        return fail_here(trace, nullptr, threw("the model's next()"));
+      }
+    }
+    std::vector<State> merged;
+    for (State& s : states_) add_state(merged, std::move(s));
+    states_ = std::move(merged);
+    return {};
+  }
+
+  // The failing step shows the async runs it made.
+  static StepVerdict with_async(StepVerdict v, Trace* trace, std::string& async_trace) {
+    if (trace && !trace->steps.empty() && !v.ok()) trace->steps.back().async_trace = std::move(async_trace);
+    return v;
+  }
+
   std::string last_command() const override { return show_command<Spec>(*cmd_); }
 
+  static constexpr std::size_t kMaxModelStates = 4096;
   std::unique_ptr<typename Spec::Sut> sut_;
-  std::optional<State> state_;
+  std::vector<State> states_;  // one, except after crashes: every state the model may be in
   std::optional<Cmd> cmd_;
+  Source* src_ = nullptr;
+  std::size_t crashes_ = 0;
 };
 
 /// One case of a state-machine spec.

@@ -37,9 +37,12 @@ CaseOutcome run_case_loop(CaseSteps& steps, Source& src, const CaseParams& param
     if (drawn == CaseSteps::Drawn::failed) return end(std::move(failure));
     if (drawn != CaseSteps::Drawn::command) break;
     ++out.commands;
+    // The span ends after the step: what running it drew (an async schedule, where a crash
+    // struck) goes with the command when the shrinker deletes it.
+    StepVerdict v = judged(steps.step(trace));
     src.end_span(span);
-    if (StepVerdict v = judged(steps.step(trace)); !v.ok()) return end(std::move(v));
-    if (StepVerdict v = judged(steps.after_step(trace)); !v.ok()) return end(std::move(v));
+    if (!v.ok()) return end(std::move(v));
+    if (StepVerdict after = judged(steps.after_step(trace)); !after.ok()) return end(std::move(after));
   }
   return out;
 }

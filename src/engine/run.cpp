@@ -355,7 +355,7 @@ struct Runner {
       data.message = o.message;
     }
     data.trace = std::move(trace);
-    if (!data.error) {
+    if (!data.error && data.trace.no_draft.empty()) {
       try {
         data.draft_path = write_draft_test(data, s.output_dir);
       } catch (const std::exception& e) {

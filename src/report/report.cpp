@@ -144,12 +144,21 @@ std::string format_report(const ReportData& d) {
       std::snprintf(num, sizeof num, "  %4zu  ", i + 1);
       std::string line = num + (s.assertion ? "assert(" + s.code + " == " + s.expected + ")" : s.code) + ";";
       // The failing step's explanation already says what the candidate did.
-      const std::string comment = s.explanation.empty() ? s.observed : "<-- " + s.explanation;
+      const std::string comment = !s.explanation.empty() ? "<-- " + s.explanation
+                                  : !s.crash.empty()     ? "crash at " + s.crash + "; recovered"
+                                                         : s.observed;
       if (!comment.empty()) {
         line.resize(std::max(line.size() + 2, 8 + width + 1), ' ');
         line += "// " + comment;
       }
       out += line + "\n";
+      // The async runs of the step, indented under it.
+      for (std::size_t at = 0; at < s.async_trace.size();) {
+        const std::size_t end = s.async_trace.find('\n', at);
+        const std::size_t stop = end == std::string::npos ? s.async_trace.size() : end;
+        out += "          | " + s.async_trace.substr(at, stop - at) + "\n";
+        at = stop + 1;
+      }
     }
     // A failure no step was marked with (memory ran out between steps, say): say it after them.
     if (!d.error && !d.trace.failed && !d.message.empty()) out += "  then: " + d.message + "\n";
@@ -158,6 +167,7 @@ std::string format_report(const ReportData& d) {
   if (d.error && d.trace.steps.empty() && d.trace.diagram.empty()) out += "\n";
   out += "\n  replay:     DUET_REPLAY=" + d.token + "\n";
   if (!d.draft_path.empty()) out += "  draft test: " + d.draft_path + "\n";
+  else if (!d.trace.no_draft.empty()) out += "  draft test: none (" + d.trace.no_draft + ")\n";
   if (!d.draft_error.empty()) out += "  draft test: not written: " + d.draft_error + "\n";
   if (d.attempts > 0 && d.rejected > 0) {
     char buf[96];
@@ -186,7 +196,10 @@ static std::string format_y_draft(const ReportData& d) {
   for (const std::string& r : t.y_results) completed = completed && r != "(did not return)" && r != "(not started)";
   std::size_t next = 0;
   auto call = [&](const std::string& code) {
-    return "r" + std::to_string(++next) + " = duet::capture([&] { return " + code + "; });";
+    std::string line = "r";  // appended, not "r" + ...: GCC 12's -Wrestrict misfires on that
+    line += std::to_string(++next);
+    line += " = duet::capture([&] { return " + code + "; });";
+    return line;
   };
   std::string results_list, unexplained_list;
   for (std::size_t i = 0; i < t.y_results.size(); ++i) {

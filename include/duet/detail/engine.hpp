@@ -30,6 +30,11 @@ struct Step {
   bool expected_exception = false;
   std::string explanation;  // "candidate returned 0; the model allows 1"
   bool assertion = false;   // print the failing step as assert(code == expected)
+  // A crash injected during the step: "crash at disk.write, sector 3 (block_device.hpp:98)".
+  std::string crash;
+  // What duet::run did during the step (crash steps and the failing step): the interleaving of
+  // each run, as the report prints it under the step.
+  std::string async_trace;
 };
 
 struct Trace {
@@ -53,6 +58,8 @@ struct Trace {
   std::string schedule;
   // The failing trial's picks ("0.1.1"), as duet::run_fibers replays them; empty on threads.
   std::string fiber_schedule;
+  // Why no draft test can reproduce the case (a crash was injected, say), or empty.
+  std::string no_draft;
   // Set by the caller: record the run even when it passes (the engine compares a replay
   // with the failing run it should reproduce).
   bool record_pass = false;

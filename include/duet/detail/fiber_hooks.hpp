@@ -148,6 +148,8 @@ void block(Runtime&) noexcept;
 void notify(Runtime&, ObjectKind kind, const void* object, bool all, std::source_location loc) noexcept;
 /// duet::yield(): a switch point where the fiber lets others run first.
 void yield(Runtime&, std::source_location loc) noexcept;
+/// duet::switch_point(): a switch point where the fiber may go on or another may run.
+void pause(Runtime&, std::source_location loc) noexcept;
 
 void lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::source_location loc) noexcept;
 bool try_lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::source_location loc) noexcept;

@@ -350,6 +350,10 @@ void notify(Runtime& rt, ObjectKind kind, const void* object, bool all, std::sou
   rt.notify(kind, object, all, loc);
 }
 void yield(Runtime& rt, std::source_location loc) noexcept { rt.yield(loc); }
+void pause(Runtime& rt, std::source_location loc) noexcept {
+  rt.enter(Op::yield, ObjectKind::none, nullptr, std::memory_order_seq_cst, loc);
+  rt.leave(Op::yield, {}, {});
+}
 void lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::source_location loc) noexcept {
   rt.lock(kind, m, shared, loc);
 }
