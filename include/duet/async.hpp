@@ -42,6 +42,8 @@
 #include <utility>
 #include <variant>
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/fiber_hooks.hpp"
 
 namespace duet {
@@ -452,31 +454,41 @@ template <class F>
   requires std::invocable<F&>
 auto spawn(F f, std::source_location loc = std::source_location::current()) {
   using R = std::invoke_result_t<F&>;
-  if constexpr (requires { typename R::promise_type; }) {
-    return spawn(f(), loc);
-  } else {
-    auto& rt = detail::async::runtime_for("duet::spawn");
-    promise<R> p(loc);
-    future<R> fut = p.get_future();
-    auto state = std::make_shared<std::pair<promise<R>, F>>(std::move(p), std::move(f));
-    detail::fiber::spawn(
-        rt,
-        [state] {
-          auto& [pr, fn] = *state;
-          try {
-            if constexpr (std::is_void_v<R>) {
-              fn();
+  constexpr bool coroutine = requires { typename R::promise_type; };
+  using T = decltype([] {
+    if constexpr (coroutine) return std::type_identity<decltype(std::declval<R&>().await_resume())>{};
+    else return std::type_identity<R>{};
+  }())::type;
+  auto& rt = detail::async::runtime_for("duet::spawn");
+  promise<T> p(loc);
+  future<T> fut = p.get_future();
+  // The callable lives as long as the fiber: a coroutine lambda's frame refers to its captures.
+  auto state = std::make_shared<std::pair<promise<T>, F>>(std::move(p), std::move(f));
+  detail::fiber::spawn(
+      rt,
+      [state, loc] {
+        auto& [pr, fn] = *state;
+        try {
+          if constexpr (coroutine) {
+            R t = fn();
+            if constexpr (std::is_void_v<T>) {
+              detail::async::drive<T>(t.handle(), loc);
               pr.set_value();
             } else {
-              pr.set_value(fn());
+              pr.set_value(detail::async::drive<T>(t.handle(), loc));
             }
-          } catch (...) {
-            pr.set_exception(std::current_exception());
+          } else if constexpr (std::is_void_v<T>) {
+            fn();
+            pr.set_value();
+          } else {
+            pr.set_value(fn());
           }
-        },
-        loc);
-    return fut;
-  }
+        } catch (...) {
+          pr.set_exception(std::current_exception());
+        }
+      },
+      loc);
+  return fut;
 }
 
 /// Runs a callback on a fiber of its own, soon (the scheduler decides when): how a library
@@ -644,5 +656,22 @@ T run(task<T> t, const AsyncOptions& options = {}, std::source_location loc = st
   }
   return out.take();
 }
+
+/// Runs an async test body under many schedules: each case is one duet::run(body()) whose
+/// interleaving comes from the case's choice stream. An exception escaping the body (or a
+/// GoogleTest assertion failing in it, a starved run, a livelock) fails the case; the failure
+/// is shrunk toward fewer preemptions and reported with its interleaving and a replay token.
+///
+///   TEST(Log, ConcurrentAppendsKeepEveryRecord) {
+///     EXPECT_TRUE(duet::check_async("two appends", []() -> duet::task<void> {
+///       Harness h;
+///       auto a = duet::spawn(h.append("x"));
+///       auto b = duet::spawn(h.append("y"));
+///       co_await a; co_await b;
+///       EXPECT_EQ(co_await h.records(), 2u);
+///     }));
+///   }
+CheckResult check_async(std::string name, std::function<task<void>()> body, const Config& config = {},
+                        const AsyncOptions& options = {});
 
 }  // namespace duet
