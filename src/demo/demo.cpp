@@ -10,6 +10,7 @@
 
 #include "avl.hpp"
 #include "increasing.hpp"
+#include "kv_store_spec.hpp"
 #include "kv_stress.hpp"
 #include "patricia.hpp"
 #include "persistent_array.hpp"
@@ -131,6 +132,16 @@ int main() {
     }
   }
   summary.push_back({"kv store losing appends", found, lost});
+
+  std::printf("\n-- 9. a key-value store over a block device, async I/O, crashes injected (the seed study) --\n");
+  std::printf("   remove() leaves its directory write to the next update: a crash in between brings the key back\n\n");
+  expect_bug(summary, "kv store, stale directory",
+             duet::check_sequential<kv::Spec<kv::Bug::stale_directory>>({.name = "KvStaleDirectory"}));
+  std::printf("   set() of a value over one sector writes the directory before the data\n\n");
+  expect_bug(summary, "kv store, directory first",
+             duet::check_sequential<kv::Spec<kv::Bug::directory_before_data>>({.name = "KvDirectoryFirst"}));
+  expect_pass(summary, "crash-safe kv store",
+              duet::check_sequential<kv::Spec<kv::Bug::none, true>>({.name = "KvStore"}));
 
   std::printf("\n== summary ==\n");
   bool all = true;
