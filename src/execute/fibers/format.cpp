@@ -124,7 +124,11 @@ std::string value_text(const Value& v, std::vector<std::uint64_t>& pointers) {
       std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v.bits));
       return buf;
     case ValueType::duration: return duration_text(v.bits);
-    case ValueType::fiber: return "f" + std::to_string(v.bits);
+    case ValueType::fiber: {
+      std::string name = "f";  // appended, not "f" + ...: GCC 12's -Wrestrict misfires on that
+      name += std::to_string(v.bits);
+      return name;
+    }
     case ValueType::wake:
       switch (static_cast<WakeReason>(v.bits)) {
         case WakeReason::notified: return "notified";

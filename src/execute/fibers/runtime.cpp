@@ -30,6 +30,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <stdexcept>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -224,6 +226,7 @@ void Runtime::start_fiber(std::uint32_t i, [[maybe_unused]] void* return_tsan_fi
   f.stack = &stacks_[i];
   f.eh = {};
   f.asan_fake_stack = nullptr;
+  f.saved_sp = nullptr;
   f.yielding = false;
   f.blocked_on = nullptr;
   f.deadline = kNoTimeout;
@@ -268,6 +271,7 @@ std::uint32_t Runtime::spawn(std::function<void()>&& body, std::source_location 
   }
   if (slot == kNoFiber) {
     set_misuse("spawn with ", ObjectKind::none, std::to_string(kMaxFibers) + " fibers alive already (duet's limit per run)", loc);
+    body = nullptr;  // nothing of it may stay on this stack, which is abandoned
     stop_run();
   }
   const std::uint32_t previous_epoch = slot < n_ ? fibers_[slot].clock[slot] : 0;
@@ -277,6 +281,7 @@ std::uint32_t Runtime::spawn(std::function<void()>&& body, std::source_location 
         stacks_.push_back(map_stack(config.stack_size));
       } catch (...) {
         set_misuse("spawn", ObjectKind::none, ": no memory for a fiber stack", loc);
+        body = nullptr;
         stop_run();
       }
       ++stats.stacks_mapped;
@@ -306,6 +311,22 @@ std::uint32_t Runtime::spawn(std::function<void()>&& body, std::source_location 
 
 // After a run: an abandoned fiber's TSan shadow stack holds frames that will never return.
 void Runtime::release_fibers(bool all) {
+#ifdef DUET_FIBER_ASAN
+  // LeakSanitizer does not scan fiber stacks, and an abandoned fiber's stack is reused by the
+  // next run: what its frames owned (a crashed operation's buffers, say) would be reported as
+  // leaked. Its used part is kept in a reachable copy instead, so it counts as reachable.
+  static std::vector<std::unique_ptr<char[]>> kept;
+  if (!all)
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (views_[i].state == FiberState::finished || fibers_[i].saved_sp == nullptr) continue;
+      char* top = fibers_[i].stack->bottom + fibers_[i].stack->size;
+      char* lo = std::max(static_cast<char*>(fibers_[i].saved_sp) - 512, fibers_[i].stack->bottom);
+      const auto n = static_cast<std::size_t>(top - lo);
+      __asan_unpoison_memory_region(lo, n);
+      kept.push_back(std::make_unique<char[]>(n));
+      std::memcpy(kept.back().get(), lo, n);
+    }
+#endif
 #ifdef DUET_FIBER_TSAN
   for (std::size_t i = 0; i < kMaxFibers; ++i) {
     const bool abandoned = i < n_ && views_[i].state != FiberState::finished;
@@ -339,6 +360,7 @@ void Runtime::resume(std::uint32_t i) {
 // Fiber side: back to main; returns when main resumes this fiber.
 void Runtime::suspend() {
   Fiber& f = self();
+  f.saved_sp = __builtin_frame_address(0);
   asan_start(&f.asan_fake_stack, main_stack_bottom_, main_stack_size_);
   tsan_switch(main_tsan_fiber_);
   main_ = std::move(main_).resume();

@@ -70,6 +70,7 @@ struct Fiber {
   const Stack* stack = nullptr;
   EhGlobals eh;
   void* asan_fake_stack = nullptr;
+  void* saved_sp = nullptr;  // where its stack was when it last switched out
   void* tsan_fiber = nullptr;
   std::size_t tsan_runs = 0;  // runs since tsan_fiber was created
 
