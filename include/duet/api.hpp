@@ -331,6 +331,8 @@ Nondet<S> nondet(S spec) {
 struct ApiOptions {
   std::size_t fuel = 0;          // operations per scenario at most; 0: the Config's max_length
   std::size_t max_handles = 32;  // live values per abstract type at most
+  // With Api::recover declared: one duet::fault_point in this many crashes the candidate.
+  std::uint64_t crash_one_in = 25;
 };
 
 }  // namespace duet
@@ -390,6 +392,30 @@ class Api {
     });
     prefixes_.push_back(prefix);
     return Abstract<R, C>(id, std::move(prefix));
+  }
+
+  /// Crash injection (duet/faults.hpp): every duet::fault_point the candidate passes during a
+  /// sequential check may crash it (one in ApiOptions::crash_one_in). After a crash, recover
+  /// rebuilds each live candidate value of `type` in place from what persisted (a device the
+  /// value points to); values of types without recover are kept as they were. The reference
+  /// goes on in every world the interrupted call may have left (taken effect, or not), and
+  /// every later result must be explained by one of them. Needs copyable reference and
+  /// candidate types (each world is a copy); nondeterministic operations are not crash points.
+  ///
+  ///   auto db = api.abstract<std::map<std::string, std::string>, KvHandle>("db");
+  ///   api.recover(db, [](KvHandle& h) { h.remount(); });
+  template <class R, class C, class F>
+  Api& recover(Abstract<R, C> type, F fn) {
+    static_assert(std::is_invocable_v<const F&, C&>,
+                  "duet::Api::recover: the function must take the candidate value to rebuild: void(C&)");
+    static_assert(std::is_copy_constructible_v<C> && (std::is_same_v<R, Solo> || std::is_copy_constructible_v<R>),
+                  "duet::Api::recover: crash injection keeps copies of the reference (and candidate) values "
+                  "for each world a crash may have left: both types must be copyable");
+    recovers_.resize(factories_.size());
+    recovers_[type.id] = [fn = std::move(fn)](detail::HandleStoreBase& store) {
+      for (auto& e : static_cast<detail::HandleStore<R, C>&>(store).entries) fn(e.c);
+    };
+    return *this;
   }
 
   /// Declares an operation: its arguments (duet::args(...)), its result spec, and its
@@ -455,6 +481,7 @@ class Api {
   std::vector<std::function<std::unique_ptr<detail::HandleStoreBase>()>> factories_;
   std::vector<std::string> prefixes_;
   std::vector<std::shared_ptr<const detail::OpBase>> ops_;
+  std::vector<std::function<void(detail::HandleStoreBase&)>> recovers_;  // by abstract type id; empty: none
 };
 
 }  // namespace duet

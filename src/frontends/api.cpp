@@ -1,5 +1,7 @@
 // The reference-vs-candidate front end's scenario loop: the engine sees it as a Property.
+#include <algorithm>
 #include <cctype>
+#include <stdexcept>
 #include <memory>
 
 #include "duet/api.hpp"
@@ -14,29 +16,93 @@ struct ApiData {
   std::vector<std::string> prefixes;
   std::vector<std::shared_ptr<const OpBase>> ops;
   std::size_t max_handles = 32;
+  std::vector<std::function<void(HandleStoreBase&)>> recovers;  // by type id; crash injection when any
+  std::uint64_t crash_one_in = 25;
+  bool crashes() const {
+    return std::any_of(recovers.begin(), recovers.end(), [](const auto& r) { return static_cast<bool>(r); });
+  }
 };
+
+Env fresh_env(const ApiData& d) {
+  Env env;
+  env.prefixes = &d.prefixes;
+  env.max_handles = d.max_handles;
+  for (const auto& make : d.factories) env.stores.push_back(make());
+  return env;
+}
+
+bool same_references(const Env& a, const Env& b) {
+  for (std::size_t i = 0; i < a.stores.size(); ++i)
+    if (!a.stores[i]->same_references(*b.stores[i])) return false;
+  return true;
+}
+
+void take_candidates(Env& to, Env& from) {
+  for (std::size_t i = 0; i < to.stores.size(); ++i) to.stores[i]->take_candidates(*from.stores[i]);
+}
 
 // The API's steps for the case loop. Drawing an operation's arguments and running it are
 // one step of the operation (its arguments may depend on what earlier ones returned), so
 // draw() runs it and step() gives its verdict.
+//
+// With crash injection (Api::recover), the reference may be in several possible worlds after
+// a crash: worlds_[0] holds the live candidate values (and one world's reference values), the
+// others are copies whose candidate values are stale. Until a crash, every step runs as
+// without crashes, on a copy taken first (the world where a crash leaves the call without
+// effect); after one, the candidate runs once and each world's reference judges its result.
 class ApiSteps final : public CaseSteps {
  public:
-  explicit ApiSteps(const ApiData& d) : d_(d) {}
+  explicit ApiSteps(const ApiData& d) : d_(d), crashes_on_(d.crashes()) {}
   StepVerdict start(Trace* trace) override {
     trace_ = trace;
-    env_.prefixes = &d_.prefixes;
-    env_.max_handles = d_.max_handles;
-    for (const auto& make : d_.factories) env_.stores.push_back(make());
+    worlds_.push_back(fresh_env(d_));
     return {};
   }
   // Chooses an operation that can run here: one whose arguments can be built from the live
   // handles, and which the reference does not decline.
   Drawn draw(Source& src, StepVerdict&) override {
     const OpBase& op = *d_.ops[static_cast<std::size_t>(src.draw(d_.ops.size() - 1))];
-    outcome_ = op.step(src, env_, trace_);
-    return outcome_.status == StepOutcome::Status::declined ? Drawn::rejected : Drawn::command;
+    verdict_ = {};
+    if (worlds_.size() > 1) return step_in_worlds(op, src);
+    const bool faults_on = crashes_on_ && op.crash_ok;
+    std::optional<Env> untaken;
+    if (faults_on) {
+      try {
+        untaken.emplace(worlds_[0]);
+      } catch (const std::logic_error&) {
+        verdict_ = StepVerdict::error(
+            "crash injection in duet::Api keeps a copy of every live value for each world a crash may leave: "
+            "every abstract type's reference and candidate types must be copyable");
+        return Drawn::command;
+      }
+    }
+    FaultPlan plan;
+    std::string async_trace;
+    {
+      std::optional<FaultScope> faults;
+      std::optional<AsyncTraceScope> traced;
+      if (faults_on) {
+        plan.src = &src;
+        plan.one_in = d_.crash_one_in;
+        faults.emplace(plan);
+        if (trace_) traced.emplace(&async_trace);
+      }
+      outcome_ = op.step(src, worlds_[0], trace_);
+    }
+    if (outcome_.status == StepOutcome::Status::declined) return Drawn::rejected;
+    if (outcome_.status == StepOutcome::Status::crashed) {
+      // worlds_[0]'s reference ran before the candidate crashed: the call took effect there.
+      worlds_.push_back(std::move(*untaken));
+      verdict_ = after_crash(src, outcome_.message, plan, std::move(async_trace));
+      return Drawn::command;
+    }
+    if (!plan.where.empty()) verdict_ = swallowed(plan);
+    else if (outcome_.status != StepOutcome::Status::done && trace_ && !trace_->steps.empty())
+      trace_->steps.back().async_trace = std::move(async_trace);
+    return Drawn::command;
   }
   StepVerdict step(Trace*) override {
+    if (!verdict_.ok()) return std::move(verdict_);
     switch (outcome_.status) {
       case StepOutcome::Status::failed: return StepVerdict::fail(std::move(outcome_.message), std::move(outcome_.failing_step));
       case StepOutcome::Status::abandoned: return StepVerdict::abandoned(std::move(outcome_.message));
@@ -44,13 +110,19 @@ class ApiSteps final : public CaseSteps {
     }
   }
   // Well-formedness of every live value, not only of those this step touched: a candidate
-  // that shares structure between values may corrupt one through another.
+  // that shares structure between values may corrupt one through another. After a crash, the
+  // check passes if it passes in one of the possible worlds.
   StepVerdict after_step(Trace* trace) override {
-    for (const auto& store : env_.stores)
-      if (auto broken = store->check_all()) {
-        if (trace) record_failure(trace, nullptr, *broken);
-        return StepVerdict::fail(*broken);
-      }
+    std::optional<std::string> broken = check_all(worlds_[0]);
+    for (std::size_t w = 1; broken && w < worlds_.size(); ++w) {
+      take_candidates(worlds_[w], worlds_[0]);
+      if (!check_all(worlds_[w])) broken.reset();
+      take_candidates(worlds_[0], worlds_[w]);
+    }
+    if (broken) {
+      if (trace) record_failure(trace, nullptr, *broken);
+      return StepVerdict::fail(*broken);
+    }
     return {};
   }
   StepVerdict assertion_failed(Trace* trace, std::string why) override {
@@ -59,10 +131,147 @@ class ApiSteps final : public CaseSteps {
   }
 
  private:
+  static std::optional<std::string> check_all(const Env& env) {
+    for (const auto& store : env.stores)
+      if (auto broken = store->check_all()) return broken;
+    return std::nullopt;
+  }
+
+  static StepVerdict swallowed(const FaultPlan& plan) {
+    return StepVerdict::fail("the candidate caught duet::crash (injected at " + plan.where + " (" + plan.location +
+                             ")) and went on: a crash must end the operation (let duet::crash through any catch (...))");
+  }
+
+  // After a crash: the step's line in the report, the candidate rebuilt by the spec's recover
+  // functions, and equal worlds merged (worlds_ holds every world the call may have left).
+  StepVerdict after_crash(Source& src, const std::string& call, const FaultPlan& plan, std::string async_trace) {
+    ++crashes_;
+    const std::string where = plan.where + " (" + plan.location + ")";
+    if (trace_) {
+      record_api_step(trace_, call, "");
+      trace_->steps.back().crash = where;
+      trace_->steps.back().async_trace = std::move(async_trace);
+      trace_->no_draft = "a crash was injected; the replay token reproduces it";
+    }
+    fire_crash_listeners(src);
+    for (std::size_t id = 0; id < d_.recovers.size(); ++id) {
+      if (!d_.recovers[id]) continue;
+      try {
+        d_.recovers[id](*worlds_[0].stores[id]);
+      } catch (...) {
+        const std::string why = threw("the spec's recover function after the crash at " + where);
+        if (trace_) record_failure(trace_, nullptr, why);
+        return StepVerdict::fail(why);
+      }
+    }
+    std::vector<Env> merged;
+    for (Env& w : worlds_) {
+      bool seen = false;
+      for (const Env& m : merged) seen = seen || same_references(m, w);
+      if (!seen) merged.push_back(std::move(w));  // worlds_[0], with the live candidate, always stays
+    }
+    worlds_ = std::move(merged);
+    if (worlds_.size() > kMaxWorlds)
+      return StepVerdict::error("more than " + std::to_string(kMaxWorlds) +
+                                " possible worlds explain the crashes so far (give the reference types an "
+                                "operator== so that equal ones merge)");
+    return {};
+  }
+
+  // A step after a crash: the candidate runs once, then every world's reference judges its
+  // outcome; the worlds that cannot explain it are dropped, and none left is a failure.
+  Drawn step_in_worlds(const OpBase& op, Source& src) {
+    // Judging a kept outcome needs a reference that does not depend on it: nondeterministic
+    // operations and those without a reference wait until the worlds agree again.
+    if (!op.parallel_ok) return Drawn::rejected;
+    std::shared_ptr<ApiCall> call = op.draw(src, worlds_[0]);
+    if (!call) return Drawn::rejected;
+    FaultPlan plan;
+    std::string async_trace;
+    bool crashed = false;
+    {
+      std::optional<FaultScope> faults;
+      if (op.crash_ok) {
+        plan.src = &src;
+        plan.one_in = d_.crash_one_in;
+        faults.emplace(plan);
+      }
+      const AsyncTraceScope traced(trace_ ? &async_trace : nullptr);
+      try {
+        call->run_candidate();
+      } catch (const duet::crash&) {
+        crashed = true;
+      } catch (const Unimplemented&) {
+        outcome_ = {StepOutcome::Status::abandoned, op.name + " is not implemented by the candidate", {}};
+        return Drawn::command;
+      }
+    }
+    if (crashed) {
+      std::vector<Env> next;
+      for (Env& w : worlds_) {
+        Env taken = w;
+        call->apply_reference(taken);
+        next.push_back(std::move(w));
+        next.push_back(std::move(taken));
+      }
+      worlds_ = std::move(next);
+      verdict_ = after_crash(src, call->text, plan, std::move(async_trace));
+      return Drawn::command;
+    }
+    if (!plan.where.empty()) {
+      verdict_ = swallowed(plan);
+      return Drawn::command;
+    }
+    std::vector<std::size_t> kept;
+    std::vector<std::string> allowed;
+    std::string why;
+    for (std::size_t i = 0; i < worlds_.size(); ++i) {
+      std::string w_why, expected;
+      if (call->check_reference(worlds_[i], &w_why, &expected)) {
+        kept.push_back(i);
+        continue;
+      }
+      if (why.empty()) why = w_why;
+      if (!expected.empty() && std::find(allowed.begin(), allowed.end(), expected) == allowed.end())
+        allowed.push_back(expected);
+    }
+    if (kept.empty()) {
+      std::string listed;
+      for (std::size_t i = 0; i < allowed.size(); ++i)
+        listed += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+      const std::string found = call->outcome_text();
+      std::string explanation = "candidate finds " + (found.empty() ? std::string("a result no world allows") : found) +
+                                "; after the crash" + (crashes_ > 1 ? "es" : "") + " the reference finds " +
+                                (listed.empty() ? why : listed) + " (the interrupted call" + (crashes_ > 1 ? "s" : "") +
+                                " taken effect or not)";
+      if (trace_) {
+        record_api_failure(trace_, call->shown_call(), "", explanation);
+        trace_->steps.back().async_trace = std::move(async_trace);
+      }
+      verdict_ = StepVerdict::fail(explanation + " (" + call->text + ")");
+      return Drawn::command;
+    }
+    if (kept.front() != 0) take_candidates(worlds_[kept.front()], worlds_[0]);
+    std::vector<Env> next;
+    for (std::size_t i : kept) {
+      bool seen = false;
+      for (const Env& m : next) seen = seen || same_references(m, worlds_[i]);
+      if (!seen) next.push_back(std::move(worlds_[i]));
+    }
+    worlds_ = std::move(next);
+    if (trace_) record_api_step(trace_, call->shown_call(), call->outcome_text());
+    outcome_ = {};
+    return Drawn::command;
+  }
+
+  static constexpr std::size_t kMaxWorlds = 1024;
   const ApiData& d_;
-  Env env_;
+  const bool crashes_on_;
+  std::vector<Env> worlds_;  // one, except after crashes; [0] holds the live candidate values
   Trace* trace_ = nullptr;
   StepOutcome outcome_;
+  StepVerdict verdict_;  // a verdict decided while drawing (a crash, a swallowed crash)
+  std::size_t crashes_ = 0;
 };
 
 CaseOutcome run_api_case(const ApiData& d, Source& src, const CaseParams& params, Trace* trace) {
@@ -83,14 +292,6 @@ struct ReferenceOracle {
   std::uint64_t hash(const State&) const { return 0; }
   bool equal(const State&, const State&) const { return false; }
 };
-
-Env fresh_env(const ApiData& d) {
-  Env env;
-  env.prefixes = &d.prefixes;
-  env.max_handles = d.max_handles;
-  for (const auto& make : d.factories) env.stores.push_back(make());
-  return env;
-}
 
 // The API's Y-programs: the prefix drawn and run on both sides (it must agree), the branches
 // drawn from the handles the prefix made; in each trial the prefix runs again on both sides,
@@ -275,6 +476,8 @@ detail::Property Api::property(const ApiOptions& options) const {
   data->prefixes = prefixes_;
   data->ops = ops_;
   data->max_handles = options.max_handles;
+  data->recovers = recovers_;
+  data->crash_one_in = options.crash_one_in;
   detail::Property p;
   p.name = name_;
   std::string signature = name_;

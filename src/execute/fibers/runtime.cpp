@@ -315,7 +315,8 @@ void Runtime::release_fibers(bool all) {
   // LeakSanitizer does not scan fiber stacks, and an abandoned fiber's stack is reused by the
   // next run: what its frames owned (a crashed operation's buffers, say) would be reported as
   // leaked. Its used part is kept in a reachable copy instead, so it counts as reachable.
-  static std::vector<std::unique_ptr<char[]>> kept;
+  // Never destroyed: LeakSanitizer checks after static destructors have run.
+  static auto* const kept = new std::vector<std::unique_ptr<char[]>>();
   if (!all)
     for (std::size_t i = 0; i < n_; ++i) {
       if (views_[i].state == FiberState::finished || fibers_[i].saved_sp == nullptr) continue;
@@ -323,8 +324,8 @@ void Runtime::release_fibers(bool all) {
       char* lo = std::max(static_cast<char*>(fibers_[i].saved_sp) - 512, fibers_[i].stack->bottom);
       const auto n = static_cast<std::size_t>(top - lo);
       __asan_unpoison_memory_region(lo, n);
-      kept.push_back(std::make_unique<char[]>(n));
-      std::memcpy(kept.back().get(), lo, n);
+      kept->push_back(std::make_unique<char[]>(n));
+      std::memcpy(kept->back().get(), lo, n);
     }
 #endif
 #ifdef DUET_FIBER_TSAN

@@ -25,6 +25,12 @@ struct HandleStoreBase {
   virtual std::optional<std::string> check_all() const = 0;
   /// A copy (the parallel checker's oracle state); throws when the types cannot be copied.
   virtual std::unique_ptr<HandleStoreBase> clone() const = 0;
+  /// The reference values equal those of `other` (a store of the same type) one by one; false
+  /// when the reference type has no ==. Possible worlds after a crash that agree are merged.
+  virtual bool same_references(const HandleStoreBase& other) const = 0;
+  /// Moves the candidate values of `from` (a store of the same type, with the same handles)
+  /// into this one: the live candidate changes world, its reference values stay.
+  virtual void take_candidates(HandleStoreBase& from) = 0;
 };
 
 
@@ -53,6 +59,27 @@ struct HandleStore final : HandleStoreBase {
       return copy;
     } else {
       throw std::logic_error("duet::Api under threads needs copyable reference and candidate types");
+    }
+  }
+  bool same_references(const HandleStoreBase& other) const override {
+    const auto& o = static_cast<const HandleStore&>(other);
+    if (o.entries.size() != entries.size()) return false;
+    if constexpr (solo) {
+      return true;  // no reference side
+    } else if constexpr (EqualityComparable<R0>) {
+      for (std::size_t i = 0; i < entries.size(); ++i)
+        if (!static_cast<bool>(entries[i].r_ == o.entries[i].r_)) return false;
+      return true;
+    } else {
+      return false;
+    }
+  }
+  void take_candidates(HandleStoreBase& from) override {
+    auto& f = static_cast<HandleStore&>(from);
+    for (std::size_t i = 0; i < entries.size() && i < f.entries.size(); ++i) {
+      C& c = entries[i].c;
+      std::destroy_at(&c);  // C need not be assignable (a candidate may hold references)
+      std::construct_at(&c, std::move(f.entries[i].c));
     }
   }
   std::optional<std::string> check_all() const override {

@@ -15,13 +15,14 @@
 
 #include "duet/detail/api/arguments.hpp"
 #include "duet/detail/api/results.hpp"
+#include "duet/faults.hpp"
 
 namespace duet {
 namespace detail {
 
 struct StepOutcome {
-  enum class Status { done, declined, failed, abandoned } status = Status::done;
-  std::string message;
+  enum class Status { done, declined, failed, abandoned, crashed } status = Status::done;
+  std::string message;  // crashed: the interrupted call, as the report shows it
   std::optional<Step> failing_step;  // failed without a trace: the step as it would be traced
 };
 
@@ -38,14 +39,21 @@ struct ApiCall {
   /// The call as the report shows it: "auto a1 = set(a0, 0, 1)" once its result has been bound.
   virtual std::string shown_call() const = 0;
   /// Runs the reference on env, compares with the candidate's kept outcome, and binds any
-  /// abstract result into env. False (with why, if given) when they disagree.
-  virtual bool check_reference(Env& env, std::string* why) = 0;
+  /// abstract result into env. False (with why, if given) when they disagree; `expected`, if
+  /// given, receives what the reference found ("7", "throws std::out_of_range").
+  virtual bool check_reference(Env& env, std::string* why, std::string* expected = nullptr) = 0;
+  /// Runs only the reference on env, for its effect on the arguments (a call a crash
+  /// interrupted, taken effect): its result is dropped.
+  virtual void apply_reference(Env& env) = 0;
 };
 
 struct OpBase {
   std::string name;
   std::vector<std::size_t> result_ids;  // abstract types this operation's result binds
   bool parallel_ok = true;              // false for nondet and reference-less operations
+  // false for nondet operations: the reference needs the candidate's result, which a crash
+  // never gives, so "taken effect" could not be judged; their fault points do not fire.
+  bool crash_ok = true;
   virtual ~OpBase() = default;
   virtual StepOutcome step(Source& src, Env& env, Trace* trace) const = 0;
   /// Draws a call (nullptr: no suitable handle here).
@@ -99,7 +107,8 @@ decltype(auto) call_ref_judging(const F& f, Vals& vals, const Extra& extra, std:
   return f(std::get<K>(vals).ref()..., extra);
 }
 
-/// Runs f() capturing its value or its exception. Unimplemented and BackOff pass through.
+/// Runs f() capturing its value or its exception. Unimplemented, BackOff and the engine's
+/// signals (an injected crash, the end of the choice stream) pass through.
 template <class T, class F>
 Outcome<stored_t<T>> run_capturing(F&& f) {
   Outcome<stored_t<T>> o;
@@ -113,6 +122,8 @@ Outcome<stored_t<T>> run_capturing(F&& f) {
   } catch (const Unimplemented&) {
     throw;
   } catch (const BackOff&) {
+    throw;
+  } catch (const EngineSignal&) {
     throw;
   } catch (...) {
     o.exception = Result::current_exception();
@@ -136,6 +147,7 @@ struct Op final : OpBase {
     name = std::move(n);
     collect_abstract_ids(res, result_ids);
     parallel_ok = !Solo && Res::spec_kind != SpecKind::nondet;
+    crash_ok = Res::spec_kind != SpecKind::nondet;
   }
 
   StepOutcome step(Source& src, Env& env, Trace* trace) const override {
@@ -146,7 +158,7 @@ struct Op final : OpBase {
       if (!make_args(specs, src, env, vals, Idx{})) return {StepOutcome::Status::declined, {}, {}};
     } catch (const Discard&) {
       return {StepOutcome::Status::declined, {}, {}};
-    } catch (const Overrun&) {
+    } catch (const EngineSignal&) {
       throw;
     } catch (...) {
       return step_failed(threw("the spec's argument generator for " + name));
@@ -160,6 +172,8 @@ struct Op final : OpBase {
       return {StepOutcome::Status::declined, {}, {}};
     } catch (const Unimplemented&) {
       return {StepOutcome::Status::abandoned, name + " is not implemented by the candidate", {}};
+    } catch (const duet::crash&) {
+      return {StepOutcome::Status::crashed, call, {}};
     }
   }
 
@@ -199,17 +213,26 @@ struct Op final : OpBase {
         return show_under(op->res.spec, *cand.value);
       else return show_under(op->res, *cand.value);
     }
-    bool check_reference(Env& env, std::string* why) override {
+    bool check_reference(Env& env, std::string* why, std::string* expected) override {
       rebind(env);
       if constexpr (Solo || Res::spec_kind == SpecKind::nondet) {
         if (why) *why = "not supported under threads";
         return false;
       } else {
         try {
-          return op->judge(vals, cand, env, why, &bound);
+          return op->judge(vals, cand, env, why, &bound, expected);
         } catch (const BackOff&) {
           if (why) *why = "the reference declines " + op->name + " here";
           return false;
+        }
+      }
+    }
+    void apply_reference(Env& env) override {
+      rebind(env);
+      if constexpr (!Solo && Res::spec_kind != SpecKind::nondet) {
+        try {
+          (void)run_capturing<RR>([&]() -> decltype(auto) { return call_ref(op->fr, vals, Idx{}); });
+        } catch (const BackOff&) {
         }
       }
     }
@@ -232,11 +255,13 @@ struct Op final : OpBase {
   // The reference's verdict on a kept candidate outcome (the parallel runner's oracle step):
   // the same comparison as a sequential step, without moving the candidate's value.
   template <class KeptOutcome>
-  bool judge(Vals& vals, const KeptOutcome& c, Env& env, std::string* why, std::string* bound) const {
+  bool judge(Vals& vals, const KeptOutcome& c, Env& env, std::string* why, std::string* bound,
+             std::string* expected = nullptr) const {
     if constexpr (Solo || Res::spec_kind == SpecKind::nondet) {
       return false;
     } else {
       auto r = run_capturing<RR>([&]() -> decltype(auto) { return call_ref(fr, vals, Idx{}); });
+      if (expected) *expected = shown_outcome(r);
       std::string text;
       std::optional<Mismatch> m;
       if constexpr (Res::spec_kind == SpecKind::may_throw) {
@@ -264,6 +289,19 @@ struct Op final : OpBase {
           return ok;
         }
       }
+    }
+  }
+
+  // What the reference found, as a failure after a crash lists it.
+  template <class RefOutcome>
+  std::string shown_outcome(const RefOutcome& r) const {
+    if (r.threw()) return "that it throws " + exception_text(r.exception);
+    if constexpr (contains_abstract<Res>() || std::is_void_v<std::remove_cvref_t<RR>>) {
+      return "a result";
+    } else if constexpr (Res::spec_kind == SpecKind::may_throw) {
+      return show_under(res.spec, *r.value);
+    } else {
+      return show_under(res, *r.value);
     }
   }
 
