@@ -92,7 +92,9 @@ class ApiSteps final : public CaseSteps {
     if (outcome_.status == StepOutcome::Status::declined) return Drawn::rejected;
     if (outcome_.status == StepOutcome::Status::crashed) {
       // worlds_[0]'s reference ran before the candidate crashed: the call took effect there.
-      worlds_.push_back(std::move(*untaken));
+      // The world without it comes first (as failures list them), with the live candidate.
+      take_candidates(*untaken, worlds_[0]);
+      worlds_.insert(worlds_.begin(), std::move(*untaken));
       verdict_ = after_crash(src, outcome_.message, plan, std::move(async_trace));
       return Drawn::command;
     }

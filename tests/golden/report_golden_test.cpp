@@ -8,6 +8,8 @@
 #include <sstream>
 #include <variant>
 
+#include "kv_store_api.hpp"
+#include "kv_store_spec.hpp"
 #include "ring_buffer.hpp"
 #include "support/fiber_subjects.hpp"
 #include "support/test_specs.hpp"
@@ -176,6 +178,43 @@ TEST(Golden, ThreadsDraft) {
   const duet::CheckResult r = duet::check_parallel<fiber_subjects::OffByOneSpec>(pc, {.seed = 1});
   ASSERT_FALSE(r.passed());
   expect_golden("threads_off_by_one_draft.cpp", read(r.draft_path));
+}
+
+// Crash injection: the crash's line under the interrupted command with the async steps that led
+// to it, the failing step's judgement against every world the crash may have left, and why
+// there is no draft test.
+TEST(Golden, CrashReport) {
+  const duet::CheckResult r = duet::check_sequential<kv::Spec<kv::Bug::directory_before_data>>(
+      {.seed = 1, .output_dir = "duet-output/golden", .name = "kv"});
+  ASSERT_FALSE(r);
+  expect_golden("crash_report.txt", mask(r.report));
+}
+
+TEST(Golden, ApiCrashReport) {
+  const duet::CheckResult r =
+      kv::api<kv::Bug::directory_before_data>().check({.seed = 1, .output_dir = "duet-output/golden", .name = "kv_api"});
+  ASSERT_FALSE(r);
+  expect_golden("api_crash_report.txt", mask(r.report));
+}
+
+// A run that can never finish names what every fiber waits on, and where.
+TEST(Golden, StarvedReport) {
+  auto root = []() -> duet::task<int> {
+    duet::channel<int> requests(1);
+    duet::promise<int> reply;
+    auto server = duet::spawn([&]() -> duet::task<void> {
+      while (auto r = co_await requests.receive()) co_await duet::sleep_for(std::chrono::milliseconds(*r));
+    });
+    co_await requests.send(5);
+    co_return co_await reply.get_future();  // nobody sets the reply
+  };
+  try {
+    duet::run(root(), {.seed = 1});
+    FAIL() << "no starved report";
+  } catch (const duet::starved& e) {
+    expect_golden("starved_report.txt", std::regex_replace(e.what(), std::regex("report_golden_test\\.cpp:[0-9]+"),
+                                                             "report_golden_test.cpp:#"));
+  }
 }
 
 }  // namespace

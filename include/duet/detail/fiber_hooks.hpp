@@ -89,6 +89,7 @@ enum class Op : std::uint8_t {
   close,
   sleep,    // the value is the duration (virtual time)
   crash,    // trace: duet::fault_point crashed the subject here; the run ends
+  pause,    // a plain switch point (duet::switch_point, awaiting a duet awaitable, a device call)
 };
 const char* op_name(Op op) noexcept;
 

@@ -42,6 +42,7 @@ const char* op_name(Op op) noexcept {
     case Op::close: return "close";
     case Op::sleep: return "sleep";
     case Op::crash: return "CRASH";
+    case Op::pause: return "switch";
   }
   return "?";
 }

@@ -115,6 +115,7 @@ void Runtime::observe(Op op, std::uint32_t object, Value read, Value written) {
     case Op::read:
     case Op::write:
     case Op::yield:
+    case Op::pause:
       return;  // plain variables and yields neither show nor end a spin
     default:
       break;
@@ -351,8 +352,8 @@ void notify(Runtime& rt, ObjectKind kind, const void* object, bool all, std::sou
 }
 void yield(Runtime& rt, std::source_location loc) noexcept { rt.yield(loc); }
 void pause(Runtime& rt, std::source_location loc) noexcept {
-  rt.enter(Op::yield, ObjectKind::none, nullptr, std::memory_order_seq_cst, loc);
-  rt.leave(Op::yield, {}, {});
+  rt.enter(Op::pause, ObjectKind::none, nullptr, std::memory_order_seq_cst, loc);
+  rt.leave(Op::pause, {}, {});
 }
 void lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::source_location loc) noexcept {
   rt.lock(kind, m, shared, loc);
