@@ -9,6 +9,7 @@
 #include <duet/async.hpp>
 #include <duet/duet.hpp>
 
+#include "kv_store_api.hpp"
 #include "kv_store_spec.hpp"
 
 namespace {
@@ -49,6 +50,25 @@ void BM_AsyncKvScenariosWithoutCrashes(benchmark::State& state) {
 }
 BENCHMARK(BM_AsyncKvScenariosWithCrashes)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AsyncKvScenariosWithoutCrashes)->Unit(benchmark::kMillisecond);
+
+// The same store as a duet::Api (kv_store_api.hpp): with recover, every step first copies the
+// live values (the world without the call), and after a crash every world judges each result.
+void kv_api_scenarios(benchmark::State& state, bool crashes) {
+  const duet::Api api = kv::api<kv::Bug::none>(crashes);
+  std::uint64_t cases = 0, commands = 0;
+  for (auto _ : state) {
+    const duet::CheckResult r = api.check({.seed = 1, .count = 1000, .verbose = -1});
+    if (!r) state.SkipWithError("the store failed");
+    cases += r.cases;
+    commands += r.commands;
+  }
+  state.counters["scenarios/s"] = benchmark::Counter(static_cast<double>(cases), benchmark::Counter::kIsRate);
+  state.counters["commands/s"] = benchmark::Counter(static_cast<double>(commands), benchmark::Counter::kIsRate);
+}
+void BM_AsyncKvApiScenariosWithCrashes(benchmark::State& state) { kv_api_scenarios(state, true); }
+void BM_AsyncKvApiScenariosWithoutCrashes(benchmark::State& state) { kv_api_scenarios(state, false); }
+BENCHMARK(BM_AsyncKvApiScenariosWithCrashes)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AsyncKvApiScenariosWithoutCrashes)->Unit(benchmark::kMillisecond);
 
 constexpr int kAwaits = 10'000;
 

@@ -46,14 +46,14 @@ class Handle {
 };
 
 /// The API: open, set, get, remove, exists, list; the reference is a std::map with room for
-/// kSlots keys, like the store's directory.
+/// kSlots keys, like the store's directory. `crashes`: declare recover (crash injection on).
 template <Bug bug, bool write_back = false>
-duet::Api api() {
+duet::Api api(bool crashes = true) {
   using Map = std::map<std::string, std::string>;
   using H = Handle<bug>;
   duet::Api api("kv");
   auto db = api.abstract<Map, H>("db");
-  api.recover(db, [](H& h) { h.remount(); });
+  if (crashes) api.recover(db, [](H& h) { h.remount(); });
   auto key = duet::element_of<std::string>({"a", "b", "c", "d", "e", "f"});
   // A length and a first letter, as in kv_store_spec.hpp: values up to a little over two sectors.
   duet::Gen<std::string> value = [](duet::Source& src) {
