@@ -15,6 +15,7 @@
 #include <duet/testing/block_device.hpp>
 
 #include "kv_store.hpp"
+#include "kv_store_spec.hpp"
 
 namespace kv {
 
@@ -54,15 +55,8 @@ duet::Api api(bool crashes = true) {
   duet::Api api("kv");
   auto db = api.abstract<Map, H>("db");
   if (crashes) api.recover(db, [](H& h) { h.remount(); });
-  auto key = duet::element_of<std::string>({"a", "b", "c", "d", "e", "f"});
-  // A length and a first letter, as in kv_store_spec.hpp: values up to a little over two sectors.
-  duet::Gen<std::string> value = [](duet::Source& src) {
-    const std::size_t n = duet::integers<std::size_t>(0, 150)(src);
-    const int first = duet::integers<int>(0, 25)(src);
-    std::string v(n, ' ');
-    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<char>('a' + (first + i) % 26);
-    return v;
-  };
+  const auto key = keys();  // kv_store_spec.hpp
+  const auto value = values();
   api.op("open", duet::args(), db, [] { return Map{}; }, [] { return H(write_back); });
   api.op(
       "set", duet::args(db, key, value), duet::may_throw(duet::unit()),

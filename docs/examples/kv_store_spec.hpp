@@ -29,6 +29,22 @@ inline std::string duet_show(const Remove& c) { return "remove(" + duet::show(c.
 inline std::string duet_show(const Exists& c) { return "exists(" + duet::show(c.key) + ")"; }
 inline std::string duet_show(const List&) { return "list()"; }
 
+/// The keys the scenarios use: few, so that operations meet on the same keys.
+inline duet::Gen<std::string> keys() { return duet::element_of<std::string>({"a", "b", "c", "d", "e", "f"}); }
+
+/// Values up to a little over two sectors, lengths spread evenly: multi-sector writes are where
+/// a crash can split an update. A length and a first letter: "cdefg..." (two choices, so that
+/// shrinking is quick and values of different lengths or letters differ).
+inline duet::Gen<std::string> values() {
+  return [](duet::Source& src) {
+    const std::size_t n = duet::integers<std::size_t>(0, 150)(src);
+    const int first = duet::integers<int>(0, 25)(src);
+    std::string v(n, ' ');
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<char>('a' + (first + i) % 26);
+    return v;
+  };
+}
+
 /// Recoveries so far (tests count the crashes they made).
 inline std::uint64_t recoveries = 0;
 
@@ -54,18 +70,8 @@ struct Spec {
   static std::string setup_cpp() { return "duet::BlockDevice disk; kv::Store kv(disk); duet::run(kv.format());"; }
 
   static duet::Gen<Cmd> command(const State&) {
-    auto key = duet::element_of<std::string>({"a", "b", "c", "d", "e", "f"});
-    // Values up to a little over two sectors, lengths spread evenly: multi-sector writes are
-    // where a crash can split an update.
-    // A length and a first letter: "cdefg..." (two choices, so that shrinking is quick and
-    // values of different lengths or letters differ).
-    duet::Gen<std::string> value = [](duet::Source& src) {
-      const std::size_t n = duet::integers<std::size_t>(0, 150)(src);
-      const int first = duet::integers<int>(0, 25)(src);
-      std::string v(n, ' ');
-      for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<char>('a' + (first + i) % 26);
-      return v;
-    };
+    const auto key = keys();
+    const auto value = values();
     return duet::frequency<Cmd>({
         {3, duet::construct<Get>(key).map([](Get g) -> Cmd { return g; })},
         {4, duet::construct<Set>(key, value).map([](Set s) -> Cmd { return s; })},

@@ -226,24 +226,13 @@ class StateMachineSteps final : public StateMachineStepsBase {
     const Cmd& cmd = *cmd_;
     if (states_.size() > 1) return step_after_crash(trace);
     State& state = states_.front();
-    Result want;
-    if constexpr (HasExpected<Spec>) {
-      try {
-        want = Spec::expected(cmd, state);
-      } catch (...) {
-        got_ = Result();
-        if (trace) record_step(trace, last_command(), got_);
-        return fail_here(trace, nullptr, threw("the model's expected()"));
-      }
-    }
+    std::vector<Result> wants;
     std::string async_trace;
-    const Ran ran = run_candidate(trace ? &async_trace : nullptr);
-    if (ran.crashed) return crashed(trace, ran, std::move(async_trace));
-    if (trace) record_step(trace, last_command(), got_);
-    if (!ran.error.empty()) return fail_here(trace, nullptr, ran.error);
-    if (assertion_raised()) return with_async(assertion_failed(trace, assertion_message()), trace, async_trace);
-    if constexpr (HasExpected<Spec>)
+    if (auto ended = expect_and_run(trace, wants, async_trace)) return std::move(*ended);
+    if constexpr (HasExpected<Spec>) {
+      const Result& want = wants.front();
       if (!(got_ == want)) return with_async(fail_here(trace, &want, disagreement(got_, &want, {})), trace, async_trace);
+    }
     if constexpr (HasPostcondition<Spec>) {
       Verdict v(true);
       try {
@@ -299,6 +288,28 @@ class StateMachineSteps final : public StateMachineStepsBase {
     return ran;
   }
 
+  // The first phases of a step: what each model state expects (if the spec says), then the
+  // candidate's run, recorded. A verdict when the step ends there (a crash, a failure).
+  std::optional<StepVerdict> expect_and_run(Trace* trace, std::vector<Result>& wants, std::string& async_trace) {
+    if constexpr (HasExpected<Spec>) {
+      for (const State& s : states_) {
+        try {
+          wants.push_back(Spec::expected(*cmd_, s));
+        } catch (...) {
+          got_ = Result();
+          if (trace) record_step(trace, last_command(), got_);
+          return fail_here(trace, nullptr, threw("the model's expected()"));
+        }
+      }
+    }
+    const Ran ran = run_candidate(trace ? &async_trace : nullptr);
+    if (ran.crashed) return crashed(trace, ran, std::move(async_trace));
+    if (trace) record_step(trace, last_command(), got_);
+    if (!ran.error.empty()) return fail_here(trace, nullptr, ran.error);
+    if (assertion_raised()) return with_async(assertion_failed(trace, assertion_message()), trace, async_trace);
+    return std::nullopt;
+  }
+
   // A crash interrupted the command: the candidate is rebuilt from what persisted, and the
   // model goes on in every state the command may have left (taken effect, or not).
   StepVerdict crashed(Trace* trace, const Ran& ran, std::string async_trace) {
@@ -350,23 +361,8 @@ class StateMachineSteps final : public StateMachineStepsBase {
   StepVerdict step_after_crash(Trace* trace) {
     const Cmd& cmd = *cmd_;
     std::vector<Result> wants;
-    if constexpr (HasExpected<Spec>) {
-      for (const State& s : states_) {
-        try {
-          wants.push_back(Spec::expected(cmd, s));
-        } catch (...) {
-          got_ = Result();
-          if (trace) record_step(trace, last_command(), got_);
-          return fail_here(trace, nullptr, threw("the model's expected()"));
-        }
-      }
-    }
     std::string async_trace;
-    const Ran ran = run_candidate(trace ? &async_trace : nullptr);
-    if (ran.crashed) return crashed(trace, ran, std::move(async_trace));
-    if (trace) record_step(trace, last_command(), got_);
-    if (!ran.error.empty()) return fail_here(trace, nullptr, ran.error);
-    if (assertion_raised()) return with_async(assertion_failed(trace, assertion_message()), trace, async_trace);
+    if (auto ended = expect_and_run(trace, wants, async_trace)) return std::move(*ended);
     std::vector<State> kept;
     std::string why;
     for (std::size_t i = 0; i < states_.size(); ++i) {

@@ -8,16 +8,8 @@
 #include "duet/faults.hpp"
 #include "execute/fibers/runtime.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define DUET_LSAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
-#define DUET_LSAN 1
-#endif
-#endif
+#include "execute/fibers/sanitizers.hpp"
 #ifdef DUET_LSAN
-#include <sanitizer/lsan_interface.h>
-
 #include <unordered_set>
 #endif
 

@@ -13,16 +13,8 @@
 #include "execute/fibers/runtime.hpp"
 #include "execute/fibers/strategies.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define DUET_LSAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
-#define DUET_LSAN 1
-#endif
-#endif
-#ifdef DUET_LSAN
-#include <sanitizer/lsan_interface.h>
-#endif
+#include "execute/fibers/sanitizers.hpp"
+
 
 namespace duet {
 

@@ -34,20 +34,7 @@
 #include <memory>
 #include <stdexcept>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define DUET_FIBER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DUET_FIBER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define DUET_FIBER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define DUET_FIBER_TSAN 1
-#endif
-#endif
+#include "execute/fibers/sanitizers.hpp"
 
 #ifdef DUET_FIBER_ASAN
 #include <sanitizer/asan_interface.h>
