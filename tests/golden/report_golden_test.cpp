@@ -144,19 +144,21 @@ TEST(Golden, NondeterministicFailureAsFirstSeen) {
   expect_golden("nondeterministic_draft.cpp", read(r.draft_path));
 }
 
+// Every draft goes to duet-output/golden: other binaries check the same subjects in parallel
+// and would overwrite a draft in the default directory before it is read.
 // On fibers: the Y diagram, the verdict and the interleaving that produced it.
 
 // The drafts replay the failing schedule with duet::run_fibers; draft_repro_main.cpp compiles
 // them and runs them against the buggy and the fixed subjects.
 TEST(Golden, FiberLostUpdateReport) {
-  const duet::CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<true>>({.executor = duet::fibers()}, {.seed = 1});
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<true>>({.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/golden"});
   ASSERT_FALSE(r.passed());
   expect_golden("fiber_lost_update_report.txt", mask(r.report));
   expect_golden("fiber_lost_update_draft.cpp", read(r.draft_path));
 }
 
 TEST(Golden, FiberDeadlockReport) {
-  const duet::CheckResult r = duet::check_parallel<fiber_subjects::AccountsSpec>({.executor = duet::fibers()}, {.seed = 3});
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::AccountsSpec>({.executor = duet::fibers()}, {.seed = 3, .output_dir = "duet-output/golden"});
   ASSERT_FALSE(r.passed());
   expect_golden("fiber_deadlock_report.txt", mask(r.report));
   expect_golden("fiber_deadlock_draft.cpp", read(r.draft_path));
@@ -165,7 +167,7 @@ TEST(Golden, FiberDeadlockReport) {
 // A replay that runs differently from the failing run: no counterexample, and where it diverged.
 TEST(Golden, FiberNondeterministicReport) {
   fiber_subjects::moody_calls = 0;
-  const duet::CheckResult r = duet::check_parallel<fiber_subjects::MoodyCounterSpec>({.executor = duet::fibers()}, {.seed = 1});
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::MoodyCounterSpec>({.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/golden"});
   ASSERT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
   expect_golden("fiber_nondeterministic_report.txt", mask(r.report));
 }
@@ -175,7 +177,7 @@ TEST(Golden, FiberNondeterministicReport) {
 TEST(Golden, ThreadsDraft) {
   duet::ParallelConfig pc;
   pc.branch_length = 2;
-  const duet::CheckResult r = duet::check_parallel<fiber_subjects::OffByOneSpec>(pc, {.seed = 1});
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::OffByOneSpec>(pc, {.seed = 1, .output_dir = "duet-output/golden"});
   ASSERT_FALSE(r.passed());
   expect_golden("threads_off_by_one_draft.cpp", read(r.draft_path));
 }
