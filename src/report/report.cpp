@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <unistd.h>
+
 namespace duet::detail {
 namespace {
 
@@ -314,10 +316,15 @@ std::string write_draft_test(const ReportData& d, const std::string& dir) {
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
   const fs::path path = fs::path(dir) / (identifier(d.name) + "_repro.cpp");
-  std::ofstream f(path);
+  // Written aside and renamed into place: a test binary run in parallel with another that fails
+  // the same spec never reads half a file.
+  const fs::path part = fs::path(path).concat(".part" + std::to_string(::getpid()));
+  std::ofstream f(part);
   f << format_draft_test(d);
   f.close();
-  if (!f) throw std::runtime_error("cannot write " + path.string());
+  if (!f) throw std::runtime_error("cannot write " + part.string());
+  fs::rename(part, path, ec);
+  if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
   return path.string();
 }
 

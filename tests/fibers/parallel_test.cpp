@@ -371,7 +371,10 @@ std::string read_file(const std::string& path) {
 }
 
 TEST(RunFibers, ReplaysTheReportedSchedule) {
-  const duet::CheckResult r = duet::check_parallel<CounterSpec<true>>(on_fibers(), {.seed = 1});
+  // Its own output directory: other tests fail the same spec in parallel and would overwrite
+  // the draft in the default one before it is read.
+  const duet::CheckResult r =
+      duet::check_parallel<CounterSpec<true>>(on_fibers(), {.seed = 1, .output_dir = "duet-output/run_fibers"});
   ASSERT_FALSE(r.passed()) << r.report;
   const std::string draft = read_file(r.draft_path);
   std::smatch schedule;

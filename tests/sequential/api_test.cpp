@@ -233,7 +233,8 @@ TEST(Api, FailureThatDoesNotComeBackIsShownAsFirstSeen) {
     }
     return top(s);
   };
-  const CheckResult r = stack_api(duet::may_throw(duet::value<int>()), flaky_top).check({.seed = 1});
+  const CheckResult r =
+      stack_api(duet::may_throw(duet::value<int>()), flaky_top).check({.seed = 1, .output_dir = "duet-output/flaky_top"});
   ASSERT_EQ(r.status, CheckResult::Status::failed) << r.report;
   EXPECT_EQ(r.shrink_end, CheckResult::ShrinkEnd::not_reproduced) << r.report;
   EXPECT_TRUE(has(r.report, "Shown: the failing step as\n  first seen")) << r.report;
