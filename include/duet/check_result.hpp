@@ -40,6 +40,8 @@ struct CheckResult {
   std::uint64_t discarded = 0;  // generation attempts rejected (precondition, filter)
   std::uint64_t commands = 0;   // commands run in all cases
   std::uint64_t trials = 0;     // parallel runner: program runs in all cases
+  std::uint64_t overlapped_trials = 0;  // of which branches' calls overlapped in time
+  std::uint64_t cpus = 0;       // the most distinct CPUs a trial's branches ran on (0: not measured)
   std::uint64_t shrink_steps = 0;  // replays the shrinker accepted
   std::uint64_t shrink_tries = 0;  // replays the shrinker tried
   ShrinkEnd shrink_end = ShrinkEnd::none;

@@ -2,7 +2,7 @@
 // created for every run, or (duet::fibers) on the deterministic fiber scheduler.
 //
 //   duet::ParallelConfig pc;
-//   pc.executor = duet::make_thread_pool(/*pin=*/true);   // one pool for every check using pc
+//   pc.executor = duet::make_thread_pool();   // one pool for every check using pc
 //   EXPECT_TRUE(duet::check_parallel<QueueSpec>(pc));
 //
 //   // Code written with duet/sync.hpp's types, interleavings chosen from the choice stream:
@@ -33,8 +33,10 @@ class Executor {
 };
 
 /// A pool of threads kept for the whole check: spawning threads per trial costs more than the
-/// trial itself. `pin`: bind worker i to CPU i modulo the CPUs available.
-std::unique_ptr<Executor> make_thread_pool(bool pin = false);
+/// trial itself. `pin`: each branch on its own CPU (the calling thread, which runs branch 0,
+/// included) when the caller's affinity mask has a CPU per branch; the caller's own mask is
+/// restored after each run, or after the check when a check runs the pool.
+std::unique_ptr<Executor> make_thread_pool(bool pin = true);
 /// New threads for every run (the naive way; kept for the benchmark that measures the pool).
 std::unique_ptr<Executor> make_thread_per_run();
 

@@ -40,7 +40,10 @@ struct ParallelConfig {
   std::size_t suffix_length = 0;   // calls after the branches at most
   std::size_t trials = 20;         // runs of each program (stops at the first failing one)
   Consistency consistency = Consistency::linearizable;
-  bool pin_threads = false;        // bind worker i to CPU i
+  // Pin every branch (the calling thread runs branch 0) to its own CPU for the check, when the
+  // process may use at least as many CPUs as there are branches; the caller's affinity is
+  // restored afterwards. Without it the kernel often runs both branches on one CPU.
+  bool pin_threads = true;
   std::shared_ptr<Executor> executor;  // default: a thread pool kept for the check
 };
 
@@ -62,7 +65,19 @@ struct YShape {
 struct Observed {
   Result result;
   std::uint64_t invoke = 0, response = 0;
+  int cpu = -1;  // where the call was invoked (sched_getcpu), -1 on fibers or when unknown
 };
+
+/// The CPU the calling thread runs on (sched_getcpu), -1 inside a fiber run or when unknown.
+int current_cpu() noexcept;
+
+/// What a trial's branches did at once: whether calls of different branches overlapped in time,
+/// and on how many distinct CPUs the branches' calls were invoked.
+struct TrialOverlap {
+  bool overlapped = false;
+  std::size_t cpus = 0;
+};
+TrialOverlap trial_overlap(const YShape& shape, const std::vector<Observed>& observed);
 
 /// Builds the history the search core checks: phases 0/1/2 for prefix, branches, suffix;
 /// process 0 for prefix and suffix, 1 + b for branch b.
@@ -181,6 +196,7 @@ void run_trial(const TrialRunner<Subject>& r, const YShape& shape, Executor& exe
   std::unique_ptr<Subject> subject = r.make();
   auto one = [&](std::size_t i) {
     Observed& o = observed[i];
+    o.cpu = current_cpu();
     o.invoke = event_time();
     try {
       o.result = r.call(i, *subject);

@@ -32,6 +32,34 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 std::atomic<AssertionCaptureFactory> capture_factory{nullptr};
 
+// Under 1% of the trials with calls of different branches running at once: the branches
+// essentially ran one after the other.
+bool too_little_overlap(std::uint64_t trials, std::uint64_t overlapped) {
+  return trials > 0 && overlapped * 100 < trials;
+}
+
+/// "20000 trials, 61% with overlapping branches, branches on 2 CPUs".
+std::string overlap_text(std::uint64_t trials, std::uint64_t overlapped, std::uint64_t cpus) {
+  char pct[32];
+  const double share = trials ? 100.0 * static_cast<double>(overlapped) / static_cast<double>(trials) : 0.0;
+  std::snprintf(pct, sizeof pct, share > 0 && share < 1 ? "%.2f%%" : "%.0f%%", share);
+  std::string text = plural(trials, "trial", "trials") + ", " + pct + " with overlapping branches";
+  if (cpus > 0) text += ", branches on " + plural(cpus, "CPU", "CPUs");
+  return text;
+}
+
+/// A parallel check whose branches never ran at once: an error that says why and what to do.
+CheckResult inconclusive(CheckResult r, const std::string& overlap) {
+  r.status = CheckResult::Status::error;
+  r.report = "duet: " + r.name + ": inconclusive: the branches' calls (almost) never overlapped in time (" + overlap +
+             "), so a race could not have shown up; this is not a pass.\n" +
+             (r.coverage.empty() ? std::string() : "  " + r.coverage + ".\n") +
+             "  Give the check at least as many free CPUs as branches (check the process's CPU affinity and\n"
+             "  the machine's load; ParallelConfig::pin_threads is on by default), run it longer (DUET_TIME),\n"
+             "  or run it on duet::fibers() for code written with duet/sync.hpp.\n";
+  return r;
+}
+
 /// Case seeds: disjoint streams per shard, independent of how many cases ran before.
 std::uint64_t case_seed(const Settings& s, std::uint64_t index) {
   return mix64(s.seed ^ mix64(index * s.shards + s.shard_index));
@@ -500,6 +528,7 @@ struct Runner {
     const auto start = Clock::now();
     Progress progress(s.name, s.verbose);
     std::uint64_t commands = 0, attempts = 0, rejected = 0, overruns = 0, abandoned = 0, busy = 0, trials = 0, i = 0;
+    std::uint64_t overlapped = 0, cpus = 0;
     std::string abandon_reason;
     std::uint64_t current_seed = 0;
     Source src = Source::from_seed(0);
@@ -515,6 +544,8 @@ struct Runner {
       if (o.kind == CaseOutcome::Kind::fail) remember_failure(src.choices(), std::move(scratch), o);
       commands += o.commands;
       trials += o.trials;
+      overlapped += o.overlapped;
+      cpus = std::max(cpus, o.cpus);
       attempts += o.attempts;
       rejected += o.rejected;
       overruns += o.kind == CaseOutcome::Kind::overrun;
@@ -535,6 +566,8 @@ struct Runner {
         data.trials = trials;
         CheckResult r = shrink_and_report(std::move(data), src, current_seed, commands, start);
         r.trials = trials;
+        r.overlapped_trials = overlapped;
+        r.cpus = cpus;
         return r;
       }
       if (commands == 0 && rejected >= 1000)
@@ -567,13 +600,19 @@ struct Runner {
     r.cases = i;
     r.commands = commands;
     r.trials = trials;
+    r.overlapped_trials = overlapped;
+    r.cpus = cpus;
     r.discarded = rejected;
     r.seconds = t;
     if (p.coverage) r.coverage = p.coverage();
+    // A parallel check on threads whose branches (almost) never ran at once could not have
+    // seen a race: not a pass.
+    if (p.needs_overlap && !p.expect_failure && too_little_overlap(trials, overlapped))
+      return inconclusive(r, overlap_text(trials, overlapped, cpus));
     if (s.verbose >= 0 && !p.expect_failure) {  // a negative test says its own verdict
       std::string abandoned_text;
       if (abandoned > 0) abandoned_text = ", " + std::to_string(abandoned) + " abandoned (" + abandon_reason + ")";
-      if (trials > 0) abandoned_text += ", " + std::to_string(trials) + " trials";
+      if (trials > 0) abandoned_text += ", " + overlap_text(trials, overlapped, cpus);
       std::fprintf(stdout, "duet: %s: %llu %s passed, %llu commands, %.1f%% discarded%s, %.2f s (seed 0x%016llx)\n",
                    s.name.c_str(), static_cast<unsigned long long>(i), trials > 0 ? "programs" : "cases",
                    static_cast<unsigned long long>(commands),
@@ -591,7 +630,7 @@ CheckResult expected_failure_verdict(CheckResult r, const Settings& s) {
   if (r.status == CheckResult::Status::failed) {
     r.status = CheckResult::Status::passed;
     const std::string found = "duet: " + r.name + ": unsafe, as expected: a counterexample after " +
-                              plural(r.cases, "program", "programs") + ", " + plural(r.trials, "trial", "trials");
+                              plural(r.cases, "program", "programs") + ", " + overlap_text(r.trials, r.overlapped_trials, r.cpus);
     r.report = found + "\n" + r.report;
     if (s.verbose >= 0) std::fprintf(stdout, "%s (%zu calls; the report is in CheckResult::report, or DUET_VERBOSE=1)\n", found.c_str(), r.failing_length);
   } else if (r.status == CheckResult::Status::passed) {
@@ -599,8 +638,10 @@ CheckResult expected_failure_verdict(CheckResult r, const Settings& s) {
     char seed[32];
     std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(r.seed));
     r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency), found none in " +
-               plural(r.cases, "program", "programs") + ", " + plural(r.trials, "trial", "trials") + " (seed " + seed +
-               "); give it more time (DUET_TIME) or more trials\n";
+               plural(r.cases, "program", "programs") + ", " + overlap_text(r.trials, r.overlapped_trials, r.cpus) +
+               " (seed " + seed + "); give it more time (DUET_TIME) or more trials\n";
+    if (r.trials > 0 && too_little_overlap(r.trials, r.overlapped_trials))
+      r.report += "  The branches (almost) never ran at once: give the check at least as many free CPUs as branches.\n";
   }
   return r;
 }
@@ -637,6 +678,14 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
     return encode_token(runner.record(index + 1, 0, {}, case_seed));
   };
   runner.monitor = &monitor;
+  // Whatever way the check ends, what it changed for its run is put back (the caller's CPU
+  // affinity, say).
+  struct AfterCheck {
+    const Property& p;
+    ~AfterCheck() {
+      if (p.after_check) p.after_check();
+    }
+  } after_check{p};
   CheckResult r = bytes ? runner.bytes_case(*bytes) : s.replay.empty() ? runner.search() : runner.replay_token();
   r.seed = r.seed ? r.seed : s.seed;
   if (p.expect_failure && r.status != CheckResult::Status::error) r = expected_failure_verdict(std::move(r), s);

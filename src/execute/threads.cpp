@@ -6,10 +6,13 @@
 #include <atomic>
 #include <exception>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "duet/detail/fiber_hooks.hpp"
 #include "duet/executor.hpp"
+#include "execute/threads.hpp"
 
 namespace duet::detail {
 
@@ -37,10 +40,15 @@ void spin_until(Done done) {
   }
 }
 
+// Where a pool puts its branches: every branch, the caller's included, on its own CPU from the
+// caller's affinity mask, when the mask has enough CPUs. The caller's own mask is restored after
+// each run, or, inside a check (hold_caller), when the check ends: one pinning per check instead
+// of two system calls per trial.
 class ThreadPool final : public Executor {
  public:
   explicit ThreadPool(bool pin) : pin_(pin) {}
   ~ThreadPool() override {
+    release_caller();
     stop_.store(true);
     round_.fetch_add(kRoundStep);
     round_.notify_all();
@@ -58,8 +66,8 @@ class ThreadPool final : public Executor {
       const std::size_t index = threads_.size();
       const std::uint64_t current = round_.load();
       threads_.emplace_back([this, index, current] { worker(index, current); });
-      if (pin_) pin(threads_.back().native_handle(), index + 1);
     }
+    if (pin_) place(branches.size());
     // A small random head start per branch, new every run, so that repeated trials sample
     // different relative timings instead of the one the barrier happens to produce.
     delays_.resize(branches.size());
@@ -83,13 +91,82 @@ class ThreadPool final : public Executor {
       failure = std::current_exception();  // the workers still use `branches`: wait for them
     }
     spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; });
+    if (!holding_) release_caller();
     if (failure) std::rethrow_exception(failure);
   }
   const char* name() const override { return "thread pool"; }
 
+  /// Inside a check: keep the caller pinned between runs until release_caller().
+  void hold_caller() { holding_ = true; }
+  /// Gives the caller its own affinity back (if a run pinned it).
+  void release_caller() {
+    holding_ = false;
+    if (!caller_pinned_ || !pthread_equal(pthread_self(), caller_)) return;  // only the caller itself
+    pthread_setaffinity_np(caller_, sizeof caller_mask_, &caller_mask_);
+    caller_pinned_ = false;
+  }
+  /// "branches pinned to CPUs 0, 1", or why not.
+  std::string placement() const { return placement_; }
+
  private:
   static constexpr std::uint64_t kRoundStep = 256;  // low byte: the round's branch count
   static constexpr std::size_t kMaxBranches = 255;
+
+  // Pins the caller (branch 0) and worker i (branch i + 1) to distinct CPUs of the caller's
+  // mask, if it has one per branch; otherwise leaves every thread free, and says so.
+  void place(std::size_t branches) {
+    const pthread_t self = pthread_self();
+    if (caller_pinned_ && pthread_equal(self, caller_) && (placed_for_ >= branches || placed_shared_ == branches)) return;
+    if (caller_pinned_) release_caller_affinity_only();
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    if (pthread_getaffinity_np(self, sizeof mask, &mask) != 0) return;
+    std::vector<int> cpus;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &mask)) cpus.push_back(c);
+    if (cpus.size() < 2) {
+      placement_ = "branches not pinned: 1 CPU available for " + std::to_string(branches) + " branches";
+      placed_for_ = 0;
+      return;
+    }
+    if (cpus.size() < branches) {
+      // Round robin: the kernel, left alone on a loaded machine, may put every branch on one CPU.
+      placement_ = std::to_string(branches) + " branches pinned round robin to " + std::to_string(cpus.size()) +
+                   " CPUs: fewer CPUs than branches, so branches share CPUs";
+      for (std::size_t i = 0; i < threads_.size(); ++i) pin_to(threads_[i].native_handle(), cpus[(i + 1) % cpus.size()]);
+      caller_ = self;
+      caller_mask_ = mask;
+      caller_pinned_ = pin_to(self, cpus[0]);
+      placed_for_ = 0;  // no CPU of its own per branch: spinning must yield early
+      placed_shared_ = branches;
+      return;
+    }
+    caller_ = self;
+    caller_mask_ = mask;
+    caller_pinned_ = pin_to(self, cpus[0]);
+    placement_ = "branches pinned to CPUs " + std::to_string(cpus[0]);
+    for (std::size_t i = 0; i < threads_.size(); ++i) {
+      if (i + 1 < cpus.size()) {
+        pin_to(threads_[i].native_handle(), cpus[i + 1]);
+        if (i + 1 < branches) placement_ += ", " + std::to_string(cpus[i + 1]);
+      } else {
+        pthread_setaffinity_np(threads_[i].native_handle(), sizeof mask, &mask);
+      }
+    }
+    placed_for_ = branches;
+    placed_shared_ = 0;
+  }
+  void release_caller_affinity_only() {
+    const bool holding = holding_;
+    release_caller();
+    holding_ = holding;
+  }
+  static bool pin_to(pthread_t thread, int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(thread, sizeof set, &set) == 0;
+  }
 
   void worker(std::size_t index, std::uint64_t seen) {
     for (;;) {
@@ -122,23 +199,26 @@ class ThreadPool final : public Executor {
   }
 
   // Symmetric start: nobody begins before every branch is ready; then each waits out its
-  // head start, spinning hot.
+  // head start, spinning hot. A branch with a CPU of its own keeps spinning for long (about a
+  // millisecond) before it yields: on a loaded machine a yield hands the CPU to another process
+  // for a whole time slice, and the other branches would run alone meanwhile.
   void start_and_run(std::size_t branch, std::size_t active) {
     arrived_.fetch_add(1, std::memory_order_acq_rel);
+    const int patience = placed_for_ >= active ? (1 << 20) : 4096;
     for (int i = 0; arrived_.load(std::memory_order_acquire) != active; ++i)
-      if (i > 4096) std::this_thread::yield();
+      if (i > patience) std::this_thread::yield();
     for (unsigned d = delays_[branch]; d > 0; --d) asm volatile("" ::: "memory");  // a delay the compiler keeps
     (*work_)[branch]();
   }
 
-  static void pin(pthread_t thread, std::size_t index) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(static_cast<int>(index % std::max(1u, std::thread::hardware_concurrency())), &set);
-    pthread_setaffinity_np(thread, sizeof set, &set);
-  }
-
   bool pin_;
+  bool holding_ = false;
+  bool caller_pinned_ = false;
+  std::size_t placed_for_ = 0;     // branches the current placement has a CPU of its own for
+  std::size_t placed_shared_ = 0;  // or: branches placed round robin on fewer CPUs
+  pthread_t caller_{};
+  cpu_set_t caller_mask_{};
+  std::string placement_;
   std::uint64_t rng_ = 0x9e3779b97f4a7c15ULL;
   std::vector<unsigned> delays_;
   std::vector<std::thread> threads_;
@@ -166,6 +246,17 @@ class ThreadPerRun final : public Executor {
   const char* name() const override { return "thread per run"; }
 };
 
+
+void hold_caller_placement(Executor& e) {
+  if (auto* pool = dynamic_cast<ThreadPool*>(&e)) pool->hold_caller();
+}
+void release_caller_placement(Executor& e) {
+  if (auto* pool = dynamic_cast<ThreadPool*>(&e)) pool->release_caller();
+}
+std::string placement_text(const Executor& e) {
+  if (const auto* pool = dynamic_cast<const ThreadPool*>(&e)) return pool->placement();
+  return {};
+}
 
 }  // namespace duet::detail
 

@@ -5,10 +5,17 @@
 #include <span>
 #include <sstream>
 
+#include <sched.h>
+
 #include "duet/parallel.hpp"
 #include "execute/fibers/executor.hpp"
+#include "execute/threads.hpp"
 
 namespace duet::detail {
+
+namespace {
+constexpr std::size_t kMaxCpusCounted = 16;  // at most 8 branches of 4 calls: plenty
+}
 
 std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>& observed) {
   std::vector<TimedOp> ops(observed.size());
@@ -19,6 +26,37 @@ std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>&
       ops[i] = {static_cast<std::uint32_t>(1 + b), observed[i].invoke, observed[i].response, 1};
   for (; i < observed.size(); ++i) ops[i] = {0, observed[i].invoke, observed[i].response, 2};
   return ops;
+}
+
+int current_cpu() noexcept {
+  if (fiber::current()) return -1;
+  return sched_getcpu();
+}
+
+TrialOverlap trial_overlap(const YShape& shape, const std::vector<Observed>& observed) {
+  TrialOverlap t;
+  int cpus[kMaxCpusCounted];
+  std::size_t n_cpus = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // each branch's calls in `observed`
+  // Front ends that check the prefix as it runs observe the branch calls only.
+  const std::size_t first = observed.size() >= shape.size() ? shape.prefix : 0;
+  for (std::size_t b = 0, at = first; b < shape.branches.size(); at += shape.branches[b], ++b)
+    ranges.emplace_back(at, at + shape.branches[b]);
+  for (std::size_t b = 0; b < ranges.size(); ++b) {
+    for (std::size_t i = ranges[b].first; i < ranges[b].second && i < observed.size(); ++i) {
+      const Observed& x = observed[i];
+      if (x.cpu >= 0 && n_cpus < kMaxCpusCounted && std::find(cpus, cpus + n_cpus, x.cpu) == cpus + n_cpus)
+        cpus[n_cpus++] = x.cpu;
+      for (std::size_t c = b + 1; c < ranges.size() && !t.overlapped; ++c)
+        for (std::size_t j = ranges[c].first; j < ranges[c].second && j < observed.size(); ++j)
+          if (x.invoke < observed[j].response && observed[j].invoke < x.response) {
+            t.overlapped = true;
+            break;
+          }
+    }
+  }
+  t.cpus = n_cpus;
+  return t;
 }
 
 std::string consistency_name(Consistency c) { return c == Consistency::linearizable ? "linearizable" : "sequentially consistent"; }
@@ -96,6 +134,9 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
     schedule_start = src.position();
     if (fibers) fibers->begin_trial(src);
     StepVerdict v = steps.trial(shape, *pp.executor, observed);
+    const TrialOverlap overlap = trial_overlap(shape, observed);
+    out.overlapped += overlap.overlapped;
+    out.cpus = std::max<std::uint64_t>(out.cpus, overlap.cpus);
     if (!v.ok()) {
       if (v.kind == StepVerdict::Kind::fail) return fail_trial(std::move(v.message));
       return end(std::move(v), v.kind == StepVerdict::Kind::error ? CaseOutcome::Kind::error : CaseOutcome::Kind::fail);
@@ -136,7 +177,15 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
   p.replay_attempts = on_fibers ? 1 : kParallelReplayAttempts;
   p.cheap_trace = true;
   p.exact_replay = on_fibers;
-  if (on_fibers) p.coverage = [executor = pp->executor] { return fiber_executor(executor.get())->coverage(); };
+  if (on_fibers) {
+    p.coverage = [executor = pp->executor] { return fiber_executor(executor.get())->coverage(); };
+  } else {
+    // On threads: where the branches ran, and a pass needs branches that ran at once.
+    p.needs_overlap = true;
+    hold_caller_placement(*pp->executor);
+    p.after_check = [executor = pp->executor] { release_caller_placement(*executor); };
+    p.coverage = [executor = pp->executor] { return placement_text(*executor); };
+  }
   return pp;
 }
 

@@ -346,6 +346,7 @@ class ApiYSteps final : public YSteps {
     for (std::size_t b = 0, at = 0; b < shape.branches.size(); at += shape.branches[b], ++b)
       branches.push_back([&, at, len = shape.branches[b]] {
         for (std::size_t k = 0; k < len; ++k) {
+          observed[at + k].cpu = current_cpu();
           observed[at + k].invoke = event_time();
           calls_[at + k]->run_candidate();
           observed[at + k].response = event_time();

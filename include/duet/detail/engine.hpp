@@ -78,6 +78,8 @@ struct CaseOutcome {
   std::uint64_t attempts = 0;  // command generation attempts
   std::uint64_t rejected = 0;  // of which rejected by a precondition or a filter
   std::uint64_t trials = 0;    // parallel runner: runs of the case's program
+  std::uint64_t overlapped = 0;  // of which trials where calls of different branches overlapped in time
+  std::uint64_t cpus = 0;        // the most distinct CPUs the branches ran on in one trial
   /// For a failure seen without a trace: the failing step as the trace would have recorded it
   /// (the last of `commands` steps). Kept so that a failure that does not come back when
   /// replayed can still be shown as first seen.
@@ -112,6 +114,11 @@ struct Property {
   /// A negative test (expect_unsafe): a shrunk counterexample is the pass, and finding none in
   /// the budget is the failure.
   bool expect_failure = false;
+  /// A parallel check on threads: a pass needs trials whose branches overlapped in time (a
+  /// check that never saw two calls at once proves nothing and is inconclusive).
+  bool needs_overlap = false;
+  /// Runs once after the check (restores what the check changed, e.g. the caller's affinity).
+  std::function<void()> after_check;
 };
 
 /// Runs a property under the settings: the whole pipeline (generate, execute, check,
