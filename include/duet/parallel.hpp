@@ -6,7 +6,7 @@
 //
 //   TEST(Queue, Linearizable) { EXPECT_TRUE(duet::check_parallel<QueueSpec>({.branches = 3})); }
 //   TEST(StdVector, NotThreadSafe) { EXPECT_TRUE(duet::expect_unsafe<VectorSpec>()); }
-//   TEST(TbbQueue, Linearizable) { EXPECT_TRUE(lin.check_parallel()); }   // duet::Lin<T>
+//   TEST(TbbQueue, Linearizable) { EXPECT_TRUE(duet::check_parallel(lin)); }   // lin: a duet::Lin<T>
 #pragma once
 
 #include <algorithm>

@@ -300,11 +300,13 @@ struct Runner {
   // A failure that depends on thread timing may need several tries to come back.
   Replayed replay(const std::vector<std::uint64_t>& choices) const {
     Replayed r;
+    std::uint64_t trials = 0;
     for (int attempt = 0; attempt < std::max(1, p.replay_attempts); ++attempt) {
       Source src = Source::replay(choices);
       Trace trace;
       const CaseOutcome o = run(src, p.cheap_trace ? &trace : nullptr);
-      r = {o.kind == CaseOutcome::Kind::fail, src.choices(), src.spans(), src.concurrent_start()};
+      trials += o.trials;
+      r = {o.kind == CaseOutcome::Kind::fail, src.choices(), src.spans(), src.concurrent_start(), trials};
       if (r.fails) {
         remember_failure(r.consumed, std::move(trace), o);
         break;
@@ -466,7 +468,9 @@ struct Runner {
     // failure that does not come back as nondeterministic.
     std::vector<std::uint64_t> best = original;
     if (monitor) monitor->start(original_token);
-    const bool reproduces = replay(original).fails;
+    const Replayed first_replay = replay(original);
+    const bool reproduces = first_replay.fails;
+    data.replay_trials = first_replay.trials;
     if (monitor) monitor->stop();
     data.shrink_time_budget = s.shrink_time;
     data.shrink_step_budget = s.shrink_steps;

@@ -52,13 +52,14 @@ class ThreadPool final : public Executor {
     stop_.store(true);
     round_.fetch_add(kRoundStep);
     round_.notify_all();
+    width_.store(kMaxBranches + 1);
+    width_.notify_all();
     for (auto& t : threads_) t.join();
   }
 
   // The calling thread runs branch 0 itself: with as many branches as cores, a caller that
   // waited by spinning would take a core from the branches it waits for. Every worker takes
-  // part in every round (those without a branch just report done), so none can lag behind and
-  // mistake a later round for the one it missed.
+  // part in every round that has a branch for it; the others are parked until a wider round.
   void run(const std::vector<std::function<void()>>& branches) override {
     if (branches.empty()) return;
     if (branches.size() > kMaxBranches) throw std::invalid_argument("duet: at most 255 branches");
@@ -79,7 +80,12 @@ class ThreadPool final : public Executor {
     }
     work_ = &branches;
     arrived_.store(0, std::memory_order_relaxed);
-    remaining_.store(static_cast<int>(threads_.size()), std::memory_order_relaxed);
+    // Only the workers with a branch take part in a round; the others are parked on width_.
+    remaining_.store(static_cast<int>(branches.size() - 1), std::memory_order_relaxed);
+    if (width_.load(std::memory_order_relaxed) != branches.size()) {
+      width_.store(branches.size(), std::memory_order_release);
+      width_.notify_all();
+    }
     // One atomic publishes the round and its number of branches together.
     const std::uint64_t next = ((round_.load() / kRoundStep) + 1) * kRoundStep + branches.size();
     round_.store(next, std::memory_order_release);
@@ -90,7 +96,8 @@ class ThreadPool final : public Executor {
     } catch (...) {
       failure = std::current_exception();  // the workers still use `branches`: wait for them
     }
-    spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; });
+    if (owns_cpus(branches.size())) spin_hot_until([&] { return remaining_.load(std::memory_order_acquire) == 0; });
+    else spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; });
     if (!holding_) release_caller();
     if (failure) std::rethrow_exception(failure);
   }
@@ -175,8 +182,11 @@ class ThreadPool final : public Executor {
       // cost more than the trial.
       const auto idle_since = std::chrono::steady_clock::now();
       std::uint64_t round = round_.load(std::memory_order_acquire);
+      // A worker with a CPU of its own polls without yielding: on a loaded machine a yield gives
+      // the CPU away for a whole time slice, and the next trial would start without this branch.
+      const int hot = placed_for_.load(std::memory_order_relaxed) > index + 1 ? 1 << 16 : 64;
       for (int i = 0; round == seen; ++i, round = round_.load(std::memory_order_acquire)) {
-        if (i < 64) continue;
+        if (i < hot) continue;
         if ((i & 63) != 0 || std::chrono::steady_clock::now() - idle_since < std::chrono::milliseconds(2)) {
           std::this_thread::yield();
           continue;
@@ -193,20 +203,42 @@ class ThreadPool final : public Executor {
           // A branch's exceptions are the caller's business (run_trial captures them per call);
           // one escaping here must not take the pool down.
         }
+        remaining_.fetch_sub(1, std::memory_order_acq_rel);
+      } else {
+        // Not needed at this width (a shared pool running a narrower check): parked, so that it
+        // takes no CPU from the branches, until a round needs it. A round that needs it is
+        // stored after width_, so the next poll of round_ finds it.
+        for (std::size_t w = width_.load(std::memory_order_acquire); w <= index + 1;
+             w = width_.load(std::memory_order_acquire))
+          width_.wait(w, std::memory_order_acquire);
+        if (stop_.load()) return;
       }
-      remaining_.fetch_sub(1, std::memory_order_acq_rel);
     }
   }
 
   // Symmetric start: nobody begins before every branch is ready; then each waits out its
-  // head start, spinning hot. A branch with a CPU of its own keeps spinning for long (about a
-  // millisecond) before it yields: on a loaded machine a yield hands the CPU to another process
-  // for a whole time slice, and the other branches would run alone meanwhile.
+  // head start, spinning hot. A branch with a CPU of its own keeps spinning (spin_hot_until).
+  bool owns_cpus(std::size_t branches) const { return placed_for_ >= branches; }
+
+  // Spins for up to about 2 ms before yielding: the other branches, each on its own CPU, may be
+  // waiting for a time slice of their own; yielding here would give ours away meanwhile.
+  template <class Done>
+  static void spin_hot_until(Done done) {
+    const auto start = std::chrono::steady_clock::now();
+    for (unsigned i = 0; !done(); ++i) {
+      if ((i & 1023) == 1023 && std::chrono::steady_clock::now() - start > std::chrono::milliseconds(2))
+        std::this_thread::yield();
+    }
+  }
+
   void start_and_run(std::size_t branch, std::size_t active) {
     arrived_.fetch_add(1, std::memory_order_acq_rel);
-    const int patience = placed_for_ >= active ? (1 << 20) : 4096;
-    for (int i = 0; arrived_.load(std::memory_order_acquire) != active; ++i)
-      if (i > patience) std::this_thread::yield();
+    if (owns_cpus(active)) {
+      spin_hot_until([&] { return arrived_.load(std::memory_order_acquire) == active; });
+    } else {
+      for (int i = 0; arrived_.load(std::memory_order_acquire) != active; ++i)
+        if (i > 4096) std::this_thread::yield();
+    }
     for (unsigned d = delays_[branch]; d > 0; --d) asm volatile("" ::: "memory");  // a delay the compiler keeps
     (*work_)[branch]();
   }
@@ -214,7 +246,7 @@ class ThreadPool final : public Executor {
   bool pin_;
   bool holding_ = false;
   bool caller_pinned_ = false;
-  std::size_t placed_for_ = 0;     // branches the current placement has a CPU of its own for
+  std::atomic<std::size_t> placed_for_{0};  // branches the current placement has a CPU of its own for
   std::size_t placed_shared_ = 0;  // or: branches placed round robin on fewer CPUs
   pthread_t caller_{};
   cpu_set_t caller_mask_{};
@@ -225,6 +257,7 @@ class ThreadPool final : public Executor {
   std::atomic<std::uint64_t> round_{0};
   std::atomic<std::size_t> arrived_{0};
   std::atomic<int> remaining_{0};
+  std::atomic<std::size_t> width_{0};  // the current rounds' branch count
   std::atomic<bool> stop_{false};
   const std::vector<std::function<void()>>* work_ = nullptr;
 };

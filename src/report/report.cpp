@@ -48,7 +48,8 @@ std::string shrink_note(const ReportData& d) {
       break;
     case End::not_reproduced:
       return "  not shrunk: the failure did not come back in " + plural(static_cast<std::uint64_t>(d.replays_tried), "replay", "replays") +
-             " of the case, so no smaller case could be told to fail\n";
+             " of the case" + (d.replay_trials > 0 ? " (" + plural(d.replay_trials, "trial", "trials") + ")" : std::string()) +
+             ", so no smaller case could be told to fail: shown unshrunk, as first seen\n";
     default:
       return "";
   }
@@ -295,9 +296,17 @@ std::string format_draft_test(const ReportData& d) {
       out += "  EXPECT_THROW(" + s.code + ", " + s.expected + ");  // " + s.explanation + "\n";
     } else if (failing && !s.expected.empty()) {
       out += "  EXPECT_EQ(" + s.code + ", " + s.expected + ");  // " + s.explanation + "\n";
+    } else if (failing && s.kind == Step::Kind::value) {
+      // No single right result (a postcondition judged it): the wrong one must not come back,
+      // so the draft fails as reported and passes once the candidate is fixed.
+      out += "  EXPECT_NE(" + s.code + ", " + s.observed + ") << " + show_string(s.explanation) + ";\n";
+    } else if (failing && s.kind == Step::Kind::exception) {
+      out += "  try {\n    " + s.code + ";\n  } catch (const " + s.exception_type + "&) {\n    ADD_FAILURE() << " +
+             show_string(s.explanation) + ";\n  }\n";
     } else if (failing) {
+      // A check duet ran after the step (an invariant) that the draft cannot run by itself.
       out += "  " + s.code + ";  // " + s.explanation + "\n";
-      out += "  ADD_FAILURE() << " + show_string(s.explanation) + ";\n";
+      out += "  ADD_FAILURE() << " + show_string(s.explanation + " (duet's check of this step: put it here)") + ";\n";
     } else if (s.kind == Step::Kind::value) {
       out += "  EXPECT_EQ(" + s.code + ", " + s.observed + ");\n";
     } else if (s.kind == Step::Kind::exception) {

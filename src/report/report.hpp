@@ -26,6 +26,7 @@ struct ReportData {
   double shrink_time_budget = 0;        // seconds, for the report's note on a stopped shrink
   std::uint64_t shrink_step_budget = 0;  // replays
   int replays_tried = 0;                 // replays of the case before shrinking (not_reproduced)
+  std::uint64_t replay_trials = 0;       // the program runs those replays made (parallel runner)
   std::uint64_t attempts = 0, rejected = 0;
   std::uint64_t trials = 0;  // parallel runner: program runs (0 for sequential checks)
   double search_seconds = 0, shrink_seconds = 0;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <regex>
 #include <stdexcept>
 #include <thread>
@@ -131,6 +133,18 @@ TEST(Engine, PostconditionExplainsTheDisagreement) {
   EXPECT_EQ(r.failing_length, 8u) << r.report;
   EXPECT_NE(r.report.find("the model does not allow it: pop must return the oldest element, 1"), std::string::npos)
       << r.report;
+}
+
+// A postcondition has no single right result: the draft asserts that the wrong one does not
+// come back (it fails as reported, and passes on a fixed candidate), instead of failing always.
+TEST(Engine, APostconditionDraftAssertsTheWrongResultDoesNotComeBack) {
+  const CheckResult r = duet::check_sequential<PostconditionSpec>({.seed = 2, .output_dir = "duet-output/postcondition"});
+  ASSERT_EQ(r.status, CheckResult::Status::failed);
+  std::ifstream f(r.draft_path);
+  const std::string draft((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(draft.find("  EXPECT_NE(q.pop(), "), std::string::npos) << draft;
+  EXPECT_NE(draft.find("pop must return the oldest element, 1"), std::string::npos) << draft;
+  EXPECT_EQ(draft.find("ADD_FAILURE"), std::string::npos) << draft;
 }
 
 TEST(Engine, DraftTestIsWritten) {
