@@ -16,12 +16,20 @@ using duet::models::AtomicCounter;
 using duet::models::AtomicRegister;
 using duet::models::TbbSet;
 
+// With more branches than CPUs, on a machine busy with other work (ctest -j2 on 2 cores), the
+// branches may share CPUs so much that their calls almost never overlap: then the honest verdict
+// is "inconclusive", never a pass, and never a failure of a correct subject.
+bool passed_or_inconclusive(const duet::CheckResult& r) {
+  return r.passed() || (r.status == duet::CheckResult::Status::error && r.report.find(": inconclusive: ") != std::string::npos);
+}
+
 TEST(ParallelShapes, ThreeFourAndEightBranches) {
   for (std::size_t branches : {3, 4, 8}) {
     SCOPED_TRACE(std::to_string(branches) + " branches");
     const duet::CheckResult r =
         duet::check_parallel<duet::models::Counter<AtomicCounter>>({.branches = branches}, {.count = 300});
-    EXPECT_TRUE(r) << r.report;
+    EXPECT_TRUE(passed_or_inconclusive(r)) << r.report;
+    EXPECT_GT(r.trials, 0u);
   }
 }
 
@@ -59,7 +67,8 @@ TEST(ParallelShapes, SharedPoolAcrossWidths) {
     SCOPED_TRACE(std::to_string(branches) + " branches");
     const duet::CheckResult r = duet::check_parallel<duet::models::Counter<AtomicCounter>>(
         {.branches = branches, .executor = pool}, {.count = 100});
-    EXPECT_TRUE(r) << r.report;
+    EXPECT_TRUE(passed_or_inconclusive(r)) << r.report;
+    EXPECT_GT(r.trials, 0u);
   }
 }
 
