@@ -8,6 +8,12 @@
 #include <sstream>
 #include <variant>
 
+#include <pthread.h>
+#include <sched.h>
+
+#include <duet/models/bindings.hpp>
+#include <duet/models/counter.hpp>
+
 #include "kv_store_api.hpp"
 #include "kv_store_spec.hpp"
 #include "ring_buffer.hpp"
@@ -217,6 +223,27 @@ TEST(Golden, StarvedReport) {
     expect_golden("starved_report.txt", std::regex_replace(e.what(), std::regex("report_golden_test\\.cpp:[0-9]+"),
                                                              "report_golden_test.cpp:#"));
   }
+}
+
+// A check on threads whose branches never ran at once: inconclusive, with why and what to do.
+// The branches are forced onto one CPU; the overlap figure is masked (a preemption inside a call
+// may make it 0.02% instead of 0%).
+TEST(Golden, InconclusiveReport) {
+  cpu_set_t saved, one;
+  CPU_ZERO(&saved);
+  CPU_ZERO(&one);
+  pthread_getaffinity_np(pthread_self(), sizeof saved, &saved);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &saved)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+  const duet::CheckResult r =
+      duet::check_parallel<duet::models::Counter<duet::models::AtomicCounter>>({}, {.seed = 1, .count = 300, .name = "Counter"});
+  pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
+  ASSERT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  expect_golden("inconclusive_report.txt", std::regex_replace(r.report, std::regex("[0-9.]+% with overlapping"), "#% with overlapping"));
 }
 
 }  // namespace
