@@ -6,6 +6,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
 #include <variant>
 
 #include <pthread.h>
@@ -244,6 +245,37 @@ TEST(Golden, InconclusiveReport) {
   pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
   ASSERT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
   expect_golden("inconclusive_report.txt", std::regex_replace(r.report, std::regex("[0-9.]+% with overlapping"), "#% with overlapping"));
+}
+
+// A failure on threads that does not come back when replayed: not shrunk, and the report says how
+// many replays and trials tried. The subject errs once in the process, on the calling thread
+// (the prefix and branch 0 run there in a fixed order), so the first-seen case is deterministic.
+inline std::thread::id glitch_thread;
+inline int glitch_calls = 0;
+struct Glitchy {
+  int get() { return std::this_thread::get_id() == glitch_thread && ++glitch_calls == 40 ? 1 : 0; }
+};
+struct Get0 {};
+inline std::string duet_show(const Get0&) { return "get()"; }
+struct GlitchySpec {
+  using Sut = Glitchy;
+  using State = int;
+  using Cmd = Get0;
+  static constexpr const char* sut_name = "g";
+  static duet::Gen<Cmd> command(const State&) { return duet::just(Get0{}); }
+  static duet::Result run(const Cmd&, Sut& s) { return s.get(); }
+  static duet::Result expected(const Cmd&, const State&) { return 0; }
+  static void next(const Cmd&, State&) {}
+};
+
+TEST(Golden, ThreadsFailureThatDoesNotRecurIsShownUnshrunk) {
+  glitch_thread = std::this_thread::get_id();
+  glitch_calls = 0;
+  const duet::CheckResult r = duet::check_parallel<GlitchySpec>({}, {.seed = 1, .count = 100, .output_dir = "duet-output/golden", .name = "Glitchy"});
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::not_reproduced);
+  expect_golden("threads_not_reproduced_report.txt",
+                std::regex_replace(mask(r.report), std::regex("[0-9.]+% with overlapping"), "#% with overlapping"));
 }
 
 }  // namespace
