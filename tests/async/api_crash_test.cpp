@@ -2,6 +2,7 @@
 // store over a block device as an API, and a synchronous log whose fault points throw directly.
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,41 @@ TEST(ApiCrash, WithoutRecoverNoCrashIsInjected) {
          [](Log<LogBug::length_before_data>& l) { return l.read(); });
   const duet::CheckResult r = api.check({.seed = 1, .count = 500});
   EXPECT_EQ(r.status, duet::CheckResult::Status::passed) << r.report;
+}
+
+// A recover that throws is a failure of the spec, reported at the crash, not a crash of duet.
+TEST(ApiCrash, ARecoverThatThrowsIsReported) {
+  duet::Api api("Log");
+  auto log = api.abstract<std::vector<int>, Log<LogBug::none>>("log");
+  api.recover(log, [](Log<LogBug::none>&) { throw std::runtime_error("cannot mount"); });
+  api.op("open", duet::args(), log, [] { return std::vector<int>{}; }, [] { return Log<LogBug::none>(); });
+  api.op(
+      "append", duet::args(log, duet::integers<int>(1, 9)), duet::unit(), [](std::vector<int>& r, int v) { r.push_back(v); },
+      [](Log<LogBug::none>& l, int v) { l.append(v); });
+  const duet::CheckResult r = api.check({.seed = 1, .count = 2000, .output_dir = std::string(kOut)});
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_NE(r.report.find("the spec's recover function after the crash at log."), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("cannot mount"), std::string::npos) << r.report;
+}
+
+// Each world a crash may leave is a copy of the live values: a type that cannot be copied is a
+// clear error (not a crash, not a pass).
+struct Unique {
+  std::unique_ptr<int> p = std::make_unique<int>(0);
+};
+TEST(ApiCrash, ANonCopyableTypeBesideARecoveredOneIsAClearError) {
+  duet::Api api("Log");
+  auto log = api.abstract<std::vector<int>, Log<LogBug::none>>("log");
+  auto box = api.abstract<Unique, int>("u");  // a move-only reference type
+  api.recover(log, [](Log<LogBug::none>& l) { l.recover(); });
+  api.op("open", duet::args(), log, [] { return std::vector<int>{}; }, [] { return Log<LogBug::none>(); });
+  api.op("box", duet::args(), box, [] { return Unique(); }, [] { return 0; });
+  api.op(
+      "append", duet::args(log, duet::integers<int>(1, 9)), duet::unit(), [](std::vector<int>& r, int v) { r.push_back(v); },
+      [](Log<LogBug::none>& l, int v) { l.append(v); });
+  const duet::CheckResult r = api.check({.seed = 1, .count = 200});
+  ASSERT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_NE(r.report.find("must be copyable"), std::string::npos) << r.report;
 }
 
 // ---- the key-value store as an API ----
