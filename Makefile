@@ -8,7 +8,7 @@ BENCH_PACKAGES := librapidcheck-dev
 # it that one test is skipped and says so.
 BROWSER_PACKAGES := chromium
 
-.PHONY: demo test bench soak deps browser configure build asan tsan clean
+.PHONY: demo test bench soak soak-loaded deps browser configure build asan tsan clean
 
 deps:
 	@missing=""; for p in $(PACKAGES) $(EXTRA_PACKAGES); do \
@@ -51,6 +51,11 @@ test: build browser
 soak: build
 	@cd $(BUILD) && DUET_SOAK=1 ctest --output-on-failure -L negative -j 1
 	@cd $(BUILD) && ctest --output-on-failure -L negative --repeat until-fail:100 -j 1
+
+# Every negative test on threads 20 times with a busy loop on every CPU: each must find its race
+# every time within its default budget (the table in docs/parallel.md comes from this).
+soak-loaded: build
+	@tests/soak/negative_under_load.sh $(BUILD)/bin/duet_negative_tests 20
 
 bench:
 	@$(MAKE) --no-print-directory build EXTRA_PACKAGES="$(BENCH_PACKAGES)"

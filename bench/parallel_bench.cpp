@@ -5,12 +5,16 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <atomic>
 #include <thread>
 #include <vector>
 
 #include <duet/duet.hpp>
 #include <duet/models/counter.hpp>
+
+#include "racy_subjects.hpp"
 
 namespace {
 
@@ -184,5 +188,48 @@ void BM_Parallel_StartSkew(benchmark::State& st) {
   st.SetLabel(st.range(0) != 0 ? "pinned" : "not pinned");
 }
 BENCHMARK(BM_Parallel_StartSkew)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// The six bug classes of tests/support/racy_subjects.hpp through expect_unsafe, with noise
+// (Arg 1, expect_unsafe's default) and without (Arg 0): trials and seconds to the first
+// counterexample over 30 seeds of at most DUET_BENCH_SEED_SECONDS (default 5) each. A seed that
+// finds nothing counts its trials and seconds, and "missed" counts those seeds. Run it idle and
+// under load (docs/benchmarks.md says how).
+template <class T>
+void bug_class(benchmark::State& st, const duet::Lin<T>& lin) {
+  const bool noise = st.range(0) != 0;
+  const char* cap_text = std::getenv("DUET_BENCH_SEED_SECONDS");
+  const double cap = cap_text ? std::atof(cap_text) : 5.0;
+  std::vector<double> trials, seconds;
+  int missed = 0;
+  for (auto _ : st) {
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+      const auto start = std::chrono::steady_clock::now();
+      const auto r = duet::expect_unsafe(lin, {.noise = noise}, {.seed = seed, .time = cap, .shrink_steps = 0, .verbose = -1});
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      trials.push_back(static_cast<double>(r.trials));
+      missed += !r.passed();
+    }
+  }
+  std::sort(trials.begin(), trials.end());
+  std::sort(seconds.begin(), seconds.end());
+  st.counters["trials_median"] = trials[trials.size() / 2];
+  st.counters["trials_p90"] = trials[trials.size() * 9 / 10];
+  st.counters["s_median"] = seconds[seconds.size() / 2];
+  st.counters["s_p90"] = seconds[seconds.size() * 9 / 10];
+  st.counters["missed"] = missed;
+  st.SetLabel(noise ? "noise" : "no noise");
+}
+void BM_Parallel_BugClass_UnlockedSizeCounter(benchmark::State& st) { bug_class(st, racy::counted_queue()); }
+void BM_Parallel_BugClass_TornPair(benchmark::State& st) { bug_class(st, racy::torn_pair()); }
+void BM_Parallel_BugClass_DoubleCheckedInit(benchmark::State& st) { bug_class(st, racy::lazy_instance()); }
+void BM_Parallel_BugClass_TwoLockTransfer(benchmark::State& st) { bug_class(st, racy::bank()); }
+void BM_Parallel_BugClass_TreiberLoadStorePop(benchmark::State& st) { bug_class(st, racy::load_store_stack()); }
+void BM_Parallel_BugClass_CheckThenActWrap(benchmark::State& st) { bug_class(st, racy::wrap_counter()); }
+BENCHMARK(BM_Parallel_BugClass_UnlockedSizeCounter)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Parallel_BugClass_TornPair)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Parallel_BugClass_DoubleCheckedInit)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Parallel_BugClass_TwoLockTransfer)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Parallel_BugClass_TreiberLoadStorePop)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Parallel_BugClass_CheckThenActWrap)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace

@@ -60,6 +60,7 @@ struct Settings {
   bool seed_given;
   std::uint64_t count;  // cases; UINT64_MAX: no limit
   double time;          // seconds, 0: no limit
+  bool budget_given;    // a count or a time came from the code, the environment or a flag
   std::size_t max_length;
   double mean_length;
   std::string replay;
@@ -73,7 +74,8 @@ struct Settings {
   std::string name;
 };
 /// Throws std::invalid_argument with a message naming the variable or flag at fault.
-Settings resolve(const Config& code, const std::string& default_name);
+/// `default_time`: the time budget when neither a count nor a time is given.
+Settings resolve(const Config& code, const std::string& default_name, double default_time = 1.0);
 }  // namespace detail
 
 }  // namespace duet

@@ -105,10 +105,16 @@ class Lin {
   }
 
   /// Checked on the subject after every operation: bool or duet::Verdict (or it throws).
+  /// `cpp`, when given, is the same check as a C++ condition on the subject's variable: a
+  /// draft test re-runs it; without it the draft calls `duet_invariant(var)`, which you define.
+  ///
+  ///   .invariant([](const std::vector<int>& v) { return v.size() <= v.capacity(); },
+  ///              "v.size() <= v.capacity()")
   template <class F>
-  Lin& invariant(F check) {
+  Lin& invariant(F check, std::string cpp = {}) {
     static_assert(std::is_invocable_v<const F&, const T&>, "duet::Lin::invariant: the check takes (const T&)");
     data_->invariant = [check = std::move(check)](const T& t) { return Verdict(check(t)); };
+    data_->invariant_cpp = std::move(cpp);
     return *this;
   }
 
@@ -168,6 +174,7 @@ class Lin {
     std::function<std::unique_ptr<T>()> make;
     std::vector<OpDef> ops;
     std::function<Verdict(const T&)> invariant;
+    std::string invariant_cpp;
   };
 
   // Sequential stress for the case loop: calls drawn from the operations, run on one subject;
@@ -213,7 +220,14 @@ class Lin {
         } catch (...) {
           v = Verdict::fail(detail::threw("it"));
         }
-        if (!v.ok) return fail_here(trace, "the invariant fails" + (v.why.empty() ? std::string() : ": " + v.why));
+        if (!v.ok) {
+          // The draft test re-runs the check after the call, instead of failing unconditionally.
+          detail::Step check;
+          check.check = d_.invariant_cpp.empty() ? "duet_invariant(" + d_.var + ")" : d_.invariant_cpp;
+          if (d_.invariant_cpp.empty())
+            check.check_declaration = "bool duet_invariant(const " + type_name<T>() + "& " + d_.var + ");";
+          return fail_here(trace, "the invariant fails" + (v.why.empty() ? std::string() : ": " + v.why), &check);
+        }
       }
       return {};
     }
@@ -225,13 +239,22 @@ class Lin {
 
    private:
     // why: what the failing step's comment says; the one-line message adds the call.
-    detail::StepVerdict fail_here(detail::Trace* trace, std::string why) const {
+    // check: the check that failed after the call, for the draft (Step::check).
+    detail::StepVerdict fail_here(detail::Trace* trace, std::string why, const detail::Step* check = nullptr) const {
       std::string message = call_.text + ": " + why;
+      auto with_check = [check](detail::Step& step) {
+        if (!check) return;
+        step.check = check->check;
+        step.check_declaration = check->check_declaration;
+      };
       if (trace) {
         detail::record_failure(trace, nullptr, std::move(why));
+        if (!trace->steps.empty()) with_check(trace->steps.back());
         return detail::StepVerdict::fail(std::move(message));
       }
-      return detail::StepVerdict::fail(std::move(message), detail::failing_step(call_.text, got_, nullptr, std::move(why)));
+      detail::Step step = detail::failing_step(call_.text, got_, nullptr, std::move(why));
+      with_check(step);
+      return detail::StepVerdict::fail(std::move(message), std::move(step));
     }
     const Data& d_;
     std::unique_ptr<T> subject_;

@@ -44,6 +44,10 @@ struct ParallelConfig {
   // process may use at least as many CPUs as there are branches; the caller's affinity is
   // restored afterwards. Without it the kernel often runs both branches on one CPU.
   bool pin_threads = true;
+  // Random short delays (spins, now and then a yield) before the branches' calls on threads, so
+  // that the branches meet at different points from trial to trial. Default: on for
+  // expect_unsafe, off for check_parallel. Ignored on fibers, whose scheduler does that job.
+  std::optional<bool> noise;
   std::shared_ptr<Executor> executor;  // default: a thread pool kept for the check
 };
 
@@ -79,6 +83,24 @@ struct TrialOverlap {
 };
 TrialOverlap trial_overlap(const YShape& shape, const std::vector<Observed>& observed);
 
+/// Noise on threads (rr's chaos mode and stress tools do the same): before each branch call,
+/// nothing, a spin of a random length, or (when branches share CPUs) a yield. It moves the branches
+/// against each other from trial to trial, so that racy windows the start barrier's steady skew
+/// never lines up meet in some trial. The level is a choice of the program (0 = none, so the
+/// shrinker drops noise a failure does not need, and a token replays it); the delays of a trial
+/// follow from the program's choices and the trial's number.
+struct Noise {
+  static constexpr unsigned kLevels = 2;
+  unsigned level = 0;  // 0: none; 1: spins up to 0.25 µs; 2: up to 4 µs
+  bool yields = false;  // branches share CPUs: now and then a yield instead of a spin
+  std::uint64_t seed = 0;
+  std::uint64_t trial = 0;
+  /// Waits before call `call` of the program (a no-op at level 0).
+  void before_call(std::size_t call) const;
+  /// "random delays of up to 4 µs before each branch call (noise level 2 of 3)", or empty.
+  std::string describe() const;
+};
+
 /// Builds the history the search core checks: phases 0/1/2 for prefix, branches, suffix;
 /// process 0 for prefix and suffix, 1 + b for branch b.
 std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>& observed);
@@ -90,6 +112,8 @@ std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls
 struct ParallelParams {
   ParallelConfig config;
   std::shared_ptr<Executor> executor;
+  bool noise = false;  // on threads, with ParallelConfig::noise (or expect_unsafe's default)
+  bool noise_yields = false;  // branches share CPUs (or are not pinned)
 };
 
 /// Draws a list of up to `max` calls for a Y-program: before each, a "one more?" choice (about
@@ -191,7 +215,8 @@ struct TrialRunner {
 };
 
 template <class Subject>
-void run_trial(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor, std::vector<Observed>& observed) {
+void run_trial(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor, const Noise& noise,
+               std::vector<Observed>& observed) {
   observed.assign(shape.size(), Observed{});
   std::unique_ptr<Subject> subject = r.make();
   auto one = [&](std::size_t i) {
@@ -208,8 +233,11 @@ void run_trial(const TrialRunner<Subject>& r, const YShape& shape, Executor& exe
   for (std::size_t i = 0; i < shape.prefix; ++i) one(i);
   std::vector<std::function<void()>> branches;
   for (std::size_t b = 0, at = shape.prefix; b < shape.branches.size(); at += shape.branches[b], ++b)
-    branches.push_back([&one, at, len = shape.branches[b]] {
-      for (std::size_t k = 0; k < len; ++k) one(at + k);
+    branches.push_back([&one, &noise, at, len = shape.branches[b]] {
+      for (std::size_t k = 0; k < len; ++k) {
+        noise.before_call(at + k);
+        one(at + k);
+      }
     });
   try {
     executor.run(branches);
@@ -231,9 +259,9 @@ void run_trial(const TrialRunner<Subject>& r, const YShape& shape, Executor& exe
 /// fiber run that deadlocked, livelocked or raced is the program's failure.
 template <class Subject>
 StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor,
-                              std::vector<Observed>& observed, const char* who) {
+                              const Noise& noise, std::vector<Observed>& observed, const char* who) {
   try {
-    run_trial(r, shape, executor, observed);
+    run_trial(r, shape, executor, noise, observed);
   } catch (const ScheduleFailed& f) {
     return StepVerdict::fail(f.message);
   } catch (const Overrun&) {
@@ -268,9 +296,10 @@ class YSteps {
   virtual bool accept(const YShape&) { return true; }
   /// Whether the program has anything to run.
   virtual bool runnable(const YShape& shape) const { return shape.size() > 0; }
-  /// One trial: a fresh subject, the program run, `observed` filled. Anything but ok ends the
-  /// case (a constructor that throws, say).
-  virtual StepVerdict trial(const YShape& shape, Executor& executor, std::vector<Observed>& observed) = 0;
+  /// One trial: a fresh subject, the program run (with `noise` before each branch call),
+  /// `observed` filled. Anything but ok ends the case (a constructor that throws, say).
+  virtual StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise,
+                            std::vector<Observed>& observed) = 0;
   /// Whether some order of the calls explains the trial (searching with `judge`).
   virtual bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
                          Consistency consistency) = 0;
@@ -371,10 +400,11 @@ class ModelYSteps final : public YSteps {
     return true;
   }
 
-  StepVerdict trial(const YShape& shape, Executor& executor, std::vector<Observed>& observed) override {
+  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise,
+                    std::vector<Observed>& observed) override {
     const TrialRunner<typename Spec::Sut> runner{
         [] { return make_sut<Spec>(); }, [this](std::size_t i, typename Spec::Sut& sut) { return Spec::run(cmds_[i], sut); }};
-    return run_trial_verdict(runner, shape, executor, observed, "the candidate");
+    return run_trial_verdict(runner, shape, executor, noise, observed, "the candidate");
   }
 
   bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
@@ -463,10 +493,11 @@ class LinYSteps final : public YSteps {
     }
     return CaseSteps::Drawn::command;
   }
-  StepVerdict trial(const YShape& shape, Executor& executor, std::vector<Observed>& observed) override {
+  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise,
+                    std::vector<Observed>& observed) override {
     const TrialRunner<T> runner{[this] { return lin_.make_subject(); },
                                 [this](std::size_t i, T& t) { return calls_[i].run(t); }};
-    return run_trial_verdict(runner, shape, executor, observed, "the subject");
+    return run_trial_verdict(runner, shape, executor, noise, observed, "the subject");
   }
   bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
                  Consistency consistency) override {
@@ -531,10 +562,25 @@ Property parallel_property(const ParallelConfig& pc) {
 /// Validates the shape; empty when fine.
 std::string check_parallel_config(const ParallelConfig& pc);
 CheckResult parallel_config_error(const std::string& name, const std::string& why);
-/// expect_unsafe's verdict from a search's: passes when a counterexample was found.
-/// The property as a negative test: it passes when the check finds a counterexample.
+/// expect_unsafe's program settings: noise on unless the caller said otherwise.
+inline ParallelConfig unsafe_config(ParallelConfig pc) {
+  if (!pc.noise) pc.noise = true;
+  return pc;
+}
+
+/// expect_unsafe's default budget: a race is a matter of chance, so a negative test searches
+/// far longer than a positive check's 1 s, but stops early once this many trials had their
+/// branches overlapping (docs/parallel.md has the measurements behind both numbers).
+inline constexpr double kUnsafeSeconds = 60;
+inline constexpr std::uint64_t kUnsafeOverlappedTrials = 2'000'000;
+
+/// The property as a negative test: it passes when the check finds a counterexample. Its
+/// default budget (no count or time given) is kUnsafeSeconds, and on threads also
+/// kUnsafeOverlappedTrials.
 inline Property expecting_failure(Property p) {
   p.expect_failure = true;
+  p.default_time = kUnsafeSeconds;
+  if (p.needs_overlap) p.max_overlapped_trials = kUnsafeOverlappedTrials;
   return p;
 }
 
@@ -561,7 +607,8 @@ template <class Spec>
 CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = {}) {
   if (auto why = detail::check_parallel_config(pc); !why.empty())
     return detail::parallel_config_error(type_name<Spec>(), why);
-  return detail::run_property(detail::expecting_failure(detail::parallel_property<Spec>(pc)), config);
+  return detail::run_property(detail::expecting_failure(detail::parallel_property<Spec>(detail::unsafe_config(pc))),
+                              config);
 }
 
 /// Y-programs over a signature-only description, with the candidate as its own oracle: an
@@ -581,8 +628,9 @@ CheckResult check_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, con
 template <class T>
 CheckResult expect_unsafe(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
   if (auto why = detail::check_parallel_config(pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
-  return detail::run_property(detail::expecting_failure(detail::lin_parallel_property(lin, detail::LinMode::oracle, pc)),
-                              config);
+  return detail::run_property(
+      detail::expecting_failure(detail::lin_parallel_property(lin, detail::LinMode::oracle, detail::unsafe_config(pc))),
+      config);
 }
 
 /// Stress on threads with no oracle: fails only on an exception from an operation not declared

@@ -114,7 +114,7 @@ void parse_flags(int* argc, char** argv) {
 
 namespace detail {
 
-Settings resolve(const Config& c, const std::string& default_name) {
+Settings resolve(const Config& c, const std::string& default_name, double default_time) {
   auto u64 = [](const std::string& t, const std::string& w) { return parse_u64(t, w); };
   auto u32 = [](const std::string& t, const std::string& w) {
     const std::uint64_t v = parse_u64(t, w);
@@ -132,7 +132,8 @@ Settings resolve(const Config& c, const std::string& default_name) {
   bool count_outside = false, time_outside = false;
   s.count = pick<std::uint64_t>(c.count, "count", ~std::uint64_t{0}, u64, &count_outside);
   const bool count_set = count_outside || c.count.has_value();
-  s.time = pick<double>(c.time, "time", count_set ? 0.0 : 1.0, secs, &time_outside);
+  s.time = pick<double>(c.time, "time", count_set ? 0.0 : default_time, secs, &time_outside);
+  s.budget_given = count_set || time_outside || c.time.has_value();
   s.max_length = static_cast<std::size_t>(pick<std::uint64_t>(
       c.max_length ? std::optional<std::uint64_t>(*c.max_length) : std::nullopt, "max_length", 100, u64));
   s.mean_length = pick<double>(c.mean_length, "mean_length", 10.0, [](const std::string& t, const std::string& w) {

@@ -38,16 +38,6 @@ bool too_little_overlap(std::uint64_t trials, std::uint64_t overlapped) {
   return trials > 0 && overlapped * 100 < trials;
 }
 
-/// "20000 trials, 61% with overlapping branches, branches on 2 CPUs".
-std::string overlap_text(std::uint64_t trials, std::uint64_t overlapped, std::uint64_t cpus) {
-  char pct[32];
-  const double share = trials ? 100.0 * static_cast<double>(overlapped) / static_cast<double>(trials) : 0.0;
-  std::snprintf(pct, sizeof pct, share > 0 && share < 1 ? "%.2f%%" : "%.0f%%", share);
-  std::string text = plural(trials, "trial", "trials") + ", " + pct + " with overlapping branches";
-  if (cpus > 0) text += ", branches on " + plural(cpus, "CPU", "CPUs");
-  return text;
-}
-
 /// A parallel check whose branches never ran at once: an error that says why and what to do.
 CheckResult inconclusive(CheckResult r, const std::string& overlap) {
   r.status = CheckResult::Status::error;
@@ -446,6 +436,8 @@ struct Runner {
     data.cases = rec.cases;
     data.shrink_steps = rec.shrink_steps;
     data.trials = o.trials;  // the replay's own (a parallel report must not say "0 trials")
+    data.overlapped = o.overlapped;
+    data.cpus = o.cpus;
     data.replayed = true;
     data.search_seconds = since(start);
     CheckResult r = finish(std::move(data), rec.choices, rec.case_seed, o.commands);
@@ -539,6 +531,7 @@ struct Runner {
     for (;; ++i) {
       if (i >= s.count) break;
       if (s.time > 0 && since(start) >= s.time) break;
+      if (!s.budget_given && p.max_overlapped_trials > 0 && overlapped >= p.max_overlapped_trials) break;
       current_seed = case_seed(s, i);
       src.restart(current_seed);
       if (monitor) monitor->start_seeded(i, current_seed);
@@ -568,6 +561,8 @@ struct Runner {
         data.rejected = rejected;
         data.error = o.kind == CaseOutcome::Kind::error;
         data.trials = trials;
+        data.overlapped = overlapped;
+        data.cpus = cpus;
         CheckResult r = shrink_and_report(std::move(data), src, current_seed, commands, start);
         r.trials = trials;
         r.overlapped_trials = overlapped;
@@ -630,7 +625,7 @@ struct Runner {
 
 // A negative test's verdict: the counterexample is the pass (its report kept as information,
 // and a pass line like any other check's), none found is the failure.
-CheckResult expected_failure_verdict(CheckResult r, const Settings& s) {
+CheckResult expected_failure_verdict(CheckResult r, const Settings& s, const Property& p) {
   if (r.status == CheckResult::Status::failed) {
     r.status = CheckResult::Status::passed;
     const std::string found = "duet: " + r.name + ": unsafe, as expected: a counterexample after " +
@@ -643,7 +638,11 @@ CheckResult expected_failure_verdict(CheckResult r, const Settings& s) {
     std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(r.seed));
     r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency), found none in " +
                plural(r.cases, "program", "programs") + ", " + overlap_text(r.trials, r.overlapped_trials, r.cpus) +
-               " (seed " + seed + "); give it more time (DUET_TIME) or more trials\n";
+               " (seed " + seed + ")" +
+               (!s.budget_given && p.max_overlapped_trials > 0 && r.overlapped_trials >= p.max_overlapped_trials
+                    ? "; the default budget ends after " + plural(p.max_overlapped_trials, "trial", "trials") +
+                          " with overlapping branches: give it a time (DUET_TIME) to go on\n"
+                    : "; give it more time (DUET_TIME) or more trials\n");
     if (r.trials > 0 && too_little_overlap(r.trials, r.overlapped_trials))
       r.report += "  The branches (almost) never ran at once: give the check at least as many free CPUs as branches.\n";
   }
@@ -666,7 +665,7 @@ AssertionCaptureFactory assertion_capture() { return capture_factory.load(); }
 CheckResult run_property(const Property& p, const Config& config, std::optional<std::span<const std::uint8_t>> bytes) {
   Runner runner(p);
   try {
-    runner.s = resolve(config, p.name);
+    runner.s = resolve(config, p.name, p.default_time);
   } catch (const std::invalid_argument& e) {
     return nothing_tested(config.name ? *config.name : p.name, std::string("bad setting: ") + e.what());
   }
@@ -692,7 +691,7 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   } after_check{p};
   CheckResult r = bytes ? runner.bytes_case(*bytes) : s.replay.empty() ? runner.search() : runner.replay_token();
   r.seed = r.seed ? r.seed : s.seed;
-  if (p.expect_failure && r.status != CheckResult::Status::error) r = expected_failure_verdict(std::move(r), s);
+  if (p.expect_failure && r.status != CheckResult::Status::error) r = expected_failure_verdict(std::move(r), s, p);
   if ((r.status != CheckResult::Status::passed || p.expect_failure) && s.verbose >= 1) std::fputs(r.report.c_str(), stderr);
   return r;
 }

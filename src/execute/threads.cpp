@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <stdexcept>
@@ -279,6 +280,13 @@ class ThreadPerRun final : public Executor {
   const char* name() const override { return "thread per run"; }
 };
 
+
+std::size_t usable_cpus() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) != 0) return 1;
+  return std::max(1, CPU_COUNT(&mask));
+}
 
 void hold_caller_placement(Executor& e) {
   if (auto* pool = dynamic_cast<ThreadPool*>(&e)) pool->hold_caller();

@@ -12,6 +12,8 @@ namespace duet::detail {
 void hold_caller_placement(Executor& e);
 /// After a check: the calling thread gets its own CPU affinity back.
 void release_caller_placement(Executor& e);
+/// CPUs the calling thread may run on (its affinity mask), at least 1.
+std::size_t usable_cpus();
 /// "branches pinned to CPUs 0, 1", "branches not pinned: 1 CPU available for 2 branches, ...",
 /// or empty (another executor, or no run yet).
 std::string placement_text(const Executor& e);

@@ -1,6 +1,7 @@
 // Y-shaped programs: the history handed to the search core, and the parallel case loop every
 // front end runs them through.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <span>
 #include <sstream>
@@ -59,6 +60,50 @@ TrialOverlap trial_overlap(const YShape& shape, const std::vector<Observed>& obs
   return t;
 }
 
+namespace {
+// Spins for about `ns` nanoseconds (a few cycles when tiny): timed, so that the delays mean the
+// same on fast and slow machines.
+void spin_for(std::uint64_t ns) {
+  if (ns < 32) {
+    for (std::uint64_t i = 0; i < ns; ++i) asm volatile("" ::: "memory");
+    return;
+  }
+  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+  while (std::chrono::steady_clock::now() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+}  // namespace
+
+void Noise::before_call(std::size_t call) const {
+  if (level == 0) return;
+  std::uint64_t h = mix64(seed ^ mix64(trial * 0x9e3779b97f4a7c15ULL + call + 1));
+  const unsigned pick = h & 7;
+  h >>= 3;
+  if (pick < 3) return;  // 3 in 8: straight on
+  if (pick == 7 && yields) {
+    // Branches that share a CPU meet between calls only if one gives the CPU away.
+    sched_yield();
+    return;
+  }
+  // A length spread over orders of magnitude (0 to 2^max_log ns), so that short racy windows
+  // and whole calls both get shifted across. Longer delays were measured to hurt: on a loaded
+  // machine each one costs the trial rate more than it adds variety.
+  const unsigned max_log = 4 + 4 * level;
+  const unsigned lg = static_cast<unsigned>(h % (max_log + 1));
+  h >>= 8;
+  spin_for(h & ((std::uint64_t{1} << lg) - 1));
+}
+
+std::string Noise::describe() const {
+  if (level == 0) return {};
+  static constexpr const char* kMax[] = {"", "0.25 µs", "4 µs"};
+  return std::string("random delays of up to ") + kMax[std::min(level, kLevels)] + " before the branches' calls" +
+         (yields ? ", and yields" : "") + " (noise level " + std::to_string(level) + " of " + std::to_string(kLevels) + ")";
+}
+
 std::string consistency_name(Consistency c) { return c == Consistency::linearizable ? "linearizable" : "sequentially consistent"; }
 
 CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace) {
@@ -94,6 +139,14 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
     shape.branches.push_back(draw_part(YSteps::Part::branch, b, pp.config.branch_length));
   shape.suffix = draw_part(YSteps::Part::suffix, 0, pp.config.suffix_length);
   if (failed) return end(std::move(failure), CaseOutcome::Kind::fail);
+  Noise noise;
+  if (pp.noise) {
+    // A choice of the program, so it replays with the token and shrinks to none when the
+    // failure does not need it; the delays themselves follow from the program's choices.
+    noise.level = static_cast<unsigned>(src.draw(Noise::kLevels));
+    noise.yields = pp.noise_yields;
+    for (std::uint64_t c : src.choices()) noise.seed = hash_combine(noise.seed, c);
+  }
   if (!steps.accept(shape)) {
     ++out.rejected;
     return out;
@@ -117,6 +170,7 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
       trace->schedule = fibers->strategy_name();
       trace->fiber_schedule = schedule_text(std::span(src.choices()).subspan(schedule_start));
     }
+    trace->noise = noise.describe();
   };
   auto fail_trial = [&](std::string message) {
     out.kind = CaseOutcome::Kind::fail;
@@ -133,7 +187,8 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
     ++out.trials;
     schedule_start = src.position();
     if (fibers) fibers->begin_trial(src);
-    StepVerdict v = steps.trial(shape, *pp.executor, observed);
+    noise.trial = t;
+    StepVerdict v = steps.trial(shape, *pp.executor, noise, observed);
     const TrialOverlap overlap = trial_overlap(shape, observed);
     out.overlapped += overlap.overlapped;
     out.cpus = std::max<std::uint64_t>(out.cpus, overlap.cpus);
@@ -164,7 +219,7 @@ std::string shape_signature(const ParallelConfig& pc) {
   const FiberExecutor* fibers = fiber_executor(pc.executor.get());
   return (fibers ? "/fibers:" + fibers->strategy_name() : std::string()) + "/b" + std::to_string(pc.branches) + "/l" + std::to_string(pc.branch_length) + "/p" +
          std::to_string(pc.prefix_length) + "/s" + std::to_string(pc.suffix_length) + "/t" + std::to_string(pc.trials) +
-         (pc.consistency == Consistency::linearizable ? "/lin" : "/sc");
+         (pc.consistency == Consistency::linearizable ? "/lin" : "/sc") + (pc.noise.value_or(false) && !fibers ? "/noise" : "");
 }
 
 std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Property& p) {
@@ -174,6 +229,8 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
   // On fibers a case is deterministic: a replay that passes is nondeterminism in the test, not
   // bad luck with thread timing.
   const bool on_fibers = fiber_executor(pp->executor.get()) != nullptr;
+  pp->noise = pc.noise.value_or(false) && !on_fibers;
+  pp->noise_yields = !pc.pin_threads || usable_cpus() < pc.branches;
   p.replay_attempts = on_fibers ? 1 : kParallelReplayAttempts;
   p.cheap_trace = true;
   p.exact_replay = on_fibers;

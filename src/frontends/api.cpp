@@ -115,15 +115,24 @@ class ApiSteps final : public CaseSteps {
   // that shares structure between values may corrupt one through another. After a crash, the
   // check passes if it passes in one of the possible worlds.
   StepVerdict after_step(Trace* trace) override {
-    std::optional<std::string> broken = check_all(worlds_[0]);
+    std::optional<IllFormed> broken = check_all(worlds_[0]);
     for (std::size_t w = 1; broken && w < worlds_.size(); ++w) {
       take_candidates(worlds_[w], worlds_[0]);
       if (!check_all(worlds_[w])) broken.reset();
       take_candidates(worlds_[0], worlds_[w]);
     }
     if (broken) {
-      if (trace) record_failure(trace, nullptr, *broken);
-      return StepVerdict::fail(*broken);
+      if (trace) {
+        record_failure(trace, nullptr, broken->message);
+        // The draft test re-runs the check on that value, through a function the user defines
+        // (duet holds the check as a lambda, not as C++ it can print).
+        if (!trace->steps.empty()) {
+          Step& step = trace->steps.back();
+          step.check = "duet_well_formed(" + broken->var + ")";
+          step.check_declaration = "bool duet_well_formed(const " + broken->type + "& value);";
+        }
+      }
+      return StepVerdict::fail(broken->message);
     }
     return {};
   }
@@ -133,7 +142,7 @@ class ApiSteps final : public CaseSteps {
   }
 
  private:
-  static std::optional<std::string> check_all(const Env& env) {
+  static std::optional<IllFormed> check_all(const Env& env) {
     for (const auto& store : env.stores)
       if (auto broken = store->check_all()) return broken;
     return std::nullopt;
@@ -329,7 +338,8 @@ class ApiYSteps final : public YSteps {
   bool runnable(const YShape&) const override { return !calls_.empty(); }
 
   // `observed` holds the branch calls only: the prefix is checked on both sides as it runs.
-  StepVerdict trial(const YShape& shape, Executor& executor, std::vector<Observed>& observed) override {
+  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise,
+                    std::vector<Observed>& observed) override {
     Env env = fresh_env(d_);
     std::string why;
     for (auto& c : prefix_) {
@@ -346,6 +356,7 @@ class ApiYSteps final : public YSteps {
     for (std::size_t b = 0, at = 0; b < shape.branches.size(); at += shape.branches[b], ++b)
       branches.push_back([&, at, len = shape.branches[b]] {
         for (std::size_t k = 0; k < len; ++k) {
+          noise.before_call(at + k);
           observed[at + k].cpu = current_cpu();
           observed[at + k].invoke = event_time();
           calls_[at + k]->run_candidate();
@@ -527,7 +538,8 @@ CheckResult Api::expect_unsafe(const ParallelConfig& pc, const Config& config, c
   if (why.empty()) why = parallel_unsupported(ops_);
   if (ops_.empty()) why = "the API declares no operation";
   if (!why.empty()) return detail::parallel_config_error(name_, why);
-  return detail::run_property(detail::expecting_failure(parallel_property(pc, options)), config);
+  return detail::run_property(detail::expecting_failure(parallel_property(detail::unsafe_config(pc), options)),
+                              config);
 }
 
 static Config with_fuel(Config config, const ApiOptions& options) {

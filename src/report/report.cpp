@@ -63,6 +63,16 @@ std::string plural(std::uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// "20000 trials, 61% with overlapping branches, branches on 2 CPUs".
+std::string overlap_text(std::uint64_t trials, std::uint64_t overlapped, std::uint64_t cpus) {
+  char pct[32];
+  const double share = trials ? 100.0 * static_cast<double>(overlapped) / static_cast<double>(trials) : 0.0;
+  std::snprintf(pct, sizeof pct, share > 0 && share < 1 ? "%.2f%%" : "%.0f%%", share);
+  std::string text = plural(trials, "trial", "trials") + ", " + pct + " with overlapping branches";
+  if (cpus > 0) text += ", branches on " + plural(cpus, "CPU", "CPUs");
+  return text;
+}
+
 std::string identifier(const std::string& name) {
   std::string id;
   for (char c : name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -89,7 +99,9 @@ std::string format_report(const ReportData& d) {
     } else {
       std::size_t calls = d.trace.y_prefix.size() + d.trace.y_suffix.size();
       for (const auto& b : d.trace.y_branches) calls += b.size();
-      out += "failed after " + plural(d.cases, "program", "programs") + ", " + plural(d.trials, "trial", "trials") +
+      // On threads, whether the branches ran at once at all is part of what the failure shows.
+      out += "failed after " + plural(d.cases, "program", "programs") + ", " +
+             (d.cpus > 0 ? overlap_text(d.trials, d.overlapped, d.cpus) : plural(d.trials, "trial", "trials")) +
              " (seed " + hex(d.seed) + "); " + shrunk_to(d, plural(calls, "call", "calls"));
     }
   }
@@ -110,6 +122,7 @@ std::string format_report(const ReportData& d) {
     if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
     out += d.trace.diagram;
     out += "\n  " + d.trace.verdict + ".\n";
+    if (!d.trace.noise.empty()) out += "  noise: " + d.trace.noise + ".\n";
     if (!d.trace.interleaving.empty()) {
       out += "\n  interleaving (fiber scheduler, " + d.trace.schedule + " schedules), " +
              plural(d.trace.interleaving.size(), "step", "steps") + ":\n";
@@ -287,12 +300,23 @@ std::string format_draft_test(const ReportData& d) {
   out += "// Replay the case that produced it: DUET_REPLAY=" + d.token + "\n";
   out += "// Add the #include lines for your types, then move the TEST into your suite.\n";
   out += "#include <gtest/gtest.h>\n\n#include <optional>\n#include <stdexcept>\n#include <string>\n#include <vector>\n\n";
+  // The check that failed after the last step, when duet cannot spell it: declared here, defined
+  // by the user, so that the draft runs the same check (and passes once the candidate is fixed).
+  if (d.trace.failed && !d.trace.steps.empty() && !d.trace.steps.back().check_declaration.empty())
+    out += "// duet's check, as a function: define it with the check you gave duet.\n" +
+           d.trace.steps.back().check_declaration + "\n\n";
   out += "TEST(" + identifier(d.name) + ", DuetRepro) {\n";
   if (!d.trace.setup.empty()) out += "  " + d.trace.setup + "\n";
   for (std::size_t i = 0; i < d.trace.steps.size(); ++i) {
     const Step& s = d.trace.steps[i];
     const bool failing = d.trace.failed && i + 1 == d.trace.steps.size();
-    if (failing && !s.expected.empty() && s.expected_exception) {
+    if (failing && !s.check.empty()) {
+      // The call itself did what it should; the check after it failed: run both.
+      if (s.kind == Step::Kind::value) out += "  EXPECT_EQ(" + s.code + ", " + s.observed + ");\n";
+      else if (s.kind == Step::Kind::exception) out += "  EXPECT_THROW(" + s.code + ", " + s.exception_type + ");\n";
+      else out += "  " + s.code + ";\n";
+      out += "  EXPECT_TRUE(" + s.check + ") << " + show_string(s.explanation) + ";\n";
+    } else if (failing && !s.expected.empty() && s.expected_exception) {
       out += "  EXPECT_THROW(" + s.code + ", " + s.expected + ");  // " + s.explanation + "\n";
     } else if (failing && !s.expected.empty()) {
       out += "  EXPECT_EQ(" + s.code + ", " + s.expected + ");  // " + s.explanation + "\n";
@@ -304,7 +328,8 @@ std::string format_draft_test(const ReportData& d) {
       out += "  try {\n    " + s.code + ";\n  } catch (const " + s.exception_type + "&) {\n    ADD_FAILURE() << " +
              show_string(s.explanation) + ";\n  }\n";
     } else if (failing) {
-      // A check duet ran after the step (an invariant) that the draft cannot run by itself.
+      // Nothing the draft can re-run decided this (a postcondition on a void call, the model's
+      // own code): it says so and fails, as a placeholder for the user's own check.
       out += "  " + s.code + ";  // " + s.explanation + "\n";
       out += "  ADD_FAILURE() << " + show_string(s.explanation + " (duet's check of this step: put it here)") + ";\n";
     } else if (s.kind == Step::Kind::value) {

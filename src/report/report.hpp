@@ -29,6 +29,7 @@ struct ReportData {
   std::uint64_t replay_trials = 0;       // the program runs those replays made (parallel runner)
   std::uint64_t attempts = 0, rejected = 0;
   std::uint64_t trials = 0;  // parallel runner: program runs (0 for sequential checks)
+  std::uint64_t overlapped = 0, cpus = 0;  // on threads: trials whose branches overlapped; CPUs seen
   double search_seconds = 0, shrink_seconds = 0;
   bool replayed = false;  // this report comes from DUET_REPLAY
   std::string token;
@@ -46,6 +47,9 @@ std::string format_draft_test(const ReportData& data);
 
 /// Writes the draft under dir; returns its path, or throws std::runtime_error.
 std::string write_draft_test(const ReportData& data, const std::string& dir);
+
+/// "20000 trials, 61% with overlapping branches, branches on 2 CPUs".
+std::string overlap_text(std::uint64_t trials, std::uint64_t overlapped, std::uint64_t cpus);
 
 /// "Ring buffer<3>" -> "Ring_buffer_3_": a C++ identifier.
 std::string identifier(const std::string& name);

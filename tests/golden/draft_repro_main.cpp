@@ -10,3 +10,9 @@
 #include "golden/expected/fiber_lost_update_draft.cpp"
 #include "golden/expected/fiber_deadlock_draft.cpp"
 #include "golden/expected/threads_off_by_one_draft.cpp"
+
+// The invariant given to duet::Lin::invariant, as the draft asks for it.
+#include "support/draft_subjects.hpp"
+bool duet_invariant(const draft_subjects::CappedStack& s);
+#include "golden/expected/invariant_draft.cpp"
+bool duet_invariant(const draft_subjects::CappedStack& s) { return s.size() <= draft_subjects::CappedStack::kCapacity; }

@@ -19,7 +19,7 @@ struct RacyCounter {
 
 TEST(NegativeCounter, RacyCounterIsFoundUnsafe) {
   testing::internal::CaptureStdout();
-  const duet::CheckResult r = duet::expect_unsafe<duet::models::Counter<RacyCounter>>({}, {.time = 90});
+  const duet::CheckResult r = duet::expect_unsafe<duet::models::Counter<RacyCounter>>();
   const std::string out = testing::internal::GetCapturedStdout();
   EXPECT_TRUE(r) << r.report;
   // The check returns its report; it prints one pass line, like every other check.

@@ -21,7 +21,7 @@ struct RacyCasRegister {
 
 TEST(NegativeRegister, RacyCasFoundWithFourBranches) {
   const duet::CheckResult r =
-      duet::expect_unsafe<duet::models::Register<RacyCasRegister>>({.branches = 4}, {.time = 90});
+      duet::expect_unsafe<duet::models::Register<RacyCasRegister>>({.branches = 4});
   EXPECT_TRUE(r) << r.report;
 }
 

@@ -24,7 +24,7 @@ TEST(NegativeStd, VectorPushBackIsUnsafeWithNoModel) {
                  .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::integers(0, 9))
                  .op("size", [](std::vector<int>& v) { return v.size(); })
                  .op("back", [](std::vector<int>& v) { return v.empty() ? -1 : v.back(); });
-  const duet::CheckResult r = duet::expect_unsafe(lin, {}, {.time = 90});
+  const duet::CheckResult r = duet::expect_unsafe(lin);
   EXPECT_TRUE(r) << r.report;
 }
 
@@ -44,7 +44,7 @@ TEST(NegativeStd, UnorderedMapInsertIsUnsafeWithNoModel) {
                    return it == m.end() ? std::optional<int>() : std::optional<int>(it->second);
                  }, duet::integers(0, 3))
                  .op("size", [](std::unordered_map<int, int>& m) { return m.size(); });
-  const duet::CheckResult r = duet::expect_unsafe(lin, {}, {.time = 90});
+  const duet::CheckResult r = duet::expect_unsafe(lin);
   EXPECT_TRUE(r) << r.report;
 }
 

@@ -28,7 +28,7 @@ TEST(NegativeFloatArray, SetSortToListIsUnsafe) {
                      duet::integers<std::size_t>(0, 11), duet::reals(-10, 10))
                  .op("sort", [](std::vector<double>& a) { sort_in_place(a); })
                  .op("to_list", [](std::vector<double>& a) { return a; });
-  const duet::CheckResult r = duet::expect_unsafe(lin, {}, {.time = 90, .shrink_time = 10});
+  const duet::CheckResult r = duet::expect_unsafe(lin, {}, {.shrink_time = 10});
   EXPECT_TRUE(r) << r.report;
 }
 

@@ -214,6 +214,14 @@ TEST(Api, WellFormednessFailureNamesTheValue) {
   ASSERT_EQ(r.status, CheckResult::Status::failed);
   EXPECT_EQ(r.failing_length, 4u) << r.report;  // make, push, push, push
   EXPECT_TRUE(has(r.report, "the well-formedness check fails on s3: too tall: 3")) << r.report;
+  // The draft re-runs the check on that value (through a function the user defines), instead of
+  // failing whatever the candidate does.
+  std::ifstream draft_file(r.draft_path);
+  const std::string draft((std::istreambuf_iterator<char>(draft_file)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(has(draft, "EXPECT_TRUE(duet_well_formed(s3)) << \"the well-formedness check fails on s3: too tall: 3\";"))
+      << draft;
+  EXPECT_TRUE(has(draft, "bool duet_well_formed(const ")) << draft;
+  EXPECT_FALSE(has(draft, "ADD_FAILURE")) << draft;
 }
 
 TEST(Api, EmptyApiIsAnError) {

@@ -29,6 +29,11 @@ struct Step {
   std::string expected;     // C++ spelling of what the model allows, when known
   bool expected_exception = false;
   std::string explanation;  // "candidate returned 0; the model allows 1"
+  // A check duet ran after the step (an invariant, a well-formedness check) failed: the C++
+  // expression a draft test re-runs ("v.size() <= v.capacity()", "duet_invariant(v)"), and the
+  // declaration it needs when duet cannot spell the check itself (the user defines it).
+  std::string check;
+  std::string check_declaration;
   bool assertion = false;   // print the failing step as assert(code == expected)
   // A crash injected during the step: "crash at disk.write, sector 3 (block_device.hpp:98)".
   std::string crash;
@@ -58,6 +63,8 @@ struct Trace {
   std::string schedule;
   // The failing trial's picks ("0.1.1"), as duet::run_fibers replays them; empty on threads.
   std::string fiber_schedule;
+  // On threads with noise: the delays the failing program ran with (Noise::describe), or empty.
+  std::string noise;
   // Why no draft test can reproduce the case (a crash was injected, say), or empty.
   std::string no_draft;
   // Set by the caller: record the run even when it passes (the engine compares a replay
@@ -117,6 +124,12 @@ struct Property {
   /// A parallel check on threads: a pass needs trials whose branches overlapped in time (a
   /// check that never saw two calls at once proves nothing and is inconclusive).
   bool needs_overlap = false;
+  /// The time budget when the settings give neither a count nor a time.
+  double default_time = 1.0;
+  /// With that default budget, the search also ends after this many trials whose branches
+  /// overlapped (0: no such cap): a trial that did not overlap could not have raced, so it
+  /// does not use up the budget.
+  std::uint64_t max_overlapped_trials = 0;
   /// Runs once after the check (restores what the check changed, e.g. the caller's affinity).
   std::function<void()> after_check;
 };

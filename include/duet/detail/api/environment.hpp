@@ -18,11 +18,19 @@
 namespace duet {
 namespace detail {
 
+/// A value the well-formedness check rejected: why, and the value's variable and candidate type
+/// (a draft test re-runs the check on it).
+struct IllFormed {
+  std::string message;  // "the well-formedness check fails on s1: ..."
+  std::string var;      // "s1"
+  std::string type;     // the candidate type's name
+};
+
 struct HandleStoreBase {
   virtual ~HandleStoreBase() = default;
   virtual std::size_t size() const = 0;
   /// Runs the well-formedness check on every live value; the first failure, if any.
-  virtual std::optional<std::string> check_all() const = 0;
+  virtual std::optional<IllFormed> check_all() const = 0;
   /// A copy (the parallel checker's oracle state); throws when the types cannot be copied.
   virtual std::unique_ptr<HandleStoreBase> clone() const = 0;
   /// The reference values equal those of `other` (a store of the same type) one by one; false
@@ -82,15 +90,19 @@ struct HandleStore final : HandleStoreBase {
       std::construct_at(&c, std::move(f.entries[i].c));
     }
   }
-  std::optional<std::string> check_all() const override {
+  std::optional<IllFormed> check_all() const override {
     if (!check) return std::nullopt;
     for (const Entry& e : entries) {
+      std::string why;
       try {
         const Verdict v = (*check)(const_cast<Entry&>(e).r(), e.c);
-        if (!v.ok) return "the well-formedness check fails on " + e.name + (v.why.empty() ? "" : ": " + v.why);
+        if (v.ok) continue;
+        why = v.why;
       } catch (...) {
-        return "the well-formedness check fails on " + e.name + ": " + threw("it");
+        why = threw("it");
       }
+      return IllFormed{"the well-formedness check fails on " + e.name + (why.empty() ? "" : ": " + why), e.name,
+                       type_name<C>()};
     }
     return std::nullopt;
   }
