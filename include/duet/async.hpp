@@ -530,7 +530,7 @@ detail::async::Ready<void> sleep_until(std::chrono::time_point<virtual_clock, Du
 /// drains what is left, then returns nullopt.
 ///
 ///   duet::channel<int> ch(2);
-///   duet::spawn([&]() -> duet::task<> { for (int i = 0; i < 5; ++i) co_await ch.send(i); ch.close(); co_return; });
+///   auto producer = duet::spawn([&]() -> duet::task<> { for (int i = 0; i < 5; ++i) co_await ch.send(i); ch.close(); co_return; });
 ///   while (auto v = co_await ch.receive()) sum += *v;
 template <class T>
 class channel {

@@ -166,7 +166,7 @@ History read_history_stdin(Format format = Format::automatic, std::chrono::stead
 
 /// duet's own format: a `;duet-history 1` line, an optional `;model NAME` line, then one EDN
 /// map per operation with both times:
-///   {:process 0, :invoke 1200, :complete 1350, :type :ok, :f :put, :key "3", :input "x", :value nil}
+/// `{:process 0, :invoke 1200, :complete 1350, :type :ok, :f :put, :key "3", :input "x", :value nil}`
 /// (:complete and :value are absent for :type :info). Round-trips through parse_history.
 std::string write_duet_history(const History&);
 

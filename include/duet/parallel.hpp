@@ -615,7 +615,9 @@ CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = 
 /// outcome passes if running the calls sequentially on a fresh subject, in some order that
 /// respects real time, gives the same results (qcheck-lin).
 ///
-///   auto lin = duet::Lin<tbb::concurrent_queue<int>>("queue", "q").op("push", ...).op("try_pop", ...);
+///   auto lin = duet::Lin<tbb::concurrent_queue<int>>("queue", "q")
+///       .op("push", [](tbb::concurrent_queue<int>& q, int x) { q.push(x); }, duet::small_int())
+///       .op("try_pop", [](tbb::concurrent_queue<int>& q) { int x = 0; return q.try_pop(x) ? std::optional<int>(x) : std::nullopt; });
 ///   EXPECT_TRUE(duet::check_parallel(lin));
 template <class T>
 CheckResult check_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {

@@ -395,7 +395,7 @@ class var {
 /// std::scoped_lock of a duet::mutex record the line that constructed them.
 ///
 ///   duet::mutex m;
-///   { std::lock_guard g(m); ... }       // lock and unlock are switch points
+///   { std::lock_guard g(m); ++count; }  // lock and unlock are switch points
 class mutex {
   using loc_t = std::source_location;
   static constexpr auto kKind = detail::fiber::ObjectKind::mutex;
@@ -466,8 +466,8 @@ class recursive_mutex {
 /// the reverse: who gets it is a scheduling choice).
 ///
 ///   duet::shared_mutex m;
-///   { std::shared_lock r(m); ... }      // many readers
-///   { std::lock_guard w(m); ... }       // one writer
+///   { std::shared_lock r(m); seen = value; }   // many readers
+///   { std::lock_guard w(m); value = 42; }      // one writer
 class shared_mutex {
   using loc_t = std::source_location;
   static constexpr auto kKind = detail::fiber::ObjectKind::shared_mutex;

@@ -1,0 +1,678 @@
+// Every example in the public headers' doc comments (a `///   code` line of include/duet/*.hpp
+// or include/duet/testing/*.hpp), verbatim, in a context that makes it compile: docs that
+// stop compiling fail the build. tests/unit/doc_examples_check.cmake (ctest
+// Docs.EveryHeaderExampleIsCompiled) fails when a header gains an example line this file does
+// not contain; whitespace may differ only in runs of spaces, and each example line is a whole
+// line here.
+//
+// The types the examples name (QueueSpec, Ref::Array, KvHandle, Store, Harness, ...) are small
+// but real. Examples with a cheap budget run; those that only need to compile (the unsafe
+// checks on real threads, a racy std::vector, checks with the default time budget) sit in
+// functions that are never called.
+#include <duet/async.hpp>
+#include <duet/gtest.hpp>
+#include <duet/history.hpp>
+#include <duet/models/queue.hpp>
+#include <duet/sync.hpp>
+#include <duet/testing/block_device.hpp>
+
+#include <oneapi/tbb/concurrent_queue.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <span>
+#include <stdint.h>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "avl.hpp"                     // docs/examples: the AVL sets (AvlSet below)
+#include "ring_buffer.hpp"             // docs/examples: the tutorial's ring buffer and its spec
+#include "support/fiber_subjects.hpp"  // the counter on duet::atomic (CounterSpec, Counter)
+
+// ---- state_machine.hpp: the libFuzzer entry point (nothing else in this binary defines it) ----
+
+namespace {
+
+/// A FIFO queue behind a std::mutex, bound to duet's queue model.
+struct LockedQueue {
+  struct Sut {
+    std::mutex m;
+    std::deque<int> d;
+  };
+  static void push(Sut& q, int x) {
+    std::lock_guard lock(q.m);
+    q.d.push_back(x);
+  }
+  static std::optional<int> try_pop(Sut& q) {
+    std::lock_guard lock(q.m);
+    if (q.d.empty()) return std::nullopt;
+    const int x = q.d.front();
+    q.d.pop_front();
+    return x;
+  }
+};
+using QueueSpec = duet::models::Queue<LockedQueue>;
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto r = duet::check_sequential_bytes<QueueSpec>({data, size});
+  if (r.status != duet::CheckResult::Status::passed) { std::fputs(r.report.c_str(), stderr); std::abort(); }
+  return 0;
+}
+
+namespace {
+
+// ---- state_machine.hpp ----
+
+using RingBufferSpec = ring::CorrectRingBufferSpec;
+
+TEST(RingBuffer, AgreesWithDeque) {
+  EXPECT_TRUE(duet::check_sequential<RingBufferSpec>({.count = 10000}));
+}
+
+TEST(DocExamples, FuzzerEntryPointRunsOneCase) {
+  const std::array<std::uint8_t, 12> bytes{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8};
+  EXPECT_EQ(LLVMFuzzerTestOneInput(bytes.data(), bytes.size()), 0);
+}
+
+/// A "counter" whose every read must give 3: the postcondition example.
+struct Three {
+  int read() const { return 3; }
+};
+struct Read {};
+inline std::string duet_show(const Read&) { return "read()"; }
+struct ThreeSpec {
+  using Sut = Three;
+  using State = int;
+  using Cmd = std::variant<Read>;
+  static duet::Gen<Cmd> command(const State&) { return duet::just(Cmd(Read{})); }
+  static duet::Result run(const Cmd&, Sut& t) { return t.read(); }
+  static duet::Verdict postcondition(const Cmd&, const State&, const duet::Result& r) {
+    return r == duet::Result(3) ? duet::Verdict(true) : duet::Verdict::fail("expected 3");
+  }
+  static void next(const Cmd&, State&) {}
+};
+
+TEST(DocExamples, PostconditionVerdict) {
+  EXPECT_TRUE(duet::check_sequential<ThreeSpec>({.count = 200}));
+  const duet::Verdict bad = ThreeSpec::postcondition(Read{}, 0, duet::Result(4));
+  EXPECT_FALSE(bad.ok);
+  EXPECT_EQ(bad.why, "expected 3");
+}
+
+// ---- gen.hpp ----
+
+struct Push {
+  int x;
+};
+
+TEST(DocExamples, Construct) {
+  const duet::Gen<Push> pushes =
+      duet::construct<Push>(duet::small_int())
+      ;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    auto a = duet::Source::from_seed(seed), b = duet::Source::from_seed(seed);
+    EXPECT_EQ(pushes(a).x, duet::small_int()(b));  // the member drawn as the generator draws it
+  }
+}
+
+// ---- result.hpp ----
+
+TEST(DocExamples, Capture) {
+  std::vector<int> v{1, 2, 3};
+  duet::Result r = duet::capture([&] { return v.at(7); });   // "throws std::out_of_range(...)"
+  ASSERT_TRUE(r.is_exception());
+  EXPECT_EQ(r.exception_type(), "std::out_of_range");
+}
+
+// ---- lin.hpp ----
+
+TEST(DocExamples, LinInvariant) {
+  auto lin = duet::Lin<std::vector<int>>("vector", "v")
+                 .invariant([](const std::vector<int>& v) { return v.size() <= v.capacity(); },
+                            "v.size() <= v.capacity()")
+                 .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::small_int());
+  EXPECT_TRUE(lin.check_stress({.count = 300}));
+}
+
+// ---- parallel.hpp ----
+
+duet::Lin<tbb::concurrent_queue<int>> tbb_queue_lin() {
+  auto lin = duet::Lin<tbb::concurrent_queue<int>>("queue", "q")
+      .op("push", [](tbb::concurrent_queue<int>& q, int x) { q.push(x); }, duet::small_int())
+      .op("try_pop", [](tbb::concurrent_queue<int>& q) { int x = 0; return q.try_pop(x) ? std::optional<int>(x) : std::nullopt; });
+  return lin;
+}
+
+// The default time budget (about a second each): compiled, not run; the same checks run below
+// with a small budget.
+[[maybe_unused]] void check_parallel_examples() {
+  EXPECT_TRUE(duet::check_parallel<QueueSpec>({.branches = 3}));
+  const auto lin = tbb_queue_lin();
+  EXPECT_TRUE(duet::check_parallel(lin));
+}
+
+TEST(DocExamples, CheckParallelWithASmallBudget) {
+  EXPECT_TRUE(duet::check_parallel<QueueSpec>({.branches = 3}, {.count = 50}));
+  EXPECT_TRUE(duet::check_parallel(tbb_queue_lin(), {}, {.count = 50}));
+}
+
+/// std::vector<int> under threads, its capacity reserved (a race gives wrong sizes rather
+/// than a crash): unsafe.
+struct PushBack {
+  int x;
+};
+struct VectorSize {};
+inline std::string duet_show(const PushBack& p) { return "push_back(" + duet::show(p.x) + ")"; }
+inline std::string duet_show(const VectorSize&) { return "size()"; }
+struct StdVectorSpec {
+  using Sut = std::vector<int>;
+  using State = std::size_t;
+  using Cmd = std::variant<PushBack, VectorSize>;
+  static constexpr const char* sut_name = "v";
+  static std::unique_ptr<Sut> init_sut() {
+    auto v = std::make_unique<Sut>();
+    v->reserve(1024);
+    return v;
+  }
+  static duet::Gen<Cmd> command(const State&) {
+    return duet::one_of(duet::construct<PushBack>(duet::small_int()).map([](PushBack p) { return Cmd(p); }),
+                        duet::just(Cmd(VectorSize{})));
+  }
+  static duet::Result run(const Cmd& c, Sut& v) {
+    if (auto* p = std::get_if<PushBack>(&c)) {
+      v.push_back(p->x);
+      return {};
+    }
+    return v.size();
+  }
+  static duet::Result expected(const Cmd& c, const State& n) {
+    if (std::holds_alternative<PushBack>(c)) return {};
+    return n;
+  }
+  static void next(const Cmd& c, State& n) {
+    if (std::holds_alternative<PushBack>(c)) ++n;
+  }
+};
+
+// A real data race on threads (tests/negative runs such checks alone): compiled, not run.
+[[maybe_unused]] void expect_unsafe_on_threads_example() {
+  EXPECT_TRUE(duet::expect_unsafe<StdVectorSpec>({}, {.time = 10}));
+}
+
+// ---- executor.hpp ----
+
+using CounterSpec = fiber_subjects::CounterSpec<true>;  // increments as a load then a store
+using Counter = fiber_subjects::Counter<true>;
+
+TEST(DocExamples, FibersExecutorFindsTheLostUpdate) {
+  EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = duet::fibers()}));
+}
+
+TEST(DocExamples, RunFibersReplaysASchedule) {
+  Counter c;
+  duet::Result a, b;
+  const duet::FiberRun run = duet::run_fibers({[&] { a = duet::capture([&] { return c.incr(); }); },
+                                               [&] { b = duet::capture([&] { return c.incr(); }); }},
+                                              "1.0.0.1");
+  ASSERT_TRUE(run.completed) << run.failure;
+  // Deterministic: fiber 1 runs its increment to the end first, then fiber 0.
+  EXPECT_EQ(a.show(), "2");
+  EXPECT_EQ(b.show(), "1");
+}
+
+// ---- sync.hpp ----
+
+TEST(DocExamples, Atomic) {
+  duet::atomic<int> hits{0};
+  hits.fetch_add(1);                          // a switch point, traced with this line
+  int seen = hits.load(std::memory_order_acquire);   // runs as seq_cst in fiber runs
+  EXPECT_EQ(seen, 1);
+}
+
+TEST(DocExamples, VarUnderAMutex) {
+  duet::mutex m;
+  duet::var<int> balance{0};
+  auto deposit = [&] {
+    { std::lock_guard g(m); balance = balance.get() + 1; }   // fine with the lock, a race without
+  };
+  const duet::FiberRun run = duet::run_fibers({deposit, deposit}, "0.1.0.1");
+  ASSERT_TRUE(run.completed) << run.failure;
+  EXPECT_EQ(balance.get(), 2);
+}
+
+TEST(DocExamples, Mutex) {
+  int count = 0;
+  duet::mutex m;
+  { std::lock_guard g(m); ++count; }  // lock and unlock are switch points
+  EXPECT_EQ(count, 1);
+}
+
+TEST(DocExamples, RecursiveMutex) {
+  duet::recursive_mutex m;
+  m.lock(); m.lock(); m.unlock(); m.unlock();
+  EXPECT_TRUE(m.try_lock());
+  m.unlock();
+}
+
+TEST(DocExamples, SharedMutex) {
+  int value = 0, seen = -1;
+  duet::shared_mutex m;
+  { std::shared_lock r(m); seen = value; }   // many readers
+  { std::lock_guard w(m); value = 42; }      // one writer
+  EXPECT_EQ(seen, 0);
+  EXPECT_EQ(value, 42);
+}
+
+TEST(DocExamples, SpinLockYields) {
+  duet::atomic<bool> locked{false};
+  int inside = 0;
+  auto critical = [&] {
+    while (locked.exchange(true)) duet::yield();
+    ++inside;
+    locked.store(false);
+  };
+  const duet::FiberRun run = duet::run_fibers({critical, critical}, "0.1.1.0.1.0");
+  ASSERT_TRUE(run.completed) << run.failure;
+  EXPECT_EQ(inside, 2);
+}
+
+TEST(DocExamples, ConditionVariable) {
+  duet::var<bool> ready{false};
+  duet::mutex m;
+  duet::condition_variable cv;
+  bool woke = false;
+  const duet::FiberRun run = duet::run_fibers(
+      {[&] {
+         std::unique_lock lk(m);
+         cv.wait(lk, [&] { return ready.get(); });
+         woke = true;
+       },
+       [&] {
+         {
+           std::lock_guard g(m);
+           ready = true;
+         }
+         cv.notify_one();
+       }},
+      "0.1.0.1");
+  ASSERT_TRUE(run.completed) << run.failure;
+  EXPECT_TRUE(woke);
+}
+
+// ---- api.hpp ----
+
+// Persistent arrays (the reference copies on set; so does the candidate, on shared storage),
+// keys mapped into each side's own type, and increasing-number generators (nondeterministic).
+namespace Ref {
+using Array = std::vector<std::int64_t>;
+inline Array make(int n) { return Array(static_cast<std::size_t>(n), 0); }
+inline std::int64_t get(const Array& a, int i) { return a.at(static_cast<std::size_t>(i)); }
+inline Array set(const Array& a, int i, std::int64_t x) {
+  Array b = a;
+  b.at(static_cast<std::size_t>(i)) = x;
+  return b;
+}
+struct Key {
+  explicit Key(int n) : n(n) {}
+  int n;
+};
+inline bool contains(const Array& a, Key k) { return std::find(a.begin(), a.end(), k.n) != a.end(); }
+struct Gen {
+  int last = -1;
+};
+inline Gen create() { return {}; }
+}  // namespace Ref
+
+namespace Cand {
+using Array = std::shared_ptr<const std::vector<std::int64_t>>;
+inline Array make(int n) { return std::make_shared<const std::vector<std::int64_t>>(static_cast<std::size_t>(n), 0); }
+inline std::int64_t get(const Array& a, int i) { return a->at(static_cast<std::size_t>(i)); }
+inline Array set(const Array& a, int i, std::int64_t x) {
+  auto b = std::make_shared<std::vector<std::int64_t>>(*a);
+  b->at(static_cast<std::size_t>(i)) = x;
+  return b;
+}
+struct Key {
+  explicit Key(int n) : value(n) {}
+  std::int64_t value;
+};
+inline bool contains(const Array& a, Key k) { return std::find(a->begin(), a->end(), k.value) != a->end(); }
+struct Gen {
+  int n = 0;
+};
+inline Gen create() { return {}; }
+inline int next(Gen& g) { return g.n += 2; }
+}  // namespace Cand
+
+duet::Api persistent_array_api() {
+  duet::Api api("PersistentArray");
+  auto arr = api.abstract<Ref::Array, Cand::Array>("a");
+  auto index = [](const Ref::Array& a) { return duet::integers(0, static_cast<int>(a.size()) - 1); };
+  api.op("make", duet::args(duet::integers(1, 8)), arr, Ref::make, Cand::make);
+  api.op("get", duet::args(arr, index), duet::value<std::int64_t>(), Ref::get, Cand::get);
+  api.op("set", duet::args(arr, index, duet::small_int().map([](int x) { return std::int64_t{x}; })), arr, Ref::set,
+         Cand::set);
+  api.op("contains", duet::args(arr,
+      duet::map_outof(duet::small_int(), [](int n) { return Ref::Key(n); }, [](int n) { return Cand::Key(n); })
+      ), duet::value<bool>(), Ref::contains, Cand::contains);
+  return api;
+}
+
+TEST(DocExamples, ApiCheck) {
+  duet::Api api = persistent_array_api();
+  EXPECT_TRUE(api.check({.count = 10000}));
+}
+
+TEST(DocExamples, ApiCheckParallelWithASmallBudget) {
+  duet::Api api = persistent_array_api();
+  EXPECT_TRUE(api.check_parallel({.branches = 2}, {.count = 50}));
+}
+
+// The default time budget (about a second), and an unsafe check on real threads (the
+// persistent arrays are safe: expect_unsafe would search for its whole budget): compiled, not
+// run.
+[[maybe_unused]] void api_parallel_examples(duet::Api& api) {
+  EXPECT_TRUE(api.check_parallel({.branches = 2}));
+  EXPECT_TRUE(api.expect_unsafe({.branches = 2}));
+}
+
+void api_fuzz_one(const duet::Api& api, const std::uint8_t* data, std::size_t size) {
+  api.check_bytes(std::span<const std::uint8_t>(data, size));
+}
+
+TEST(DocExamples, ApiCheckBytes) {
+  const duet::Api api = persistent_array_api();
+  const std::array<std::uint8_t, 16> bytes{0, 3, 1, 0, 2, 7, 1, 1, 0, 4, 2, 2, 9, 0, 1, 3};
+  api_fuzz_one(api, bytes.data(), bytes.size());
+  EXPECT_TRUE(api.check_bytes(std::span<const std::uint8_t>(bytes.data(), bytes.size())));
+}
+
+TEST(DocExamples, ApiNondeterministicResult) {
+  duet::Api api("IncreasingSequence");
+  auto gen = api.abstract<Ref::Gen, Cand::Gen>("t");
+  api.op("create", duet::args(), gen, Ref::create, Cand::create);
+  api.op("next", duet::args(gen), duet::nondet(duet::value<int>()),
+  [](Ref::Gen& g, int got) -> duet::Diagnostic<int> {
+    if (got > g.last) { g.last = got; return duet::valid(got); }
+    return duet::invalid("not above " + std::to_string(g.last));
+  }
+  , Cand::next);
+  EXPECT_TRUE(api.check({.count = 500}));
+}
+
+/// An AVL set (docs/examples/avl.hpp) with the balance check as a method.
+struct AvlSet {
+  avl::Set s;
+  bool balanced() const { return avl::balanced(s).ok; }
+};
+AvlSet add_copy(const AvlSet& s, int x) { return {avl::add(s.s, x)}; }
+
+TEST(DocExamples, ApiSoloWithAWellFormednessCheck) {
+  duet::Api api("AvlSet");
+  auto set = api.abstract<duet::Solo, AvlSet>("s", [](const AvlSet& s) { return s.balanced(); });
+  api.op("empty", duet::args(), set, [] { return AvlSet{}; });
+  api.op("add", duet::args(set, duet::small_int()), set, &add_copy);
+  EXPECT_TRUE(api.check({.count = 500}));
+}
+
+/// A key-value store whose puts go through to a device (shared by the handle's copies) and
+/// a cache: a crash loses the cache, remount reloads it from the device.
+struct KvHandle {
+  std::shared_ptr<std::map<std::string, std::string>> device = std::make_shared<std::map<std::string, std::string>>();
+  std::map<std::string, std::string> cache;
+  void put(const std::string& k, const std::string& v) {
+    duet::fault_point("kv.put");
+    (*device)[k] = v;
+    cache[k] = v;
+  }
+  std::optional<std::string> get(const std::string& k) const {
+    auto it = cache.find(k);
+    return it == cache.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }
+  void remount() { cache = *device; }
+};
+
+TEST(DocExamples, ApiRecover) {
+  using Map = std::map<std::string, std::string>;
+  duet::Api api("kv");
+  auto db = api.abstract<std::map<std::string, std::string>, KvHandle>("db");
+  api.recover(db, [](KvHandle& h) { h.remount(); });
+  const auto key = duet::element_of<std::string>({"a", "b"});
+  api.op("open", duet::args(), db, [] { return Map{}; }, [] { return KvHandle{}; });
+  api.op("put", duet::args(db, key, duet::element_of<std::string>({"x", "y"})), duet::unit(),
+         [](Map& m, const std::string& k, const std::string& v) { m[k] = v; },
+         [](KvHandle& h, const std::string& k, const std::string& v) { h.put(k, v); });
+  api.op(
+      "get", duet::args(db, key), duet::value<std::optional<std::string>>(),
+      [](Map& m, const std::string& k) {
+        auto it = m.find(k);
+        return it == m.end() ? std::nullopt : std::optional<std::string>(it->second);
+      },
+      [](KvHandle& h, const std::string& k) { return h.get(k); });
+  EXPECT_TRUE(api.check({.count = 500}));
+}
+
+// ---- history.hpp ----
+
+TEST(DocExamples, HistoryValue) {
+  using namespace duet::history;
+  Value v = Value::vector({Value::integer(3), Value::nil()});   // prints as [3 nil]
+  EXPECT_EQ(v.to_string(), "[3 nil]");
+}
+
+TEST(DocExamples, ParseHistory) {
+  using namespace duet::history;
+  History h = parse_history("INFO  jepsen.util - 0\t:invoke\t:read\tnil\n...", Format::automatic, "x.log");
+  EXPECT_EQ(h.format, Format::jepsen_log);
+  ASSERT_EQ(h.ops.size(), 1u);
+  EXPECT_EQ(h.ops[0].f, "read");
+}
+
+/// A key-value store for client threads.
+class LockedStore {
+ public:
+  void put(const std::string& k, const std::string& v) {
+    std::lock_guard lock(m_);
+    data_[k] = v;
+  }
+
+ private:
+  std::mutex m_;
+  std::map<std::string, std::string> data_;
+};
+
+TEST(DocExamples, Recorder) {
+  using namespace duet::history;
+  const std::size_t threads = 4;
+  LockedStore store;
+  Recorder rec(threads, "kv");
+  std::vector<std::thread> clients;
+  for (std::size_t p = 0; p < threads; ++p) {
+    clients.emplace_back([&rec, &store, p] {
+      // on client thread p:
+      auto op = rec.invoke(p, "put", Value::string("k"), Value::string("v"));
+      store.put("k", "v");
+      rec.complete(p, op, Value::nil());
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  // after the clients joined:
+  CheckReport r = check_history(rec.history("stress run"));
+  EXPECT_EQ(r.verdict, Verdict::linearizable) << r.explanation;
+}
+
+// ---- async.hpp ----
+
+TEST(DocExamples, VirtualClock) {
+  auto deadline = duet::virtual_clock::now() + std::chrono::seconds(30);
+  EXPECT_EQ(deadline - duet::virtual_clock::now(), std::chrono::seconds(30));
+}
+
+/// A directory in one sector of a mock disk: key=value lines.
+struct Disk {
+  duet::BlockDevice device{{.sector_size = 64, .sectors = 4}};
+  duet::task<std::string> read(std::uint64_t sector) {
+    std::array<std::byte, 64> block{};
+    co_await device.read(sector, block);
+    std::string text;
+    for (std::byte b : block)
+      if (b != std::byte{0}) text += static_cast<char>(b);
+    co_return text;
+  }
+};
+struct Store {
+  Disk disk;
+  std::uint64_t directory_sector = 1;
+};
+std::string decode(const std::string& block, const std::string& key) {
+  const std::string prefix = key + "=";
+  const auto at = block.find(prefix);
+  if (at == std::string::npos) return {};
+  return block.substr(at + prefix.size(), block.find('\n', at) - at - prefix.size());
+}
+
+duet::task<std::string> get(Store& s, std::string key) {
+  auto block = co_await s.disk.read(s.directory_sector);
+  co_return decode(block, key);
+}
+
+duet::task<void> put_directory(Store& s, std::string text) {
+  std::array<std::byte, 64> block{};
+  for (std::size_t i = 0; i < text.size() && i < block.size(); ++i) block[i] = static_cast<std::byte>(text[i]);
+  co_await s.disk.device.write(s.directory_sector, block);
+}
+
+TEST(DocExamples, TaskReadsADirectory) {
+  Store store;
+  duet::run(put_directory(store, "a=1\nb=22\n"));
+  EXPECT_EQ(duet::run(get(store, "b")), "22");
+}
+
+/// A device that calls back when an operation completes (on a fiber of its own).
+struct CallbackDevice {
+  template <class F>
+  void on_complete(F f) {
+    duet::post([f = std::make_shared<F>(std::move(f))] { (*f)(); });
+  }
+};
+
+duet::task<int> completion(CallbackDevice& device) {
+  duet::promise<int> p;
+  auto f = p.get_future();
+  device.on_complete([p = std::move(p)]() mutable { p.set_value(42); });
+  co_return co_await f;
+}
+
+TEST(DocExamples, PromiseSetByACallback) {
+  CallbackDevice device;
+  EXPECT_EQ(duet::run(completion(device)), 42);
+}
+
+duet::task<int> read_sector(duet::BlockDevice& disk, std::uint64_t sector) {
+  std::array<std::byte, 64> block{};
+  co_await disk.read(sector, block);
+  co_return static_cast<int>(block[0]);
+}
+int checksum(const std::vector<int>& buffer) {
+  int sum = 0;
+  for (int x : buffer) sum += x;
+  return sum;
+}
+
+duet::task<int> sector_plus_checksum(duet::BlockDevice& disk, const std::vector<int>& buffer) {
+  auto a = duet::spawn(read_sector(disk, 3));
+  auto b = duet::spawn([&] { return checksum(buffer); });
+  co_return co_await a + co_await b;
+}
+
+TEST(DocExamples, Spawn) {
+  duet::BlockDevice disk({.sector_size = 64, .sectors = 4});
+  std::array<std::byte, 64> block{};
+  block[0] = std::byte{5};
+  duet::run(disk.write(3, block));
+  const std::vector<int> buffer{1, 2, 3};
+  EXPECT_EQ(duet::run(sector_plus_checksum(disk, buffer)), 11);
+}
+
+struct DuetExecutor { void post(std::function<void()> f) { duet::post(std::move(f)); } };
+
+duet::task<int> posted() {
+  DuetExecutor executor;
+  auto done = std::make_shared<duet::promise<int>>();
+  auto f = done->get_future();
+  executor.post([done] { done->set_value(7); });
+  co_return co_await f;
+}
+
+TEST(DocExamples, ExecutorPosts) { EXPECT_EQ(duet::run(posted()), 7); }
+
+duet::task<int> channel_sum() {
+  int sum = 0;
+  duet::channel<int> ch(2);
+  auto producer = duet::spawn([&]() -> duet::task<> { for (int i = 0; i < 5; ++i) co_await ch.send(i); ch.close(); co_return; });
+  while (auto v = co_await ch.receive()) sum += *v;
+  co_await producer;
+  co_return sum;
+}
+
+TEST(DocExamples, Channel) { EXPECT_EQ(duet::run(channel_sum()), 10); }
+
+/// A server that is down: every fetch fails.
+std::optional<std::string> flaky() { return std::nullopt; }
+
+/// Fetches, retrying every 5 s of virtual time for a minute.
+duet::task<std::optional<std::string>> fetch_with_retry(std::optional<std::string> (*fetch)()) {
+  const auto deadline = duet::virtual_clock::now() + std::chrono::seconds(60);
+  while (duet::virtual_clock::now() < deadline) {
+    if (auto got = fetch()) co_return got;
+    co_await duet::sleep_for(std::chrono::seconds(5));
+  }
+  co_return std::nullopt;
+}
+
+TEST(Retry, GivesUpAfterAMinute) {
+  EXPECT_EQ(duet::run(fetch_with_retry(flaky)), std::nullopt);   // 60 s of virtual time
+}
+
+/// A log whose appends take a lock around the write.
+struct Harness {
+  duet::mutex m;
+  std::vector<std::string> log;
+  duet::task<void> append(std::string record) {
+    co_await duet::switch_point();
+    std::lock_guard g(m);
+    log.push_back(std::move(record));
+  }
+  duet::task<std::size_t> records() {
+    std::lock_guard g(m);
+    co_return log.size();
+  }
+};
+
+TEST(Log, ConcurrentAppendsKeepEveryRecord) {
+  EXPECT_TRUE(duet::check_async("two appends", []() -> duet::task<void> {
+    Harness h;
+    auto a = duet::spawn(h.append("x"));
+    auto b = duet::spawn(h.append("y"));
+    co_await a; co_await b;
+    EXPECT_EQ(co_await h.records(), 2u);
+  }));
+}
+
+}  // namespace
