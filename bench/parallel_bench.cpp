@@ -190,13 +190,15 @@ void BM_Parallel_StartSkew(benchmark::State& st) {
 BENCHMARK(BM_Parallel_StartSkew)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // The six bug classes of tests/support/racy_subjects.hpp through expect_unsafe, with noise
-// (Arg 1, expect_unsafe's default) and without (Arg 0): trials and seconds to the first
+// (Arg 1, expect_unsafe's default), without (Arg 0), and as before placement and noise (Arg 2): trials and seconds to the first
 // counterexample over 30 seeds of at most DUET_BENCH_SEED_SECONDS (default 5) each. A seed that
 // finds nothing counts its trials and seconds, and "missed" counts those seeds. Run it idle and
 // under load (docs/benchmarks.md says how).
+// Arg 2: as before issue 11, branches left to the kernel and no noise.
 template <class T>
 void bug_class(benchmark::State& st, const duet::Lin<T>& lin) {
-  const bool noise = st.range(0) != 0;
+  const bool noise = st.range(0) == 1;
+  const bool pin = st.range(0) != 2;
   const char* cap_text = std::getenv("DUET_BENCH_SEED_SECONDS");
   const double cap = cap_text ? std::atof(cap_text) : 5.0;
   std::vector<double> trials, seconds;
@@ -204,7 +206,8 @@ void bug_class(benchmark::State& st, const duet::Lin<T>& lin) {
   for (auto _ : st) {
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
       const auto start = std::chrono::steady_clock::now();
-      const auto r = duet::expect_unsafe(lin, {.noise = noise}, {.seed = seed, .time = cap, .shrink_steps = 0, .verbose = -1});
+      const auto r =
+          duet::expect_unsafe(lin, {.pin_threads = pin, .noise = noise}, {.seed = seed, .time = cap, .shrink_steps = 0, .verbose = -1});
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       trials.push_back(static_cast<double>(r.trials));
       missed += !r.passed();
@@ -217,7 +220,7 @@ void bug_class(benchmark::State& st, const duet::Lin<T>& lin) {
   st.counters["s_median"] = seconds[seconds.size() / 2];
   st.counters["s_p90"] = seconds[seconds.size() * 9 / 10];
   st.counters["missed"] = missed;
-  st.SetLabel(noise ? "noise" : "no noise");
+  st.SetLabel(!pin ? "not pinned, no noise" : noise ? "noise" : "no noise");
 }
 void BM_Parallel_BugClass_UnlockedSizeCounter(benchmark::State& st) { bug_class(st, racy::counted_queue()); }
 void BM_Parallel_BugClass_TornPair(benchmark::State& st) { bug_class(st, racy::torn_pair()); }
@@ -225,11 +228,11 @@ void BM_Parallel_BugClass_DoubleCheckedInit(benchmark::State& st) { bug_class(st
 void BM_Parallel_BugClass_TwoLockTransfer(benchmark::State& st) { bug_class(st, racy::bank()); }
 void BM_Parallel_BugClass_TreiberLoadStorePop(benchmark::State& st) { bug_class(st, racy::load_store_stack()); }
 void BM_Parallel_BugClass_CheckThenActWrap(benchmark::State& st) { bug_class(st, racy::wrap_counter()); }
-BENCHMARK(BM_Parallel_BugClass_UnlockedSizeCounter)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_Parallel_BugClass_TornPair)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_Parallel_BugClass_DoubleCheckedInit)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_Parallel_BugClass_TwoLockTransfer)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_Parallel_BugClass_TreiberLoadStorePop)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_Parallel_BugClass_CheckThenActWrap)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Parallel_BugClass_UnlockedSizeCounter)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Parallel_BugClass_TornPair)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Parallel_BugClass_DoubleCheckedInit)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Parallel_BugClass_TwoLockTransfer)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Parallel_BugClass_TreiberLoadStorePop)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Parallel_BugClass_CheckThenActWrap)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
