@@ -167,9 +167,17 @@ duet::Lin<tbb::concurrent_queue<int>> tbb_queue_lin() {
   EXPECT_TRUE(duet::check_parallel(lin));
 }
 
+// On threads a small budget may see too little overlap (a slow sanitizer build, a loaded
+// machine): that honest "inconclusive" is fine here, a failure is not.
+bool passed_or_inconclusive(const duet::CheckResult& r) {
+  return r.passed() || (r.status == duet::CheckResult::Status::error && r.report.find("inconclusive") != std::string::npos);
+}
+
 TEST(DocExamples, CheckParallelWithASmallBudget) {
-  EXPECT_TRUE(duet::check_parallel<QueueSpec>({.branches = 3}, {.count = 50}));
-  EXPECT_TRUE(duet::check_parallel(tbb_queue_lin(), {}, {.count = 50}));
+  const duet::CheckResult queue = duet::check_parallel<QueueSpec>({.branches = 3}, {.count = 50});
+  EXPECT_TRUE(passed_or_inconclusive(queue)) << queue.report;
+  const duet::CheckResult tbb = duet::check_parallel(tbb_queue_lin(), {}, {.count = 50});
+  EXPECT_TRUE(passed_or_inconclusive(tbb)) << tbb.report;
 }
 
 /// std::vector<int> under threads, its capacity reserved (a race gives wrong sizes rather
@@ -381,7 +389,8 @@ TEST(DocExamples, ApiCheck) {
 
 TEST(DocExamples, ApiCheckParallelWithASmallBudget) {
   duet::Api api = persistent_array_api();
-  EXPECT_TRUE(api.check_parallel({.branches = 2}, {.count = 50}));
+  const duet::CheckResult r = api.check_parallel({.branches = 2}, {.count = 50});
+  EXPECT_TRUE(passed_or_inconclusive(r)) << r.report;
 }
 
 // The default time budget (about a second), and an unsafe check on real threads (the
