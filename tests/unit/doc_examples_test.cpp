@@ -12,6 +12,7 @@
 #include <duet/async.hpp>
 #include <duet/gtest.hpp>
 #include <duet/history.hpp>
+#include <duet/models/bindings.hpp>
 #include <duet/models/queue.hpp>
 #include <duet/sync.hpp>
 #include <duet/testing/block_device.hpp>
@@ -47,25 +48,8 @@
 
 namespace {
 
-/// A FIFO queue behind a std::mutex, bound to duet's queue model.
-struct LockedQueue {
-  struct Sut {
-    std::mutex m;
-    std::deque<int> d;
-  };
-  static void push(Sut& q, int x) {
-    std::lock_guard lock(q.m);
-    q.d.push_back(x);
-  }
-  static std::optional<int> try_pop(Sut& q) {
-    std::lock_guard lock(q.m);
-    if (q.d.empty()) return std::nullopt;
-    const int x = q.d.front();
-    q.d.pop_front();
-    return x;
-  }
-};
-using QueueSpec = duet::models::Queue<LockedQueue>;
+// The mutex-guarded deque of duet's bindings, bound to its queue model.
+using QueueSpec = duet::models::Queue<duet::models::MutexQueue>;
 
 }  // namespace
 
