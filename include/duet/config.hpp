@@ -21,6 +21,10 @@
 // | shards        | DUET_SHARDS       | --duet_shards        | 1                             |
 // | shard_index   | DUET_SHARD_INDEX  | --duet_shard_index   | 0                             |
 // | case_timeout  | DUET_CASE_TIMEOUT | --duet_case_timeout  | 60 s (then the case is a hang)|
+// |               |                   |                      | isolated: 2 s, and shrunk     |
+// | isolate       | DUET_FORK         | --duet_fork          | 0; 1: cases run in a child    |
+// |               |                   |                      | process (crashes, hangs and   |
+// |               |                   |                      | exit() are shrunk and shown)  |
 #pragma once
 
 #include <cstdint>
@@ -44,6 +48,9 @@ struct Config {
   std::optional<std::uint32_t> shards;
   std::optional<std::uint32_t> shard_index;
   std::optional<double> case_timeout;
+  /// Runs cases and shrink candidates in a child process (DUET_FORK=1), so that a candidate
+  /// that crashes, hangs or calls exit() is reported as a failure and shrunk. See docs/isolation.md.
+  std::optional<bool> isolate;
   /// Names the check in reports and file names; defaults to the spec's type name.
   std::optional<std::string> name;
 };
@@ -71,6 +78,7 @@ struct Settings {
   std::uint32_t shards;
   std::uint32_t shard_index;
   double case_timeout;
+  bool isolate;
   std::string name;
 };
 /// Throws std::invalid_argument with a message naming the variable or flag at fault.

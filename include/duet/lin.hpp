@@ -201,6 +201,7 @@ class Lin {
       return Drawn::command;
     }
     detail::StepVerdict step(detail::Trace* trace) override {
+      detail::announce_call(trace, call_.text);
       try {
         got_ = call_.run(*subject_);
       } catch (...) {

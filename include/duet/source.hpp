@@ -30,6 +30,14 @@ struct Overrun : detail::EngineSignal {};
 /// The engine discards the attempt and counts it in the discard rate.
 struct Discard {};
 
+class Source;
+namespace detail {
+/// Where isolation mode mirrors one Source's choices as they are drawn (shared memory that
+/// outlives a crashed child process); null everywhere else. See src/engine/isolate.cpp.
+struct ChoiceTap;
+extern ChoiceTap* choice_tap;
+}  // namespace detail
+
 class Source {
  public:
   enum class Mode : std::uint8_t { random, bytes, replay };
@@ -64,6 +72,7 @@ class Source {
     spans_.clear();
     counters_.clear();
     concurrent_start_ = kNoMark;
+    if (detail::choice_tap) tap_sync();
   }
 
   /// A choice in [0, max], recorded. (Out of line: every generator calls it, and inlining it
@@ -116,10 +125,13 @@ class Source {
   /// Marks where a case's sequential part ends and its concurrent part begins (a Y-program's
   /// prefix and branches). The shrinker prefers choices before the mark: moving a call from a
   /// branch into the prefix counts as simpler.
-  void mark_concurrent_start() { concurrent_start_ = recorded_.size(); }
+  void mark_concurrent_start() { mark_concurrent_start(recorded_.size()); }
   /// The same at an earlier position: where a call moved out of a branch would be inserted
   /// (before the choice that ended the prefix).
-  void mark_concurrent_start(std::size_t position) { concurrent_start_ = position; }
+  void mark_concurrent_start(std::size_t position) {
+    concurrent_start_ = position;
+    if (detail::choice_tap) tap_sync();
+  }
   std::size_t concurrent_start() const { return concurrent_start_; }
   static constexpr std::size_t kNoMark = ~std::size_t{0};
 
@@ -134,6 +146,8 @@ class Source {
  private:
   explicit Source(Mode m) : mode_(m) {}
   std::uint64_t from_bytes_draw(std::uint64_t max);
+  // Copies what changed to the choice tap when this Source is the one it mirrors.
+  void tap_sync() const;
 
   Mode mode_;
   detail::Rng rng_{0};

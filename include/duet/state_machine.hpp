@@ -302,6 +302,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
         }
       }
     }
+    if (trace) announce_call(trace, last_command());
     const Ran ran = run_candidate(trace ? &async_trace : nullptr);
     if (ran.crashed) return crashed(trace, ran, std::move(async_trace));
     if (trace) record_step(trace, last_command(), got_);

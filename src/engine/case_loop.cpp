@@ -24,6 +24,7 @@ CaseOutcome run_case_loop(CaseSteps& steps, Source& src, const CaseParams& param
   };
 
   if (StepVerdict v = judged(steps.start(trace)); !v.ok()) return end(std::move(v));
+  if (trace && trace->observer) trace->observer->steps_done(*trace);
   for (std::size_t i = 0; i < params.max_length; ++i) {
     const std::size_t span = src.begin_span();
     if (src.draw(params.continue_odds) == 0) break;
@@ -43,6 +44,7 @@ CaseOutcome run_case_loop(CaseSteps& steps, Source& src, const CaseParams& param
     src.end_span(span);
     if (!v.ok()) return end(std::move(v));
     if (StepVerdict after = judged(steps.after_step(trace)); !after.ok()) return end(std::move(after));
+    if (trace && trace->observer) trace->observer->steps_done(*trace);
   }
   return out;
 }

@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kKnobs[] = {"seed",     "count",      "time",        "max_length", "mean_length",
                                   "replay",   "shrink_time", "shrink_steps", "output_dir", "verbose",
-                                  "shards",   "shard_index", "case_timeout"};
+                                  "shards",   "shard_index", "case_timeout", "fork"};
 
 std::mutex flags_mutex;
 std::map<std::string, std::string>& flag_values() {
@@ -163,7 +163,13 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   if (s.shard_index >= s.shards)
     throw std::invalid_argument("DUET_SHARD_INDEX=" + std::to_string(s.shard_index) + " must be below DUET_SHARDS=" +
                                 std::to_string(s.shards));
-  s.case_timeout = pick<double>(c.case_timeout, "case_timeout", 60.0, secs);
+  s.isolate = pick<bool>(c.isolate, "fork", false, [](const std::string& t, const std::string& w) {
+    if (t == "1" || t == "true" || t == "yes" || t == "on") return true;
+    if (t == "0" || t == "false" || t == "no" || t == "off") return false;
+    bad(w, t, "0 or 1");
+  });
+  // In a child process a hang costs one limit per shrink candidate that hangs: a short one.
+  s.case_timeout = pick<double>(c.case_timeout, "case_timeout", s.isolate ? 2.0 : 60.0, secs);
   if (s.count == ~std::uint64_t{0} && s.time == 0)
     throw std::invalid_argument("no budget: DUET_TIME=0 means no time limit, so set DUET_COUNT too");
   if (c.name && c.name->empty()) throw std::invalid_argument("Config::name is empty: give a name, or leave the field unset");

@@ -69,7 +69,7 @@ void on_crash(int sig, siginfo_t*, void*) {
     write_text(signal_name(sig));
     write_text(" while running a case.\n  replay:     DUET_REPLAY=");
     write_all(token, len);
-    write_text("\n");
+    write_text("\n  To shrink it, run the test with DUET_FORK=1: cases then run in a child process.\n");
   }
   for (std::size_t i = 0; i < std::size(kSignals); ++i)
     if (kSignals[i] == sig) sigaction(sig, &state.previous[i], nullptr);
@@ -94,8 +94,8 @@ void on_exit_during_case() {
       ": error: the process was ended by exit() or quick_exit() while a case was running: the\n"
       "  candidate, the model or the spec called it. The test has not passed: duet ends the process\n"
       "  with status " + std::to_string(kExitDuringCase) + " instead.\n"
-      "  The case is not shrunk: shrinking needs the process to outlive the exit (run the case in a\n"
-      "  child process, a later mode of duet).\n"
+      "  The case is not shrunk: shrinking needs the process to outlive the exit. Run the test with\n"
+      "  DUET_FORK=1 (Config::isolate): cases then run in a child process, and this one is shrunk.\n"
       "  replay:     DUET_REPLAY=" + token + "\n";
   write_all(text.data(), text.size());
   std::_Exit(kExitDuringCase);

@@ -13,6 +13,8 @@
 #include <thread>
 
 #include "engine/crash.hpp"
+#include "engine/isolate.hpp"
+#include "engine/wire.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/faults.hpp"
 #include "report/report.hpp"
@@ -102,7 +104,8 @@ class Watchdog {
         std::string token = token_.empty() && seed_token ? seed_token(case_seed_, index_) : token_;
         std::fprintf(stderr,
                      "\nduet: %s: error: a case has run for more than %.1f s: the candidate (or the spec) hangs.\n"
-                     "  replay:     DUET_REPLAY=%s\n  (raise the limit with DUET_CASE_TIMEOUT)\n",
+                     "  replay:     DUET_REPLAY=%s\n  (raise the limit with DUET_CASE_TIMEOUT; with DUET_FORK=1 the case runs in a child\n"
+                     "  process, and a hang is shrunk and shown)\n",
                      name_.c_str(), timeout_, token.c_str());
         std::fflush(stderr);
         std::_Exit(3);
@@ -232,12 +235,55 @@ std::string divergence(const Trace& first, const std::string& first_message, con
   return {};
 }
 
+// The one-line message of a case whose process died (isolation mode).
+std::string death_message(const Death& d) {
+  switch (d.kind) {
+    case Death::Kind::signal: return "the process died of " + d.what() + " while running the case";
+    case Death::Kind::exit_call: return "the case ended the process with " + d.what() + ": it must not end the process";
+    case Death::Kind::exit_status: return "the process died while running the case: " + d.what();
+    case Death::Kind::hang:
+      return d.what() + ": the case was still running at the time limit (DUET_CASE_TIMEOUT)";
+  }
+  return d.what();
+}
+
+// The failing step's comment for the call a case died in.
+std::string death_comment(const Death& d) {
+  switch (d.kind) {
+    case Death::Kind::signal: return "the process died here: " + d.what();
+    case Death::Kind::exit_call: return d.what() + " ended the process here";
+    case Death::Kind::exit_status: return "the process died here: " + d.what();
+    case Death::Kind::hang: return "still running here: " + d.what();
+  }
+  return d.what();
+}
+
+/// One run of one case, in this process or in isolation's child.
+struct CaseRun {
+  CaseOutcome outcome;
+  std::vector<std::uint64_t> choices;
+  std::vector<Source::Span> spans;
+  std::size_t concurrent_start = Source::kNoMark;
+  Trace trace;
+  std::optional<Death> death;  // the child died running it
+};
+
+/// How a search ended.
+struct SearchEnd {
+  bool failed = false;  // a case failed or erred: `run` holds it
+  std::uint64_t case_seed = 0;
+  CaseRun run;
+  std::string abandon_reason;
+  bool nothing_generated = false;  // every attempt so far rejected (see search_loop)
+};
+
 struct Runner {
   explicit Runner(const Property& property) : p(property) {}
   const Property& p;
   Settings s{};
   CaseParams params;
   Monitor* monitor = nullptr;
+  std::unique_ptr<Isolation> iso;  // isolation mode: cases run in its child process
 
   CaseOutcome run(Source& src, Trace* trace) const {
     CaseOutcome o;
@@ -277,6 +323,126 @@ struct Runner {
     return o;
   }
 
+  // ---- One case, here or in the child ----
+
+  /// Runs the case of `seed` (or of `choices`), tracing it if asked.
+  CaseRun run_one(std::optional<std::uint64_t> seed, const std::vector<std::uint64_t>& choices, bool traced,
+                  bool record_pass) const {
+    if (!iso) {
+      CaseRun r;
+      Source src = seed ? Source::from_seed(*seed) : Source::replay(choices);
+      r.trace.record_pass = record_pass;
+      r.outcome = run(src, traced ? &r.trace : nullptr);
+      r.choices = src.choices();
+      r.spans = src.spans();
+      r.concurrent_start = src.concurrent_start();
+      return r;
+    }
+    WireWriter w;
+    w.u64('R');
+    w.boolean(seed.has_value());
+    w.u64(seed.value_or(0));
+    w.u64s(choices);
+    w.boolean(traced);
+    w.boolean(record_pass);
+    std::optional<std::string> answer = iso->call(w.bytes());
+    if (!answer) return died(traced);
+    WireReader r(*answer);
+    return read_run(r, traced);
+  }
+
+  static void write_run(WireWriter& w, const CaseRun& r, bool traced) {
+    write_outcome(w, r.outcome);
+    w.u64s(r.choices);
+    write_spans(w, r.spans);
+    w.u64(r.concurrent_start);
+    if (traced) write_trace(w, r.trace);
+  }
+  static CaseRun read_run(WireReader& r, bool traced) {
+    CaseRun run;
+    run.outcome = read_outcome(r);
+    run.choices = r.u64s();
+    run.spans = read_spans(r);
+    run.concurrent_start = static_cast<std::size_t>(r.u64());
+    if (traced) run.trace = read_trace(r);
+    return run;
+  }
+
+  /// The case the child died running: a failure, with what the child left (its choices, and
+  /// for a traced run the steps done and the call that was running).
+  CaseRun died(bool traced) const {
+    const Remains& rm = iso->remains();
+    CaseRun r;
+    r.death = rm.death;
+    if (!rm.in_case) {
+      r.outcome.kind = CaseOutcome::Kind::error;
+      r.outcome.message = "isolation: the child process died outside any case (" + rm.death.what() + ")";
+      return r;
+    }
+    r.outcome.kind = CaseOutcome::Kind::fail;
+    r.outcome.message = death_message(rm.death);
+    if (!rm.choices_complete) r.outcome.message += " (after more choices than isolation keeps: the replay may differ)";
+    r.choices = rm.choices;
+    r.spans = rm.spans;
+    r.concurrent_start = rm.concurrent_start;
+    if (!traced) return r;
+    if (rm.trace) r.trace = *rm.trace;
+    if (!r.trace.diagram.empty()) {
+      // A Y-program: the process died in one of its trials.
+      r.trace.failed = true;
+      r.trace.verdict = r.outcome.message + ", in a trial of this program";
+      r.trace.no_draft = "the process died running the program";
+      r.outcome.commands = y_calls(r.trace);
+    } else if (!rm.calling.empty()) {
+      Step step;
+      step.code = rm.calling;
+      step.explanation = death_comment(rm.death);
+      step.died = rm.death.what();
+      r.trace.steps.push_back(std::move(step));
+      r.trace.failed = true;
+      r.outcome.commands = r.trace.steps.size();
+    } else {
+      r.outcome.commands = r.trace.steps.size();
+    }
+    return r;
+  }
+
+  /// The child's side of run_one and of the search.
+  std::string serve(const std::string& request) const {
+    WireReader r(request);
+    WireWriter w;
+    const std::uint64_t kind = r.u64();
+    if (kind == 'R') {
+      const bool has_seed = r.boolean();
+      const std::uint64_t seed = r.u64();
+      std::vector<std::uint64_t> choices = r.u64s();
+      const bool traced = r.boolean();
+      const bool record_pass = r.boolean();
+      CaseRun run;
+      Source src = has_seed ? Source::from_seed(seed) : Source::replay(std::move(choices));
+      run.trace.record_pass = record_pass;
+      if (traced) run.trace.observer = Isolation::observer();
+      Isolation::begin_case(src);
+      run.outcome = this->run(src, traced ? &run.trace : nullptr);
+      Isolation::end_case();
+      run.trace.observer = nullptr;
+      run.choices = src.choices();
+      run.spans = src.spans();
+      run.concurrent_start = src.concurrent_start();
+      write_run(w, run, traced);
+    } else {  // 'S': the search
+      const std::int64_t start_ns = static_cast<std::int64_t>(r.u64());
+      const Clock::time_point start{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(start_ns))};
+      const SearchEnd end = search_loop(Isolation::child_counts(), start, nullptr);
+      w.boolean(end.failed);
+      w.u64(end.case_seed);
+      w.str(end.abandon_reason);
+      w.boolean(end.nothing_generated);
+      if (end.failed) write_run(w, end.run, p.cheap_trace);
+    }
+    return w.take();
+  }
+
   CheckResult single_case_passed(const CaseOutcome& o, Clock::time_point start) const {
     CheckResult r;
     r.status = CheckResult::Status::passed;
@@ -292,13 +458,11 @@ struct Runner {
     Replayed r;
     std::uint64_t trials = 0;
     for (int attempt = 0; attempt < std::max(1, p.replay_attempts); ++attempt) {
-      Source src = Source::replay(choices);
-      Trace trace;
-      const CaseOutcome o = run(src, p.cheap_trace ? &trace : nullptr);
-      trials += o.trials;
-      r = {o.kind == CaseOutcome::Kind::fail, src.choices(), src.spans(), src.concurrent_start(), trials};
+      CaseRun run = run_one(std::nullopt, choices, p.cheap_trace, false);
+      trials += run.outcome.trials;
+      r = {run.outcome.kind == CaseOutcome::Kind::fail, std::move(run.choices), std::move(run.spans), run.concurrent_start, trials};
       if (r.fails) {
-        remember_failure(r.consumed, std::move(trace), o);
+        remember_failure(r.consumed, std::move(run.trace), run.outcome);
         break;
       }
     }
@@ -330,12 +494,13 @@ struct Runner {
     Trace trace;
     CaseOutcome o;
     for (int attempt = 0; attempt < std::max(1, p.replay_attempts); ++attempt) {
-      trace = Trace{};
-      trace.record_pass = p.exact_replay;
-      Source src = seed_of_case ? Source::from_seed(*seed_of_case) : Source::replay(choices);
       if (monitor) monitor->start(data.token);
-      o = run(src, &trace);
+      CaseRun run = run_one(seed_of_case, choices, true, p.exact_replay);
       if (monitor) monitor->stop();
+      o = std::move(run.outcome);
+      trace = std::move(run.trace);
+      data.death_output = run.death ? run.death->output : std::string();
+      data.died = run.death.has_value();
       if (!uneventful(o)) break;
     }
     const auto seen = seed_of_case ? seen_failures.end() : seen_failures.find(choices);
@@ -418,12 +583,11 @@ struct Runner {
     params.continue_odds = rec.continue_odds;
     if (monitor) monitor->crash.set_header(record(0, 0, {}, std::nullopt));
     const auto start = Clock::now();
-    Source src = rec.case_seed ? Source::from_seed(*rec.case_seed) : Source::replay(rec.choices);
-    Trace first_trace;
     if (monitor) monitor->start(s.replay);
-    const CaseOutcome o = run(src, p.cheap_trace ? &first_trace : nullptr);
+    CaseRun first = run_one(rec.case_seed, rec.choices, p.cheap_trace, false);
     if (monitor) monitor->stop();
-    if (o.kind == CaseOutcome::Kind::fail) remember_failure(src.choices(), std::move(first_trace), o);
+    const CaseOutcome& o = first.outcome;
+    if (o.kind == CaseOutcome::Kind::fail) remember_failure(first.choices, std::move(first.trace), o);
     if (uneventful(o)) {
       std::fprintf(stdout, "duet: %s: the replayed case passed (fixed, or the test is nondeterministic)\n",
                    s.name.c_str());
@@ -446,10 +610,10 @@ struct Runner {
   }
 
   // The first failure of a run: shrink it (unless the spec could not run at all) and report.
-  CheckResult shrink_and_report(ReportData data, const Source& src, std::optional<std::uint64_t> seed_of_case,
+  CheckResult shrink_and_report(ReportData data, const CaseRun& failed_case, std::optional<std::uint64_t> seed_of_case,
                                 std::uint64_t commands, Clock::time_point start) const {
     data.search_seconds = since(start);
-    const std::vector<std::uint64_t>& original = src.choices();
+    const std::vector<std::uint64_t>& original = failed_case.choices;
     if (data.error) return finish(std::move(data), seed_of_case ? std::vector<std::uint64_t>{} : original, seed_of_case, commands);
     const auto shrink_start = Clock::now();
     const std::string original_token = encode_token(record(data.cases, 0, original, std::nullopt));
@@ -474,7 +638,7 @@ struct Runner {
       std::size_t smallest = original.size();
       // Each replay is watched as a case of its own: a shrink may take longer than one case may.
       ShrinkOutcome so = shrink(
-          original, src.spans(),
+          original, failed_case.spans,
           [&](const auto& c) {
             if (monitor) monitor->start(original_token);
             Replayed r = replay(c);
@@ -491,7 +655,7 @@ struct Runner {
                                               progress.elapsed(s.shrink_time));
             return r;
           },
-          budget, src.concurrent_start());
+          budget, failed_case.concurrent_start);
       best = std::move(so.choices);
       data.shrink_steps = so.accepted;
       data.shrink_tries = so.tried;
@@ -511,111 +675,174 @@ struct Runner {
     Source src = Source::from_bytes(bytes);
     const CaseOutcome o = run_monitored(src, "(the fuzzer's current input)");
     if (uneventful(o)) return single_case_passed(o, start);
+    CaseRun failing;
+    failing.choices = src.choices();
+    failing.spans = src.spans();
+    failing.concurrent_start = src.concurrent_start();
     ReportData data;
     data.name = s.name;
     data.cases = 1;
     data.attempts = o.attempts;
     data.rejected = o.rejected;
     data.error = o.kind == CaseOutcome::Kind::error;
-    return shrink_and_report(std::move(data), src, std::nullopt, o.commands, start);
+    return shrink_and_report(std::move(data), failing, std::nullopt, o.commands, start);
+  }
+
+  /// The search: cases from the run's seed until a budget runs out or one fails. Counts go
+  /// to `c` (in shared memory under isolation, where this runs in the child).
+  SearchEnd search_loop(SearchCounts& c, Clock::time_point start, Progress* progress) const {
+    SearchEnd end;
+    Source src = Source::from_seed(0);
+    const bool in_child = Isolation::in_child();
+    for (std::uint64_t i = c.cases;; ++i) {
+      if (i >= s.count) break;
+      if (s.time > 0 && since(start) >= s.time) break;
+      if (!s.budget_given && p.max_overlapped_trials > 0 && c.overlapped >= p.max_overlapped_trials) break;
+      const std::uint64_t seed = case_seed(s, i);
+      src.restart(seed);
+      c.cases = i + 1;
+      if (monitor) monitor->start_seeded(i, seed);
+      if (in_child) Isolation::begin_case(src);
+      Trace scratch;
+      CaseOutcome o = run(src, p.cheap_trace ? &scratch : nullptr);
+      if (in_child) Isolation::end_case();
+      if (monitor) monitor->stop();
+      c.commands += o.commands;
+      c.trials += o.trials;
+      c.overlapped += o.overlapped;
+      c.cpus = std::max(c.cpus, o.cpus);
+      c.attempts += o.attempts;
+      c.rejected += o.rejected;
+      c.overruns += o.kind == CaseOutcome::Kind::overrun;
+      c.busy += o.commands > 0;
+      if (o.kind == CaseOutcome::Kind::abandoned) {
+        ++c.abandoned;
+        if (end.abandon_reason.empty()) end.abandon_reason = o.message;
+      }
+      if (o.kind == CaseOutcome::Kind::fail || o.kind == CaseOutcome::Kind::error) {
+        end.failed = true;
+        end.case_seed = seed;
+        end.run.outcome = std::move(o);
+        end.run.choices = src.choices();
+        end.run.spans = src.spans();
+        end.run.concurrent_start = src.concurrent_start();
+        end.run.trace = std::move(scratch);
+        return end;
+      }
+      if (c.commands == 0 && c.rejected >= 1000) {
+        end.nothing_generated = true;
+        return end;
+      }
+      if (progress && progress->due()) print_progress(*progress, c);
+    }
+    return end;
+  }
+
+  void print_progress(Progress& progress, const SearchCounts& c) const {
+    // Parallel runs count programs and the trials that ran them; sequential ones, cases.
+    const double t = std::max(progress.seconds(), 1e-9);
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%.0f %s/s", static_cast<double>(c.trials > 0 ? c.trials : c.cases) / t,
+                  c.trials > 0 ? "trials" : "cases");
+    std::string what = std::to_string(c.cases) + (c.trials > 0 ? " programs, " + std::to_string(c.trials) + " trials" : " cases");
+    if (s.count != ~std::uint64_t{0}) what += " of " + std::to_string(s.count);
+    progress.print("searching", what + ", " + progress.elapsed(s.time) + ", " + rate + (iso ? ", in a child process" : ""));
+  }
+
+  /// The search in the child: the parent shows progress and watches for hangs meanwhile.
+  SearchEnd isolated_search(Clock::time_point start, Progress& progress) const {
+    iso->reset_counts();
+    WireWriter w;
+    w.u64('S');
+    w.u64(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count()));
+    std::optional<std::string> answer = iso->call(w.bytes(), [&] {
+      if (progress.due()) print_progress(progress, iso->counts());
+    });
+    SearchEnd end;
+    if (!answer) {  // the child died in a case (or between two)
+      end.failed = true;
+      end.case_seed = case_seed(s, iso->counts().cases - 1);
+      end.run = died(false);
+      return end;
+    }
+    WireReader r(*answer);
+    end.failed = r.boolean();
+    end.case_seed = r.u64();
+    end.abandon_reason = r.str();
+    end.nothing_generated = r.boolean();
+    if (end.failed) end.run = read_run(r, p.cheap_trace);
+    return end;
   }
 
   CheckResult search() const {
     const auto start = Clock::now();
     Progress progress(s.name, s.verbose);
-    std::uint64_t commands = 0, attempts = 0, rejected = 0, overruns = 0, abandoned = 0, busy = 0, trials = 0, i = 0;
-    std::uint64_t overlapped = 0, cpus = 0;
-    std::string abandon_reason;
-    std::uint64_t current_seed = 0;
-    Source src = Source::from_seed(0);
-    for (;; ++i) {
-      if (i >= s.count) break;
-      if (s.time > 0 && since(start) >= s.time) break;
-      if (!s.budget_given && p.max_overlapped_trials > 0 && overlapped >= p.max_overlapped_trials) break;
-      current_seed = case_seed(s, i);
-      src.restart(current_seed);
-      if (monitor) monitor->start_seeded(i, current_seed);
-      Trace scratch;
-      const CaseOutcome o = run(src, p.cheap_trace ? &scratch : nullptr);
-      if (monitor) monitor->stop();
-      if (o.kind == CaseOutcome::Kind::fail) remember_failure(src.choices(), std::move(scratch), o);
-      commands += o.commands;
-      trials += o.trials;
-      overlapped += o.overlapped;
-      cpus = std::max(cpus, o.cpus);
-      attempts += o.attempts;
-      rejected += o.rejected;
-      overruns += o.kind == CaseOutcome::Kind::overrun;
-      busy += o.commands > 0;
-      if (o.kind == CaseOutcome::Kind::abandoned) {
-        ++abandoned;
-        if (abandon_reason.empty()) abandon_reason = o.message;
-      }
-
-      if (o.kind == CaseOutcome::Kind::fail || o.kind == CaseOutcome::Kind::error) {
-        ReportData data;
-        data.name = s.name;
-        data.seed = s.seed;
-        data.cases = i + 1;
-        data.attempts = attempts;
-        data.rejected = rejected;
-        data.error = o.kind == CaseOutcome::Kind::error;
-        data.trials = trials;
-        data.overlapped = overlapped;
-        data.cpus = cpus;
-        CheckResult r = shrink_and_report(std::move(data), src, current_seed, commands, start);
-        r.trials = trials;
-        r.overlapped_trials = overlapped;
-        r.cpus = cpus;
-        return r;
-      }
-      if (commands == 0 && rejected >= 1000)
-        return nothing_tested(s.name, "the spec cannot generate any command: all " + std::to_string(rejected) +
-                                        " attempts so far were rejected by its precondition or a filter");
-      if (progress.due()) {
-        // Parallel runs count programs and the trials that ran them; sequential ones, cases.
-        const double t = std::max(progress.seconds(), 1e-9);
-        char rate[64];
-        std::snprintf(rate, sizeof rate, "%.0f %s/s", static_cast<double>(trials > 0 ? trials : i + 1) / t,
-                      trials > 0 ? "trials" : "cases");
-        std::string what = std::to_string(i + 1) + (trials > 0 ? " programs, " + std::to_string(trials) + " trials" : " cases");
-        if (s.count != ~std::uint64_t{0}) what += " of " + std::to_string(s.count);
-        progress.print("searching", what + ", " + progress.elapsed(s.time) + ", " + rate);
-      }
+    SearchCounts local;
+    SearchEnd end = iso ? isolated_search(start, progress) : search_loop(local, start, &progress);
+    const SearchCounts c = iso ? iso->counts() : local;
+    const std::string& abandon_reason = end.abandon_reason;
+    if (end.failed) {
+      CaseRun& failing = end.run;
+      if (failing.outcome.kind == CaseOutcome::Kind::fail) remember_failure(failing.choices, std::move(failing.trace), failing.outcome);
+      ReportData data;
+      data.name = s.name;
+      data.seed = s.seed;
+      data.cases = c.cases;
+      data.attempts = c.attempts;
+      data.rejected = c.rejected;
+      data.error = failing.outcome.kind == CaseOutcome::Kind::error;
+      data.trials = c.trials;
+      data.overlapped = c.overlapped;
+      data.cpus = c.cpus;
+      if (data.error && failing.death)  // the child died outside any case: nothing to replay
+        return nothing_tested(s.name, failing.outcome.message + (failing.death->output.empty() ? "" : "\n" + failing.death->output));
+      // A case the child died in is shrunk from its recorded choices: its seed cannot be replayed
+      // here without running it in this process.
+      CheckResult r = shrink_and_report(std::move(data), failing, failing.death ? std::nullopt : std::optional(end.case_seed),
+                                        c.commands, start);
+      r.trials = c.trials;
+      r.overlapped_trials = c.overlapped;
+      r.cpus = c.cpus;
+      return r;
     }
+    if (end.nothing_generated)
+      return nothing_tested(s.name, "the spec cannot generate any command: all " + std::to_string(c.rejected) +
+                                      " attempts so far were rejected by its precondition or a filter");
     const double t = since(start);
-    if (abandoned > 0 && abandoned == busy)
+    const std::uint64_t i = c.cases;
+    if (c.abandoned > 0 && c.abandoned == c.busy)
       return nothing_tested(s.name, "every scenario was abandoned (" + abandon_reason + "); nothing was checked");
-    if (i > 0 && overruns == i)
+    if (i > 0 && c.overruns == i)
       return nothing_tested(s.name, "every case ran out of input bytes before finishing; nothing was checked");
-    if (commands == 0 && (rejected > 0 || i >= 50))
+    if (c.commands == 0 && (c.rejected > 0 || i >= 50))
       return nothing_tested(s.name, "the spec generated no command in " + std::to_string(i) + " cases (" +
-                                      std::to_string(rejected) + " attempts rejected)");
+                                      std::to_string(c.rejected) + " attempts rejected)");
     if (i == 0) return nothing_tested(s.name, "no case ran (DUET_COUNT=0 or DUET_TIME too small)");
     CheckResult r;
     r.status = CheckResult::Status::passed;
     r.name = s.name;
     r.seed = s.seed;
     r.cases = i;
-    r.commands = commands;
-    r.trials = trials;
-    r.overlapped_trials = overlapped;
-    r.cpus = cpus;
-    r.discarded = rejected;
+    r.commands = c.commands;
+    r.trials = c.trials;
+    r.overlapped_trials = c.overlapped;
+    r.cpus = c.cpus;
+    r.discarded = c.rejected;
     r.seconds = t;
     if (p.coverage) r.coverage = p.coverage();
     // A parallel check on threads whose branches (almost) never ran at once could not have
     // seen a race: not a pass.
-    if (p.needs_overlap && !p.expect_failure && too_little_overlap(trials, overlapped))
-      return inconclusive(r, overlap_text(trials, overlapped, cpus));
+    if (p.needs_overlap && !p.expect_failure && too_little_overlap(c.trials, c.overlapped))
+      return inconclusive(r, overlap_text(c.trials, c.overlapped, c.cpus));
     if (s.verbose >= 0 && !p.expect_failure) {  // a negative test says its own verdict
       std::string abandoned_text;
-      if (abandoned > 0) abandoned_text = ", " + std::to_string(abandoned) + " abandoned (" + abandon_reason + ")";
-      if (trials > 0) abandoned_text += ", " + overlap_text(trials, overlapped, cpus);
+      if (c.abandoned > 0) abandoned_text = ", " + std::to_string(c.abandoned) + " abandoned (" + abandon_reason + ")";
+      if (c.trials > 0) abandoned_text += ", " + overlap_text(c.trials, c.overlapped, c.cpus);
+      if (iso) abandoned_text += ", in a child process";
       std::fprintf(stdout, "duet: %s: %llu %s passed, %llu commands, %.1f%% discarded%s, %.2f s (seed 0x%016llx)\n",
-                   s.name.c_str(), static_cast<unsigned long long>(i), trials > 0 ? "programs" : "cases",
-                   static_cast<unsigned long long>(commands),
-                   attempts ? 100.0 * static_cast<double>(rejected) / static_cast<double>(attempts) : 0.0,
+                   s.name.c_str(), static_cast<unsigned long long>(i), c.trials > 0 ? "programs" : "cases",
+                   static_cast<unsigned long long>(c.commands),
+                   c.attempts ? 100.0 * static_cast<double>(c.rejected) / static_cast<double>(c.attempts) : 0.0,
                    abandoned_text.c_str(), t, static_cast<unsigned long long>(s.seed));
       if (!r.coverage.empty()) std::fprintf(stdout, "duet: %s: %s\n", s.name.c_str(), r.coverage.c_str());
     }
@@ -681,6 +908,16 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
     return encode_token(runner.record(index + 1, 0, {}, case_seed));
   };
   runner.monitor = &monitor;
+  if (s.isolate && !bytes) {
+    // The parent runs no case: the child does, watched by Isolation instead of the monitor.
+    runner.monitor = nullptr;
+    try {
+      runner.iso = std::make_unique<Isolation>([&runner](const std::string& request) { return runner.serve(request); },
+                                               p.in_child, s.case_timeout);
+    } catch (const std::exception& e) {
+      return nothing_tested(s.name, e.what());
+    }
+  }
   // Whatever way the check ends, what it changed for its run is put back (the caller's CPU
   // affinity, say).
   struct AfterCheck {
@@ -689,7 +926,12 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
       if (p.after_check) p.after_check();
     }
   } after_check{p};
-  CheckResult r = bytes ? runner.bytes_case(*bytes) : s.replay.empty() ? runner.search() : runner.replay_token();
+  CheckResult r;
+  try {
+    r = bytes ? runner.bytes_case(*bytes) : s.replay.empty() ? runner.search() : runner.replay_token();
+  } catch (const std::runtime_error& e) {  // isolation could not make or reach its child
+    return nothing_tested(s.name, e.what());
+  }
   r.seed = r.seed ? r.seed : s.seed;
   if (p.expect_failure && r.status != CheckResult::Status::error) r = expected_failure_verdict(std::move(r), s, p);
   if ((r.status != CheckResult::Status::passed || p.expect_failure) && s.verbose >= 1) std::fputs(r.report.c_str(), stderr);

@@ -48,6 +48,7 @@ void spin_until(Done done) {
 class ThreadPool final : public Executor {
  public:
   explicit ThreadPool(bool pin) : pin_(pin) {}
+  bool pinned() const { return pin_; }
   ~ThreadPool() override {
     release_caller();
     stop_.store(true);
@@ -294,6 +295,16 @@ void hold_caller_placement(Executor& e) {
 void release_caller_placement(Executor& e) {
   if (auto* pool = dynamic_cast<ThreadPool*>(&e)) pool->release_caller();
 }
+std::shared_ptr<Executor> executor_for_child(std::shared_ptr<Executor> e) {
+  auto* pool = dynamic_cast<ThreadPool*>(e.get());
+  if (!pool) return e;
+  // The copy is never destroyed: its destructor would join threads that do not exist here.
+  new std::shared_ptr<Executor>(e);
+  auto fresh = std::make_shared<ThreadPool>(pool->pinned());
+  fresh->hold_caller();
+  return fresh;
+}
+
 std::string placement_text(const Executor& e) {
   if (const auto* pool = dynamic_cast<const ThreadPool*>(&e)) return pool->placement();
   return {};

@@ -155,6 +155,19 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
   if (!steps.runnable(shape)) return out;
 
   std::vector<Observed> observed;
+  if (trace && trace->observer) {
+    // Isolation mode: if a trial kills the process, the report still shows the program.
+    Trace drawn;
+    steps.record(&drawn, shape, std::vector<Observed>(shape.size()), "");
+    // The calls without results: none has run yet.
+    std::vector<std::string> calls = drawn.y_prefix;
+    for (const auto& branch : drawn.y_branches) calls.insert(calls.end(), branch.begin(), branch.end());
+    calls.insert(calls.end(), drawn.y_suffix.begin(), drawn.y_suffix.end());
+    drawn.diagram = y_diagram(shape, calls, std::vector<std::string>(calls.size()));
+    drawn.y_results.clear();
+    drawn.failed = false;
+    trace->observer->steps_done(drawn);
+  }
   TrialJudge judge;
   // On fibers every trial draws its schedule from the stream. A trial that passes gives its
   // choices back (random mode), so a failing case's choices are its program and the failing
@@ -241,6 +254,7 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
     p.needs_overlap = true;
     hold_caller_placement(*pp->executor);
     p.after_check = [executor = pp->executor] { release_caller_placement(*executor); };
+    p.in_child = [pp] { pp->executor = executor_for_child(pp->executor); };
     p.coverage = [executor = pp->executor] { return placement_text(*executor); };
   }
   return pp;

@@ -1,6 +1,25 @@
 #include "duet/source.hpp"
 
+#include "generate/choice_tap.hpp"
+
 namespace duet {
+
+namespace detail {
+ChoiceTap* choice_tap = nullptr;
+}  // namespace detail
+
+// Only what the last change can have touched: a draw appends one choice, end_span one span.
+void Source::tap_sync() const {
+  detail::ChoiceTap& tap = *detail::choice_tap;
+  if (tap.source != this) return;
+  const std::size_t n = recorded_.size();
+  if (n > 0 && n <= tap.capacity) tap.choices[n - 1] = recorded_[n - 1];
+  *tap.count = n;
+  const std::size_t k = spans_.size();
+  if (k > 0 && k <= tap.span_capacity) tap.spans[k - 1] = spans_[k - 1];
+  *tap.span_count = k;
+  *tap.concurrent_start = concurrent_start_;
+}
 
 std::uint64_t Source::draw(std::uint64_t max) {
   std::uint64_t v;
@@ -19,6 +38,7 @@ std::uint64_t Source::draw(std::uint64_t max) {
   ++pos_;
   if (recorded_.size() >= kMaxChoices) throw Overrun{};
   recorded_.push_back(v);
+  if (detail::choice_tap) tap_sync();
   return v;
 }
 
@@ -27,6 +47,7 @@ void Source::truncate(std::size_t position) {
   recorded_.resize(position);
   while (!spans_.empty() && spans_.back().end > position) spans_.pop_back();
   if (concurrent_start_ != kNoMark && concurrent_start_ > position) concurrent_start_ = kNoMark;
+  if (detail::choice_tap) tap_sync();
 }
 
 std::uint64_t Source::draw_decided(std::uint64_t max, std::uint64_t decided) {
@@ -35,11 +56,13 @@ std::uint64_t Source::draw_decided(std::uint64_t max, std::uint64_t decided) {
   ++pos_;
   if (recorded_.size() >= kMaxChoices) throw Overrun{};
   recorded_.push_back(v);
+  if (detail::choice_tap) tap_sync();
   return v;
 }
 
 void Source::end_span(std::size_t begin) {
   if (recorded_.size() > begin) spans_.push_back({begin, recorded_.size()});
+  if (detail::choice_tap) tap_sync();
 }
 
 std::int64_t Source::next_count(std::uint64_t key) {

@@ -144,6 +144,9 @@ std::string format_report(const ReportData& d) {
         out += "    " + rows[first + i] + "\n";
       }
       if (d.divergence.empty()) out += "  (The replay token re-runs this program with this interleaving, step for step.)\n";
+    } else if (d.died) {
+      out += "  (The replay token re-runs this program, in a child process, until a trial ends the process\n"
+             "  again or the trials run out.)\n";
     } else {
       out += "  (The replay token re-runs this program; on threads, whether the same interleaving recurs is\n"
              "  a matter of chance, so it runs the program until a trial fails or the trials run out.)\n";
@@ -180,8 +183,19 @@ std::string format_report(const ReportData& d) {
     if (!d.error && !d.trace.failed && !d.message.empty()) out += "  then: " + d.message + "\n";
   }
   if (!d.error && d.trace.steps.empty() && d.trace.diagram.empty() && !d.message.empty()) out += "  " + d.message + "\n";
+  if (!d.death_output.empty()) {
+    // A sanitizer's report of the minimal case, or the candidate's last words: the end of it.
+    std::vector<std::string> lines;
+    std::istringstream text(d.death_output);
+    for (std::string line; std::getline(text, line);) lines.push_back(line);
+    constexpr std::size_t kShown = 60;
+    const std::size_t first = lines.size() > kShown ? lines.size() - kShown : 0;
+    out += "\n  what the process wrote to stderr before it died" + std::string(first ? " (the last 60 lines)" : "") + ":\n";
+    for (std::size_t i = first; i < lines.size(); ++i) out += "    | " + lines[i] + "\n";
+  }
   if (d.error && d.trace.steps.empty() && d.trace.diagram.empty()) out += "\n";
-  out += "\n  replay:     DUET_REPLAY=" + d.token + "\n";
+  // A case that ends its process replays in a child process too (else the replay ends the test).
+  out += "\n  replay:     " + std::string(d.died ? "DUET_FORK=1 " : "") + "DUET_REPLAY=" + d.token + "\n";
   if (!d.draft_path.empty()) out += "  draft test: " + d.draft_path + "\n";
   else if (!d.trace.no_draft.empty()) out += "  draft test: none (" + d.trace.no_draft + ")\n";
   if (!d.draft_error.empty()) out += "  draft test: not written: " + d.draft_error + "\n";
@@ -299,7 +313,10 @@ std::string format_draft_test(const ReportData& d) {
   out += "// " + d.message + "\n";
   out += "// Replay the case that produced it: DUET_REPLAY=" + d.token + "\n";
   out += "// Add the #include lines for your types, then move the TEST into your suite.\n";
-  out += "#include <gtest/gtest.h>\n\n#include <optional>\n#include <stdexcept>\n#include <string>\n#include <vector>\n\n";
+  out += "#include <gtest/gtest.h>\n\n";
+  const bool died = d.trace.failed && !d.trace.steps.empty() && !d.trace.steps.back().died.empty();
+  if (died) out += "#include <unistd.h>\n\n#include <cstdlib>\n";
+  out += "#include <optional>\n#include <stdexcept>\n#include <string>\n#include <vector>\n\n";
   // The check that failed after the last step, when duet cannot spell it: declared here, defined
   // by the user, so that the draft runs the same check (and passes once the candidate is fixed).
   if (d.trace.failed && !d.trace.steps.empty() && !d.trace.steps.back().check_declaration.empty())
@@ -310,7 +327,15 @@ std::string format_draft_test(const ReportData& d) {
   for (std::size_t i = 0; i < d.trace.steps.size(); ++i) {
     const Step& s = d.trace.steps[i];
     const bool failing = d.trace.failed && i + 1 == d.trace.steps.size();
-    if (failing && !s.check.empty()) {
+    if (failing && !s.died.empty()) {
+      // The process died in this call: the draft runs it in a child process (a death test),
+      // which fails while the call crashes, hangs or ends the process, and passes once the call
+      // returns.
+      out += "  // duet: " + s.explanation + ".\n";
+      out += "  EXPECT_EXIT(\n      {\n        alarm(10);  // a hang ends the child (SIGALRM)\n        " + s.code +
+             ";\n        std::_Exit(42);  // the call returned\n      },\n      ::testing::ExitedWithCode(42), \"\")\n      << " +
+             show_string("duet saw this call end the process: " + s.died) + ";\n";
+    } else if (failing && !s.check.empty()) {
       // The call itself did what it should; the check after it failed: run both.
       if (s.kind == Step::Kind::value) out += "  EXPECT_EQ(" + s.code + ", " + s.observed + ");\n";
       else if (s.kind == Step::Kind::exception) out += "  EXPECT_THROW(" + s.code + ", " + s.exception_type + ");\n";

@@ -32,6 +32,8 @@ struct ReportData {
   std::uint64_t overlapped = 0, cpus = 0;  // on threads: trials whose branches overlapped; CPUs seen
   double search_seconds = 0, shrink_seconds = 0;
   bool replayed = false;  // this report comes from DUET_REPLAY
+  bool died = false;  // isolation: the case ends its process (the replay needs DUET_FORK=1)
+  std::string death_output;  // isolation: what the dead child last wrote to stderr (a sanitizer's report)
   std::string token;
   std::string draft_path;   // where the draft test was written, or empty
   std::string draft_error;  // why it could not be written

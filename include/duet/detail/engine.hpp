@@ -40,6 +40,21 @@ struct Step {
   // What duet::run did during the step (crash steps and the failing step): the interleaving of
   // each run, as the report prints it under the step.
   std::string async_trace;
+  // The process died during the step (isolation mode): how, e.g. "a segmentation fault
+  // (SIGSEGV)", "a hang (still running after 200 ms)". The draft runs the step in a child.
+  std::string died;
+};
+
+struct Trace;
+/// Told what a traced case is doing as it runs (isolation mode, in the child process), so that
+/// a case that kills its process still has a report: the steps done and the call running.
+class CaseObserver {
+ public:
+  virtual ~CaseObserver() = default;
+  /// The candidate (or the reference) is about to run this call (C++, as the step shows it).
+  virtual void calling(const std::string& code) = 0;
+  /// Every step so far is in the trace (after each step, and once the setup is recorded).
+  virtual void steps_done(const Trace& trace) = 0;
 };
 
 struct Trace {
@@ -70,7 +85,14 @@ struct Trace {
   // Set by the caller: record the run even when it passes (the engine compares a replay
   // with the failing run it should reproduce).
   bool record_pass = false;
+  // Set by the caller (isolation mode): told of each call before it runs. Not part of the report.
+  CaseObserver* observer = nullptr;
 };
+
+/// Front ends call this with a traced step's C++ right before running it.
+inline void announce_call(Trace* trace, const std::string& code) {
+  if (trace && trace->observer) trace->observer->calling(code);
+}
 
 struct CaseOutcome {
   enum class Kind : unsigned char {
@@ -132,6 +154,9 @@ struct Property {
   std::uint64_t max_overlapped_trials = 0;
   /// Runs once after the check (restores what the check changed, e.g. the caller's affinity).
   std::function<void()> after_check;
+  /// Runs first in each child process of isolation mode (restarts what fork did not copy,
+  /// such as a thread pool's threads).
+  std::function<void()> in_child;
 };
 
 /// Runs a property under the settings: the whole pipeline (generate, execute, check,

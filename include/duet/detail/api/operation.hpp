@@ -164,6 +164,7 @@ struct Op final : OpBase {
       return step_failed(threw("the spec's argument generator for " + name));
     }
     const std::string call = name + "(" + argument_text(vals, Idx{}) + ")";
+    announce_call(trace, call);
     try {
       if constexpr (Res::spec_kind == SpecKind::nondet) return step_nondet(vals, call, env, trace);
       else if constexpr (Res::spec_kind == SpecKind::may_throw) return step_may_throw(vals, call, env, trace);

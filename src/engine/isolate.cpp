@@ -1,0 +1,419 @@
+#include "engine/isolate.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/crash.hpp"
+#include "engine/wire.hpp"
+#include "generate/choice_tap.hpp"
+
+namespace duet::detail {
+
+// Everything the child must leave where the parent can read it after the child is gone.
+// Mapped shared and anonymous before the first fork; untouched pages cost nothing.
+struct Isolation::Shared {
+  static constexpr std::size_t kChoices = Source::kMaxChoices;
+  static constexpr std::size_t kSpans = std::size_t{1} << 16;
+  static constexpr std::size_t kTrace = std::size_t{1} << 20;
+  static constexpr std::size_t kCalling = 4096;
+
+  volatile std::int64_t case_started_ns;  // steady clock; 0 while no case runs
+  volatile std::int32_t exit_status;      // set by exit() during a case
+  volatile std::int32_t exit_called;      // 1: exit(), 2: quick_exit()
+  SearchCounts counts;
+  volatile std::uint64_t choice_count, span_count, concurrent_start;
+  volatile std::uint64_t trace_len, calling_len;
+  char trace[kTrace];
+  char calling[kCalling];
+  Source::Span spans[kSpans];
+  std::uint64_t choices[kChoices];
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+// The child's view (set once, right after the fork).
+Isolation::Shared* child_shared = nullptr;
+ChoiceTap child_tap;
+bool is_child = false;
+
+// exit() during a case: record how it was called and end the child at once (static destructors
+// of the test binary must not run in the child). Registered in the child, so it runs before the
+// handlers the parent registered.
+void child_on_exit(int status, void*) {
+  if (!child_shared || child_shared->case_started_ns == 0) return;
+  child_shared->exit_status = status;
+  child_shared->exit_called = 1;
+  std::fflush(stdout);
+  ::_exit(kExitDuringCase);
+}
+void child_on_quick_exit() {
+  if (!child_shared || child_shared->case_started_ns == 0) return;
+  child_shared->exit_called = 2;
+  std::fflush(stdout);
+  ::_exit(kExitDuringCase);
+}
+
+bool write_all(int fd, const char* p, std::size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+bool read_all(int fd, char* p, std::size_t n) {
+  while (n > 0) {
+    const ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+bool send_message(int fd, const std::string& body) {
+  const std::uint64_t n = body.size();
+  return write_all(fd, reinterpret_cast<const char*>(&n), sizeof n) && write_all(fd, body.data(), body.size());
+}
+std::optional<std::string> read_message(int fd) {
+  std::uint64_t n = 0;
+  if (!read_all(fd, reinterpret_cast<char*>(&n), sizeof n)) return std::nullopt;
+  std::string body(static_cast<std::size_t>(n), '\0');
+  if (!read_all(fd, body.data(), body.size())) return std::nullopt;
+  return body;
+}
+
+class SharedObserver final : public CaseObserver {
+ public:
+  void calling(const std::string& code) override {
+    Isolation::Shared& s = *child_shared;
+    const std::size_t n = std::min(code.size(), sizeof s.calling);
+    s.calling_len = 0;
+    std::memcpy(s.calling, code.data(), n);
+    s.calling_len = n;
+  }
+  void steps_done(const Trace& trace) override {
+    Isolation::Shared& s = *child_shared;
+    WireWriter w;
+    write_trace(w, trace);
+    s.calling_len = 0;
+    if (w.bytes().size() > sizeof s.trace) return;  // too big to keep: the previous one stays
+    s.trace_len = 0;
+    std::memcpy(s.trace, w.bytes().data(), w.bytes().size());
+    s.trace_len = w.bytes().size();
+  }
+};
+SharedObserver shared_observer;
+
+const char* signal_text(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "a segmentation fault (SIGSEGV)";
+    case SIGBUS: return "a bus error (SIGBUS)";
+    case SIGFPE: return "an arithmetic fault (SIGFPE)";
+    case SIGILL: return "an illegal instruction (SIGILL)";
+    case SIGABRT: return "an abort (SIGABRT)";
+    case SIGKILL: return "SIGKILL (from outside: the out-of-memory killer?)";
+    case SIGTERM: return "SIGTERM";
+    case SIGTRAP: return "a trap (SIGTRAP)";
+    default: return nullptr;
+  }
+}
+
+// The headline of a sanitizer's report in the child's output: "AddressSanitizer: SEGV on
+// unknown address 0x000000000000 (pc ...)" without the pid prefix and the pc details.
+std::string sanitizer_headline(const std::string& out) {
+  struct Key {
+    const char* text;
+    std::size_t hidden;  // leading characters of `text` not shown ("ERROR: ")
+  };
+  for (const Key key : {Key{"ERROR: AddressSanitizer: ", 7}, Key{"ERROR: LeakSanitizer: ", 7}, Key{"WARNING: ThreadSanitizer: ", 9},
+                        Key{"ERROR: MemorySanitizer: ", 7}, Key{"runtime error: ", 0}}) {
+    const std::size_t at = out.find(key.text);
+    if (at == std::string::npos) continue;
+    std::size_t from = at + key.hidden;
+    if (key.hidden == 0) {  // UBSan: the whole line, which starts with the source location
+      const std::size_t line_start = out.rfind('\n', at);
+      from = line_start == std::string::npos ? 0 : line_start + 1;
+    }
+    const std::size_t end = out.find('\n', from);
+    std::string line = out.substr(from, end == std::string::npos ? std::string::npos : end - from);
+    if (const std::size_t pc = line.find(" (pc "); pc != std::string::npos) line.resize(pc);
+    if (line.size() > 200) line.resize(200);
+    return line;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string Death::what() const {
+  std::string s;
+  char buf[96];
+  switch (kind) {
+    case Kind::signal:
+      if (const char* t = signal_text(code)) s = t;
+      else {
+        std::snprintf(buf, sizeof buf, "signal %d (%s)", code, strsignal(code));
+        s = buf;
+      }
+      break;
+    case Kind::exit_call:
+      s = code < 0 ? "a call of quick_exit()" : "a call of exit(" + std::to_string(code) + ")";
+      break;
+    case Kind::exit_status:
+      s = "an exit with status " + std::to_string(code);
+      break;
+    case Kind::hang:
+      std::snprintf(buf, sizeof buf, "hang after %.0f ms", limit_ms);
+      s = buf;
+      break;
+  }
+  if (!sanitizer.empty()) s += ", " + sanitizer;
+  return s;
+}
+
+Isolation::Isolation(Handler handler, std::function<void()> in_child, double hang_seconds)
+    : handler_(std::move(handler)), in_child_(std::move(in_child)), hang_seconds_(hang_seconds) {
+  void* m = ::mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) throw std::runtime_error(std::string("isolation: cannot map shared memory: ") + std::strerror(errno));
+  shared_ = static_cast<Shared*>(m);
+}
+
+Isolation::~Isolation() {
+  if (pid_ > 0) {
+    ::close(fd_);  // the child reads end of input and leaves
+    int status = 0;
+    // A child that does not leave promptly (it should be idle) is killed.
+    for (int i = 0; i < 200 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) ::usleep(1000);
+    if (::waitpid(pid_, &status, WNOHANG) == 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+    }
+    forward_output();
+  }
+  if (output_fd_ >= 0) ::close(output_fd_);
+  ::munmap(shared_, sizeof(Shared));
+}
+
+const SearchCounts& Isolation::counts() const { return shared_->counts; }
+void Isolation::reset_counts() { shared_->counts = SearchCounts{}; }
+
+void Isolation::spawn() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw std::runtime_error(std::string("isolation: socketpair failed: ") + std::strerror(errno));
+  if (output_fd_ >= 0) ::close(output_fd_);
+  output_fd_ = ::memfd_create("duet-child-stderr", MFD_CLOEXEC);
+  forwarded_ = 0;
+  shared_->case_started_ns = 0;
+  shared_->exit_called = 0;
+  shared_->trace_len = 0;
+  shared_->calling_len = 0;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(std::string("isolation: fork failed: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    const int fd = fds[1];
+    is_child = true;
+    child_shared = shared_;
+    child_tap.choices = shared_->choices;
+    child_tap.capacity = Shared::kChoices;
+    child_tap.spans = shared_->spans;
+    child_tap.span_capacity = Shared::kSpans;
+    child_tap.count = &shared_->choice_count;
+    child_tap.span_count = &shared_->span_count;
+    child_tap.concurrent_start = &shared_->concurrent_start;
+    child_tap.source = nullptr;
+    choice_tap = &child_tap;
+    if (output_fd_ >= 0) ::dup2(output_fd_, 2);
+    ::on_exit(&child_on_exit, nullptr);
+    std::at_quick_exit(&child_on_quick_exit);
+    // The parent's crash guard must not report for the child: its handlers pass signals on, and
+    // the default action ends the child with the signal, which the parent reads.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
+    if (in_child_) in_child_();
+    for (;;) {
+      std::optional<std::string> request = read_message(fd);
+      if (!request) break;  // the parent is done
+      std::string answer;
+      try {
+        answer = handler_(*request);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "duet: isolation: the child process failed: %s\n", e.what());
+        std::fflush(stderr);
+        ::_exit(125);
+      }
+      std::fflush(stdout);
+      if (!send_message(fd, answer)) break;
+    }
+    std::fflush(stdout);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  pid_ = pid;
+  fd_ = fds[0];
+  ++children_;
+}
+
+void Isolation::forward_output() {
+  if (output_fd_ < 0) return;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::pread(output_fd_, buf, sizeof buf, static_cast<off_t>(forwarded_));
+    if (n <= 0) break;
+    forwarded_ += static_cast<std::uint64_t>(n);
+    std::fwrite(buf, 1, static_cast<std::size_t>(n), stderr);
+  }
+}
+
+void Isolation::collect_death(bool hung) {
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::close(fd_);
+  fd_ = -1;
+  pid_ = -1;
+  Remains r;
+  Shared& s = *shared_;
+  const std::int64_t started = s.case_started_ns;
+  r.in_case = started != 0;
+  if (r.in_case) r.case_ms = static_cast<double>(now_ns() - started) / 1e6;
+  if (hung) {
+    r.death.kind = Death::Kind::hang;
+    r.death.limit_ms = hang_seconds_ * 1000;
+  } else if (WIFSIGNALED(status)) {
+    r.death.kind = Death::Kind::signal;
+    r.death.code = WTERMSIG(status);
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) == kExitDuringCase && s.exit_called != 0) {
+    r.death.kind = Death::Kind::exit_call;
+    r.death.code = s.exit_called == 2 ? -1 : s.exit_status;
+  } else {
+    r.death.kind = Death::Kind::exit_status;
+    r.death.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  // What the child printed since the last answer: a sanitizer's report, say (the last 8 KB).
+  if (output_fd_ >= 0) {
+    const off_t size = ::lseek(output_fd_, 0, SEEK_END);
+    if (size > static_cast<off_t>(forwarded_)) {
+      const std::uint64_t from = std::max<std::uint64_t>(forwarded_, static_cast<std::uint64_t>(size) > 8192 ? static_cast<std::uint64_t>(size) - 8192 : 0);
+      std::string out(static_cast<std::size_t>(static_cast<std::uint64_t>(size) - from), '\0');
+      const ssize_t n = ::pread(output_fd_, out.data(), out.size(), static_cast<off_t>(from));
+      out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+      r.death.output = std::move(out);
+      r.death.sanitizer = sanitizer_headline(r.death.output);
+    }
+  }
+  if (r.in_case) {
+    const std::size_t n = static_cast<std::size_t>(s.choice_count);
+    r.choices.assign(s.choices, s.choices + std::min(n, Shared::kChoices));
+    r.choices_complete = n <= Shared::kChoices;
+    const std::size_t k = static_cast<std::size_t>(s.span_count);
+    for (std::size_t i = 0; i < std::min(k, Shared::kSpans); ++i)
+      if (s.spans[i].end <= r.choices.size()) r.spans.push_back(s.spans[i]);
+    r.concurrent_start = static_cast<std::size_t>(s.concurrent_start);
+    if (s.trace_len > 0 && s.trace_len <= Shared::kTrace) {
+      try {
+        const std::string bytes(s.trace, static_cast<std::size_t>(s.trace_len));
+        WireReader reader(bytes);
+        r.trace = read_trace(reader);
+      } catch (const std::exception&) {
+        r.trace.reset();  // written halfway when the child died: no partial trace
+      }
+    }
+    if (s.calling_len > 0 && s.calling_len <= Shared::kCalling) r.calling.assign(s.calling, static_cast<std::size_t>(s.calling_len));
+  }
+  remains_ = std::move(r);
+}
+
+std::optional<std::string> Isolation::call(const std::string& request, const std::function<void()>& tick) {
+  if (pid_ <= 0) spawn();
+  shared_->trace_len = 0;
+  shared_->calling_len = 0;
+  if (!send_message(fd_, request)) {
+    // The child is gone although it had answered: end it properly and try once more.
+    ::kill(pid_, SIGKILL);
+    collect_death(false);
+    spawn();
+    if (!send_message(fd_, request)) throw std::runtime_error("isolation: cannot send a request to the child process");
+  }
+  const std::int64_t hang_ns = static_cast<std::int64_t>(hang_seconds_ * 1e9);
+  constexpr int kTickMs = 200;
+  for (;;) {
+    int wait_ms = kTickMs;
+    const std::int64_t started = shared_->case_started_ns;
+    if (started != 0 && hang_ns > 0) {
+      const std::int64_t left = started + hang_ns - now_ns();
+      if (left <= 0) {
+        ::kill(pid_, SIGKILL);
+        collect_death(true);
+        return std::nullopt;
+      }
+      wait_ms = static_cast<int>(std::min<std::int64_t>(kTickMs, left / 1000000 + 1));
+    }
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, wait_ms);
+    if (ready > 0) {
+      std::optional<std::string> answer = read_message(fd_);
+      if (!answer) {
+        collect_death(false);
+        return std::nullopt;
+      }
+      forward_output();
+      return answer;
+    }
+    if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("isolation: poll failed: ") + std::strerror(errno));
+    if (tick) tick();
+  }
+}
+
+void Isolation::begin_case(const Source& src) {
+  Shared& s = *child_shared;
+  child_tap.source = &src;
+  s.trace_len = 0;
+  s.calling_len = 0;
+  s.choice_count = 0;
+  s.span_count = 0;
+  s.concurrent_start = Source::kNoMark;
+  // The Source may already hold choices (a replay's Source is made before the case starts).
+  const auto& c = src.choices();
+  for (std::size_t i = 0; i < c.size() && i < Shared::kChoices; ++i) s.choices[i] = c[i];
+  s.choice_count = c.size();
+  s.case_started_ns = now_ns();
+}
+
+void Isolation::end_case() {
+  child_shared->case_started_ns = 0;
+  child_tap.source = nullptr;
+}
+
+SearchCounts& Isolation::child_counts() { return child_shared->counts; }
+CaseObserver* Isolation::observer() { return &shared_observer; }
+bool Isolation::in_child() { return is_child; }
+
+}  // namespace duet::detail

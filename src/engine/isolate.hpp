@@ -1,0 +1,112 @@
+// Isolation mode (DUET_FORK=1, Config::isolate): cases run in a child process, so that a
+// candidate that crashes, hangs or ends the process takes the child down, not the check. The
+// parent reads what the case had drawn from shared memory (the choice tap), calls it a failure
+// and shrinks it like any other, each shrink candidate in a child again.
+//
+// One child serves many requests (a whole search, then one replay after another), so the cost
+// is a fork per death, not per case. A request and its answer are opaque bytes here; the engine
+// (run.cpp) says what they hold.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+#include "duet/detail/engine.hpp"
+#include "duet/source.hpp"
+
+namespace duet::detail {
+
+/// How a child process ended without answering.
+struct Death {
+  enum class Kind : unsigned char {
+    signal,       // killed by a signal it raised (SIGSEGV, SIGABRT, ...)
+    exit_call,    // exit() or quick_exit() during a case
+    exit_status,  // ended some other way (_exit, a sanitizer's report) with this status
+    hang          // still running at the case time limit: killed
+  } kind = Kind::signal;
+  int code = 0;          // the signal, or the exit status (exit_call: -1 for quick_exit)
+  double limit_ms = 0;   // hang: the limit it ran past
+  std::string sanitizer;  // a sanitizer's headline, e.g. "AddressSanitizer: SEGV on unknown address 0x000000000000"
+  std::string output;     // the end of what the child wrote to stderr (a sanitizer's report)
+
+  /// "a segmentation fault (SIGSEGV)", "hang after 200 ms", "exit(0)", ...
+  std::string what() const;
+};
+
+/// The counters a search keeps, in shared memory under isolation so that the parent can show
+/// progress and still has them when the child dies.
+struct SearchCounts {
+  std::uint64_t cases = 0, commands = 0, attempts = 0, rejected = 0, overruns = 0, abandoned = 0, busy = 0,
+                trials = 0, overlapped = 0, cpus = 0;
+};
+
+/// What a dead child left behind.
+struct Remains {
+  Death death;
+  bool in_case = false;  // a case was running when it died
+  std::vector<std::uint64_t> choices;  // the case's choices up to its death
+  bool choices_complete = true;        // false: more than the tap holds
+  std::vector<Source::Span> spans;
+  std::size_t concurrent_start = Source::kNoMark;
+  std::optional<Trace> trace;  // traced requests: the steps done (or the program drawn)
+  std::string calling;         // traced requests: the call running when it died
+  double case_ms = 0;          // how long the case had run
+};
+
+class Isolation {
+ public:
+  /// Runs in the child: one request's answer.
+  using Handler = std::function<std::string(const std::string& request)>;
+  /// in_child: runs once in each new child, first (to restart what fork does not copy, such as
+  /// a thread pool). hang_seconds: a case running longer is killed as a hang.
+  Isolation(Handler handler, std::function<void()> in_child, double hang_seconds);
+  ~Isolation();
+  Isolation(const Isolation&) = delete;
+  Isolation& operator=(const Isolation&) = delete;
+
+  /// handler(request) in the child, forking one if none is alive. The answer; or nullopt if the
+  /// child died, with remains() saying how. `tick` runs about every 200 ms while waiting.
+  /// Throws std::runtime_error when no child can be made (fork or pipe failed).
+  std::optional<std::string> call(const std::string& request, const std::function<void()>& tick = {});
+  const Remains& remains() const { return remains_; }
+  /// The search counters the child updates (zeroed when a search begins: reset_counts).
+  const SearchCounts& counts() const;
+  void reset_counts();
+  std::uint64_t children() const { return children_; }
+
+  // ---- In the child, called by the handler ----
+  /// A case starts on `src`: the tap mirrors it and the hang clock starts.
+  static void begin_case(const Source& src);
+  static void end_case();
+  /// The search counters, to update in place.
+  static SearchCounts& child_counts();
+  /// Records a traced case's steps in shared memory as it runs.
+  static CaseObserver* observer();
+  /// True in a child process of isolation mode.
+  static bool in_child();
+
+  struct Shared;  // the memory shared with the child (isolate.cpp)
+
+ private:
+  void spawn();
+  void collect_death(bool hung);
+  void forward_output();
+
+  Handler handler_;
+  std::function<void()> in_child_;
+  double hang_seconds_;
+  Shared* shared_ = nullptr;
+  pid_t pid_ = -1;
+  int fd_ = -1;         // the parent's end of the socket
+  int output_fd_ = -1;  // the child's stderr (a memory file the parent reads)
+  std::uint64_t forwarded_ = 0;  // bytes of it already copied to the parent's stderr
+  std::uint64_t children_ = 0;
+  Remains remains_;
+};
+
+}  // namespace duet::detail

@@ -1,0 +1,134 @@
+#include "engine/wire.hpp"
+
+namespace duet::detail {
+namespace {
+
+void write_step(WireWriter& w, const Step& s) {
+  w.str(s.code);
+  w.str(s.observed);
+  w.u64(static_cast<std::uint64_t>(s.kind));
+  w.str(s.exception_type);
+  w.str(s.expected);
+  w.boolean(s.expected_exception);
+  w.str(s.explanation);
+  w.str(s.check);
+  w.str(s.check_declaration);
+  w.boolean(s.assertion);
+  w.str(s.crash);
+  w.str(s.async_trace);
+  w.str(s.died);
+}
+
+Step read_step(WireReader& r) {
+  Step s;
+  s.code = r.str();
+  s.observed = r.str();
+  const std::uint64_t kind = r.u64();
+  if (kind > static_cast<std::uint64_t>(Step::Kind::exception)) throw std::runtime_error("isolation: a malformed step");
+  s.kind = static_cast<Step::Kind>(kind);
+  s.exception_type = r.str();
+  s.expected = r.str();
+  s.expected_exception = r.boolean();
+  s.explanation = r.str();
+  s.check = r.str();
+  s.check_declaration = r.str();
+  s.assertion = r.boolean();
+  s.crash = r.str();
+  s.async_trace = r.str();
+  s.died = r.str();
+  return s;
+}
+
+}  // namespace
+
+void write_trace(WireWriter& w, const Trace& t) {
+  w.str(t.setup);
+  w.u64(t.steps.size());
+  for (const Step& s : t.steps) write_step(w, s);
+  w.boolean(t.failed);
+  w.str(t.diagram);
+  w.strings(t.y_prefix);
+  w.strings(t.y_suffix);
+  w.u64(t.y_branches.size());
+  for (const auto& b : t.y_branches) w.strings(b);
+  w.str(t.verdict);
+  w.strings(t.y_results);
+  w.strings(t.interleaving);
+  w.strings(t.interleaving_columns);
+  w.str(t.schedule);
+  w.str(t.fiber_schedule);
+  w.str(t.noise);
+  w.str(t.no_draft);
+  w.boolean(t.record_pass);
+}
+
+Trace read_trace(WireReader& r) {
+  Trace t;
+  t.setup = r.str();
+  const std::uint64_t steps = r.u64();
+  for (std::uint64_t i = 0; i < steps; ++i) t.steps.push_back(read_step(r));
+  t.failed = r.boolean();
+  t.diagram = r.str();
+  t.y_prefix = r.strings();
+  t.y_suffix = r.strings();
+  const std::uint64_t branches = r.u64();
+  for (std::uint64_t i = 0; i < branches; ++i) t.y_branches.push_back(r.strings());
+  t.verdict = r.str();
+  t.y_results = r.strings();
+  t.interleaving = r.strings();
+  t.interleaving_columns = r.strings();
+  t.schedule = r.str();
+  t.fiber_schedule = r.str();
+  t.noise = r.str();
+  t.no_draft = r.str();
+  t.record_pass = r.boolean();
+  return t;
+}
+
+void write_outcome(WireWriter& w, const CaseOutcome& o) {
+  w.u64(static_cast<std::uint64_t>(o.kind));
+  w.str(o.message);
+  w.u64(o.commands);
+  w.u64(o.attempts);
+  w.u64(o.rejected);
+  w.u64(o.trials);
+  w.u64(o.overlapped);
+  w.u64(o.cpus);
+  w.boolean(o.failing_step.has_value());
+  if (o.failing_step) write_step(w, *o.failing_step);
+}
+
+CaseOutcome read_outcome(WireReader& r) {
+  CaseOutcome o;
+  const std::uint64_t kind = r.u64();
+  if (kind > static_cast<std::uint64_t>(CaseOutcome::Kind::error)) throw std::runtime_error("isolation: a malformed outcome");
+  o.kind = static_cast<CaseOutcome::Kind>(kind);
+  o.message = r.str();
+  o.commands = r.u64();
+  o.attempts = r.u64();
+  o.rejected = r.u64();
+  o.trials = r.u64();
+  o.overlapped = r.u64();
+  o.cpus = r.u64();
+  if (r.boolean()) o.failing_step = read_step(r);
+  return o;
+}
+
+void write_spans(WireWriter& w, const std::vector<Source::Span>& spans) {
+  w.u64(spans.size());
+  for (const auto& s : spans) {
+    w.u64(s.begin);
+    w.u64(s.end);
+  }
+}
+
+std::vector<Source::Span> read_spans(WireReader& r) {
+  std::vector<Source::Span> spans(r.count());
+  for (auto& s : spans) {
+    s.begin = static_cast<std::size_t>(r.u64());
+    s.end = static_cast<std::size_t>(r.u64());
+  }
+  return spans;
+}
+
+}  // namespace duet::detail

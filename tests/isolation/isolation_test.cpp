@@ -1,0 +1,283 @@
+// Isolation mode (Config::isolate, DUET_FORK=1): a candidate that crashes, hangs or ends the
+// process is a failure like any other, said for what it is and shrunk to the calls that do it,
+// in every front end; and a check that does not die reads the same as without isolation.
+#include <gtest/gtest.h>
+
+#include <duet/api.hpp>
+#include <duet/gtest.hpp>
+#include <duet/parallel.hpp>
+
+#include <deque>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "support/crashing_subjects.hpp"
+#include "support/fiber_subjects.hpp"
+#include "support/test_specs.hpp"
+
+namespace {
+
+using namespace crashing;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAsan = true;
+#else
+constexpr bool kAsan = false;
+#endif
+
+// The report without its time line (the only line that differs between a run and its replay).
+std::string without_time(const std::string& report) {
+  std::istringstream in(report);
+  std::string out;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("  time:", 0) != 0) out += line + "\n";
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+duet::Config isolated(std::uint64_t seed, double case_timeout = 2.0) {
+  duet::Config c;
+  c.seed = seed;
+  c.case_timeout = case_timeout;
+  c.isolate = true;
+  c.output_dir = ::testing::TempDir() + "duet-isolation";
+  return c;
+}
+
+// ---- Crashes --------------------------------------------------------------------------------
+
+TEST(IsolationCrash, NullDereferenceIsShrunkToTheFourCalls) {
+  const duet::CheckResult r = duet::check_sequential<NullStackSpec>(isolated(1));
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  if (kAsan) {
+    // The sanitizer's handler reports the fault and ends the child with its own status.
+    EXPECT_TRUE(has(r.report, "AddressSanitizer: SEGV on unknown address")) << r.report;
+    EXPECT_TRUE(has(r.report, "what the process wrote to stderr before it died")) << r.report;
+  } else {
+    EXPECT_TRUE(has(r.report, "// <-- the process died here: a segmentation fault (SIGSEGV)")) << r.report;
+  }
+  EXPECT_EQ(r.failing_length, 4u) << r.report;
+  EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::fixed_point) << r.report;
+  // push, push, pop, then the call that reads the lost node.
+  EXPECT_TRUE(std::regex_search(r.report, std::regex(R"(1  s\.push\(0\);[^\n]*\n +2  s\.push\(0\);[^\n]*\n +3  s\.pop\(\);[^\n]*\n +4  s\.(top|pop)\(\); +// <-- the process died here)")))
+      << r.report;
+  // The draft runs the fatal call in a death test, which fails until the call returns.
+  ASSERT_FALSE(r.draft_path.empty()) << r.report;
+  const std::string draft = read_file(r.draft_path);
+  EXPECT_TRUE(has(draft, "EXPECT_EXIT(")) << draft;
+  EXPECT_TRUE(has(draft, "::testing::ExitedWithCode(42)")) << draft;
+  EXPECT_TRUE(has(draft, "// the process died of")) << draft;  // the one-line message
+
+  // The token replays it, in a child again, to the same report.
+  duet::Config replay = isolated(1);
+  replay.replay = r.replay_token;
+  const duet::CheckResult again = duet::check_sequential<NullStackSpec>(replay);
+  ASSERT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
+  EXPECT_EQ(again.failing_length, 4u) << again.report;
+  EXPECT_EQ(again.replay_token, r.replay_token);
+}
+
+// Out-of-bounds reads through a computed pointer, in the reference-vs-candidate front end.
+TEST(IsolationCrash, WildReadInAnApiSpecIsShrunk) {
+  duet::Api api("WildBuffer");
+  auto buf = api.abstract<std::deque<std::int64_t>, WildBuffer>("b");
+  api.op("make", duet::args(), buf, [] { return std::deque<std::int64_t>{}; }, [] { return WildBuffer{}; });
+  api.op("write", duet::args(buf, duet::integers<std::int64_t>(0, 9)), duet::unit(),
+         [](std::deque<std::int64_t>& d, std::int64_t v) {
+           d.push_back(v);
+           if (d.size() > 4) d.pop_front();
+         },
+         [](WildBuffer& w, std::int64_t v) { w.write(v); });
+  api.op("read_last", duet::args(buf.where([](const std::deque<std::int64_t>& d) { return !d.empty(); })),
+         duet::value<std::int64_t>(), [](const std::deque<std::int64_t>& d) { return d.back(); },
+         [](const WildBuffer& w) { return w.read_last(); });
+  const duet::CheckResult r = api.check(isolated(2));
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, kAsan ? "AddressSanitizer: SEGV" : "segmentation fault (SIGSEGV)")) << r.report;
+  // make, three writes, the read.
+  EXPECT_EQ(r.failing_length, 5u) << r.report;
+  EXPECT_TRUE(has(r.report, "read_last(b0);")) << r.report;
+}
+
+// A stack overflow from unbounded recursion kills the child too (no alternate stack there).
+TEST(IsolationCrash, StackOverflowIsShrunk) {
+  duet::Api api("LoopTree");
+  auto tree = api.abstract<std::vector<int>, std::shared_ptr<LoopTree>>("t");
+  api.op("make", duet::args(), tree, [] { return std::vector<int>{}; }, [] { return std::make_shared<LoopTree>(); });
+  api.op("insert", duet::args(tree, duet::integers(0, 5)), duet::unit(), [](std::vector<int>& v, int k) { v.push_back(k); },
+         [](std::shared_ptr<LoopTree>& t, int k) { t->insert(k); });
+  api.op("depth_positive", duet::args(tree), duet::value<bool>(), [](const std::vector<int>& v) { return !v.empty(); },
+         [](const std::shared_ptr<LoopTree>& t) { return t->depth() > 0; });
+  const duet::CheckResult r = api.check(isolated(3));
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, kAsan ? "AddressSanitizer: stack-overflow" : "segmentation fault (SIGSEGV)")) << r.report;
+  // make, insert twice the same key, then depth.
+  EXPECT_EQ(r.failing_length, 4u) << r.report;
+  EXPECT_TRUE(has(r.report, "insert(t0, 0);")) << r.report;
+}
+
+// ---- Hangs ----------------------------------------------------------------------------------
+
+TEST(IsolationHang, EndlessLoopOnOneArgumentIsShrunkToTheOneCall) {
+  const duet::CheckResult r = duet::check_sequential<BufferSpec>(isolated(4, 0.1));
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_EQ(r.failing_length, 1u) << r.report;
+  // The smallest argument that overflows the 32-bit power of two: 2^31 + 1.
+  EXPECT_TRUE(has(r.report, "b.reserve(2147483649);")) << r.report;
+  EXPECT_TRUE(has(r.report, "<-- still running here: hang after 100 ms")) << r.report;
+}
+
+TEST(IsolationHang, SelfDeadlockIsShrunk) {
+  duet::Api api("SelfLockCache");
+  auto cache = api.abstract<std::vector<int>, std::shared_ptr<SelfLockCache>>("c");
+  api.op("make", duet::args(), cache, [] { return std::vector<int>{}; }, [] { return std::make_shared<SelfLockCache>(); });
+  api.op("put", duet::args(cache, duet::integers(0, 9)), duet::unit(), [](std::vector<int>& v, int x) { v.push_back(x); },
+         [](std::shared_ptr<SelfLockCache>& c, int x) { c->put(x); });
+  api.op("evict", duet::args(cache), duet::unit(),
+         [](std::vector<int>& v) {
+           if (!v.empty()) v.pop_back();
+         },
+         [](std::shared_ptr<SelfLockCache>& c) { c->evict(); });
+  const duet::CheckResult r = api.check(isolated(5, 0.1));
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, "hang after 100 ms")) << r.report;
+  EXPECT_EQ(r.failing_length, 3u) << r.report;  // make, put, evict
+  EXPECT_TRUE(has(r.report, "evict(c0);")) << r.report;
+}
+
+// ---- Ending the process ---------------------------------------------------------------------
+
+TEST(IsolationExit, ExitZeroOnTheThirdCallIsAShrunkFailure) {
+  const duet::CheckResult r = duet::check_sequential<LoggerSpec<0>>(isolated(6));
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_FALSE(r.passed());
+  EXPECT_EQ(r.failing_length, 3u) << r.report;
+  EXPECT_TRUE(has(r.report, "logger.log(0);")) << r.report;
+  EXPECT_TRUE(has(r.report, "<-- a call of exit(0) ended the process here")) << r.report;
+}
+
+TEST(IsolationExit, QuickExitAndUnderscoreExitAreShrunkFailures) {
+  const duet::CheckResult quick = duet::check_sequential<LoggerSpec<1>>(isolated(7));
+  ASSERT_EQ(quick.status, duet::CheckResult::Status::failed) << quick.report;
+  EXPECT_TRUE(has(quick.report, "a call of quick_exit()")) << quick.report;
+  EXPECT_EQ(quick.failing_length, 3u) << quick.report;
+  // _exit runs no handler at all: the child simply ends, in the middle of a case.
+  const duet::CheckResult raw = duet::check_sequential<LoggerSpec<2>>(isolated(8));
+  ASSERT_EQ(raw.status, duet::CheckResult::Status::failed) << raw.report;
+  EXPECT_TRUE(has(raw.report, "// <-- the process died here: an exit with status 0")) << raw.report;
+  EXPECT_EQ(raw.failing_length, 3u) << raw.report;
+}
+
+// ---- Checks that do not die read the same with or without isolation -------------------------
+
+TEST(IsolationSame, ADisagreementGivesTheSameReport) {
+  duet::Config plain;
+  plain.seed = 9;
+  plain.output_dir = ::testing::TempDir() + "duet-isolation";
+  const duet::CheckResult in_process = duet::check_sequential<duet_test::BadBoundsSpec>(plain);
+  const duet::CheckResult in_child = duet::check_sequential<duet_test::BadBoundsSpec>(isolated(9));
+  ASSERT_EQ(in_process.status, duet::CheckResult::Status::failed) << in_process.report;
+  ASSERT_EQ(in_child.status, duet::CheckResult::Status::failed) << in_child.report;
+  EXPECT_EQ(without_time(in_child.report), without_time(in_process.report));
+  EXPECT_EQ(in_child.replay_token, in_process.replay_token);
+  EXPECT_EQ(in_child.cases, in_process.cases);
+}
+
+TEST(IsolationSame, APassingCheckRunsAsManyCases) {
+  duet::Config plain;
+  plain.seed = 10;
+  plain.count = 300;
+  duet::Config child = isolated(10);
+  child.count = 300;
+  const duet::CheckResult a = duet::check_sequential<NullStackSpec>([&] {
+    duet::Config c = plain;
+    c.max_length = 2;  // too short to reach the bug
+    return c;
+  }());
+  const duet::CheckResult b = duet::check_sequential<NullStackSpec>([&] {
+    duet::Config c = child;
+    c.max_length = 2;
+    return c;
+  }());
+  ASSERT_TRUE(a.passed()) << a.report;
+  ASSERT_TRUE(b.passed()) << b.report;
+  EXPECT_EQ(a.cases, 300u);
+  EXPECT_EQ(b.cases, 300u);
+  EXPECT_EQ(a.commands, b.commands);
+}
+
+TEST(IsolationSame, DuetForkTurnsItOn) {
+  ::setenv("DUET_FORK", "1", 1);
+  duet::Config c;
+  c.seed = 1;
+  c.case_timeout = 2.0;
+  c.output_dir = ::testing::TempDir() + "duet-isolation";
+  const duet::CheckResult r = duet::check_sequential<NullStackSpec>(c);
+  ::unsetenv("DUET_FORK");
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_EQ(r.failing_length, 4u) << r.report;
+  ::setenv("DUET_FORK", "maybe", 1);
+  const duet::CheckResult bad = duet::check_sequential<NullStackSpec>(c);
+  ::unsetenv("DUET_FORK");
+  EXPECT_EQ(bad.status, duet::CheckResult::Status::error) << bad.report;
+  EXPECT_TRUE(has(bad.report, "DUET_FORK=maybe: expected 0 or 1")) << bad.report;
+}
+
+// ---- Parallel checks: a crash in a trial ----------------------------------------------------
+
+TEST(IsolationParallel, CrashOnFibersIsShrunkAndShowsTheProgram) {
+  duet::Config c = isolated(11);
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers();
+  const duet::CheckResult r = duet::check_parallel<NullStackSpec>(pc, c);
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, kAsan ? "AddressSanitizer: SEGV" : "segmentation fault (SIGSEGV)")) << r.report;
+  EXPECT_TRUE(has(r.report, "in a trial of this program")) << r.report;
+  EXPECT_TRUE(has(r.report, "s.push(0)")) << r.report;
+  EXPECT_LE(r.failing_length, 4u) << r.report;
+}
+
+TEST(IsolationParallel, CrashOnThreadsIsShrunkAndShowsTheProgram) {
+  duet::Config c = isolated(12);
+  c.time = 10;
+  duet::ParallelConfig pc;
+  const duet::CheckResult r = duet::check_parallel<NullStackSpec>(pc, c);
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, "in a trial of this program")) << r.report;
+  EXPECT_LE(r.failing_length, 4u) << r.report;
+}
+
+}  // namespace
+
+namespace {
+
+// The child's own thread pool places and starts the branches as the parent's would: the
+// branches overlap, so a passing check is a pass and not "inconclusive".
+TEST(IsolationParallel, BranchesOnThreadsOverlapInTheChild) {
+  duet::Config c = isolated(13);
+  c.time = 1;
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<false>>({}, c);
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_GT(r.overlapped_trials, 0u);
+  EXPECT_GE(r.cpus, 1u);
+}
+
+TEST(IsolationParallel, NegativeTestFindsTheRaceInTheChild) {
+  duet::Config c = isolated(14);
+  c.time = 60;
+  const duet::CheckResult r = duet::expect_unsafe<fiber_subjects::CounterSpec<true>>({}, c);
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_TRUE(has(r.report, "unsafe, as expected")) << r.report;
+}
+
+}  // namespace
