@@ -13,6 +13,11 @@
 // | max_length    | DUET_MAX_LENGTH   | --duet_max_length    | 100 commands                  |
 // | mean_length   | DUET_MEAN_LENGTH  | --duet_mean_length   | 10 commands                   |
 // | replay        | DUET_REPLAY       | --duet_replay        | none                          |
+// | replay_file   | DUET_REPLAY_FILE  | --duet_replay_file   | none: a file holding a token, |
+// |               |                   |                      | or a fuzzer's input (bytes)   |
+// | regressions   | DUET_REGRESSIONS  | --duet_regressions   | none: a directory of failing  |
+// |               |                   |                      | cases, replayed first, added  |
+// |               |                   |                      | to (docs/fuzzing.md)          |
 // | shrink_time   | DUET_SHRINK_TIME  | --duet_shrink_time   | 30 s                          |
 // | shrink_steps  | DUET_SHRINK_STEPS | --duet_shrink_steps  | 100000 replays                |
 // | output_dir    | DUET_OUTPUT_DIR   | --duet_output_dir    | duet-output (under the cwd)   |
@@ -41,6 +46,13 @@ struct Config {
   std::optional<std::size_t> max_length;
   std::optional<double> mean_length;
   std::optional<std::string> replay;
+  /// A file to replay instead of searching: a replay token, or a fuzzer's input (raw bytes, as
+  /// a crash file of a DUET_FUZZ_TARGET), which is run as the choice stream.
+  std::optional<std::string> replay_file;
+  /// A directory of regression cases (FuzzTest's testdata/): the files under <dir>/<check name>/
+  /// (tokens or fuzzer inputs) are replayed before any random case, and a new failure's token
+  /// is saved there. Commit the directory; see docs/fuzzing.md.
+  std::optional<std::string> regressions;
   std::optional<double> shrink_time;
   std::optional<std::uint64_t> shrink_steps;
   std::optional<std::string> output_dir;
@@ -71,6 +83,8 @@ struct Settings {
   std::size_t max_length;
   double mean_length;
   std::string replay;
+  std::string replay_file;
+  std::string regressions;
   double shrink_time;
   std::uint64_t shrink_steps;
   std::string output_dir;

@@ -14,6 +14,7 @@
 #include <numeric>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -596,6 +597,27 @@ CheckResult check_parallel(const ParallelConfig& pc = {}, const Config& config =
   if (auto why = detail::check_parallel_config(pc); !why.empty())
     return detail::parallel_config_error(type_name<Spec>(), why);
   return detail::run_property(detail::parallel_property<Spec>(pc), config);
+}
+
+namespace detail {
+/// The check runs on the fiber scheduler (pc.executor is duet::fibers(...)).
+bool runs_on_fibers(const ParallelConfig& pc);
+}  // namespace detail
+
+/// One parallel case from raw bytes (a fuzzer's input; see duet/fuzz.hpp): the bytes choose the
+/// program and, on the fiber scheduler, its schedules. Fibers only: on threads the outcome would
+/// follow the timing, not the bytes.
+///
+///   auto r = duet::check_parallel_bytes<CounterSpec>({data, size}, {.executor = duet::fibers()});
+template <class Spec>
+CheckResult check_parallel_bytes(std::span<const std::uint8_t> bytes, const ParallelConfig& pc, const Config& config = {}) {
+  if (auto why = detail::check_parallel_config(pc); !why.empty())
+    return detail::parallel_config_error(type_name<Spec>(), why);
+  if (!detail::runs_on_fibers(pc))
+    return detail::nothing_tested(type_name<Spec>(), "a parallel check driven by a fuzzer's bytes needs the fiber scheduler "
+                                                     "(ParallelConfig{.executor = duet::fibers()}): on threads the outcome "
+                                                     "follows the timing, not the bytes");
+  return detail::run_property(detail::parallel_property<Spec>(pc), config, bytes);
 }
 
 /// The negative test: passes only when duet finds (and shrinks) a program whose outcome no

@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kKnobs[] = {"seed",     "count",      "time",        "max_length", "mean_length",
                                   "replay",   "shrink_time", "shrink_steps", "output_dir", "verbose",
-                                  "shards",   "shard_index", "case_timeout", "fork"};
+                                  "shards",   "shard_index", "case_timeout", "fork", "replay_file", "regressions"};
 
 std::mutex flags_mutex;
 std::map<std::string, std::string>& flag_values() {
@@ -146,6 +146,14 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   s.replay = pick<std::string>(c.replay, "replay", "", text);
   if (c.replay && c.replay->empty() && s.replay.empty())
     throw std::invalid_argument("Config::replay is empty: give a token, or leave the field unset");
+  s.replay_file = pick<std::string>(c.replay_file, "replay_file", "", text);
+  if (c.replay_file && c.replay_file->empty() && s.replay_file.empty())
+    throw std::invalid_argument("Config::replay_file is empty: give a file, or leave the field unset");
+  if (!s.replay.empty() && !s.replay_file.empty())
+    throw std::invalid_argument("DUET_REPLAY and DUET_REPLAY_FILE are both set: give one of them");
+  s.regressions = pick<std::string>(c.regressions, "regressions", "", text);
+  if (c.regressions && c.regressions->empty() && s.regressions.empty())
+    throw std::invalid_argument("Config::regressions is empty: give a directory, or leave the field unset");
   s.shrink_time = pick<double>(c.shrink_time, "shrink_time", 30.0, secs);
   s.shrink_steps = pick<std::uint64_t>(c.shrink_steps, "shrink_steps", 100000, u64);
   s.output_dir = pick<std::string>(c.output_dir, "output_dir", "duet-output", text);

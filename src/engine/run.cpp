@@ -12,6 +12,7 @@
 #include <span>
 #include <thread>
 
+#include "engine/case_files.hpp"
 #include "engine/crash.hpp"
 #include "engine/isolate.hpp"
 #include "engine/wire.hpp"
@@ -326,11 +327,14 @@ struct Runner {
   // ---- One case, here or in the child ----
 
   /// Runs the case of `seed` (or of `choices`), tracing it if asked.
+  /// With `bytes`, the case those bytes describe (a fuzzer's input) instead.
   CaseRun run_one(std::optional<std::uint64_t> seed, const std::vector<std::uint64_t>& choices, bool traced,
-                  bool record_pass) const {
+                  bool record_pass, const std::string* bytes = nullptr) const {
     if (!iso) {
       CaseRun r;
-      Source src = seed ? Source::from_seed(*seed) : Source::replay(choices);
+      Source src = bytes ? Source::from_bytes(std::span(reinterpret_cast<const std::uint8_t*>(bytes->data()), bytes->size()))
+                   : seed ? Source::from_seed(*seed)
+                          : Source::replay(choices);
       r.trace.record_pass = record_pass;
       r.outcome = run(src, traced ? &r.trace : nullptr);
       r.choices = src.choices();
@@ -345,6 +349,8 @@ struct Runner {
     w.u64s(choices);
     w.boolean(traced);
     w.boolean(record_pass);
+    w.boolean(bytes != nullptr);
+    w.str(bytes ? *bytes : std::string());
     std::optional<std::string> answer = iso->call(w.bytes());
     if (!answer) return died(traced);
     WireReader r(*answer);
@@ -418,8 +424,12 @@ struct Runner {
       std::vector<std::uint64_t> choices = r.u64s();
       const bool traced = r.boolean();
       const bool record_pass = r.boolean();
+      const bool has_bytes = r.boolean();
+      const std::string bytes = r.str();
       CaseRun run;
-      Source src = has_seed ? Source::from_seed(seed) : Source::replay(std::move(choices));
+      Source src = has_bytes ? Source::from_bytes(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()))
+                   : has_seed ? Source::from_seed(seed)
+                              : Source::replay(std::move(choices));
       run.trace.record_pass = record_pass;
       if (traced) run.trace.observer = Isolation::observer();
       Isolation::begin_case(src);
@@ -568,29 +578,40 @@ struct Runner {
     return r;
   }
 
-  CheckResult replay_token() {
+  /// Replays a token. `from`: where it came from, for errors ("DUET_REPLAY or --duet_replay", a
+  /// file). A regression case that passes says nothing (the caller goes on).
+  CheckResult replay_token(const std::string& token, const std::string& from, bool regression = false) {
     ReplayRecord rec;
     try {
-      rec = decode_token(s.replay);
+      rec = decode_token(token);
     } catch (const std::invalid_argument& e) {
-      return nothing_tested(s.name, std::string(e.what()) + " (from DUET_REPLAY or --duet_replay)");
+      return nothing_tested(s.name, std::string(e.what()) + " (from " + from + ")");
     }
     if (rec.spec_id != p.spec_id)
-      return nothing_tested(s.name, "the DUET_REPLAY token was recorded by another test, not by " + s.name +
-                                      " (run only that test, e.g. with --gtest_filter)");
-    // Generate under the settings the case was recorded with, whatever the current ones.
+      return nothing_tested(s.name, "the token in " + from + " was recorded by another test, not by " + s.name +
+                                      (regression ? " (move the file to that test's directory, or delete it)"
+                                                  : " (run only that test, e.g. with --gtest_filter)"));
+    // Generate under the settings the case was recorded with, whatever the current ones; the
+    // random cases after a regression case go back to the run's own.
+    const CaseParams before = params;
+    struct Restore {
+      CaseParams& params;
+      CaseParams before;
+      ~Restore() { params = before; }
+    } restore{params, before};
     params.max_length = static_cast<std::size_t>(rec.max_length);
     params.continue_odds = rec.continue_odds;
     if (monitor) monitor->crash.set_header(record(0, 0, {}, std::nullopt));
     const auto start = Clock::now();
-    if (monitor) monitor->start(s.replay);
+    if (monitor) monitor->start(token);
     CaseRun first = run_one(rec.case_seed, rec.choices, p.cheap_trace, false);
     if (monitor) monitor->stop();
     const CaseOutcome& o = first.outcome;
     if (o.kind == CaseOutcome::Kind::fail) remember_failure(first.choices, std::move(first.trace), o);
     if (uneventful(o)) {
-      std::fprintf(stdout, "duet: %s: the replayed case passed (fixed, or the test is nondeterministic)\n",
-                   s.name.c_str());
+      if (!regression)
+        std::fprintf(stdout, "duet: %s: the replayed case passed (fixed, or the test is nondeterministic)\n",
+                     s.name.c_str());
       return single_case_passed(o, start);
     }
     ReportData data;
@@ -672,20 +693,61 @@ struct Runner {
   // One case from raw bytes (a fuzzer's input). Running out of bytes is not a failure.
   CheckResult bytes_case(std::span<const std::uint8_t> bytes) const {
     const auto start = Clock::now();
-    Source src = Source::from_bytes(bytes);
-    const CaseOutcome o = run_monitored(src, "(the fuzzer's current input)");
+    const std::string input(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    if (monitor) monitor->start("(the fuzzer's current input)");
+    CaseRun run = run_one(std::nullopt, {}, p.cheap_trace, false, &input);
+    if (monitor) monitor->stop();
+    const CaseOutcome& o = run.outcome;
     if (uneventful(o)) return single_case_passed(o, start);
-    CaseRun failing;
-    failing.choices = src.choices();
-    failing.spans = src.spans();
-    failing.concurrent_start = src.concurrent_start();
+    if (o.kind == CaseOutcome::Kind::fail) remember_failure(run.choices, std::move(run.trace), o);
     ReportData data;
     data.name = s.name;
     data.cases = 1;
     data.attempts = o.attempts;
     data.rejected = o.rejected;
+    data.trials = o.trials;
+    data.overlapped = o.overlapped;
+    data.cpus = o.cpus;
     data.error = o.kind == CaseOutcome::Kind::error;
-    return shrink_and_report(std::move(data), failing, std::nullopt, o.commands, start);
+    return shrink_and_report(std::move(data), run, std::nullopt, o.commands, start);
+  }
+
+  /// DUET_REPLAY_FILE: a token, or a fuzzer's input run as the choice stream.
+  CheckResult replay_file() {
+    CaseFile f;
+    try {
+      f = read_case_file(s.replay_file);
+    } catch (const std::invalid_argument& e) {
+      return nothing_tested(s.name, std::string("DUET_REPLAY_FILE: ") + e.what());
+    }
+    if (f.is_token) return replay_token(f.token, s.replay_file);
+    return bytes_case(std::span(reinterpret_cast<const std::uint8_t*>(f.bytes.data()), f.bytes.size()));
+  }
+
+  /// The regression cases under DUET_REGRESSIONS, before any random case: the first that fails
+  /// (or cannot be read) is the check's result; none: nullopt, and the search goes on.
+  std::optional<CheckResult> regressions() {
+    std::vector<std::string> files;
+    try {
+      files = regression_files(s.regressions, s.name);
+    } catch (const std::invalid_argument& e) {
+      return nothing_tested(s.name, e.what());
+    }
+    for (const std::string& path : files) {
+      CaseFile f;
+      try {
+        f = read_case_file(path);
+      } catch (const std::invalid_argument& e) {
+        return nothing_tested(s.name, std::string("regression case: ") + e.what());
+      }
+      CheckResult r = f.is_token ? replay_token(f.token, "regression case " + path, true)
+                                 : bytes_case(std::span(reinterpret_cast<const std::uint8_t*>(f.bytes.data()), f.bytes.size()));
+      if (r.status == CheckResult::Status::passed) continue;
+      r.report = "duet: " + s.name + ": the regression case " + path + " " +
+                 (r.status == CheckResult::Status::failed ? "fails again" : "cannot run") + ":\n" + r.report;
+      return r;
+    }
+    return std::nullopt;
   }
 
   /// The search: cases from the run's seed until a budget runs out or one fails. Counts go
@@ -928,7 +990,27 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   } after_check{p};
   CheckResult r;
   try {
-    r = bytes ? runner.bytes_case(*bytes) : s.replay.empty() ? runner.search() : runner.replay_token();
+    bool found = false;  // a new failure, from a search or a fuzzer's input
+    if (bytes) {
+      r = runner.bytes_case(*bytes);
+      found = true;
+    } else if (!s.replay.empty()) {
+      r = runner.replay_token(s.replay, "DUET_REPLAY or --duet_replay");
+    } else if (!s.replay_file.empty()) {
+      r = runner.replay_file();
+    } else {
+      std::optional<CheckResult> regression = s.regressions.empty() ? std::nullopt : runner.regressions();
+      found = !regression;
+      r = regression ? std::move(*regression) : runner.search();
+    }
+    // A new failure becomes a regression case.
+    if (found && !s.regressions.empty() && r.status == CheckResult::Status::failed && !r.replay_token.empty()) {
+      try {
+        r.report += "  saved:      " + save_regression(s.regressions, s.name, r.replay_token) + " (a regression case: commit it)\n";
+      } catch (const std::exception& e) {
+        r.report += "  saved:      no: " + std::string(e.what()) + "\n";
+      }
+    }
   } catch (const std::runtime_error& e) {  // isolation could not make or reach its child
     return nothing_tested(s.name, e.what());
   }

@@ -260,6 +260,8 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
   return pp;
 }
 
+bool runs_on_fibers(const ParallelConfig& pc) { return fiber_executor(pc.executor.get()) != nullptr; }
+
 std::string check_parallel_config(const ParallelConfig& pc) {
   if (pc.branches < 2 || pc.branches > 8) return "branches must be 2 to 8 (got " + std::to_string(pc.branches) + ")";
   if (pc.branch_length == 0) return "branch_length must be at least 1";
