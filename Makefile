@@ -8,7 +8,7 @@ BENCH_PACKAGES := librapidcheck-dev
 # it that one test is skipped and says so.
 BROWSER_PACKAGES := chromium
 
-.PHONY: demo test bench soak soak-loaded deps browser configure build asan tsan clean
+.PHONY: demo test bench soak soak-loaded fuzz deps browser configure build asan tsan clean
 
 deps:
 	@missing=""; for p in $(PACKAGES) $(EXTRA_PACKAGES); do \
@@ -57,6 +57,17 @@ soak: build
 soak-loaded: build
 	@tests/soak/negative_under_load.sh $(BUILD)/bin/duet_negative_tests 20
 
+# A short libFuzzer campaign on the seed examples' fuzz targets (about 2 minutes; FUZZ_SECONDS per
+# target): Clang builds the targets (tests/fuzz/targets/build.sh), the ordinary build replays
+# what they find. Long campaigns: run build-fuzz/out/duet-fuzz-* by hand (docs/fuzzing.md).
+FUZZ_PACKAGES := clang libclang-rt-14-dev zip bc
+FUZZ_SECONDS ?= 30
+fuzz:
+	@$(MAKE) --no-print-directory build EXTRA_PACKAGES="$(FUZZ_PACKAGES)"
+	@echo "duet: building the fuzz targets with clang in build-fuzz/ (log: build-fuzz/fuzz-build.log)"
+	@tests/fuzz/targets/build.sh >/dev/null
+	@tests/fuzz/targets/campaign.sh $(BUILD) build-fuzz/out $(FUZZ_SECONDS)
+
 bench:
 	@$(MAKE) --no-print-directory build EXTRA_PACKAGES="$(BENCH_PACKAGES)"
 	@$(BUILD)/bin/duet-bench --benchmark_counters_tabular=true
@@ -68,4 +79,4 @@ tsan: deps
 	@cmake --preset tsan >/dev/null && cmake --build --preset tsan -j $(JOBS) >/dev/null && ctest --preset tsan -j $(JOBS)
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan build-debug
+	rm -rf $(BUILD) build-asan build-tsan build-debug build-fuzz

@@ -35,7 +35,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <source_location>
+#include "duet/detail/source_location.hpp"
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -94,7 +94,7 @@ class task;
 
 namespace detail::async {
 
-using loc_t = std::source_location;
+using loc_t = duet::source_location;
 
 /// Coroutine frames are allocated here, so that frames a crashed or failed run abandons can be
 /// told to LeakSanitizer (they are never destroyed: their fibers never resume).
@@ -313,19 +313,19 @@ class [[nodiscard]] future {
   bool ready() const noexcept { return s_ && s_->outcome.ready(); }
 
   /// Waits for the value (a switch point; blocks while not set) and moves it out.
-  T get(std::source_location loc = std::source_location::current()) {
+  T get(duet::source_location loc = duet::source_location::current()) {
     wait(loc);
     return take();
   }
   /// Waits for the value; returns at once when it is set already (after the switch point).
-  void wait(std::source_location loc = std::source_location::current()) const { (void)wait_ns(fiber_timeout_none, loc); }
+  void wait(duet::source_location loc = duet::source_location::current()) const { (void)wait_ns(fiber_timeout_none, loc); }
   /// Waits at most `d` of virtual time: true when the value is set.
   template <class Rep, class Period>
-  bool wait_for(std::chrono::duration<Rep, Period> d, std::source_location loc = std::source_location::current()) const {
+  bool wait_for(std::chrono::duration<Rep, Period> d, duet::source_location loc = duet::source_location::current()) const {
     return wait_ns(detail::fiber::timeout_ns(d), loc);
   }
 
-  bool await_ready(std::source_location loc = std::source_location::current()) const {
+  bool await_ready(duet::source_location loc = duet::source_location::current()) const {
     wait(loc);
     return true;
   }
@@ -337,7 +337,7 @@ class [[nodiscard]] future {
   static constexpr std::uint64_t fiber_timeout_none = detail::fiber::kNoTimeout;
   explicit future(std::shared_ptr<detail::async::SharedState<T>> s) : s_(std::move(s)) {}
 
-  bool wait_ns(std::uint64_t timeout_ns, std::source_location loc) const {
+  bool wait_ns(std::uint64_t timeout_ns, duet::source_location loc) const {
     if (!s_) throw std::logic_error("duet::future: no state (default-constructed or already read)");
     auto* rt = detail::fiber::current();
     if (!rt) {
@@ -369,7 +369,7 @@ class [[nodiscard]] future {
 template <class T = void>
 class promise {
  public:
-  explicit promise(std::source_location loc = std::source_location::current())
+  explicit promise(duet::source_location loc = duet::source_location::current())
       : s_(std::make_shared<detail::async::SharedState<T>>(loc)) {}
   promise(promise&&) noexcept = default;
   promise& operator=(promise&& o) noexcept {
@@ -388,15 +388,15 @@ class promise {
   }
   template <class... U>
   void set_value(U&&... u) {
-    set([&](auto& o) { o.set(std::forward<U>(u)...); }, std::source_location::current());
+    set([&](auto& o) { o.set(std::forward<U>(u)...); }, duet::source_location::current());
   }
   void set_exception(std::exception_ptr e) {
-    set([&](auto& o) { o.fail(std::move(e)); }, std::source_location::current());
+    set([&](auto& o) { o.fail(std::move(e)); }, duet::source_location::current());
   }
 
  private:
   template <class F>
-  void set(F&& f, std::source_location loc) {
+  void set(F&& f, duet::source_location loc) {
     if (!s_) throw std::logic_error("duet::promise: no state (moved from)");
     if (s_->outcome.ready()) throw std::logic_error("duet::promise: value already set");
     using namespace detail::fiber;
@@ -427,7 +427,7 @@ class promise {
 ///   auto b = duet::spawn([&] { return checksum(buffer); });
 ///   co_return co_await a + co_await b;
 template <class T>
-future<T> spawn(task<T> t, std::source_location loc = std::source_location::current()) {
+future<T> spawn(task<T> t, duet::source_location loc = duet::source_location::current()) {
   auto& rt = detail::async::runtime_for("duet::spawn");
   promise<T> p(loc);
   future<T> f = p.get_future();
@@ -452,10 +452,10 @@ future<T> spawn(task<T> t, std::source_location loc = std::source_location::curr
 }
 template <class F>
   requires std::invocable<F&>
-auto spawn(F f, std::source_location loc = std::source_location::current()) {
+auto spawn(F f, duet::source_location loc = duet::source_location::current()) {
   using R = std::invoke_result_t<F&>;
   constexpr bool coroutine = requires { typename R::promise_type; };
-  using T = decltype([] {
+  using T = typename decltype([] {
     if constexpr (coroutine) return std::type_identity<decltype(std::declval<R&>().await_resume())>{};
     else return std::type_identity<R>{};
   }())::type;
@@ -495,14 +495,14 @@ auto spawn(F f, std::source_location loc = std::source_location::current()) {
 /// that takes an executor or completion callbacks is plugged in. Inside duet::run only.
 ///
 ///   struct DuetExecutor { void post(std::function<void()> f) { duet::post(std::move(f)); } };
-inline void post(std::function<void()> f, std::source_location loc = std::source_location::current()) {
+inline void post(std::function<void()> f, duet::source_location loc = duet::source_location::current()) {
   detail::fiber::spawn(detail::async::runtime_for("duet::post"), std::move(f), loc);
 }
 
 /// A switch point: the scheduler may run another ready fiber here, or keep this one (unlike
 /// duet::yield, which lets the others go first). Nothing outside a run. Awaitable, or call it
 /// from fiber code directly; a mock device calls it between sectors.
-inline detail::async::Ready<void> switch_point(std::source_location loc = std::source_location::current()) noexcept {
+inline detail::async::Ready<void> switch_point(duet::source_location loc = duet::source_location::current()) noexcept {
   if (auto* rt = detail::fiber::current()) detail::fiber::pause(*rt, loc);
   return {};
 }
@@ -512,7 +512,7 @@ inline detail::async::Ready<void> switch_point(std::source_location loc = std::s
 /// fiber code directly.
 template <class Rep, class Period>
 detail::async::Ready<void> sleep_for(std::chrono::duration<Rep, Period> d,
-                                     std::source_location loc = std::source_location::current()) {
+                                     duet::source_location loc = duet::source_location::current()) {
   const std::uint64_t ns = detail::fiber::timeout_ns(d);
   if (auto* rt = detail::fiber::current()) detail::fiber::sleep(*rt, ns, loc);
   else detail::fiber::t_virtual_ns += ns;
@@ -521,7 +521,7 @@ detail::async::Ready<void> sleep_for(std::chrono::duration<Rep, Period> d,
 /// Waits until virtual time `t`.
 template <class Duration>
 detail::async::Ready<void> sleep_until(std::chrono::time_point<virtual_clock, Duration> t,
-                                       std::source_location loc = std::source_location::current()) {
+                                       duet::source_location loc = duet::source_location::current()) {
   return sleep_for(t - virtual_clock::now(), loc);
 }
 
@@ -537,7 +537,7 @@ class channel {
   static constexpr auto kKind = detail::fiber::ObjectKind::channel;
 
  public:
-  explicit channel(std::size_t capacity, std::source_location loc = std::source_location::current())
+  explicit channel(std::size_t capacity, duet::source_location loc = duet::source_location::current())
       : capacity_(capacity) {
     if (capacity == 0) throw std::invalid_argument("duet::channel: capacity must be at least 1");
     if (auto* rt = detail::fiber::current()) detail::fiber::created(*rt, kKind, this, loc);
@@ -545,7 +545,7 @@ class channel {
   channel(const channel&) = delete;
   channel& operator=(const channel&) = delete;
 
-  detail::async::Ready<void> send(T value, std::source_location loc = std::source_location::current()) {
+  detail::async::Ready<void> send(T value, duet::source_location loc = duet::source_location::current()) {
     using namespace detail::fiber;
     auto* rt = current();
     if (!rt) {
@@ -562,7 +562,7 @@ class channel {
     wake_all(*rt, this);
     return {};
   }
-  detail::async::Ready<std::optional<T>> receive(std::source_location loc = std::source_location::current()) {
+  detail::async::Ready<std::optional<T>> receive(duet::source_location loc = duet::source_location::current()) {
     using namespace detail::fiber;
     auto* rt = current();
     if (!rt) {
@@ -576,7 +576,7 @@ class channel {
     wake_all(*rt, this);
     return {std::move(v)};
   }
-  bool try_send(T value, std::source_location loc = std::source_location::current()) {
+  bool try_send(T value, duet::source_location loc = duet::source_location::current()) {
     using namespace detail::fiber;
     auto* rt = current();
     if (rt) enter(*rt, Op::send, kKind, this, std::memory_order_seq_cst, loc);
@@ -586,7 +586,7 @@ class channel {
     if (ok && rt) wake_all(*rt, this);
     return ok;
   }
-  std::optional<T> try_receive(std::source_location loc = std::source_location::current()) {
+  std::optional<T> try_receive(duet::source_location loc = duet::source_location::current()) {
     using namespace detail::fiber;
     auto* rt = current();
     if (rt) enter(*rt, Op::receive, kKind, this, std::memory_order_seq_cst, loc);
@@ -597,7 +597,7 @@ class channel {
     }
     return v;
   }
-  void close(std::source_location loc = std::source_location::current()) {
+  void close(duet::source_location loc = duet::source_location::current()) {
     using namespace detail::fiber;
     auto* rt = current();
     if (rt) enter(*rt, Op::close, kKind, this, std::memory_order_seq_cst, loc);
@@ -634,7 +634,7 @@ class channel {
 ///     EXPECT_EQ(duet::run(fetch_with_retry(flaky)), std::nullopt);   // 60 s of virtual time
 ///   }
 template <class T>
-T run(task<T> t, const AsyncOptions& options = {}, std::source_location loc = std::source_location::current()) {
+T run(task<T> t, const AsyncOptions& options = {}, duet::source_location loc = duet::source_location::current()) {
   if (!t.valid()) throw std::invalid_argument("duet::run: an empty task");
   if (detail::fiber::current()) return detail::async::drive<T>(t.handle(), loc);
   detail::async::Outcome<T> out;

@@ -22,7 +22,7 @@
 
 #include <cstdint>
 #include <exception>
-#include <source_location>
+#include "duet/detail/source_location.hpp"
 #include <string>
 #include <string_view>
 
@@ -49,9 +49,9 @@ struct crash : std::exception, detail::EngineSignal {
 
 /// A place where the subject may crash. No effect outside a crash-injecting check. The name
 /// (and the label and number, "sector 3") say where in the report: "crash at disk.write, sector 3".
-void fault_point(std::string_view name, std::source_location loc = std::source_location::current());
+void fault_point(std::string_view name, duet::source_location loc = duet::source_location::current());
 void fault_point(std::string_view name, std::string_view label, std::uint64_t number,
-                 std::source_location loc = std::source_location::current());
+                 duet::source_location loc = duet::source_location::current());
 
 /// Something that loses state at a crash (a write-back cache): on_crash runs after every crash,
 /// before the spec's recover, with the case's choice stream to draw what survives. Listeners

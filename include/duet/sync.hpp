@@ -2,7 +2,7 @@
 // fiber scheduler controls, plus duet::var<T>, a plain variable checked for data races.
 //
 // Inside a fiber run every operation is a switch point (the scheduler may run another fiber
-// before it), is recorded in the run's trace with its std::source_location, and takes part in
+// before it), is recorded in the run's trace with its duet::source_location, and takes part in
 // happens-before tracking. Outside a run (on real threads, or in any code not run by the
 // scheduler) each type behaves exactly like its std counterpart, after one check of a
 // thread-local pointer; so the same binary runs both the fiber and the threads modes.
@@ -14,7 +14,7 @@
 // A run that ends in a deadlock, livelock, data race or misuse abandons its fibers where they
 // stand: their destructors do not run (see Scheduler::run).
 //
-// Every operation takes `std::source_location loc = std::source_location::current()` last.
+// Every operation takes `duet::source_location loc = duet::source_location::current()` last.
 // Operators cannot take one: `a = v`, `a += v` (and the other compound assignments) still record
 // the caller's line; `++a`, `a++`, `--a`, `a--` and `T t = a` record no location. Prefer the
 // named functions where a trace should point at the line.
@@ -46,7 +46,7 @@
 #include <cstring>
 #include <mutex>
 #include <shared_mutex>
-#include <source_location>
+#include "duet/detail/source_location.hpp"
 #include <system_error>
 #include <thread>
 #include <type_traits>
@@ -63,8 +63,8 @@ namespace detail {
 template <class T>
 struct Located {
   T value;
-  std::source_location loc;
-  Located(T v, std::source_location l = std::source_location::current()) : value(std::move(v)), loc(l) {}
+  duet::source_location loc;
+  Located(T v, duet::source_location l = duet::source_location::current()) : value(std::move(v)), loc(l) {}
 };
 
 template <class T>
@@ -108,7 +108,7 @@ T atomic_sub(T a, D b) {
     return a - b;
 }
 
-inline void register_object(fiber::ObjectKind kind, const void* object, std::source_location loc) noexcept {
+inline void register_object(fiber::ObjectKind kind, const void* object, duet::source_location loc) noexcept {
   if (auto* rt = fiber::current()) [[unlikely]]
     fiber::created(*rt, kind, object, loc);
 }
@@ -127,7 +127,7 @@ class atomic : public detail::atomic_types<T> {
   using Op = detail::fiber::Op;
   static constexpr auto kKind = detail::fiber::ObjectKind::atomic;
   static constexpr auto sc = std::memory_order_seq_cst;
-  using loc_t = std::source_location;
+  using loc_t = duet::source_location;
 
  public:
   static constexpr bool is_always_lock_free = std::atomic<T>::is_always_lock_free;
@@ -344,7 +344,7 @@ class atomic : public detail::atomic_types<T> {
 ///   { std::lock_guard g(m); balance = balance.get() + 1; }   // fine with the lock, a race without
 template <class T>
 class var {
-  using loc_t = std::source_location;
+  using loc_t = duet::source_location;
   using Op = detail::fiber::Op;
   static constexpr auto kKind = detail::fiber::ObjectKind::var;
 
@@ -397,7 +397,7 @@ class var {
 ///   duet::mutex m;
 ///   { std::lock_guard g(m); ++count; }  // lock and unlock are switch points
 class mutex {
-  using loc_t = std::source_location;
+  using loc_t = duet::source_location;
   static constexpr auto kKind = detail::fiber::ObjectKind::mutex;
 
  public:
@@ -434,7 +434,7 @@ class mutex {
 ///   duet::recursive_mutex m;
 ///   m.lock(); m.lock(); m.unlock(); m.unlock();
 class recursive_mutex {
-  using loc_t = std::source_location;
+  using loc_t = duet::source_location;
   static constexpr auto kKind = detail::fiber::ObjectKind::recursive_mutex;
 
  public:
@@ -469,7 +469,7 @@ class recursive_mutex {
 ///   { std::shared_lock r(m); seen = value; }   // many readers
 ///   { std::lock_guard w(m); value = 42; }      // one writer
 class shared_mutex {
-  using loc_t = std::source_location;
+  using loc_t = duet::source_location;
   static constexpr auto kKind = detail::fiber::ObjectKind::shared_mutex;
 
  public:
@@ -517,7 +517,7 @@ class shared_mutex {
 /// loops should call it, so that a correct spin lock is not reported as a livelock:
 ///
 ///   while (locked.exchange(true)) duet::yield();
-inline void yield(std::source_location loc = std::source_location::current()) noexcept {
+inline void yield(duet::source_location loc = duet::source_location::current()) noexcept {
   if (auto* rt = detail::fiber::current()) [[unlikely]]
     return detail::fiber::yield(*rt, loc);
   std::this_thread::yield();
@@ -532,10 +532,10 @@ template <class M>
 class lock_guard_impl {
  public:
   using mutex_type = M;
-  explicit lock_guard_impl(M& m, std::source_location loc = std::source_location::current()) : m_(m), loc_(loc) {
+  explicit lock_guard_impl(M& m, duet::source_location loc = duet::source_location::current()) : m_(m), loc_(loc) {
     m_.lock(loc_);
   }
-  lock_guard_impl(M& m, std::adopt_lock_t, std::source_location loc = std::source_location::current()) noexcept
+  lock_guard_impl(M& m, std::adopt_lock_t, duet::source_location loc = duet::source_location::current()) noexcept
       : m_(m), loc_(loc) {}
   ~lock_guard_impl() { m_.unlock(loc_); }
   lock_guard_impl(const lock_guard_impl&) = delete;
@@ -543,17 +543,17 @@ class lock_guard_impl {
 
  private:
   M& m_;
-  std::source_location loc_;
+  duet::source_location loc_;
 };
 
 template <class M>
 class scoped_lock_impl {
  public:
   using mutex_type = M;
-  explicit scoped_lock_impl(M& m, std::source_location loc = std::source_location::current()) : m_(m), loc_(loc) {
+  explicit scoped_lock_impl(M& m, duet::source_location loc = duet::source_location::current()) : m_(m), loc_(loc) {
     m_.lock(loc_);
   }
-  scoped_lock_impl(std::adopt_lock_t, M& m, std::source_location loc = std::source_location::current()) noexcept
+  scoped_lock_impl(std::adopt_lock_t, M& m, duet::source_location loc = duet::source_location::current()) noexcept
       : m_(m), loc_(loc) {}
   ~scoped_lock_impl() { m_.unlock(loc_); }
   scoped_lock_impl(const scoped_lock_impl&) = delete;
@@ -561,13 +561,13 @@ class scoped_lock_impl {
 
  private:
   M& m_;
-  std::source_location loc_;
+  duet::source_location loc_;
 };
 
 // Shared = true: lock_shared / unlock_shared (std::shared_lock).
 template <class M, bool Shared>
 class unique_lock_impl {
-  using loc_t = std::source_location;
+  using loc_t = duet::source_location;
 
  public:
   using mutex_type = M;
@@ -727,7 +727,7 @@ namespace duet {
 ///   std::unique_lock lk(m);
 ///   cv.wait(lk, [&] { return ready.get(); });
 class condition_variable {
-  using loc_t = std::source_location;
+  using loc_t = duet::source_location;
   using lock_t = std::unique_lock<duet::mutex>;
   static constexpr auto kKind = detail::fiber::ObjectKind::condition_variable;
 

@@ -54,13 +54,13 @@ AsyncTraceScope::AsyncTraceScope(std::string* sink) noexcept : previous_(t_async
 AsyncTraceScope::~AsyncTraceScope() { t_async_trace = previous_; }
 
 namespace {
-std::string file_line(std::source_location loc) {
+std::string file_line(duet::source_location loc) {
   std::string file = loc.file_name();
   if (const auto slash = file.find_last_of('/'); slash != std::string::npos) file.erase(0, slash + 1);
   return file + ":" + std::to_string(loc.line());
 }
 
-void maybe_crash(std::string_view name, std::string_view label, const std::uint64_t* number, std::source_location loc) {
+void maybe_crash(std::string_view name, std::string_view label, const std::uint64_t* number, duet::source_location loc) {
   FaultPlan* plan = t_fault_plan;
   if (plan == nullptr || plan->src == nullptr) return;
   ++plan->points;
@@ -91,8 +91,8 @@ crash_listener::crash_listener() noexcept { detail::CrashListeners::add(this); }
 crash_listener::crash_listener(const crash_listener&) noexcept { detail::CrashListeners::add(this); }
 crash_listener::~crash_listener() { detail::CrashListeners::remove(this); }
 
-void fault_point(std::string_view name, std::source_location loc) { detail::maybe_crash(name, {}, nullptr, loc); }
-void fault_point(std::string_view name, std::string_view label, std::uint64_t number, std::source_location loc) {
+void fault_point(std::string_view name, duet::source_location loc) { detail::maybe_crash(name, {}, nullptr, loc); }
+void fault_point(std::string_view name, std::string_view label, std::uint64_t number, duet::source_location loc) {
   detail::maybe_crash(name, label, &number, loc);
 }
 

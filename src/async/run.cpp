@@ -66,7 +66,7 @@ std::string waits_text(const fiber::RunResult& r) {
   return s;
 }
 
-void record_trace(const fiber::Scheduler& sched, std::source_location loc, std::string& sink) {
+void record_trace(const fiber::Scheduler& sched, duet::source_location loc, std::string& sink) {
   const fiber::RunResult& r = sched.result();
   sink += "duet::run at " + fiber::location(loc) + ": " + std::to_string(r.fibers.size()) +
           (r.fibers.size() == 1 ? " fiber, " : " fibers, ") + std::to_string(r.steps) + " steps";
@@ -90,7 +90,12 @@ void frame_free(void* p, std::size_t size) noexcept {
 #ifdef DUET_LSAN
   if (t_frames) t_frames->erase(p);
 #endif
+#if defined(__cpp_sized_deallocation)
   ::operator delete(p, size);
+#else  // Clang without -fsized-deallocation
+  (void)size;
+  ::operator delete(p);
+#endif
 }
 
 fiber::Runtime& runtime_for(const char* what) {
@@ -99,7 +104,7 @@ fiber::Runtime& runtime_for(const char* what) {
   return *rt;
 }
 
-std::exception_ptr run_root(std::function<void()>& root, const AsyncOptions& options, std::source_location loc) {
+std::exception_ptr run_root(std::function<void()>& root, const AsyncOptions& options, duet::source_location loc) {
   Source* src = case_source();
   std::optional<Source> own;
   if (!src) {

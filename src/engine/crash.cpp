@@ -112,7 +112,7 @@ CrashGuard::CrashGuard(std::string name) {
   }();
   (void)exit_handlers;
   state.name = std::move(name);
-  state.alt_stack.assign(64 * 1024, 0);
+  if (state.alt_stack.empty()) state.alt_stack.resize(64 * 1024);  // kept from check to check
   stack_t ss{};
   ss.ss_sp = state.alt_stack.data();
   ss.ss_size = state.alt_stack.size();

@@ -35,6 +35,11 @@ struct Isolation::Shared {
   SearchCounts counts;
   volatile std::uint64_t choice_count, span_count, concurrent_start;
   volatile std::uint64_t trace_len, calling_len;
+  // A shrink in the child: the last case it kept.
+  volatile std::uint64_t shrink_tried, shrink_kept, best_count, best_span_count, best_mark, candidate_count;
+  std::uint64_t best[kChoices];
+  std::uint64_t candidate[kChoices];
+  Source::Span best_spans[kSpans];
   char trace[kTrace];
   char calling[kCalling];
   Source::Span spans[kSpans];
@@ -410,6 +415,51 @@ void Isolation::begin_case(const Source& src) {
 void Isolation::end_case() {
   child_shared->case_started_ns = 0;
   child_tap.source = nullptr;
+}
+
+void Isolation::shrink_tried(const std::vector<std::uint64_t>& candidate) {
+  Shared& s = *child_shared;
+  s.shrink_tried = s.shrink_tried + 1;
+  s.candidate_count = 0;
+  if (candidate.size() > Shared::kChoices) return;
+  std::copy(candidate.begin(), candidate.end(), s.candidate);
+  s.candidate_count = candidate.size() + 1;  // +1: 0 means none
+}
+
+void Isolation::shrink_kept(const std::vector<std::uint64_t>& choices, const std::vector<Source::Span>& spans, std::size_t mark) {
+  Shared& s = *child_shared;
+  if (choices.size() > Shared::kChoices || spans.size() > Shared::kSpans) return;  // too big to keep: the last one stays
+  s.best_count = 0;  // invalid while it is rewritten
+  std::copy(choices.begin(), choices.end(), s.best);
+  std::copy(spans.begin(), spans.end(), s.best_spans);
+  s.best_span_count = spans.size();
+  s.best_mark = mark;
+  s.shrink_kept = s.shrink_kept + 1;
+  s.best_count = choices.size() + 1;  // +1: 0 means none
+}
+
+ShrinkProgress Isolation::shrink_progress() const {
+  const Shared& s = *shared_;
+  ShrinkProgress p;
+  p.tried = s.shrink_tried;
+  p.kept = s.shrink_kept;
+  if (const std::size_t c = static_cast<std::size_t>(s.candidate_count); c > 0 && c - 1 <= Shared::kChoices)
+    p.candidate.assign(s.candidate, s.candidate + (c - 1));
+  const std::size_t n = static_cast<std::size_t>(s.best_count);
+  if (n > 0 && n - 1 <= Shared::kChoices && s.best_span_count <= Shared::kSpans) {
+    p.accepted = true;
+    p.choices.assign(s.best, s.best + (n - 1));
+    p.spans.assign(s.best_spans, s.best_spans + static_cast<std::size_t>(s.best_span_count));
+    p.mark = static_cast<std::size_t>(s.best_mark);
+  }
+  return p;
+}
+
+void Isolation::reset_shrink_progress() {
+  shared_->shrink_tried = 0;
+  shared_->shrink_kept = 0;
+  shared_->best_count = 0;
+  shared_->candidate_count = 0;
 }
 
 SearchCounts& Isolation::child_counts() { return child_shared->counts; }

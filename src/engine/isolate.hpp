@@ -58,6 +58,16 @@ struct Remains {
   double case_ms = 0;          // how long the case had run
 };
 
+/// A shrink running in the child: how far it got (shared memory, so that it survives a death).
+struct ShrinkProgress {
+  bool accepted = false;  // choices/spans/mark hold the last case kept
+  std::vector<std::uint64_t> choices;
+  std::vector<Source::Span> spans;
+  std::size_t mark = Source::kNoMark;
+  std::uint64_t tried = 0, kept = 0;
+  std::vector<std::uint64_t> candidate;  // the candidate being replayed (what the child died on)
+};
+
 class Isolation {
  public:
   /// Runs in the child: one request's answer.
@@ -85,6 +95,12 @@ class Isolation {
   static void end_case();
   /// The search counters, to update in place.
   static SearchCounts& child_counts();
+  /// A shrink in the child: one more candidate tried; a case kept.
+  static void shrink_tried(const std::vector<std::uint64_t>& candidate);
+  static void shrink_kept(const std::vector<std::uint64_t>& choices, const std::vector<Source::Span>& spans, std::size_t mark);
+  /// The parent's view of it (reset before each shrink request).
+  ShrinkProgress shrink_progress() const;
+  void reset_shrink_progress();
   /// Records a traced case's steps in shared memory as it runs.
   static CaseObserver* observer();
   /// True in a child process of isolation mode.

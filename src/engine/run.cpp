@@ -307,7 +307,8 @@ struct Runner {
     return o;
   }
   // Freed when memory runs out, so that the report can still be made.
-  mutable std::unique_ptr<char[]> reserve = std::make_unique<char[]>(4 << 20);
+  // Not zeroed: untouched, the pages cost nothing (a fuzzer runs a check per input).
+  mutable std::unique_ptr<char[]> reserve = std::make_unique_for_overwrite<char[]>(4 << 20);
 
   /// A token's contents for a case of this run.
   ReplayRecord record(std::uint64_t cases, std::uint64_t shrink_steps, std::vector<std::uint64_t> choices,
@@ -330,13 +331,18 @@ struct Runner {
   /// With `bytes`, the case those bytes describe (a fuzzer's input) instead.
   CaseRun run_one(std::optional<std::uint64_t> seed, const std::vector<std::uint64_t>& choices, bool traced,
                   bool record_pass, const std::string* bytes = nullptr) const {
-    if (!iso) {
+    // In process; or, in isolation's child, the child's own runs (a shrink it runs itself).
+    if (!iso || Isolation::in_child()) {
       CaseRun r;
       Source src = bytes ? Source::from_bytes(std::span(reinterpret_cast<const std::uint8_t*>(bytes->data()), bytes->size()))
                    : seed ? Source::from_seed(*seed)
                           : Source::replay(choices);
       r.trace.record_pass = record_pass;
+      if (iso && traced) r.trace.observer = Isolation::observer();  // a death still has its trace
+      if (iso) Isolation::begin_case(src);
       r.outcome = run(src, traced ? &r.trace : nullptr);
+      if (iso) Isolation::end_case();
+      r.trace.observer = nullptr;
       r.choices = src.choices();
       r.spans = src.spans();
       r.concurrent_start = src.concurrent_start();
@@ -413,6 +419,85 @@ struct Runner {
     return r;
   }
 
+  /// Shrinking under isolation: the child runs the shrinker itself (no round trip per
+  /// candidate), recording each case it keeps in shared memory. A candidate that kills the child
+  /// is a failing case like any other: the shrink goes on in a new child from the smaller of it
+  /// and the last case kept, within what is left of the budget.
+  ShrinkOutcome isolated_shrink(std::vector<std::uint64_t> best, std::vector<Source::Span> spans, std::size_t mark,
+                                const ShrinkBudget& budget, Progress& progress) const {
+    ShrinkOutcome total;
+    // What the candidates that killed a child did, by candidate: a new child's shrinker, which
+    // starts its passes over, gets the same answer for them without running them again.
+    std::map<std::vector<std::uint64_t>, CaseRun> deaths;
+    const auto deadline = Clock::now() + budget.max_time;
+    const std::size_t original = best.size();
+    for (;;) {
+      const auto left = deadline - Clock::now();
+      if (total.tried >= budget.max_tries || left <= Clock::duration::zero()) {
+        total.stop = total.tried >= budget.max_tries ? ShrinkStop::step_budget : ShrinkStop::time_budget;
+        break;
+      }
+      WireWriter w;
+      w.u64('K');
+      w.u64s(best);
+      write_spans(w, spans);
+      w.u64(mark);
+      w.u64(budget.max_tries - total.tried);
+      w.u64(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(left).count()));
+      w.u64(deaths.size());
+      for (const auto& [candidate, run] : deaths) {
+        w.u64s(candidate);
+        w.u64s(run.choices);
+        write_spans(w, run.spans);
+        w.u64(run.concurrent_start);
+      }
+      iso->reset_shrink_progress();
+      std::optional<std::string> answer = iso->call(w.bytes(), [&] {
+        if (!progress.due()) return;
+        const ShrinkProgress sp = iso->shrink_progress();
+        progress.print("shrinking", std::to_string(total.tried + sp.tried) + " replays, smallest failing case " +
+                                        std::to_string(sp.accepted ? sp.choices.size() : best.size()) + " choices (from " +
+                                        std::to_string(original) + "), " + progress.elapsed(s.shrink_time) +
+                                        ", in a child process");
+      });
+      if (answer) {
+        WireReader r(*answer);
+        total.choices = r.u64s();
+        total.accepted += r.u64();
+        total.tried += r.u64();
+        total.stop = static_cast<ShrinkStop>(r.u64());
+        if (r.boolean()) {  // the child's record of the failing run of those choices (thread timing)
+          Trace trace = read_trace(r);
+          CaseOutcome o = read_outcome(r);
+          remember_failure(total.choices, std::move(trace), o);
+        }
+        return total;
+      }
+      // The child died on a candidate: that candidate failed. Go on from the smaller of it and
+      // the last case the child kept.
+      const ShrinkProgress sp = iso->shrink_progress();
+      total.tried += sp.tried;
+      total.accepted += sp.kept;
+      if (sp.accepted) {
+        best = sp.choices;
+        spans = sp.spans;
+        mark = sp.mark;
+      }
+      CaseRun dead = died(p.cheap_trace);
+      if (dead.outcome.kind != CaseOutcome::Kind::fail) break;  // died outside the case: keep what we have
+      deaths[sp.candidate] = dead;
+      if (shrink_smaller(dead.choices, dead.concurrent_start, best, mark)) {
+        remember_failure(dead.choices, std::move(dead.trace), dead.outcome);
+        best = std::move(dead.choices);
+        spans = std::move(dead.spans);
+        mark = dead.concurrent_start;
+        ++total.accepted;
+      }
+    }
+    total.choices = std::move(best);
+    return total;
+  }
+
   /// The child's side of run_one and of the search.
   std::string serve(const std::string& request) const {
     WireReader r(request);
@@ -440,6 +525,49 @@ struct Runner {
       run.spans = src.spans();
       run.concurrent_start = src.concurrent_start();
       write_run(w, run, traced);
+    } else if (kind == 'K') {  // a shrink (isolated_shrink)
+      std::vector<std::uint64_t> choices = r.u64s();
+      std::vector<Source::Span> spans = read_spans(r);
+      const std::size_t mark = static_cast<std::size_t>(r.u64());
+      ShrinkBudget budget;
+      budget.max_tries = r.u64();
+      budget.max_time = std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(r.u64()));
+      std::map<std::vector<std::uint64_t>, Replayed> deaths;  // candidates that killed an earlier child
+      for (std::uint64_t n = r.u64(); n > 0; --n) {
+        std::vector<std::uint64_t> candidate = r.u64s();
+        Replayed dead;
+        dead.fails = true;
+        dead.consumed = r.u64s();
+        dead.spans = read_spans(r);
+        dead.concurrent_start = static_cast<std::size_t>(r.u64());
+        deaths[std::move(candidate)] = std::move(dead);
+      }
+      const ShrinkOutcome so = shrink(
+          std::move(choices), std::move(spans),
+          [&](const std::vector<std::uint64_t>& c) {
+            if (auto it = deaths.find(c); it != deaths.end()) return it->second;
+            Isolation::shrink_tried(c);
+            return replay(c);
+          },
+          budget, mark,
+          [](const std::vector<std::uint64_t>& c, const std::vector<Source::Span>& sp, std::size_t m) {
+            Isolation::shrink_kept(c, sp, m);
+          });
+      w.u64s(so.choices);
+      w.u64(so.accepted);
+      w.u64(so.tried);
+      w.u64(static_cast<std::uint64_t>(so.stop));
+      const auto seen = seen_failures.find(so.choices);
+      w.boolean(seen != seen_failures.end());
+      if (seen != seen_failures.end()) {
+        write_trace(w, seen->second.trace);
+        CaseOutcome o;
+        o.kind = CaseOutcome::Kind::fail;
+        o.message = seen->second.message;
+        o.failing_step = seen->second.failing_step;
+        o.commands = seen->second.commands;
+        write_outcome(w, o);
+      }
     } else {  // 'S': the search
       const std::int64_t start_ns = static_cast<std::int64_t>(r.u64());
       const Clock::time_point start{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(start_ns))};
@@ -658,7 +786,8 @@ struct Runner {
       std::uint64_t replays = 0, failing = 0;
       std::size_t smallest = original.size();
       // Each replay is watched as a case of its own: a shrink may take longer than one case may.
-      ShrinkOutcome so = shrink(
+      ShrinkOutcome so = iso ? isolated_shrink(original, failed_case.spans, failed_case.concurrent_start, budget, progress)
+                             : shrink(
           original, failed_case.spans,
           [&](const auto& c) {
             if (monitor) monitor->start(original_token);
@@ -702,6 +831,7 @@ struct Runner {
     if (o.kind == CaseOutcome::Kind::fail) remember_failure(run.choices, std::move(run.trace), o);
     ReportData data;
     data.name = s.name;
+    data.from_bytes = true;
     data.cases = 1;
     data.attempts = o.attempts;
     data.rejected = o.rejected;
@@ -964,7 +1094,8 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   std::unique_ptr<AssertionCapture> capture;
   if (auto factory = assertion_capture()) capture = factory();
   runner.params.capture = capture.get();
-  Monitor monitor(s.name, s.case_timeout);
+  // A fuzzer watches its inputs for hangs itself (-timeout): no watchdog thread per input.
+  Monitor monitor(s.name, bytes ? 0.0 : s.case_timeout);
   monitor.crash.set_header(runner.record(0, 0, {}, std::nullopt));
   monitor.watchdog.seed_token = [&runner](std::uint64_t case_seed, std::uint64_t index) {
     return encode_token(runner.record(index + 1, 0, {}, case_seed));

@@ -94,15 +94,16 @@ std::string format_report(const ReportData& d) {
     out += "error: " + d.message + "\n  nothing was tested";
   } else {
     if (d.trace.diagram.empty()) {
-      out += "failed after " + plural(d.cases, "case", "cases") + " (seed " + hex(d.seed) + "); " +
-             shrunk_to(d, plural(d.trace.steps.size(), "step", "steps"));
+      out += (d.from_bytes ? std::string("failed on a fuzzer's input")
+                           : "failed after " + plural(d.cases, "case", "cases") + " (seed " + hex(d.seed) + ")") +
+             "; " + shrunk_to(d, plural(d.trace.steps.size(), "step", "steps"));
     } else {
       std::size_t calls = d.trace.y_prefix.size() + d.trace.y_suffix.size();
       for (const auto& b : d.trace.y_branches) calls += b.size();
       // On threads, whether the branches ran at once at all is part of what the failure shows.
-      out += "failed after " + plural(d.cases, "program", "programs") + ", " +
+      out += (d.from_bytes ? std::string("failed on a fuzzer's input, ") : "failed after " + plural(d.cases, "program", "programs") + ", ") +
              (d.cpus > 0 ? overlap_text(d.trials, d.overlapped, d.cpus) : plural(d.trials, "trial", "trials")) +
-             " (seed " + hex(d.seed) + "); " + shrunk_to(d, plural(calls, "call", "calls"));
+             (d.from_bytes ? std::string() : " (seed " + hex(d.seed) + ")") + "; " + shrunk_to(d, plural(calls, "call", "calls"));
     }
   }
   out += "\n";

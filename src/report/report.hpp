@@ -32,6 +32,7 @@ struct ReportData {
   std::uint64_t overlapped = 0, cpus = 0;  // on threads: trials whose branches overlapped; CPUs seen
   double search_seconds = 0, shrink_seconds = 0;
   bool replayed = false;  // this report comes from DUET_REPLAY
+  bool from_bytes = false;  // the case came from a fuzzer's input (or a file of one), not a seed
   bool died = false;  // isolation: the case ends its process (the replay needs DUET_FORK=1)
   std::string death_output;  // isolation: what the dead child last wrote to stderr (a sanitizer's report)
   std::string token;

@@ -19,6 +19,8 @@ class Shrinker {
       : current_(std::move(choices)), spans_(std::move(spans)), mark_(concurrent_start), replay_(replay), budget_(budget),
         deadline_(std::chrono::steady_clock::now() + budget.max_time) {}
 
+  void set_on_accept(OnAccept f) { on_accept_ = std::move(f); }
+
   ShrinkOutcome run() {
     bool improved = true;
     while (improved && !out_of_budget()) {
@@ -68,18 +70,13 @@ class Shrinker {
     spans_ = std::move(r.spans);
     mark_ = r.concurrent_start;
     ++accepted_;
+    if (on_accept_) on_accept_(current_, spans_, mark_);
     return true;
   }
 
   // The order every accepted step decreases: length, then choices in the concurrent part,
   // then lexicographic. Well founded, so shrinking ends.
-  bool smaller(const std::vector<std::uint64_t>& c, std::size_t c_mark) const {
-    if (c.size() != current_.size()) return c.size() < current_.size();
-    const std::size_t ours = mark_ == Source::kNoMark ? 0 : current_.size() - std::min(mark_, current_.size());
-    const std::size_t theirs = c_mark == Source::kNoMark ? 0 : c.size() - std::min(c_mark, c.size());
-    if (ours != theirs) return theirs < ours;
-    return c < current_;
-  }
+  bool smaller(const std::vector<std::uint64_t>& c, std::size_t c_mark) const { return shrink_smaller(c, c_mark, current_, mark_); }
 
   // A call of a branch moved to the end of the sequential prefix: less concurrency to explain.
   bool move_into_sequential_part() {
@@ -492,6 +489,7 @@ class Shrinker {
   std::vector<Source::Span> spans_;
   std::size_t mark_;
   const Replay& replay_;
+  OnAccept on_accept_;
   ShrinkBudget budget_;
   std::chrono::steady_clock::time_point deadline_;
   mutable ShrinkStop stop_ = ShrinkStop::fixed_point;
@@ -500,9 +498,20 @@ class Shrinker {
 
 }  // namespace
 
+bool shrink_smaller(const std::vector<std::uint64_t>& a, std::size_t a_mark, const std::vector<std::uint64_t>& b,
+                    std::size_t b_mark) {
+  if (a.size() != b.size()) return a.size() < b.size();
+  const std::size_t ours = b_mark == Source::kNoMark ? 0 : b.size() - std::min(b_mark, b.size());
+  const std::size_t theirs = a_mark == Source::kNoMark ? 0 : a.size() - std::min(a_mark, a.size());
+  if (ours != theirs) return theirs < ours;
+  return a < b;
+}
+
 ShrinkOutcome shrink(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans, const Replay& replay,
-                     const ShrinkBudget& budget, std::size_t concurrent_start) {
-  return Shrinker(std::move(choices), std::move(spans), replay, budget, concurrent_start).run();
+                     const ShrinkBudget& budget, std::size_t concurrent_start, const OnAccept& on_accept) {
+  Shrinker s(std::move(choices), std::move(spans), replay, budget, concurrent_start);
+  s.set_on_accept(on_accept);
+  return s.run();
 }
 
 }  // namespace duet::detail

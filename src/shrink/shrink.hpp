@@ -41,9 +41,17 @@ struct ShrinkOutcome {
 
 /// Shrinks a failing case. "Smaller" is: fewer choices; then fewer of them in the concurrent
 /// part (after Source::mark_concurrent_start); then lexicographically lower.
+/// Told of each case the shrinker keeps (isolation mode records it where a crash cannot lose it).
+using OnAccept = std::function<void(const std::vector<std::uint64_t>& choices, const std::vector<Source::Span>& spans,
+                                    std::size_t concurrent_start)>;
+
 ShrinkOutcome shrink(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans,
                      const Replay& replay, const ShrinkBudget& budget,
-                     std::size_t concurrent_start = Source::kNoMark);
+                     std::size_t concurrent_start = Source::kNoMark, const OnAccept& on_accept = {});
+
+/// The order shrinking decreases: a (with its concurrent mark) is smaller than b.
+bool shrink_smaller(const std::vector<std::uint64_t>& a, std::size_t a_mark, const std::vector<std::uint64_t>& b,
+                    std::size_t b_mark);
 
 /// a comes before b in shortlex order.
 bool shortlex_less(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b);

@@ -5,7 +5,7 @@
 #include <duet/sync.hpp>
 
 #include <algorithm>
-#include <source_location>
+#include "duet/detail/source_location.hpp"
 #include <sstream>
 #include <string>
 #include <utility>
@@ -19,7 +19,7 @@ namespace {
 using namespace duet::fibertest;
 
 fb::TraceEvent event(std::uint32_t step, std::uint32_t fiber, fb::Op op, std::uint32_t object = fb::kNoObject,
-                     std::source_location loc = {}, fb::Value read = {}, fb::Value written = {}) {
+                     duet::source_location loc = {}, fb::Value read = {}, fb::Value written = {}) {
   fb::TraceEvent e;
   e.step = step;
   e.fiber = fiber;
@@ -38,7 +38,7 @@ fb::Value pointer(std::uint64_t bits) { return {bits, fb::ValueType::pointer}; }
 // A lost update: both fibers load 0, both store 1. Both locations are on one line, so the
 // expected cells differ by their text only.
 struct LostUpdate {
-  const std::source_location loc[2] = {std::source_location::current(), std::source_location::current()};
+  const duet::source_location loc[2] = {duet::source_location::current(), duet::source_location::current()};
   const std::string at = " format_test.cpp:" + std::to_string(loc[0].line());
   const std::string load = "load atomic#0 = 0" + at, store = "store atomic#0 := 1" + at;
   std::vector<fb::TraceEvent> trace = {

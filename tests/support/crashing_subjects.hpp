@@ -4,7 +4,8 @@
 #pragma once
 
 #include <duet/api.hpp>
-#include <duet/gtest.hpp>
+#include <duet/gen.hpp>
+#include <duet/state_machine.hpp>
 
 #include <cstdint>
 #include <cstdlib>

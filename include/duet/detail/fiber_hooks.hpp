@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <source_location>
+#include "duet/detail/source_location.hpp"
 #include <string_view>
 #include <type_traits>
 
@@ -139,34 +139,34 @@ Value value_of(const T& v) noexcept {
 /// Switch point: `op` on `object` is what the fiber does next. Returns when the fiber is picked
 /// to run it. A memory order other than seq_cst is remembered (the run executes it as seq_cst).
 void enter(Runtime&, Op op, ObjectKind kind, const void* object, std::memory_order order,
-           std::source_location loc) noexcept;
+           duet::source_location loc) noexcept;
 /// The pending operation was executed as `op` (cas or cas_fail, say), reading and/or writing
 /// the values given.
 void leave(Runtime&, Op op, Value read = {}, Value written = {}) noexcept;
 /// Blocks the fiber on its pending event's object until a notify on it wakes it (atomic wait).
 void block(Runtime&) noexcept;
 /// Wakes one or all fibers blocked on `object` (a condition variable or an atomic).
-void notify(Runtime&, ObjectKind kind, const void* object, bool all, std::source_location loc) noexcept;
+void notify(Runtime&, ObjectKind kind, const void* object, bool all, duet::source_location loc) noexcept;
 /// duet::yield(): a switch point where the fiber lets others run first.
-void yield(Runtime&, std::source_location loc) noexcept;
+void yield(Runtime&, duet::source_location loc) noexcept;
 /// duet::switch_point(): a switch point where the fiber may go on or another may run.
-void pause(Runtime&, std::source_location loc) noexcept;
+void pause(Runtime&, duet::source_location loc) noexcept;
 
-void lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::source_location loc) noexcept;
-bool try_lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::source_location loc) noexcept;
-void unlock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::source_location loc) noexcept;
+void lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, duet::source_location loc) noexcept;
+bool try_lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, duet::source_location loc) noexcept;
+void unlock(Runtime&, ObjectKind kind, const void* mutex, bool shared, duet::source_location loc) noexcept;
 
 /// Releases `mutex` (which the fiber must hold), waits on `cv`, reacquires `mutex`. A wait with a
 /// timeout (virtual nanoseconds, kNoTimeout for none) times out when no fiber of the run can
 /// proceed and its deadline is the earliest (virtual time advances only when all are idle).
 WakeReason cv_wait(Runtime&, const void* cv, const void* mutex, std::uint64_t timeout_ns,
-                   std::source_location loc) noexcept;
+                   duet::source_location loc) noexcept;
 
 /// An instrumented object constructed during a run gets a fresh identity (its address may be a
 /// dead object's). For a duet::var the construction counts as a write.
-void created(Runtime&, ObjectKind kind, const void* object, std::source_location loc) noexcept;
+void created(Runtime&, ObjectKind kind, const void* object, duet::source_location loc) noexcept;
 /// A duet::var's lifetime ends: checked for races like a write.
-void destroyed(Runtime&, ObjectKind kind, const void* object, std::source_location loc) noexcept;
+void destroyed(Runtime&, ObjectKind kind, const void* object, duet::source_location loc) noexcept;
 
 // ---- duet/async.hpp ----
 
@@ -179,11 +179,11 @@ void wake_all(Runtime&, const void* object) noexcept;
 /// Starts `body` as a new fiber of the run, which happens-after everything the caller did so
 /// far; returns its number. A switch point before. Past the run's fiber limit (16 alive at
 /// once), the run ends as misuse.
-std::uint32_t spawn(Runtime&, std::function<void()> body, std::source_location loc) noexcept;
+std::uint32_t spawn(Runtime&, std::function<void()> body, duet::source_location loc) noexcept;
 /// Sleeps `ns` of virtual time: a switch point, then a wait that only the clock ends.
-void sleep(Runtime&, std::uint64_t ns, std::source_location loc) noexcept;
+void sleep(Runtime&, std::uint64_t ns, duet::source_location loc) noexcept;
 /// Ends the run here as a crash of the subject (duet::fault_point): every fiber stops where it
 /// is, none is unwound. `what` says where ("disk.write, sector 3").
-[[noreturn]] void crash(Runtime&, std::string_view what, std::source_location loc) noexcept;
+[[noreturn]] void crash(Runtime&, std::string_view what, duet::source_location loc) noexcept;
 
 }  // namespace duet::detail::fiber

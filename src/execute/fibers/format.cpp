@@ -75,7 +75,7 @@ const char* outcome_name(Outcome o) noexcept {
   return "?";
 }
 
-std::string location(std::source_location loc) {
+std::string location(duet::source_location loc) {
   std::string file = loc.file_name();
   if (file.empty()) return "(no location)";
   if (const auto slash = file.find_last_of('/'); slash != std::string::npos) file.erase(0, slash + 1);

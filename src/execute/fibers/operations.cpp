@@ -45,7 +45,7 @@ void Runtime::record(Op op, Value read, Value written) {
   record_event(e, read, written);
 }
 
-void Runtime::enter(Op op, ObjectKind kind, const void* object, std::memory_order order, std::source_location loc) {
+void Runtime::enter(Op op, ObjectKind kind, const void* object, std::memory_order order, duet::source_location loc) {
   if (order != std::memory_order_seq_cst && !result.weak_order_used) {
     result.weak_order_used = true;
     result.weak_order_loc = loc;
@@ -143,7 +143,7 @@ void Runtime::observe(Op op, std::uint32_t object, Value read, Value written) {
 
 // ---- duet::var: FastTrack-style race check (last write, each fiber's last read) ----
 
-void Runtime::check_var(Op op, ObjectState& o, std::uint32_t object, std::source_location loc) {
+void Runtime::check_var(Op op, ObjectState& o, std::uint32_t object, duet::source_location loc) {
   Fiber& f = self();
   const Access now{current, op, static_cast<std::uint32_t>(trace.size() - 1), loc};  // its event is the last
   auto race = [&](const Access& earlier) {
@@ -166,7 +166,7 @@ void Runtime::check_var(Op op, ObjectState& o, std::uint32_t object, std::source
   o.write_epoch = f.clock[current];
 }
 
-void Runtime::created(ObjectKind kind, const void* object, std::source_location loc) {
+void Runtime::created(ObjectKind kind, const void* object, duet::source_location loc) {
   const std::uint32_t id = new_object(object, kind);
   if (kind == ObjectKind::var) {
     ObjectState& o = objects_[id];
@@ -175,7 +175,7 @@ void Runtime::created(ObjectKind kind, const void* object, std::source_location 
   }
 }
 
-void Runtime::destroyed(ObjectKind kind, const void* object, std::source_location loc) {
+void Runtime::destroyed(ObjectKind kind, const void* object, duet::source_location loc) {
   if (kind != ObjectKind::var) return;
   const std::uint32_t id = object_id(object, kind);
   // Not a switch point (destruction is the owner's own business), but an event: it can race.
@@ -185,13 +185,13 @@ void Runtime::destroyed(ObjectKind kind, const void* object, std::source_locatio
 
 // ---- yield and notify ----
 
-void Runtime::yield(std::source_location loc) {
+void Runtime::yield(duet::source_location loc) {
   self().yielding = true;
   enter(Op::yield, ObjectKind::none, nullptr, std::memory_order_seq_cst, loc);
   record(Op::yield);
 }
 
-void Runtime::notify(ObjectKind kind, const void* object, bool all, std::source_location loc) {
+void Runtime::notify(ObjectKind kind, const void* object, bool all, duet::source_location loc) {
   const Op op = all ? Op::notify_all : Op::notify_one;
   enter(op, kind, object, std::memory_order_seq_cst, loc);
   std::size_t woken = 0;
@@ -224,7 +224,7 @@ void Runtime::acquire_clocks(ObjectState& o, bool shared) {
   if (!shared) join(f.clock, o.read_clock);
 }
 
-void Runtime::lock(ObjectKind kind, const void* m, bool shared, std::source_location loc) {
+void Runtime::lock(ObjectKind kind, const void* m, bool shared, duet::source_location loc) {
   const Op op = shared ? Op::lock_shared : Op::lock;
   enter(op, kind, m, std::memory_order_seq_cst, loc);
   const std::uint32_t id = views_[current].pending.object;
@@ -235,7 +235,7 @@ void Runtime::lock(ObjectKind kind, const void* m, bool shared, std::source_loca
   self().unchanged = 0;
 }
 
-bool Runtime::try_lock(ObjectKind kind, const void* m, bool shared, std::source_location loc) {
+bool Runtime::try_lock(ObjectKind kind, const void* m, bool shared, duet::source_location loc) {
   enter(shared ? Op::try_lock_shared : Op::try_lock, kind, m, std::memory_order_seq_cst, loc);
   const std::uint32_t id = views_[current].pending.object;
   const bool ok = try_acquire(objects_[id], kind, shared);
@@ -248,7 +248,7 @@ bool Runtime::try_lock(ObjectKind kind, const void* m, bool shared, std::source_
 
 // Builds the message in the result and returns: the caller then stops the run, once no
 // temporary string is left on this fiber's stack (an abandoned stack is never unwound).
-void Runtime::set_misuse(std::string_view what, ObjectKind kind, std::string_view detail, std::source_location loc) {
+void Runtime::set_misuse(std::string_view what, ObjectKind kind, std::string_view detail, duet::source_location loc) {
   result.outcome = Outcome::misuse;
   result.misuse = "fiber " + std::to_string(current) + ": ";
   result.misuse += what;
@@ -257,7 +257,7 @@ void Runtime::set_misuse(std::string_view what, ObjectKind kind, std::string_vie
   result.misuse += " at " + location(loc);
 }
 
-void Runtime::unlock(ObjectKind kind, const void* m, bool shared, std::source_location loc) {
+void Runtime::unlock(ObjectKind kind, const void* m, bool shared, duet::source_location loc) {
   const Op op = shared ? Op::unlock_shared : Op::unlock;
   enter(op, kind, m, std::memory_order_seq_cst, loc);
   Fiber& f = self();
@@ -288,7 +288,7 @@ void Runtime::unlock(ObjectKind kind, const void* m, bool shared, std::source_lo
 
 // ---- condition variables ----
 
-WakeReason Runtime::cv_wait(const void* cv, const void* m, std::uint64_t timeout_ns, std::source_location loc) {
+WakeReason Runtime::cv_wait(const void* cv, const void* m, std::uint64_t timeout_ns, duet::source_location loc) {
   enter(Op::wait, ObjectKind::condition_variable, cv, std::memory_order_seq_cst, loc);
   Fiber& f = self();
   const std::uint32_t mid = object_id(m, ObjectKind::mutex);
@@ -325,13 +325,13 @@ WakeReason Runtime::cv_wait(const void* cv, const void* m, std::uint64_t timeout
 
 // ---- duet/async.hpp ----
 
-void Runtime::sleep(std::uint64_t ns, std::source_location loc) {
+void Runtime::sleep(std::uint64_t ns, duet::source_location loc) {
   enter(Op::sleep, ObjectKind::none, nullptr, std::memory_order_seq_cst, loc);
   record(Op::sleep, {}, {ns, ValueType::duration});
   block(false, ns);
 }
 
-void Runtime::crash(std::string_view what, std::source_location loc) {
+void Runtime::crash(std::string_view what, duet::source_location loc) {
   result.outcome = Outcome::crashed;
   result.crash = what;
   result.crash_loc = loc;
@@ -342,42 +342,42 @@ void Runtime::crash(std::string_view what, std::source_location loc) {
 // ---- the hooks (fiber_hooks.hpp) ----
 
 void enter(Runtime& rt, Op op, ObjectKind kind, const void* object, std::memory_order order,
-           std::source_location loc) noexcept {
+           duet::source_location loc) noexcept {
   rt.enter(op, kind, object, order, loc);
 }
 void leave(Runtime& rt, Op op, Value read, Value written) noexcept { rt.leave(op, read, written); }
 void block(Runtime& rt) noexcept { rt.block(true); }
-void notify(Runtime& rt, ObjectKind kind, const void* object, bool all, std::source_location loc) noexcept {
+void notify(Runtime& rt, ObjectKind kind, const void* object, bool all, duet::source_location loc) noexcept {
   rt.notify(kind, object, all, loc);
 }
-void yield(Runtime& rt, std::source_location loc) noexcept { rt.yield(loc); }
-void pause(Runtime& rt, std::source_location loc) noexcept {
+void yield(Runtime& rt, duet::source_location loc) noexcept { rt.yield(loc); }
+void pause(Runtime& rt, duet::source_location loc) noexcept {
   rt.enter(Op::pause, ObjectKind::none, nullptr, std::memory_order_seq_cst, loc);
   rt.leave(Op::pause, {}, {});
 }
-void lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::source_location loc) noexcept {
+void lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, duet::source_location loc) noexcept {
   rt.lock(kind, m, shared, loc);
 }
-bool try_lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::source_location loc) noexcept {
+bool try_lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, duet::source_location loc) noexcept {
   return rt.try_lock(kind, m, shared, loc);
 }
-void unlock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::source_location loc) noexcept {
+void unlock(Runtime& rt, ObjectKind kind, const void* m, bool shared, duet::source_location loc) noexcept {
   rt.unlock(kind, m, shared, loc);
 }
-WakeReason cv_wait(Runtime& rt, const void* cv, const void* m, std::uint64_t timeout_ns, std::source_location loc) noexcept {
+WakeReason cv_wait(Runtime& rt, const void* cv, const void* m, std::uint64_t timeout_ns, duet::source_location loc) noexcept {
   return rt.cv_wait(cv, m, timeout_ns, loc);
 }
 WakeReason block_for(Runtime& rt, std::uint64_t timeout_ns) noexcept { return rt.block(true, timeout_ns); }
 void wake_all(Runtime& rt, const void* object) noexcept { rt.wake_all(object); }
-std::uint32_t spawn(Runtime& rt, std::function<void()> body, std::source_location loc) noexcept {
+std::uint32_t spawn(Runtime& rt, std::function<void()> body, duet::source_location loc) noexcept {
   return rt.spawn(std::move(body), loc);
 }
-void sleep(Runtime& rt, std::uint64_t ns, std::source_location loc) noexcept { rt.sleep(ns, loc); }
-void crash(Runtime& rt, std::string_view what, std::source_location loc) noexcept { rt.crash(what, loc); }
-void created(Runtime& rt, ObjectKind kind, const void* object, std::source_location loc) noexcept {
+void sleep(Runtime& rt, std::uint64_t ns, duet::source_location loc) noexcept { rt.sleep(ns, loc); }
+void crash(Runtime& rt, std::string_view what, duet::source_location loc) noexcept { rt.crash(what, loc); }
+void created(Runtime& rt, ObjectKind kind, const void* object, duet::source_location loc) noexcept {
   rt.created(kind, object, loc);
 }
-void destroyed(Runtime& rt, ObjectKind kind, const void* object, std::source_location loc) noexcept {
+void destroyed(Runtime& rt, ObjectKind kind, const void* object, duet::source_location loc) noexcept {
   rt.destroyed(kind, object, loc);
 }
 

@@ -247,7 +247,7 @@ void Runtime::start_fiber(std::uint32_t i, [[maybe_unused]] void* return_tsan_fi
 // A fiber of the run starts another. A fresh slot if one is left, else a finished fiber's: its
 // clock entry continues from the old fiber's, so epochs stay monotonic per slot (a race between
 // the old fiber and the new one in its slot goes unseen: that is the price of reuse).
-std::uint32_t Runtime::spawn(std::function<void()>&& body, std::source_location loc) {
+std::uint32_t Runtime::spawn(std::function<void()>&& body, duet::source_location loc) {
   enter(Op::spawn, ObjectKind::none, nullptr, std::memory_order_seq_cst, loc);
   std::uint32_t slot = kNoFiber;
   if (n_ < kMaxFibers) {

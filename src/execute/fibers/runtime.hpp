@@ -138,22 +138,22 @@ class Runtime {
   const RunResult& run(std::span<const std::function<void()>> branches, Picker& picker);
 
   // ---- the hooks' implementations (fiber side) ----
-  void enter(Op op, ObjectKind kind, const void* object, std::memory_order order, std::source_location loc);
+  void enter(Op op, ObjectKind kind, const void* object, std::memory_order order, duet::source_location loc);
   void leave(Op op, Value read, Value written);
   /// Blocks on the pending event's object until woken, or until `timeout_ns` of virtual time.
   WakeReason block(bool announce, std::uint64_t timeout_ns = kNoTimeout);
-  void notify(ObjectKind kind, const void* object, bool all, std::source_location loc);
-  void yield(std::source_location loc);
-  void lock(ObjectKind kind, const void* m, bool shared, std::source_location loc);
-  bool try_lock(ObjectKind kind, const void* m, bool shared, std::source_location loc);
-  void unlock(ObjectKind kind, const void* m, bool shared, std::source_location loc);
-  WakeReason cv_wait(const void* cv, const void* m, std::uint64_t timeout_ns, std::source_location loc);
-  void created(ObjectKind kind, const void* object, std::source_location loc);
-  void destroyed(ObjectKind kind, const void* object, std::source_location loc);
+  void notify(ObjectKind kind, const void* object, bool all, duet::source_location loc);
+  void yield(duet::source_location loc);
+  void lock(ObjectKind kind, const void* m, bool shared, duet::source_location loc);
+  bool try_lock(ObjectKind kind, const void* m, bool shared, duet::source_location loc);
+  void unlock(ObjectKind kind, const void* m, bool shared, duet::source_location loc);
+  WakeReason cv_wait(const void* cv, const void* m, std::uint64_t timeout_ns, duet::source_location loc);
+  void created(ObjectKind kind, const void* object, duet::source_location loc);
+  void destroyed(ObjectKind kind, const void* object, duet::source_location loc);
   void wake_all(const void* object) { wake(object, true, WakeReason::notified, nullptr); }
-  std::uint32_t spawn(std::function<void()>&& body, std::source_location loc);
-  void sleep(std::uint64_t ns, std::source_location loc);
-  [[noreturn]] void crash(std::string_view what, std::source_location loc);
+  std::uint32_t spawn(std::function<void()>&& body, duet::source_location loc);
+  void sleep(std::uint64_t ns, duet::source_location loc);
+  [[noreturn]] void crash(std::string_view what, duet::source_location loc);
 
   SchedulerConfig config;
   RunResult result;
@@ -171,7 +171,7 @@ class Runtime {
   void wake(const void* object, bool all, WakeReason why, std::size_t* woken);
   void transfer(std::uint32_t next);
   [[noreturn]] void stop_run();
-  void set_misuse(std::string_view what, ObjectKind kind, std::string_view detail, std::source_location loc);
+  void set_misuse(std::string_view what, ObjectKind kind, std::string_view detail, duet::source_location loc);
   // Context switching (the sanitizer annotations live in these).
   void start_fiber(std::uint32_t i, void* return_tsan_fiber);
   void release_fibers(bool all);
@@ -185,7 +185,7 @@ class Runtime {
   void record(Op op, Value read = {}, Value written = {});  // the pending event, executed as `op`
   void record_event(const Event& e, Value read = {}, Value written = {});
   void observe(Op op, std::uint32_t object, Value read, Value written);
-  void check_var(Op op, ObjectState& o, std::uint32_t object, std::source_location loc);
+  void check_var(Op op, ObjectState& o, std::uint32_t object, duet::source_location loc);
   bool try_acquire(ObjectState& o, ObjectKind kind, bool shared);
   void acquire_clocks(ObjectState& o, bool shared);
 
@@ -215,7 +215,7 @@ class Runtime {
 };
 
 /// "file:line", the file without its directories.
-std::string location(std::source_location loc);
+std::string location(duet::source_location loc);
 /// A virtual-time duration as a trace prints it: "30s", "250ms", "1500us", "7ns".
 std::string duration_text(std::uint64_t ns);
 

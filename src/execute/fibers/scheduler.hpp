@@ -18,7 +18,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
-#include <source_location>
+#include "duet/detail/source_location.hpp"
 #include <span>
 #include <string>
 #include <vector>
@@ -42,7 +42,7 @@ struct Event {
   /// Run-local number of the object, by first appearance in the run (or construction during
   /// it): stable across replays, unlike addresses. kNoObject for start, yield.
   std::uint32_t object = kNoObject;
-  std::source_location loc{};
+  duet::source_location loc{};
 };
 
 struct TraceEvent {
@@ -156,7 +156,7 @@ struct Access {
   std::uint32_t fiber = kNoFiber;
   Op op = Op::read;
   std::uint32_t step = 0;
-  std::source_location loc{};
+  duet::source_location loc{};
 };
 struct DataRace {
   std::uint32_t object = kNoObject;
@@ -172,12 +172,12 @@ struct RunResult {
   DataRace race;                      // data_race
   std::string misuse;                 // misuse: what and where
   std::string crash;                  // crashed: the fault point ("disk.write, sector 3")
-  std::source_location crash_loc{};
+  duet::source_location crash_loc{};
   /// Virtual time (ns, duet::virtual_clock) when the run began and ended.
   std::uint64_t start_ns = 0, end_ns = 0;
   /// A non-seq_cst memory order was used in this run (it executed as seq_cst): the first one.
   bool weak_order_used = false;
-  std::source_location weak_order_loc{};
+  duet::source_location weak_order_loc{};
 };
 
 /// One trace line: step, fiber, operation, object, value, file:line. Pointer values print as
