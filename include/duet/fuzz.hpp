@@ -33,7 +33,7 @@ using FuzzTarget = std::function<CheckResult(std::span<const std::uint8_t> bytes
 
 /// A state-machine spec's target (duet::check_sequential_bytes).
 ///
-///   DUET_FUZZ_TARGET(duet::fuzz_sequential<RingBufferSpec>())
+///   duet::FuzzTarget target = duet::fuzz_sequential<RingBufferSpec>();  // DUET_FUZZ_TARGET(target)
 template <class Spec>
 FuzzTarget fuzz_sequential() {
   return [](std::span<const std::uint8_t> bytes, const Config& config) { return check_sequential_bytes<Spec>(bytes, config); };
@@ -41,7 +41,7 @@ FuzzTarget fuzz_sequential() {
 
 /// A duet::Api spec's target (Api::check_bytes); the Api is copied into the target.
 ///
-///   DUET_FUZZ_TARGET(duet::fuzz_api(persistent::spec(ed::make, ed::get, ed::set)))
+///   duet::FuzzTarget target = duet::fuzz_api(persistent::spec(ed::make, ed::get, ed::set));
 inline FuzzTarget fuzz_api(Api api, ApiOptions options = {}) {
   return [api = std::move(api), options](std::span<const std::uint8_t> bytes, const Config& config) {
     return api.check_bytes(bytes, config, options);
@@ -51,7 +51,7 @@ inline FuzzTarget fuzz_api(Api api, ApiOptions options = {}) {
 /// A parallel check on the fiber scheduler: the bytes choose the program and its schedules.
 /// (On threads the outcome would depend on timing, not on the bytes: use fibers.)
 ///
-///   DUET_FUZZ_TARGET(duet::fuzz_parallel<CounterSpec>({.executor = duet::fibers()}))
+///   duet::FuzzTarget target = duet::fuzz_parallel<CounterSpec>({.executor = duet::fibers()});
 template <class Spec>
 FuzzTarget fuzz_parallel(ParallelConfig pc) {
   return [pc](std::span<const std::uint8_t> bytes, const Config& config) { return check_parallel_bytes<Spec>(bytes, pc, config); };

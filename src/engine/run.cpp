@@ -752,6 +752,7 @@ struct Runner {
     data.overlapped = o.overlapped;
     data.cpus = o.cpus;
     data.replayed = true;
+    data.from_bytes = rec.cases == 0;  // a search fails after 1 case or more: 0 marks a fuzzer's input
     data.search_seconds = since(start);
     CheckResult r = finish(std::move(data), rec.choices, rec.case_seed, o.commands);
     r.seconds = since(start);
@@ -832,7 +833,7 @@ struct Runner {
     ReportData data;
     data.name = s.name;
     data.from_bytes = true;
-    data.cases = 1;
+    data.cases = 0;  // no seeded case: its token says so (0 cases), and so does its replay's report
     data.attempts = o.attempts;
     data.rejected = o.rejected;
     data.trials = o.trials;

@@ -152,7 +152,7 @@ TEST(FuzzTargetsDeathTest, AFailingInputPrintsTheReportAndAborts) {
   ::setenv("DUET_OUTPUT_DIR", dir.c_str(), 1);
   EXPECT_DEATH(duet::detail::fuzz_one(duet_fuzz::persistent_array(), reinterpret_cast<const std::uint8_t*>(input.data()),
                                       input.size()),
-               "PersistentArray: failed after 1 case(.|\n)*replay: +DUET_REPLAY=duet1(.|\n)*aborting so that the fuzzer keeps it");
+               "PersistentArray: failed on a fuzzer's input(.|\n)*replay: +DUET_REPLAY=duet1(.|\n)*aborting so that the fuzzer keeps it");
   ::unsetenv("DUET_OUTPUT_DIR");
   // A passing input returns 0.
   const std::string passing = "\x00";

@@ -10,6 +10,7 @@
 // checks on real threads, a racy std::vector, checks with the default time budget) sit in
 // functions that are never called.
 #include <duet/async.hpp>
+#include <duet/fuzz.hpp>
 #include <duet/gtest.hpp>
 #include <duet/history.hpp>
 #include <duet/models/bindings.hpp>
@@ -41,6 +42,7 @@
 #include <vector>
 
 #include "avl.hpp"                     // docs/examples: the AVL sets (AvlSet below)
+#include "persistent_array.hpp"        // docs/examples: Ed's persistent arrays (fuzz.hpp)
 #include "ring_buffer.hpp"             // docs/examples: the tutorial's ring buffer and its spec
 #include "support/fiber_subjects.hpp"  // the counter on duet::atomic (CounterSpec, Counter)
 
@@ -211,6 +213,33 @@ struct StdVectorSpec {
 
 using CounterSpec = fiber_subjects::CounterSpec<true>;  // increments as a load then a store
 using Counter = fiber_subjects::Counter<true>;
+
+// ---- fuzz.hpp and check_parallel_bytes: each target runs a fuzzer's input ----
+
+std::span<const std::uint8_t> some_input() {
+  static const std::array<std::uint8_t, 24> bytes{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4};
+  return bytes;
+}
+
+TEST(DocExamples, FuzzSequential) {
+  duet::FuzzTarget target = duet::fuzz_sequential<RingBufferSpec>();  // DUET_FUZZ_TARGET(target)
+  EXPECT_NE(target(some_input(), {}).status, duet::CheckResult::Status::error);
+}
+
+TEST(DocExamples, FuzzApi) {
+  namespace ed = persistent::ed;
+  duet::FuzzTarget target = duet::fuzz_api(persistent::spec(ed::make, ed::get, ed::set));
+  EXPECT_NE(target(some_input(), {.output_dir = ::testing::TempDir() + "duet-doc"}).status, duet::CheckResult::Status::error);
+}
+
+TEST(DocExamples, FuzzParallel) {
+  duet::FuzzTarget target = duet::fuzz_parallel<CounterSpec>({.executor = duet::fibers()});
+  EXPECT_NE(target(some_input(), {.output_dir = ::testing::TempDir() + "duet-doc"}).status, duet::CheckResult::Status::error);
+  const std::uint8_t* data = some_input().data();
+  const std::size_t size = some_input().size();
+  auto r = duet::check_parallel_bytes<CounterSpec>({data, size}, {.executor = duet::fibers()});
+  EXPECT_NE(r.status, duet::CheckResult::Status::error) << r.report;
+}
 
 TEST(DocExamples, FibersExecutorFindsTheLostUpdate) {
   EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = duet::fibers()}));
