@@ -208,18 +208,30 @@ inline duet::Gen<Key> keys_for(const ref::Map& m) {
   return duet::one_of(small, edges, duet::element_of(std::move(present)));
 }
 
+/// Keys without any bias (the benchmark's control): uniform over all 64-bit keys, or one the map
+/// holds. Half of all pairs of such keys differ in the sign bit.
+inline duet::Gen<Key> uniform_keys_for(const ref::Map& m) {
+  duet::Gen<Key> uniform = [](duet::Source& s) { return static_cast<Key>(s.draw(~std::uint64_t{0})); };
+  if (m.empty()) return uniform;
+  std::vector<Key> present;
+  for (const auto& [k, v] : m) present.push_back(k);
+  return duet::one_of(uniform, duet::element_of(std::move(present)));
+}
+
 /// The spec, with the union under test as a parameter (the other operations are shared).
+/// `edge_keys`: keys from keys_for (small, extreme, present); else from uniform_keys_for.
 template <class Union>
-duet::Api spec(Union union_op) {
-  duet::Api api("PatriciaMap");
+duet::Api spec(Union union_op, bool edge_keys = true) {
+  duet::Api api(edge_keys ? "PatriciaMap" : "PatriciaMapUniformKeys");
   auto map = api.abstract<ref::Map, Map>("m");
   auto value = duet::integers<Value>(0, 9);
+  auto keys = [edge_keys](const ref::Map& m) { return edge_keys ? keys_for(m) : uniform_keys_for(m); };
   api.op("empty", duet::args(), map, ref::empty, empty);
-  api.op("add", duet::args(map, keys_for, value), map, ref::add, add);
-  api.op("remove", duet::args(map, keys_for), map, ref::remove, remove);
+  api.op("add", duet::args(map, keys, value), map, ref::add, add);
+  api.op("remove", duet::args(map, keys), map, ref::remove, remove);
   api.op("union", duet::args(map, map), map, ref::union_, union_op);
-  api.op("find", duet::args(map, keys_for), duet::optional_of(duet::value<Value>()), ref::find, find);
-  api.op("mem", duet::args(map, keys_for), duet::value<bool>(), ref::mem, mem);
+  api.op("find", duet::args(map, keys), duet::optional_of(duet::value<Value>()), ref::find, find);
+  api.op("mem", duet::args(map, keys), duet::value<bool>(), ref::mem, mem);
   api.op("cardinal", duet::args(map), duet::value<std::size_t>(), ref::cardinal, cardinal);
   api.op("bindings", duet::args(map), duet::value<Bindings>(), ref::bindings, bindings);
   return api;

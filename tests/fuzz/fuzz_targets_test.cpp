@@ -126,6 +126,7 @@ TEST(FuzzTargets, SeedCorporaPass) {
       {"persistent-array", duet_fuzz::persistent_array()},
       {"ring-buffer", duet_fuzz::ring_buffer()},
       {"patricia", duet_fuzz::patricia()},
+      {"patricia-uniform", duet_fuzz::patricia_uniform()},
       {"racy-counter", duet_fuzz::racy_counter()}};
   for (const auto& [name, target] : targets) {
     const fs::path dir = fs::path(DUET_SOURCE_DIR) / "tests/fuzz/targets/corpus" / name;
@@ -254,6 +255,7 @@ void replay_for_campaign(const duet::CheckResult& r) {
 DUET_FUZZ_REPLAY(PersistentArray, duet_fuzz::persistent_array_api().check())
 DUET_FUZZ_REPLAY(RingBuffer, duet::check_sequential<ring::BuggyRingBufferSpec>())
 DUET_FUZZ_REPLAY(Patricia, duet_fuzz::patricia_api().check())
+DUET_FUZZ_REPLAY(PatriciaUniform, duet_fuzz::patricia_uniform_api().check())
 DUET_FUZZ_REPLAY(RacyCounter, duet::check_parallel<fiber_subjects::CounterSpec<true>>(duet_fuzz::racy_counter_config()))
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <duet/api.hpp>
+#include <duet/lin.hpp>
 #include <duet/gtest.hpp>
 #include <duet/parallel.hpp>
 
@@ -124,6 +125,21 @@ TEST(IsolationCrash, StackOverflowIsShrunk) {
   // make, insert twice the same key, then depth.
   EXPECT_EQ(r.failing_length, 4u) << r.report;
   EXPECT_TRUE(has(r.report, "insert(t0, 0);")) << r.report;
+}
+
+// The signature-only front end (duet::Lin, stress mode): the null dereference too.
+TEST(IsolationCrash, LinStressIsShrunk) {
+  auto lin = duet::Lin<NullStack>("NullStack", "s")
+                 .op("push", [](NullStack& s, int x) { s.push(x); }, duet::integers(0, 3))
+                 .op("pop_if_any", [](NullStack& s) {
+                   if (s.size > 0) s.pop();
+                 })
+                 .op("top_if_any", [](NullStack& s) { return s.size > 0 ? s.top() : -1; });
+  const duet::CheckResult r = lin.check_stress(isolated(15));
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, kAsan ? "AddressSanitizer: SEGV" : "segmentation fault (SIGSEGV)")) << r.report;
+  EXPECT_EQ(r.failing_length, 4u) << r.report;  // push, push, pop_if_any, then one that reads
+  EXPECT_TRUE(has(r.report, "s.push(0);")) << r.report;
 }
 
 // ---- Hangs ----------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ report_of() {
 }
 
 printf '| target | found | seconds | inputs run | shrunk to | replay gives the same report |\n|---|---|---|---|---|---|\n'
-for name in persistent-array ring-buffer patricia racy-counter; do
+for name in persistent-array ring-buffer patricia patricia-uniform racy-counter; do
   bin=$OUT/duet-fuzz-$name
   test=$(echo "$name" | sed -E 's/(^|-)([a-z])/\U\2/g')
   dir=$WORK/$name

@@ -24,6 +24,9 @@ inline duet::FuzzTarget ring_buffer() { return duet::fuzz_sequential<ring::Buggy
 // Little-endian Patricia trees whose union compares branching masks as signed integers.
 inline duet::Api patricia_api() { return patricia::spec(patricia::union_signed_masks); }
 inline duet::FuzzTarget patricia() { return duet::fuzz_api(patricia_api()); }
+// The same with keys drawn without edge bias (uniform 64-bit keys), for the benchmark.
+inline duet::Api patricia_uniform_api() { return patricia::spec(patricia::union_signed_masks, false); }
+inline duet::FuzzTarget patricia_uniform() { return duet::fuzz_api(patricia_uniform_api()); }
 
 // A counter whose increment is a load then a store, on the fiber scheduler: the bytes choose
 // the program and its schedules.
