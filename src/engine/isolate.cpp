@@ -186,6 +186,8 @@ std::string Death::what() const {
       s = code < 0 ? "a call of quick_exit()" : "a call of exit(" + std::to_string(code) + ")";
       break;
     case Kind::exit_status:
+      // A sanitizer ends the process with its own status after its report: the report says more.
+      if (!sanitizer.empty()) return sanitizer + " (exit status " + std::to_string(code) + ")";
       s = "an exit with status " + std::to_string(code);
       break;
     case Kind::hang:
@@ -259,9 +261,9 @@ void Isolation::spawn() {
     if (output_fd_ >= 0) ::dup2(output_fd_, 2);
     ::on_exit(&child_on_exit, nullptr);
     std::at_quick_exit(&child_on_quick_exit);
-    // The parent's crash guard must not report for the child: its handlers pass signals on, and
-    // the default action ends the child with the signal, which the parent reads.
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
+    // Signal handlers stay as they are: the parent's crash guard reports only while the parent
+    // runs a case (never here) and passes a signal on to the handler before it (a sanitizer's,
+    // whose report the parent attaches) or to the default action, which ends the child.
     if (in_child_) in_child_();
     for (;;) {
       std::optional<std::string> request = read_message(fd);
