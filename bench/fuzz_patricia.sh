@@ -5,7 +5,7 @@
 #   tests/fuzz/targets/build.sh && bench/fuzz_patricia.sh [TARGET] [MAX_SECONDS]
 set -u
 SRC_DIR=$(cd "$(dirname "$0")/.." && pwd)
-TARGET=${1:-$SRC_DIR/build-fuzz/out/duet-fuzz-patricia-uniform}
+TARGET=$(realpath "${1:-$SRC_DIR/build-fuzz/out/duet-fuzz-patricia-uniform}")
 MAX_SECONDS=${2:-120}
 WORK=$(mktemp -d /tmp/duet-fuzz-patricia.XXXXXX)
 times=""

@@ -371,9 +371,24 @@ std::optional<std::string> Isolation::call(const std::string& request, const std
   }
   const std::int64_t hang_ns = static_cast<std::int64_t>(hang_seconds_ * 1e9);
   constexpr int kTickMs = 200;
+  // The child runs cases one after the other; outside a case it only passes messages. Stuck
+  // outside any case this long, it is not running the candidate: it deadlocked after fork (a
+  // lock another thread of the parent held), and would otherwise be waited for forever.
+  constexpr std::int64_t kStuckOutsideCasesNs = 30'000'000'000;
+  std::int64_t outside_since = now_ns();
   for (;;) {
     int wait_ms = kTickMs;
     const std::int64_t started = shared_->case_started_ns;
+    if (started != 0) {
+      outside_since = 0;
+    } else if (outside_since == 0) {
+      outside_since = now_ns();
+    } else if (now_ns() - outside_since > kStuckOutsideCasesNs) {
+      ::kill(pid_, SIGKILL);
+      collect_death(false);
+      remains_.death.output += "\n(duet: the child process ran no case for 30 s: stuck after fork?)";
+      return std::nullopt;
+    }
     if (started != 0 && hang_ns > 0) {
       const std::int64_t left = started + hang_ns - now_ns();
       if (left <= 0) {

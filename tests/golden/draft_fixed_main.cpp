@@ -12,3 +12,7 @@
 bool duet_invariant(const draft_subjects::CappedStack& s);
 #include "golden/expected/invariant_draft.cpp"
 bool duet_invariant(const draft_subjects::CappedStack& s) { return s.size() <= draft_subjects::CappedStack::kCapacity; }
+
+// The null dereference's draft against the fixed stack: the call returns, the death test passes.
+#include "support/crashing_subjects.hpp"
+#include "golden/expected/isolated_crash_draft.cpp"

@@ -16,3 +16,7 @@
 bool duet_invariant(const draft_subjects::CappedStack& s);
 #include "golden/expected/invariant_draft.cpp"
 bool duet_invariant(const draft_subjects::CappedStack& s) { return s.size() <= draft_subjects::CappedStack::kCapacity; }
+
+// A call that kills the process (isolation mode): the draft runs it in a death test.
+#include "support/crashing_subjects.hpp"
+#include "golden/expected/isolated_crash_draft.cpp"

@@ -18,6 +18,7 @@
 #include "kv_store_api.hpp"
 #include "kv_store_spec.hpp"
 #include "ring_buffer.hpp"
+#include "support/crashing_subjects.hpp"
 #include "support/draft_subjects.hpp"
 #include "support/fiber_subjects.hpp"
 #include "support/test_specs.hpp"
@@ -47,6 +48,45 @@ void expect_golden(const std::string& name, const std::string& actual) {
     return;
   }
   EXPECT_EQ(read(path), actual) << "golden file " << path << " differs; rerun with DUET_UPDATE_GOLDEN=1 if intended";
+}
+
+// Isolation mode (DUET_FORK=1): a candidate that kills its process. Under a sanitizer the
+// sanitizer reports the fault instead (tests/isolation covers that), so these run without one.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+duet::Config isolated(std::uint64_t seed, double case_timeout) {
+  duet::Config c;
+  c.seed = seed;
+  c.output_dir = "duet-output/golden";
+  c.case_timeout = case_timeout;
+  c.isolate = true;
+  return c;
+}
+
+TEST(Golden, IsolatedCrashReport) {
+  if (kSanitized) GTEST_SKIP() << "the sanitizer reports the fault first";
+  const duet::CheckResult r = duet::check_sequential<crashing::NullStackSpec>(isolated(1, 2.0));
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  expect_golden("isolated_crash_report.txt", mask(r.report));
+  expect_golden("isolated_crash_draft.cpp", read(r.draft_path));
+}
+
+TEST(Golden, IsolatedHangReport) {
+  if (kSanitized) GTEST_SKIP() << "timings under a sanitizer";
+  const duet::CheckResult r = duet::check_sequential<crashing::BufferSpec>(isolated(4, 0.1));
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  expect_golden("isolated_hang_report.txt", mask(r.report));
+}
+
+TEST(Golden, IsolatedExitReport) {
+  if (kSanitized) GTEST_SKIP() << "the sanitizer reports the fault first";
+  const duet::CheckResult r = duet::check_sequential<crashing::LoggerSpec<0>>(isolated(6, 2.0));
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  expect_golden("isolated_exit_report.txt", mask(r.report));
 }
 
 TEST(Golden, RingBufferReport) {
