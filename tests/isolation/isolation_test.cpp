@@ -10,6 +10,7 @@
 
 #include <deque>
 #include <fstream>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -195,6 +196,28 @@ TEST(IsolationExit, QuickExitAndUnderscoreExitAreShrunkFailures) {
   ASSERT_EQ(raw.status, duet::CheckResult::Status::failed) << raw.report;
   EXPECT_TRUE(has(raw.report, "// <-- the process died here: an exit with status 0")) << raw.report;
   EXPECT_EQ(raw.failing_length, 3u) << raw.report;
+}
+
+// A fuzzer's crash file whose input segfaults replays in the child too (DUET_FORK=1 with
+// DUET_REPLAY_FILE): shrunk and shown instead of killing the test. Random inputs play the fuzzer.
+TEST(IsolationCrash, AFuzzerInputThatCrashesIsShrunkInTheChild) {
+  const std::string file = ::testing::TempDir() + "duet-isolation-crash-input";
+  std::mt19937_64 rng(7);
+  duet::CheckResult r;
+  int tries = 0;
+  for (; tries < 2000 && r.status != duet::CheckResult::Status::failed; ++tries) {
+    std::string input(24, '\0');
+    for (char& c : input) c = static_cast<char>(rng());
+    std::ofstream(file, std::ios::binary) << input;
+    duet::Config c = isolated(0);
+    c.replay_file = file;
+    r = duet::check_sequential<NullStackSpec>(c);
+    ASSERT_NE(r.status, duet::CheckResult::Status::error) << r.report;
+  }
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << "no crashing input among " << tries;
+  EXPECT_TRUE(has(r.report, "failed on a fuzzer's input")) << r.report;
+  EXPECT_TRUE(died_of_bad_access(r.report)) << r.report;
+  EXPECT_EQ(r.failing_length, 4u) << r.report;
 }
 
 // ---- Checks that do not die read the same with or without isolation -------------------------
