@@ -1095,8 +1095,11 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   std::unique_ptr<AssertionCapture> capture;
   if (auto factory = assertion_capture()) capture = factory();
   runner.params.capture = capture.get();
-  // A fuzzer watches its inputs for hangs itself (-timeout): no watchdog thread per input.
-  Monitor monitor(s.name, bytes ? 0.0 : s.case_timeout);
+  // No watchdog thread where it has nothing to watch: a fuzzer watches its inputs for hangs itself
+  // (-timeout), and under isolation the parent runs no case. There a thread of the parent starting
+  // up while the child is forked would also leave the child a lock it can never take (glibc's
+  // thread-stack cache, a sanitizer's registry): its own first thread would wait forever.
+  Monitor monitor(s.name, bytes || s.isolate ? 0.0 : s.case_timeout);
   monitor.crash.set_header(runner.record(0, 0, {}, std::nullopt));
   monitor.watchdog.seed_token = [&runner](std::uint64_t case_seed, std::uint64_t index) {
     return encode_token(runner.record(index + 1, 0, {}, case_seed));
