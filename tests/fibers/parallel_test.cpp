@@ -7,6 +7,7 @@
 #include <duet/sync.hpp>
 
 #include "support/fiber_subjects.hpp"
+#include "support/report_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -30,20 +31,6 @@ duet::ParallelConfig on_fibers(duet::Schedule schedule = duet::random()) {
   return pc;
 }
 
-// The report without its timing line, which differs between runs.
-std::string without_time(const std::string& report) {
-  std::string out;
-  std::size_t at = 0;
-  while (at < report.size()) {
-    std::size_t end = report.find('\n', at);
-    if (end == std::string::npos) end = report.size();
-    const std::string line = report.substr(at, end - at);
-    if (line.rfind("  time:", 0) != 0) out += line + "\n";
-    at = end + 1;
-  }
-  return out;
-}
-
 TEST(FiberUnsafe, RacyCounterIsFoundAndShrunkToTwoIncrements) {
   duet::Config config;
   config.seed = 1;
@@ -65,7 +52,7 @@ TEST(FiberUnsafe, SameSeedSameReport) {
   ASSERT_TRUE(a.passed()) << a.report;
   EXPECT_EQ(a.cases, b.cases);
   EXPECT_EQ(a.replay_token, b.replay_token);
-  EXPECT_EQ(without_time(a.report), without_time(b.report));
+  EXPECT_EQ(duet_test::without_time(a.report), duet_test::without_time(b.report));
 }
 
 // 100 seeds, each must find the lost update within the default budget.

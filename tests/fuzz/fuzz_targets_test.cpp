@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "targets/targets.hpp"
+#include "support/report_text.hpp"
 
 namespace {
 
@@ -21,13 +22,6 @@ namespace fs = std::filesystem;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::string without_time(const std::string& report) {
-  std::istringstream in(report);
-  std::string out;
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("  time:", 0) != 0) out += line + "\n";
-  return out;
-}
 
 std::string temp_dir(const std::string& name) {
   const fs::path dir = fs::path(::testing::TempDir()) / ("duet-fuzz-" + name + "-" + std::to_string(::getpid()));
@@ -78,14 +72,14 @@ TEST(FuzzTargets, CrashFileReplaysThroughAnOrdinaryCheckWithTheSameReport) {
   replay.replay_file = write_file(dir + "/crash-1", input);
   const duet::CheckResult again = duet_fuzz::persistent_array_api().check(replay);
   ASSERT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
-  EXPECT_EQ(without_time(again.report), without_time(found.report));
+  EXPECT_EQ(duet_test::without_time(again.report), duet_test::without_time(found.report));
   EXPECT_EQ(again.replay_token, found.replay_token);
 
   // And through the environment, as a user would: DUET_REPLAY_FILE=crash-... ./tests
   ::setenv("DUET_REPLAY_FILE", replay.replay_file->c_str(), 1);
   const duet::CheckResult env = duet_fuzz::persistent_array_api().check(quiet(dir));
   ::unsetenv("DUET_REPLAY_FILE");
-  EXPECT_EQ(without_time(env.report), without_time(found.report));
+  EXPECT_EQ(duet_test::without_time(env.report), duet_test::without_time(found.report));
 }
 
 TEST(FuzzTargets, ATokenInACaseFileReplaysToo) {
@@ -110,7 +104,7 @@ TEST(FuzzTargets, ParallelOnFibersIsSteeredByTheBytes) {
   // The bytes decide program and schedule: the same input fails the same way every time.
   duet::CheckResult again;
   EXPECT_EQ(find_failing_input(duet_fuzz::racy_counter(), quiet(dir), 100000, 2, &again), input);
-  EXPECT_EQ(without_time(again.report), without_time(found.report));
+  EXPECT_EQ(duet_test::without_time(again.report), duet_test::without_time(found.report));
 }
 
 TEST(FuzzTargets, ParallelBytesOnThreadsIsAnError) {

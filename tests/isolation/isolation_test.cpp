@@ -17,6 +17,7 @@
 
 #include "support/crashing_subjects.hpp"
 #include "support/fiber_subjects.hpp"
+#include "support/report_text.hpp"
 #include "support/test_specs.hpp"
 
 namespace {
@@ -39,14 +40,6 @@ bool died_of_bad_access(const std::string& report) {
          (has(report, "AddressSanitizer: ") || has(report, "runtime error: "));
 }
 
-// The report without its time line (the only line that differs between a run and its replay).
-std::string without_time(const std::string& report) {
-  std::istringstream in(report);
-  std::string out;
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("  time:", 0) != 0) out += line + "\n";
-  return out;
-}
 
 std::string read_file(const std::string& path) {
   std::ifstream f(path);
@@ -230,7 +223,7 @@ TEST(IsolationSame, ADisagreementGivesTheSameReport) {
   const duet::CheckResult in_child = duet::check_sequential<duet_test::BadBoundsSpec>(isolated(9));
   ASSERT_EQ(in_process.status, duet::CheckResult::Status::failed) << in_process.report;
   ASSERT_EQ(in_child.status, duet::CheckResult::Status::failed) << in_child.report;
-  EXPECT_EQ(without_time(in_child.report), without_time(in_process.report));
+  EXPECT_EQ(duet_test::without_time(in_child.report), duet_test::without_time(in_process.report));
   EXPECT_EQ(in_child.replay_token, in_process.replay_token);
   EXPECT_EQ(in_child.cases, in_process.cases);
 }

@@ -13,15 +13,13 @@
 
 #include "ring_buffer.hpp"
 #include "support/test_specs.hpp"
+#include "support/report_text.hpp"
 
 namespace {
 
 using duet::CheckResult;
 using duet_test::BadBoundsSpec;
 
-std::string without_time_line(const std::string& report) {
-  return std::regex_replace(report, std::regex("\n  time: [^\n]*"), "");
-}
 
 TEST(Engine, ExceptionWhereModelExpectsValueIsReportedWithItsType) {
   const CheckResult r = duet::check_sequential<BadBoundsSpec>({.seed = 3});
@@ -40,7 +38,7 @@ TEST(Engine, ReplayTokenReproducesTheReportExactlyApartFromTimings) {
   ASSERT_EQ(first.status, CheckResult::Status::failed);
   const CheckResult again = duet::check_sequential<ring::BuggyRingBufferSpec>({.replay = first.replay_token});
   ASSERT_EQ(again.status, CheckResult::Status::failed);
-  EXPECT_EQ(without_time_line(first.report), without_time_line(again.report));
+  EXPECT_EQ(duet_test::without_time(first.report), duet_test::without_time(again.report));
   EXPECT_EQ(first.replay_token, again.replay_token);
 }
 
@@ -50,7 +48,7 @@ TEST(Engine, ReplayTokenFromTheEnvironment) {
   ::setenv("DUET_REPLAY", first.replay_token.c_str(), 1);
   const CheckResult again = duet::check_sequential<ring::BuggyRingBufferSpec>();
   ::unsetenv("DUET_REPLAY");
-  EXPECT_EQ(without_time_line(first.report), without_time_line(again.report));
+  EXPECT_EQ(duet_test::without_time(first.report), duet_test::without_time(again.report));
 }
 
 // Records every command a spec runs, to compare the case sequences of two runs.
@@ -219,7 +217,7 @@ TEST(Engine, BytesDriveOneCase) {
   ASSERT_EQ(found.status, duet::CheckResult::Status::failed) << "no input of " << inputs << " found the bug";
   EXPECT_EQ(found.failing_length, 8u) << found.report;
   const auto again = duet::check_sequential<ring::BuggyRingBufferSpec>({.replay = found.replay_token});
-  EXPECT_EQ(without_time_line(found.report), without_time_line(again.report));
+  EXPECT_EQ(duet_test::without_time(found.report), duet_test::without_time(again.report));
 }
 
 }  // namespace
@@ -260,7 +258,7 @@ TEST(Engine, TokenReplaysUnderTheSettingsItWasRecordedWith) {
   ASSERT_FALSE(first);
   const CheckResult again =
       duet::check_sequential<ring::BuggyRingBufferSpec>({.max_length = 3, .mean_length = 2, .replay = first.replay_token});
-  EXPECT_EQ(without_time_line(first.report), without_time_line(again.report));
+  EXPECT_EQ(duet_test::without_time(first.report), duet_test::without_time(again.report));
 }
 
 // Values of different types that print alike are told apart by their types.
