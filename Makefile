@@ -3,12 +3,15 @@
 BUILD      ?= build
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PACKAGES   := cmake g++ make libboost-context-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
+# For the test suite: the workflow files' check (PyYAML), and clang++ for the consumer projects
+# (duet's headers must build without warnings under both compilers).
+TEST_PACKAGES := python3-yaml clang
 BENCH_PACKAGES := librapidcheck-dev
 # For the timeline test (the checker's HTML page opened in a real browser); optional: without
 # it that one test is skipped and says so.
 BROWSER_PACKAGES := chromium
 
-.PHONY: demo test bench soak soak-loaded fuzz deps browser configure build asan tsan clean
+.PHONY: demo test bench soak soak-loaded fuzz deps browser configure build asan tsan clean multiarch package
 
 deps:
 	@missing=""; for p in $(PACKAGES) $(EXTRA_PACKAGES); do \
@@ -43,7 +46,8 @@ build: configure
 demo: build
 	@$(BUILD)/bin/duet-demo
 
-test: build browser
+test: browser
+	@$(MAKE) --no-print-directory build EXTRA_PACKAGES="$(TEST_PACKAGES)"
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
 
 # Long campaigns, not part of `make test`: rare races (DUET_SOAK=1), and every negative test
@@ -83,3 +87,13 @@ tsan: deps
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan build-debug build-fuzz
+
+# The suite cross-built for other architectures and run under qemu-user (not part of `make
+# test`; about 30 minutes an architecture on 2 cores): docs/multiarch.md.
+ARCHS ?= arm64 ppc64el s390x
+multiarch:
+	@ARCHS="$(ARCHS)" JOBS=$(JOBS) tests/multiarch/run.sh
+
+# A .deb of the headers, libraries, CMake package and duet-check (CPack), in build/package/.
+package: build
+	@cd $(BUILD) && cpack -G DEB >/dev/null && ls package/*.deb

@@ -265,7 +265,7 @@ MayThrow<S> may_throw(S spec, Eq equivalent) {
 /// A nondeterministic result: the reference receives the candidate's result as an extra last
 /// argument and returns a Diagnostic (valid, with its own value, or invalid, with why). Around
 /// may_throw, the reference receives a `const duet::Result&` saying what the candidate did (a
-/// value or an exception) and returns Diagnostic<Result> with the outcome it accepts.
+/// value or an exception) and returns a duet::Verdict (or bool) accepting or rejecting it.
 template <class S>
 struct Nondet {
   static constexpr detail::SpecKind spec_kind = detail::SpecKind::nondet;

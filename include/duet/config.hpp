@@ -5,31 +5,8 @@
 //   duet::check_sequential<QueueSpec>({.count = 10000});
 //   DUET_SEED=42 ./tests                 // or ./tests --duet_seed=42
 //
-// | field         | variable          | flag                 | default                       |
-// |---------------|-------------------|----------------------|-------------------------------|
-// | seed          | DUET_SEED         | --duet_seed          | random, always printed        |
-// | count         | DUET_COUNT        | --duet_count         | no limit (the time decides)   |
-// | time          | DUET_TIME         | --duet_time          | 1 s, or none if count is set  |
-// | max_length    | DUET_MAX_LENGTH   | --duet_max_length    | 100 commands                  |
-// | mean_length   | DUET_MEAN_LENGTH  | --duet_mean_length   | 10 commands                   |
-// | replay        | DUET_REPLAY       | --duet_replay        | none                          |
-// | replay_file   | DUET_REPLAY_FILE  | --duet_replay_file   | none: a file holding a token, |
-// |               |                   |                      | or a fuzzer's input (bytes)   |
-// | regressions   | DUET_REGRESSIONS  | --duet_regressions   | none: a directory of failing  |
-// |               |                   |                      | cases, replayed first, added  |
-// |               |                   |                      | to (docs/fuzzing.md)          |
-// | shrink_time   | DUET_SHRINK_TIME  | --duet_shrink_time   | 30 s                          |
-// | shrink_steps  | DUET_SHRINK_STEPS | --duet_shrink_steps  | 100000 replays                |
-// | output_dir    | DUET_OUTPUT_DIR   | --duet_output_dir    | duet-output (under the cwd)   |
-// | verbose       | DUET_VERBOSE      | --duet_verbose       | 0: a line per passing check;  |
-// |               |                   |                      | -1: none; 1: reports on stderr|
-// | shards        | DUET_SHARDS       | --duet_shards        | 1                             |
-// | shard_index   | DUET_SHARD_INDEX  | --duet_shard_index   | 0                             |
-// | case_timeout  | DUET_CASE_TIMEOUT | --duet_case_timeout  | 60 s (then the case is a hang)|
-// |               |                   |                      | isolated: 2 s, and shrunk     |
-// | isolate       | DUET_FORK         | --duet_fork          | 0; 1: cases run in a child    |
-// |               |                   |                      | process (crashes, hangs and   |
-// |               |                   |                      | exit() are shrunk and shown)  |
+// `--duet_help` (or DUET_HELP=1) prints every setting with its default and meaning;
+// docs/reference.md#settings has the same table (both are made from src/engine/settings_table.cpp).
 #pragma once
 
 #include <cstdint>
@@ -40,37 +17,48 @@
 namespace duet {
 
 struct Config {
-  std::optional<std::uint64_t> seed;
-  std::optional<std::uint64_t> count;
-  std::optional<double> time;
-  std::optional<std::size_t> max_length;
-  std::optional<double> mean_length;
-  std::optional<std::string> replay;
+  std::optional<std::uint64_t> seed = std::nullopt;
+  std::optional<std::uint64_t> count = std::nullopt;
+  std::optional<double> time = std::nullopt;
+  std::optional<std::size_t> max_length = std::nullopt;
+  std::optional<double> mean_length = std::nullopt;
+  std::optional<std::string> replay = std::nullopt;
   /// A file to replay instead of searching: a replay token, or a fuzzer's input (raw bytes, as
   /// a crash file of a DUET_FUZZ_TARGET), which is run as the choice stream.
-  std::optional<std::string> replay_file;
+  std::optional<std::string> replay_file = std::nullopt;
   /// A directory of regression cases (FuzzTest's testdata/): the files under <dir>/<check name>/
   /// (tokens or fuzzer inputs) are replayed before any random case, and a new failure's token
   /// is saved there. Commit the directory; see docs/fuzzing.md.
-  std::optional<std::string> regressions;
-  std::optional<double> shrink_time;
-  std::optional<std::uint64_t> shrink_steps;
-  std::optional<std::string> output_dir;
-  std::optional<int> verbose;
-  std::optional<std::uint32_t> shards;
-  std::optional<std::uint32_t> shard_index;
-  std::optional<double> case_timeout;
+  std::optional<std::string> regressions = std::nullopt;
+  std::optional<double> shrink_time = std::nullopt;
+  std::optional<std::uint64_t> shrink_steps = std::nullopt;
+  std::optional<std::string> output_dir = std::nullopt;
+  std::optional<int> verbose = std::nullopt;
+  std::optional<std::uint32_t> shards = std::nullopt;
+  std::optional<std::uint32_t> shard_index = std::nullopt;
+  std::optional<double> case_timeout = std::nullopt;
   /// Runs cases and shrink candidates in a child process (DUET_FORK=1), so that a candidate
   /// that crashes, hangs or calls exit() is reported as a failure and shrunk. See docs/isolation.md.
-  std::optional<bool> isolate;
+  std::optional<bool> isolate = std::nullopt;
   /// Names the check in reports and file names; defaults to the spec's type name.
-  std::optional<std::string> name;
+  std::optional<std::string> name = std::nullopt;
 };
 
 /// Reads `--duet_*` flags, removing them from argv (call before or after
 /// testing::InitGoogleTest; duet::gtest_main does it for you). An unknown `--duet_` flag or a
-/// malformed value throws std::invalid_argument naming it.
+/// malformed value throws std::invalid_argument naming it. `--duet_help` (or DUET_HELP=1)
+/// prints settings_help() to stdout and exits with status 0, as GoogleTest's --help does.
+///
+///   int main(int argc, char** argv) {
+///     testing::InitGoogleTest(&argc, argv);
+///     duet::parse_flags(&argc, argv);
+///     return RUN_ALL_TESTS();
+///   }
 void parse_flags(int* argc, char** argv);
+
+/// Every setting: its flag, its variable, its default, its duet::Config field and its meaning
+/// (what `--duet_help` prints).
+std::string settings_help();
 
 namespace detail {
 /// Settings after applying the environment and flags over the code's; every field is set.

@@ -20,3 +20,4 @@
 #include "duet/show.hpp"
 #include "duet/source.hpp"
 #include "duet/state_machine.hpp"
+#include "duet/version.hpp"

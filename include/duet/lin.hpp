@@ -156,7 +156,8 @@ class Lin {
       return Verdict::fail(detail::threw("it"));
     }
   }
-  /// A hash of the description (for replay tokens).
+  /// The description's signature, "<name>/lin/<op>/<op>...", so that a replay
+  /// token (which carries its hash) replays only against the description it came from.
   std::string signature() const {
     std::string s = data_->name + "/lin";
     for (const auto& op : data_->ops) s += "/" + op.name;

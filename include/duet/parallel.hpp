@@ -48,8 +48,8 @@ struct ParallelConfig {
   // Random short delays (spins, now and then a yield) before the branches' calls on threads, so
   // that the branches meet at different points from trial to trial. Default: on for
   // expect_unsafe, off for check_parallel. Ignored on fibers, whose scheduler does that job.
-  std::optional<bool> noise;
-  std::shared_ptr<Executor> executor;  // default: a thread pool kept for the check
+  std::optional<bool> noise = std::nullopt;
+  std::shared_ptr<Executor> executor = nullptr;  // default: a thread pool kept for the check
 };
 
 namespace detail {

@@ -1,6 +1,7 @@
 // Settings: code < environment < flags.
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -9,14 +10,11 @@
 #include <stdexcept>
 
 #include "duet/config.hpp"
+#include "engine/settings_table.hpp"
 #include "show/text.hpp"
 
 namespace duet {
 namespace {
-
-constexpr const char* kKnobs[] = {"seed",     "count",      "time",        "max_length", "mean_length",
-                                  "replay",   "shrink_time", "shrink_steps", "output_dir", "verbose",
-                                  "shards",   "shard_index", "case_timeout", "fork", "replay_file", "regressions"};
 
 std::mutex flags_mutex;
 std::map<std::string, std::string>& flag_values() {
@@ -30,10 +28,13 @@ std::string upper(std::string s) {
 }
 
 bool known(const std::string& name) {
-  for (const char* k : kKnobs)
-    if (name == k) return true;
+  for (const detail::SettingInfo& s : detail::settings_table())
+    if (name == s.knob) return true;
   return false;
 }
+
+bool truthy(const std::string& t) { return t == "1" || t == "true" || t == "yes" || t == "on"; }
+bool falsy(const std::string& t) { return t == "0" || t == "false" || t == "no" || t == "off"; }
 
 // The raw text for a knob and where it came from, if set outside the code.
 std::optional<std::pair<std::string, std::string>> lookup(const std::string& name) {
@@ -93,6 +94,21 @@ T pick(const std::optional<T>& code, const std::string& name, T fallback, Parse 
 }  // namespace
 
 void parse_flags(int* argc, char** argv) {
+  // --duet_help (or DUET_HELP=1) first: the list is what a user with a mistyped flag needs.
+  bool help = false;
+  if (const char* v = std::getenv("DUET_HELP")) {
+    if (truthy(v)) help = true;
+    else if (!falsy(v)) bad("DUET_HELP", v, "0 or 1");
+  }
+  for (int i = 1; i < *argc && !help; ++i) {
+    const std::string arg = argv[i];
+    help = arg == "--duet_help" || (arg.rfind("--duet_help=", 0) == 0 && truthy(arg.substr(12)));
+  }
+  if (help) {
+    std::fputs(settings_help().c_str(), stdout);
+    std::fflush(stdout);
+    std::exit(0);
+  }
   int out = 1;
   for (int i = 1; i < *argc; ++i) {
     std::string arg = argv[i];
@@ -102,7 +118,9 @@ void parse_flags(int* argc, char** argv) {
     }
     const auto eq = arg.find('=');
     const std::string name = arg.substr(7, eq == std::string::npos ? std::string::npos : eq - 7);
-    if (!known(name)) throw std::invalid_argument("unknown flag " + detail::excerpt(arg.substr(0, eq)) + " (see duet/config.hpp)");
+    if (!known(name))
+      throw std::invalid_argument("unknown flag " + detail::excerpt(arg.substr(0, eq)) + " (--duet_help lists duet's flags)");
+    if (name == "help") continue;  // --duet_help=0
     if (eq == std::string::npos || eq + 1 == arg.size())
       throw std::invalid_argument("flag --duet_" + name + " needs a value: --duet_" + name + "=...");
     std::lock_guard lock(flags_mutex);
@@ -174,8 +192,8 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
     throw std::invalid_argument("DUET_SHARD_INDEX=" + std::to_string(s.shard_index) + " must be below DUET_SHARDS=" +
                                 std::to_string(s.shards));
   s.isolate = pick<bool>(c.isolate, "fork", false, [](const std::string& t, const std::string& w) {
-    if (t == "1" || t == "true" || t == "yes" || t == "on") return true;
-    if (t == "0" || t == "false" || t == "no" || t == "off") return false;
+    if (truthy(t)) return true;
+    if (falsy(t)) return false;
     bad(w, t, "0 or 1");
   });
   // In a child process a hang costs one limit per shrink candidate that hangs: a short one.

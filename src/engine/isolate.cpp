@@ -18,6 +18,7 @@
 #include "engine/crash.hpp"
 #include "engine/wire.hpp"
 #include "generate/choice_tap.hpp"
+#include "show/text.hpp"
 
 namespace duet::detail {
 
@@ -173,14 +174,10 @@ std::string sanitizer_headline(const std::string& out) {
 
 std::string Death::what() const {
   std::string s;
-  char buf[96];
   switch (kind) {
     case Kind::signal:
       if (const char* t = signal_text(code)) s = t;
-      else {
-        std::snprintf(buf, sizeof buf, "signal %d (%s)", code, strsignal(code));
-        s = buf;
-      }
+      else s = printf_string("signal %d (%s)", code, strsignal(code));
       break;
     case Kind::exit_call:
       s = code < 0 ? "a call of quick_exit()" : "a call of exit(" + std::to_string(code) + ")";
@@ -191,8 +188,7 @@ std::string Death::what() const {
       s = "an exit with status " + std::to_string(code);
       break;
     case Kind::hang:
-      std::snprintf(buf, sizeof buf, "hang after %.0f ms", limit_ms);
-      s = buf;
+      s = printf_string("hang after %.0f ms", limit_ms);
       break;
   }
   if (!sanitizer.empty()) s += ", " + sanitizer;

@@ -23,6 +23,7 @@
 #include "duet/show.hpp"
 #include "shrink/shrink.hpp"
 #include "report/token.hpp"
+#include "show/text.hpp"
 
 namespace duet::detail {
 
@@ -158,10 +159,8 @@ class Progress {
   bool due() const { return !quiet_ && Clock::now() >= next_; }
   // "2.0 s of 10 s", or "2.0 s" with no time budget.
   std::string elapsed(double budget) const {
-    char buf[64];
-    if (budget > 0) std::snprintf(buf, sizeof buf, "%.1f s of %g s", since(start_), budget);
-    else std::snprintf(buf, sizeof buf, "%.1f s", since(start_));
-    return buf;
+    if (budget > 0) return printf_string("%.1f s of %g s", since(start_), budget);
+    return printf_string("%.1f s", since(start_));
   }
   double seconds() const { return since(start_); }
   void print(const std::string& stage, const std::string& what) {
@@ -934,9 +933,8 @@ struct Runner {
   void print_progress(Progress& progress, const SearchCounts& c) const {
     // Parallel runs count programs and the trials that ran them; sequential ones, cases.
     const double t = std::max(progress.seconds(), 1e-9);
-    char rate[64];
-    std::snprintf(rate, sizeof rate, "%.0f %s/s", static_cast<double>(c.trials > 0 ? c.trials : c.cases) / t,
-                  c.trials > 0 ? "trials" : "cases");
+    const std::string rate = printf_string("%.0f %s/s", static_cast<double>(c.trials > 0 ? c.trials : c.cases) / t,
+                                           c.trials > 0 ? "trials" : "cases");
     std::string what = std::to_string(c.cases) + (c.trials > 0 ? " programs, " + std::to_string(c.trials) + " trials" : " cases");
     if (s.count != ~std::uint64_t{0}) what += " of " + std::to_string(s.count);
     progress.print("searching", what + ", " + progress.elapsed(s.time) + ", " + rate + (iso ? ", in a child process" : ""));

@@ -1,5 +1,6 @@
 #include "report/report.hpp"
 #include "duet/show.hpp"
+#include "show/text.hpp"
 
 #include <cctype>
 #include <cstdio>
@@ -20,9 +21,7 @@ std::string hex(std::uint64_t v) {
 }
 
 std::string seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
+  return printf_string("%.2f s", s);
 }
 
 
@@ -201,11 +200,9 @@ std::string format_report(const ReportData& d) {
   else if (!d.trace.no_draft.empty()) out += "  draft test: none (" + d.trace.no_draft + ")\n";
   if (!d.draft_error.empty()) out += "  draft test: not written: " + d.draft_error + "\n";
   if (d.attempts > 0 && d.rejected > 0) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "  discarded:  %llu of %llu command attempts (%.1f%%)\n",
-                  static_cast<unsigned long long>(d.rejected), static_cast<unsigned long long>(d.attempts),
-                  100.0 * static_cast<double>(d.rejected) / static_cast<double>(d.attempts));
-    out += buf;
+    out += printf_string("  discarded:  %llu of %llu command attempts (%.1f%%)\n",
+                         static_cast<unsigned long long>(d.rejected), static_cast<unsigned long long>(d.attempts),
+                         100.0 * static_cast<double>(d.rejected) / static_cast<double>(d.attempts));
   }
   if (d.replayed) out += "  time:       " + seconds(d.search_seconds) + " replaying\n";
   else

@@ -1,4 +1,5 @@
 // Values and outcomes printed as C++: the vocabulary of reports and draft tests.
+#include <cstdarg>
 #include <cxxabi.h>
 
 #include <cctype>
@@ -125,6 +126,19 @@ std::string exception_text(const Result& r) {
   if (m.size() > kMax) s += "... (" + std::to_string(m.size()) + " bytes)";
   s += ')';
   return s;
+}
+
+std::string printf_string(const char* format, ...) {
+  std::va_list args;
+  va_start(args, format);
+  std::va_list again;
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  std::string out(n > 0 ? static_cast<std::size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, format, again);
+  va_end(again);
+  return out;
 }
 
 std::string excerpt(std::string_view text, std::size_t max) {

@@ -14,4 +14,10 @@ namespace duet::detail {
 ///   excerpt(std::string(1'000'000, 'x'))   // "xxx...x... (1000000 bytes)", 200 x's
 std::string excerpt(std::string_view text, std::size_t max = 200);
 
+/// printf into a std::string of whatever length the output needs (never truncated: a fixed
+/// buffer is what -Wformat-truncation warns about in an embedding project's build).
+///
+///   printf_string("%.2f s", 1.5)   // "1.50 s"
+[[gnu::format(printf, 1, 2)]] std::string printf_string(const char* format, ...);
+
 }  // namespace duet::detail

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "fiber_support.hpp"
+#include "support/emulation.hpp"
 
 namespace duet::fibertest {
 extern std::atomic<bool> g_count_allocations;
@@ -209,7 +210,7 @@ void recurse_forever(volatile char* previous) {
 }
 
 TEST(FiberSchedulerDeathTest, StackOverflowHitsTheGuardPage) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
   EXPECT_DEATH(
       {
         fb::Scheduler s(fb::SchedulerConfig{.stack_size = 64 * 1024});

@@ -6,6 +6,7 @@
 
 #include "ring_buffer.hpp"
 #include "support/test_specs.hpp"
+#include "support/emulation.hpp"
 
 namespace {
 
@@ -139,7 +140,7 @@ struct HangingQueue : ring::CorrectRingBuffer {
 struct HangingSpec : ring::RingBufferSpec<HangingQueue> {};
 
 TEST(BadInputDeathTest, HangingCandidateIsReportedWithAReplayToken) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
   EXPECT_EXIT(duet::check_sequential<HangingSpec>({.seed = 1, .case_timeout = 0.3}), testing::ExitedWithCode(3),
               "a case has run for more than 0.3 s: the candidate \\(or the spec\\) hangs.\n  replay:     DUET_REPLAY=duet1\\.");
 }
@@ -161,7 +162,7 @@ struct CrashingQueue : ring::CorrectRingBuffer {
 struct CrashingSpec : ring::RingBufferSpec<CrashingQueue> {};
 
 TEST(BadInputDeathTest, CrashingCandidateIsReportedWithAReplayToken) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
   EXPECT_DEATH(duet::check_sequential<CrashingSpec>({.seed = 1}),
                "crashed with a segmentation fault \\(SIGSEGV\\) while running a case.\n  replay:     DUET_REPLAY=duet1\\.");
 }
@@ -173,7 +174,7 @@ struct AbortingQueue : ring::CorrectRingBuffer {
 struct AbortingSpec : ring::RingBufferSpec<AbortingQueue> {};
 
 TEST(BadInputDeathTest, AbortIsReportedToo) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
   EXPECT_DEATH(duet::check_sequential<AbortingSpec>({.seed = 1}), "crashed with an abort \\(SIGABRT\\)");
 }
 

@@ -1,0 +1,110 @@
+// The run settings, each a duet::Config field, a DUET_* variable and a --duet_* flag.
+#include "engine/settings_table.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+#include "duet/config.hpp"
+#include "duet/version.hpp"
+
+namespace duet {
+namespace detail {
+namespace {
+
+constexpr SettingInfo kSettings[] = {
+    {"seed", "seed", "N", "random, printed in every report",
+     "Seed of the choice stream: the same seed gives the same cases. Decimal, or hexadecimal with 0x as reports print it."},
+    {"count", "count", "N", "no limit (the time decides)",
+     "Number of cases to run (parallel checks: programs). With a count and no time, the count alone decides."},
+    {"time", "time", "SECONDS", "1 s; 60 s for expect_unsafe; none when a count is set",
+     "Time budget of the search: 250ms, 2.5, 2min. 0 means no limit and needs a count."},
+    {"max_length", "max_length", "N", "100", "Most commands in one case (steps of a sequential case, calls of a parallel program)."},
+    {"mean_length", "mean_length", "N", "10", "Mean number of commands in a case; at least 1."},
+    {"replay", "replay", "TOKEN", "none",
+     "Replay the failing case a report printed (duet1.…) instead of searching; the report comes out the same."},
+    {"replay_file", "replay_file", "FILE", "none",
+     "Replay a file holding a token, or a fuzzer's input (raw bytes, a DUET_FUZZ_TARGET crash file)."},
+    {"regressions", "regressions", "DIR", "none",
+     "Replay the cases under DIR/<check name>/ before any random case, and save each new failure there as <hash>.token."},
+    {"shrink_time", "shrink_time", "SECONDS", "30 s", "Time budget of the shrinker; the report says when it ran out."},
+    {"shrink_steps", "shrink_steps", "N", "100000", "Most replays the shrinker tries; the report says when it ran out."},
+    {"output_dir", "output_dir", "DIR", "duet-output (under the working directory)",
+     "Where draft tests (<name>_repro.cpp) and other files of a report are written."},
+    {"verbose", "verbose", "LEVEL", "0",
+     "0: one line per passing check; -1: none (and no progress lines); 1: failure reports on stderr as well."},
+    {"shards", "shards", "N", "1",
+     "Split the cases of a seed over N runs: with the same seed, the shards are disjoint and together cover the unsharded run."},
+    {"shard_index", "shard_index", "I", "0", "Which shard this run is, below shards."},
+    {"case_timeout", "case_timeout", "SECONDS", "60 s; 2 s isolated",
+     "A case running longer is a hang: reported, and shrunk when isolated."},
+    {"fork", "isolate", "BOOL", "0",
+     "1 (or true, yes, on): run the search and the shrinker in a child process, so that a candidate that crashes, hangs or calls exit() is a failure, shrunk (docs/isolation.md)."},
+    {"help", nullptr, "", "",
+     "Print this list and exit (in binaries that call duet::parse_flags, as duet::gtest_main does)."},
+};
+
+// Words of text on lines of at most `width` columns, each starting with `indent`.
+std::string wrapped(const std::string& text, std::size_t indent, std::size_t width) {
+  std::string out, line(indent, ' ');
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (line.size() > indent && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.assign(indent, ' ');
+    }
+    if (line.size() > indent) line += ' ';
+    line += word;
+    start = end + 1;
+  }
+  return out + line + "\n";
+}
+
+std::string variable(const SettingInfo& s) {
+  std::string var = std::string("DUET_") + s.knob;
+  for (char& c : var) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return var + "=" + (*s.value ? s.value : "1");
+}
+
+std::string flag(const SettingInfo& s) { return std::string("--duet_") + s.knob + (*s.value ? std::string("=") + s.value : std::string()); }
+
+}  // namespace
+
+std::span<const SettingInfo> settings_table() { return kSettings; }
+
+std::string settings_markdown() {
+  std::string out =
+      "| variable | flag | `duet::Config` field | default | meaning |\n"
+      "|---|---|---|---|---|\n";
+  for (const SettingInfo& s : kSettings)
+    out += "| `" + variable(s) + "` | `" + flag(s) + "` | " + (s.field ? std::string("`") + s.field + "`" : std::string("—")) +
+           " | " + (*s.fallback ? s.fallback : "—") + " | " + s.meaning + " |\n";
+  out += "\n`duet::Config::name` (code only) names a check in reports and file names; default: the spec's type name.\n";
+  return out;
+}
+
+}  // namespace detail
+
+std::string settings_help() {
+  std::string out = std::string("duet ") + version_string +
+                    " settings. Each is an environment variable and a flag of the test binary, and most are a field of\n"
+                    "duet::Config; the flag wins over the variable, which wins over the code. An empty or malformed\n"
+                    "value is an error that names it. Reference: docs/reference.md#settings.\n\n";
+  for (const detail::SettingInfo& s : detail::settings_table()) {
+    std::string head = "  " + detail::flag(s);
+    head.resize(std::max<std::size_t>(head.size() + 2, 30), ' ');
+    out += head + detail::variable(s) + "\n";
+    out += detail::wrapped(s.meaning, 6, 100);
+    std::string facts;
+    if (*s.fallback) facts = std::string("default: ") + s.fallback + ".";
+    if (s.field) facts += std::string(facts.empty() ? "" : " ") + "In code: duet::Config::" + s.field + ".";
+    if (!facts.empty()) out += detail::wrapped(facts, 6, 100);
+  }
+  out += "\n  duet::Config::name (code only) names a check in reports and file names; default: the spec's type name.\n";
+  return out;
+}
+
+}  // namespace duet

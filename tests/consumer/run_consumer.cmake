@@ -1,0 +1,44 @@
+# Builds and runs one consumer project (tests/consumer/<KIND>) with compiler CXX, warnings as
+# errors, in WORK (wiped first):
+#   cmake -DKIND=find_package|add_subdirectory -DCXX=g++ -DDUET_SOURCE=... -DDUET_BUILD=...
+#         -DWORK=... -P run_consumer.cmake
+# find_package: installs DUET_BUILD into WORK/prefix first (cmake --install), as a user would.
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+set(flags "-Wall -Wextra -Werror")
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT status EQUAL 0)
+    string(JOIN " " command ${ARGN})
+    message(FATAL_ERROR "`${command}` failed (${status}):\n${out}")
+  endif()
+endfunction()
+
+set(configure ${CMAKE_COMMAND} -S ${DUET_SOURCE}/tests/consumer/${KIND} -B ${WORK}/build
+    -DCMAKE_CXX_COMPILER=${CXX} "-DCMAKE_CXX_FLAGS=${flags}")
+if(KIND STREQUAL "find_package")
+  run(${CMAKE_COMMAND} --install ${DUET_BUILD} --prefix ${WORK}/prefix)
+  foreach(f lib/cmake/duet/duetConfig.cmake lib/cmake/duet/duetConfigVersion.cmake include/duet/models/queue.hpp
+            include/duet/version.hpp bin/duet-check)
+    if(NOT EXISTS ${WORK}/prefix/${f})
+      message(FATAL_ERROR "cmake --install did not install ${f}")
+    endif()
+  endforeach()
+  list(APPEND configure -DCMAKE_PREFIX_PATH=${WORK}/prefix -DCMAKE_BUILD_TYPE=Release)
+else()
+  list(APPEND configure -DDUET_SOURCE=${DUET_SOURCE})
+endif()
+run(${configure})
+run(${CMAKE_COMMAND} --build ${WORK}/build -j 2)
+if(KIND STREQUAL "add_subdirectory")
+  # Nothing of duet's outside its own binary directory (WORK/build/duet).
+  file(GLOB top RELATIVE ${WORK}/build ${WORK}/build/*)
+  list(REMOVE_ITEM top duet CMakeFiles CMakeCache.txt Makefile cmake_install.cmake CTestTestfile.cmake consumer_tests
+       DartConfiguration.tcl build.ninja .ninja_deps .ninja_log Testing)
+  if(top)
+    message(FATAL_ERROR "an embedded duet wrote outside its binary directory: ${top}")
+  endif()
+endif()
+run(${WORK}/build/consumer_tests)
+message(STATUS "consumer ${KIND} with ${CXX}: built with ${flags} and passed")
