@@ -18,6 +18,8 @@
 #include <string>
 #include <algorithm>
 #include <set>
+
+#include "duet/version.hpp"
 #include <vector>
 
 #include "duet/history.hpp"
@@ -51,6 +53,7 @@ constexpr const char* kUsage =
     "  --witness           print a linearization order of each linearizable history\n"
     "  --quiet             only the one-line verdicts and the summary\n"
     "  --list-models       print the models and exit\n"
+    "  --version           print duet's version and exit\n"
     "\n"
     "Prints FILE<TAB>verdict<TAB>milliseconds per file, then a summary. Exit status: 0 all\n"
     "linearizable, 1 some not linearizable, 2 some unknown or unreadable.\n";
@@ -111,6 +114,9 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--quiet") o.quiet = true;
     else if (a == "--list-models") {
       for (const std::string& m : model_names()) std::cout << m << "\n";
+      std::exit(0);
+    } else if (a == "--version") {
+      std::cout << "duet-check " << duet::version_string << "\n";
       std::exit(0);
     } else if (a == "--help" || a == "-h") {
       std::cout << kUsage;

@@ -1,5 +1,6 @@
 // duet-check, the command-line tool: its output lines, summary, exit status, diagnostics,
 // witness and timeline, run as a user would.
+#include <duet/version.hpp>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -94,6 +95,9 @@ TEST(CheckerCli, BadUsageIsExplained) {
   const CliRun list = duet_check("--list-models");
   EXPECT_EQ(list.status, 0);
   EXPECT_NE(list.out.find("multi-register"), std::string::npos);
+  const CliRun version = duet_check("--version");
+  EXPECT_EQ(version.status, 0);
+  EXPECT_EQ(version.out, std::string("duet-check ") + duet::version_string + "\n");
 }
 
 TEST(CheckerCli, HtmlTimelineIsWritten) {

@@ -46,6 +46,22 @@
 #include "ring_buffer.hpp"             // docs/examples: the tutorial's ring buffer and its spec
 #include "support/fiber_subjects.hpp"  // the counter on duet::atomic (CounterSpec, Counter)
 
+// ---- config.hpp ----
+
+namespace own_main {
+int main(int argc, char** argv);
+}
+// duet/config.hpp: a main() of one's own that reads duet's flags (a function named main outside
+// the global namespace is an ordinary function; it is only compiled here). Declared first so
+// that it has external linkage, as an unused main would.
+namespace own_main {
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  duet::parse_flags(&argc, argv);
+  return RUN_ALL_TESTS();
+}
+}  // namespace own_main
+
 // ---- state_machine.hpp: the libFuzzer entry point (nothing else in this binary defines it) ----
 
 namespace {
