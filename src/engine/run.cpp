@@ -427,7 +427,7 @@ struct Runner {
     ShrinkOutcome total;
     // What the candidates that killed a child did, by candidate: a new child's shrinker, which
     // starts its passes over, gets the same answer for them without running them again.
-    std::map<std::vector<std::uint64_t>, CaseRun> deaths;
+    std::map<std::vector<std::uint64_t>, CaseRun, ChoicesLess> deaths;
     const auto deadline = Clock::now() + budget.max_time;
     const std::size_t original = best.size();
     for (;;) {
@@ -531,7 +531,7 @@ struct Runner {
       ShrinkBudget budget;
       budget.max_tries = r.u64();
       budget.max_time = std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(r.u64()));
-      std::map<std::vector<std::uint64_t>, Replayed> deaths;  // candidates that killed an earlier child
+      std::map<std::vector<std::uint64_t>, Replayed, ChoicesLess> deaths;  // candidates that killed an earlier child
       for (std::uint64_t n = r.u64(); n > 0; --n) {
         std::vector<std::uint64_t> candidate = r.u64s();
         Replayed dead;
@@ -619,7 +619,7 @@ struct Runner {
     if (seen_failures.size() >= 1024) seen_failures.clear();
     seen_failures[choices] = SeenFailure{std::move(trace), o.message, o.failing_step, o.commands};
   }
-  mutable std::map<std::vector<std::uint64_t>, SeenFailure> seen_failures;
+  mutable std::map<std::vector<std::uint64_t>, SeenFailure, ChoicesLess> seen_failures;
 
   // Fills the trace and the report text for a failing or erroring case.
   CheckResult finish(ReportData data, const std::vector<std::uint64_t>& choices, std::optional<std::uint64_t> seed_of_case,

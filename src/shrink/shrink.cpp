@@ -5,9 +5,16 @@
 
 namespace duet::detail {
 
+bool lex_less(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return a[i] < b[i];
+  return a.size() < b.size();
+}
+
 bool shortlex_less(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
   if (a.size() != b.size()) return a.size() < b.size();
-  return a < b;
+  return lex_less(a, b);
 }
 
 namespace {
@@ -504,7 +511,7 @@ bool shrink_smaller(const std::vector<std::uint64_t>& a, std::size_t a_mark, con
   const std::size_t ours = b_mark == Source::kNoMark ? 0 : b.size() - std::min(b_mark, b.size());
   const std::size_t theirs = a_mark == Source::kNoMark ? 0 : a.size() - std::min(a_mark, a.size());
   if (ours != theirs) return theirs < ours;
-  return a < b;
+  return lex_less(a, b);
 }
 
 ShrinkOutcome shrink(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans, const Replay& replay,

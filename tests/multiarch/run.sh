@@ -30,32 +30,69 @@ triple_of() {
   esac
 }
 
-packages_for() {
-  local a=$1
-  echo "crossbuild-essential-$a libboost-context-dev:$a libtbb-dev:$a libgtest-dev:$a libgmock-dev:$a"
+# The target's -dev packages duet builds on (installed as :<arch>, or unpacked; see below).
+target_packages() { echo "libboost-context-dev libtbb-dev libgtest-dev libgmock-dev"; }
+# Unpacked instead of installed: those, what they need at run time, and the C library.
+root_packages() {
+  echo "libc6 libc6-dev linux-libc-dev libstdc++6 libgcc-s1 libboost-context1.74.0 libboost-context1.74-dev" \
+       "libboost1.74-dev libboost-context-dev libtbb12 libtbb-dev libtbbmalloc2 libtbbbind-2-5 libhwloc15 libudev1" \
+       "libgtest-dev libgmock-dev"
+}
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+as_root() { [ "$(id -u)" = 0 ]; }
+updated=""
+apt_update() {
+  # A foreign architecture's index can lag the mirror (a size mismatch while it syncs): go on
+  # with what is there, and let the install say whether it is enough.
+  [ -n "$updated" ] && return 0
+  apt-get update -qq || echo "multiarch: apt-get update reported errors; going on with the indexes it has"
+  updated=1
 }
 
-install_packages() {
-  local missing="" want="qemu-user cmake make g++"
-  for a in $ARCHS; do want="$want $(packages_for "$a")"; done
-  for p in $want; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-  done
+# Host tools: the cross compiler and qemu-user. Root installs them; otherwise they must be there.
+host_tools() {
+  local missing=""
+  for p in qemu-user cmake make g++ "crossbuild-essential-$1"; do installed "$p" || missing="$missing $p"; done
   [ -z "$missing" ] && return 0
-  if [ "$(id -u)" != 0 ]; then
-    echo "multiarch: missing Debian packages:$missing" >&2
-    echo "  as root: dpkg --add-architecture <arch> for each of: $ARCHS; apt-get update; apt-get install$missing" >&2
-    exit 1
+  if ! as_root; then
+    echo "multiarch: missing Debian packages:$missing (install them as root)" >&2
+    return 1
   fi
-  echo "multiarch: installing$missing"
-  for a in $ARCHS; do dpkg --add-architecture "$a"; done
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
+  apt_update
   apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
+# The target's libraries: installed for <arch> (dpkg --add-architecture) when apt can, so the
+# emulator's root is / ; otherwise unpacked into <dir>/root with dpkg-deb -x, which needs no
+# consistent dependency closure (Debian's indexes for other architectures can lag the host's:
+# libc6-dev:s390x then wants a linux-libc-dev:s390x version the mirror does not have yet).
+# Prints the root to use.
+target_root() {
+  local a=$1 dir=$PWD/$2 missing=""
+  for p in $(target_packages); do installed "$p:$a" || missing="$missing $p:$a"; done
+  if [ -z "$missing" ]; then echo /; return 0; fi
+  if as_root; then
+    dpkg --add-architecture "$a"
+    apt_update >&2
+    if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>"$dir/apt.log"; then
+      echo /; return 0
+    fi
+    echo "multiarch: $a: apt cannot install$missing ($(grep -m1 -E '^E:|Depends' "$dir/apt.log" || true)); unpacking them into $dir/root instead" >&2
+  elif ! dpkg --print-foreign-architectures | grep -qx "$a"; then
+    echo "multiarch: $a: not a dpkg architecture here; as root: dpkg --add-architecture $a && apt-get update" >&2
+    return 1
+  fi
+  rm -rf "$dir/root" "$dir/debs" && mkdir -p "$dir/root" "$dir/debs"
+  local list=""
+  for p in $(root_packages); do list="$list $p:$a"; done
+  (cd "$dir/debs" && apt-get download $list >/dev/null 2>"$dir/download.log") || {
+    echo "multiarch: $a: apt-get download failed: $(tail -n 1 "$dir/download.log")" >&2; return 1; }
+  for d in "$dir"/debs/*.deb; do dpkg-deb -x "$d" "$dir/root"; done
+  echo "$dir/root"
+}
+
 for a in $ARCHS; do triple_of "$a" >/dev/null; done
-install_packages
 mkdir -p "$OUT"
 summary=""
 status=0
@@ -63,10 +100,16 @@ for a in $ARCHS; do
   triple=$(triple_of "$a")
   dir="$OUT/$a"
   start=$(date +%s)
-  echo "multiarch: $a ($triple): building in $dir/ (log: $dir/build.log)"
   mkdir -p "$dir"
+  if ! host_tools "$a" || ! root=$(target_root "$a" "$dir"); then
+    summary="$summary\n  $a: not built: its packages are missing (above)"
+    status=1
+    continue
+  fi
+  echo "multiarch: $a ($triple): building in $dir/ (log: $dir/build.log; target libraries from ${root})"
   if ! { cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/debian-cross.cmake" \
            -DDUET_CROSS_TRIPLE="$triple" -DCMAKE_BUILD_TYPE=Release \
+           -DDUET_CROSS_ROOT="$([ "$root" = / ] || echo "$root")" \
            -DDUET_BUILD_BENCH=OFF -DDUET_BUILD_DEMO=OFF &&
          cmake --build "$dir" -j "$JOBS"; } > "$dir/build.log" 2>&1; then
     tail -n 40 "$dir/build.log"
