@@ -34,7 +34,7 @@ triple_of() {
 target_packages() { echo "libboost-context-dev libtbb-dev libgtest-dev libgmock-dev"; }
 # Unpacked instead of installed: those, what they need at run time, and the C library.
 root_packages() {
-  echo "libc6 libc6-dev linux-libc-dev libstdc++6 libgcc-s1 libboost-context1.74.0 libboost-context1.74-dev" \
+  echo "libc6 libc6-dev linux-libc-dev libstdc++6 libgcc-s1 libatomic1 libboost-context1.74.0 libboost-context1.74-dev" \
        "libboost1.74-dev libboost-context-dev libtbb12 libtbb-dev libtbbmalloc2 libtbbbind-2-5 libhwloc15 libudev1" \
        "libgtest-dev libgmock-dev"
 }
