@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -110,10 +111,12 @@ struct History {
   std::string source;                  // file name, for messages
   Format format = Format::duet;
   std::vector<Operation> ops;
-  /// Model suggested by the data: "cas-register" (register starting empty, Jepsen log),
-  /// "cas-register-0" (starting at 0, EDN), "multi-register" (EDN :txn), "kv" (kv log), or
-  /// the duet format's `;model NAME` header.
+  /// Model suggested by the data: "cas-register" (Jepsen log, EDN), "multi-register" (EDN
+  /// :txn), "kv" (kv log), or the duet format's `;model NAME` header.
   std::string default_model;
+  /// The initial state the format assumes for default_model (EDN, after Knossos: a register
+  /// starts at 0), or the duet format's `;init VALUE` header; none: the model's own default.
+  std::optional<Value> default_init;
   /// duet format: the line of the `;model` header (of the `;duet-history` header when there is
   /// none), for messages about the model; 0 otherwise.
   std::size_t model_line = 0;
@@ -183,7 +186,14 @@ std::string write_duet_history(const History&);
 ///   CheckReport r = check_history(rec.history("stress run"));
 class Recorder {
  public:
-  explicit Recorder(std::size_t clients, std::string model = "");
+  /// Where times come from: duet's fenced clock by default; any monotonic clock of the
+  /// caller's otherwise (a simulation's virtual time, duet::async's virtual clock), which makes
+  /// the recorded history as deterministic as that clock.
+  ///
+  ///   std::uint64_t now = 0;
+  ///   Recorder sim(2, "cas-register", [&now] { return now; });
+  using Clock = std::function<std::uint64_t()>;
+  explicit Recorder(std::size_t clients, std::string model = "", Clock clock = {});
   /// Client `process` starts an operation; the returned handle completes it.
   std::size_t invoke(std::size_t process, std::string f, std::optional<Value> key, Value input);
   /// ok with the result; fail: completed without taking effect (for a cas: its compare
@@ -193,8 +203,11 @@ class Recorder {
   History history(std::string source = "recorded") const;
 
  private:
+  std::uint64_t now() const;
   std::string model_;
+  Clock clock_;
   std::vector<std::vector<Operation>> per_client_;
+  std::vector<std::vector<bool>> completed_;  // per client, per operation
 };
 
 // ---- checking ----
@@ -202,8 +215,18 @@ class Recorder {
 enum class Verdict { linearizable, not_linearizable, unknown };
 std::string_view verdict_name(Verdict);  // "linearizable", "not-linearizable", "unknown"
 
+class Models;  // duet/history_model.hpp: models of your own
+
 struct CheckOptions {
   std::string model;                        // empty: History::default_model
+  /// The model's initial state (duet-check --init): for cas-register an integer or nil, for
+  /// multi-register a map {register value} or one value for every register, for kv a map
+  /// {key "value"}, for queue and set a vector, for counter an integer (docs/checker.md).
+  /// None: the format's default for the model it names (EDN registers start at 0), else the
+  /// model's own (empty). CheckReport::initial_state says which was assumed.
+  std::optional<Value> init;
+  /// Models beside duet's own (a model there replaces one of duet's of the same name).
+  const Models* models = nullptr;
   double timeout_seconds = 0;               // 0: none; on expiry the verdict is unknown
   /// An absolute end as well (the earlier one wins): duet-check's, which starts when it starts
   /// reading the file.
@@ -220,6 +243,10 @@ std::vector<std::string> model_names();
 struct CheckReport {
   Verdict verdict = Verdict::unknown;
   std::string model;
+  /// The initial state assumed, and where it came from: "the register starts at 0 (the
+  /// edn format's default; use --init to change)". A wrong assumption shows here, not only in
+  /// the verdict.
+  std::string initial_state;
   /// linearizable: a witness order of the whole history (indices into History::ops;
   /// indeterminate operations that never took effect are absent), merged from the partitions'
   /// witnesses when partitioned. not linearizable: the longest partial linearization found (of

@@ -16,7 +16,7 @@ namespace duet::history {
 
 std::vector<std::string> model_names() {
   std::vector<std::string> names;
-  for (const detail::Model* m : detail::all_models()) names.emplace_back(m->name());
+  for (const Model* m : detail::all_models()) names.emplace_back(m->name());
   return names;
 }
 
@@ -109,7 +109,7 @@ std::string stop_reason(duet::detail::SearchStop stop, const CheckOptions& optio
 }
 
 std::string explain_violation(const History& h, const CheckReport& r, std::size_t part_size) {
-  std::string s = "not linearizable against " + r.model + ".\n";
+  std::string s = "not linearizable against " + r.model + ", assuming " + r.initial_state + ".\n";
   if (r.stuck) {
     s += "The operation that cannot be placed: #" + std::to_string(*r.stuck) + " " + describe(h.ops[*r.stuck]) + "\n";
     s += "after the longest partial linearization found (" + std::to_string(r.order.size()) + " of " +
@@ -129,16 +129,30 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
   const std::string at = h.model_line > 0 ? h.source + ":" + std::to_string(h.model_line) : h.source;
   if (report.model.empty())
     throw std::invalid_argument(at + ": the history does not say which model it follows; pass one (--model)");
-  const detail::Model* model = detail::find_model(report.model);
+  const Model* model = detail::find_model(report.model, options.models);
   if (model == nullptr) {
     std::string names;
-    for (const std::string& n : model_names()) names += (names.empty() ? "" : ", ") + n;
+    if (options.models != nullptr)
+      for (const Model* m : options.models->all()) names += (names.empty() ? "" : ", ") + std::string(m->name());
+    for (const std::string& n : model_names())
+      if (options.models == nullptr || options.models->find(n) == nullptr) names += (names.empty() ? "" : ", ") + n;
     const std::string known = " (known: " + names + ")";
     if (!options.model.empty()) throw std::invalid_argument("unknown model '" + detail::cut(report.model) + "'" + known);
     // The history's own: say where it came from.
     throw std::invalid_argument(at + ": unknown model '" + detail::cut(report.model) + "'" +
                                 (h.model_line > 0 ? " in the `;model` line" : "") + known);
   }
+
+  // The initial state: --init, else the format's for the model it names, else the model's.
+  // Said in the report, so that a wrong assumption shows.
+  std::optional<Value> init = options.init;
+  std::string init_source = "--init";
+  if (!init && h.default_init && report.model == h.default_model) {
+    init = h.default_init;
+    init_source = h.format == Format::duet ? "the file's ;init line" : "the " + std::string(format_name(h.format)) + " format's default";
+  }
+  report.initial_state = model->initial_state(init);  // throws for an --init that does not fit
+  report.initial_state += init_source == "--init" && options.init ? " (--init)" : init ? " (" + init_source + "; use --init to change)" : " (use --init to change)";
 
   // Splitting is sound when real time alone orders each process's operations. Where one of
   // them is invoked before (or at the very time) its predecessor returned, program order adds
@@ -163,7 +177,7 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
   std::vector<std::exception_ptr> errors(parts.size());
   auto run = [&](std::size_t p) {
     try {
-      outcomes[p] = model->check(h, parts[p], budget, options.want_states);
+      outcomes[p] = model->check(h, parts[p], PartCheck{budget, options.want_states, init});
       if (outcomes[p].search.verdict == detail::SearchVerdict::violation) violation_found.store(true);
     } catch (...) {
       errors[p] = std::current_exception();

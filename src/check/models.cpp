@@ -23,7 +23,14 @@ std::vector<std::vector<std::size_t>> single_part(const History& h) {
   return {std::move(all)};
 }
 
-std::vector<std::vector<std::size_t>> Model::partition(const History& h) const { return single_part(h); }
+}  // namespace duet::history::detail
+
+namespace duet::history {
+std::vector<std::vector<std::size_t>> Model::partition(const History& h) const { return detail::single_part(h); }
+}  // namespace duet::history
+
+namespace duet::history::detail {
+
 
 namespace {
 
@@ -39,43 +46,6 @@ Mode mode_of(const Operation& op) {
   if (op.outcome == Outcome::info) return Mode::pending;
   if (op.result_unknown) return Mode::unknown_result;
   return op.outcome == Outcome::fail ? Mode::fail : Mode::ok;
-}
-
-// Connected components of operations that share a key: operations on disjoint keys never
-// constrain each other, so each component is checked alone. keys(op) lists an operation's
-// keys; an empty list means "every key" (a read of a whole set), which joins everything.
-template <class Keys>
-std::vector<std::vector<std::size_t>> components(const History& h, Keys keys) {
-  std::unordered_map<std::string, std::size_t> key_ids;
-  std::vector<std::size_t> parent;
-  auto find = [&](std::size_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  };
-  std::vector<std::size_t> first_key(h.ops.size());
-  for (std::size_t i = 0; i < h.ops.size(); ++i) {
-    const std::vector<std::string> ks = keys(h.ops[i]);
-    if (ks.empty()) return single_part(h);
-    std::size_t root = SIZE_MAX;
-    for (const std::string& k : ks) {
-      auto [it, fresh] = key_ids.try_emplace(k, parent.size());
-      if (fresh) parent.push_back(parent.size());
-      const std::size_t r = find(it->second);
-      if (root == SIZE_MAX) root = r;
-      else if (r != root) parent[r] = root;
-    }
-    first_key[i] = key_ids[ks.front()];
-  }
-  if (h.ops.empty()) return single_part(h);
-  std::unordered_map<std::size_t, std::size_t> part_of_root;
-  std::vector<std::vector<std::size_t>> parts;
-  for (std::size_t i = 0; i < h.ops.size(); ++i) {
-    const std::size_t root = find(first_key[i]);
-    auto [it, fresh] = part_of_root.try_emplace(root, parts.size());
-    if (fresh) parts.emplace_back();
-    parts[it->second].push_back(i);
-  }
-  return parts;
 }
 
 // ---------------------------------------------------------------- cas-register
@@ -110,8 +80,7 @@ struct RegisterOracle {
   using State = std::uint32_t;  // a value id
   static constexpr bool memo = true;
   std::vector<RegisterOp> ops;
-  State start;
-  bool nil_read_is_unknown;  // Knossos: a read that returned nil tells nothing
+  State start = kNil;
   RegisterValues values;
 
   State initial() const { return start; }
@@ -119,7 +88,7 @@ struct RegisterOracle {
     const RegisterOp& op = ops[i];
     switch (op.kind) {
       case RegisterOp::read:
-        if (op.mode != Mode::ok || (nil_read_is_unknown && op.a == kNil)) return true;
+        if (op.mode != Mode::ok) return true;
         return s == op.a;
       case RegisterOp::write:
         if (op.mode != Mode::fail) s = op.a;  // a failed write did not happen
@@ -148,16 +117,27 @@ struct RegisterOracle {
   std::string show(const State& s) const { return s == kNil ? "nil" : std::to_string(values.numbers[s]); }
 };
 
+// --init for a register: an integer or nil.
+std::optional<std::int64_t> register_init(std::string_view model, const Value& v) {
+  if (v.is_nil()) return std::nullopt;
+  if (v.is_integer()) return v.number;
+  throw std::invalid_argument("--init for " + std::string(model) + " must be an integer or nil, not " + v.to_string(kQuoteBytes));
+}
+
 class CasRegister final : public Model {
  public:
-  CasRegister(std::string_view name, std::optional<std::int64_t> start, bool nil_read_is_unknown, std::string_view summary)
-      : name_(name), summary_(summary), start_(start), nil_read_is_unknown_(nil_read_is_unknown) {}
+  CasRegister(std::string_view name, std::optional<std::int64_t> start, std::string_view summary)
+      : name_(name), summary_(summary), start_(start) {}
   std::string_view name() const override { return name_; }
   std::string_view summary() const override { return summary_; }
-  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
-                    bool want_states) const override {
-    RegisterOracle oracle{{}, kNil, nil_read_is_unknown_, {}};
-    if (start_) oracle.start = oracle.values.id(*start_);
+  std::string initial_state(const std::optional<Value>& init) const override {
+    const std::optional<std::int64_t> start = init ? register_init(name_, *init) : start_;
+    return start ? "the register starts at " + std::to_string(*start) : "the register starts empty (nil)";
+  }
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const PartCheck& c) const override {
+    RegisterOracle oracle;
+    const std::optional<std::int64_t> start = c.init ? register_init(name_, *c.init) : start_;
+    if (start) oracle.start = oracle.values.id(*start);
     oracle.ops.reserve(part.size());
     for (std::size_t i : part) {
       const Operation& op = h.ops[i];
@@ -179,14 +159,13 @@ class CasRegister final : public Model {
       }
       oracle.ops.push_back(r);
     }
-    return search_part(h, part, oracle, budget, want_states);
+    return search_part(h, part, oracle, c.budget, c.want_states);
   }
 
  private:
   std::string name_;
   std::string_view summary_;
   std::optional<std::int64_t> start_;  // nullopt: starts empty (nil)
-  bool nil_read_is_unknown_;
 };
 
 // ---------------------------------------------------------------- kv
@@ -207,7 +186,8 @@ struct KvOracle {
   mutable std::unordered_map<std::uint64_t, std::uint32_t> appended;
 
   std::uint32_t empty = 0;  // the id of "", where every key starts
-  State initial() const { return State(keys, empty); }
+  State start;              // every key's first value (--init), by key index
+  State initial() const { return start; }
   bool apply(State& s, std::size_t i) const {
     const KvOp& op = ops[i];
     if (op.mode == Mode::fail) return true;  // did not happen
@@ -252,26 +232,52 @@ std::string kv_key(const History& h, const Operation& op) {
   return op.key->kind == Value::Kind::string ? op.key->text : op.key->to_string();
 }
 
+// --init for kv: a map {key "value"}; keys are read as the history's are (a string's text,
+// any other value's EDN text).
+std::map<std::string, std::string> kv_init(const std::optional<Value>& init) {
+  std::map<std::string, std::string> out;
+  if (!init || init->is_nil()) return out;
+  if (init->kind != Value::Kind::map)
+    throw std::invalid_argument("--init for kv must be a map {key \"value\"}, not " + init->to_string(kQuoteBytes));
+  for (std::size_t i = 0; i + 1 < init->items.size(); i += 2) {
+    const Value& k = init->items[i];
+    const Value& v = init->items[i + 1];
+    if (v.kind != Value::Kind::string && !v.is_nil())
+      throw std::invalid_argument("--init for kv: the value of key " + k.to_string(kQuoteBytes) + " must be a string, not " +
+                                  v.to_string(kQuoteBytes));
+    out[k.kind == Value::Kind::string ? k.text : k.to_string()] = v.is_nil() ? "" : v.text;
+  }
+  return out;
+}
+
 class Kv final : public Model {
  public:
   std::string_view name() const override { return "kv"; }
   std::string_view summary() const override {
     return "key-value store (Porcupine kv): get, put, append on string keys starting as \"\"; partitions per key";
   }
-  std::vector<std::vector<std::size_t>> partition(const History& h) const override {
-    return components(h, [&](const Operation& op) { return std::vector<std::string>{kv_key(h, op)}; });
+  std::string initial_state(const std::optional<Value>& init) const override {
+    const std::map<std::string, std::string> given = kv_init(init);
+    if (given.empty()) return "every key starts as \"\"";
+    return "keys start as --init gives (" + std::to_string(given.size()) + (given.size() == 1 ? " key" : " keys") + "), the others as \"\"";
   }
-  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
-                    bool want_states) const override {
+  std::vector<std::vector<std::size_t>> partition(const History& h) const override {
+    return components_by_key(h, [&](const Operation& op) { return std::vector<std::string>{kv_key(h, op)}; });
+  }
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const PartCheck& c) const override {
     KvOracle oracle;
     oracle.empty = oracle.values.id("");
     std::map<std::string, std::uint32_t> key_index;  // sorted: states print keys in order
     for (std::size_t i : part) key_index.emplace(kv_key(h, h.ops[i]), 0);
+    const std::map<std::string, std::string> given = kv_init(c.init);
     for (auto& [name, index] : key_index) {
       index = static_cast<std::uint32_t>(oracle.key_names.size());
       oracle.key_names.push_back(edn_string(name));
     }
     oracle.keys = key_index.size();
+    oracle.start.assign(oracle.keys, oracle.empty);
+    for (const auto& [name, index] : key_index)
+      if (auto it = given.find(name); it != given.end()) oracle.start[index] = oracle.values.id(it->second);
     auto text = [&](const Operation& op, const Value& v, const char* what) -> std::string {
       if (v.kind == Value::Kind::string) return v.text;
       if (v.is_nil()) return "";
@@ -290,7 +296,7 @@ class Kv final : public Model {
       }
       oracle.ops.push_back(k);
     }
-    return search_part(h, part, oracle, budget, want_states);
+    return search_part(h, part, oracle, c.budget, c.want_states);
   }
 };
 
@@ -311,8 +317,9 @@ struct MultiRegisterOracle {
   std::size_t registers = 0;
   Interner values;
   std::vector<std::string> register_names;
+  State start;  // by register; 0: nil
 
-  State initial() const { return State(registers, 0); }
+  State initial() const { return start; }
   bool apply(State& s, std::size_t i) const {
     if (modes[i] == Mode::fail) return true;
     const bool check_reads = modes[i] == Mode::ok;
@@ -353,22 +360,46 @@ const std::vector<Value>& txn_micro_ops(const History& h, const Operation& op) {
   return v.items;
 }
 
+// --init for multi-register: one value for every register, or a map {register value} (the
+// others start at nil). Registers are named as in the transactions' micro-operations.
+struct MultiInit {
+  std::optional<Value> all;
+  std::map<std::string, Value> by_register;
+};
+MultiInit multi_init(const std::optional<Value>& init) {
+  MultiInit out;
+  if (!init || init->is_nil()) return out;
+  if (init->kind != Value::Kind::map) {
+    if (init->kind == Value::Kind::vector)
+      throw std::invalid_argument("--init for multi-register must be a value or a map {register value}, not " + init->to_string(kQuoteBytes));
+    out.all = *init;
+    return out;
+  }
+  for (std::size_t i = 0; i + 1 < init->items.size(); i += 2) out.by_register[init->items[i].to_string()] = init->items[i + 1];
+  return out;
+}
+
 class MultiRegister final : public Model {
  public:
   std::string_view name() const override { return "multi-register"; }
   std::string_view summary() const override {
     return "Knossos multi-register: :txn of [:r k v] / [:w k v], registers start nil; partitions by registers touched together";
   }
+  std::string initial_state(const std::optional<Value>& init) const override {
+    const MultiInit given = multi_init(init);
+    if (given.all) return "every register starts at " + given.all->to_string(kQuoteBytes);
+    if (given.by_register.empty()) return "every register starts at nil";
+    return "registers start as --init gives (" + std::to_string(given.by_register.size()) + "), the others at nil";
+  }
   std::vector<std::vector<std::size_t>> partition(const History& h) const override {
-    return components(h, [&](const Operation& op) {
+    return components_by_key(h, [&](const Operation& op) {
       std::vector<std::string> keys;
       for (const Value& m : txn_micro_ops(h, op)) keys.push_back(m.items[1].to_string());
       if (keys.empty()) keys.push_back("");  // an empty transaction constrains nothing
       return keys;
     });
   }
-  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
-                    bool want_states) const override {
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const PartCheck& c) const override {
     MultiRegisterOracle oracle;
     std::map<std::string, std::uint32_t> regs;
     for (std::size_t i : part)
@@ -378,6 +409,13 @@ class MultiRegister final : public Model {
       oracle.register_names.push_back(cut(name));
     }
     oracle.registers = regs.size();
+    const MultiInit given = multi_init(c.init);
+    oracle.start.assign(oracle.registers, 0);
+    for (const auto& [name, index] : regs) {
+      const Value* v = given.all ? &*given.all : nullptr;
+      if (auto it = given.by_register.find(name); it != given.by_register.end()) v = &it->second;
+      if (v != nullptr && !v->is_nil()) oracle.start[index] = oracle.values.id(v->to_string());
+    }
     for (std::size_t i : part) {
       const Operation& op = h.ops[i];
       std::vector<MicroOp> txn;
@@ -389,11 +427,19 @@ class MultiRegister final : public Model {
       oracle.txns.push_back(std::move(txn));
       oracle.modes.push_back(mode_of(op));
     }
-    return search_part(h, part, oracle, budget, want_states);
+    return search_part(h, part, oracle, c.budget, c.want_states);
   }
 };
 
 // ---------------------------------------------------------------- queue
+// --init for a queue or a set: a vector (or list) of elements.
+std::vector<Value> elements_init(const char* model, const std::optional<Value>& init) {
+  if (!init || init->is_nil()) return {};
+  if (init->kind != Value::Kind::vector)
+    throw std::invalid_argument(std::string("--init for ") + model + " must be a vector of elements, not " + init->to_string(kQuoteBytes));
+  return init->items;
+}
+
 // A FIFO queue: enqueue x; dequeue -> x, or nil when empty.
 struct QueueOp {
   bool enqueue;
@@ -406,8 +452,9 @@ struct QueueOracle {
   static constexpr bool memo = true;
   std::vector<QueueOp> ops;
   Interner values;
+  State start;  // --init, front first
 
-  State initial() const { return {}; }
+  State initial() const { return start; }
   bool apply(State& s, std::size_t i) const {
     const QueueOp& op = ops[i];
     if (op.mode == Mode::fail) return true;
@@ -445,9 +492,14 @@ class Queue final : public Model {
  public:
   std::string_view name() const override { return "queue"; }
   std::string_view summary() const override { return "FIFO queue: enqueue x; dequeue -> x, or nil when empty"; }
-  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
-                    bool want_states) const override {
+  std::string initial_state(const std::optional<Value>& init) const override {
+    const std::vector<Value> given = elements_init("queue", init);
+    if (given.empty()) return "the queue starts empty";
+    return "the queue starts as " + init->to_string(kQuoteBytes) + " (front first)";
+  }
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const PartCheck& c) const override {
     QueueOracle oracle;
+    for (const Value& v : elements_init("queue", c.init)) oracle.start.push_back(oracle.values.id(v.to_string()));
     for (std::size_t i : part) {
       const Operation& op = h.ops[i];
       QueueOp q{true, mode_of(op), 0};
@@ -462,7 +514,7 @@ class Queue final : public Model {
       }
       oracle.ops.push_back(q);
     }
-    return search_part(h, part, oracle, budget, want_states);
+    return search_part(h, part, oracle, c.budget, c.want_states);
   }
 };
 
@@ -481,8 +533,9 @@ struct SetOracle {
   static constexpr bool memo = true;
   std::vector<SetOp> ops;
   Interner values;
+  State start;  // --init, sorted
 
-  State initial() const { return {}; }
+  State initial() const { return start; }
   bool apply(State& s, std::size_t i) const {
     const SetOp& op = ops[i];
     if (op.mode == Mode::fail) return true;
@@ -523,14 +576,23 @@ class Set final : public Model {
   std::string_view summary() const override {
     return "set: add x, remove x, contains x -> bool, read -> all elements; partitions per element unless read";
   }
+  std::string initial_state(const std::optional<Value>& init) const override {
+    const std::vector<Value> given = elements_init("set", init);
+    if (given.empty()) return "the set starts empty";
+    return "the set starts as " + init->to_string(kQuoteBytes);
+  }
   std::vector<std::vector<std::size_t>> partition(const History& h) const override {
-    return components(h, [&](const Operation& op) {
+    // An element given by --init belongs to the part of the operations on it; partitioning
+    // stays sound because each element's first state is known per part.
+    return components_by_key(h, [&](const Operation& op) {
       return op.f == "read" ? std::vector<std::string>{} : std::vector<std::string>{op.input.to_string()};
     });
   }
-  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
-                    bool want_states) const override {
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const PartCheck& c) const override {
     SetOracle oracle;
+    for (const Value& v : elements_init("set", c.init)) oracle.start.push_back(oracle.values.id(v.to_string()));
+    std::sort(oracle.start.begin(), oracle.start.end());
+    oracle.start.erase(std::unique(oracle.start.begin(), oracle.start.end()), oracle.start.end());
     for (std::size_t i : part) {
       const Operation& op = h.ops[i];
       SetOp s;
@@ -556,7 +618,7 @@ class Set final : public Model {
       }
       oracle.ops.push_back(std::move(s));
     }
-    return search_part(h, part, oracle, budget, want_states);
+    return search_part(h, part, oracle, c.budget, c.want_states);
   }
 };
 
@@ -571,7 +633,8 @@ struct CounterOracle {
     std::int64_t value;
   };
   std::vector<Op> ops;
-  State initial() const { return 0; }
+  State start = 0;
+  State initial() const { return start; }
   bool apply(State& s, std::size_t i) const {
     const Op& op = ops[i];
     if (op.mode == Mode::fail) return true;
@@ -585,13 +648,22 @@ struct CounterOracle {
   std::string show(const State& s) const { return std::to_string(s); }
 };
 
+std::int64_t counter_init(const std::optional<Value>& init) {
+  if (!init || init->is_nil()) return 0;
+  if (!init->is_integer()) throw std::invalid_argument("--init for counter must be an integer, not " + init->to_string(kQuoteBytes));
+  return init->number;
+}
+
 class Counter final : public Model {
  public:
   std::string_view name() const override { return "counter"; }
   std::string_view summary() const override { return "counter starting at 0: add n, inc, read -> n"; }
-  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const SearchBudget& budget,
-                    bool want_states) const override {
+  std::string initial_state(const std::optional<Value>& init) const override {
+    return "the counter starts at " + std::to_string(counter_init(init));
+  }
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const PartCheck& c) const override {
     CounterOracle oracle;
+    oracle.start = counter_init(c.init);
     for (std::size_t i : part) {
       const Operation& op = h.ops[i];
       CounterOracle::Op c{false, mode_of(op), 1};
@@ -607,17 +679,16 @@ class Counter final : public Model {
       }
       oracle.ops.push_back(c);
     }
-    return search_part(h, part, oracle, budget, want_states);
+    return search_part(h, part, oracle, c.budget, c.want_states);
   }
 };
 
 }  // namespace
 
 std::vector<const Model*> all_models() {
-  static const CasRegister cas_register("cas-register", std::nullopt, false,
-                                        "register with read, write, cas; starts empty (nil); reading nil reads the empty register (Jepsen etcd logs)");
-  static const CasRegister cas_register_0("cas-register-0", 0, true,
-                                          "register with read, write, cas; starts at 0; a read of nil tells nothing (Knossos)");
+  static const CasRegister cas_register("cas-register", std::nullopt,
+                                        "register with read, write, cas; starts empty (nil) unless --init or the format says otherwise");
+  static const CasRegister cas_register_0("cas-register-0", 0, "cas-register starting at 0 (the same as --model cas-register --init 0)");
   static const Kv kv;
   static const MultiRegister multi_register;
   static const Queue queue;
@@ -626,7 +697,9 @@ std::vector<const Model*> all_models() {
   return {&cas_register, &cas_register_0, &kv, &multi_register, &queue, &set, &counter};
 }
 
-const Model* find_model(std::string_view name) {
+const Model* find_model(std::string_view name, const Models* extra) {
+  if (extra != nullptr)
+    if (const Model* m = extra->find(name)) return m;
   for (const Model* m : all_models())
     if (m->name() == name) return m;
   return nullptr;

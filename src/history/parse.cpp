@@ -26,7 +26,6 @@ using detail::DeadlineCheck;
 using detail::EdnReader;
 using detail::snippet;
 
-constexpr std::string_view kJepsenMark = "jepsen.util - ";
 constexpr std::string_view kDuetHeader = ";duet-history";
 
 // ---- lines ----
@@ -72,13 +71,6 @@ bool only_whitespace(std::string_view text) {
   return true;
 }
 
-// `... jepsen.util - P<TAB>...`: an event line of a Jepsen log (other jepsen.util lines, with
-// no tab after the mark, are ordinary log messages).
-bool is_jepsen_event_line(std::string_view line) {
-  const std::size_t at = line.find(kJepsenMark);
-  return at != std::string_view::npos && line.find('\t', at + kJepsenMark.size()) != std::string_view::npos;
-}
-
 [[noreturn]] void fail(const std::string& source, std::size_t line, const std::string& what) {
   throw ParseError(source, line, what);
 }
@@ -104,6 +96,67 @@ std::string_view type_name(EventType t) {
     case EventType::info: return ":info";
   }
   return "?";
+}
+
+// ---- Jepsen log lines ----
+// Jepsen prints an operation as `PROCESS :TYPE :F VALUE [ERROR]` through the logger
+// jepsen.util, behind whatever prefix its logging configuration adds:
+//   INFO  jepsen.util - 3<TAB>:invoke<TAB>:read<TAB>nil                      (Knossos, etcd logs)
+//   2017-05-31 16:32:45,114{GMT}<TAB>INFO<TAB>[jepsen worker 3] jepsen.util: 3<TAB>:ok<TAB>:read<TAB>2
+//   INFO [2021-03-04 05:06:07,890] jepsen worker 3 - jepsen.util 3<TAB>:fail<TAB>:cas<TAB>[1 2]<TAB>:timeout
+// Fields are separated by tabs, or by runs of spaces where a log pipeline rewrote the tabs.
+
+// The text after the logger's name and its separator (` - `, `: ` or blanks), or nothing if
+// the line is not from jepsen.util.
+std::optional<std::string_view> jepsen_message(std::string_view line) {
+  constexpr std::string_view kLogger = "jepsen.util";
+  for (std::size_t at = line.find(kLogger); at != std::string_view::npos; at = line.find(kLogger, at + 1)) {
+    // A logger name stands alone: not inside a longer name (jepsen.utility).
+    if (at > 0 && !is_blank(line[at - 1]) && line[at - 1] != ']' && line[at - 1] != '\t') continue;
+    std::string_view rest = line.substr(at + kLogger.size());
+    if (!rest.empty() && rest.front() == ':') rest.remove_prefix(1);
+    else if (rest.empty() || !is_blank(rest.front())) continue;
+    rest = trim(rest);
+    if (rest.size() >= 2 && rest.front() == '-' && is_blank(rest[1])) rest = trim(rest.substr(1));
+    else if (rest == "-") rest = {};
+    return rest;
+  }
+  return std::nullopt;
+}
+
+// The next whitespace-separated field of `rest`, removed from it.
+std::string_view next_field(std::string_view& rest) {
+  rest = trim(rest);
+  std::size_t end = 0;
+  while (end < rest.size() && !is_blank(rest[end])) ++end;
+  const std::string_view field = rest.substr(0, end);
+  rest = rest.substr(end);
+  return field;
+}
+
+bool is_event_type_field(std::string_view field) {
+  EventType t;
+  return field.size() >= 2 && field.front() == ':' && event_type(field.substr(1), t);
+}
+
+// Is this jepsen.util message an operation (well formed or not)? Its second field is a
+// keyword and either it is one of the four types or the first field looks like a process (a
+// number, or a keyword such as :nemesis). Other jepsen.util messages ("Setting up nodes")
+// are ordinary log lines.
+bool is_jepsen_event(std::string_view message) {
+  const std::string_view process = next_field(message);
+  const std::string_view type = next_field(message);
+  if (process.empty() || type.empty() || type.front() != ':') return false;
+  if (is_event_type_field(type)) return true;
+  std::string_view digits = process;
+  if (digits.front() == '-' || digits.front() == '+') digits.remove_prefix(1);
+  const bool number = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return number || process.front() == ':';
+}
+
+bool is_jepsen_event_line(std::string_view line) {
+  const std::optional<std::string_view> message = jepsen_message(line);
+  return message && is_jepsen_event(*message);
 }
 
 struct Event {
@@ -304,39 +357,45 @@ History parse_jepsen_log(std::string_view text, const std::string& source, Deadl
   LineCursor lines{text, &deadline};
   std::string_view line;
   while (lines.next(line)) {
-    const std::size_t at = line.find(kJepsenMark);
-    if (at == std::string_view::npos) continue;
-    std::string_view rest = line.substr(at + kJepsenMark.size());
-    if (rest.find('\t') == std::string_view::npos) continue;  // an ordinary log message
+    const std::optional<std::string_view> message = jepsen_message(line);
+    if (!message || !is_jepsen_event(*message)) continue;  // an ordinary log line
     ++event_lines;
-    // PROCESS<TAB>:TYPE<TAB>:F<TAB>VALUE (the value is the rest of the line).
-    std::string_view fields[4];
-    std::size_t n = 0;
-    while (n < 3) {
-      const std::size_t tab = rest.find('\t');
-      if (tab == std::string_view::npos) break;
-      fields[n++] = trim(rest.substr(0, tab));
-      rest = rest.substr(tab + 1);
-    }
-    fields[n++] = trim(rest);
+    // PROCESS :TYPE :F VALUE [ERROR]: three fields, then one EDN form, then what the
+    // completion says went wrong (ignored: the type says what it means for the check).
+    std::string_view rest = *message;
+    const std::string_view process = next_field(rest);
+    const std::string_view type = next_field(rest);
+    const std::string_view function = next_field(rest);
+    rest = trim(rest);
     const std::size_t number = lines.number;
-    if (!fields[0].empty() && fields[0].front() == ':') continue;  // :nemesis: not a client
+    // A type where the process should be: the process field is empty (`\t:invoke\t...`).
+    if (is_event_type_field(process)) fail(source, number, "empty process field");
+    if (process.front() == ':') continue;  // :nemesis: not a client
     Event e;
-    e.process = parse_process(fields[0], source, number);
-    if (n < 4)
+    e.process = parse_process(process, source, number);
+    if (!is_event_type_field(type))
+      fail(source, number, "unknown operation type `" + snippet(type) + "` (expected :invoke, :ok, :fail or :info)");
+    event_type(type.substr(1), e.type);
+    const std::size_t fields = function.empty() ? 2 : rest.empty() ? 3 : 4;
+    if (fields < 4)
       fail(source, number,
-           "expected 4 tab-separated fields after `jepsen.util - ` (process, type, function, value), found " + std::to_string(n));
-    if (fields[1].size() < 2 || fields[1].front() != ':' || !event_type(fields[1].substr(1), e.type))
-      fail(source, number, "unknown operation type `" + snippet(fields[1]) + "` (expected :invoke, :ok, :fail or :info)");
-    const Value f = read_field(fields[2], number, source, "function", deadline);
-    if (f.kind != Value::Kind::keyword) fail(source, number, "the function must be a keyword like :read, found `" + snippet(fields[2]) + "`");
+           "expected 4 fields after `jepsen.util` (process, type, function, value; separated by tabs or spaces), found " +
+               std::to_string(fields));
+    const Value f = read_field(function, number, source, "function", deadline);
+    if (f.kind != Value::Kind::keyword) fail(source, number, "the function must be a keyword like :read, found `" + snippet(function) + "`");
     e.f = f.text;
-    e.value = read_field(fields[3], number, source, "value", deadline);
+    EdnReader r(rest, source, number, "line", &deadline);
+    r.skip_space();
+    e.value = r.read();
+    if (r.skip_space() && e.type == EventType::invoke)
+      fail(source, number, "unexpected text after the value: `" + snippet(r.rest()) + "`");
     e.line = number;
     pairer.add(std::move(e));
   }
   if (event_lines == 0)
-    fail(source, 1, "no operations found (read as jepsen-log: no line of the form `INFO  jepsen.util - PROCESS<TAB>:TYPE<TAB>:F<TAB>VALUE`)");
+    fail(source, 1,
+         "no operations found (read as jepsen-log: no line of the form `INFO  jepsen.util - PROCESS :TYPE :F VALUE`, "
+         "fields separated by tabs or spaces)");
   return paired_history(source, Format::jepsen_log, pairer.finish(), "cas-register");
 }
 
@@ -396,7 +455,15 @@ History parse_edn(std::string_view text, const std::string& source, DeadlineChec
   }
   if (r.skip_space()) r.fail(r.line(), std::string("unexpected text after the closing `") + close + "`: `" + snippet(r.rest()) + "`");
   if (entries == 0) fail(source, open_line, "no operations found (read as edn: the history is empty)");
-  return paired_history(source, Format::edn, pairer.finish(), txn ? "multi-register" : "cas-register-0");
+  History h = paired_history(source, Format::edn, pairer.finish(), txn ? "multi-register" : "cas-register");
+  if (!txn) {
+    // Knossos' register: it starts at 0 (as Knossos' tests build it), and a read that returned
+    // nil tells nothing (its model accepts a nil read in any state).
+    h.default_init = Value::integer(0);
+    for (Operation& op : h.ops)
+      if (op.f == "read" && op.outcome == Outcome::ok && op.output.is_nil()) op.result_unknown = true;
+  }
+  return h;
 }
 
 // ---- duet's own format ----
@@ -474,6 +541,12 @@ History parse_duet(std::string_view text, const std::string& source, DeadlineChe
         h.default_model = std::string(name);
         h.model_line = lines.number;
         model = true;
+      } else if (t.substr(0, 5) == ";init" && (t.size() == 5 || is_blank(t[5]))) {
+        if (h.default_init) fail(source, lines.number, "a second `;init` line");
+        if (!h.ops.empty()) fail(source, lines.number, "`;init` must come before the first operation");
+        const std::string_view value = trim(t.substr(5));
+        if (value.empty()) fail(source, lines.number, "`;init` needs a value (the model's initial state, in EDN)");
+        h.default_init = read_field(value, lines.number, source, "`;init`", deadline);
       }
       continue;  // a comment
     }
@@ -545,7 +618,7 @@ Format detect(std::string_view text, const std::string& source, DeadlineCheck* d
   if (is_jepsen_event_line(first)) return Format::jepsen_log;
   if (first.front() == '[' || first.front() == '(') return Format::edn;
   if (first.front() == '{') return Format::kv_log;
-  if (first.find(kJepsenMark) != std::string_view::npos) return Format::jepsen_log;
+  if (jepsen_message(first)) return Format::jepsen_log;
   // A Jepsen log may open with other log lines: any event line further down decides.
   while (lines.next(line))
     if (is_jepsen_event_line(line)) return Format::jepsen_log;

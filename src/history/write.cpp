@@ -35,6 +35,12 @@ std::string write_duet_history(const History& h) {
       if (c == '\n') c = ' ';
     out += ";model " + model + "\n";
   }
+  if (h.default_init) {
+    std::string init = h.default_init->to_string();
+    for (char& c : init)
+      if (c == '\n') c = ' ';  // EDN strings print a newline as \n: this is a bare one's only way in
+    out += ";init " + init + "\n";
+  }
   out.reserve(out.size() + h.ops.size() * 96);
   for (const Operation& op : h.ops) {
     out += "{:process ";

@@ -147,7 +147,9 @@ TEST(HistoryParse, EveryRecordedHistoryParsesWithItsFormatAndModel) {
     } else {
       ASSERT_EQ(folder, "knossos");
       EXPECT_EQ(h.format, Format::edn);
-      EXPECT_EQ(h.default_model, "cas-register-0");
+      EXPECT_EQ(h.default_model, "cas-register");
+      ASSERT_TRUE(h.default_init.has_value());  // Knossos' register starts at 0
+      EXPECT_EQ(*h.default_init, Value::integer(0));
     }
     // Three Knossos histories hold no client operation that happened: only nemesis entries
     // (rollback-) or only failed operations, which are dropped (rollback-10, -11). They are
@@ -301,7 +303,7 @@ TEST(HistoryParse, KnossosReaderFeatures) {
   // Comments, commas, a list, a set, a tagged map, a discarded form, extra keys.
   const History h = read_history(data("knossos_features.edn"));
   EXPECT_EQ(h.format, Format::edn);
-  EXPECT_EQ(h.default_model, "cas-register-0");
+  EXPECT_EQ(h.default_model, "cas-register");
   ASSERT_EQ(h.ops.size(), 4u);  // write 0, read, write #{4} (info), read (pending); cas failed
   EXPECT_EQ(h.ops[0].f, "write");
   EXPECT_EQ(h.ops[0].outcome, Outcome::ok);
@@ -485,7 +487,7 @@ const BadFile kBadFiles[] = {
     {"jepsen_bad_type.log", Format::automatic, 2, "unknown operation type `:done` (expected :invoke, :ok, :fail or :info)"},
     {"jepsen_bad_value.log", Format::automatic, 1, "unexpected end of line: the `[` is not closed"},
     {"jepsen_missing_field.log", Format::automatic, 1,
-     "expected 4 tab-separated fields after `jepsen.util - ` (process, type, function, value), found 3"},
+     "expected 4 fields after `jepsen.util` (process, type, function, value; separated by tabs or spaces), found 3"},
     {"missing_type.txt", Format::automatic, 2, "operation has no :type (in `{:process 0, :f :get, :key \"1\", :value \"x\"}`)"},
     {"unknown_type.txt", Format::automatic, 2, "unknown :type `:done` (expected :invoke, :ok, :fail or :info)"},
     {"integer_overflow.edn", Format::automatic, 2, "integer `99999999999999999999` is out of range (64-bit)"},
@@ -534,7 +536,7 @@ TEST(HistoryParse, ExplicitFormatThatDoesNotFitSaysWhatTheFileLooksLike) {
   EXPECT_EQ(f.line, 1u);
   EXPECT_EQ(f.message,
             "no operations found (read as jepsen-log: no line of the form `INFO  jepsen.util - "
-            "PROCESS<TAB>:TYPE<TAB>:F<TAB>VALUE`) (read as jepsen-log, but the file looks like kv-log)");
+            "PROCESS :TYPE :F VALUE`, fields separated by tabs or spaces) (read as jepsen-log, but the file looks like kv-log)");
   f = failure_of_file(kHistories + "/kv/c01-ok.txt", Format::duet);
   EXPECT_EQ(f.line, 1u);
   EXPECT_EQ(f.message.substr(0, 38), "expected the header `;duet-history 1`,");

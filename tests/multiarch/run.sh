@@ -74,7 +74,10 @@ target_root() {
   for p in $(target_packages); do installed "$p:$a" || missing="$missing $p:$a"; done
   if [ -z "$missing" ]; then echo /; return 0; fi
   if as_root; then
-    dpkg --add-architecture "$a"
+    if ! dpkg --print-foreign-architectures | grep -qx "$a"; then
+      dpkg --add-architecture "$a"
+      updated=""  # an earlier update (for the host tools) fetched no index for $a
+    fi
     apt_update >&2
     if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>"$dir/apt.log"; then
       echo /; return 0

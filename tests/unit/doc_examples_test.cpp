@@ -13,6 +13,7 @@
 #include <duet/fuzz.hpp>
 #include <duet/gtest.hpp>
 #include <duet/history.hpp>
+#include <duet/history_model.hpp>
 #include <duet/models/bindings.hpp>
 #include <duet/models/queue.hpp>
 #include <duet/sync.hpp>
@@ -28,11 +29,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <shared_mutex>
 #include <span>
 #include <stdint.h>
@@ -553,6 +557,86 @@ TEST(DocExamples, Recorder) {
   // after the clients joined:
   CheckReport r = check_history(rec.history("stress run"));
   EXPECT_EQ(r.verdict, Verdict::linearizable) << r.explanation;
+}
+
+TEST(DocExamples, RecorderOnAVirtualClock) {
+  using namespace duet::history;
+  std::uint64_t now = 0;
+  Recorder sim(2, "cas-register", [&now] { return now; });
+  now = 10;
+  const auto w = sim.invoke(0, "write", std::nullopt, Value::integer(1));
+  now = 20;
+  const auto r = sim.invoke(1, "read", std::nullopt, Value::nil());
+  now = 30;
+  sim.complete(0, w, Value::nil());
+  now = 40;
+  sim.complete(1, r, Value::integer(1));
+  const History h = sim.history("simulated");
+  ASSERT_EQ(h.ops.size(), 2u);
+  EXPECT_EQ(h.ops[0].invoke, 10u);
+  EXPECT_EQ(h.ops[0].response, 30u);
+  EXPECT_EQ(h.ops[1].response, 40u);
+  EXPECT_EQ(check_history(h).verdict, Verdict::linearizable);
+}
+
+// ---- history_model.hpp ----
+
+struct GrowOnlySet {
+  using State = std::set<std::int64_t>;
+  State init() const { return {}; }
+  bool step(State& s, const duet::history::Operation& op) const {
+    if (op.f == "add") return s.insert(op.input.number), true;
+    if (op.outcome != duet::history::Outcome::ok) return true;  // a read with no result
+    return op.output.items.size() == s.size();                  // read -> every element
+  }
+};
+
+namespace cli_example {
+duet::history::Models models = [] {
+  duet::history::Models m;
+  m.add("gset", "grow-only set: add x, read -> all", GrowOnlySet{});
+  return m;
+}();
+int main(int argc, char** argv) { return duet::history::cli_main(argc, argv, models); }
+}  // namespace cli_example
+
+TEST(DocExamples, UserModels) {
+  using namespace duet::history;
+  duet::history::Models models;
+  models.add("gset", "grow-only set: add x, read -> all", GrowOnlySet{});
+  // add 1 and add 2 complete before a read that sees only one element: not linearizable.
+  std::uint64_t now = 0;
+  Recorder rec(2, "gset", [&now] { return now; });
+  auto a = rec.invoke(0, "add", std::nullopt, Value::integer(1));
+  rec.complete(0, a, Value::nil());
+  ++now;
+  auto b = rec.invoke(1, "add", std::nullopt, Value::integer(2));
+  ++now;
+  rec.complete(1, b, Value::nil());
+  ++now;
+  auto r = rec.invoke(0, "read", std::nullopt, Value::nil());
+  ++now;
+  rec.complete(0, r, Value::vector({Value::integer(1)}));
+  const History h = rec.history("gset run");
+  CheckOptions options;
+  options.models = &models;
+  EXPECT_EQ(check_history(h, options).verdict, Verdict::not_linearizable);
+  auto parts = duet::history::components_by_key(h, [](const Operation& op) {
+    return std::vector<std::string>{op.key ? op.key->to_string() : ""};
+  });
+  EXPECT_EQ(parts.size(), 1u);  // no keys: one part
+
+  // The same history through a duet-check of one's own.
+  const std::string file = (std::filesystem::temp_directory_path() / "duet_doc_gset.duet").string();
+  std::ofstream(file) << write_duet_history(h);
+  std::string arg0 = "my-check", arg1 = file;
+  char* argv[] = {arg0.data(), arg1.data(), nullptr};
+  testing::internal::CaptureStdout();
+  const int status = cli_example::main(2, argv);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_NE(out.find("not-linearizable"), std::string::npos) << out;
+  std::filesystem::remove(file);
 }
 
 // ---- async.hpp ----

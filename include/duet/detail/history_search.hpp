@@ -1,0 +1,83 @@
+// What a history model's check of one part runs: the one search core over an oracle the model
+// compiled for that part, and the diagnosis of a violation (the states along the longest
+// partial linearization, the operation that cannot be placed). Used by duet's own models
+// (src/check/models.cpp) and by user models through duet/history_model.hpp.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "duet/detail/search.hpp"
+#include "duet/history.hpp"
+
+namespace duet::history::detail {
+
+using duet::detail::SearchBudget;
+using duet::detail::SearchResult;
+using duet::detail::SearchVerdict;
+using duet::detail::TimedOp;
+
+/// "file:line: what (the operation)" as std::invalid_argument, for an operation that does not
+/// fit its model.
+[[noreturn]] void reject(const History& h, const Operation& op, const std::string& what);
+
+/// One partition's outcome, in indices of History::ops.
+struct PartOutcome {
+  SearchResult search;                 // order in History::ops indices
+  std::vector<std::string> states;     // printed state after each operation of the order
+  std::optional<std::size_t> stuck;    // violation: the operation that cannot be placed
+  std::string stuck_state;             // ... and the state where it cannot
+};
+
+/// Runs the search for one part with an oracle built for it (indices local to the part), and
+/// fills in the diagnosis: states along the order, the stuck operation and its state.
+template <class Oracle>
+PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, const Oracle& oracle,
+                        const SearchBudget& budget, bool want_states) {
+  std::vector<TimedOp> timed(part.size());
+  std::unordered_map<std::int64_t, std::uint32_t> processes;
+  for (std::size_t i = 0; i < part.size(); ++i) {
+    const Operation& op = h.ops[part[i]];
+    auto [it, fresh] = processes.try_emplace(op.process, static_cast<std::uint32_t>(processes.size()));
+    timed[i].process = it->second;
+    timed[i].invoke = op.invoke;
+    timed[i].response = op.outcome == Outcome::info ? TimedOp::kPending : op.response;
+  }
+  PartOutcome out;
+  // The deadline may have passed while the history was read or this part prepared: the
+  // search's own setup is not worth starting then (on a huge part it takes a while).
+  if (std::chrono::steady_clock::now() >= budget.deadline) {
+    out.search.verdict = SearchVerdict::unknown;
+    out.search.stop = duet::detail::SearchStop::time;
+    return out;
+  }
+  out.search = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, budget);
+  const bool violation = out.search.verdict == SearchVerdict::violation;
+  if (want_states || violation) {
+    typename Oracle::State s = oracle.initial();
+    for (std::size_t local : out.search.order) {
+      oracle.apply(s, local);
+      if (want_states) out.states.push_back(oracle.show(s));
+    }
+    if (violation) {
+      // The operation that blocks: of those not placed, the first to have returned (every
+      // later operation would have to follow it, and it fits nowhere).
+      std::vector<bool> placed(part.size(), false);
+      for (std::size_t local : out.search.order) placed[local] = true;
+      std::optional<std::size_t> stuck;
+      for (std::size_t i = 0; i < part.size(); ++i)
+        if (!placed[i] && timed[i].response != TimedOp::kPending && (!stuck || timed[i].response < timed[*stuck].response))
+          stuck = i;
+      if (stuck) out.stuck = part[*stuck];
+      out.stuck_state = oracle.show(s);
+    }
+  }
+  for (std::size_t& i : out.search.order) i = part[i];
+  return out;
+}
+
+}  // namespace duet::history::detail

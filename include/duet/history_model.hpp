@@ -1,0 +1,362 @@
+// Models for the history checker: the interface duet's own models implement, and the way to
+// bring your own (a lease, a queue whose dequeues time out, a grow-only set, ...) to
+// check_history and to a duet-check of your own.
+//
+// A model is a plain struct (Porcupine's Model): its State, the initial state, and a step that
+// applies one recorded operation to a state and says whether the operation's recorded result
+// is possible there. Optional members tell the checker more (partitions, read-only operations,
+// footprints, how to print a state).
+//
+//   struct GrowOnlySet {
+//     using State = std::set<std::int64_t>;
+//     State init() const { return {}; }
+//     bool step(State& s, const duet::history::Operation& op) const {
+//       if (op.f == "add") return s.insert(op.input.number), true;
+//       if (op.outcome != duet::history::Outcome::ok) return true;  // a read with no result
+//       return op.output.items.size() == s.size();                  // read -> every element
+//     }
+//   };
+//   duet::history::Models models;
+//   models.add("gset", "grow-only set: add x, read -> all", GrowOnlySet{});
+//   // check_history(h, {.model = "gset", .models = &models}), or a whole duet-check:
+//   // int main(int argc, char** argv) { return duet::history::cli_main(argc, argv, models); }
+//
+// Link duet::history.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "duet/detail/history_search.hpp"
+#include "duet/hash.hpp"
+#include "duet/history.hpp"
+#include "duet/show.hpp"
+
+namespace duet::history {
+
+/// What check_history hands a model's check of one part of a history.
+struct PartCheck {
+  const duet::detail::SearchBudget& budget;
+  bool want_states;                 // fill PartOutcome::states (for reports and the timeline)
+  const std::optional<Value>& init;  // --init / CheckOptions::init, or the format's default; none: the model's own
+};
+
+/// A model of an object, as check_history uses it. duet's own models derive from it; for your
+/// own, write a plain struct and add it to a Models (below), which wraps it in one of these.
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view summary() const = 0;
+  /// Independent parts (P-compositionality), each a list of indices into h.ops in increasing
+  /// order. The default: one part with every operation.
+  virtual std::vector<std::vector<std::size_t>> partition(const History& h) const;
+  /// The initial state in words, for reports ("the register starts at 0"). Throws
+  /// std::invalid_argument when `init` does not fit the model (before any search).
+  virtual std::string initial_state(const std::optional<Value>& init) const = 0;
+  /// Checks one part. Throws std::invalid_argument ("file:line: ...") for an operation the
+  /// model cannot read.
+  virtual detail::PartOutcome check(const History& h, const std::vector<std::size_t>& part, const PartCheck& c) const = 0;
+};
+
+/// The connected components of operations that share a key: operations whose keys are disjoint
+/// never constrain each other, so each component can be checked alone. An operation with no
+/// keys touches everything (a read of a whole set) and joins every part.
+///
+///   auto parts = duet::history::components_by_key(h, [](const Operation& op) {
+///     return std::vector<std::string>{op.key ? op.key->to_string() : ""};
+///   });
+template <class Keys>
+std::vector<std::vector<std::size_t>> components_by_key(const History& h, Keys keys) {
+  std::vector<std::size_t> all(h.ops.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (h.ops.empty()) return {all};
+  std::unordered_map<std::string, std::size_t> key_ids;
+  std::vector<std::size_t> parent;
+  auto find = [&](std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::vector<std::size_t> first_key(h.ops.size());
+  for (std::size_t i = 0; i < h.ops.size(); ++i) {
+    const std::vector<std::string> ks = keys(h.ops[i]);
+    if (ks.empty()) return {all};
+    std::size_t root = static_cast<std::size_t>(-1);
+    for (const std::string& k : ks) {
+      auto [it, fresh] = key_ids.try_emplace(k, parent.size());
+      if (fresh) parent.push_back(parent.size());
+      const std::size_t r = find(it->second);
+      if (root == static_cast<std::size_t>(-1)) root = r;
+      else if (r != root) parent[r] = root;
+    }
+    first_key[i] = key_ids[ks.front()];
+  }
+  std::unordered_map<std::size_t, std::size_t> part_of_root;
+  std::vector<std::vector<std::size_t>> parts;
+  for (std::size_t i = 0; i < h.ops.size(); ++i) {
+    auto [it, fresh] = part_of_root.try_emplace(find(first_key[i]), parts.size());
+    if (fresh) parts.emplace_back();
+    parts[it->second].push_back(i);
+  }
+  return parts;
+}
+
+namespace detail {
+
+// What a user's model struct provides (see Models::add).
+template <class Spec>
+concept DeterministicStep = requires(const Spec& m, typename Spec::State& s, const Operation& op) {
+  { m.step(s, op) } -> std::convertible_to<bool>;
+};
+template <class Spec>
+concept NondeterministicStep = requires(const Spec& m, const typename Spec::State& s, const Operation& op,
+                                        std::vector<typename Spec::State>& next) {
+  { m.step(s, op, next) };
+};
+template <class Spec>
+concept ModelSpec = std::copy_constructible<typename Spec::State> &&
+                    std::equality_comparable<typename Spec::State> && (DeterministicStep<Spec> || NondeterministicStep<Spec>) &&
+                    (requires(const Spec& m) { m.init(); } || requires(const Spec& m, const std::optional<Value>& v) { m.init(v); });
+
+template <class Spec>
+std::uint64_t spec_hash(const Spec& m, const typename Spec::State& s) {
+  if constexpr (requires { m.hash(s); }) return static_cast<std::uint64_t>(m.hash(s));
+  else return duet::hash_value(s);
+}
+
+template <class Spec>
+std::string spec_show(const Spec& m, const typename Spec::State& s) {
+  if constexpr (requires { { m.show(s) } -> std::convertible_to<std::string>; }) return m.show(s);
+  else if constexpr (duet::printable<typename Spec::State>()) return duet::show(s);
+  else return "(a state; give the model a show(const State&) to print it)";
+}
+
+// The search's oracle over a user's model, for one part: operations are the part's, by
+// position. A nondeterministic model's oracle state is the set of states it may be in (as
+// Porcupine's NondeterministicModel is turned into a deterministic one), kept in a canonical
+// order (by hash, then as found) so that equal sets compare equal.
+template <class Spec>
+struct SpecOracle {
+  static constexpr bool kNondeterministic = !DeterministicStep<Spec>;
+  using UserState = typename Spec::State;
+  using State = std::conditional_t<kNondeterministic, std::vector<UserState>, UserState>;
+  static constexpr bool memo = true;
+  const Spec* spec;
+  std::vector<const Operation*> ops;
+  std::vector<std::uint64_t> footprints;  // empty: the model gives none
+  State start;
+  mutable std::vector<UserState> scratch;
+
+  State initial() const { return start; }
+  bool apply(State& s, std::size_t i) const {
+    if constexpr (kNondeterministic) {
+      scratch.clear();
+      for (const UserState& u : s) spec->step(u, *ops[i], scratch);
+      if (scratch.empty()) return false;
+      canonical(scratch);
+      s.swap(scratch);
+      return true;
+    } else {
+      return spec->step(s, *ops[i]);
+    }
+  }
+  void canonical(std::vector<UserState>& set) const {
+    std::vector<std::pair<std::uint64_t, std::size_t>> keyed(set.size());
+    for (std::size_t k = 0; k < set.size(); ++k) keyed[k] = {spec_hash(*spec, set[k]), k};
+    std::sort(keyed.begin(), keyed.end());
+    std::vector<UserState> out;
+    out.reserve(set.size());
+    for (std::size_t k = 0; k < keyed.size(); ++k) {
+      const UserState& u = set[keyed[k].second];
+      bool seen = false;
+      for (std::size_t j = k; j-- > 0 && keyed[j].first == keyed[k].first;)
+        if (set[keyed[j].second] == u) seen = true;
+      if (!seen) out.push_back(u);
+    }
+    set.swap(out);
+  }
+  std::uint64_t hash(const State& s) const {
+    if constexpr (kNondeterministic) {
+      std::uint64_t h = 0x6e64;
+      for (const UserState& u : s) h = duet::detail::hash_combine(h, spec_hash(*spec, u));
+      return h;
+    } else {
+      return spec_hash(*spec, s);
+    }
+  }
+  bool equal(const State& a, const State& b) const {
+    if constexpr (kNondeterministic) {
+      if (a.size() != b.size()) return false;
+      for (const UserState& u : a)
+        if (std::find(b.begin(), b.end(), u) == b.end()) return false;
+      return true;
+    } else {
+      return a == b;
+    }
+  }
+  bool read_only(std::size_t i) const {
+    if constexpr (requires(const Operation& op) { spec->read_only(op); }) return spec->read_only(*ops[i]);
+    else return false;
+  }
+  std::string show(const State& s) const {
+    if constexpr (kNondeterministic) {
+      if (s.size() == 1) return spec_show(*spec, s.front());
+      std::string out = "one of {";
+      for (std::size_t k = 0; k < s.size(); ++k) out += (k > 0 ? ", " : "") + spec_show(*spec, s[k]);
+      return out + "}";
+    } else {
+      return spec_show(*spec, s);
+    }
+  }
+};
+
+// The search uses footprints (partial-order reduction, backjumping) only when the oracle has
+// them: only a model that gives them gets this oracle.
+template <class Spec>
+struct SpecOracleWithFootprints : SpecOracle<Spec> {
+  std::uint64_t footprint(std::size_t i) const { return this->footprints[i]; }
+};
+
+template <class Spec>
+class SpecModel final : public Model {
+ public:
+  SpecModel(std::string name, std::string summary, Spec spec)
+      : name_(std::move(name)), summary_(std::move(summary)), spec_(std::move(spec)) {}
+  std::string_view name() const override { return name_; }
+  std::string_view summary() const override { return summary_; }
+  std::vector<std::vector<std::size_t>> partition(const History& h) const override {
+    if constexpr (requires(const Operation& op) { { spec_.keys(op) } -> std::convertible_to<std::vector<std::string>>; })
+      return components_by_key(h, [&](const Operation& op) { return spec_.keys(op); });
+    else
+      return Model::partition(h);
+  }
+  std::string initial_state(const std::optional<Value>& init) const override {
+    const typename Spec::State s = start(init);
+    if constexpr (requires { { spec_.describe_initial(init) } -> std::convertible_to<std::string>; })
+      return spec_.describe_initial(init);
+    else
+      return "the state starts as " + spec_show(spec_, s);
+  }
+  PartOutcome check(const History& h, const std::vector<std::size_t>& part, const PartCheck& c) const override {
+    constexpr bool has_footprint = requires(const Operation& op) { { spec_.footprint(op) } -> std::convertible_to<std::string>; };
+    using Oracle = std::conditional_t<has_footprint, SpecOracleWithFootprints<Spec>, SpecOracle<Spec>>;
+    Oracle oracle;
+    oracle.spec = &spec_;
+    std::unordered_map<std::string, std::uint64_t> footprint_ids;
+    for (std::size_t i : part) {
+      const Operation& op = h.ops[i];
+      if constexpr (requires { spec_.validate(op); }) {
+        try {
+          spec_.validate(op);
+        } catch (const std::invalid_argument& e) {
+          reject(h, op, e.what());
+        }
+      }
+      oracle.ops.push_back(&op);
+      if constexpr (has_footprint) {
+        const std::string fp = spec_.footprint(op);
+        oracle.footprints.push_back(fp.empty() ? duet::detail::kFootprintAll
+                                               : footprint_ids.try_emplace(fp, footprint_ids.size()).first->second);
+      }
+    }
+    if constexpr (SpecOracle<Spec>::kNondeterministic) oracle.start = {start(c.init)};
+    else oracle.start = start(c.init);
+    return search_part(h, part, oracle, c.budget, c.want_states);
+  }
+
+ private:
+  typename Spec::State start(const std::optional<Value>& init) const {
+    if constexpr (requires { spec_.init(init); }) {
+      return spec_.init(init);
+    } else {
+      if (init) throw std::invalid_argument("the model " + name_ + " takes no initial value (--init)");
+      return spec_.init();
+    }
+  }
+  std::string name_, summary_;
+  Spec spec_;
+};
+
+}  // namespace detail
+
+/// Models for check_history and cli_main, beside duet's own (which a model of the same name
+/// here replaces).
+///
+/// A model struct has:
+/// - `using State = ...;` copyable, `==`, hashable (duet::hash_value, or a member
+///  `std::uint64_t hash(const State&) const`);
+/// - `State init() const`, or `State init(const std::optional<Value>& init) const`, which
+///  --init's value reaches (throw std::invalid_argument for one that does not fit);
+/// - `bool step(State& s, const Operation& op) const`: applies op to s; false when op's
+///  recorded result is impossible in s. Or, for a nondeterministic model,
+///  `void step(const State& s, const Operation& op, std::vector<State>& next) const`, which
+///  appends every state op may lead to (none: impossible).
+///
+/// and may have:
+/// - `std::vector<std::string> keys(const Operation&) const`: partitions the history;
+///  operations with disjoint keys are independent (no keys: touches everything);
+/// - `bool read_only(const Operation&) const`: the operation never changes the state;
+/// - `std::string footprint(const Operation&) const`: operations with different footprints
+///  commute, and each reads and writes only its own part of the state ("": commutes with
+///  nothing);
+/// - `std::string show(const State&) const`, for reports (else duet::show where it can);
+/// - `std::string describe_initial(const std::optional<Value>&) const`: "the lock starts free";
+/// - `void validate(const Operation&) const`: throws std::invalid_argument for an operation
+///  the model cannot read (reported with its file and line).
+///
+/// step sees every operation of the part: op.outcome is ok (check op.output), fail (completed
+/// without effect, as the format defines) or info (never returned: it may take effect here
+/// with any result; the checker also tries it not at all); op.result_unknown: completed, its
+/// result not known.
+///
+///   duet::history::Models models;
+///   models.add("gset", "grow-only set: add x, read -> all", GrowOnlySet{});
+class Models {
+ public:
+  template <class Spec>
+    requires detail::ModelSpec<Spec>
+  Models& add(std::string name, std::string summary, Spec spec = Spec{}) {
+    return add(std::make_unique<detail::SpecModel<Spec>>(std::move(name), std::move(summary), std::move(spec)));
+  }
+  /// A model written against the Model interface directly.
+  Models& add(std::unique_ptr<Model> model) {
+    if (!model) throw std::invalid_argument("duet::history::Models::add: no model");
+    for (auto& m : models_)
+      if (m->name() == model->name()) {
+        m = std::move(model);
+        return *this;
+      }
+    models_.push_back(std::move(model));
+    return *this;
+  }
+  /// nullptr if none has that name.
+  const Model* find(std::string_view name) const {
+    for (const auto& m : models_)
+      if (m->name() == name) return m.get();
+    return nullptr;
+  }
+  std::vector<const Model*> all() const {
+    std::vector<const Model*> out;
+    for (const auto& m : models_) out.push_back(m.get());
+    return out;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Model>> models_;
+};
+
+/// duet-check's whole command line (options, files, output, exit status), with `models`
+/// beside duet's own: a checker for your own objects is a 10-line main.
+///
+///   int main(int argc, char** argv) { return duet::history::cli_main(argc, argv, models); }
+int cli_main(int argc, char** argv, const Models& models = Models{});
+
+}  // namespace duet::history

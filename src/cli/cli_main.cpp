@@ -1,0 +1,303 @@
+// duet-check's command line, as a library function (duet::history::cli_main) so that a user's
+// checker with models of its own is a 10-line main (src/cli/duet_check.cpp is duet's).
+//
+//   duet-check [--model NAME] [--init VALUE] [--format auto|jepsen-log|kv-log|edn|duet] [--timeout SECONDS]
+//              [--memory MIB] [--no-partition] [--html OUT.html] [--witness] [--quiet] FILE...
+//   (FILE "-" is standard input)
+//
+// One line per file, FILE<TAB>linearizable|not-linearizable|unknown|unreadable<TAB>MILLISECONDS,
+// details indented below it, then a summary. Exit status: 0 if every history is linearizable,
+// 1 if some is not (and every file was decided), 2 if some file is unknown or unreadable (or
+// a timeline page could not be written, or the command line is wrong).
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <algorithm>
+#include <set>
+
+#include <vector>
+
+#include "../history/edn.hpp"
+#include "duet/history.hpp"
+#include "duet/history_model.hpp"
+#include "duet/version.hpp"
+
+namespace {
+
+using namespace duet::history;
+
+struct Options {
+  CheckOptions check;
+  Format format = Format::automatic;
+  std::string html;
+  bool witness = false;
+  bool quiet = false;
+  std::vector<std::string> files;
+};
+
+constexpr const char* kUsage =
+    "usage: duet-check [options] FILE...\n"
+    "Checks recorded concurrent histories for linearizability against a model\n"
+    "(FILE - reads standard input).\n"
+    "\n"
+    "  --model NAME        the model (default: from the format; --list-models shows them)\n"
+    "  --init VALUE        the model's initial state, in EDN: 0, nil, {:x 0 :y 1}, [1 2]\n"
+    "                      (default: empty, or the format's; each report says which)\n"
+    "  --format F          auto (default), jepsen-log, kv-log, edn or duet\n"
+    "  --timeout SECONDS   per file, reading and parsing included; when it runs out the\n"
+    "                      verdict is unknown (default: none; at most 10000000, about 115 days)\n"
+    "  --memory MIB        memo budget per file (default 2048, at most 1048576 = 1 TiB);\n"
+    "                      beyond it: unknown\n"
+    "  --no-partition      search partitionable models (kv) as one history\n"
+    "  --html OUT.html     write the timeline page (several files: OUT.<file name>.html)\n"
+    "  --witness           print a linearization order of each linearizable history\n"
+    "  --quiet             only the one-line verdicts and the summary\n"
+    "  --list-models       print the models and exit\n"
+    "  --version           print duet's version and exit\n"
+    "\n"
+    "Prints FILE<TAB>verdict<TAB>milliseconds per file, then a summary. Exit status: 0 all\n"
+    "linearizable, 1 some not linearizable, 2 some unknown or unreadable.\n";
+
+[[noreturn]] void usage_error(const std::string& what) {
+  std::cerr << "duet-check: " << what << "\n" << kUsage;
+  std::exit(2);
+}
+
+constexpr double kMaxTimeoutSeconds = 1e7;       // about 115 days: beyond it, a typo
+constexpr double kMaxMemoryMiB = 1024.0 * 1024;  // 1 TiB: fits size_t with room to spare
+
+// A finite positive number, or a usage error. 0 is refused rather than read as "no limit":
+// no limit is what leaving the option out means.
+double parse_positive(const std::string& flag, const char* text, const char* unit, const char* omitted) {
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !std::isfinite(v))
+    usage_error(flag + " needs a positive number of " + unit + ", not '" + text + "'");
+  if (!(v > 0)) usage_error(flag + " needs a positive number of " + unit + "; omit it for " + omitted);
+  return v;
+}
+
+double parse_timeout(const std::string& flag, const char* text) {
+  const double v = parse_positive(flag, text, "seconds", "no limit");
+  if (v > kMaxTimeoutSeconds) usage_error(flag + " is at most 10000000 seconds (about 115 days), not '" + text + "'; omit it for no limit");
+  return v;
+}
+
+std::size_t parse_memory(const std::string& flag, const char* text) {
+  const double v = parse_positive(flag, text, "MiB", "the default (2048)");
+  if (v > kMaxMemoryMiB) usage_error(flag + " is at most 1048576 MiB (1 TiB), not '" + text + "'");
+  const auto bytes = static_cast<std::size_t>(v * 1024 * 1024);  // in range: checked above
+  if (bytes == 0) usage_error(flag + " of '" + text + "' MiB is less than a byte");
+  return bytes;
+}
+
+// --init's text as one EDN value, or a usage error.
+Value parse_init(const char* text) {
+  try {
+    static const std::string source = "--init";
+    duet::history::detail::EdnReader r(text, source, 1, "value");
+    if (!r.skip_space()) usage_error("--init needs a value (EDN: 0, nil, {:x 0}, [1 2])");
+    Value v = r.read();
+    if (r.skip_space()) usage_error(std::string("--init takes one EDN value; after it comes `") + std::string(r.rest()) + "`");
+    return v;
+  } catch (const ParseError& e) {
+    usage_error(std::string("--init: ") + e.what());
+  }
+}
+
+// duet's models, then the caller's that do not replace one of them.
+std::vector<std::string> every_model(const Models& models) {
+  std::vector<std::string> out = model_names();
+  for (const Model* m : models.all())
+    if (std::find(out.begin(), out.end(), m->name()) == out.end()) out.emplace_back(m->name());
+  return out;
+}
+
+Options parse_args(int argc, char** argv, const Models& models) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) usage_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--model") o.check.model = value();
+    else if (a == "--init") o.check.init = parse_init(value());
+    else if (a == "--format") {
+      try {
+        o.format = parse_format_name(value());
+      } catch (const std::exception& e) {
+        usage_error(e.what());
+      }
+    } else if (a == "--timeout") o.check.timeout_seconds = parse_timeout(a, value());
+    else if (a == "--memory") o.check.max_memory_bytes = parse_memory(a, value());
+    else if (a == "--no-partition") o.check.partition = false;
+    else if (a == "--html") o.html = value();
+    else if (a == "--witness") o.witness = true;
+    else if (a == "--quiet") o.quiet = true;
+    else if (a == "--list-models") {
+      for (const std::string& m : model_names()) std::cout << m << "\n";
+      std::exit(0);
+    } else if (a == "--version") {
+      std::cout << "duet-check " << duet::version_string << "\n";
+      std::exit(0);
+    } else if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (a == "-") {
+      o.files.push_back(a);  // standard input
+    } else if (a == "--") {
+      for (++i; i < argc; ++i) o.files.emplace_back(argv[i]);
+    } else if (a.size() > 1 && a[0] == '-') usage_error("unknown option " + a);
+    else o.files.push_back(a);
+  }
+  if (o.files.empty()) usage_error("no history files given");
+  if (!o.check.model.empty()) {
+    bool known_model = false;
+    std::string known;
+    for (const std::string& name : every_model(models)) {
+      known += (known.empty() ? "" : ", ") + name;
+      known_model = known_model || name == o.check.model;
+    }
+    if (!known_model) usage_error("unknown model '" + o.check.model + "' (known: " + known + ")");
+  }
+  return o;
+}
+
+// OUT.html for one file; OUT.<file name>.html for several (OUT.<n>.<file name>.html when two
+// files share a name).
+std::string html_path(const Options& o, const std::string& file, std::set<std::string>& used) {
+  if (o.files.size() == 1) return o.html;
+  std::string base = file.substr(file.find_last_of('/') + 1);
+  if (used.count(base) > 0) base = std::to_string(used.size()) + "." + base;
+  used.insert(base);
+  const std::size_t dot = o.html.rfind('.');
+  const std::size_t slash = o.html.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return o.html + "." + base + ".html";
+  return o.html.substr(0, dot) + "." + base + o.html.substr(dot);
+}
+
+std::string op_line(const History& h, std::size_t i) {
+  std::string line = "#";  // += only: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string
+  line += std::to_string(i);
+  line += ' ';
+  line += describe(h.ops[i]);
+  return line;
+}
+
+void print_order(const History& h, const CheckReport& r, std::size_t limit) {
+  const std::size_t n = r.order.size();
+  const std::size_t from = n > limit ? n - limit : 0;
+  if (from > 0) std::cout << "    ... " << from << " earlier operations\n";
+  for (std::size_t k = from; k < n; ++k) {
+    std::cout << "    " << (k + 1) << ". " << op_line(h, r.order[k]);
+    if (k < r.states.size()) std::cout << "   => " << r.states[k];
+    std::cout << "\n";
+  }
+}
+
+}  // namespace
+
+namespace duet::history {
+
+int cli_main(int argc, char** argv, const Models& models) {
+  Options o = parse_args(argc, argv, models);
+  o.check.models = &models;
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t linearizable = 0, violations = 0, unknown = 0, unreadable = 0, unwritten = 0;
+  std::set<std::string> html_names;
+  for (const std::string& file : o.files) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] {
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    // One deadline for the file, from the moment it starts being read: reading, parsing and
+    // checking all come out of it.
+    const auto deadline = o.check.timeout_seconds > 0
+                              ? t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                         std::chrono::duration<double>(o.check.timeout_seconds))
+                              : kNoDeadline;
+    History h;
+    CheckReport r;
+    try {
+      h = file == "-" ? read_history_stdin(o.format, deadline) : read_history(file, o.format, deadline);
+      CheckOptions options = o.check;
+      options.deadline = deadline;
+      options.want_states = !o.html.empty() || o.witness || !o.quiet;
+      r = check_history(h, options);
+    } catch (const TimeBudgetExceeded& e) {
+      // Out of time before the search: unknown, as for a search that runs out.
+      ++unknown;
+      std::printf("%s\tunknown\t%.1f\n", file.c_str(), elapsed());
+      if (!o.quiet) std::printf("  %s\n", e.what());
+      std::fflush(stdout);
+      continue;
+    } catch (const std::exception& e) {
+      ++unreadable;
+      std::printf("%s\tunreadable\t%.1f\n", file.c_str(), elapsed());
+      std::fflush(stdout);
+      // Every message names its file: those that do not (std::bad_alloc) get its name.
+      const std::string source = file == "-" ? "<stdin>" : file;
+      const std::string what = e.what();
+      std::cerr << "duet-check: " << (what.rfind(source + ":", 0) == 0 ? "" : source + ": ") << what << "\n";
+      continue;
+    }
+    std::printf("%s\t%s\t%.1f\n", file.c_str(), std::string(verdict_name(r.verdict)).c_str(), elapsed());
+    switch (r.verdict) {
+      case Verdict::linearizable: ++linearizable; break;
+      case Verdict::not_linearizable: ++violations; break;
+      case Verdict::unknown: ++unknown; break;
+    }
+    if (!o.quiet) {
+      std::cout << "  " << h.ops.size() << " operations, model " << r.model << ", " << r.partitions
+                << (r.partitions == 1 ? " partition" : " partitions") << ", " << r.nodes << " search steps\n";
+      std::cout << "  assuming " << r.initial_state << "\n";
+      if (r.verdict == Verdict::not_linearizable) {
+        std::string line;
+        for (char c : r.explanation) {
+          line += c;
+          if (c == '\n') {
+            std::cout << "  " << line;
+            line.clear();
+          }
+        }
+        if (!line.empty()) std::cout << "  " << line << "\n";
+        std::cout << "  longest partial linearization (state after each):\n";
+        print_order(h, r, o.witness ? r.order.size() : 12);
+        if (r.stuck) std::cout << "  cannot place: " << op_line(h, *r.stuck) << "\n  in state: " << r.stuck_state << "\n";
+      } else if (r.verdict == Verdict::unknown) {
+        std::cout << "  " << r.explanation << "\n";
+      }
+    }
+    if (o.witness && r.verdict == Verdict::linearizable) {
+      std::cout << "  witness (a linearization" << (r.partitions > 1 ? ", merged from the partitions'" : "") << "):\n";
+      print_order(h, r, r.order.size());
+    }
+    if (!o.html.empty()) {
+      const std::string path = html_path(o, file, html_names);
+      std::ofstream out(path, std::ios::binary);
+      out << render_timeline_html(h, r);
+      out.flush();
+      if (!out) {
+        std::cerr << "duet-check: cannot write " << path << "\n";
+        ++unwritten;
+      } else if (!o.quiet) {
+        std::cout << "  timeline: " << path << "\n";
+      }
+    }
+    std::fflush(stdout);
+  }
+  const double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%zu files: %zu linearizable, %zu not linearizable, %zu unknown, %zu unreadable (%.1f ms)\n", o.files.size(),
+              linearizable, violations, unknown, unreadable, total);
+  if (unwritten > 0) std::printf("%zu timeline pages could not be written\n", unwritten);
+  if (unknown > 0 || unreadable > 0 || unwritten > 0) return 2;
+  return violations > 0 ? 1 : 0;
+}
+
+}  // namespace duet::history
