@@ -399,6 +399,21 @@ History parse_jepsen_log(std::string_view text, const std::string& source, Deadl
   return paired_history(source, Format::jepsen_log, pairer.finish(), "cas-register");
 }
 
+// The model an EDN history (Jepsen, Knossos) suggests: multi-register for transactions, else
+// Knossos' cas-register, which starts at 0 (as Knossos' tests build it) and for which a read
+// that returned nil tells nothing (its model accepts a nil read in any state).
+void knossos_defaults(History& h) {
+  const bool txn = std::any_of(h.ops.begin(), h.ops.end(), [](const Operation& op) { return op.f == "txn"; });
+  if (txn) {
+    h.default_model = "multi-register";
+    return;
+  }
+  h.default_model = "cas-register";
+  h.default_init = Value::integer(0);
+  for (Operation& op : h.ops)
+    if (op.f == "read" && op.outcome == Outcome::ok && op.output.is_nil()) op.result_unknown = true;
+}
+
 // ---- Porcupine kv log ----
 
 History parse_kv_log(std::string_view text, const std::string& source, DeadlineCheck& deadline) {
@@ -415,7 +430,16 @@ History parse_kv_log(std::string_view text, const std::string& source, DeadlineC
     if (event_from_map(m, lines.number, source, e)) pairer.add(std::move(e));
   }
   if (entries == 0) fail(source, 1, "no operations found (read as kv-log: no line holds an operation map)");
-  return paired_history(source, Format::kv_log, pairer.finish(), "kv");
+  // One map per line is also how Jepsen writes history.edn: operations with a :key are
+  // Porcupine's kv; others are read as an EDN history is.
+  std::vector<Operation> ops = pairer.finish();
+  const bool keyed = std::any_of(ops.begin(), ops.end(), [](const Operation& op) { return op.key.has_value(); });
+  History h = paired_history(source, Format::kv_log, std::move(ops), "kv");
+  if (!keyed && !h.ops.empty()) {
+    h.format = Format::edn;  // Jepsen's history.edn
+    knossos_defaults(h);
+  }
+  return h;
 }
 
 // ---- Jepsen/Knossos EDN ----
@@ -431,7 +455,6 @@ History parse_edn(std::string_view text, const std::string& source, DeadlineChec
   r.advance();
   Pairer pairer(source, /*fail_drops=*/true, newlines(text) / 2 + 1);
   std::size_t entries = 0;
-  bool txn = false;
   for (;;) {
     if (!r.skip_space(1))
       r.fail(r.end_line(), std::string("unexpected end of file: the `") + open + "` opened at line " +
@@ -450,19 +473,12 @@ History parse_edn(std::string_view text, const std::string& source, DeadlineChec
     ++entries;
     Event e;
     if (!event_from_map(m, line, source, e)) continue;
-    txn = txn || e.f == "txn";
     pairer.add(std::move(e));
   }
   if (r.skip_space()) r.fail(r.line(), std::string("unexpected text after the closing `") + close + "`: `" + snippet(r.rest()) + "`");
   if (entries == 0) fail(source, open_line, "no operations found (read as edn: the history is empty)");
-  History h = paired_history(source, Format::edn, pairer.finish(), txn ? "multi-register" : "cas-register");
-  if (!txn) {
-    // Knossos' register: it starts at 0 (as Knossos' tests build it), and a read that returned
-    // nil tells nothing (its model accepts a nil read in any state).
-    h.default_init = Value::integer(0);
-    for (Operation& op : h.ops)
-      if (op.f == "read" && op.outcome == Outcome::ok && op.output.is_nil()) op.result_unknown = true;
-  }
+  History h = paired_history(source, Format::edn, pairer.finish(), "cas-register");
+  knossos_defaults(h);
   return h;
 }
 
