@@ -283,4 +283,23 @@ TEST(CheckerCli, UnknownModelInTheFileNamesItsLine) {
   std::remove(path.c_str());
 }
 
+TEST(CheckerCli, InitChangesTheAssumedStateAndSaysSo) {
+  const std::string file = kHistories + "/variants/register.vector.edn";
+  const CliRun edn = duet_check(file);
+  EXPECT_EQ(edn.status, 0) << edn.out;
+  EXPECT_NE(edn.out.find("assuming the register starts at 0 (the edn format's default; use --init to change)"), std::string::npos)
+      << edn.out;
+  const CliRun given = duet_check("--init 3 " + file);
+  EXPECT_NE(given.out.find("assuming the register starts at 3 (--init)"), std::string::npos) << given.out;
+  const CliRun not_edn = duet_check("--init '[1' " + file);
+  EXPECT_EQ(not_edn.status, 2) << not_edn.out;
+  EXPECT_NE(not_edn.out.find("duet-check: --init: "), std::string::npos) << not_edn.out;
+  const CliRun two = duet_check("--init '1 2' " + file);
+  EXPECT_EQ(two.status, 2) << two.out;
+  EXPECT_NE(two.out.find("--init takes one EDN value; after it comes `2`"), std::string::npos) << two.out;
+  const CliRun misfit = duet_check("--init '{:a 1}' " + file);
+  EXPECT_EQ(misfit.status, 2) << misfit.out;
+  EXPECT_NE(misfit.out.find("--init for cas-register must be an integer or nil, not {:a 1}"), std::string::npos) << misfit.out;
+}
+
 }  // namespace
