@@ -50,4 +50,51 @@ class Interner {
   std::vector<std::string> strings_;
 };
 
+/// How an operation ended, for the models: ok, failed (no effect), completed with a result
+/// nobody saw, or pending (may take effect at any time after its invocation, or never).
+enum class Mode : std::uint8_t { ok, fail, unknown_result, pending };
+
+// ---- the cas-register's compiled operations (models.cpp, register_decision.cpp) ----
+/// nil's value id: values are interned as dense ids.
+constexpr std::uint32_t kNil = 0;
+
+struct RegisterOp {
+  enum Kind : std::uint8_t { read, write, cas } kind;
+  Mode mode;
+  std::uint32_t a = kNil, b = kNil;  // read: the value read; write: the value; cas: expected, new
+};
+
+/// One step of the register: false when the operation's observed result is not allowed in
+/// state `s` (a value id).
+inline bool register_apply(const RegisterOp& op, std::uint32_t& s) {
+  switch (op.kind) {
+    case RegisterOp::read:
+      if (op.mode != Mode::ok) return true;
+      return s == op.a;
+    case RegisterOp::write:
+      if (op.mode != Mode::fail) s = op.a;  // a failed write did not happen
+      return true;
+    case RegisterOp::cas:
+      switch (op.mode) {
+        case Mode::ok:
+          if (s != op.a) return false;
+          s = op.b;
+          return true;
+        case Mode::fail: return s != op.a;  // completed without effect: the compare failed
+        default:
+          if (s == op.a) s = op.b;  // took effect here (or never: then it is not placed)
+          return true;
+      }
+  }
+  return false;
+}
+
+/// Decides a register history whose values are each written at most once (as recorders that
+/// write unique values make them) without searching; nothing when the history is not of that
+/// kind or the construction does not go through (the search then decides). See
+/// register_decision.cpp.
+std::optional<duet::detail::SearchResult> decide_unique_register(const std::vector<RegisterOp>& ops,
+                                                                  const std::vector<duet::detail::TimedOp>& timed,
+                                                                  std::uint32_t start);
+
 }  // namespace duet::history::detail

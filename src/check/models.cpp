@@ -34,8 +34,6 @@ namespace duet::history::detail {
 
 namespace {
 
-enum class Mode : std::uint8_t { ok, fail, unknown_result, pending };
-
 // The memo's hash of a state made of interned ids (per key, per register, queue or set contents).
 std::uint64_t hash_ids(std::uint64_t seed, const std::vector<std::uint32_t>& ids) {
   for (std::uint32_t v : ids) seed = duet::detail::hash_combine(seed, v);
@@ -52,13 +50,6 @@ Mode mode_of(const Operation& op) {
 // A single register holding an integer or nothing (nil), with read, write and cas. Values are
 // interned as dense ids, 0 for nil: every 64-bit integer is a value, INT64_MIN included (no
 // integer can serve as nil's sentinel).
-constexpr std::uint32_t kNil = 0;
-
-struct RegisterOp {
-  enum Kind : std::uint8_t { read, write, cas } kind;
-  Mode mode;
-  std::uint32_t a = kNil, b = kNil;  // read: the value read; write: the value; cas: expected, new
-};
 
 struct RegisterValues {
   std::vector<std::int64_t> numbers{0};  // by id; [0] stands for nil
@@ -84,29 +75,7 @@ struct RegisterOracle {
   RegisterValues values;
 
   State initial() const { return start; }
-  bool apply(State& s, std::size_t i) const {
-    const RegisterOp& op = ops[i];
-    switch (op.kind) {
-      case RegisterOp::read:
-        if (op.mode != Mode::ok) return true;
-        return s == op.a;
-      case RegisterOp::write:
-        if (op.mode != Mode::fail) s = op.a;  // a failed write did not happen
-        return true;
-      case RegisterOp::cas:
-        switch (op.mode) {
-          case Mode::ok:
-            if (s != op.a) return false;
-            s = op.b;
-            return true;
-          case Mode::fail: return s != op.a;  // completed without effect: the compare failed
-          default:
-            if (s == op.a) s = op.b;  // took effect here (or never: then it is not placed)
-            return true;
-        }
-    }
-    return false;
-  }
+  bool apply(State& s, std::size_t i) const { return register_apply(ops[i], s); }
   std::uint64_t hash(const State& s) const { return static_cast<std::uint64_t>(s); }
   bool equal(const State& a, const State& b) const { return a == b; }
   bool read_only(std::size_t i) const {
@@ -115,6 +84,9 @@ struct RegisterOracle {
            (op.kind == RegisterOp::write && op.mode == Mode::fail);
   }
   std::string show(const State& s) const { return s == kNil ? "nil" : std::to_string(values.numbers[s]); }
+  std::optional<duet::detail::SearchResult> decide(const std::vector<TimedOp>& timed) const {
+    return decide_unique_register(ops, timed, start);
+  }
 };
 
 // --init for a register: an integer or nil.

@@ -113,6 +113,10 @@ struct SearchResult {
   std::uint64_t nodes = 0;           // oracle applications tried
   std::uint64_t memo_hits = 0;
   std::size_t memo_bytes = 0;        // peak size of the memo and the search stack
+  /// violation, when known: a few operations that on their own have no linearization either
+  /// (the search itself does not find these; a decision procedure such as the unique-value
+  /// register's does)
+  std::vector<std::size_t> witness;
 };
 
 /// An Oracle provides:
