@@ -171,7 +171,12 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
   budget.max_memo_bytes = options.max_memory_bytes;
   budget.cancel = options.cancel;
   budget.max_nodes = std::numeric_limits<std::uint64_t>::max();
-  if (parts.size() > 1) budget.group_cancel = &violation_found;
+  // One memory budget for the whole file too: the parts' searches add up what they hold.
+  std::atomic<std::size_t> memory_in_use{0};
+  if (parts.size() > 1) {
+    budget.group_cancel = &violation_found;
+    budget.shared_memory = &memory_in_use;
+  }
 
   std::vector<detail::PartOutcome> outcomes(parts.size());
   std::vector<std::exception_ptr> errors(parts.size());

@@ -3,6 +3,7 @@
 #include <duet/hash.hpp>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -150,3 +151,37 @@ TEST(Hash, UserTypesHashThroughDuetHash) {
   EXPECT_EQ(duet::hash_value(std::vector<hash_test::Cart>{a}), duet::hash_value(std::vector<hash_test::Cart>{b}));
   EXPECT_EQ(duet::hash_value(hash_test::Opaque{3}), 0u);
 }
+
+namespace {
+
+// Searches on parts of one history share one memory budget (SearchBudget::shared_memory): a
+// search whose own memo is small still stops when its siblings hold the rest, and gives back
+// what it published when it returns.
+TEST(Search, SharedMemoryBudgetCountsTheSiblings) {
+  // 40 concurrent writes and a read nobody can satisfy: the search fills its memo.
+  std::vector<RegOp> ops;
+  std::vector<TimedOp> history;
+  for (int i = 0; i < 40; ++i) {
+    ops.push_back({true, i % 20 + 1});
+    history.push_back({static_cast<std::uint32_t>(i), 0, 100});
+  }
+  ops.push_back({false, -1});
+  history.push_back({40, 0, 100});
+  const RegisterOracle oracle{&ops};
+  duet::detail::SearchBudget alone;
+  alone.max_memo_bytes = std::size_t{64} << 20;
+  alone.max_nodes = 300'000;
+  const auto own = duet::detail::linearize(history, oracle, Consistency::linearizable, alone);
+  EXPECT_EQ(own.stop, duet::detail::SearchStop::nodes);  // 64 MiB is more than it needs here
+  ASSERT_LT(own.memo_bytes, std::size_t{32} << 20);
+
+  std::atomic<std::size_t> siblings{(std::size_t{64} << 20) - own.memo_bytes / 2};  // what the others hold
+  duet::detail::SearchBudget shared = alone;
+  shared.shared_memory = &siblings;
+  const auto r = duet::detail::linearize(history, oracle, Consistency::linearizable, shared);
+  EXPECT_EQ(r.verdict, SearchVerdict::unknown);
+  EXPECT_EQ(r.stop, duet::detail::SearchStop::memory);
+  EXPECT_EQ(siblings.load(), (std::size_t{64} << 20) - own.memo_bytes / 2);  // its own share given back
+}
+
+}  // namespace

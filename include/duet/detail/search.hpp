@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <numeric>
 #include <unordered_map>
@@ -104,6 +105,9 @@ struct SearchBudget {
   std::size_t max_memo_bytes = std::size_t{1} << 31;  // memo and search stack; 0: no limit
   const std::atomic<bool>* cancel = nullptr;        // the caller's
   const std::atomic<bool>* group_cancel = nullptr;  // set when a sibling search found a violation
+  /// Searches running side by side on parts of one history (partitions) share one memory
+  /// budget: each adds what it holds here, and max_memo_bytes bounds the sum.
+  std::atomic<std::size_t>* shared_memory = nullptr;
 };
 
 struct SearchResult {
@@ -279,8 +283,10 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     std::vector<std::uint64_t> pending_sets;  // the minimal sets of pending operations placed, pending_words each
     std::uint64_t fail_class = kFootprintAll;  // once explored without success: the class to blame
   };
-  std::vector<MemoEntry> memo;
-  std::vector<std::uint64_t> bits;
+  // Deques, not vectors: growing them never holds the old and the new copy at once (a vector's
+  // reallocation would briefly need three times what the budget counts).
+  std::deque<MemoEntry> memo;
+  std::deque<std::uint64_t> bits;
   SlotIndex slots(1024);
   std::size_t memo_bytes = slots.bytes();
   std::size_t stack_bytes = 0;  // the search's candidate lists, counted in the same budget
@@ -294,6 +300,25 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       return sizeof(MemoEntry) + oracle.heap_bytes(s);
     else
       return sizeof(MemoEntry);
+  };
+  // What this search holds, published to the siblings' shared total in steps of 64 KiB (and
+  // taken back when it returns), so that the budget bounds their sum without a shared write
+  // per memo entry.
+  struct SharedMemory {
+    std::atomic<std::size_t>* total;
+    std::size_t published = 0;
+    ~SharedMemory() {
+      if (total != nullptr) total->fetch_sub(published, std::memory_order_relaxed);
+    }
+  } shared{budget.shared_memory};
+  auto over_budget = [&]() {
+    const std::size_t mine = memo_bytes + stack_bytes + oracle_bytes();
+    if (shared.total == nullptr) return mine > max_bytes;
+    if (mine > shared.published + (std::size_t{64} << 10) || mine < shared.published) {
+      shared.total->fetch_add(mine - shared.published, std::memory_order_relaxed);  // modular: a decrease too
+      shared.published = mine;
+    }
+    return shared.total->load(std::memory_order_relaxed) + (mine - shared.published) > max_bytes;
   };
   auto is_subset = [&](const std::uint64_t* a, const std::uint64_t* b) {  // a ⊆ b
     for (std::size_t w = 0; w < pending_words; ++w)
@@ -543,8 +568,8 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     std::size_t offset;  // in nogood_bits
     State state;
   };
-  std::vector<Nogood> nogoods;
-  std::vector<std::uint64_t> nogood_bits;
+  std::deque<Nogood> nogoods;
+  std::deque<std::uint64_t> nogood_bits;
   SlotIndex nogood_slots(nogoods_on ? 1024 : 0);
   // Is (class c, its placed set, c's part of s) a known failure? If not and `record`, it
   // becomes one. `high`: one past the class's last word with an operation placed.
@@ -578,6 +603,20 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       return false;
     }
   };
+  // The time it takes to free the memo when the search returns: millions of entries, each with
+  // a state on the heap (or a set of pending operations), take a second or more to free, which
+  // a deadline has to cover, and so do the values the oracle built while searching (the kv
+  // model's strings). Measured on kv histories: about 150 ns per block and 1.5 ns per byte of
+  // the oracle's (a few hundred MB of each took 0.3 to 0.4 s to free); twice that is assumed,
+  // as a loaded machine frees more slowly.
+  const std::size_t blocks_per_entry = std::size_t{pending_words > 0} + [&] {
+    if constexpr (requires(const State& st) { oracle.heap_bytes(st); }) return std::size_t{1};
+    else return std::size_t{0};
+  }();
+  auto teardown = [&]() {
+    return std::chrono::nanoseconds(
+        static_cast<std::int64_t>(300 * blocks_per_entry * (memo.size() + nogoods.size()) + oracle_bytes() * 3));
+  };
   bool exhausted = false;                   // the node at `depth` fails...
   std::uint64_t blame = kFootprintAll;      // ... because of this class
 
@@ -596,7 +635,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       if (++work >= next_check) {  // budgets, every 1024 units of work
         next_check = work + 1024;
         if (result.nodes >= budget.max_nodes) return stop(SearchStop::nodes);
-        if (std::chrono::steady_clock::now() >= deadline) return stop(SearchStop::time);
+        if (std::chrono::steady_clock::now() + teardown() >= deadline) return stop(SearchStop::time);
         if ((budget.cancel && budget.cancel->load(std::memory_order_relaxed)) ||
             (budget.group_cancel && budget.group_cancel->load(std::memory_order_relaxed)))
           return stop(SearchStop::cancelled);
@@ -612,7 +651,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       const std::size_t next_high = pending ? high_word : std::max(high_word, std::size_t{op} / 64 + 1);
       if constexpr (Oracle::memo) {
         const bool seen = seen_or_record(next_hash, next, next_high);
-        if (memo_bytes + stack_bytes + oracle_bytes() > max_bytes) {
+        if (over_budget()) {
           toggle(op);
           class_toggle(op);
           return stop(SearchStop::memory);
