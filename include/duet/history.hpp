@@ -258,6 +258,11 @@ struct CheckReport {
   /// not linearizable: the operation that cannot be placed after `order`, and the state there.
   std::optional<std::size_t> stuck;
   std::string stuck_state;
+  /// not linearizable, when known: a few operations (indices into History::ops) that have no
+  /// linearization even on their own, from the same initial state: the violation's core, as
+  /// Elle's minimal witnesses are. Found by the register's decision for histories whose values
+  /// are each written once; empty where only the search decided.
+  std::vector<std::size_t> witness;
   /// want_states: the model state after each operation of `order` (printed; when partitioned,
   /// the state of that operation's partition).
   std::vector<std::string> states;

@@ -110,11 +110,18 @@ std::string stop_reason(duet::detail::SearchStop stop, const CheckOptions& optio
 
 std::string explain_violation(const History& h, const CheckReport& r, std::size_t part_size) {
   std::string s = "not linearizable against " + r.model + ", assuming " + r.initial_state + ".\n";
-  if (r.stuck) {
+  if (r.stuck && r.stuck_state.empty() && !r.witness.empty()) {
+    s += "The operation that cannot be placed: #" + std::to_string(*r.stuck) + " " + describe(h.ops[*r.stuck]) + "\n";
+    s += "(decided without a search: the operations below show why; no partial linearization).\n";
+  } else if (r.stuck) {
     s += "The operation that cannot be placed: #" + std::to_string(*r.stuck) + " " + describe(h.ops[*r.stuck]) + "\n";
     s += "after the longest partial linearization found (" + std::to_string(r.order.size()) + " of " +
          std::to_string(part_size) + " operations" + (r.partitions > 1 ? " of its partition" : "") + "),\n";
     s += "where the state is " + r.stuck_state + ".\n";
+  }
+  if (!r.witness.empty()) {
+    s += "These " + std::to_string(r.witness.size()) + " operations alone have no linearization:\n";
+    for (std::size_t i : r.witness) s += "  #" + std::to_string(i) + " " + describe(h.ops[i]) + "\n";
   }
   return s;
 }
@@ -214,6 +221,7 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     report.states = std::move(o.states);
     report.stuck = o.stuck;
     report.stuck_state = std::move(o.stuck_state);
+    report.witness = std::move(o.search.witness);
     if (parts.size() > 1) report.partition_ops = parts[*failed];
     report.explanation = explain_violation(h, report, parts[*failed].size());
   } else if (unknown) {

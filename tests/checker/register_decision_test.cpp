@@ -161,4 +161,24 @@ TEST(RegisterDecision, DecidesEightyClientHistories) {
   }
 }
 
+// A violation in a long history is shown by a handful of operations that are not linearizable
+// on their own: checked by checking them again as a history of their own.
+TEST(RegisterDecision, ViolationsComeWithASmallWitness) {
+  for (std::size_t clients : {20u, 80u})
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = clients, .ops_per_client = 100,
+                                .seed = seed, .bug = duet_test::Bug::stale_read};
+      const duet::history::History h = duet_test::generate(f);
+      const duet::history::CheckReport r = duet::history::check_history(h);
+      ASSERT_EQ(r.verdict, duet::history::Verdict::not_linearizable) << h.source;
+      ASSERT_FALSE(r.witness.empty()) << h.source;
+      EXPECT_LE(r.witness.size(), 20u) << h.source;
+      EXPECT_NE(r.explanation.find("operations alone have no linearization"), std::string::npos) << r.explanation;
+      duet::history::History window = h;
+      window.ops.clear();
+      for (std::size_t i : r.witness) window.ops.push_back(h.ops[i]);
+      EXPECT_EQ(duet::history::check_history(window).verdict, duet::history::Verdict::not_linearizable) << h.source;
+    }
+}
+
 }  // namespace

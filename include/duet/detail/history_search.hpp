@@ -58,21 +58,21 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
   // An oracle may decide its part without a search (a polynomial decision for histories of a
   // special kind); it says nothing when the part is not of that kind.
   bool decided = false;
+  bool partial_known = true;  // out.search.order is the longest partial linearization
   if constexpr (requires { oracle.decide(timed); }) {
     if (std::optional<SearchResult> d = oracle.decide(timed)) {
       out.search = std::move(*d);
       decided = true;
-      if (out.search.verdict == SearchVerdict::violation && out.search.order.empty()) {
-        // For the report's longest partial linearization: a short search, whose verdict
-        // does not matter (the decision stands).
+      if (out.search.verdict == SearchVerdict::violation) {
+        // The report's longest partial linearization, where a short search finds it (small
+        // histories): shown only when that search, too, ran to the end.
         SearchBudget short_budget = budget;
         short_budget.max_nodes = std::min<std::uint64_t>(budget.max_nodes, 200'000);
-        SearchResult partial = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, short_budget);
-        if (partial.verdict == SearchVerdict::ok) out.search = SearchResult{};  // a witness order beats the decision
-        out.search.order = std::move(partial.order);
-        if (partial.verdict == SearchVerdict::ok) out.search.verdict = SearchVerdict::ok;
-        out.search.nodes += partial.nodes;
-        out.search.memo_bytes = std::max(out.search.memo_bytes, partial.memo_bytes);
+        SearchResult searched = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, short_budget);
+        out.search.nodes += searched.nodes;
+        partial_known = searched.verdict != SearchVerdict::unknown;
+        if (searched.verdict == SearchVerdict::violation) out.search.order = std::move(searched.order);
+        if (searched.verdict == SearchVerdict::ok) out.search = std::move(searched);  // a witness order beats the decision
       }
     }
   }
@@ -84,7 +84,14 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
       oracle.apply(s, local);
       if (want_states) out.states.push_back(oracle.show(s));
     }
-    if (violation) {
+    if (violation && !partial_known) {
+      // Decided without a search: no partial linearization to show, but a witness. The one
+      // that blocks is the witness's last to return (the others, placed, leave it no room).
+      std::optional<std::size_t> last;
+      for (std::size_t local : out.search.witness)
+        if (timed[local].response != TimedOp::kPending && (!last || timed[local].response > timed[*last].response)) last = local;
+      if (last) out.stuck = part[*last];
+    } else if (violation) {
       // The operation that blocks: of those not placed, the first to have returned (every
       // later operation would have to follow it, and it fits nowhere).
       std::vector<bool> placed(part.size(), false);
