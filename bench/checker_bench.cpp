@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include <duet/history.hpp>
 
+#include "history_families.hpp"
 #include "kv_stress.hpp"
 
 namespace {
@@ -139,6 +141,43 @@ BENCHMARK(Checker_KvScaling)
     ->Args({80, 100, 500})
     ->Args({40, 500, 500})
     ->Args({160, 100, 500})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// The history families (tests/support/history_families.hpp): N clients x 100 operations on one
+// object in virtual time, correct or with one planted bug, checked with 60 s and 2 GiB (or
+// DUET_BENCH_MEMORY_MIB) budgets. Args: object (0 cas-register, 1 queue, 2 kv), clients, bug
+// (0 none, 1 stale read, 2 lost write), partitioned. A history whose verdict is not the
+// expected one is an error; unknown is reported in the label.
+//
+//   build/bin/duet-bench --benchmark_filter=Checker_Family --benchmark_counters_tabular=true
+void Checker_Family(benchmark::State& st) {
+  const duet_test::Family f{.object = static_cast<duet_test::Object>(st.range(0)), .clients = static_cast<std::size_t>(st.range(1)),
+                            .ops_per_client = 100, .bug = static_cast<duet_test::Bug>(st.range(2))};
+  const History h = duet_test::generate(f);
+  CheckReport r;
+  for (auto _ : st) {
+    CheckOptions options;
+    options.partition = st.range(3) != 0;
+    options.timeout_seconds = 60;
+    if (const char* t = std::getenv("DUET_BENCH_TIMEOUT_S")) options.timeout_seconds = std::atof(t);
+    if (const char* mib = std::getenv("DUET_BENCH_MEMORY_MIB")) options.max_memory_bytes = std::size_t(std::atoll(mib)) << 20;
+    r = check_history(h, options);
+  }
+  const Verdict expected = f.bug == duet_test::Bug::none ? Verdict::linearizable : Verdict::not_linearizable;
+  if (r.verdict != expected && r.verdict != Verdict::unknown) st.SkipWithError(("wrong verdict " + std::string(verdict_name(r.verdict))).c_str());
+  st.counters["ops"] = static_cast<double>(h.ops.size());
+  st.counters["overlap"] = mean_overlap(h);
+  st.counters["steps"] = static_cast<double>(r.nodes);
+  st.counters["memo_peak_MiB"] = static_cast<double>(r.peak_memo_bytes) / (1024.0 * 1024.0);
+  st.counters["rss_peak_MiB"] = peak_rss_mib();
+  st.counters["witness"] = static_cast<double>(r.witness.size());
+  st.SetLabel(std::string(duet_test::object_name(f.object)) + " " + duet_test::bug_name(f.bug) + ": " +
+              std::string(verdict_name(r.verdict)));
+}
+BENCHMARK(Checker_Family)
+    ->ArgsProduct({{0}, {10, 20, 40, 80, 160}, {0, 1}, {0}})
+    ->ArgsProduct({{2}, {10, 20, 40, 80}, {0, 1}, {1}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
