@@ -263,6 +263,10 @@ struct CheckReport {
   /// Elle's minimal witnesses are. Found by the register's decision for histories whose values
   /// are each written once; empty where only the search decided.
   std::vector<std::size_t> witness;
+  /// not linearizable: `order` and `stuck_state` come from a search that ran to its end. False
+  /// when the violation was decided without one: then `order` is empty, `stuck` is the
+  /// witness's last operation to return, and `witness` is the explanation.
+  bool partial_linearization = true;
   /// want_states: the model state after each operation of `order` (printed; when partitioned,
   /// the state of that operation's partition).
   std::vector<std::string> states;

@@ -110,7 +110,7 @@ std::string stop_reason(duet::detail::SearchStop stop, const CheckOptions& optio
 
 std::string explain_violation(const History& h, const CheckReport& r, std::size_t part_size) {
   std::string s = "not linearizable against " + r.model + ", assuming " + r.initial_state + ".\n";
-  if (r.stuck && r.stuck_state.empty() && !r.witness.empty()) {
+  if (r.stuck && !r.partial_linearization) {
     s += "The operation that cannot be placed: #" + std::to_string(*r.stuck) + " " + describe(h.ops[*r.stuck]) + "\n";
     s += "(decided without a search: the operations below show why; no partial linearization).\n";
   } else if (r.stuck) {
@@ -222,6 +222,7 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     report.stuck = o.stuck;
     report.stuck_state = std::move(o.stuck_state);
     report.witness = std::move(o.search.witness);
+    report.partial_linearization = o.partial_known;
     if (parts.size() > 1) report.partition_ops = parts[*failed];
     report.explanation = explain_violation(h, report, parts[*failed].size());
   } else if (unknown) {

@@ -49,8 +49,7 @@ Mode mode_of(const Operation& op) {
 // ---------------------------------------------------------------- cas-register
 // A single register holding an integer or nothing (nil), with read, write and cas. Values are
 // interned as dense ids, 0 for nil: every 64-bit integer is a value, INT64_MIN included (no
-// integer can serve as nil's sentinel).
-
+// integer can serve as nil's sentinel). Its operations and step are in model.hpp.
 struct RegisterValues {
   std::vector<std::int64_t> numbers{0};  // by id; [0] stands for nil
   std::unordered_map<std::int64_t, std::uint32_t> ids;

@@ -267,12 +267,11 @@ int cli_main(int argc, char** argv, const Models& models) {
           }
         }
         if (!line.empty()) std::cout << "  " << line << "\n";
-        const bool partial_known = !(r.stuck && r.stuck_state.empty() && !r.witness.empty());
-        if (partial_known) {
+        if (r.partial_linearization) {
           std::cout << "  longest partial linearization (state after each):\n";
           print_order(h, r, o.witness ? r.order.size() : 12);
+          if (r.stuck) std::cout << "  cannot place: " << op_line(h, *r.stuck) << "\n  in state: " << r.stuck_state << "\n";
         }
-        if (r.stuck && partial_known) std::cout << "  cannot place: " << op_line(h, *r.stuck) << "\n  in state: " << r.stuck_state << "\n";
       } else if (r.verdict == Verdict::unknown) {
         std::cout << "  " << r.explanation << "\n";
       }

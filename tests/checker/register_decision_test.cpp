@@ -174,11 +174,30 @@ TEST(RegisterDecision, ViolationsComeWithASmallWitness) {
       ASSERT_FALSE(r.witness.empty()) << h.source;
       EXPECT_LE(r.witness.size(), 20u) << h.source;
       EXPECT_NE(r.explanation.find("operations alone have no linearization"), std::string::npos) << r.explanation;
+      // The short search for a partial linearization cannot finish here: none is claimed.
+      EXPECT_FALSE(r.partial_linearization);
+      EXPECT_TRUE(r.order.empty());
+      EXPECT_EQ(r.explanation.find("longest partial linearization"), std::string::npos) << r.explanation;
+      ASSERT_TRUE(r.stuck.has_value());
+      EXPECT_NE(std::find(r.witness.begin(), r.witness.end(), *r.stuck), r.witness.end());
       duet::history::History window = h;
       window.ops.clear();
       for (std::size_t i : r.witness) window.ops.push_back(h.ops[i]);
       EXPECT_EQ(duet::history::check_history(window).verdict, duet::history::Verdict::not_linearizable) << h.source;
     }
+}
+
+// On a small history the short search runs to its end: the report has both the longest partial
+// linearization (with the state where it is stuck) and the witness.
+TEST(RegisterDecision, SmallViolationsKeepTheirPartialLinearization) {
+  const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = 5, .ops_per_client = 40,
+                            .bug = duet_test::Bug::stale_read};
+  const duet::history::CheckReport r = duet::history::check_history(duet_test::generate(f));
+  ASSERT_EQ(r.verdict, duet::history::Verdict::not_linearizable);
+  EXPECT_TRUE(r.partial_linearization);
+  EXPECT_FALSE(r.stuck_state.empty());
+  EXPECT_FALSE(r.witness.empty());
+  EXPECT_NE(r.explanation.find("after the longest partial linearization found"), std::string::npos) << r.explanation;
 }
 
 }  // namespace

@@ -50,12 +50,16 @@ void expect_same(const History& a, const History& b, const std::string& what, st
 
 std::size_t line_count(std::string_view text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1; }
 
+// One map per line is kv-log to the detector; without keys it is Jepsen's history.edn, and the
+// parser says edn.
+bool history_edn(Format read_as, const History& h) {
+  return read_as == Format::kv_log && h.format == Format::edn &&
+         std::none_of(h.ops.begin(), h.ops.end(), [](const Operation& op) { return op.key.has_value(); });
+}
+
 void check_history(const History& h, Format asked, std::string_view input) {
   const std::string name(format_name(asked));
-  // One map per line without keys is Jepsen's history.edn: read as kv-log, it says edn.
-  const bool history_edn = asked == Format::kv_log && h.format == Format::edn &&
-                           std::none_of(h.ops.begin(), h.ops.end(), [](const Operation& op) { return op.key.has_value(); });
-  if (asked != Format::automatic && h.format != asked && !history_edn) bug("parsed as " + name + " but History::format differs", input);
+  if (asked != Format::automatic && h.format != asked && !history_edn(asked, h)) bug("parsed as " + name + " but History::format differs", input);
   if (h.source != "fuzz") bug("History::source is not the name given", input);
   if (h.format != Format::duet && h.default_model.empty()) bug("no default model for " + name, input);
   const std::size_t lines = line_count(input);
@@ -116,9 +120,7 @@ int duet_fuzz_parse(const std::uint8_t* data, std::size_t size) {
   try {
     const Format detected = detect_format(input, "fuzz");
     if (parsed[0]) {
-      // (detect_format says kv-log for one map per line; without keys that is history.edn)
-      const bool history_edn = detected == Format::kv_log && parsed[0]->format == Format::edn;
-      if (parsed[0]->format != detected && !history_edn) bug("automatic parse and detect_format disagree", input);
+      if (parsed[0]->format != detected && !history_edn(detected, *parsed[0])) bug("automatic parse and detect_format disagree", input);
       const auto k = static_cast<std::size_t>(std::find(std::begin(kFormats), std::end(kFormats), detected) - std::begin(kFormats));
       if (!parsed[k]) bug("the automatic parse succeeds but the explicit one fails", input);
       expect_same(*parsed[0], *parsed[k], "automatic vs explicit format", input);

@@ -31,6 +31,9 @@ struct PartOutcome {
   std::vector<std::string> states;     // printed state after each operation of the order
   std::optional<std::size_t> stuck;    // violation: the operation that cannot be placed
   std::string stuck_state;             // ... and the state where it cannot
+  /// violation: search.order is the longest partial linearization (false when a decision
+  /// found the violation and no search ran to its end: search.witness shows why instead)
+  bool partial_known = true;
 };
 
 /// Runs the search for one part with an oracle built for it (indices local to the part), and
@@ -58,7 +61,6 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
   // An oracle may decide its part without a search (a polynomial decision for histories of a
   // special kind); it says nothing when the part is not of that kind.
   bool decided = false;
-  bool partial_known = true;  // out.search.order is the longest partial linearization
   if constexpr (requires { oracle.decide(timed); }) {
     if (std::optional<SearchResult> d = oracle.decide(timed)) {
       out.search = std::move(*d);
@@ -70,7 +72,7 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
         short_budget.max_nodes = std::min<std::uint64_t>(budget.max_nodes, 200'000);
         SearchResult searched = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, short_budget);
         out.search.nodes += searched.nodes;
-        partial_known = searched.verdict != SearchVerdict::unknown;
+        out.partial_known = searched.verdict != SearchVerdict::unknown;
         if (searched.verdict == SearchVerdict::violation) out.search.order = std::move(searched.order);
         if (searched.verdict == SearchVerdict::ok) out.search = std::move(searched);  // a witness order beats the decision
       }
@@ -84,7 +86,7 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
       oracle.apply(s, local);
       if (want_states) out.states.push_back(oracle.show(s));
     }
-    if (violation && !partial_known) {
+    if (violation && !out.partial_known) {
       // Decided without a search: no partial linearization to show, but a witness. The one
       // that blocks is the witness's last to return (the others, placed, leave it no room).
       std::optional<std::size_t> last;
