@@ -17,7 +17,9 @@ using namespace duet::history;
 
 // A history from a real execution (each operation takes effect at a random point of its
 // interval), then, sometimes, one get's result swapped for a stale one.
-History random_kv(std::mt19937_64& rng, int ops, int keys, bool with_pending) {
+// Texts "i;" can be suffixes of one another ("3;" of "13;"), which keeps the kv decision out
+// (a value could then come from two appends); marked texts "<i>" cannot, which lets it in.
+History random_kv(std::mt19937_64& rng, int ops, int keys, bool with_pending, bool marked = false) {
   struct Planned {
     std::uint64_t invoke, point, response;
     int process;
@@ -47,7 +49,7 @@ History random_kv(std::mt19937_64& rng, int ops, int keys, bool with_pending) {
     op.key = Value::string(key);
     op.invoke = plan[i].invoke * 2;          // even: invocations and responses never tie
     op.response = plan[i].response * 2 + 1;
-    const std::string v = std::to_string(i) + ";";
+    const std::string v = marked ? "<" + std::to_string(i) + ">" : std::to_string(i) + ";";
     switch (rng() % 3) {
       case 0:
         op.f = "get";
@@ -107,24 +109,33 @@ bool brute_force(const History& h) {
   return go(0);
 }
 
-void compare(bool with_pending, int max_ops) {
+void compare(bool with_pending, int max_ops, bool marked = false) {
   std::mt19937_64 rng(with_pending ? 77 : 42);
-  int linearizable = 0, not_linearizable = 0;
+  int linearizable = 0, not_linearizable = 0, witnessed = 0;
   for (int trial = 0; trial < 4000; ++trial) {
     const int ops = 3 + static_cast<int>(rng() % static_cast<std::uint64_t>(max_ops - 2));
-    const History h = random_kv(rng, ops, 1 + static_cast<int>(rng() % 4), with_pending);
+    const History h = random_kv(rng, ops, 1 + static_cast<int>(rng() % 4), with_pending, marked);
     CheckOptions whole;
     whole.partition = false;
-    const Verdict parts = check_history(h).verdict;
+    const CheckReport parts = check_history(h);
     const Verdict one = check_history(h, whole).verdict;
     const Verdict truth = brute_force(h) ? Verdict::linearizable : Verdict::not_linearizable;
-    ASSERT_EQ(parts, truth) << "trial " << trial << "\n" << write_duet_history(h);
+    ASSERT_EQ(parts.verdict, truth) << "trial " << trial << "\n" << write_duet_history(h);
     ASSERT_EQ(one, truth) << "trial " << trial << "\n" << write_duet_history(h);
     (truth == Verdict::linearizable ? linearizable : not_linearizable)++;
+    if (!parts.witness.empty()) {  // decided without a search: the witness alone fails too
+      ++witnessed;
+      History window = h;
+      window.ops.clear();
+      for (std::size_t i : parts.witness) window.ops.push_back(h.ops[i]);
+      ASSERT_FALSE(brute_force(window)) << "trial " << trial << "\n" << write_duet_history(h);
+    }
   }
   // Both kinds must be well represented, or the comparison proves little.
   EXPECT_GT(linearizable, 1000);
   EXPECT_GT(not_linearizable, 1000);
+  // With marked texts, the one-key decision decides most violations.
+  if (marked) EXPECT_GT(witnessed, not_linearizable / 2);
 }
 
 TEST(CheckerDifferential, KvSearchAgreesWithBruteForce) { compare(false, 11); }
@@ -215,6 +226,11 @@ TEST(CheckerDifferential, RegisterSearchAgreesWithBruteForce) {
   EXPECT_GT(violations, 500);
 }
 TEST(CheckerDifferential, KvSearchWithPendingAgreesWithBruteForce) { compare(true, 11); }
+
+// The one-key kv decision (a register in disguise) against brute force, with and without
+// pending operations.
+TEST(CheckerDifferential, KvDecisionAgreesWithBruteForce) { compare(false, 11, true); }
+TEST(CheckerDifferential, KvDecisionWithPendingAgreesWithBruteForce) { compare(true, 11, true); }
 
 }  // namespace
 

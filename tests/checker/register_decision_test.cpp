@@ -1,4 +1,5 @@
-// The unique-value register's decision (src/check/register_decision.cpp) against the search:
+// The unique-value register's decision (src/check/register_decision.cpp), and the kv keys that
+// translate onto it, against the search:
 // on random small register histories with unique values (reads, writes, cas that succeed and
 // fail, pending and failed operations, some results corrupted), whenever the decision speaks it
 // must agree with the search; its witness of a violation must have no linearization on its own;
@@ -198,6 +199,28 @@ TEST(RegisterDecision, SmallViolationsKeepTheirPartialLinearization) {
   EXPECT_FALSE(r.stuck_state.empty());
   EXPECT_FALSE(r.witness.empty());
   EXPECT_NE(r.explanation.find("after the longest partial linearization found"), std::string::npos) << r.explanation;
+}
+
+// kv keys translate onto the register's decision (models.cpp, KvOracle::decide): 80 clients over
+// 10 keys, partitioned, every verdict, with a witness that is not linearizable on its own.
+TEST(RegisterDecision, DecidesEightyClientKvHistoriesPerKey) {
+  using duet_test::Bug;
+  for (Bug bug : {Bug::none, Bug::stale_read, Bug::lost_write}) {
+    const duet_test::Family f{.object = duet_test::Object::kv, .clients = 80, .ops_per_client = 100, .bug = bug};
+    const duet::history::History h = duet_test::generate(f);
+    duet::history::CheckOptions options;
+    options.timeout_seconds = 10;
+    const duet::history::CheckReport r = duet::history::check_history(h, options);
+    ASSERT_EQ(r.verdict, bug == Bug::none ? duet::history::Verdict::linearizable : duet::history::Verdict::not_linearizable)
+        << duet_test::bug_name(bug) << ": " << r.explanation;
+    if (bug == Bug::none) continue;
+    ASSERT_FALSE(r.witness.empty());
+    EXPECT_LE(r.witness.size(), 20u);
+    duet::history::History window = h;
+    window.ops.clear();
+    for (std::size_t i : r.witness) window.ops.push_back(h.ops[i]);
+    EXPECT_EQ(duet::history::check_history(window).verdict, duet::history::Verdict::not_linearizable) << duet_test::bug_name(bug);
+  }
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
         // The report's longest partial linearization, where a short search finds it (small
         // histories): shown only when that search, too, ran to the end.
         SearchBudget short_budget = budget;
-        short_budget.max_nodes = std::min<std::uint64_t>(budget.max_nodes, 200'000);
+        short_budget.max_nodes = std::min<std::uint64_t>(budget.max_nodes, 50'000);
         SearchResult searched = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, short_budget);
         out.search.nodes += searched.nodes;
         out.partial_known = searched.verdict != SearchVerdict::unknown;
