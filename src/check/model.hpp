@@ -89,6 +89,43 @@ inline bool register_apply(const RegisterOp& op, std::uint32_t& s) {
   return false;
 }
 
+// ---- the queue's compiled operations (models.cpp, queue_decision.cpp) ----
+struct QueueOp {
+  bool enqueue;
+  Mode mode;
+  std::uint32_t value;  // interned; 0: nil (dequeue found the queue empty)
+};
+
+/// One step of the FIFO queue (`s` front first): false when the operation's observed result is
+/// not allowed there.
+inline bool queue_apply(const QueueOp& op, std::vector<std::uint32_t>& s) {
+  if (op.mode == Mode::fail) return true;
+  if (op.enqueue) {
+    s.push_back(op.value);
+    return true;
+  }
+  if (op.mode != Mode::ok) {  // took effect with an unknown result
+    if (!s.empty()) s.erase(s.begin());
+    return true;
+  }
+  if (op.value == 0) return s.empty();
+  if (s.empty() || s.front() != op.value) return false;
+  s.erase(s.begin());
+  return true;
+}
+
+/// Decides a queue history, starting empty, whose values are each enqueued at most once,
+/// without searching (queue_decision.cpp); nothing when it is not of that kind or the
+/// construction does not go through.
+std::optional<duet::detail::SearchResult> decide_unique_queue(const std::vector<QueueOp>& ops,
+                                                               const std::vector<duet::detail::TimedOp>& timed);
+
+/// Does `order` (indices into `timed`) respect the history as the search's orders do: real time
+/// (nothing placed after an operation returned before that operation began), each process's
+/// completed operations in the order they were invoked, every completed operation exactly once
+/// (pending ones at most once)? For decisions that build an order without the search.
+bool order_fits_history(const std::vector<std::size_t>& order, const std::vector<duet::detail::TimedOp>& timed);
+
 /// Decides a register history whose values are each written at most once (as recorders that
 /// write unique values make them) without searching; nothing when the history is not of that
 /// kind or the construction does not go through (the search then decides). See

@@ -515,11 +515,6 @@ std::vector<Value> elements_init(const char* model, const std::optional<Value>& 
 }
 
 // A FIFO queue: enqueue x; dequeue -> x, or nil when empty.
-struct QueueOp {
-  bool enqueue;
-  Mode mode;
-  std::uint32_t value;  // interned; 0: nil (dequeue found the queue empty)
-};
 
 struct QueueOracle {
   using State = std::vector<std::uint32_t>;  // front first
@@ -529,21 +524,10 @@ struct QueueOracle {
   State start;  // --init, front first
 
   State initial() const { return start; }
-  bool apply(State& s, std::size_t i) const {
-    const QueueOp& op = ops[i];
-    if (op.mode == Mode::fail) return true;
-    if (op.enqueue) {
-      s.push_back(op.value);
-      return true;
-    }
-    if (op.mode != Mode::ok) {  // took effect with an unknown result
-      if (!s.empty()) s.erase(s.begin());
-      return true;
-    }
-    if (op.value == 0) return s.empty();
-    if (s.empty() || s.front() != op.value) return false;
-    s.erase(s.begin());
-    return true;
+  bool apply(State& s, std::size_t i) const { return queue_apply(ops[i], s); }
+  std::optional<duet::detail::SearchResult> decide(const std::vector<TimedOp>& timed) const {
+    if (!start.empty()) return std::nullopt;  // (values enqueued before everything: not handled there)
+    return decide_unique_queue(ops, timed);
   }
   std::uint64_t hash(const State& s) const { return hash_ids(0x7175, s); }
   bool equal(const State& a, const State& b) const { return a == b; }

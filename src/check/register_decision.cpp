@@ -298,35 +298,15 @@ std::optional<SearchResult> decide_unique_register(const std::vector<RegisterOp>
     order.swap(merged);
   }
 
-  // ---- check the order as the search would have: every step legal, real time, each process's
-  // completed operations in their order, every completed operation once ----
+  // ---- check the order as the search would have: every step legal, and the history's orders ----
   {
     std::uint32_t state = start;
     for (std::uint32_t i : order)
       if (!register_apply(ops[i], state)) return std::nullopt;
-    Time suffix_min = kNever;
-    for (std::size_t k = order.size(); k-- > 0;) {
-      if (suffix_min < inv(order[k])) return std::nullopt;
-      suffix_min = std::min(suffix_min, resp(order[k]));
-    }
-    std::vector<std::uint32_t> position(n, kNone);
-    for (std::uint32_t k = 0; k < order.size(); ++k) {
-      if (position[order[k]] != kNone) return std::nullopt;
-      position[order[k]] = k;
-    }
-    std::vector<std::uint32_t> by_invoke(n);
-    std::iota(by_invoke.begin(), by_invoke.end(), 0u);
-    std::stable_sort(by_invoke.begin(), by_invoke.end(), [&](std::uint32_t x, std::uint32_t y) { return timed[x].invoke < timed[y].invoke; });
-    std::unordered_map<std::uint32_t, std::uint32_t> last;  // process -> its last completed operation
-    for (std::uint32_t i : by_invoke) {
-      if (!pending(i) && position[i] == kNone) return std::nullopt;
-      auto it = last.find(timed[i].process);
-      if (position[i] != kNone && it != last.end() && position[it->second] > position[i]) return std::nullopt;
-      if (!pending(i)) last[timed[i].process] = i;
-    }
   }
-  result.verdict = SearchVerdict::ok;
   result.order.assign(order.begin(), order.end());
+  if (!order_fits_history(result.order, timed)) return std::nullopt;
+  result.verdict = SearchVerdict::ok;
   result.memo_bytes = n * (sizeof(Segment) + 4 * sizeof(std::uint32_t));
   return result;
 }

@@ -8,7 +8,8 @@
 // say why), so a history's verdict is known in advance:
 // - stale_read: a read (register get, kv get) returns a value that a write completed before
 //   the read began had already replaced; a queue's dequeue takes the second element instead of
-//   the first one, which was enqueued strictly earlier;
+//   the first one, which was enqueued strictly earlier and leaves only after this dequeue
+//   returned (or never);
 // - lost_write: a write (register write, kv append, queue enqueue) is acknowledged and never
 //   applied, and a later call shows it.
 //
@@ -92,6 +93,7 @@ struct Planted {
   bool done = false;
   std::size_t client = 0, handle = 0;  // the call that carries the bug
   Value before;                        // register lost write: the value it should have replaced
+  Value skipped;                       // queue stale read: the element the dequeue passed over
 };
 
 inline History simulate(const Family& f, std::size_t plant_at, Planted& planted) {
@@ -260,6 +262,7 @@ inline History simulate(const Family& f, std::size_t plant_at, Planted& planted)
             if (first.second != 0 && first.second < second.first) {
               take = 1;
               plant(c, call);
+              planted.skipped = Value::integer(queue[0]);
             }
           }
           call.output = Value::integer(queue[take]);
@@ -320,12 +323,20 @@ inline History simulate(const Family& f, std::size_t plant_at, Planted& planted)
 //   returned, or finds the queue empty;
 // - kv: a get invoked after the lost append returned reads a value without the appended text.
 inline bool shows(const Family& f, const History& h, const Planted& p) {
-  if (f.bug != Bug::lost_write) return true;
-  const Operation* lost = nullptr;
+  const Operation* lost = nullptr;  // the call that carries the bug
   std::size_t seen = 0;
   for (const Operation& op : h.ops)
     if (static_cast<std::size_t>(op.process) == p.client && seen++ == p.handle) lost = &op;
   if (lost == nullptr) return false;
+  if (f.object == Object::queue && f.bug == Bug::stale_read) {
+    // The element passed over was enqueued before the one taken; it shows only if it leaves
+    // after this dequeue returned (a dequeue overlapping this one could have gone first), or
+    // never leaves.
+    for (const Operation& op : h.ops)
+      if (op.f == "dequeue" && op.outcome == Outcome::ok && op.output == p.skipped) return op.invoke > lost->response;
+    return true;
+  }
+  if (f.bug != Bug::lost_write) return true;
   if (f.object == Object::cas_register) {
     // The write that set `before` returned before the lost write began, which returned before
     // the read began: the lost write lies between them in every order, and no one else writes
