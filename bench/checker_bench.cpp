@@ -177,7 +177,8 @@ void Checker_Family(benchmark::State& st) {
 }
 BENCHMARK(Checker_Family)
     ->ArgsProduct({{0}, {10, 20, 40, 80, 160}, {0, 1}, {0}})
-    ->ArgsProduct({{2}, {10, 20, 40, 80}, {0, 1}, {1}})
+    ->ArgsProduct({{1}, {10, 20, 40, 80, 160}, {0, 2}, {0}})
+    ->ArgsProduct({{2}, {10, 20, 40, 80}, {0, 1, 2}, {1}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
