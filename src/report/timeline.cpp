@@ -156,7 +156,7 @@ std::string op_label(const Operation& op) {
 }
 
 // Row flags (shared with the page's script).
-enum : unsigned { kFail = 1, kInfo = 2, kUnknownResult = 4, kStuck = 8, kOtherPartition = 16 };
+enum : unsigned { kFail = 1, kInfo = 2, kUnknownResult = 4, kStuck = 8, kOtherPartition = 16, kWitness = 32 };
 
 // Everything about the operations that does not depend on which of them are shown.
 struct Prepared {
@@ -168,6 +168,7 @@ struct Prepared {
   std::vector<std::size_t> row_size;         // per op: an upper bound of its row's JSON size
   std::optional<std::size_t> stuck;
   std::vector<bool> other_partition;  // per op: not in the partition that failed
+  std::vector<bool> in_witness;       // per op: in the violation's witness (empty: no witness)
   std::string stuck_state;
   std::string model;
   std::size_t processes = 0;
@@ -202,6 +203,11 @@ Prepared prepare(const History& h, const CheckReport& r) {
     p.other_partition.assign(n, true);
     for (std::size_t i : r.partition_ops)
       if (i < n) p.other_partition[i] = false;
+  }
+  if (!r.witness.empty()) {
+    p.in_witness.assign(n, false);
+    for (std::size_t i : r.witness)
+      if (i < n) p.in_witness[i] = true;
   }
   p.stuck_state = clean(r.stuck_state, kStuckStateCap);
   p.model = clean(r.model.empty() ? h.default_model : r.model, 200);
@@ -250,7 +256,9 @@ Selection choose(const History& h, const Prepared& p, std::size_t budget) {
       c += p.string_json_size[static_cast<std::size_t>(p.state[i])] + 1;
     return c;
   };
+  std::vector<char> paid(n, 0);  // the witness's operations are paid for first
   auto take = [&](std::size_t i, std::size_t limit) {
+    if (paid[i]) return true;
     const std::size_t c = cost(i);
     if (spent + c > limit) return false;
     spent += c;
@@ -276,6 +284,9 @@ Selection choose(const History& h, const Prepared& p, std::size_t budget) {
     for (std::size_t i = 0; i < n; ++i) sel.ops[i] = i;
     return sel;
   }
+  // The witness is the explanation: shown whatever the window (it is a few operations).
+  for (std::size_t i = 0; i < p.in_witness.size(); ++i)
+    if (p.in_witness[i] && take(i, budget)) paid[i] = 1;
   // Contiguous part: 90% of the budget, two operations before the stuck one for each after it
   // (what was linearized before it is the explanation).
   const std::size_t contiguous_budget = budget / 10 * 9;
@@ -308,8 +319,14 @@ Selection choose(const History& h, const Prepared& p, std::size_t budget) {
   }
   sel.ops.assign(extra.rbegin(), extra.rend());
   for (std::size_t i = lo; i < hi; ++i) sel.ops.push_back(i);
-  sel.before = lo - extra.size();
-  sel.after = n - hi;
+  const std::size_t window_ops = sel.ops.size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (paid[i] && (i < lo || i >= hi) && std::find(extra.begin(), extra.end(), i) == extra.end()) sel.ops.push_back(i);
+  if (sel.ops.size() > window_ops) std::sort(sel.ops.begin(), sel.ops.end());
+  const auto shown_before = static_cast<std::size_t>(std::count_if(sel.ops.begin(), sel.ops.end(), [&](std::size_t i) { return i < lo; }));
+  const auto shown_after = static_cast<std::size_t>(std::count_if(sel.ops.begin(), sel.ops.end(), [&](std::size_t i) { return i >= hi; }));
+  sel.before = lo - shown_before;
+  sel.after = n - hi - shown_after;
   return sel;
 }
 
@@ -384,6 +401,7 @@ std::string render_data(const History& h, const CheckReport& r, const Prepared& 
     if (op.result_unknown) flags |= kUnknownResult;
     if (p.stuck && *p.stuck == i) flags |= kStuck;
     if (!p.other_partition.empty() && p.other_partition[i]) flags |= kOtherPartition;
+    if (!p.in_witness.empty() && p.in_witness[i]) flags |= kWitness;
     const std::size_t label = local_index(p.label[i]);
     const std::size_t state = p.state[i] >= 0 ? local_index(static_cast<std::size_t>(p.state[i])) + 1 : 0;
     if (k > 0) o += ',';
@@ -450,6 +468,7 @@ pre.expl{margin:6px 0 0;padding:10px 12px;background:#f6f8fa;border:1px solid va
 .bar.info{border-style:dashed;border-right:none;border-radius:5px 0 0 5px;background:linear-gradient(to right,#e4e7eb,#e4e7eb00 85%);color:#6e7781;font-style:italic}
 .bar.info.lin{background:linear-gradient(to right,#dbe7fd,#dbe7fd00 85%);border-color:#6e9ef0}
 .bar.other{opacity:.35}
+.bar.wit{outline:2px dashed #bf8700;outline-offset:1px}
 .bar.stuck{background:#ffe4e1;border:2px solid var(--red);color:#82071e;font-weight:700;line-height:18px;box-shadow:0 0 0 3px #cf222e2e;z-index:2}
 .bar:hover{filter:brightness(.96);z-index:3}
 .bar.nb{box-shadow:0 0 0 2px #1f6feb55}
@@ -539,6 +558,7 @@ function build(i) {
   if (fl & 2) cls += ' info';
   if (fl & 8) cls += ' stuck';
   if (fl & 16) cls += ' other';
+  if (fl & 32) cls += ' wit';
   var b = el('div', cls, S[f(i, 5)]);
   b.style.cssText = '--l:' + f(i, 1) + ';--s:' + (f(i, 2) + 0.5) + ';--w:' + Math.max(f(i, 3) - f(i, 2), 0.6);
   b.dataset.i = i;
@@ -638,6 +658,7 @@ function describe(i) {
   } else {
     out.push(['', D.v === 'linearizable' ? 'not in the linearization (never took effect)' : 'not placed in the linearization']);
   }
+  if (fl & 32) out.push(['st', 'in the witness: these operations alone have no linearization']);
   return out;
 }
 function fill(box, lines) {
@@ -775,7 +796,10 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
   fact("Operations", std::to_string(h.ops.size()));
   fact("Processes", std::to_string(p.processes));
   fact("Partitions", std::to_string(r.partitions));
-  fact(r.verdict == Verdict::linearizable ? "Linearized" : "Longest partial order", std::to_string(r.order.size()));
+  if (r.verdict == Verdict::not_linearizable && !r.partial_linearization)
+    fact("Witness", std::to_string(r.witness.size()) + " operations");
+  else
+    fact(r.verdict == Verdict::linearizable ? "Linearized" : "Longest partial order", std::to_string(r.order.size()));
   if (r.nodes) fact("Search steps", std::to_string(r.nodes));
   if (r.milliseconds > 0) fact("Check time", std::to_string(static_cast<std::uint64_t>(r.milliseconds + 0.5)) + " ms");
   o += "</dl>\n";
@@ -785,10 +809,15 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
          std::to_string(op.process) + (op.invoke_line ? ", line " + std::to_string(op.invoke_line) : std::string()) +
          "): <code>";
     put_html(o, p.strings[p.label[*p.stuck]]);
-    o += "</code> cannot be linearized after the " + std::to_string(r.order.size()) +
-         " operations of the order.<br>State there: <code>";
-    put_html(o, p.stuck_state);
-    o += "</code></div>\n";
+    if (r.partial_linearization) {
+      o += "</code> cannot be linearized after the " + std::to_string(r.order.size()) +
+           " operations of the order.<br>State there: <code>";
+      put_html(o, p.stuck_state);
+      o += "</code></div>\n";
+    } else {
+      o += "</code> cannot be linearized with the other " + std::to_string(r.witness.empty() ? 0 : r.witness.size() - 1) +
+           " operations of the witness (outlined), which alone have no linearization; decided without a search.</div>\n";
+    }
   }
   const std::string explanation = clean(r.explanation, explanation_cap);
   if (!explanation.empty()) {
@@ -817,6 +846,7 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
        "<span><i style=\"background:linear-gradient(to right,#e4e7eb,#fff);border:1px dashed #8c959f\"></i>indeterminate</span>";
   if (!p.other_partition.empty())
     o += "<span><i style=\"background:#eceef1;border:1px solid #b6bcc4;opacity:.35\"></i>other partitions</span>";
+  if (!p.in_witness.empty()) o += "<span><i style=\"background:#fff;outline:2px dashed #bf8700\"></i>witness</span>";
   o += "</div></div>\n"
        "<main class=\"tl\"><div class=\"names\" id=\"names\"></div><div class=\"sc\" id=\"sc\"><div class=\"cv\" id=\"cv\"></div></div></main>\n"
        "<section class=\"panel\" id=\"panel\"></section>\n<div class=\"tip\" id=\"tip\" hidden></div>\n"

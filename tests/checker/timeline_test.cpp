@@ -5,12 +5,14 @@
 // by Timeline.OpensInHeadlessBrowser.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include <duet/history.hpp>
 
+#include "support/history_families.hpp"
 #include "timeline/crafted_history.hpp"
 
 namespace {
@@ -340,6 +342,49 @@ TEST(Timeline, ViolationWindowIsAroundTheStuckOperation) {
   EXPECT_EQ(last - first + 1, d.n) << "a contiguous window here (no long operations)";
   EXPECT_NE(page.find(std::to_string(first) + " operations before not shown"), std::string::npos);
   EXPECT_NE(page.find(std::to_string(100000 - 1 - last) + " operations after not shown"), std::string::npos);
+}
+
+// A violation decided without a search: its witness outlined, the stuck box saying so.
+TEST(Timeline, WitnessIsOutlined) {
+  const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = 20, .ops_per_client = 100,
+                            .bug = duet_test::Bug::stale_read};
+  const History h = duet_test::generate(f);
+  const CheckReport r = check_history(h);
+  ASSERT_FALSE(r.witness.empty());
+  ASSERT_FALSE(r.partial_linearization);
+  const std::string page = render_timeline_html(h, r);
+  const Data d = decode(page);
+  std::size_t outlined = 0;
+  for (std::size_t row = 0; row < d.n; ++row) {
+    const auto op = static_cast<std::size_t>(d.num(row, 0));
+    const bool in = std::find(r.witness.begin(), r.witness.end(), op) != r.witness.end();
+    EXPECT_EQ((d.num(row, 4) & 32) != 0, in) << "row " << row;
+    outlined += in;
+  }
+  EXPECT_EQ(outlined, r.witness.size());
+  EXPECT_NE(page.find("operations of the witness (outlined)"), std::string::npos);
+  EXPECT_EQ(page.find("State there:"), std::string::npos) << "no state from a search that did not run";
+  EXPECT_EQ(page.find("Longest partial order"), std::string::npos);
+}
+
+// Windowed, the witness is shown even where it lies far from the stuck operation.
+TEST(Timeline, WindowKeepsTheWitness) {
+  auto c = long_register(100000);
+  c.report.verdict = Verdict::not_linearizable;
+  c.report.order.clear();
+  c.report.states.clear();
+  c.report.stuck = 60000;
+  c.report.witness = {5, 59990, 60000};
+  c.report.partial_linearization = false;
+  const std::size_t limit = std::size_t{1} << 20;
+  const std::string page = render_timeline_html(c.history, c.report, limit);
+  EXPECT_LE(page.size(), limit);
+  const Data d = decode(page);
+  for (std::size_t op : c.report.witness) {
+    ASSERT_GE(d.row_of(op), 0) << op;
+    EXPECT_EQ(d.num(static_cast<std::size_t>(d.row_of(op)), 4) & 32, 32) << op;
+  }
+  EXPECT_LT(d.n, 100000u) << "still a window";
 }
 
 TEST(Timeline, LongRunningOperationsBeforeTheWindowAreKept) {
