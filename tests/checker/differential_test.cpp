@@ -11,6 +11,8 @@
 #include <functional>
 #include <random>
 
+#include "support/decision_cases.hpp"
+
 namespace {
 
 using namespace duet::history;
@@ -125,10 +127,7 @@ void compare(bool with_pending, int max_ops, bool marked = false) {
     (truth == Verdict::linearizable ? linearizable : not_linearizable)++;
     if (!parts.witness.empty()) {  // decided without a search: the witness alone fails too
       ++witnessed;
-      History window = h;
-      window.ops.clear();
-      for (std::size_t i : parts.witness) window.ops.push_back(h.ops[i]);
-      ASSERT_FALSE(brute_force(window)) << "trial " << trial << "\n" << write_duet_history(h);
+      ASSERT_FALSE(brute_force(duet_test::sub_history(h, parts.witness))) << "trial " << trial << "\n" << write_duet_history(h);
     }
   }
   // Both kinds must be well represented, or the comparison proves little.

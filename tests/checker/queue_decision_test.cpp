@@ -10,6 +10,7 @@
 #include <random>
 
 #include "../../src/check/model.hpp"
+#include "support/decision_cases.hpp"
 #include "support/history_families.hpp"
 
 namespace {
@@ -39,22 +40,8 @@ struct Case {
 };
 
 Case random_case(std::mt19937_64& rng, int n, int processes) {
-  struct Planned {
-    std::uint64_t invoke, point, response;
-    std::uint32_t process;
-  };
-  std::vector<Planned> plan;
-  std::vector<std::uint64_t> busy_until(static_cast<std::size_t>(processes), 0);
-  for (int i = 0; i < n; ++i) {
-    const std::uint32_t p = static_cast<std::uint32_t>(rng() % busy_until.size());
-    const std::uint64_t invoke = busy_until[p] + rng() % 6;
-    const std::uint64_t response = invoke + 1 + rng() % 14;
-    busy_until[p] = response + 1;
-    plan.push_back({invoke, invoke + rng() % (response - invoke + 1), response, p});
-  }
-  std::vector<std::size_t> by_point(plan.size());
-  std::iota(by_point.begin(), by_point.end(), std::size_t{0});
-  std::stable_sort(by_point.begin(), by_point.end(), [&](std::size_t a, std::size_t b) { return plan[a].point < plan[b].point; });
+  std::vector<std::size_t> by_point;
+  const std::vector<duet_test::PlannedCall> plan = duet_test::random_execution(rng, n, processes, by_point);
   Case c;
   c.ops.resize(plan.size());
   c.timed.resize(plan.size());
@@ -168,9 +155,7 @@ TEST(QueueDecision, DecidesEightyClientHistories) {
     if (bug == duet_test::Bug::none) continue;
     ASSERT_FALSE(r.witness.empty());
     EXPECT_LE(r.witness.size(), 20u);
-    duet::history::History window = h;
-    window.ops.clear();
-    for (std::size_t i : r.witness) window.ops.push_back(h.ops[i]);
+    const duet::history::History window = duet_test::sub_history(h, r.witness);
     EXPECT_EQ(duet::history::check_history(window).verdict, duet::history::Verdict::not_linearizable);
   }
 }
