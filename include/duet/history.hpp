@@ -260,8 +260,8 @@ struct CheckReport {
   std::string stuck_state;
   /// not linearizable, when known: a few operations (indices into History::ops) that have no
   /// linearization even on their own, from the same initial state: the violation's core, as
-  /// Elle's minimal witnesses are. Found by the register's decision for histories whose values
-  /// are each written once; empty where only the search decided.
+  /// Elle's minimal witnesses are. Found by the decisions for registers, queues and kv keys whose
+  /// values name the operation that wrote them; empty where only the search decided.
   std::vector<std::size_t> witness;
   /// not linearizable: `order` and `stuck_state` come from a search that ran to its end. False
   /// when the violation was decided without one: then `order` is empty, `stuck` is the
