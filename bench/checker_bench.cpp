@@ -182,4 +182,37 @@ BENCHMARK(Checker_Family)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
+// The failing window of a violation only the search finds (src/check/window.cpp): a register
+// history with values 0..4 (no decision applies), CLIENTS x 200 operations, one read at index
+// AT changed to a value never written; WINDOW 1 shrinks it, 0 does not (the search's cost
+// alone). `window` is the number of operations kept, `open` of them cut while running.
+//
+//   build/bin/duet-bench --benchmark_filter=Checker_FailingWindow --benchmark_counters_tabular=true
+void Checker_FailingWindow(benchmark::State& st) {
+  const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = static_cast<std::size_t>(st.range(0)),
+                            .ops_per_client = 200, .values = 5};
+  History h = duet_test::generate(f);
+  for (std::size_t i = static_cast<std::size_t>(st.range(1)); i < h.ops.size(); ++i)
+    if (h.ops[i].f == "read" && h.ops[i].outcome == duet::history::Outcome::ok) {
+      h.ops[i].output = duet::history::Value::integer(77);
+      break;
+    }
+  CheckReport r;
+  for (auto _ : st) {
+    CheckOptions options;
+    options.timeout_seconds = 60;
+    options.failing_window = st.range(2) != 0;
+    r = check_history(h, options);
+  }
+  if (r.verdict != Verdict::not_linearizable) st.SkipWithError(("wrong verdict " + std::string(verdict_name(r.verdict))).c_str());
+  st.counters["ops"] = static_cast<double>(h.ops.size());
+  st.counters["steps"] = static_cast<double>(r.nodes);
+  st.counters["window"] = static_cast<double>(r.witness.size());
+  st.counters["open"] = static_cast<double>(r.witness_open.size());
+}
+BENCHMARK(Checker_FailingWindow)
+    ->ArgsProduct({{10}, {12, 1000, 1900}, {0, 1}})
+    ->ArgsProduct({{20}, {12, 2000, 3900}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace

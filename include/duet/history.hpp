@@ -234,6 +234,9 @@ struct CheckOptions {
   std::size_t max_memory_bytes = std::size_t{2} << 30;  // memo size; beyond it: unknown
   bool partition = true;                    // split partitionable models (kv per key)
   bool want_states = false;                 // fill CheckReport::states (for the timeline)
+  /// a violation only the search found: shrink the history to a failing window
+  /// (CheckReport::witness), for about twice the search's steps
+  bool failing_window = true;
   const std::atomic<bool>* cancel = nullptr;  // set it to stop: verdict unknown
 };
 
@@ -258,11 +261,16 @@ struct CheckReport {
   /// not linearizable: the operation that cannot be placed after `order`, and the state there.
   std::optional<std::size_t> stuck;
   std::string stuck_state;
-  /// not linearizable, when known: a few operations (indices into History::ops) that have no
+  /// not linearizable, when known: operations (indices into History::ops) that have no
   /// linearization even on their own, from the same initial state: the violation's core, as
-  /// Elle's minimal witnesses are. Found by the decisions for registers, queues and kv keys whose
-  /// values name the operation that wrote them; empty where only the search decided.
+  /// Elle's minimal witnesses are. The decisions for registers, queues and kv keys whose values
+  /// name the operation that wrote them find a few; where only the search decided, the history
+  /// is shrunk to a failing window (its end cut, read-only operations dropped, each step
+  /// re-checked; CheckOptions::failing_window). Empty when nothing smaller was found.
   std::vector<std::size_t> witness;
+  /// The operations of a failing window that were still running where the window ends: in the
+  /// window they count as never returned (Outcome::info), as a re-check must take them.
+  std::vector<std::size_t> witness_open;
   /// not linearizable: `order` and `stuck_state` come from a search that ran to its end. False
   /// when the violation was decided without one: then `order` is empty, `stuck` is the
   /// witness's last operation to return, and `witness` is the explanation.

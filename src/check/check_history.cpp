@@ -119,9 +119,16 @@ std::string explain_violation(const History& h, const CheckReport& r, std::size_
          std::to_string(part_size) + " operations" + (r.partitions > 1 ? " of its partition" : "") + "),\n";
     s += "where the state is " + r.stuck_state + ".\n";
   }
-  if (!r.witness.empty()) {
+  if (!r.witness.empty() && r.partial_linearization) {
+    // A failing window the history was shrunk to (window.cpp).
+    s += "The failing window: these " + std::to_string(r.witness.size()) + " operations alone have no linearization either";
+    s += r.witness_open.empty() ? std::string(":\n") : " (those marked open were still running where the window ends: taken as never returned):\n";
+  } else if (!r.witness.empty()) {
     s += "These " + std::to_string(r.witness.size()) + " operations alone have no linearization:\n";
-    for (std::size_t i : r.witness) s += "  #" + std::to_string(i) + " " + describe(h.ops[i]) + "\n";
+  }
+  for (std::size_t i : r.witness) {
+    const bool open = std::find(r.witness_open.begin(), r.witness_open.end(), i) != r.witness_open.end();
+    s += "  #" + std::to_string(i) + " " + describe(h.ops[i]) + (open ? "  [open]" : "") + "\n";
   }
   return s;
 }
@@ -223,6 +230,17 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     report.stuck_state = std::move(o.stuck_state);
     report.witness = std::move(o.search.witness);
     report.partial_linearization = o.partial_known;
+    if (report.witness.empty() && o.partial_known && options.failing_window) {
+      // Only the search found it: shrink the history to a failing window, spending at most
+      // about twice what the search spent (and 4M steps at least: small windows are cheap).
+      const std::uint64_t allowance = std::max<std::uint64_t>(4'000'000, 2 * o.search.nodes);
+      detail::FailingWindow w = detail::failing_window(h, *model, parts[*failed], o.read_only, report.stuck, init, budget, allowance);
+      report.nodes += w.nodes;
+      if (w.ops.size() < parts[*failed].size() || !w.open.empty()) {
+        report.witness = std::move(w.ops);
+        report.witness_open = std::move(w.open);
+      }
+    }
     if (parts.size() > 1) report.partition_ops = parts[*failed];
     report.explanation = explain_violation(h, report, parts[*failed].size());
   } else if (unknown) {

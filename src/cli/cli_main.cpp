@@ -2,7 +2,7 @@
 // checker with models of its own is a 10-line main (src/cli/duet_check.cpp is duet's).
 //
 //   duet-check [--model NAME] [--init VALUE] [--format auto|jepsen-log|kv-log|edn|duet] [--timeout SECONDS]
-//              [--memory MIB] [--no-partition] [--html OUT.html] [--witness] [--quiet] FILE...
+//              [--memory MIB] [--no-partition] [--no-window] [--html OUT.html] [--witness] [--quiet] FILE...
 //   (FILE "-" is standard input)
 //
 // One line per file, FILE<TAB>linearizable|not-linearizable|unknown|unreadable<TAB>MILLISECONDS,
@@ -54,6 +54,8 @@ constexpr const char* kUsage =
     "  --memory MIB        memo budget per file (default 2048, at most 1048576 = 1 TiB);\n"
     "                      beyond it: unknown\n"
     "  --no-partition      search partitionable models (kv) as one history\n"
+    "  --no-window         do not shrink a violation the search found to a failing window\n"
+    "                      (which takes up to twice the search's steps again)\n"
     "  --html OUT.html     write the timeline page (several files: OUT.<file name>.html)\n"
     "  --witness           print a linearization order of each linearizable history\n"
     "  --quiet             only the one-line verdicts and the summary\n"
@@ -137,6 +139,7 @@ Options parse_args(int argc, char** argv, const Models& models) {
     } else if (a == "--timeout") o.check.timeout_seconds = parse_timeout(a, value());
     else if (a == "--memory") o.check.max_memory_bytes = parse_memory(a, value());
     else if (a == "--no-partition") o.check.partition = false;
+    else if (a == "--no-window") o.check.failing_window = false;
     else if (a == "--html") o.html = value();
     else if (a == "--witness") o.witness = true;
     else if (a == "--quiet") o.quiet = true;

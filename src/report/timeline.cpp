@@ -156,7 +156,7 @@ std::string op_label(const Operation& op) {
 }
 
 // Row flags (shared with the page's script).
-enum : unsigned { kFail = 1, kInfo = 2, kUnknownResult = 4, kStuck = 8, kOtherPartition = 16, kWitness = 32 };
+enum : unsigned { kFail = 1, kInfo = 2, kUnknownResult = 4, kStuck = 8, kOtherPartition = 16, kWitness = 32, kWitnessOpen = 64 };
 
 // Everything about the operations that does not depend on which of them are shown.
 struct Prepared {
@@ -169,6 +169,7 @@ struct Prepared {
   std::optional<std::size_t> stuck;
   std::vector<bool> other_partition;  // per op: not in the partition that failed
   std::vector<bool> in_witness;       // per op: in the violation's witness (empty: no witness)
+  std::vector<bool> witness_open;     // per op: in a failing window, taken as never returned
   std::string stuck_state;
   std::string model;
   std::size_t processes = 0;
@@ -208,6 +209,9 @@ Prepared prepare(const History& h, const CheckReport& r) {
     p.in_witness.assign(n, false);
     for (std::size_t i : r.witness)
       if (i < n) p.in_witness[i] = true;
+    p.witness_open.assign(n, false);
+    for (std::size_t i : r.witness_open)
+      if (i < n) p.witness_open[i] = true;
   }
   p.stuck_state = clean(r.stuck_state, kStuckStateCap);
   p.model = clean(r.model.empty() ? h.default_model : r.model, 200);
@@ -331,7 +335,8 @@ Selection choose(const History& h, const Prepared& p, std::size_t budget) {
 }
 
 // The data block: {"n":rows,"r":ranks,"rows":sub-lanes,"p":[process,first row,row count...],
-// "o":[12 numbers per operation],"s":[strings],"L":order length,"ss":stuck state,"v":verdict}.
+// "o":[12 numbers per operation],"s":[strings],"L":order length,"ss":stuck state,"v":verdict,
+// "fw":1 when the witness is a failing window}.
 // Row layout: op index, sub-lane, start rank, end rank (ranks for pending operations = "r"),
 // flags, label, position in the order + 1 (0: none), state + 1 (0: none), invoke line,
 // response line, invoke time, response time (-1: pending).
@@ -402,6 +407,7 @@ std::string render_data(const History& h, const CheckReport& r, const Prepared& 
     if (p.stuck && *p.stuck == i) flags |= kStuck;
     if (!p.other_partition.empty() && p.other_partition[i]) flags |= kOtherPartition;
     if (!p.in_witness.empty() && p.in_witness[i]) flags |= kWitness;
+    if (!p.witness_open.empty() && p.witness_open[i]) flags |= kWitnessOpen;
     const std::size_t label = local_index(p.label[i]);
     const std::size_t state = p.state[i] >= 0 ? local_index(static_cast<std::size_t>(p.state[i])) + 1 : 0;
     if (k > 0) o += ',';
@@ -418,6 +424,8 @@ std::string render_data(const History& h, const CheckReport& r, const Prepared& 
   put_json(d, verdict_name(r.verdict));
   d += ",\"ss\":";
   put_json(d, p.stuck ? p.stuck_state : std::string());
+  // "fw": the witness is a failing window the search's violation was shrunk to.
+  d += r.partial_linearization && !r.witness.empty() ? ",\"fw\":1" : ",\"fw\":0";
   d += ",\"p\":[" + lanes + "],\"o\":[";
   d += o;
   d += "],\"s\":[";
@@ -658,7 +666,9 @@ function describe(i) {
   } else {
     out.push(['', D.v === 'linearizable' ? 'not in the linearization (never took effect)' : 'not placed in the linearization']);
   }
-  if (fl & 32) out.push(['st', 'in the witness: these operations alone have no linearization']);
+  if (fl & 32) out.push(['st', D.fw ? 'in the failing window: these operations alone have no linearization either'
+                                    : 'in the witness: these operations alone have no linearization']);
+  if (fl & 64) out.push(['st', 'taken as never returned in the window (still running where the window ends)']);
   return out;
 }
 function fill(box, lines) {
@@ -800,6 +810,8 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
     fact("Witness", std::to_string(r.witness.size()) + " operations");
   else
     fact(r.verdict == Verdict::linearizable ? "Linearized" : "Longest partial order", std::to_string(r.order.size()));
+  if (r.verdict == Verdict::not_linearizable && r.partial_linearization && !r.witness.empty())
+    fact("Failing window", std::to_string(r.witness.size()) + " operations");
   if (r.nodes) fact("Search steps", std::to_string(r.nodes));
   if (r.milliseconds > 0) fact("Check time", std::to_string(static_cast<std::uint64_t>(r.milliseconds + 0.5)) + " ms");
   o += "</dl>\n";
@@ -846,7 +858,9 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
        "<span><i style=\"background:linear-gradient(to right,#e4e7eb,#fff);border:1px dashed #8c959f\"></i>indeterminate</span>";
   if (!p.other_partition.empty())
     o += "<span><i style=\"background:#eceef1;border:1px solid #b6bcc4;opacity:.35\"></i>other partitions</span>";
-  if (!p.in_witness.empty()) o += "<span><i style=\"background:#fff;outline:2px dashed #bf8700\"></i>witness</span>";
+  if (!p.in_witness.empty())
+    o += std::string("<span><i style=\"background:#fff;outline:2px dashed #bf8700\"></i>") +
+         (r.partial_linearization ? "failing window" : "witness") + "</span>";
   o += "</div></div>\n"
        "<main class=\"tl\"><div class=\"names\" id=\"names\"></div><div class=\"sc\" id=\"sc\"><div class=\"cv\" id=\"cv\"></div></div></main>\n"
        "<section class=\"panel\" id=\"panel\"></section>\n<div class=\"tip\" id=\"tip\" hidden></div>\n"

@@ -66,6 +66,23 @@ TEST(CheckerCli, ViolationIsExplained) {
   EXPECT_NE(r.out.find("in state: " + state + "\n"), std::string::npos) << r.out;
 }
 
+// The search found it: the history is shrunk to a failing window (20 of the 85 operations,
+// the read that cannot be placed among them), unless --no-window.
+TEST(CheckerCli, FailingWindowAndNoWindow) {
+  const CliRun r = duet_check(kHistories + "/etcd/etcd_000.log");
+  EXPECT_EQ(r.status, 1);
+  const std::size_t at = r.out.find("The failing window: these ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::size_t size = std::stoul(r.out.substr(at + 26));
+  EXPECT_GT(size, 1u);
+  EXPECT_LT(size, 85u);
+  EXPECT_NE(r.out.find("    #43 process 11: read -> 2 (line 85)\n", at), std::string::npos) << r.out;
+  const CliRun plain = duet_check("--no-window " + kHistories + "/etcd/etcd_000.log");
+  EXPECT_EQ(plain.status, 1);
+  EXPECT_EQ(plain.out.find("failing window"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("The operation that cannot be placed: #43"), std::string::npos) << plain.out;
+}
+
 TEST(CheckerCli, WitnessAndPartitionFlags) {
   const CliRun r = duet_check("--witness " + kHistories + "/kv/c01-ok.txt");
   EXPECT_EQ(r.status, 0) << r.out;

@@ -367,6 +367,37 @@ TEST(Timeline, WitnessIsOutlined) {
   EXPECT_EQ(page.find("Longest partial order"), std::string::npos);
 }
 
+// A violation only the search found: the failing window outlined, its open operations flagged,
+// the longest partial order still shown.
+TEST(Timeline, FailingWindowIsOutlinedAndItsOpenOperationsFlagged) {
+  const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = 10, .ops_per_client = 200, .seed = 2, .values = 5};
+  History h = duet_test::generate(f);
+  for (std::size_t i = 12; i < h.ops.size(); ++i)
+    if (h.ops[i].f == "read" && h.ops[i].outcome == Outcome::ok) {
+      h.ops[i].output = Value::integer(77);  // never written
+      break;
+    }
+  duet::history::CheckOptions options;
+  options.want_states = true;
+  const CheckReport r = check_history(h, options);
+  ASSERT_TRUE(r.partial_linearization);
+  ASSERT_FALSE(r.witness.empty());
+  ASSERT_FALSE(r.witness_open.empty()) << r.explanation;
+  const std::string page = render_timeline_html(h, r);
+  const Data d = decode(page);
+  for (std::size_t op : r.witness) {
+    ASSERT_GE(d.row_of(op), 0) << op;
+    const std::int64_t flags = d.num(static_cast<std::size_t>(d.row_of(op)), 4);
+    EXPECT_EQ(flags & 32, 32) << op;
+    const bool open = std::find(r.witness_open.begin(), r.witness_open.end(), op) != r.witness_open.end();
+    EXPECT_EQ((flags & 64) != 0, open) << op;
+  }
+  EXPECT_NE(page.find("\"fw\":1"), std::string::npos);
+  EXPECT_NE(page.find("<dt>Failing window</dt><dd>" + std::to_string(r.witness.size()) + " operations</dd>"), std::string::npos);
+  EXPECT_NE(page.find("Longest partial order"), std::string::npos);
+  EXPECT_NE(page.find("State there:"), std::string::npos);
+}
+
 // Windowed, the witness is shown even where it lies far from the stuck operation.
 TEST(Timeline, WindowKeepsTheWitness) {
   auto c = long_register(100000);

@@ -1,5 +1,6 @@
 // Shared by the decisions' tests (tests/checker/*_decision_test.cpp, differential_test.cpp):
-// random executions to build histories from, and the sub-history a witness names.
+// random executions to build histories from, and the sub-history a witness or a failing window
+// names.
 #pragma once
 
 #include <algorithm>
@@ -41,6 +42,26 @@ inline duet::history::History sub_history(const duet::history::History& h, const
   duet::history::History window = h;
   window.ops.clear();
   for (std::size_t i : ops) window.ops.push_back(h.ops[i]);
+  return window;
+}
+
+/// The history of a report's witness or failing window, as a re-check must take it: its
+/// operations, those the window cut while still running (CheckReport::witness_open) as never
+/// returned.
+inline duet::history::History window_of(const duet::history::History& h, const duet::history::CheckReport& r) {
+  duet::history::History window = h;
+  window.ops.clear();
+  for (std::size_t i : r.witness) {
+    duet::history::Operation op = h.ops[i];
+    if (std::find(r.witness_open.begin(), r.witness_open.end(), i) != r.witness_open.end()) {
+      op.outcome = duet::history::Outcome::info;
+      op.output = duet::history::Value::nil();
+      op.result_unknown = false;
+      op.response = duet::history::Operation::kPending;
+      op.response_line = 0;
+    }
+    window.ops.push_back(std::move(op));
+  }
   return window;
 }
 

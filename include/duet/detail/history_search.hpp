@@ -34,6 +34,10 @@ struct PartOutcome {
   /// violation: search.order is the longest partial linearization (false when a decision
   /// found the violation and no search ran to its end: search.witness shows why instead)
   bool partial_known = true;
+  /// violation found by the search: per operation of the part, whether it is completed and
+  /// never changes the state (the oracle's read_only hint; all false without one). What the
+  /// failing window may drop.
+  std::vector<bool> read_only;
 };
 
 /// Runs the search for one part with an oracle built for it (indices local to the part), and
@@ -79,6 +83,11 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
     }
   }
   if (!decided) out.search = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, budget);
+  if (!decided && out.search.verdict == SearchVerdict::violation) {
+    out.read_only.assign(part.size(), false);
+    if constexpr (requires { oracle.read_only(std::size_t{0}); })
+      for (std::size_t i = 0; i < part.size(); ++i) out.read_only[i] = timed[i].response != TimedOp::kPending && oracle.read_only(i);
+  }
   const bool violation = out.search.verdict == SearchVerdict::violation;
   if (want_states || violation) {
     typename Oracle::State s = oracle.initial();
