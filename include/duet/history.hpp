@@ -265,12 +265,16 @@ struct CheckReport {
   /// linearization even on their own, from the same initial state: the violation's core, as
   /// Elle's minimal witnesses are. The decisions for registers, queues and kv keys whose values
   /// name the operation that wrote them find a few; where only the search decided, the history
-  /// is shrunk to a failing window (its end cut, read-only operations dropped, each step
-  /// re-checked; CheckOptions::failing_window). Empty when nothing smaller was found.
+  /// is shrunk to a failing window (its end and front cut, read-only operations dropped, each
+  /// step searched anew; CheckOptions::failing_window). Empty when nothing smaller was found.
   std::vector<std::size_t> witness;
-  /// The operations of a failing window that were still running where the window ends: in the
-  /// window they count as never returned (Outcome::info), as a re-check must take them.
+  /// The operations of a failing window that were still running where it is cut (at its end
+  /// or its front): in the window they may have taken effect, with the result they recorded,
+  /// or not at all.
   std::vector<std::size_t> witness_open;
+  /// A failing window cut at its front starts in any of these states (printed), the ones the
+  /// operations before it can leave, and fails from each. Empty: from the initial state.
+  std::vector<std::string> witness_start;
   /// not linearizable: `order` and `stuck_state` come from a search that ran to its end. False
   /// when the violation was decided without one: then `order` is empty, `stuck` is the
   /// witness's last operation to return, and `witness` is the explanation.

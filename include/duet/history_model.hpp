@@ -42,13 +42,6 @@
 
 namespace duet::history {
 
-/// What check_history hands a model's check of one part of a history.
-struct PartCheck {
-  const duet::detail::SearchBudget& budget;
-  bool want_states;                 // fill PartOutcome::states (for reports and the timeline)
-  const std::optional<Value>& init;  // --init / CheckOptions::init, or the format's default; none: the model's own
-};
-
 /// A model of an object, as check_history uses it. duet's own models derive from it; for your
 /// own, write a plain struct and add it to a Models (below), which wraps it in one of these.
 class Model {
@@ -269,7 +262,7 @@ class SpecModel final : public Model {
     }
     if constexpr (SpecOracle<Spec>::kNondeterministic) oracle.start = {start(c.init)};
     else oracle.start = start(c.init);
-    return search_part(h, part, oracle, c.budget, c.want_states);
+    return search_part(h, part, oracle, c);
   }
 
  private:

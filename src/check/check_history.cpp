@@ -120,9 +120,19 @@ std::string explain_violation(const History& h, const CheckReport& r, std::size_
     s += "where the state is " + r.stuck_state + ".\n";
   }
   if (!r.witness.empty() && r.partial_linearization) {
-    // A failing window the history was shrunk to (window.cpp).
+    // A failing window the history was shrunk to (duet/detail/history_window.hpp).
     s += "The failing window: these " + std::to_string(r.witness.size()) + " operations alone have no linearization either";
-    s += r.witness_open.empty() ? std::string(":\n") : " (those marked open were still running where the window ends: taken as never returned):\n";
+    if (!r.witness_start.empty()) {
+      s += ", starting from ";
+      if (r.witness_start.size() == 1) s += "the state the operations before them leave, " + r.witness_start[0];
+      else {
+        s += "any state the operations before them can leave (";
+        for (std::size_t k = 0; k < r.witness_start.size() && k < 8; ++k) s += (k > 0 ? ", " : "") + r.witness_start[k];
+        s += r.witness_start.size() > 8 ? ", ... " + std::to_string(r.witness_start.size()) + " states)" : ")";
+      }
+    }
+    s += r.witness_open.empty() ? std::string(":\n")
+                                : " (open: running where the window is cut, they may have taken effect with the result they recorded, or not at all):\n";
   } else if (!r.witness.empty()) {
     s += "These " + std::to_string(r.witness.size()) + " operations alone have no linearization:\n";
   }
@@ -196,7 +206,7 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
   std::vector<std::exception_ptr> errors(parts.size());
   auto run = [&](std::size_t p) {
     try {
-      outcomes[p] = model->check(h, parts[p], PartCheck{budget, options.want_states, init});
+      outcomes[p] = model->check(h, parts[p], PartCheck{budget, options.want_states, init, options.failing_window, &violation_found});
       if (outcomes[p].search.verdict == detail::SearchVerdict::violation) violation_found.store(true);
     } catch (...) {
       errors[p] = std::current_exception();
@@ -215,7 +225,12 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     const detail::PartOutcome& o = outcomes[p];
     report.nodes += o.search.nodes;
     report.peak_memo_bytes += o.search.memo_bytes;
-    if (o.search.verdict == detail::SearchVerdict::violation && !failed) failed = p;
+    // Of the parts that failed, the one with a witness or window is reported (the first to
+    // fail), else the first.
+    if (o.search.verdict == detail::SearchVerdict::violation &&
+        (!failed || (outcomes[*failed].search.witness.empty() && outcomes[*failed].window.empty() &&
+                     (!o.search.witness.empty() || !o.window.empty()))))
+      failed = p;
     if (o.search.verdict == detail::SearchVerdict::unknown) {
       unknown = true;  // out of budget, or stopped by the caller or by a sibling's violation
       if (stop == duet::detail::SearchStop::none || o.search.stop != duet::detail::SearchStop::cancelled) stop = o.search.stop;
@@ -230,16 +245,11 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     report.stuck_state = std::move(o.stuck_state);
     report.witness = std::move(o.search.witness);
     report.partial_linearization = o.partial_known;
-    if (report.witness.empty() && o.partial_known && options.failing_window) {
-      // Only the search found it: shrink the history to a failing window, spending at most
-      // about twice what the search spent (and 4M steps at least: small windows are cheap).
-      const std::uint64_t allowance = std::max<std::uint64_t>(4'000'000, 2 * o.search.nodes);
-      detail::FailingWindow w = detail::failing_window(h, *model, parts[*failed], o.read_only, report.stuck, init, budget, allowance);
-      report.nodes += w.nodes;
-      if (w.ops.size() < parts[*failed].size() || !w.open.empty()) {
-        report.witness = std::move(w.ops);
-        report.witness_open = std::move(w.open);
-      }
+    report.nodes += o.window_nodes;
+    if (report.witness.empty() && !o.window.empty()) {
+      report.witness = std::move(o.window);
+      report.witness_open = std::move(o.window_open);
+      report.witness_start = std::move(o.window_start);
     }
     if (parts.size() > 1) report.partition_ops = parts[*failed];
     report.explanation = explain_violation(h, report, parts[*failed].size());

@@ -134,19 +134,4 @@ std::optional<duet::detail::SearchResult> decide_unique_register(const std::vect
                                                                   const std::vector<duet::detail::TimedOp>& timed,
                                                                   std::uint32_t start);
 
-/// A violation's failing window (window.cpp): operations of `part` (indices into h.ops) that
-/// on their own still have no linearization, found only by relaxations (cutting the end,
-/// dropping read-only operations) and re-checked by `model`; `open`: those of them taken as
-/// never returned (they were still running where the window ends). `read_only`: per operation
-/// of the part, whether it never changes the state (PartOutcome::read_only); `stuck`: the
-/// operation the search could not place, tried first (it usually belongs). At most
-/// `allowance` search steps are spent on re-checks (`nodes`: how many were).
-struct FailingWindow {
-  std::vector<std::size_t> ops, open;
-  std::uint64_t nodes = 0;
-};
-FailingWindow failing_window(const History& h, const Model& model, const std::vector<std::size_t>& part,
-                             const std::vector<bool>& read_only, std::optional<std::size_t> stuck, const std::optional<Value>& init,
-                             const SearchBudget& budget, std::uint64_t allowance);
-
 }  // namespace duet::history::detail

@@ -130,7 +130,7 @@ class CasRegister final : public Model {
       }
       oracle.ops.push_back(r);
     }
-    return search_part(h, part, oracle, c.budget, c.want_states);
+    return search_part(h, part, oracle, c);
   }
 
  private:
@@ -370,7 +370,7 @@ class Kv final : public Model {
       }
       oracle.ops.push_back(k);
     }
-    return search_part(h, part, oracle, c.budget, c.want_states);
+    return search_part(h, part, oracle, c);
   }
 };
 
@@ -501,7 +501,7 @@ class MultiRegister final : public Model {
       oracle.txns.push_back(std::move(txn));
       oracle.modes.push_back(mode_of(op));
     }
-    return search_part(h, part, oracle, c.budget, c.want_states);
+    return search_part(h, part, oracle, c);
   }
 };
 
@@ -572,7 +572,7 @@ class Queue final : public Model {
       }
       oracle.ops.push_back(q);
     }
-    return search_part(h, part, oracle, c.budget, c.want_states);
+    return search_part(h, part, oracle, c);
   }
 };
 
@@ -676,7 +676,7 @@ class Set final : public Model {
       }
       oracle.ops.push_back(std::move(s));
     }
-    return search_part(h, part, oracle, c.budget, c.want_states);
+    return search_part(h, part, oracle, c);
   }
 };
 
@@ -737,7 +737,7 @@ class Counter final : public Model {
       }
       oracle.ops.push_back(c);
     }
-    return search_part(h, part, oracle, c.budget, c.want_states);
+    return search_part(h, part, oracle, c);
   }
 };
 

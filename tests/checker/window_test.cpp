@@ -1,14 +1,16 @@
-// The failing window (src/check/window.cpp): a violation only the search found is shrunk by
-// relaxations alone (the end cut, read-only operations dropped) to operations that on their own
-// still have no linearization, re-checked. Checked on registers with repeated values (no
-// decision applies), a counter, and a user's model; the window must be small where the
-// violation is local, always fail on its own, and have the shape of a relaxation.
+// The failing window (duet/detail/history_window.hpp): a violation only the search found is
+// shrunk by relaxations alone (the end and the front cut, read-only operations dropped) to
+// operations that on their own still have no linearization. Checked on registers with repeated
+// values (no decision applies), a counter, and a user's model: the window must be small where
+// the violation is, fail when re-checked from each state it may start in (with each of its
+// open operations taking effect or not), and have the shape of a relaxation.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
 #include <duet/history.hpp>
+#include <duet/detail/history_window.hpp>
 #include <duet/history_model.hpp>
 
 #include "support/decision_cases.hpp"
@@ -27,7 +29,8 @@ using duet::history::Verdict;
 // A register as a user would write it: no decision, only the search (and the read-only hint).
 struct PlainRegister {
   using State = std::int64_t;  // -1: nil
-  State init() const { return -1; }
+  State init(const std::optional<Value>& v) const { return v && !v->is_nil() ? v->number : -1; }
+  std::string show(const State& s) const { return s < 0 ? "nil" : std::to_string(s); }
   static std::int64_t v(const Value& x) { return x.is_nil() ? -1 : x.number; }
   bool step(State& s, const Operation& op) const {
     if (op.f == "read") return op.outcome != Outcome::ok || s == v(op.output);
@@ -53,8 +56,9 @@ const duet::history::Models& models() {
   return m;
 }
 
-CheckReport check(const History& h, const std::string& model, bool window = true) {
+CheckReport check(const History& h, const std::string& model, bool window = true, std::optional<Value> init = std::nullopt) {
   CheckOptions options;
+  options.init = std::move(init);
   options.model = model;
   options.models = &models();
   options.timeout_seconds = 60;
@@ -64,9 +68,9 @@ CheckReport check(const History& h, const std::string& model, bool window = true
 
 bool read_only(const Operation& op) { return op.f == "read" || op.outcome == Outcome::fail; }
 
-// The window is a relaxation of the history: for some time t, it holds every operation invoked
-// by t except read-only ones, nothing invoked later, and takes as never returned exactly those
-// completed operations still running at t.
+// The window is a relaxation of the history: for some times t0 < t, it holds every operation
+// invoked by t and not returned by t0, except read-only ones; its open operations are exactly
+// those still running at t or at t0. Without a start state given, t0 is before everything.
 void expect_relaxation_shape(const History& h, const CheckReport& r, const std::string& what) {
   std::vector<bool> in(h.ops.size(), false), open(h.ops.size(), false);
   for (std::size_t i : r.witness) in.at(i) = true;
@@ -75,15 +79,58 @@ void expect_relaxation_shape(const History& h, const CheckReport& r, const std::
     ASSERT_NE(h.ops[i].outcome, Outcome::info) << what << ": only completed operations are opened";
     open[i] = true;
   }
-  std::uint64_t t = 0, first_open = Operation::kPending;
-  for (std::size_t i : r.witness) {
-    t = std::max(t, h.ops[i].invoke);
-    if (open[i]) first_open = std::min(first_open, h.ops[i].response);
-    else if (h.ops[i].outcome != Outcome::info) t = std::max(t, h.ops[i].response);
-  }
-  EXPECT_LT(t, first_open) << what << ": an open operation returned before a kept one";
-  for (std::size_t i = 0; i < h.ops.size(); ++i)
-    if (!in[i] && h.ops[i].invoke <= t) EXPECT_TRUE(read_only(h.ops[i])) << what << ": dropped #" << i << " " << describe(h.ops[i]);
+  std::uint64_t t = 0;
+  for (std::size_t i : r.witness) t = std::max(t, h.ops[i].invoke);
+  // Some front t0 (none when no start states are given) explains what was dropped and opened.
+  auto fits = [&](std::optional<std::uint64_t> t0) {
+    std::uint64_t end = t;  // the end cut: at or after t, before every open operation not across the front returned
+    for (std::size_t i : r.witness)
+      if (!open[i] && h.ops[i].outcome != Outcome::info) end = std::max(end, h.ops[i].response);
+    for (std::size_t i = 0; i < h.ops.size(); ++i) {
+      const Operation& op = h.ops[i];
+      const bool completed = op.outcome != Outcome::info;
+      const bool before_front = t0 && completed && op.response <= *t0;
+      if (!in[i]) {  // dropped: invoked after the end, returned before the front, or read-only
+        if (op.invoke <= t && !before_front && !(completed && read_only(op))) return false;
+        continue;
+      }
+      if (before_front) return false;
+      if (!completed) continue;
+      const bool across_front = t0 && op.invoke <= *t0;
+      if (open[i] != (across_front || op.response > end)) return false;
+    }
+    return true;
+  };
+  bool explained = r.witness_start.empty() && fits(std::nullopt);
+  if (!r.witness_start.empty())
+    for (const Operation& op : h.ops)
+      if (op.outcome != Outcome::info && fits(op.response)) explained = true;
+  EXPECT_TRUE(explained) << what << ": the window is not the history cut at an end" << (r.witness_start.empty() ? "" : " and a front")
+                         << ", less read-only operations";
+}
+
+// Re-checks a window as check_history sees histories: from each start state (as --init), with
+// each subset of its open operations taking effect with their results (kept, completed) or not
+// at all (left out); every one must fail.
+void expect_window_fails(const History& h, const CheckReport& r, const std::string& model, const std::string& what) {
+  std::vector<std::optional<Value>> inits;
+  if (r.witness_start.empty()) inits.push_back(std::nullopt);
+  for (const std::string& s : r.witness_start) inits.push_back(s == "nil" ? Value::nil() : Value::integer(std::stoll(s)));
+  const std::size_t open = r.witness_open.size();
+  ASSERT_LE(open, 12u) << what;
+  for (const std::optional<Value>& init : inits)
+    for (std::uint32_t mask = 0; mask < (1u << open); ++mask) {
+      CheckReport taken = r;
+      taken.witness.clear();
+      for (std::size_t i : r.witness) {
+        const auto at = std::find(r.witness_open.begin(), r.witness_open.end(), i);
+        if (at == r.witness_open.end() || ((mask >> (at - r.witness_open.begin())) & 1)) taken.witness.push_back(i);
+      }
+      taken.witness_open.clear();
+      const CheckReport again = check(duet_test::window_of(h, taken), model, false, init);
+      ASSERT_EQ(again.verdict, Verdict::not_linearizable)
+          << what << ": the window is linearizable from " << (init ? init->to_string() : "the start") << " with open mask " << mask;
+    }
 }
 
 // A correct register history with values 0..4 (the decision does not apply), with one read at
@@ -113,33 +160,39 @@ TEST(FailingWindow, TwoThousandOperationsShrinkToALocalWindow) {
       EXPECT_LE(r.witness.size(), 20u) << what << ": " << r.explanation;
       std::printf("%s: window of %zu (%zu open)\n", what.c_str(), r.witness.size(), r.witness_open.size());
       expect_relaxation_shape(h, r, what);
-      EXPECT_EQ(check(duet_test::window_of(h, r), model).verdict, Verdict::not_linearizable) << what;
+      expect_window_fails(h, r, model, what);
       EXPECT_NE(r.explanation.find("The failing window: these " + std::to_string(r.witness.size()) + " operations"), std::string::npos)
           << r.explanation;
     }
   }
 }
 
-// Far from the start the window keeps what the state there depends on (the writes before it),
-// but still drops every read but the one that fails and cuts the end.
-TEST(FailingWindow, LateViolationKeepsWritesDropsReads) {
-  const History h = register_with_bad_read(10, 1500, 4);
-  const CheckReport r = check(h, "plain-register");
-  ASSERT_EQ(r.verdict, Verdict::not_linearizable) << r.explanation;
-  ASSERT_FALSE(r.witness.empty());
-  EXPECT_LT(r.witness.size(), h.ops.size() * 3 / 4);
-  std::size_t reads = 0;
-  for (std::size_t i : r.witness) reads += h.ops[i].f == "read";
-  EXPECT_LE(reads, 3u) << r.explanation;
-  expect_relaxation_shape(h, r, "late");
-  EXPECT_EQ(check(duet_test::window_of(h, r), "plain-register").verdict, Verdict::not_linearizable);
+// Far from the start: the front is cut too, and the window starts in the states the operations
+// before it can leave.
+TEST(FailingWindow, LateViolationCutsTheFront) {
+  for (const std::size_t at : {std::size_t{1000}, std::size_t{1500}, std::size_t{1990}}) {
+    const History h = register_with_bad_read(10, at, 4);
+    const std::string what = "bad read at " + std::to_string(at);
+    for (const std::string model : {"cas-register", "plain-register"}) {
+      const CheckReport r = check(h, model);
+      ASSERT_EQ(r.verdict, Verdict::not_linearizable) << r.explanation;
+      ASSERT_FALSE(r.witness.empty());
+      EXPECT_LE(r.witness.size(), 20u) << what << "\n" << r.explanation;
+      EXPECT_FALSE(r.witness_start.empty()) << what << "\n" << r.explanation;
+      std::printf("%s, %s: window of %zu (%zu open), %zu start states\n", what.c_str(), model.c_str(), r.witness.size(),
+                  r.witness_open.size(), r.witness_start.size());
+      expect_relaxation_shape(h, r, what);
+      expect_window_fails(h, r, model, what);
+      EXPECT_NE(r.explanation.find("starting from "), std::string::npos) << r.explanation;
+    }
+  }
 }
 
 // Random small histories of registers and counters, correct or with a corrupted result: every
 // window fails on its own and has a relaxation's shape; a linearizable history has none.
 TEST(FailingWindow, RandomHistoriesWindowsFailAlone) {
   std::mt19937_64 rng(20261125);
-  int windows = 0, violations = 0;
+  int windows = 0, violations = 0, fronts = 0;
   for (int trial = 0; trial < 600; ++trial) {
     std::vector<std::size_t> by_point;
     const int n = 6 + static_cast<int>(rng() % 14);
@@ -186,15 +239,83 @@ TEST(FailingWindow, RandomHistoriesWindowsFailAlone) {
     ++violations;
     if (r.witness.empty()) continue;  // nothing smaller than the history
     ++windows;
+    fronts += !r.witness_start.empty();
     const std::string what = "trial " + std::to_string(trial) + "\n" + duet::history::write_duet_history(h);
     expect_relaxation_shape(h, r, what);
-    ASSERT_EQ(check(duet_test::window_of(h, r), model).verdict, Verdict::not_linearizable) << what;
+    expect_window_fails(h, r, model, what);
     // Without the window the report is the search's alone.
     EXPECT_TRUE(check(h, model, false).witness.empty());
   }
-  std::printf("%d violations, %d with a window\n", violations, windows);
+  std::printf("%d violations, %d with a window, %d of them cut at the front\n", violations, windows, fronts);
   EXPECT_GT(violations, 100);
   EXPECT_GT(windows, violations / 2);
+  EXPECT_GT(fronts, windows / 10);
+}
+
+// A register with compare-and-set for the search directly (values 0..2, starting at 0).
+struct WindowOp {
+  int kind;  // 0 write a, 1 read a, 2 cas a -> b (ok), 3 cas a (failed)
+  int a, b;
+};
+struct WindowOracleUnderTest {
+  using State = int;
+  static constexpr bool memo = true;
+  const std::vector<WindowOp>* ops;
+  State initial() const { return 0; }
+  bool apply(State& s, std::size_t i) const {
+    const WindowOp& op = (*ops)[i];
+    switch (op.kind) {
+      case 0: s = op.a; return true;
+      case 1: return s == op.a;
+      case 2:
+        if (s != op.a) return false;
+        s = op.b;
+        return true;
+      default: return s != op.a;
+    }
+  }
+  std::uint64_t hash(const State& s) const { return static_cast<std::uint64_t>(s); }
+  bool equal(const State& x, const State& y) const { return x == y; }
+  bool read_only(std::size_t i) const { return (*ops)[i].kind == 1 || (*ops)[i].kind == 3; }
+  std::string show(const State& s) const { return std::to_string(s); }
+};
+
+// Soundness: every step is a relaxation, so a linearizable history has no failing window at
+// all, however the search is pointed at it. Shrinking linearizable histories as if they had
+// failed (each operation in turn named stuck) must keep them whole: a front's start states
+// that missed one the history can reach, an open operation held to more than "took effect or
+// not", or a dropped write would show here as a window.
+TEST(FailingWindow, NeverFoundInALinearizableHistory) {
+  std::mt19937_64 rng(7);
+  std::size_t shrunk = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<std::size_t> by_point;
+    const int n = 4 + static_cast<int>(rng() % 16);
+    const std::vector<duet_test::PlannedCall> plan = duet_test::random_execution(rng, n, 2 + static_cast<int>(rng() % 3), by_point);
+    std::vector<WindowOp> ops(plan.size());
+    std::vector<duet::detail::TimedOp> timed(plan.size());
+    int state = 0;
+    for (std::size_t k : by_point) {
+      const int a = static_cast<int>(rng() % 3), b = static_cast<int>(rng() % 3);
+      const std::uint64_t dice = rng() % 10;
+      if (dice < 4) ops[k] = {0, a, 0}, state = a;
+      else if (dice < 7) ops[k] = {1, state, 0};
+      else if (state == a) ops[k] = {2, a, b}, state = b;
+      else ops[k] = {3, a, 0};
+      timed[k] = {plan[k].process, plan[k].invoke, rng() % 8 == 0 && ops[k].kind != 1 ? duet::detail::TimedOp::kPending : plan[k].response};
+    }
+    const WindowOracleUnderTest oracle{&ops};
+    ASSERT_EQ(duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable).verdict, duet::detail::SearchVerdict::ok);
+    std::vector<bool> read_only(ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i) read_only[i] = timed[i].response != duet::detail::TimedOp::kPending && oracle.read_only(i);
+    for (std::size_t stuck = 0; stuck < ops.size(); ++stuck) {
+      const auto w = duet::history::detail::failing_window(timed, oracle, duet::detail::SearchBudget{}, stuck, read_only, 1'000'000);
+      ++shrunk;
+      ASSERT_EQ(w.ops.size(), ops.size()) << "trial " << trial << ", stuck " << stuck << ": a window in a linearizable history";
+      ASSERT_TRUE(w.open.empty() && w.start.empty()) << "trial " << trial;
+    }
+  }
+  EXPECT_GT(shrunk, 2000u);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <duet/hash.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 #include <tuple>
@@ -74,6 +75,91 @@ TEST(Search, PendingOperationsMayTakeEffectOrNot) {
   const std::vector<RegOp> unseen{{true, 1}, {false, 0}};
   const std::vector<TimedOp> h2{{1, 10, TimedOp::kPending}, {2, 20, 30}};
   EXPECT_EQ(duet::detail::linearize(h2, RegisterOracle{&unseen}, Consistency::linearizable).verdict, SearchVerdict::ok);
+}
+
+// Collecting end states (what a failing window cut at its front starts from): every state some
+// linearization ends in, pending operations placed or not.
+TEST(Search, EndStatesAreEveryStateALinearizationEndsIn) {
+  using States = duet::detail::EndStates<int>;
+  auto ends = [](const std::vector<RegOp>& ops, const std::vector<TimedOp>& history, std::size_t cap = 64) {
+    States e;
+    e.cap = cap;
+    const auto r = duet::detail::linearize(history, RegisterOracle{&ops}, Consistency::linearizable, {}, &e);
+    std::sort(e.states.begin(), e.states.end());
+    return std::make_tuple(r.verdict, e.states, e.overflow);
+  };
+  // Two overlapping writes: either may be last.
+  EXPECT_EQ(ends({{true, 1}, {true, 2}}, {{1, 10, 30}, {2, 20, 40}}), std::make_tuple(SearchVerdict::ok, std::vector<int>{1, 2}, false));
+  // A pending write may also land last, or never.
+  EXPECT_EQ(ends({{true, 1}, {true, 2}, {true, 3}}, {{1, 10, 30}, {2, 20, 40}, {3, 5, TimedOp::kPending}}),
+            std::make_tuple(SearchVerdict::ok, std::vector<int>{1, 2, 3}, false));
+  // A read of 2 after both: 2, unless the pending write lands after it.
+  EXPECT_EQ(ends({{true, 1}, {true, 2}, {true, 3}, {false, 2}}, {{1, 10, 30}, {2, 20, 40}, {3, 5, TimedOp::kPending}, {4, 50, 60}}),
+            std::make_tuple(SearchVerdict::ok, std::vector<int>{2, 3}, false));
+  // No linearization: no end state.
+  EXPECT_EQ(ends({{true, 1}, {false, 5}}, {{1, 10, 20}, {2, 30, 40}}), std::make_tuple(SearchVerdict::violation, std::vector<int>{}, false));
+  // Past the cap: unknown, said so.
+  EXPECT_EQ(std::get<0>(ends({{true, 1}, {true, 2}}, {{1, 10, 30}, {2, 20, 40}}, 1)), SearchVerdict::unknown);
+  EXPECT_TRUE(std::get<2>(ends({{true, 1}, {true, 2}}, {{1, 10, 30}, {2, 20, 40}}, 1)));
+}
+
+// Against brute force on random small register histories with pending operations: the same
+// set of end states (every order of every subset holding the completed operations, respecting
+// real time and program order, applied from 0).
+TEST(Search, EndStatesAgreeWithBruteForce) {
+  std::uint64_t seed = 42;
+  auto next = [&](std::uint64_t n) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (seed >> 33) % n;
+  };
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::size_t n = 2 + next(5);
+    std::vector<RegOp> ops;
+    std::vector<TimedOp> history;
+    std::vector<std::uint64_t> busy(3, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t p = static_cast<std::uint32_t>(next(3));
+      const std::uint64_t invoke = busy[p] + next(4);
+      const std::uint64_t response = next(6) == 0 ? TimedOp::kPending : invoke + 1 + next(8);
+      busy[p] = response == TimedOp::kPending ? invoke + 100 : response + 1;
+      ops.push_back({next(3) != 0, static_cast<int>(next(3))});
+      history.push_back({p, invoke, response});
+    }
+    std::vector<int> expected;
+    std::vector<std::size_t> order(n);
+    for (std::uint32_t mask = 0; mask < (1u << n); ++mask) {
+      bool keeps_completed = true;
+      std::vector<std::size_t> chosen;
+      for (std::size_t i = 0; i < n; ++i) {
+        if ((mask >> i) & 1) chosen.push_back(i);
+        else if (history[i].response != TimedOp::kPending) keeps_completed = false;
+      }
+      if (!keeps_completed) continue;
+      std::sort(chosen.begin(), chosen.end());
+      do {
+        bool ok = true;
+        for (std::size_t a = 0; a < chosen.size() && ok; ++a)
+          for (std::size_t b = a + 1; b < chosen.size() && ok; ++b) {
+            const TimedOp &x = history[chosen[a]], &y = history[chosen[b]];
+            if (y.response != TimedOp::kPending && y.response < x.invoke) ok = false;  // y returned before x began
+            if (x.process == y.process && y.response != TimedOp::kPending && y.invoke < x.invoke) ok = false;
+          }
+        int state = 0;
+        for (std::size_t k = 0; k < chosen.size() && ok; ++k) {
+          const RegOp& op = ops[chosen[k]];
+          if (op.write) state = op.value;
+          else ok = op.value == state;
+        }
+        if (ok && std::find(expected.begin(), expected.end(), state) == expected.end()) expected.push_back(state);
+      } while (std::next_permutation(chosen.begin(), chosen.end()));
+    }
+    std::sort(expected.begin(), expected.end());
+    duet::detail::EndStates<int> e;
+    const auto r = duet::detail::linearize(history, RegisterOracle{&ops}, Consistency::linearizable, {}, &e);
+    std::sort(e.states.begin(), e.states.end());
+    ASSERT_EQ(e.states, expected) << "trial " << trial;
+    ASSERT_EQ(r.verdict, expected.empty() ? SearchVerdict::violation : SearchVerdict::ok) << "trial " << trial;
+  }
 }
 
 TEST(Search, PhasesOrderPrefixAndSuffixEvenUnderSequentialConsistency) {

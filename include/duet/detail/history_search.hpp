@@ -4,6 +4,8 @@
 // (src/check/models.cpp) and by user models through duet/history_model.hpp.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -11,8 +13,25 @@
 #include <unordered_map>
 #include <vector>
 
+#include "duet/detail/history_window.hpp"
 #include "duet/detail/search.hpp"
 #include "duet/history.hpp"
+
+namespace duet::history {
+
+/// What check_history hands a model's check of one part of a history.
+struct PartCheck {
+  const duet::detail::SearchBudget& budget;
+  bool want_states;                 // fill PartOutcome::states (for reports and the timeline)
+  const std::optional<Value>& init;  // --init / CheckOptions::init, or the format's default; none: the model's own
+  /// a violation the search finds: shrink it to a failing window (PartOutcome::window)
+  bool want_window = false;
+  /// set as soon as this part's violation is known, before its window is sought: the other
+  /// parts stop then, and only the part that set it first seeks a window
+  std::atomic<bool>* violation_found = nullptr;
+};
+
+}  // namespace duet::history
 
 namespace duet::history::detail {
 
@@ -34,17 +53,20 @@ struct PartOutcome {
   /// violation: search.order is the longest partial linearization (false when a decision
   /// found the violation and no search ran to its end: search.witness shows why instead)
   bool partial_known = true;
-  /// violation found by the search: per operation of the part, whether it is completed and
-  /// never changes the state (the oracle's read_only hint; all false without one). What the
-  /// failing window may drop.
-  std::vector<bool> read_only;
+  /// violation found by the search, with PartCheck::want_window: a failing window (indices of
+  /// History::ops), the operations of it taken as open, the states it starts in (printed;
+  /// empty: the initial state) and the steps spent finding it.
+  std::vector<std::size_t> window, window_open;
+  std::vector<std::string> window_start;
+  std::uint64_t window_nodes = 0;
 };
 
 /// Runs the search for one part with an oracle built for it (indices local to the part), and
 /// fills in the diagnosis: states along the order, the stuck operation and its state.
 template <class Oracle>
-PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, const Oracle& oracle,
-                        const SearchBudget& budget, bool want_states) {
+PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, const Oracle& oracle, const PartCheck& check) {
+  const SearchBudget& budget = check.budget;
+  const bool want_states = check.want_states;
   std::vector<TimedOp> timed(part.size());
   std::unordered_map<std::int64_t, std::uint32_t> processes;
   for (std::size_t i = 0; i < part.size(); ++i) {
@@ -83,11 +105,6 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
     }
   }
   if (!decided) out.search = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, budget);
-  if (!decided && out.search.verdict == SearchVerdict::violation) {
-    out.read_only.assign(part.size(), false);
-    if constexpr (requires { oracle.read_only(std::size_t{0}); })
-      for (std::size_t i = 0; i < part.size(); ++i) out.read_only[i] = timed[i].response != TimedOp::kPending && oracle.read_only(i);
-  }
   const bool violation = out.search.verdict == SearchVerdict::violation;
   if (want_states || violation) {
     typename Oracle::State s = oracle.initial();
@@ -113,6 +130,31 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
           stuck = i;
       if (stuck) out.stuck = part[*stuck];
       out.stuck_state = oracle.show(s);
+    }
+  }
+  // The first part of a history to fail stops the others; it alone seeks a window (one is
+  // reported).
+  const bool first_to_fail = violation && (check.violation_found == nullptr || !check.violation_found->exchange(true));
+  if (first_to_fail && out.partial_known && out.search.witness.empty() && check.want_window) {
+    // Only the search found it: shrink it to a failing window, spending at most about twice
+    // what the search spent (and 4M steps at least: small windows are cheap).
+    std::vector<bool> read_only(part.size(), false);
+    if constexpr (requires { oracle.read_only(std::size_t{0}); })
+      for (std::size_t i = 0; i < part.size(); ++i) read_only[i] = timed[i].response != TimedOp::kPending && oracle.read_only(i);
+    std::optional<std::size_t> stuck_local;
+    for (std::size_t i = 0; out.stuck && i < part.size(); ++i)
+      if (part[i] == *out.stuck) stuck_local = i;
+    const std::uint64_t allowance = std::max<std::uint64_t>(4'000'000, 2 * out.search.nodes);
+    auto w = failing_window(timed, oracle, budget, stuck_local, read_only, allowance);
+    out.window_nodes = w.nodes;
+    if (w.ops.size() < part.size() || !w.open.empty() || !w.start.empty()) {
+      for (std::size_t i : w.ops) out.window.push_back(part[i]);
+      for (std::size_t i : w.open) out.window_open.push_back(part[i]);
+      for (const auto& s : w.start) out.window_start.push_back(oracle.show(s));
+      // Shortest first, then in text order: numbers come out in numeric order.
+      std::sort(out.window_start.begin(), out.window_start.end(), [](const std::string& a, const std::string& b) {
+        return a.size() != b.size() ? a.size() < b.size() : a < b;
+      });
     }
   }
   for (std::size_t& i : out.search.order) i = part[i];

@@ -123,6 +123,19 @@ struct SearchResult {
   std::vector<std::size_t> witness;
 };
 
+/// With end_states given, the search does not stop at the first linearization: it collects
+/// every state some linearization of the history can end in (completed operations all placed,
+/// pending ones placed or not), up to `cap` distinct states; the verdict is then ok when the
+/// collection is complete and not empty, violation when there is none, unknown when it ran out
+/// of budget or past the cap (`overflow`). What a failing window that starts late needs: the
+/// states the operations before it can leave.
+template <class State>
+struct EndStates {
+  std::size_t cap = 64;
+  std::vector<State> states;
+  bool overflow = false;
+};
+
 /// An Oracle provides:
 ///   using State = ...;                               // copyable
 ///   State initial() const;
@@ -145,13 +158,14 @@ struct SearchResult {
 /// part of the state (so that, by locality, a failure belongs to one class).
 template <class Oracle>
 SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Consistency consistency,
-                       const SearchBudget& budget = {}) {
+                       const SearchBudget& budget = {}, EndStates<typename Oracle::State>* end_states = nullptr) {
   using State = typename Oracle::State;
   constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
   const std::size_t n = ops.size();
   SearchResult result;
   if (n == 0) {
     result.verdict = SearchVerdict::ok;
+    if (end_states != nullptr) end_states->states.push_back(oracle.initial());
     return result;
   }
   auto deadline = budget.deadline;
@@ -503,7 +517,9 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
   // through program order, and then no failure belongs to one class.
   bool backjump = false;
   if constexpr (Oracle::memo && requires { oracle.footprint(std::size_t{0}); }) {
-    backjump = pending_count == 0 && consistency == Consistency::linearizable;
+    // (Not when collecting end states: a node whose every completion was collected "fails"
+    // for no class's reason.)
+    backjump = pending_count == 0 && consistency == Consistency::linearizable && end_states == nullptr;
     for (std::uint32_t i = 0; i < n && backjump; ++i)
       if (before_in_process[i] != kNone && ops[i].invoke <= ops[before_in_process[i]].response) backjump = false;
   }
@@ -622,12 +638,32 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
 
   gather();
   node_memo[0] = kNone;
+  // Collecting end states: each node that completes is recorded once (the memo makes sure of
+  // it for the node, and states are compared) and then explored further, as pending
+  // operations placed after it may lead to other end states.
+  bool just_collected = false;
   for (;;) {
     if (placed_completed == completed) {
-      result.verdict = SearchVerdict::ok;
-      result.order = current_order();
-      result.memo_bytes = memo_bytes + stack_bytes + oracle_bytes();
-      return result;
+      if (EndStates<State>* collect = end_states) {
+        if (!just_collected) {
+          just_collected = true;
+          bool known = false;
+          for (const State& s : collect->states) known = known || oracle.equal(s, state);
+          if (!known) {
+            if (collect->states.size() >= collect->cap) {
+              collect->overflow = true;
+              return stop(SearchStop::nodes);
+            }
+            collect->states.push_back(state);
+            if (result.order.size() < depth) result.order = current_order();
+          }
+        }
+      } else {
+        result.verdict = SearchVerdict::ok;
+        result.order = current_order();
+        result.memo_bytes = memo_bytes + stack_bytes + oracle_bytes();
+        return result;
+      }
     }
     if (!exhausted && cursor[depth] < candidates[depth].size()) {
       const std::uint32_t op = candidates[depth][cursor[depth]++];
@@ -705,6 +741,7 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       lift(op);
       gather();
       node_memo[depth] = Oracle::memo ? memo_found : kNone;
+      just_collected = false;
       continue;
     }
     // Every candidate tried, or the node failed through a class it cannot change: undo
@@ -740,6 +777,12 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       }
     }
     if (root_failed) break;
+    just_collected = true;  // back at a node already seen (and collected, if it completes)
+  }
+  if (end_states != nullptr) {
+    result.verdict = end_states->states.empty() ? SearchVerdict::violation : SearchVerdict::ok;
+    result.memo_bytes = memo_bytes + stack_bytes + oracle_bytes();
+    if (result.verdict == SearchVerdict::ok) return result;
   }
   result.verdict = SearchVerdict::violation;
   result.order = std::move(best);
