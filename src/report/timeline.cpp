@@ -812,6 +812,12 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
     fact(r.verdict == Verdict::linearizable ? "Linearized" : "Longest partial order", std::to_string(r.order.size()));
   if (r.verdict == Verdict::not_linearizable && r.partial_linearization && !r.witness.empty())
     fact("Failing window", std::to_string(r.witness.size()) + " operations");
+  if (r.verdict == Verdict::not_linearizable && !r.witness_start.empty()) {
+    std::string states;
+    for (std::size_t k = 0; k < r.witness_start.size() && k < 8; ++k) states += (k > 0 ? ", " : "") + r.witness_start[k];
+    if (r.witness_start.size() > 8) states += ", ... (" + std::to_string(r.witness_start.size()) + " states)";
+    fact("Window starts in", html(clean(states, kStuckStateCap)));
+  }
   if (r.nodes) fact("Search steps", std::to_string(r.nodes));
   if (r.milliseconds > 0) fact("Check time", std::to_string(static_cast<std::uint64_t>(r.milliseconds + 0.5)) + " ms");
   o += "</dl>\n";

@@ -396,6 +396,24 @@ TEST(Timeline, FailingWindowIsOutlinedAndItsOpenOperationsFlagged) {
   EXPECT_NE(page.find("<dt>Failing window</dt><dd>" + std::to_string(r.witness.size()) + " operations</dd>"), std::string::npos);
   EXPECT_NE(page.find("Longest partial order"), std::string::npos);
   EXPECT_NE(page.find("State there:"), std::string::npos);
+  EXPECT_EQ(page.find("Window starts in"), std::string::npos) << "not cut at the front";
+}
+
+// Cut at the front: the states the window starts in are named.
+TEST(Timeline, FailingWindowCutAtTheFrontNamesItsStartStates) {
+  const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = 10, .ops_per_client = 200, .seed = 4, .values = 5};
+  History h = duet_test::generate(f);
+  for (std::size_t i = 1500; i < h.ops.size(); ++i)
+    if (h.ops[i].f == "read" && h.ops[i].outcome == Outcome::ok) {
+      h.ops[i].output = Value::integer(77);
+      break;
+    }
+  const CheckReport r = check_history(h);
+  ASSERT_FALSE(r.witness_start.empty()) << r.explanation;
+  std::string states;
+  for (const std::string& s : r.witness_start) states += (states.empty() ? "" : ", ") + s;
+  const std::string page = render_timeline_html(h, r);
+  EXPECT_NE(page.find("<dt>Window starts in</dt><dd>" + states + "</dd>"), std::string::npos) << states;
 }
 
 // Windowed, the witness is shown even where it lies far from the stuck operation.
