@@ -148,7 +148,7 @@ BENCHMARK(Checker_KvScaling)
 
 // The history families (tests/support/history_families.hpp): N clients x 100 operations on one
 // object in virtual time, correct or with one planted bug, checked with 60 s and 2 GiB (or
-// DUET_BENCH_MEMORY_MIB) budgets. Args: object (0 cas-register, 1 queue, 2 kv), clients, bug
+// DUET_BENCH_MEMORY_MIB) budgets. Args: object (0 cas-register, 1 queue, 2 kv, 3 set), clients, bug
 // (0 none, 1 stale read, 2 lost write), partitioned. A history whose verdict is not the
 // expected one is an error; unknown is reported in the label.
 //
@@ -181,6 +181,7 @@ BENCHMARK(Checker_Family)
     ->ArgsProduct({{0}, {10, 20, 40, 80, 160}, {0, 1}, {0}})
     ->ArgsProduct({{1}, {10, 20, 40, 80, 160}, {0, 2}, {0}})
     ->ArgsProduct({{2}, {10, 20, 40, 80}, {0, 1, 2}, {1}})
+    ->ArgsProduct({{3}, {10, 20, 40, 80}, {0, 1, 2}, {0}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

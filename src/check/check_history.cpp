@@ -136,10 +136,14 @@ std::string explain_violation(const History& h, const CheckReport& r, std::size_
   } else if (!r.witness.empty()) {
     s += "These " + std::to_string(r.witness.size()) + " operations alone have no linearization:\n";
   }
-  for (std::size_t i : r.witness) {
+  // A set's witness holds the adds of everything its reads returned: thousands, at times.
+  constexpr std::size_t kShown = 40;
+  for (std::size_t k = 0; k < r.witness.size() && k < kShown; ++k) {
+    const std::size_t i = r.witness[k];
     const bool open = std::find(r.witness_open.begin(), r.witness_open.end(), i) != r.witness_open.end();
-    s += "  #" + std::to_string(i) + " " + describe(h.ops[i]) + (open ? "  [open]" : "") + "\n";
+    s += "  #" + std::to_string(i) + " " + detail::cut(describe(h.ops[i])) + (open ? "  [open]" : "") + "\n";
   }
+  if (r.witness.size() > kShown) s += "  ... and " + std::to_string(r.witness.size() - kShown) + " more (CheckReport::witness)\n";
   return s;
 }
 

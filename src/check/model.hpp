@@ -120,6 +120,22 @@ inline bool queue_apply(const QueueOp& op, std::vector<std::uint32_t>& s) {
 std::optional<duet::detail::SearchResult> decide_unique_queue(const std::vector<QueueOp>& ops,
                                                                const std::vector<duet::detail::TimedOp>& timed);
 
+// ---- the set's compiled operations (models.cpp, set_decision.cpp) ----
+struct SetOp {
+  enum Kind : std::uint8_t { add, remove, contains, read } kind;
+  Mode mode;
+  std::uint32_t value = 0;
+  bool answer = false;
+  std::vector<std::uint32_t> elements;  // read: sorted
+};
+
+/// Decides a set history of adds and reads (no removes, no contains) whose elements are each
+/// added at most once (Jepsen's set workload), from the sorted initial elements `start`,
+/// without searching (set_decision.cpp); nothing when it is not of that kind.
+std::optional<duet::detail::SearchResult> decide_grow_only_set(const std::vector<SetOp>& ops,
+                                                                const std::vector<duet::detail::TimedOp>& timed,
+                                                                const std::vector<std::uint32_t>& start);
+
 /// Does `order` (indices into `timed`) respect the history as the search's orders do: real time
 /// (nothing placed after an operation returned before that operation began), each process's
 /// completed operations in the order they were invoked, every completed operation exactly once

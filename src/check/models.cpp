@@ -578,13 +578,6 @@ class Queue final : public Model {
 
 // ---------------------------------------------------------------- set
 // A set: add x, remove x, contains x -> true/false, read -> every element (a vector, any order).
-struct SetOp {
-  enum Kind : std::uint8_t { add, remove, contains, read } kind;
-  Mode mode;
-  std::uint32_t value = 0;
-  bool answer = false;
-  std::vector<std::uint32_t> elements;  // read: sorted
-};
 
 struct SetOracle {
   using State = std::vector<std::uint32_t>;  // sorted
@@ -617,6 +610,9 @@ struct SetOracle {
   bool read_only(std::size_t i) const {
     const SetOp& op = ops[i];
     return op.mode == Mode::fail || op.kind == SetOp::contains || op.kind == SetOp::read;
+  }
+  std::optional<duet::detail::SearchResult> decide(const std::vector<TimedOp>& timed) const {
+    return decide_grow_only_set(ops, timed, start);
   }
   std::string show(const State& s) const {
     std::string out = "#{";

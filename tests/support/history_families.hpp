@@ -1,5 +1,5 @@
 // Families of recorded histories for the checker's tests and benchmarks: N clients call one
-// object (a cas register, a FIFO queue, a key-value store) that takes effect atomically. Each
+// object (a cas register, a FIFO queue, a key-value store, a set) that takes effect atomically. Each
 // call is invoked, takes effect after a random delay and returns after another, as over a
 // network; the clients run in virtual time and a duet::history::Recorder on that clock keeps
 // the calls, so the same parameters always give the same history, at any size.
@@ -9,9 +9,10 @@
 // - stale_read: a read (register get, kv get) returns a value that a write completed before
 //   the read began had already replaced; a queue's dequeue takes the second element instead of
 //   the first one, which was enqueued strictly earlier and leaves only after this dequeue
-//   returned (or never);
-// - lost_write: a write (register write, kv append, queue enqueue) is acknowledged and never
-//   applied, and a later call shows it.
+//   returned (or never); a set's read leaves out an element whose add returned before the read
+//   began;
+// - lost_write: a write (register write, kv append, queue enqueue, set add) is acknowledged and
+//   never applied, and a later call shows it.
 //
 //   duet_test::Family f{.object = duet_test::Object::cas_register, .clients = 80, .ops_per_client = 100,
 //                       .bug = duet_test::Bug::stale_read};
@@ -33,7 +34,7 @@
 
 namespace duet_test {
 
-enum class Object { cas_register, queue, kv };
+enum class Object { cas_register, queue, kv, set };
 enum class Bug { none, stale_read, lost_write };
 
 struct Family {
@@ -55,6 +56,7 @@ inline const char* object_name(Object o) {
     case Object::cas_register: return "cas-register";
     case Object::queue: return "queue";
     case Object::kv: return "kv";
+    case Object::set: return "set";
   }
   return "?";
 }
@@ -111,6 +113,8 @@ inline History simulate(const Family& f, std::size_t plant_at, Planted& planted)
   std::map<std::int64_t, std::pair<std::uint64_t, std::uint64_t>> enqueued;  // value -> invoke, response
   std::map<std::string, std::string> kv;
   std::map<std::string, std::vector<WriteRecord>> kv_writes;  // per key; [0]: "" at time 0
+  std::vector<std::int64_t> set;                                // sorted
+  std::map<std::int64_t, std::pair<std::uint64_t, std::uint64_t>> added;  // element -> add's invoke, response
   std::int64_t next_value = 1;
 
   struct Call {
@@ -179,6 +183,15 @@ inline History simulate(const Family& f, std::size_t plant_at, Planted& planted)
         } else {
           call.f = "dequeue";
           call.handle = rec.invoke(c, "dequeue", std::nullopt, Value::nil());
+        }
+      } else if (f.object == Object::set) {
+        if (r < 90) {  // Jepsen's set workload: mostly adds of new elements, reads of the whole set
+          call.f = "add";
+          call.a = next_value++;
+          call.handle = rec.invoke(c, "add", std::nullopt, Value::integer(call.a));
+        } else {
+          call.f = "read";
+          call.handle = rec.invoke(c, "read", std::nullopt, Value::nil());
         }
       } else {
         call.key = std::to_string(rng.below(f.keys));
@@ -268,6 +281,29 @@ inline History simulate(const Family& f, std::size_t plant_at, Planted& planted)
           call.output = Value::integer(queue[take]);
           queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(take));
         }
+      } else if (f.object == Object::set) {
+        if (call.f == "add") {
+          if (may_plant && f.bug == Bug::lost_write) {
+            call.lost = true;
+            plant(c, call);
+          } else {
+            set.insert(std::lower_bound(set.begin(), set.end(), call.a), call.a);
+          }
+          added[call.a] = {call.invoke, 0};
+        } else {
+          std::vector<std::int64_t> seen = set;
+          // Stale: an element whose add returned before this read began, left out.
+          if (may_plant && f.bug == Bug::stale_read)
+            for (std::size_t k = seen.size(); k-- > 0;)
+              if (added[seen[k]].second != 0 && added[seen[k]].second < call.invoke) {
+                seen.erase(seen.begin() + static_cast<std::ptrdiff_t>(k));
+                plant(c, call);
+                break;
+              }
+          std::vector<Value> items;
+          for (std::int64_t x : seen) items.push_back(Value::integer(x));
+          call.output = Value::vector(std::move(items));
+        }
       } else {
         std::string& cur = kv[*call.key];
         std::vector<WriteRecord>& kw = kv_writes[*call.key];
@@ -307,6 +343,7 @@ inline History simulate(const Family& f, std::size_t plant_at, Planted& planted)
         else if (f.object == Object::kv) kv_writes[*call.key][call.write_index].response = t;
       }
       if (f.object == Object::queue && call.f == "enqueue") enqueued[call.a].second = t;
+      if (f.object == Object::set && call.f == "add") added[call.a].second = t;
       if (++cs.done < f.ops_per_client) events.emplace(t + 1 + rng.below(f.max_think + 1), order++, c, 0);
     }
   }
@@ -321,7 +358,8 @@ inline History simulate(const Family& f, std::size_t plant_at, Planted& planted)
 //   replaced (written by a write that returned before the lost write began; values are unique);
 // - queue: a dequeue invoked after the lost enqueue returned takes a value enqueued after it
 //   returned, or finds the queue empty;
-// - kv: a get invoked after the lost append returned reads a value without the appended text.
+// - kv: a get invoked after the lost append returned reads a value without the appended text;
+// - set: a read invoked after the lost add returned (it cannot hold the element).
 inline bool shows(const Family& f, const History& h, const Planted& p) {
   const Operation* lost = nullptr;  // the call that carries the bug
   std::size_t seen = 0;
@@ -343,6 +381,12 @@ inline bool shows(const Family& f, const History& h, const Planted& p) {
     // `before` (values are unique).
     for (const Operation& op : h.ops)
       if (op.f == "read" && op.outcome == Outcome::ok && op.invoke > lost->response && op.output == p.before) return true;
+    return false;
+  }
+  if (f.object == Object::set) {
+    // A read invoked after the lost add returned cannot leave it out.
+    for (const Operation& op : h.ops)
+      if (op.f == "read" && op.outcome == Outcome::ok && op.invoke > lost->response) return true;
     return false;
   }
   if (f.object == Object::queue) {
