@@ -262,9 +262,11 @@ struct CheckReport {
   std::optional<std::size_t> stuck;
   std::string stuck_state;
   /// not linearizable, when known: operations (indices into History::ops) that have no
-  /// linearization even on their own, from the same initial state: the violation's core, as
-  /// Elle's minimal witnesses are. The decisions for registers, queues and kv keys whose values
-  /// name the operation that wrote them find a few; where only the search decided, the history
+  /// linearization even on their own, from the same initial state (a failing window cut at its
+  /// front: from each of witness_start): the violation's core, as Elle's minimal witnesses are.
+  /// The decisions for registers, queues and kv keys whose values name the operation that wrote
+  /// them find a few (for grow-only sets: the reads that disagree and the adds of everything they
+  /// returned); where only the search decided, the history
   /// is shrunk to a failing window (its end and front cut, read-only operations dropped, each
   /// step searched anew; CheckOptions::failing_window). Empty when nothing smaller was found.
   std::vector<std::size_t> witness;
