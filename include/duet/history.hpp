@@ -277,6 +277,9 @@ struct CheckReport {
   /// A failing window cut at its front starts in any of these states (printed), the ones the
   /// operations before it can leave, and fails from each. Empty: from the initial state.
   std::vector<std::string> witness_start;
+  /// `witness` is a failing window the search's violation was shrunk to (false: a decision's
+  /// witness, or none).
+  bool witness_is_window = false;
   /// not linearizable: `order` and `stuck_state` come from a search that ran to its end. False
   /// when the violation was decided without one: then `order` is empty, `stuck` is the
   /// witness's last operation to return, and `witness` is the explanation.

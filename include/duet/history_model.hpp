@@ -196,7 +196,9 @@ struct SpecOracle {
     }
   }
   bool read_only(std::size_t i) const {
-    if constexpr (requires(const Operation& op) { spec->read_only(op); }) return spec->read_only(*ops[i]);
+    // Not for a nondeterministic model: its oracle state is the set of states it may be in, and
+    // a read narrows that set, so placing a read early may rule out every linearization.
+    if constexpr (!kNondeterministic && requires(const Operation& op) { spec->read_only(op); }) return spec->read_only(*ops[i]);
     else return false;
   }
   std::string show(const State& s) const {
@@ -296,7 +298,8 @@ class SpecModel final : public Model {
 /// and may have:
 /// - `std::vector<std::string> keys(const Operation&) const`: partitions the history;
 ///  operations with disjoint keys are independent (no keys: touches everything);
-/// - `bool read_only(const Operation&) const`: the operation never changes the state;
+/// - `bool read_only(const Operation&) const`: the operation never changes the state (not used
+///  for a nondeterministic model, where a read narrows the states it may be in);
 /// - `std::string footprint(const Operation&) const`: operations with different footprints
 ///  commute, and each reads and writes only its own part of the state ("": commutes with
 ///  nothing);

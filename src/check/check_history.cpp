@@ -119,7 +119,7 @@ std::string explain_violation(const History& h, const CheckReport& r, std::size_
          std::to_string(part_size) + " operations" + (r.partitions > 1 ? " of its partition" : "") + "),\n";
     s += "where the state is " + r.stuck_state + ".\n";
   }
-  if (!r.witness.empty() && r.partial_linearization) {
+  if (!r.witness.empty() && r.witness_is_window) {
     // A failing window the history was shrunk to (duet/detail/history_window.hpp).
     s += "The failing window: these " + std::to_string(r.witness.size()) + " operations alone have no linearization either";
     if (!r.witness_start.empty()) {
@@ -254,6 +254,7 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
       report.witness = std::move(o.window);
       report.witness_open = std::move(o.window_open);
       report.witness_start = std::move(o.window_start);
+      report.witness_is_window = true;
     }
     if (parts.size() > 1) report.partition_ops = parts[*failed];
     report.explanation = explain_violation(h, report, parts[*failed].size());

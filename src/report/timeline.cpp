@@ -425,7 +425,7 @@ std::string render_data(const History& h, const CheckReport& r, const Prepared& 
   d += ",\"ss\":";
   put_json(d, p.stuck ? p.stuck_state : std::string());
   // "fw": the witness is a failing window the search's violation was shrunk to.
-  d += r.partial_linearization && !r.witness.empty() ? ",\"fw\":1" : ",\"fw\":0";
+  d += r.witness_is_window && !r.witness.empty() ? ",\"fw\":1" : ",\"fw\":0";
   d += ",\"p\":[" + lanes + "],\"o\":[";
   d += o;
   d += "],\"s\":[";
@@ -810,8 +810,10 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
     fact("Witness", std::to_string(r.witness.size()) + " operations");
   else
     fact(r.verdict == Verdict::linearizable ? "Linearized" : "Longest partial order", std::to_string(r.order.size()));
-  if (r.verdict == Verdict::not_linearizable && r.partial_linearization && !r.witness.empty())
+  if (r.verdict == Verdict::not_linearizable && r.witness_is_window && !r.witness.empty())
     fact("Failing window", std::to_string(r.witness.size()) + " operations");
+  else if (r.verdict == Verdict::not_linearizable && r.partial_linearization && !r.witness.empty())
+    fact("Witness", std::to_string(r.witness.size()) + " operations");
   if (r.verdict == Verdict::not_linearizable && !r.witness_start.empty()) {
     std::string states;
     for (std::size_t k = 0; k < r.witness_start.size() && k < 8; ++k) states += (k > 0 ? ", " : "") + r.witness_start[k];
@@ -866,7 +868,7 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
     o += "<span><i style=\"background:#eceef1;border:1px solid #b6bcc4;opacity:.35\"></i>other partitions</span>";
   if (!p.in_witness.empty())
     o += std::string("<span><i style=\"background:#fff;outline:2px dashed #bf8700\"></i>") +
-         (r.partial_linearization ? "failing window" : "witness") + "</span>";
+         (r.witness_is_window ? "failing window" : "witness") + "</span>";
   o += "</div></div>\n"
        "<main class=\"tl\"><div class=\"names\" id=\"names\"></div><div class=\"sc\" id=\"sc\"><div class=\"cv\" id=\"cv\"></div></div></main>\n"
        "<section class=\"panel\" id=\"panel\"></section>\n<div class=\"tip\" id=\"tip\" hidden></div>\n"

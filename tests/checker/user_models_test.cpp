@@ -130,6 +130,41 @@ TEST(UserModels, NondeterministicBagFollowsEveryState) {
   EXPECT_NE(w.stuck_state.find("one of {"), std::string::npos) << w.stuck_state;
 }
 
+// A nondeterministic register: "pick" sets 1 or 2; reads are declared read-only. For such a
+// model a read narrows the states it may be in, so the search must not place it early as it does
+// reads of a deterministic model: pick, cas 2 -> 1, read 1 is a linearization.
+struct PickRegister {
+  using State = int;
+  State init() const { return 0; }
+  void step(const State& s, const Operation& op, std::vector<State>& next) const {
+    if (op.f == "pick") {
+      next.push_back(1);
+      next.push_back(2);
+    } else if (op.f == "cas") {
+      if (s == op.input.items.at(0).number) next.push_back(static_cast<int>(op.input.items.at(1).number));
+    } else if (op.outcome != Outcome::ok || s == op.output.number) {
+      next.push_back(s);
+    }
+  }
+  bool read_only(const Operation& op) const { return op.f == "read"; }
+};
+
+TEST(UserModels, NondeterministicReadsAreNotPlacedEarly) {
+  Models mine;
+  mine.add("pick", "a register a pick sets to 1 or 2", PickRegister{});
+  const History h = parse_history(duet_file({
+                                      "{:process 0, :invoke 0, :complete 10, :type :ok, :f :pick}",
+                                      "{:process 1, :invoke 20, :complete 40, :type :ok, :f :cas, :input [2 1]}",
+                                      "{:process 2, :invoke 20, :complete 40, :type :ok, :f :read, :value 1}",
+                                  }),
+                                  Format::automatic, "crafted");
+  CheckOptions options;
+  options.model = "pick";
+  options.models = &mine;
+  const CheckReport r = check_history(h, options);
+  EXPECT_EQ(r.verdict, Verdict::linearizable) << r.explanation;
+}
+
 TEST(UserModels, GrowOnlySetFromEdn) {
   const std::string ok =
       "[{:process 0, :type :invoke, :f :add, :value 1}\n"

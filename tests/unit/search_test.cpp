@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <optional>
 #include <tuple>
@@ -75,6 +76,43 @@ TEST(Search, PendingOperationsMayTakeEffectOrNot) {
   const std::vector<RegOp> unseen{{true, 1}, {false, 0}};
   const std::vector<TimedOp> h2{{1, 10, TimedOp::kPending}, {2, 20, 30}};
   EXPECT_EQ(duet::detail::linearize(h2, RegisterOracle{&unseen}, Consistency::linearizable).verdict, SearchVerdict::ok);
+}
+
+// Two keys; an operation on one key commutes with those on the other, a write of every key
+// with nothing. Backjumping over placements of other keys must not jump over the latter: it
+// touches the key that failed too.
+struct TwoKeys {
+  using State = std::array<int, 2>;
+  static constexpr bool memo = true;
+  struct Op {
+    int key;  // -1: writes every key
+    int a, b;  // write: a; cas: a -> b
+  };
+  const std::vector<Op>* ops;
+  State initial() const { return {0, 0}; }
+  bool apply(State& s, std::size_t i) const {
+    const Op& op = (*ops)[i];
+    if (op.key < 0) return s = {op.a, op.a}, true;
+    if (s[op.key] != op.a) return false;
+    s[op.key] = op.b;
+    return true;
+  }
+  std::uint64_t hash(const State& s) const { return static_cast<std::uint64_t>(s[0] * 31 + s[1]); }
+  bool equal(const State& x, const State& y) const { return x == y; }
+  std::uint64_t footprint(std::size_t i) const {
+    return (*ops)[i].key < 0 ? duet::detail::kFootprintAll : static_cast<std::uint64_t>((*ops)[i].key);
+  }
+};
+
+TEST(Search, BackjumpingDoesNotJumpOverOperationsThatTouchEveryKey) {
+  // write-all 1 and cas key0 0->1 overlap: the cas first, then the write, is a linearization.
+  const std::vector<TwoKeys::Op> ops{{-1, 1, 0}, {0, 0, 1}};
+  const std::vector<TimedOp> history{{1, 1, 2}, {2, 1, 2}};
+  EXPECT_EQ(duet::detail::linearize(history, TwoKeys{&ops}, Consistency::linearizable).verdict, SearchVerdict::ok);
+  // With more around it: a cas on key 1 after both, from 1.
+  const std::vector<TwoKeys::Op> more{{-1, 1, 0}, {0, 0, 1}, {1, 1, 5}, {0, 1, 7}};
+  const std::vector<TimedOp> h2{{1, 1, 4}, {2, 1, 4}, {3, 6, 8}, {2, 6, 9}};
+  EXPECT_EQ(duet::detail::linearize(h2, TwoKeys{&more}, Consistency::linearizable).verdict, SearchVerdict::ok);
 }
 
 // Collecting end states (what a failing window cut at its front starts from): every state some

@@ -522,6 +522,10 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
     backjump = pending_count == 0 && consistency == Consistency::linearizable && end_states == nullptr;
     for (std::uint32_t i = 0; i < n && backjump; ++i)
       if (before_in_process[i] != kNone && ops[i].invoke <= ops[before_in_process[i]].response) backjump = false;
+    // And every operation in one class: one that commutes with nothing (kFootprintAll) touches
+    // every class's part, so undoing it can help any class, and no failure is one class's.
+    for (std::uint32_t i = 0; i < n && backjump; ++i)
+      if (oracle.footprint(i) == kFootprintAll) backjump = false;
   }
   auto footprint_of = [&](std::uint32_t op) -> std::uint64_t {
     if constexpr (requires { oracle.footprint(std::size_t{0}); }) return oracle.footprint(op);
@@ -734,7 +738,8 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
         f.class_high_before = class_high_before;
       }
       ++depth;
-      std::swap(state, next);
+      using std::swap;  // a State of the oracle's may have its own (found where it is declared)
+      swap(state, next);
       set_hash = next_hash;
       high_word = next_high;
       placed_completed += !pending;
@@ -768,7 +773,8 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
       class_toggle(op);
       if (nogoods_on) class_high[class_of[op]] = f.class_high_before;
       placed_completed -= ops[op].response != TimedOp::kPending;
-      std::swap(state, f.before);
+      using std::swap;
+      swap(state, f.before);
       set_hash = f.set_hash;
       high_word = f.high_word;
       if (!backjump || blame == kFootprintAll || footprint_of(op) == blame) {
