@@ -110,8 +110,8 @@ FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::det
   auto search_budget = [&](std::uint64_t share = 1) {
     duet::detail::SearchBudget b = budget;
     b.max_nodes = std::min(budget.max_nodes, (allowance - spent) / share);
-    b.group_cancel = nullptr;
-    b.shared_memory = nullptr;
+    b.group_cancel = nullptr;  // set by this very violation (the siblings stop; this goes on)
+    // (shared_memory stays: siblings winding down still count against the one budget)
     return b;
   };
 
