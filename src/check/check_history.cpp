@@ -125,11 +125,7 @@ std::string explain_violation(const History& h, const CheckReport& r, std::size_
     if (!r.witness_start.empty()) {
       s += ", starting from ";
       if (r.witness_start.size() == 1) s += "the state the operations before them leave, " + r.witness_start[0];
-      else {
-        s += "any state the operations before them can leave (";
-        for (std::size_t k = 0; k < r.witness_start.size() && k < 8; ++k) s += (k > 0 ? ", " : "") + r.witness_start[k];
-        s += r.witness_start.size() > 8 ? ", ... " + std::to_string(r.witness_start.size()) + " states)" : ")";
-      }
+      else s += "any state the operations before them can leave (" + detail::start_states_list(r.witness_start) + ")";
     }
     s += r.witness_open.empty() ? std::string(":\n")
                                 : " (open: running where the window is cut, they may have taken effect with the result they recorded, or not at all):\n";

@@ -81,7 +81,6 @@ std::optional<SearchResult> decide_grow_only_set(const std::vector<SetOp>& ops, 
 
   // ---- the blocks: adds of what a level adds, that level's reads, ..., the adds nobody read ----
   std::vector<std::vector<std::uint32_t>> blocks;
-  std::vector<std::uint32_t> read_block_of_level;  // per adds block: the reads block after it (kNone: none)
   const std::vector<std::uint32_t>* before = &start;
   for (std::size_t k = 0; k < reads.size();) {
     const std::vector<std::uint32_t>& level = ops[reads[k]].elements;

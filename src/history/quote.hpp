@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "duet/history.hpp"
 
@@ -24,5 +25,8 @@ std::string edn_string(std::string_view s, std::size_t max = kQuoteBytes);
 
 /// Control and non-ASCII bytes as \xNN (the rest of `text` as is).
 std::string printable(std::string_view text);
+
+/// The start states of a failing window for reports: "1, 3, 4", the first 8 and a count beyond.
+std::string start_states_list(const std::vector<std::string>& states);
 
 }  // namespace duet::history::detail

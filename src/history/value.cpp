@@ -172,6 +172,14 @@ std::string edn_string(std::string_view s, std::size_t max) {
 
 std::string printable(std::string_view text) { return duet::detail::excerpt(text, std::string_view::npos); }
 
+std::string start_states_list(const std::vector<std::string>& states) {
+  constexpr std::size_t kShown = 8;
+  std::string out;
+  for (std::size_t k = 0; k < states.size() && k < kShown; ++k) out += (k > 0 ? ", " : "") + states[k];
+  if (states.size() > kShown) out += ", ... (" + std::to_string(states.size()) + " states)";
+  return out;
+}
+
 std::string cut(std::string_view text, std::size_t max) {
   Printer p{{}, max};
   p.put(text);

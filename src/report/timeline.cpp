@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "../history/quote.hpp"
 #include "duet/history.hpp"
 
 namespace duet::history {
@@ -169,7 +170,7 @@ struct Prepared {
   std::optional<std::size_t> stuck;
   std::vector<bool> other_partition;  // per op: not in the partition that failed
   std::vector<bool> in_witness;       // per op: in the violation's witness (empty: no witness)
-  std::vector<bool> witness_open;     // per op: in a failing window, taken as never returned
+  std::vector<bool> witness_open;     // per op: open in a failing window (cut while running)
   std::string stuck_state;
   std::string model;
   std::size_t processes = 0;
@@ -668,7 +669,7 @@ function describe(i) {
   }
   if (fl & 32) out.push(['st', D.fw ? 'in the failing window: these operations alone have no linearization either'
                                     : 'in the witness: these operations alone have no linearization']);
-  if (fl & 64) out.push(['st', 'taken as never returned in the window (still running where the window ends)']);
+  if (fl & 64) out.push(['st', 'open in the window (running where it is cut): took effect with its result, or not at all']);
   return out;
 }
 function fill(box, lines) {
@@ -815,10 +816,7 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
   else if (r.verdict == Verdict::not_linearizable && r.partial_linearization && !r.witness.empty())
     fact("Witness", std::to_string(r.witness.size()) + " operations");
   if (r.verdict == Verdict::not_linearizable && !r.witness_start.empty()) {
-    std::string states;
-    for (std::size_t k = 0; k < r.witness_start.size() && k < 8; ++k) states += (k > 0 ? ", " : "") + r.witness_start[k];
-    if (r.witness_start.size() > 8) states += ", ... (" + std::to_string(r.witness_start.size()) + " states)";
-    fact("Window starts in", html(clean(states, kStuckStateCap)));
+    fact("Window starts in", html(clean(detail::start_states_list(r.witness_start), kStuckStateCap)));
   }
   if (r.nodes) fact("Search steps", std::to_string(r.nodes));
   if (r.milliseconds > 0) fact("Check time", std::to_string(static_cast<std::uint64_t>(r.milliseconds + 0.5)) + " ms");

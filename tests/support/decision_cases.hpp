@@ -1,6 +1,6 @@
 // Shared by the decisions' tests (tests/checker/*_decision_test.cpp, differential_test.cpp):
-// random executions to build histories from, and the sub-history a witness or a failing window
-// names.
+// random executions to build histories from, the sub-history a witness names, and the ways a
+// failing window with open operations can be taken.
 #pragma once
 
 #include <algorithm>
@@ -45,24 +45,22 @@ inline duet::history::History sub_history(const duet::history::History& h, const
   return window;
 }
 
-/// The history of a report's witness or failing window, as a re-check must take it: its
-/// operations, those the window cut while still running (CheckReport::witness_open) as never
-/// returned.
-inline duet::history::History window_of(const duet::history::History& h, const duet::history::CheckReport& r) {
-  duet::history::History window = h;
-  window.ops.clear();
-  for (std::size_t i : r.witness) {
-    duet::history::Operation op = h.ops[i];
-    if (std::find(r.witness_open.begin(), r.witness_open.end(), i) != r.witness_open.end()) {
-      op.outcome = duet::history::Outcome::info;
-      op.output = duet::history::Value::nil();
-      op.result_unknown = false;
-      op.response = duet::history::Operation::kPending;
-      op.response_line = 0;
+/// Each way a report's witness can be taken, as a re-check must try them all: its operations
+/// (indices into History::ops) with each subset of the open ones (a failing window's,
+/// CheckReport::witness_open: they took effect with their recorded result, or not at all) kept.
+/// A decision's witness, with none open, has one reading: itself.
+inline std::vector<std::vector<std::size_t>> witness_readings(const duet::history::CheckReport& r) {
+  const std::vector<std::size_t>& open = r.witness_open;
+  std::vector<std::vector<std::size_t>> readings;
+  for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << open.size()); ++mask) {
+    std::vector<std::size_t> kept;
+    for (std::size_t i : r.witness) {
+      const auto at = std::find(open.begin(), open.end(), i);
+      if (at == open.end() || ((mask >> (at - open.begin())) & 1)) kept.push_back(i);
     }
-    window.ops.push_back(std::move(op));
+    readings.push_back(std::move(kept));
   }
-  return window;
+  return readings;
 }
 
 }  // namespace duet_test

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -105,11 +106,13 @@ FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::det
   std::size_t searches = 0;
 
   auto budget_left = [&] {
+    // (The searches check the caller's cancel flag only now and then; a small one would finish.)
+    if (budget.cancel != nullptr && budget.cancel->load(std::memory_order_relaxed)) return false;
     return spent < allowance && searches < kMaxSearches && std::chrono::steady_clock::now() < budget.deadline;
   };
-  auto search_budget = [&](std::uint64_t share = 1) {
+  auto search_budget = [&] {
     duet::detail::SearchBudget b = budget;
-    b.max_nodes = std::min(budget.max_nodes, (allowance - spent) / share);
+    b.max_nodes = std::min(budget.max_nodes, allowance - spent);
     b.group_cancel = nullptr;  // set by this very violation (the siblings stop; this goes on)
     // (shared_memory stays: siblings winding down still count against the one budget)
     return b;
