@@ -51,6 +51,7 @@ class Lin {
   /// How a fresh subject is made, and the C++ statement that makes it (for reports).
   Lin& init(std::function<std::unique_ptr<T>()> make, std::string setup_cpp) {
     data_->make = std::move(make);
+    data_->custom_init = true;
     data_->setup = std::move(setup_cpp);
     return *this;
   }
@@ -173,6 +174,7 @@ class Lin {
   struct Data {
     std::string name, var, setup;
     std::function<std::unique_ptr<T>()> make;
+    bool custom_init = false;  // make is the spec's (Lin::init), not the default constructor
     std::vector<OpDef> ops;
     std::function<Verdict(const T&)> invariant;
     std::string invariant_cpp;
@@ -188,16 +190,23 @@ class Lin {
       try {
         subject_ = d_.make();
       } catch (...) {
-        return detail::StepVerdict::error(detail::threw("the subject's constructor"));
+        return detail::StepVerdict::error(
+            detail::threw(d_.custom_init ? "the spec's `init`" : "the subject's default constructor"));
       }
       return {};
     }
-    Drawn draw(Source& src, detail::StepVerdict&) override {
+    // A generator that throws is the spec's mistake: an error, not the subject's failure.
+    Drawn draw(Source& src, detail::StepVerdict& failure) override {
       op_ = static_cast<std::size_t>(src.draw(d_.ops.size() - 1));
       try {
         call_ = d_.ops[op_].generate(src);
       } catch (const Discard&) {
         return Drawn::rejected;
+      } catch (const detail::EngineSignal&) {
+        throw;
+      } catch (...) {
+        failure = detail::StepVerdict::error(detail::threw("the spec's argument generator for " + d_.ops[op_].name));
+        return Drawn::failed;
       }
       return Drawn::command;
     }

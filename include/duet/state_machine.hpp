@@ -137,6 +137,13 @@ std::unique_ptr<typename Spec::Sut> make_sut() {
   else return std::make_unique<Sut>();
 }
 
+/// Who makes the candidate, as an error names it: the spec's init_sut or the constructor.
+template <class Spec>
+constexpr const char* sut_maker() {
+  if constexpr (requires { Spec::init_sut(); }) return "the spec's `init_sut`";
+  else return "the candidate's default constructor";
+}
+
 template <class Spec>
 std::string setup_cpp() {
   if constexpr (requires { { Spec::setup_cpp() } -> std::convertible_to<std::string>; })
@@ -191,7 +198,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
     try {
       sut_ = make_sut<Spec>();
     } catch (...) {
-      return StepVerdict::error(threw("the candidate's constructor"));
+      return StepVerdict::error(threw(sut_maker<Spec>()));
     }
     try {
       states_.push_back(initial_state<Spec>());
@@ -201,23 +208,34 @@ class StateMachineSteps final : public StateMachineStepsBase {
     return {};
   }
 
+  // The generator and the precondition are the spec's own code: when they throw, the spec is
+  // wrong, not the candidate (an error, not shrunk).
   Drawn draw(Source& src, StepVerdict& failure) override {
     src_ = &src;
+    std::optional<Cmd> c;
     try {
-      Cmd c = Spec::command(states_.front())(src);
-      if constexpr (HasPrecondition<Spec>)
-        for (const State& s : states_)
-          if (!Spec::precondition(c, s)) return Drawn::rejected;
-      cmd_.emplace(std::move(c));
-      return Drawn::command;
+      c.emplace(Spec::command(states_.front())(src));
     } catch (const Discard&) {
       return Drawn::rejected;
-    } catch (const Overrun&) {
+    } catch (const EngineSignal&) {
       throw;
     } catch (...) {
-      failure = StepVerdict::fail(threw("the spec's command generator"));
+      failure = StepVerdict::error(threw("the spec's generator `command`"));
       return Drawn::failed;
     }
+    if constexpr (HasPrecondition<Spec>) {
+      try {
+        for (const State& s : states_)
+          if (!Spec::precondition(*c, s)) return Drawn::rejected;
+      } catch (const EngineSignal&) {
+        throw;
+      } catch (...) {
+        failure = StepVerdict::error(threw("the spec's `precondition`") + " on " + show_command<Spec>(*c));
+        return Drawn::failed;
+      }
+    }
+    cmd_.emplace(std::move(*c));
+    return Drawn::command;
   }
 
   // Judged in phases, each failing where it happens: the model's expected result, the

@@ -108,6 +108,7 @@ class ApiSteps final : public CaseSteps {
     switch (outcome_.status) {
       case StepOutcome::Status::failed: return StepVerdict::fail(std::move(outcome_.message), std::move(outcome_.failing_step));
       case StepOutcome::Status::abandoned: return StepVerdict::abandoned(std::move(outcome_.message));
+      case StepOutcome::Status::spec_error: return StepVerdict::error(std::move(outcome_.message));
       default: return {};
     }
   }

@@ -205,6 +205,8 @@ std::string format_report(const ReportData& d) {
                          100.0 * static_cast<double>(d.rejected) / static_cast<double>(d.attempts));
   }
   if (d.replayed) out += "  time:       " + seconds(d.search_seconds) + " replaying\n";
+  else if (d.error && d.divergence.empty())  // an error is not shrunk
+    out += "  time:       " + seconds(d.search_seconds) + " searching\n";
   else
     out += "  time:       " + seconds(d.search_seconds) + " searching, " + seconds(d.shrink_seconds) + " shrinking (" +
            plural(d.shrink_tries, "replay", "replays") + ")\n";

@@ -79,7 +79,7 @@ struct ThrowingConstructorSpec : ring::RingBufferSpec<ThrowingQueue> {
 TEST(BadInput, CandidateConstructorThrows) {
   const CheckResult r = duet::check_sequential<ThrowingConstructorSpec>();
   EXPECT_EQ(r.status, CheckResult::Status::error);
-  EXPECT_TRUE(has(r.report, "the candidate's constructor threw std::runtime_error(\"no memory for the queue\")"))
+  EXPECT_TRUE(has(r.report, "the spec's `init_sut` threw std::runtime_error(\"no memory for the queue\")"))
       << r.report;
   EXPECT_TRUE(has(r.report, "DUET_REPLAY=")) << r.report;
 }

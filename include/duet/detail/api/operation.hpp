@@ -21,7 +21,8 @@ namespace duet {
 namespace detail {
 
 struct StepOutcome {
-  enum class Status { done, declined, failed, abandoned, crashed } status = Status::done;
+  // spec_error: the spec's own code (an argument generator, a where() predicate) threw.
+  enum class Status { done, declined, failed, abandoned, crashed, spec_error } status = Status::done;
   std::string message;  // crashed: the interrupted call, as the report shows it
   std::optional<Step> failing_step;  // failed without a trace: the step as it would be traced
 };
@@ -161,7 +162,7 @@ struct Op final : OpBase {
     } catch (const EngineSignal&) {
       throw;
     } catch (...) {
-      return step_failed(threw("the spec's argument generator for " + name));
+      return {StepOutcome::Status::spec_error, threw("the spec's argument generator for " + name), {}};
     }
     const std::string call = name + "(" + argument_text(vals, Idx{}) + ")";
     announce_call(trace, call);
