@@ -466,7 +466,7 @@ class Api {
 
   /// One scenario from raw bytes (a fuzzer's input); see duet::check_sequential_bytes.
   ///
-  ///   api.check_bytes(std::span<const std::uint8_t>(data, size));
+  ///   auto r = api.check_bytes(std::span<const std::uint8_t>(data, size));
   CheckResult check_bytes(std::span<const std::uint8_t> bytes, const Config& config = {},
                           const ApiOptions& options = {}) const;
 

@@ -22,7 +22,10 @@ concept AssertionResultLike = requires(A a, const char* s) {
 };
 }  // namespace detail
 
-struct CheckResult {
+// [[nodiscard]]: a check whose result is dropped passes silently whatever it found, so every
+// function returning one warns when its result is unused (an error under -Werror).
+struct [[nodiscard("a check's result says whether it passed: EXPECT_TRUE(check), or read .passed() and .report")]]
+CheckResult {
   enum class Status {
     passed,  // every case agreed
     failed,  // a disagreement (or a crash of the spec's code) was found: see report

@@ -1,10 +1,11 @@
 # One compile-failure case: compiles SOURCE with -fsyntax-only and passes only when the
 # compiler rejects it, its output matches EXPECT and, when given, TYPES (the instantiation that
 # names the types involved); with AT_LINE, the instantiation context reaches that line of
-# SOURCE (the user's line); with ONE_ERROR, exactly one error is printed (no cascade).
+# SOURCE (the user's line); with ONE_ERROR, exactly one error is printed (no cascade); FLAGS
+# (a list) are added to the compiler's command line.
 #   cmake -DCXX=... -DINCLUDE=... -DSOURCE=... -DEXPECT=regex [-DTYPES=regex] [-DAT_LINE=n]
-#         [-DONE_ERROR=ON] -P expect_error.cmake
-execute_process(COMMAND ${CXX} -std=c++20 -fsyntax-only -I${INCLUDE} ${SOURCE}
+#         [-DONE_ERROR=ON] [-DFLAGS=-Werror] -P expect_error.cmake
+execute_process(COMMAND ${CXX} -std=c++20 -fsyntax-only ${FLAGS} -I${INCLUDE} ${SOURCE}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 get_filename_component(file "${SOURCE}" NAME)
 set(problems "")
