@@ -159,13 +159,29 @@ Format detect_format(std::string_view text, const std::string& source = "<input>
 /// Past `deadline` it gives up with TimeBudgetExceeded (checked every thousand lines or forms).
 History parse_history(std::string_view text, Format format = Format::automatic, const std::string& source = "<input>",
                       std::chrono::steady_clock::time_point deadline = kNoDeadline);
+/// The default of ReadLimits::max_bytes: 512 MiB.
+inline constexpr std::size_t kDefaultMaxInputBytes = std::size_t{512} << 20;
+
+/// Bounds on reading a history, whatever the deadline: /dev/zero or a FIFO whose writer never
+/// stops must end in an error, not in a process that grows until it is killed.
+struct ReadLimits {
+  /// A larger input is refused (ParseError at line 0: "the input is larger than N MiB ...").
+  std::size_t max_bytes = kDefaultMaxInputBytes;
+  /// An input that is not a regular file (a FIFO, a pipe, a device, a terminal) is read for at
+  /// most this long, unless the deadline comes first (TimeBudgetExceeded, saying so). A regular
+  /// file is bounded by its size; a FIFO with no writer would otherwise wait forever.
+  double non_regular_seconds = 10;
+};
+
 /// Reads and parses a file; an unreadable file is a ParseError at line 0. With a deadline,
 /// reading gives up at it too (TimeBudgetExceeded): a FIFO or device is opened non-blocking and
-/// waited on only until then, so a FIFO with no writer does not block past the deadline.
+/// waited on only until then (or until `limits.non_regular_seconds`, whichever comes first),
+/// so a FIFO with no writer does not block.
 History read_history(const std::string& path, Format format = Format::automatic,
-                     std::chrono::steady_clock::time_point deadline = kNoDeadline);
+                     std::chrono::steady_clock::time_point deadline = kNoDeadline, const ReadLimits& limits = {});
 /// read_history for standard input ("<stdin>" in messages).
-History read_history_stdin(Format format = Format::automatic, std::chrono::steady_clock::time_point deadline = kNoDeadline);
+History read_history_stdin(Format format = Format::automatic, std::chrono::steady_clock::time_point deadline = kNoDeadline,
+                           const ReadLimits& limits = {});
 
 /// duet's own format: a `;duet-history 1` line, an optional `;model NAME` line, then one EDN
 /// map per operation with both times:
@@ -280,6 +296,10 @@ struct CheckReport {
   /// `witness` is a failing window the search's violation was shrunk to (false: a decision's
   /// witness, or none).
   bool witness_is_window = false;
+  /// A failing window was sought (CheckOptions::failing_window) and none smaller than the
+  /// history failed within its budget (about what the search itself cost): there is no window,
+  /// and the explanation says so.
+  bool window_out_of_budget = false;
   /// not linearizable: `order` and `stuck_state` come from a search that ran to its end. False
   /// when the violation was decided without one: then `order` is empty, `stuck` is the
   /// witness's last operation to return, and `witness` is the explanation.
