@@ -278,7 +278,10 @@ FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::det
   };
 
   // 0. Where the search got stuck: that operation alone, then windows grown around it, each
-  // starting in every state the operations that may precede it reach (when those are few).
+  // starting in every state the operations that may precede it reach (when those are few). A
+  // grown window is kept aside: the cuts below, with the states collected exactly, may find a
+  // smaller one within what is left of the allowance.
+  std::optional<FailingWindow<State>> grown;
   if (stuck && timed[*stuck].response != TimedOp::kPending) {
     const TimedOp& s = timed[*stuck];
     std::vector<State> states;
@@ -313,7 +316,9 @@ FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::det
       if (fails(c, dropped, c.has_front ? states : from_start)) {
         std::vector<State> start = c.has_front ? states : std::vector<State>{};
         drop_read_only(c, c.has_front ? states : from_start);
-        return finish(c, std::move(start));
+        grown = finish(c, std::move(start));
+        std::fill(dropped.begin(), dropped.end(), false);
+        break;
       }
       if (!c.has_front && returned + j >= times.size()) break;  // the whole history, and no failure
     }
@@ -394,7 +399,12 @@ FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::det
 
   // 4. From the front's states, more reads may go.
   if (cut.has_front) drop_read_only(cut, starts);
-  return finish(cut, cut.has_front ? std::move(starts) : std::vector<State>{});
+  FailingWindow<State> cuts = finish(cut, cut.has_front ? std::move(starts) : std::vector<State>{});
+  if (grown && grown->ops.size() <= cuts.ops.size()) {
+    grown->nodes = spent;
+    return std::move(*grown);
+  }
+  return cuts;
 }
 
 }  // namespace duet::history::detail
