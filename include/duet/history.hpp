@@ -251,7 +251,7 @@ struct CheckOptions {
   bool partition = true;                    // split partitionable models (kv per key)
   bool want_states = false;                 // fill CheckReport::states (for the timeline)
   /// a violation only the search found: shrink the history to a failing window
-  /// (CheckReport::witness), for about twice the search's steps
+  /// (CheckReport::witness), for at most twice the search's steps and about its time
   bool failing_window = true;
   const std::atomic<bool>* cancel = nullptr;  // set it to stop: verdict unknown
 };
@@ -283,8 +283,9 @@ struct CheckReport {
   /// The decisions for registers, queues and kv keys whose values name the operation that wrote
   /// them find a few (for grow-only sets: the reads that disagree and the adds of everything they
   /// returned); where only the search decided, the history
-  /// is shrunk to a failing window (its end and front cut, read-only operations dropped, each
-  /// step searched anew; CheckOptions::failing_window). Empty when nothing smaller was found.
+  /// is shrunk to a failing window (the operation that cannot be placed alone, or windows
+  /// grown around it; else its end and front cut, read-only operations dropped, each step
+  /// searched anew; CheckOptions::failing_window). Empty when nothing smaller was found.
   std::vector<std::size_t> witness;
   /// The operations of a failing window that were still running where it is cut (at its end
   /// or its front): in the window they may have taken effect, with the result they recorded,

@@ -61,7 +61,7 @@ constexpr const char* kUsage =
     "                      shorter, still wins\n"
     "  --no-partition      search partitionable models (kv) as one history\n"
     "  --no-window         do not shrink a violation the search found to a failing window\n"
-    "                      (which takes up to twice the search's steps again)\n"
+    "                      (which takes at most about the search's time again)\n"
     "  --html OUT.html     write the timeline page (several files: OUT.<file name>.html)\n"
     "  --witness           print a linearization order of each linearizable history\n"
     "  --quiet             only the one-line verdicts and the summary\n"
