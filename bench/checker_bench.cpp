@@ -185,17 +185,18 @@ BENCHMARK(Checker_Family)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
-// The failing window of a violation only the search finds (src/check/window.cpp): a register
+// The failing window of a violation only the search finds (duet/detail/history_window.hpp): a register
 // history with values 0..4 (no decision applies), CLIENTS x 200 operations, one read at index
 // AT changed to a value never written; WINDOW 1 shrinks it, 0 does not (the search's cost
 // alone). `window` is the number of operations kept, `open` of them cut while running.
 //
 //   build/bin/duet-bench --benchmark_filter=Checker_FailingWindow --benchmark_counters_tabular=true
-void Checker_FailingWindow(benchmark::State& st) {
-  const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = static_cast<std::size_t>(st.range(0)),
-                            .ops_per_client = 200, .values = 5};
+//
+// Checker_FailingWindowLong/AT/WINDOW: the same with 10 clients x 20,000 operations (200,000).
+void failing_window(benchmark::State& st, std::size_t clients, std::size_t ops_per_client, std::size_t at, bool window) {
+  const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = clients, .ops_per_client = ops_per_client, .values = 5};
   History h = duet_test::generate(f);
-  for (std::size_t i = static_cast<std::size_t>(st.range(1)); i < h.ops.size(); ++i)
+  for (std::size_t i = at; i < h.ops.size(); ++i)
     if (h.ops[i].f == "read" && h.ops[i].outcome == duet::history::Outcome::ok) {
       h.ops[i].output = duet::history::Value::integer(77);
       break;
@@ -204,7 +205,7 @@ void Checker_FailingWindow(benchmark::State& st) {
   for (auto _ : st) {
     CheckOptions options;
     options.timeout_seconds = 60;
-    options.failing_window = st.range(2) != 0;
+    options.failing_window = window;
     r = check_history(h, options);
   }
   if (r.verdict != Verdict::not_linearizable) st.SkipWithError(("wrong verdict " + std::string(verdict_name(r.verdict))).c_str());
@@ -213,6 +214,13 @@ void Checker_FailingWindow(benchmark::State& st) {
   st.counters["window"] = static_cast<double>(r.witness.size());
   st.counters["open"] = static_cast<double>(r.witness_open.size());
 }
+void Checker_FailingWindow(benchmark::State& st) {
+  failing_window(st, static_cast<std::size_t>(st.range(0)), 200, static_cast<std::size_t>(st.range(1)), st.range(2) != 0);
+}
+void Checker_FailingWindowLong(benchmark::State& st) {
+  failing_window(st, 10, 20'000, static_cast<std::size_t>(st.range(0)), st.range(1) != 0);
+}
+BENCHMARK(Checker_FailingWindowLong)->ArgsProduct({{100'000}, {0, 1}})->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(Checker_FailingWindow)
     ->ArgsProduct({{10}, {12, 1000, 1900}, {0, 1}})
     ->ArgsProduct({{20}, {12, 2000, 3900}, {0, 1}})

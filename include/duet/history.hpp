@@ -159,13 +159,29 @@ Format detect_format(std::string_view text, const std::string& source = "<input>
 /// Past `deadline` it gives up with TimeBudgetExceeded (checked every thousand lines or forms).
 History parse_history(std::string_view text, Format format = Format::automatic, const std::string& source = "<input>",
                       std::chrono::steady_clock::time_point deadline = kNoDeadline);
+/// The default of ReadLimits::max_bytes: 512 MiB.
+inline constexpr std::size_t kDefaultMaxInputBytes = std::size_t{512} << 20;
+
+/// Bounds on reading a history, whatever the deadline: /dev/zero or a FIFO whose writer never
+/// stops must end in an error, not in a process that grows until it is killed.
+struct ReadLimits {
+  /// A larger input is refused (ParseError at line 0: "the input is larger than N MiB ...").
+  std::size_t max_bytes = kDefaultMaxInputBytes;
+  /// An input that is not a regular file (a FIFO, a pipe, a device, a terminal) is read for at
+  /// most this long, unless the deadline comes first (TimeBudgetExceeded, saying so). A regular
+  /// file is bounded by its size; a FIFO with no writer would otherwise wait forever.
+  double non_regular_seconds = 10;
+};
+
 /// Reads and parses a file; an unreadable file is a ParseError at line 0. With a deadline,
 /// reading gives up at it too (TimeBudgetExceeded): a FIFO or device is opened non-blocking and
-/// waited on only until then, so a FIFO with no writer does not block past the deadline.
+/// waited on only until then (or until `limits.non_regular_seconds`, whichever comes first),
+/// so a FIFO with no writer does not block.
 History read_history(const std::string& path, Format format = Format::automatic,
-                     std::chrono::steady_clock::time_point deadline = kNoDeadline);
+                     std::chrono::steady_clock::time_point deadline = kNoDeadline, const ReadLimits& limits = {});
 /// read_history for standard input ("<stdin>" in messages).
-History read_history_stdin(Format format = Format::automatic, std::chrono::steady_clock::time_point deadline = kNoDeadline);
+History read_history_stdin(Format format = Format::automatic, std::chrono::steady_clock::time_point deadline = kNoDeadline,
+                           const ReadLimits& limits = {});
 
 /// duet's own format: a `;duet-history 1` line, an optional `;model NAME` line, then one EDN
 /// map per operation with both times:
@@ -235,7 +251,7 @@ struct CheckOptions {
   bool partition = true;                    // split partitionable models (kv per key)
   bool want_states = false;                 // fill CheckReport::states (for the timeline)
   /// a violation only the search found: shrink the history to a failing window
-  /// (CheckReport::witness), for about twice the search's steps
+  /// (CheckReport::witness), for at most twice the search's steps and about its time
   bool failing_window = true;
   const std::atomic<bool>* cancel = nullptr;  // set it to stop: verdict unknown
 };
@@ -267,8 +283,9 @@ struct CheckReport {
   /// The decisions for registers, queues and kv keys whose values name the operation that wrote
   /// them find a few (for grow-only sets: the reads that disagree and the adds of everything they
   /// returned); where only the search decided, the history
-  /// is shrunk to a failing window (its end and front cut, read-only operations dropped, each
-  /// step searched anew; CheckOptions::failing_window). Empty when nothing smaller was found.
+  /// is shrunk to a failing window (the operation that cannot be placed alone, or windows
+  /// grown around it; else its end and front cut, read-only operations dropped, each step
+  /// searched anew; CheckOptions::failing_window). Empty when nothing smaller was found.
   std::vector<std::size_t> witness;
   /// The operations of a failing window that were still running where it is cut (at its end
   /// or its front): in the window they may have taken effect, with the result they recorded,
@@ -280,6 +297,10 @@ struct CheckReport {
   /// `witness` is a failing window the search's violation was shrunk to (false: a decision's
   /// witness, or none).
   bool witness_is_window = false;
+  /// A failing window was sought (CheckOptions::failing_window) and none smaller than the
+  /// history failed within its budget (about what the search itself cost): there is no window,
+  /// and the explanation says so.
+  bool window_out_of_budget = false;
   /// not linearizable: `order` and `stuck_state` come from a search that ran to its end. False
   /// when the violation was decided without one: then `order` is empty, `stuck` is the
   /// witness's last operation to return, and `witness` is the explanation.

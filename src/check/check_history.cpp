@@ -121,16 +121,21 @@ std::string explain_violation(const History& h, const CheckReport& r, std::size_
   }
   if (!r.witness.empty() && r.witness_is_window) {
     // A failing window the history was shrunk to (duet/detail/history_window.hpp).
-    s += "The failing window: these " + std::to_string(r.witness.size()) + " operations alone have no linearization either";
+    s += r.witness.size() == 1 ? std::string("The failing window: this operation alone has no linearization either")
+                               : "The failing window: these " + std::to_string(r.witness.size()) + " operations alone have no linearization either";
     if (!r.witness_start.empty()) {
+      const char* them = r.witness.size() == 1 ? "it" : "them";
       s += ", starting from ";
-      if (r.witness_start.size() == 1) s += "the state the operations before them leave, " + r.witness_start[0];
-      else s += "any state the operations before them can leave (" + detail::start_states_list(r.witness_start) + ")";
+      if (r.witness_start.size() == 1) s += std::string("the state the operations before ") + them + " leave, " + r.witness_start[0];
+      else s += std::string("any state the operations before ") + them + " can leave (" + detail::start_states_list(r.witness_start) + ")";
     }
     s += r.witness_open.empty() ? std::string(":\n")
                                 : " (open: running where the window is cut, they may have taken effect with the result they recorded, or not at all):\n";
   } else if (!r.witness.empty()) {
     s += "These " + std::to_string(r.witness.size()) + " operations alone have no linearization:\n";
+  } else if (r.window_out_of_budget) {
+    s += "No failing window: none smaller than the history failed within the window's budget (about the search's own\n"
+         "cost); the longest partial linearization is the explanation.\n";
   }
   // A set's witness holds the adds of everything its reads returned: thousands, at times.
   constexpr std::size_t kShown = 40;
@@ -252,6 +257,7 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
       report.witness_start = std::move(o.window_start);
       report.witness_is_window = true;
     }
+    report.window_out_of_budget = o.window_out_of_budget;
     if (parts.size() > 1) report.partition_ops = parts[*failed];
     report.explanation = explain_violation(h, report, parts[*failed].size());
   } else if (unknown) {

@@ -2,7 +2,7 @@
 // checker with models of its own is a 10-line main (src/cli/duet_check.cpp is duet's).
 //
 //   duet-check [--model NAME] [--init VALUE] [--format auto|jepsen-log|kv-log|edn|duet] [--timeout SECONDS]
-//              [--memory MIB] [--no-partition] [--no-window] [--html OUT.html] [--witness] [--quiet] FILE...
+//              [--memory MIB] [--max-input MIB] [--input-timeout SECONDS] [--no-partition] [--no-window] [--html OUT.html] [--witness] [--quiet] FILE...
 //   (FILE "-" is standard input)
 //
 // One line per file, FILE<TAB>linearizable|not-linearizable|unknown|unreadable<TAB>MILLISECONDS,
@@ -33,6 +33,7 @@ using namespace duet::history;
 
 struct Options {
   CheckOptions check;
+  ReadLimits read;
   Format format = Format::automatic;
   std::string html;
   bool witness = false;
@@ -53,9 +54,14 @@ constexpr const char* kUsage =
     "                      verdict is unknown (default: none; at most 10000000, about 115 days)\n"
     "  --memory MIB        memo budget per file (default 2048, at most 1048576 = 1 TiB);\n"
     "                      beyond it: unknown\n"
+    "  --max-input MIB     refuse a history file larger than this (default 512)\n"
+    "  --input-timeout SECONDS\n"
+    "                      read an input that is not a regular file (a FIFO, a pipe, a\n"
+    "                      device) for at most this long (default 10); --timeout, when\n"
+    "                      shorter, still wins\n"
     "  --no-partition      search partitionable models (kv) as one history\n"
     "  --no-window         do not shrink a violation the search found to a failing window\n"
-    "                      (which takes up to twice the search's steps again)\n"
+    "                      (which takes at most about the search's time again)\n"
     "  --html OUT.html     write the timeline page (several files: OUT.<file name>.html)\n"
     "  --witness           print a linearization order of each linearizable history\n"
     "  --quiet             only the one-line verdicts and the summary\n"
@@ -84,14 +90,14 @@ double parse_positive(const std::string& flag, const char* text, const char* uni
   return v;
 }
 
-double parse_timeout(const std::string& flag, const char* text) {
-  const double v = parse_positive(flag, text, "seconds", "no limit");
-  if (v > kMaxTimeoutSeconds) usage_error(flag + " is at most 10000000 seconds (about 115 days), not '" + text + "'; omit it for no limit");
+double parse_timeout(const std::string& flag, const char* text, const char* omitted = "no limit") {
+  const double v = parse_positive(flag, text, "seconds", omitted);
+  if (v > kMaxTimeoutSeconds) usage_error(flag + " is at most 10000000 seconds (about 115 days), not '" + text + "'; omit it for " + omitted);
   return v;
 }
 
-std::size_t parse_memory(const std::string& flag, const char* text) {
-  const double v = parse_positive(flag, text, "MiB", "the default (2048)");
+std::size_t parse_memory(const std::string& flag, const char* text, const char* omitted = "the default (2048)") {
+  const double v = parse_positive(flag, text, "MiB", omitted);
   if (v > kMaxMemoryMiB) usage_error(flag + " is at most 1048576 MiB (1 TiB), not '" + text + "'");
   const auto bytes = static_cast<std::size_t>(v * 1024 * 1024);  // in range: checked above
   if (bytes == 0) usage_error(flag + " of '" + text + "' MiB is less than a byte");
@@ -138,6 +144,8 @@ Options parse_args(int argc, char** argv, const Models& models) {
       }
     } else if (a == "--timeout") o.check.timeout_seconds = parse_timeout(a, value());
     else if (a == "--memory") o.check.max_memory_bytes = parse_memory(a, value());
+    else if (a == "--max-input") o.read.max_bytes = parse_memory(a, value(), "the default (512)");
+    else if (a == "--input-timeout") o.read.non_regular_seconds = parse_timeout(a, value(), "the default (10)");
     else if (a == "--no-partition") o.check.partition = false;
     else if (a == "--no-window") o.check.failing_window = false;
     else if (a == "--html") o.html = value();
@@ -228,7 +236,7 @@ int cli_main(int argc, char** argv, const Models& models) {
     History h;
     CheckReport r;
     try {
-      h = file == "-" ? read_history_stdin(o.format, deadline) : read_history(file, o.format, deadline);
+      h = file == "-" ? read_history_stdin(o.format, deadline, o.read) : read_history(file, o.format, deadline, o.read);
       CheckOptions options = o.check;
       options.deadline = deadline;
       options.want_states = !o.html.empty() || o.witness || !o.quiet;

@@ -203,6 +203,37 @@ TEST(CheckerCli, TimeoutEndsWaitingForAFifoWithNoWriter) {
   EXPECT_NE(fed.out.find("history.fifo\tlinearizable\t"), std::string::npos) << fed.out;
 }
 
+// At default settings: a device that never ends is refused at the size limit, a FIFO with no
+// writer is given up after the input deadline (changed here to keep the test short).
+TEST(CheckerCli, EndlessOrSilentInputEndsWithoutATimeout) {
+  auto t0 = std::chrono::steady_clock::now();
+  const CliRun zero = duet_check_with_prefix("timeout 60 ", "/dev/zero");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
+  EXPECT_EQ(zero.status, 2) << zero.out;
+  EXPECT_NE(zero.out.find("/dev/zero\tunreadable\t"), std::string::npos) << zero.out;
+  EXPECT_NE(zero.out.find("duet-check: /dev/zero:0: the input is larger than 512 MiB, the limit for one history (raise it with "
+                          "--max-input MIB"),
+            std::string::npos)
+      << zero.out;
+  const CliRun small = duet_check("--max-input 0.5 /dev/zero");
+  EXPECT_NE(small.out.find("the input is larger than 0.5 MiB"), std::string::npos) << small.out;
+
+  const std::string dir = testing::TempDir() + "duet_cli_fifo_default";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir + " && mkfifo " + dir + "/h.fifo").c_str());
+  t0 = std::chrono::steady_clock::now();
+  const CliRun fifo = duet_check_with_prefix("timeout 20 ", "--input-timeout 0.5 " + dir + "/h.fifo");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  EXPECT_EQ(fifo.status, 2) << fifo.out;
+  EXPECT_NE(fifo.out.find(dir + "/h.fifo\tunknown\t"), std::string::npos) << fifo.out;
+  EXPECT_NE(fifo.out.find("\n  reading took longer than 0.5 s, the limit for an input that is not a regular file"), std::string::npos)
+      << fifo.out;
+  // The usage says what the defaults are.
+  const CliRun help = duet_check("--help");
+  EXPECT_NE(help.out.find("--max-input MIB     refuse a history file larger than this (default 512)"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("device) for at most this long (default 10)"), std::string::npos) << help.out;
+  std::system(("rm -rf " + dir).c_str());
+}
+
 TEST(CheckerCli, TimeoutCoversStandardInput) {
   // A writer that writes nothing for 2 s: duet-check gives up after 0.5 s.
   const CliRun r = duet_check_with_prefix("sleep 2 | ", "--timeout 0.5 -");

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -154,6 +156,75 @@ TEST(HostileInput, DeadlineStopsParsingAndReading) {
     EXPECT_STREQ(e.what(), "the time budget ran out while reading the file (0 bytes read)");
   }
   EXPECT_EQ(read_history(path, Format::automatic, Clock::now() + std::chrono::hours(1)).ops.size(), 5000u);
+}
+
+// ---- 3. a bound on the input's size, and a deadline for inputs that are not files ----
+
+// The whole ParseError message of reading `path` ("" if it reads).
+std::string read_error(const std::string& path, const ReadLimits& limits) {
+  try {
+    (void)read_history(path, Format::automatic, kNoDeadline, limits);
+  } catch (const ParseError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(HostileInput, InputLargerThanTheLimitIsRefused) {
+  EXPECT_EQ(ReadLimits{}.max_bytes, std::size_t{512} << 20);
+  ReadLimits one_mib;
+  one_mib.max_bytes = std::size_t{1} << 20;
+  const std::string refused = ":0: the input is larger than 1 MiB, the limit for one history (raise it with --max-input MIB, or "
+                              "ReadLimits::max_bytes)";
+  // A regular file: refused by its size, before it is read.
+  const std::string path = testing::TempDir() + "duet_hostile_large.txt";
+  std::ofstream(path) << kv_lines(20'000);  // about 2 MB
+  auto t0 = Clock::now();
+  EXPECT_EQ(read_error(path, one_mib), path + refused);
+  EXPECT_LT(seconds_since(t0), 1.0);
+  std::remove(path.c_str());
+  // A device that never ends: refused once the limit is read, not grown until killed.
+  t0 = Clock::now();
+  EXPECT_EQ(read_error("/dev/zero", one_mib), "/dev/zero" + refused);
+  EXPECT_LT(seconds_since(t0), 2.0);
+  // Exactly at the limit is fine.
+  const std::string text = kv_lines(100);
+  const std::string exact = testing::TempDir() + "duet_hostile_exact.txt";
+  std::ofstream(exact) << text;
+  ReadLimits tight;
+  tight.max_bytes = text.size();
+  EXPECT_EQ(read_history(exact, Format::automatic, kNoDeadline, tight).ops.size(), 100u);
+  tight.max_bytes = text.size() - 1;
+  EXPECT_NE(read_error(exact, tight).find("the input is larger than"), std::string::npos);
+  std::remove(exact.c_str());
+}
+
+TEST(HostileInput, InputThatIsNotAFileHasADeadlineOfItsOwn) {
+  EXPECT_EQ(ReadLimits{}.non_regular_seconds, 10.0);
+  const std::string dir = testing::TempDir() + "duet_hostile_fifo";
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir + " && mkfifo " + dir + "/h.fifo").c_str()), 0);
+  ReadLimits quick;
+  quick.non_regular_seconds = 0.3;
+  const auto t0 = Clock::now();
+  try {
+    // No deadline of the caller's: a FIFO with no writer still ends.
+    (void)read_history(dir + "/h.fifo", Format::automatic, kNoDeadline, quick);
+    ADD_FAILURE() << "read a FIFO with no writer";
+  } catch (const TimeBudgetExceeded& e) {
+    EXPECT_STREQ(e.what(), "reading took longer than 0.3 s, the limit for an input that is not a regular file (a FIFO, a pipe, a "
+                           "device); 0 bytes read (change it with --input-timeout SECONDS)");
+  }
+  const double seconds = seconds_since(t0);
+  EXPECT_GE(seconds, 0.25);
+  EXPECT_LT(seconds, 3.0);
+  // The caller's deadline, when sooner, is the one that ends it (and says so).
+  try {
+    (void)read_history(dir + "/h.fifo", Format::automatic, Clock::now() + std::chrono::milliseconds(100));
+    ADD_FAILURE() << "read a FIFO with no writer";
+  } catch (const TimeBudgetExceeded& e) {
+    EXPECT_STREQ(e.what(), "the time budget ran out while reading the file (0 bytes read)");
+  }
+  std::system(("rm -rf " + dir).c_str());
 }
 
 // The search's deadline can be given as a point in time (duet-check's starts with the file).

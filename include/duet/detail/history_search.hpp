@@ -59,6 +59,7 @@ struct PartOutcome {
   std::vector<std::size_t> window, window_open;
   std::vector<std::string> window_start;
   std::uint64_t window_nodes = 0;
+  bool window_out_of_budget = false;  // a window was sought, and none found within its budget
 };
 
 /// Runs the search for one part with an oracle built for it (indices local to the part), and
@@ -104,7 +105,9 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
       }
     }
   }
+  const auto search_began = std::chrono::steady_clock::now();
   if (!decided) out.search = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, budget);
+  const auto search_took = std::chrono::steady_clock::now() - search_began;
   const bool violation = out.search.verdict == SearchVerdict::violation;
   if (want_states || violation) {
     typename Oracle::State s = oracle.initial();
@@ -137,7 +140,8 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
   const bool first_to_fail = violation && (check.violation_found == nullptr || !check.violation_found->exchange(true));
   if (first_to_fail && out.partial_known && out.search.witness.empty() && check.want_window) {
     // Only the search found it: shrink it to a failing window, spending at most about twice
-    // what the search spent (and 4M steps at least: small windows are cheap).
+    // what the search spent in steps (4M at least: small windows are cheap), and no longer
+    // than the search took (50 ms at least): the window never costs much more than the check.
     std::vector<bool> read_only(part.size(), false);
     if constexpr (requires { oracle.read_only(std::size_t{0}); })
       for (std::size_t i = 0; i < part.size(); ++i) read_only[i] = timed[i].response != TimedOp::kPending && oracle.read_only(i);
@@ -145,8 +149,12 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
     for (std::size_t i = 0; out.stuck && i < part.size(); ++i)
       if (part[i] == *out.stuck) stuck_local = i;
     const std::uint64_t allowance = std::max<std::uint64_t>(4'000'000, 2 * out.search.nodes);
-    auto w = failing_window(timed, oracle, budget, stuck_local, read_only, allowance);
+    SearchBudget window_budget = budget;
+    window_budget.deadline = std::min(budget.deadline, std::chrono::steady_clock::now() +
+                                                           std::max<std::chrono::steady_clock::duration>(search_took, std::chrono::milliseconds(50)));
+    auto w = failing_window(timed, oracle, window_budget, stuck_local, read_only, allowance);
     out.window_nodes = w.nodes;
+    out.window_out_of_budget = w.out_of_budget;
     if (w.ops.size() < part.size() || !w.open.empty() || !w.start.empty()) {
       for (std::size_t i : w.ops) out.window.push_back(part[i]);
       for (std::size_t i : w.open) out.window_open.push_back(part[i]);

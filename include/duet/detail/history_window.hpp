@@ -18,6 +18,20 @@
 // (a read of the value nobody writes any more), so it is never tried. Each candidate window is
 // searched anew, from each start state, within a step allowance: a search that runs out says
 // nothing, and that cut is not taken.
+//
+// The window is first sought where the search got stuck, and grown outward from there: the
+// stuck operation alone, then fronts and ends a doubling number of returns away from it. The
+// states such a window starts in are every state the operations that may precede its front
+// reach, applied in any order and any number of times (a superset of what any linearization
+// passes; cheap where a model's states are few, as a register's). The stuck operation alone
+// fails from every state the operations that may precede it can leave, when no state admits
+// it: any linearization places it in one of them. Only where those states are too many (a
+// counter, a queue) are they collected stretch by stretch from the start instead, and the end
+// found by binary search, as described above.
+//
+// Every search, and every window built, counts against one allowance of steps (a window's
+// operations count as steps too: building it is not free): a window costs a small multiple of
+// the search it explains, or there is none (FailingWindow::out_of_budget).
 #pragma once
 
 #include <algorithm>
@@ -86,7 +100,35 @@ struct FailingWindow {
   /// was not cut).
   std::vector<State> start;
   std::uint64_t nodes = 0;
+  /// the allowance ran out before any window smaller than the history failed
+  bool out_of_budget = false;
 };
+
+/// Every state the operations `ops` lead to from `from`, each applied in any order and any
+/// number of times, where it applies: a superset of the states any linearization of a subset of
+/// them can end in. False when there are more than `cap` of them, or `max_applies` is reached
+/// (`applies` counts the applications).
+template <class Oracle>
+bool reachable_states(const Oracle& oracle, const std::vector<std::size_t>& ops, typename Oracle::State from, std::size_t cap,
+                      std::uint64_t max_applies, std::uint64_t& applies, std::vector<typename Oracle::State>& out) {
+  using State = typename Oracle::State;
+  out.clear();
+  out.push_back(std::move(from));
+  for (std::size_t next = 0; next < out.size(); ++next) {
+    for (std::size_t k : ops) {
+      if (applies >= max_applies) return false;
+      ++applies;
+      State s = out[next];
+      if (!oracle.apply(s, k)) continue;
+      bool known = false;
+      for (const State& t : out) known = known || oracle.equal(s, t);
+      if (known) continue;
+      if (out.size() >= cap) return false;
+      out.push_back(std::move(s));
+    }
+  }
+  return true;
+}
 
 /// Shrinks a violation of `timed` under `oracle` to a failing window, spending at most
 /// `allowance` search steps (and stopping at the budget's deadline), keeping the smallest
@@ -101,6 +143,7 @@ FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::det
   using duet::detail::TimedOp;
   using State = typename Oracle::State;
   constexpr std::size_t kMaxSearches = 4000;
+  constexpr std::size_t kMaxStartStates = 64;  // more: the states are collected stretch by stretch
   const std::size_t n = timed.size();
   std::uint64_t spent = 0;
   std::size_t searches = 0;
@@ -149,8 +192,9 @@ FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::det
   };
   // Does the window have no linearization from any of `starts`?
   auto fails = [&](const Cut& c, const std::vector<bool>& dropped, const std::vector<State>& starts) {
-    if (starts.empty()) return false;
+    if (starts.empty() || !budget_left()) return false;
     build(c, dropped);
+    spent += n;  // building it
     for (const State& s : starts) {
       if (!budget_left()) return false;
       ++searches;
@@ -167,6 +211,7 @@ FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::det
   auto states_after = [&](const Cut& stretch, const std::vector<State>& starts, std::uint64_t limit, std::vector<State>& out) {
     out.clear();
     build(stretch, std::vector<bool>(n, false));
+    spent += n;
     duet::detail::EndStates<State> ends;
     for (const State& s : starts) {
       if (!budget_left() || spent >= limit) return false;
@@ -217,6 +262,67 @@ FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::det
     if (t.response != TimedOp::kPending) times.push_back(t.response);
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());
+
+  // The window `c` less `dropped`, starting in `start` (empty: the initial state).
+  auto finish = [&](const Cut& c, std::vector<State> start) {
+    FailingWindow<State> out;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (!in_window(k, c) || dropped[k]) continue;
+      out.ops.push_back(k);
+      if (is_open(k, c)) out.open.push_back(k);
+    }
+    out.start = std::move(start);
+    out.nodes = spent;
+    out.out_of_budget = !budget_left() && out.ops.size() == n && out.open.empty() && out.start.empty();
+    return out;
+  };
+
+  // 0. Where the search got stuck: that operation alone, then windows grown around it, each
+  // starting in every state the operations that may precede it reach (when those are few). A
+  // grown window is kept aside: the cuts below, with the states collected exactly, may find a
+  // smaller one within what is left of the allowance.
+  std::optional<FailingWindow<State>> grown;
+  if (stuck && timed[*stuck].response != TimedOp::kPending) {
+    const TimedOp& s = timed[*stuck];
+    std::vector<State> states;
+    // The operations invoked by `t` (but `except`), applied freely from the initial state.
+    auto states_by = [&](std::uint64_t t, std::size_t except) {
+      std::vector<std::size_t> before;
+      for (std::size_t k = 0; k < n; ++k)
+        if (k != except && timed[k].invoke <= t && !(k < read_only.size() && read_only[k])) before.push_back(k);
+      spent += n;
+      std::uint64_t applies = 0;
+      const bool few = budget_left() && reachable_states(oracle, before, oracle.initial(), kMaxStartStates, allowance - spent, applies, states);
+      spent += applies;
+      return few;
+    };
+    std::vector<bool> all_but_stuck(n, true);
+    all_but_stuck[*stuck] = false;
+    bool few = states_by(s.response, *stuck);
+    if (few && fails(Cut{s.response}, all_but_stuck, states)) {
+      dropped = all_but_stuck;
+      return finish(Cut{s.response}, std::move(states));
+    }
+    // Returns before the stuck operation began: [0, began); its own return: times[returned].
+    const auto began = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), s.invoke) - times.begin());
+    const auto returned = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), s.response) - times.begin());
+    for (std::size_t j = 1; few && budget_left(); j *= 2) {
+      Cut c{times[std::min(times.size() - 1, returned + j - 1)]};
+      if (began >= j) {
+        c.has_front = true;
+        c.front = times[began - j];
+        if (!states_by(c.front, n)) break;
+      }
+      if (fails(c, dropped, c.has_front ? states : from_start)) {
+        std::vector<State> start = c.has_front ? states : std::vector<State>{};
+        drop_read_only(c, c.has_front ? states : from_start);
+        grown = finish(c, std::move(start));
+        std::fill(dropped.begin(), dropped.end(), false);
+        break;
+      }
+      if (!c.has_front && returned + j >= times.size()) break;  // the whole history, and no failure
+    }
+  }
 
   // 1. The earliest end that still fails (times.size(): no cut). The stuck operation's return
   // first: the other searches then run on windows no longer than that one.
@@ -293,16 +399,12 @@ FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::det
 
   // 4. From the front's states, more reads may go.
   if (cut.has_front) drop_read_only(cut, starts);
-
-  FailingWindow<State> out;
-  for (std::size_t k = 0; k < n; ++k) {
-    if (!in_window(k, cut) || dropped[k]) continue;
-    out.ops.push_back(k);
-    if (is_open(k, cut)) out.open.push_back(k);
+  FailingWindow<State> cuts = finish(cut, cut.has_front ? std::move(starts) : std::vector<State>{});
+  if (grown && grown->ops.size() <= cuts.ops.size()) {
+    grown->nodes = spent;
+    return std::move(*grown);
   }
-  if (cut.has_front) out.start = std::move(starts);
-  out.nodes = spent;
-  return out;
+  return cuts;
 }
 
 }  // namespace duet::history::detail
