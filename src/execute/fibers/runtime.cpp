@@ -263,10 +263,15 @@ std::uint32_t Runtime::spawn(std::function<void()>&& body, duet::source_location
   const std::uint32_t previous_epoch = slot < n_ ? fibers_[slot].clock[slot] : 0;
   if (slot == n_) {
     if (stacks_.size() <= slot) {
+      bool mapped = true;
       try {
         stacks_.push_back(map_stack(config.stack_size));
       } catch (...) {
-        refuse_spawn(std::move(body), "duet::spawn at " + location(loc) + ": no memory for a fiber stack");
+        mapped = false;
+      }
+      if (!mapped) {  // outside the handler, and no temporary left: this stack is abandoned
+        std::string why = "duet::spawn at " + location(loc) + ": no memory for a fiber stack";
+        refuse_spawn(std::move(body), std::move(why));
       }
       ++stats.stacks_mapped;
     }
@@ -517,7 +522,7 @@ WakeReason Runtime::block(bool announce, std::uint64_t timeout_ns) {
 }
 
 void Runtime::wake(const void* object, bool all, WakeReason why, std::size_t* woken) {
-  std::array<std::uint32_t, kMaxFibers> waiters{};
+  std::array<std::uint32_t, kMaxFibers> waiters;  // the first k only: not zeroed
   std::size_t k = 0;
   for (std::uint32_t j = 0; j < n_; ++j)
     if (views_[j].state == FiberState::blocked && fibers_[j].blocked_on == object) waiters[k++] = j;

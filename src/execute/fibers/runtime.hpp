@@ -21,8 +21,10 @@ using VectorClock = std::array<std::uint32_t, kMaxFibers>;
 /// TSan builds: runs a TSan fiber serves before it is replaced (see runtime.cpp).
 inline constexpr std::size_t kTsanFiberRuns = 1024;
 
-inline void join(VectorClock& into, const VectorClock& from) {
-  for (std::size_t i = 0; i < kMaxFibers; ++i)
+/// Joins the first `fibers` entries: a run's clocks are zero past its fibers (objects and fibers
+/// start each run at zero), so a loop over kMaxFibers would only add zeros.
+inline void join(VectorClock& into, const VectorClock& from, std::size_t fibers) {
+  for (std::size_t i = 0; i < fibers; ++i)
     if (from[i] > into[i]) into[i] = from[i];
 }
 

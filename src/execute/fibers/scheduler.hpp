@@ -29,7 +29,7 @@
 namespace duet::detail::fiber {
 
 /// Fibers alive at once per run: vector clocks are fixed arrays of this size, so every
-/// instrumented object of a run costs about 40 bytes per fiber of the limit (measured in
+/// instrumented object of a run costs 36 bytes per fiber of the limit (measured in
 /// docs/async.md). Set when duet is configured: cmake -DDUET_MAX_FIBERS=128.
 #ifndef DUET_MAX_FIBERS
 #define DUET_MAX_FIBERS 64
