@@ -44,6 +44,7 @@
 
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
+#include "duet/detail/engine_signal.hpp"
 #include "duet/detail/fiber_hooks.hpp"
 
 namespace duet {
@@ -76,9 +77,15 @@ struct starved : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 /// duet::run ended otherwise than by finishing or starving: a livelock or spin loop, a data
-/// race on a duet::var, a misused lock or too many fibers. what() says which, and where.
+/// race on a duet::var or a misused lock. what() says which, and where.
 struct async_failure : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+/// duet::run stopped at one of duet's own limits (more fibers alive at once than the scheduler
+/// holds): not a failure of the code under test. Inside a check, the check ends with
+/// Status::error and this message. what() names the limit and how to raise it.
+struct fiber_limit : detail::EngineError {
+  using detail::EngineError::EngineError;
 };
 /// The promise of a future was destroyed without giving it a value.
 struct broken_promise : std::logic_error {
@@ -202,7 +209,8 @@ template <class T>
 struct SharedState {
   Outcome<T> outcome;
   bool retrieved = false;
-  explicit SharedState(loc_t loc) {
+  loc_t created_at;
+  explicit SharedState(loc_t loc) : created_at(loc) {
     if (auto* rt = fiber::current()) fiber::created(*rt, fiber::ObjectKind::future, this, loc);
   }
 };
@@ -386,12 +394,19 @@ class promise {
     s_->retrieved = true;
     return future<T>(s_);
   }
-  template <class... U>
-  void set_value(U&&... u) {
-    set([&](auto& o) { o.set(std::forward<U>(u)...); }, duet::source_location::current());
+  /// Sets the value (a switch point: the trace shows it at the caller's line).
+  template <class U = T>
+    requires(!std::is_void_v<T>)
+  void set_value(U&& value, duet::source_location loc = duet::source_location::current()) {
+    set([&](auto& o) { o.set(std::forward<U>(value)); }, loc);
   }
-  void set_exception(std::exception_ptr e) {
-    set([&](auto& o) { o.fail(std::move(e)); }, duet::source_location::current());
+  void set_value(duet::source_location loc = duet::source_location::current())
+    requires std::is_void_v<T>
+  {
+    set([](auto& o) { o.set(); }, loc);
+  }
+  void set_exception(std::exception_ptr e, duet::source_location loc = duet::source_location::current()) {
+    set([&](auto& o) { o.fail(std::move(e)); }, loc);
   }
 
  private:
@@ -411,7 +426,7 @@ class promise {
   void abandon() noexcept {
     if (s_ && !s_->outcome.ready() && s_.use_count() > 1) {
       try {
-        set_exception(std::make_exception_ptr(broken_promise()));
+        set_exception(std::make_exception_ptr(broken_promise()), s_->created_at);  // where it was made
       } catch (...) {
       }
     }
@@ -439,12 +454,12 @@ future<T> spawn(task<T> t, duet::source_location loc = duet::source_location::cu
         try {
           if constexpr (std::is_void_v<T>) {
             detail::async::drive<T>(tk.handle(), loc);
-            pr.set_value();
+            pr.set_value(loc);
           } else {
-            pr.set_value(detail::async::drive<T>(tk.handle(), loc));
+            pr.set_value(detail::async::drive<T>(tk.handle(), loc), loc);
           }
         } catch (...) {
-          pr.set_exception(std::current_exception());
+          pr.set_exception(std::current_exception(), loc);
         }
       },
       loc);
@@ -473,18 +488,18 @@ auto spawn(F f, duet::source_location loc = duet::source_location::current()) {
             R t = fn();
             if constexpr (std::is_void_v<T>) {
               detail::async::drive<T>(t.handle(), loc);
-              pr.set_value();
+              pr.set_value(loc);
             } else {
-              pr.set_value(detail::async::drive<T>(t.handle(), loc));
+              pr.set_value(detail::async::drive<T>(t.handle(), loc), loc);
             }
           } else if constexpr (std::is_void_v<T>) {
             fn();
-            pr.set_value();
+            pr.set_value(loc);
           } else {
-            pr.set_value(fn());
+            pr.set_value(fn(), loc);
           }
         } catch (...) {
-          pr.set_exception(std::current_exception());
+          pr.set_exception(std::current_exception(), loc);
         }
       },
       loc);
@@ -628,7 +643,8 @@ class channel {
 /// check's case (so a failure replays and shrinks with it) or, outside a check, from
 /// options.seed. Inside a run (a fiber, a task), runs `t` inline. Throws duet::starved when
 /// every fiber waits and nothing can wake them, duet::async_failure on a livelock, a data race
-/// or a misuse, and duet::crash when a duet::fault_point crashed the subject.
+/// or a misuse, duet::crash when a duet::fault_point crashed the subject, and duet::fiber_limit
+/// when more fibers were alive at once than duet's scheduler holds.
 ///
 ///   TEST(Retry, GivesUpAfterAMinute) {
 ///     EXPECT_EQ(duet::run(fetch_with_retry(flaky)), std::nullopt);   // 60 s of virtual time

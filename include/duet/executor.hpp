@@ -99,6 +99,7 @@ namespace detail {
 /// livelock, data race, misuse of a lock): the trial ends there, with this verdict.
 struct ScheduleFailed {
   std::string message;
+  bool duet_limit = false;  // duet's own limit ended the run: an error of the check, not a failure
 };
 
 /// A subject that a failed fiber run left mid-operation is kept, never destroyed: `p` is leaked

@@ -264,7 +264,7 @@ StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape
   try {
     run_trial(r, shape, executor, noise, observed);
   } catch (const ScheduleFailed& f) {
-    return StepVerdict::fail(f.message);
+    return f.duet_limit ? StepVerdict::error(f.message) : StepVerdict::fail(f.message);
   } catch (const Overrun&) {
     throw;
   } catch (...) {

@@ -126,6 +126,8 @@ std::exception_ptr run_root(std::function<void()>& root, const AsyncOptions& opt
   switch (r->outcome) {
     case fiber::Outcome::crashed:
       return std::make_exception_ptr(crash(r->crash + " (" + fiber::location(r->crash_loc) + ")"));
+    case fiber::Outcome::limit:
+      return std::make_exception_ptr(fiber_limit("duet::run at " + fiber::location(loc) + " stopped at duet's limit: " + r->limit));
     case fiber::Outcome::deadlock:
       return std::make_exception_ptr(
           starved("duet::run starved: every fiber waits and nothing in the run can wake it (no timer is due)" + waits_text(*r)));

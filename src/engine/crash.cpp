@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "duet/detail/fiber_hooks.hpp"
 #include "report/token.hpp"
 
 namespace duet::detail {
@@ -67,7 +68,13 @@ void on_crash(int sig, siginfo_t*, void*) {
     write_text(state.name.c_str());
     write_text(": error: the candidate (or the spec) crashed with ");
     write_text(signal_name(sig));
-    write_text(" while running a case.\n  replay:     DUET_REPLAY=");
+    write_text(" while running a case.\n");
+    // On a fiber of duet's scheduler the fault may be duet's own: say so rather than blame
+    // the code under test alone (a plain read of a constinit thread_local: signal-safe).
+    if (fiber::current() != nullptr)
+      write_text("  It happened inside a fiber run: if the stack shows duet's fiber runtime (stop_run, resume,\n"
+                 "  spawn), it is a bug in duet, not in the code under test; please report it with the token.\n");
+    write_text("  replay:     DUET_REPLAY=");
     write_all(token, len);
     write_text("\n  To shrink it, run the test with DUET_FORK=1: cases then run in a child process.\n");
   }

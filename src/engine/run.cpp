@@ -292,6 +292,9 @@ struct Runner {
       return p.run_case(src, params, trace);
     } catch (const Overrun&) {
       o.kind = CaseOutcome::Kind::overrun;
+    } catch (const EngineError& e) {  // duet's own limit: not the code's failure
+      o.kind = CaseOutcome::Kind::error;
+      o.message = e.what();
     } catch (const std::bad_alloc&) {
       // Memory ran out where the front end could not capture it as a result (its own handling
       // needs memory too): the case failed, and shrinks like any failure. The reserve frees

@@ -193,7 +193,7 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
   };
   std::size_t trials = pp.config.trials;
   if (fibers) {
-    fibers->begin_program();
+    fibers->begin_program(shape.branches);
     trials = src.mode() == Source::Mode::random ? fibers->trials(trials) : 1;
   }
   for (std::size_t t = 0; t < trials; ++t) {

@@ -3,6 +3,14 @@
 // instead of recording them as a result of the call.
 #pragma once
 
+#include <stdexcept>
+
 namespace duet::detail {
 struct EngineSignal {};
+
+/// duet itself cannot go on with the case (one of its own limits was reached): the check ends
+/// with Status::error and this message, never as a failure of the code under test.
+struct EngineError : std::runtime_error, EngineSignal {
+  using std::runtime_error::runtime_error;
+};
 }  // namespace duet::detail

@@ -177,8 +177,8 @@ WakeReason block_for(Runtime&, std::uint64_t timeout_ns) noexcept;
 /// event of its own: the operation that changed the object is.
 void wake_all(Runtime&, const void* object) noexcept;
 /// Starts `body` as a new fiber of the run, which happens-after everything the caller did so
-/// far; returns its number. A switch point before. Past the run's fiber limit (16 alive at
-/// once), the run ends as misuse.
+/// far; returns its number. A switch point before. Past the run's fiber limit (kMaxFibers alive
+/// at once, DUET_MAX_FIBERS), the run ends at duet's limit (Outcome::limit), not as a failure.
 std::uint32_t spawn(Runtime&, std::function<void()> body, duet::source_location loc) noexcept;
 /// Sleeps `ns` of virtual time: a switch point, then a wait that only the clock ends.
 void sleep(Runtime&, std::uint64_t ns, duet::source_location loc) noexcept;

@@ -78,7 +78,7 @@ std::vector<std::uint64_t> parse_schedule(std::string_view text) {
 // is what replay and bytes modes use, whatever the strategy). `finish` sees each run's result.
 struct FiberExecutor::Strategy {
   virtual ~Strategy() = default;
-  virtual void begin_program() {}
+  virtual void begin_program(std::span<const std::size_t> branch_lengths) { (void)branch_lengths; }
   virtual fiber::Picker* picker(Source& src) = 0;
   virtual void finish(const fiber::RunResult&) {}
   virtual bool more() const { return true; }
@@ -152,16 +152,23 @@ struct ExhaustiveStrategy final : FiberExecutor::Strategy {
   // Over the check's programs, finished searches only (the current one is added when asked).
   struct Totals {
     std::size_t programs = 0, complete = 0, schedules = 0, redundant = 0;
-    void add(const fiber::ExplorerStats& s) {
+    // The shape of the programs searched: what a complete search says nothing beyond.
+    std::size_t min_branches = ~std::size_t{0}, max_branches = 0, max_calls = 0;
+    void add(const fiber::ExplorerStats& s, std::span<const std::size_t> branch_lengths) {
       ++programs;
       complete += s.complete;
       schedules += s.schedules;
       redundant += s.redundant;
+      min_branches = std::min(min_branches, branch_lengths.size());
+      max_branches = std::max(max_branches, branch_lengths.size());
+      for (std::size_t n : branch_lengths) max_calls = std::max(max_calls, n);
     }
   } totals;
+  std::vector<std::size_t> branch_lengths;  // of the program being searched
 
-  void begin_program() override {
-    if (explorer && explorer->stats().runs > 0) totals.add(explorer->stats());
+  void begin_program(std::span<const std::size_t> lengths) override {
+    if (explorer && explorer->stats().runs > 0) totals.add(explorer->stats(), branch_lengths);
+    branch_lengths.assign(lengths.begin(), lengths.end());
     fiber::ExplorerConfig c;
     c.preemption_bound = bound;
     c.spurious_one_in = kSpuriousOneIn;
@@ -170,7 +177,7 @@ struct ExhaustiveStrategy final : FiberExecutor::Strategy {
     done = false;
   }
   fiber::Picker* picker(Source& src) override {
-    if (!explorer) begin_program();
+    if (!explorer) begin_program({});
     scratch.restart(0);
     fiber::Picker* next = nullptr;
     if (src.mode() != Source::Mode::random || !explorer->next(next)) {
@@ -191,17 +198,26 @@ struct ExhaustiveStrategy final : FiberExecutor::Strategy {
   std::size_t trials(std::size_t) const override { return ~std::size_t{0}; }
   std::string coverage() const override {
     Totals t = totals;
-    if (explorer && explorer->stats().runs > 0) t.add(explorer->stats());
+    if (explorer && explorer->stats().runs > 0) t.add(explorer->stats(), branch_lengths);
     if (t.programs == 0) return {};
     const std::string name = "exhaustive(" + std::to_string(bound) + ")";
     const std::string redundant = " (plus " + plural(t.redundant, "run", "runs") + " the sleep sets found redundant)";
     const std::string programs = t.programs == 1 ? "the program" : "the " + std::to_string(t.programs) + " programs";
     if (t.complete == t.programs)
-      return name + ", complete: all " + plural(t.schedules, "schedule", "schedules") + " with at most " +
-             plural(bound, "preemption", "preemptions") + " of " + programs + " explored" + redundant;
-    return name + ", incomplete: " + std::to_string(t.programs - t.complete) + " of " + programs +
-           " stopped at the search's budget of " + std::to_string(fiber::ExplorerConfig{}.max_schedules) + " runs; " +
-           plural(t.schedules, "schedule", "schedules") + " explored" + redundant;
+      return name + ", complete for " + shape_text(t) + ": all " + plural(t.schedules, "schedule", "schedules") +
+             " with at most " + plural(bound, "preemption", "preemptions") + " of " + programs + " explored" + redundant +
+             "; programs with more branches, longer branches or more preemptions were not explored";
+    return name + ", incomplete for " + shape_text(t) + ": " + std::to_string(t.programs - t.complete) + " of " +
+           programs + " stopped at the search's budget of " + std::to_string(fiber::ExplorerConfig{}.max_schedules) +
+           " runs; " + plural(t.schedules, "schedule", "schedules") + " explored" + redundant;
+  }
+  // "programs of 2 branches × up to 3 calls" (each branch's calls; the prefix and suffix run alone).
+  static std::string shape_text(const Totals& t) {
+    if (t.max_branches == 0) return "the programs run";  // code run on the executor directly
+    const std::string branches = t.min_branches == t.max_branches
+                                     ? plural(t.max_branches, "branch", "branches")
+                                     : std::to_string(t.min_branches) + " to " + std::to_string(t.max_branches) + " branches";
+    return "programs of " + branches + " × up to " + plural(t.max_calls, "call", "calls");
   }
 };
 
@@ -223,7 +239,9 @@ FiberExecutor::FiberExecutor(Schedule schedule, FiberOptions options)
 
 FiberExecutor::~FiberExecutor() = default;
 
-void FiberExecutor::begin_program() { strategy_->begin_program(); }
+void FiberExecutor::begin_program(std::span<const std::size_t> branch_lengths) {
+  strategy_->begin_program(branch_lengths);
+}
 
 void FiberExecutor::begin_trial(Source& src) { trial_source_ = &src; }
 
@@ -248,7 +266,8 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
                  "every atomic operation as seq_cst, so the reorderings it allows are not explored\n",
                  fiber::location(r.weak_order_loc).c_str());
   }
-  if (r.outcome != fiber::Outcome::completed) throw ScheduleFailed{fiber::describe(r, scheduler_.trace())};
+  if (r.outcome != fiber::Outcome::completed)
+    throw ScheduleFailed{fiber::describe(r, scheduler_.trace()), r.outcome == fiber::Outcome::limit};
   // Branch functions given by the Y-program runner capture their calls' exceptions; one that
   // escapes anyway (user code run directly) is rethrown as on threads.
   for (const fiber::FiberResult& f : r.fibers)

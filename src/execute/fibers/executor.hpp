@@ -25,8 +25,8 @@ class FiberExecutor final : public Executor {
   void run(const std::vector<std::function<void()>>& branches) override;
   const char* name() const override { return "fibers"; }
 
-  /// A new program: an exhaustive search starts over.
-  void begin_program();
+  /// A new program, of branches of these lengths (calls): an exhaustive search starts over.
+  void begin_program(std::span<const std::size_t> branch_lengths);
   /// Trials to run of each program: `configured` (ParallelConfig::trials), or as many as an
   /// exhaustive search has schedules.
   std::size_t trials(std::size_t configured) const;

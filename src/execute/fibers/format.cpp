@@ -71,6 +71,7 @@ const char* outcome_name(Outcome o) noexcept {
     case Outcome::data_race: return "data race";
     case Outcome::misuse: return "misuse";
     case Outcome::crashed: return "crash";
+    case Outcome::limit: return "duet's limit";
   }
   return "?";
 }
@@ -281,6 +282,9 @@ std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std:
       break;
     case Outcome::crashed:
       s += " at " + r.crash + " (" + location(r.crash_loc) + ")";
+      break;
+    case Outcome::limit:
+      s += ", not a failure of the code under test: " + r.limit;
       break;
   }
   for (std::size_t i = 0; i < r.fibers.size(); ++i) {

@@ -66,7 +66,7 @@ void Runtime::leave(Op op, Value read, Value written) {
       case Op::load:
       case Op::cas_fail:
       case Op::wait:  // an atomic wait returns having loaded a new value
-        join(f.clock, o.clock);
+        join(f.clock, o.clock, n_);
         break;
       case Op::store:
         o.clock = f.clock;
@@ -79,8 +79,8 @@ void Runtime::leave(Op op, Value read, Value written) {
       case Op::send:   // a channel's operations synchronise with each other
       case Op::receive:
       case Op::close:
-        join(f.clock, o.clock);
-        join(o.clock, f.clock);
+        join(f.clock, o.clock, n_);
+        join(o.clock, f.clock, n_);
         tick(f);
         break;
       case Op::read:
@@ -161,7 +161,7 @@ void Runtime::check_var(Op op, ObjectState& o, std::uint32_t object, duet::sourc
   for (std::uint32_t g = 0; g < n_; ++g)
     if (g != current && o.read_epochs[g] != 0 && o.read_epochs[g] > f.clock[g]) race(o.reads[g]);
   // Every read so far happens-before this write, so later accesses need only check the write.
-  o.read_epochs.fill(0);
+  std::fill_n(o.read_epochs.begin(), n_, 0u);  // past n_ they are zero already
   o.last_write = now;
   o.write_epoch = f.clock[current];
 }
@@ -220,8 +220,8 @@ bool Runtime::try_acquire(ObjectState& o, ObjectKind kind, bool shared) {
 
 void Runtime::acquire_clocks(ObjectState& o, bool shared) {
   Fiber& f = self();
-  join(f.clock, o.clock);
-  if (!shared) join(f.clock, o.read_clock);
+  join(f.clock, o.clock, n_);
+  if (!shared) join(f.clock, o.read_clock, n_);
 }
 
 void Runtime::lock(ObjectKind kind, const void* m, bool shared, duet::source_location loc) {
@@ -270,7 +270,7 @@ void Runtime::unlock(ObjectKind kind, const void* m, bool shared, duet::source_l
       stop_run();
     }
     --o.readers;
-    join(o.read_clock, f.clock);
+    join(o.read_clock, f.clock, n_);
     tick(f);
     if (o.readers == 0) wake(m, true, WakeReason::notified, nullptr);
     return;

@@ -34,6 +34,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "duet/executor.hpp"  // detail::abandon
 #include "execute/fibers/sanitizers.hpp"
 
 #ifdef DUET_FIBER_ASAN
@@ -163,6 +164,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   result.blocked.clear();
   result.race = {};
   result.misuse.clear();
+  result.limit.clear();
   result.crash.clear();
   result.crash_loc = {};
   result.start_ns = t_virtual_ns;
@@ -194,6 +196,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
     resume(f);
   }
   t_runtime = nullptr;
+  settle_spawned();
 
   result.steps = trace.size();
   result.end_ns = t_virtual_ns;
@@ -256,20 +259,19 @@ std::uint32_t Runtime::spawn(std::function<void()>&& body, duet::source_location
     for (std::uint32_t j = 0; j < n_ && slot == kNoFiber; ++j)
       if (views_[j].state == FiberState::finished) slot = j;
   }
-  if (slot == kNoFiber) {
-    set_misuse("spawn with ", ObjectKind::none, std::to_string(kMaxFibers) + " fibers alive already (duet's limit per run)", loc);
-    body = nullptr;  // nothing of it may stay on this stack, which is abandoned
-    stop_run();
-  }
+  if (slot == kNoFiber) refuse_spawn(std::move(body), fiber_limit_text(loc));
   const std::uint32_t previous_epoch = slot < n_ ? fibers_[slot].clock[slot] : 0;
   if (slot == n_) {
     if (stacks_.size() <= slot) {
+      bool mapped = true;
       try {
         stacks_.push_back(map_stack(config.stack_size));
       } catch (...) {
-        set_misuse("spawn", ObjectKind::none, ": no memory for a fiber stack", loc);
-        body = nullptr;
-        stop_run();
+        mapped = false;
+      }
+      if (!mapped) {  // outside the handler, and no temporary left: this stack is abandoned
+        std::string why = "duet::spawn at " + location(loc) + ": no memory for a fiber stack";
+        refuse_spawn(std::move(body), std::move(why));
       }
       ++stats.stacks_mapped;
     }
@@ -278,7 +280,7 @@ std::uint32_t Runtime::spawn(std::function<void()>&& body, duet::source_location
   } else {
     result.fibers[slot] = FiberResult{};
   }
-  spawned_[slot] = std::move(body);
+  spawned_[slot] = std::move(body);  // empty: a finished fiber's body went with it
   body_[slot] = &spawned_[slot];
   Fiber& parent = self();
   start_fiber(slot, parent.tsan_fiber);
@@ -294,6 +296,42 @@ std::uint32_t Runtime::spawn(std::function<void()>&& body, duet::source_location
   }
   if (picker_error_) stop_run();
   return slot;
+}
+
+std::string Runtime::fiber_limit_text(duet::source_location loc) const {
+  return "duet::spawn at " + location(loc) + ": " + std::to_string(kMaxFibers) +
+         " fibers are alive already, duet's limit per run (kMaxFibers, set by DUET_MAX_FIBERS when duet is "
+         "configured: cmake -DDUET_MAX_FIBERS=" + std::to_string(kMaxFibers * 2) +
+         "; each fiber costs a stack of FiberOptions::stack_size while it is alive)";
+}
+
+// The run ends as duet's own limit, not the code's failure. The body never ran: it is kept
+// off this stack (which is abandoned) and destroyed after the run, outside it.
+void Runtime::refuse_spawn(std::function<void()>&& body, std::string why) {
+  rejected_ = std::move(body);
+  result.outcome = Outcome::limit;
+  result.limit = std::move(why);
+  stop_run();
+}
+
+// After the loop, outside the run: a spawned body whose fiber did not finish (the run was
+// abandoned) must be gone before the next run, which must neither resume nor observe it. One
+// that never started is destroyed (its destructors run outside any run: no events); one that
+// started may be referred to from its abandoned frames, so it is kept, never destroyed.
+void Runtime::settle_spawned() {
+  std::function<void()> gone;
+  gone.swap(rejected_);
+  for (std::size_t i = 0; i < n_; ++i) {
+    if (body_[i] != &spawned_[i] || !spawned_[i]) continue;
+    if (views_[i].steps == 0) {
+      std::function<void()> unstarted;
+      unstarted.swap(spawned_[i]);
+    } else {
+      auto* kept = new std::function<void()>();
+      kept->swap(spawned_[i]);
+      duet::detail::abandon(kept);
+    }
+  }
 }
 
 // After a run: an abandoned fiber's TSan shadow stack holds frames that will never return.
@@ -365,6 +403,13 @@ boost::context::fiber Runtime::fiber_main(std::uint32_t i, boost::context::fiber
   } catch (...) {
     result.fibers[i].error = std::current_exception();
     threw = true;
+  }
+  if (body_[i] == &spawned_[i]) {
+    // A spawned body ends with its fiber, in its own run: what it owned (a task's frame, a
+    // promise) is destroyed here, and whatever its destructors do is part of this run's trace.
+    // Swapped out first: should a destructor stop the run, nothing is left half-destroyed.
+    std::function<void()> done;
+    done.swap(spawned_[i]);
   }
   record_event(Event{threw ? Op::exit_exception : Op::exit});
   views_[i].state = FiberState::finished;
@@ -477,7 +522,7 @@ WakeReason Runtime::block(bool announce, std::uint64_t timeout_ns) {
 }
 
 void Runtime::wake(const void* object, bool all, WakeReason why, std::size_t* woken) {
-  std::array<std::uint32_t, kMaxFibers> waiters{};
+  std::array<std::uint32_t, kMaxFibers> waiters;  // the first k only: not zeroed
   std::size_t k = 0;
   for (std::uint32_t j = 0; j < n_; ++j)
     if (views_[j].state == FiberState::blocked && fibers_[j].blocked_on == object) waiters[k++] = j;

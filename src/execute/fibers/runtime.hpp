@@ -21,8 +21,10 @@ using VectorClock = std::array<std::uint32_t, kMaxFibers>;
 /// TSan builds: runs a TSan fiber serves before it is replaced (see runtime.cpp).
 inline constexpr std::size_t kTsanFiberRuns = 1024;
 
-inline void join(VectorClock& into, const VectorClock& from) {
-  for (std::size_t i = 0; i < kMaxFibers; ++i)
+/// Joins the first `fibers` entries: a run's clocks are zero past its fibers (objects and fibers
+/// start each run at zero), so a loop over kMaxFibers would only add zeros.
+inline void join(VectorClock& into, const VectorClock& from, std::size_t fibers) {
+  for (std::size_t i = 0; i < fibers; ++i)
     if (from[i] > into[i]) into[i] = from[i];
 }
 
@@ -171,6 +173,9 @@ class Runtime {
   void wake(const void* object, bool all, WakeReason why, std::size_t* woken);
   void transfer(std::uint32_t next);
   [[noreturn]] void stop_run();
+  [[noreturn]] void refuse_spawn(std::function<void()>&& body, std::string why);
+  std::string fiber_limit_text(duet::source_location loc) const;
+  void settle_spawned();
   void set_misuse(std::string_view what, ObjectKind kind, std::string_view detail, duet::source_location loc);
   // Context switching (the sanitizer annotations live in these).
   void start_fiber(std::uint32_t i, void* return_tsan_fiber);
@@ -196,7 +201,8 @@ class Runtime {
   std::size_t n_ = 0;  // fibers of this run so far (spawn adds some)
   // What each fiber runs: a branch of run(), or a spawned body kept in spawned_.
   std::array<const std::function<void()>*, kMaxFibers> body_{};
-  std::array<std::function<void()>, kMaxFibers> spawned_;
+  std::array<std::function<void()>, kMaxFibers> spawned_;  // empty once its fiber finished
+  std::function<void()> rejected_;  // a spawn refused at the limit: destroyed after the run
   Picker* picker_ = nullptr;
   std::exception_ptr picker_error_;
   std::uint32_t next_ = kNoFiber;

@@ -28,8 +28,14 @@
 
 namespace duet::detail::fiber {
 
-/// Fibers per run: vector clocks are fixed arrays of this size.
-inline constexpr std::size_t kMaxFibers = 16;
+/// Fibers alive at once per run: vector clocks are fixed arrays of this size, so every
+/// instrumented object of a run costs 36 bytes per fiber of the limit (measured in
+/// docs/async.md). Set when duet is configured: cmake -DDUET_MAX_FIBERS=128.
+#ifndef DUET_MAX_FIBERS
+#define DUET_MAX_FIBERS 64
+#endif
+inline constexpr std::size_t kMaxFibers = DUET_MAX_FIBERS;
+static_assert(kMaxFibers >= 2 && kMaxFibers <= 4096, "DUET_MAX_FIBERS: 2 to 4096");
 inline constexpr std::uint32_t kNoFiber = ~std::uint32_t{0};
 inline constexpr std::uint32_t kNoObject = ~std::uint32_t{0};
 
@@ -140,6 +146,7 @@ enum class Outcome : std::uint8_t {
   data_race,  // conflicting duet::var accesses not ordered by happens-before: RunResult::race
   misuse,     // unlocking a mutex the fiber does not hold, waiting without the lock...
   crashed,    // duet::fault_point crashed the subject: RunResult::crash says where
+  limit,      // duet's own limit, not the code's failure (kMaxFibers alive): RunResult::limit
 };
 const char* outcome_name(Outcome o) noexcept;
 
@@ -171,6 +178,7 @@ struct RunResult {
   std::vector<BlockedFiber> blocked;  // deadlock: every fiber not finished
   DataRace race;                      // data_race
   std::string misuse;                 // misuse: what and where
+  std::string limit;                  // limit: which, where, and how to raise it
   std::string crash;                  // crashed: the fault point ("disk.write, sector 3")
   duet::source_location crash_loc{};
   /// Virtual time (ns, duet::virtual_clock) when the run began and ended.
