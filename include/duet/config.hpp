@@ -84,8 +84,10 @@ struct Settings {
   std::string name;
 };
 /// Throws std::invalid_argument with a message naming the variable or flag at fault.
-/// `default_time`: the time budget when neither a count nor a time is given.
-Settings resolve(const Config& code, const std::string& default_name, double default_time = 1.0);
+/// `default_time`: the time budget when neither a count nor a time is given; `default_isolate`:
+/// whether cases run in a child process when nothing says (parallel checks on threads).
+Settings resolve(const Config& code, const std::string& default_name, double default_time = 1.0,
+                 bool default_isolate = false);
 }  // namespace detail
 
 }  // namespace duet

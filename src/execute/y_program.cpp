@@ -255,6 +255,9 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
     hold_caller_placement(*pp->executor);
     p.after_check = [executor = pp->executor] { release_caller_placement(*executor); };
     p.in_child = [pp] { pp->executor = executor_for_child(pp->executor); };
+    // A hang or a crash on threads takes the process down, unrecoverably: in a child it is a
+    // shrunk failure instead (docs/isolation.md has the cost).
+    p.isolate_by_default = isolate_by_default(*pp->executor);
     p.coverage = [executor = pp->executor] { return placement_text(*executor); };
   }
   return pp;
