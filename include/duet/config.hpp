@@ -38,7 +38,8 @@ struct Config {
   std::optional<std::uint32_t> shard_index = std::nullopt;
   std::optional<double> case_timeout = std::nullopt;
   /// Runs cases and shrink candidates in a child process (DUET_FORK=1), so that a candidate
-  /// that crashes, hangs or calls exit() is reported as a failure and shrunk. See docs/isolation.md.
+  /// that crashes, hangs or calls exit() is reported as a failure and shrunk. Unset: off, except
+  /// for parallel checks on threads, which are isolated unless this is false. See docs/isolation.md.
   std::optional<bool> isolate = std::nullopt;
   /// Names the check in reports and file names; defaults to the spec's type name.
   std::optional<std::string> name = std::nullopt;

@@ -258,7 +258,8 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
     // A hang or a crash on threads takes the process down, unrecoverably: in a child it is a
     // shrunk failure instead (docs/isolation.md has the cost).
     p.isolate_by_default = isolate_by_default(*pp->executor);
-    p.coverage = [executor = pp->executor] { return placement_text(*executor); };
+    // pp->executor: the child's own pool in a child process (in_child), where the branches ran.
+    p.coverage = [pp] { return placement_text(*pp->executor); };
   }
   return pp;
 }
