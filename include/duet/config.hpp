@@ -38,7 +38,8 @@ struct Config {
   std::optional<std::uint32_t> shard_index = std::nullopt;
   std::optional<double> case_timeout = std::nullopt;
   /// Runs cases and shrink candidates in a child process (DUET_FORK=1), so that a candidate
-  /// that crashes, hangs or calls exit() is reported as a failure and shrunk. See docs/isolation.md.
+  /// that crashes, hangs or calls exit() is reported as a failure and shrunk. Unset: off, except
+  /// for parallel checks on threads, which are isolated unless this is false. See docs/isolation.md.
   std::optional<bool> isolate = std::nullopt;
   /// Names the check in reports and file names; defaults to the spec's type name.
   std::optional<std::string> name = std::nullopt;
@@ -84,8 +85,10 @@ struct Settings {
   std::string name;
 };
 /// Throws std::invalid_argument with a message naming the variable or flag at fault.
-/// `default_time`: the time budget when neither a count nor a time is given.
-Settings resolve(const Config& code, const std::string& default_name, double default_time = 1.0);
+/// `default_time`: the time budget when neither a count nor a time is given; `default_isolate`:
+/// whether cases run in a child process when nothing says (parallel checks on threads).
+Settings resolve(const Config& code, const std::string& default_name, double default_time = 1.0,
+                 bool default_isolate = false);
 }  // namespace detail
 
 }  // namespace duet

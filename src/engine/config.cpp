@@ -132,7 +132,7 @@ void parse_flags(int* argc, char** argv) {
 
 namespace detail {
 
-Settings resolve(const Config& c, const std::string& default_name, double default_time) {
+Settings resolve(const Config& c, const std::string& default_name, double default_time, bool default_isolate) {
   auto u64 = [](const std::string& t, const std::string& w) { return parse_u64(t, w); };
   auto u32 = [](const std::string& t, const std::string& w) {
     const std::uint64_t v = parse_u64(t, w);
@@ -191,7 +191,7 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   if (s.shard_index >= s.shards)
     throw std::invalid_argument("DUET_SHARD_INDEX=" + std::to_string(s.shard_index) + " must be below DUET_SHARDS=" +
                                 std::to_string(s.shards));
-  s.isolate = pick<bool>(c.isolate, "fork", false, [](const std::string& t, const std::string& w) {
+  s.isolate = pick<bool>(c.isolate, "fork", default_isolate, [](const std::string& t, const std::string& w) {
     if (truthy(t)) return true;
     if (falsy(t)) return false;
     bad(w, t, "0 or 1");

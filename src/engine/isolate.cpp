@@ -11,6 +11,7 @@
 
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -87,8 +88,19 @@ bool write_all(int fd, const char* p, std::size_t n) {
   }
   return true;
 }
-bool read_all(int fd, char* p, std::size_t n) {
+// Reads n bytes; with a deadline (steady clock, ns; 0: none), gives up when it passes: the
+// parent reads what its child writes, and a child that wrote half a message and then stopped
+// must not hold the parent forever.
+bool read_all(int fd, char* p, std::size_t n, std::int64_t deadline_ns = 0) {
   while (n > 0) {
+    if (deadline_ns != 0) {
+      const std::int64_t left_ms = (deadline_ns - now_ns()) / 1000000;
+      if (left_ms <= 0) return false;
+      pollfd pf{fd, POLLIN, 0};
+      const int ready = ::poll(&pf, 1, static_cast<int>(std::min<std::int64_t>(left_ms, 1000)));
+      if (ready < 0 && errno != EINTR) return false;
+      if (ready <= 0) continue;
+    }
     const ssize_t r = ::read(fd, p, n);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return false;
@@ -101,11 +113,14 @@ bool send_message(int fd, const std::string& body) {
   const std::uint64_t n = body.size();
   return write_all(fd, reinterpret_cast<const char*>(&n), sizeof n) && write_all(fd, body.data(), body.size());
 }
-std::optional<std::string> read_message(int fd) {
+// A message longer than this is not one the other side wrote (the candidate scribbled on the
+// socket): the reader treats it as the end of the conversation.
+constexpr std::uint64_t kMaxMessage = std::uint64_t{1} << 32;
+std::optional<std::string> read_message(int fd, std::int64_t deadline_ns = 0) {
   std::uint64_t n = 0;
-  if (!read_all(fd, reinterpret_cast<char*>(&n), sizeof n)) return std::nullopt;
+  if (!read_all(fd, reinterpret_cast<char*>(&n), sizeof n, deadline_ns) || n > kMaxMessage) return std::nullopt;
   std::string body(static_cast<std::size_t>(n), '\0');
-  if (!read_all(fd, body.data(), body.size())) return std::nullopt;
+  if (!read_all(fd, body.data(), body.size(), deadline_ns)) return std::nullopt;
   return body;
 }
 
@@ -208,10 +223,7 @@ Isolation::~Isolation() {
     int status = 0;
     // A child that does not leave promptly (it should be idle) is killed.
     for (int i = 0; i < 200 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) ::usleep(1000);
-    if (::waitpid(pid_, &status, WNOHANG) == 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-    }
+    if (::waitpid(pid_, &status, WNOHANG) == 0) kill_and_reap();
     forward_output();
   }
   if (output_fd_ >= 0) ::close(output_fd_);
@@ -234,6 +246,7 @@ void Isolation::spawn() {
   shared_->calling_len = 0;
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
@@ -243,6 +256,11 @@ void Isolation::spawn() {
   if (pid == 0) {
     ::close(fds[0]);
     const int fd = fds[1];
+    // A group of its own, so that a hang kills whatever the candidate started too; and no
+    // life after the parent's (a parent killed by Ctrl-C, which its group no longer gets).
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(0);  // the parent was gone before prctl
     is_child = true;
     child_shared = shared_;
     child_tap.choices = shared_->choices;
@@ -279,6 +297,7 @@ void Isolation::spawn() {
     ::_exit(0);
   }
   ::close(fds[1]);
+  ::setpgid(pid, pid);  // as the child does: whichever runs first
   pid_ = pid;
   fd_ = fds[0];
   ++children_;
@@ -295,11 +314,27 @@ void Isolation::forward_output() {
   }
 }
 
-void Isolation::collect_death(bool hung) {
+int Isolation::kill_and_reap() {
+  ::kill(-pid_, SIGKILL);  // its group: what the candidate started as well
+  ::kill(pid_, SIGKILL);   // in case it left the group
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
-  ::close(fd_);
+  return status;
+}
+
+std::optional<int> Isolation::reaped() {
+  siginfo_t info{};
+  // Seen without reaping it first: its group (what the candidate started) is killed while its
+  // id still names only that group.
+  if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+    return errno == ECHILD ? std::optional<int>(0) : std::nullopt;  // ECHILD: reaped elsewhere (a SIGCHLD handler)
+  if (info.si_pid != pid_) return std::nullopt;
+  return kill_and_reap();
+}
+
+void Isolation::collect_death(bool hung, int status) {
+  if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   pid_ = -1;
   Remains r;
@@ -360,8 +395,7 @@ std::optional<std::string> Isolation::call(const std::string& request, const std
   shared_->calling_len = 0;
   if (!send_message(fd_, request)) {
     // The child is gone although it had answered: end it properly and try once more.
-    ::kill(pid_, SIGKILL);
-    collect_death(false);
+    collect_death(false, kill_and_reap());
     spawn();
     if (!send_message(fd_, request)) throw std::runtime_error("isolation: cannot send a request to the child process");
   }
@@ -371,41 +405,54 @@ std::optional<std::string> Isolation::call(const std::string& request, const std
   // outside any case this long, it is not running the candidate: it deadlocked after fork (a
   // lock another thread of the parent held), and would otherwise be waited for forever.
   constexpr std::int64_t kStuckOutsideCasesNs = 30'000'000'000;
+  // A child whose socket closed outside a case is leaving: this long at most.
+  constexpr std::int64_t kLeavingNs = 2'000'000'000;
+  // Once the socket is closed (the child ended, or the candidate closed every descriptor and
+  // went on), only the child's exit or the clock ends the wait: never a read.
+  std::int64_t closed_at = 0;
   std::int64_t outside_since = now_ns();
   for (;;) {
     int wait_ms = kTickMs;
     const std::int64_t started = shared_->case_started_ns;
+    const std::int64_t now = now_ns();
     if (started != 0) {
       outside_since = 0;
     } else if (outside_since == 0) {
-      outside_since = now_ns();
-    } else if (now_ns() - outside_since > kStuckOutsideCasesNs) {
-      ::kill(pid_, SIGKILL);
-      collect_death(false);
-      remains_.death.output += "\n(duet: the child process ran no case for 30 s: stuck after fork?)";
+      outside_since = now;
+    } else if (now - outside_since > (closed_at ? kLeavingNs : kStuckOutsideCasesNs)) {
+      collect_death(false, kill_and_reap());
+      remains_.death.output += closed_at ? "\n(duet: the child process closed its socket and did not end)"
+                                         : "\n(duet: the child process ran no case for 30 s: stuck after fork?)";
       return std::nullopt;
     }
     if (started != 0 && hang_ns > 0) {
-      const std::int64_t left = started + hang_ns - now_ns();
+      const std::int64_t left = started + hang_ns - now;
       if (left <= 0) {
-        ::kill(pid_, SIGKILL);
-        collect_death(true);
+        collect_death(true, kill_and_reap());
         return std::nullopt;
       }
       wait_ms = static_cast<int>(std::min<std::int64_t>(kTickMs, left / 1000000 + 1));
     }
-    pollfd p{fd_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, wait_ms);
-    if (ready > 0) {
-      std::optional<std::string> answer = read_message(fd_);
-      if (!answer) {
-        collect_death(false);
+    if (closed_at != 0) {
+      if (const std::optional<int> status = reaped()) {
+        collect_death(false, *status);
         return std::nullopt;
       }
-      forward_output();
-      return answer;
+      ::poll(nullptr, 0, std::min(wait_ms, 2));
+    } else {
+      pollfd p{fd_, POLLIN, 0};
+      const int ready = ::poll(&p, 1, wait_ms);
+      if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("isolation: poll failed: ") + std::strerror(errno));
+      if (ready > 0) {
+        std::optional<std::string> answer = read_message(fd_, now_ns() + kStuckOutsideCasesNs);
+        if (answer) {
+          forward_output();
+          return answer;
+        }
+        closed_at = now_ns();
+        continue;
+      }
     }
-    if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("isolation: poll failed: ") + std::strerror(errno));
     if (tick) tick();
   }
 }

@@ -110,7 +110,12 @@ class Isolation {
 
  private:
   void spawn();
-  void collect_death(bool hung);
+  /// What the dead child left; `status` from waitpid.
+  void collect_death(bool hung, int status);
+  /// Kills the child and its process group; its wait status.
+  int kill_and_reap();
+  /// The child's wait status if it has ended (then reaped), else nothing.
+  std::optional<int> reaped();
   void forward_output();
 
   Handler handler_;

@@ -275,6 +275,7 @@ struct SearchEnd {
   CaseRun run;
   std::string abandon_reason;
   bool nothing_generated = false;  // every attempt so far rejected (see search_loop)
+  std::string coverage;  // isolated: Property::coverage as the child saw it (where its branches ran)
 };
 
 struct Runner {
@@ -578,6 +579,7 @@ struct Runner {
       w.u64(end.case_seed);
       w.str(end.abandon_reason);
       w.boolean(end.nothing_generated);
+      w.str(p.coverage ? p.coverage() : std::string());
       if (end.failed) write_run(w, end.run, p.cheap_trace);
     }
     return w.take();
@@ -964,6 +966,7 @@ struct Runner {
     end.case_seed = r.u64();
     end.abandon_reason = r.str();
     end.nothing_generated = r.boolean();
+    end.coverage = r.str();
     if (end.failed) end.run = read_run(r, p.cheap_trace);
     return end;
   }
@@ -1023,7 +1026,8 @@ struct Runner {
     r.cpus = c.cpus;
     r.discarded = c.rejected;
     r.seconds = t;
-    if (p.coverage) r.coverage = p.coverage();
+    if (iso) r.coverage = end.coverage;
+    else if (p.coverage) r.coverage = p.coverage();
     // A parallel check on threads whose branches (almost) never ran at once could not have
     // seen a race: not a pass.
     if (p.needs_overlap && !p.expect_failure && too_little_overlap(c.trials, c.overlapped))
@@ -1086,7 +1090,7 @@ AssertionCaptureFactory assertion_capture() { return capture_factory.load(); }
 CheckResult run_property(const Property& p, const Config& config, std::optional<std::span<const std::uint8_t>> bytes) {
   Runner runner(p);
   try {
-    runner.s = resolve(config, p.name, p.default_time);
+    runner.s = resolve(config, p.name, p.default_time, p.isolate_by_default);
   } catch (const std::invalid_argument& e) {
     return nothing_tested(config.name ? *config.name : p.name, std::string("bad setting: ") + e.what());
   }

@@ -38,8 +38,8 @@ constexpr SettingInfo kSettings[] = {
     {"shard_index", "shard_index", "I", "0", "Which shard this run is, below shards."},
     {"case_timeout", "case_timeout", "SECONDS", "60 s; 2 s isolated",
      "A case running longer is a hang: reported, and shrunk when isolated."},
-    {"fork", "isolate", "BOOL", "0",
-     "1 (or true, yes, on): run the search and the shrinker in a child process, so that a candidate that crashes, hangs or calls exit() is a failure, shrunk (docs/isolation.md)."},
+    {"fork", "isolate", "BOOL", "0; 1 for parallel checks on threads",
+     "1 (or true, yes, on): run the search and the shrinker in a child process, so that a candidate that crashes, hangs or calls exit() is a failure, shrunk (docs/isolation.md). 0: in process."},
     {"help", nullptr, "", "",
      "Print this list and exit (in binaries that call duet::parse_flags, as duet::gtest_main does)."},
 };

@@ -305,6 +305,19 @@ std::shared_ptr<Executor> executor_for_child(std::shared_ptr<Executor> e) {
   return fresh;
 }
 
+bool isolate_by_default(const Executor& e) {
+#if defined(__SANITIZE_THREAD__)
+  (void)e;
+  return false;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+  (void)e;
+  return false;
+#endif
+#endif
+  return dynamic_cast<const ThreadPool*>(&e) != nullptr || dynamic_cast<const ThreadPerRun*>(&e) != nullptr;
+}
+
 std::string placement_text(const Executor& e) {
   if (const auto* pool = dynamic_cast<const ThreadPool*>(&e)) return pool->placement();
   return {};

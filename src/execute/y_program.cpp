@@ -255,7 +255,11 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
     hold_caller_placement(*pp->executor);
     p.after_check = [executor = pp->executor] { release_caller_placement(*executor); };
     p.in_child = [pp] { pp->executor = executor_for_child(pp->executor); };
-    p.coverage = [executor = pp->executor] { return placement_text(*executor); };
+    // A hang or a crash on threads takes the process down, unrecoverably: in a child it is a
+    // shrunk failure instead (docs/isolation.md has the cost).
+    p.isolate_by_default = isolate_by_default(*pp->executor);
+    // pp->executor: the child's own pool in a child process (in_child), where the branches ran.
+    p.coverage = [pp] { return placement_text(*pp->executor); };
   }
   return pp;
 }

@@ -2,12 +2,17 @@
 // test suite of its own: tests/hostile/hostile_test.cpp runs each test here in a child process
 // and checks that it fails the way duet says (a candidate calling exit(0) must not pass).
 #include <duet/gtest.hpp>
+#include <duet/parallel.hpp>
+
+#include <cstdio>
 
 #include <atomic>
 #include <cstdlib>
 #include <new>
 #include <thread>
 #include <variant>
+
+#include "support/crashing_subjects.hpp"
 
 // ---- memory that runs out: while a "hog" lives, every allocation fails, as when a candidate
 // has taken all the memory there is (duet's own allocations fail too, until the case unwinds).
@@ -145,6 +150,36 @@ TEST(Hostile, ParallelBranchExits) {
                  })
                  .op("get", [](std::atomic<long>& c) { return c.load(); });
   EXPECT_TRUE(duet::check_parallel(lin));
+}
+
+// ---- a hang and a crash on threads, at default settings: a shrunk report, never the process
+// ending (tests/hostile/hostile_parallel_test.cpp). The report goes to stdout, for the test.
+void print_report(const duet::CheckResult& r) {
+  std::fputs(r.report.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+TEST(Hostile, TicketLockSpinsForever) {
+  const duet::CheckResult r = duet::check_parallel(crashing::ticket_lock_counter());
+  print_report(r);
+  EXPECT_TRUE(r);
+}
+
+TEST(Hostile, TwoOwnerDequeCrashes) {
+  const duet::CheckResult r = duet::expect_unsafe(crashing::two_owner_deque());
+  print_report(r);
+  EXPECT_TRUE(r);
+}
+
+// ---- isolated on purpose: a candidate that closes every descriptor, then blocks
+TEST(Hostile, ClosingServiceBlocks) {
+  duet::Config c;
+  c.isolate = true;
+  c.case_timeout = 0.2;
+  c.seed = 1;
+  const duet::CheckResult r = duet::check_sequential<crashing::ClosingServiceSpec>(c);
+  print_report(r);
+  EXPECT_TRUE(r);
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 
 #include <duet/api.hpp>
 #include <duet/gen.hpp>
+#include <duet/lin.hpp>
 #include <duet/state_machine.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -159,6 +161,98 @@ struct ExitingLogger {
   std::size_t count() const { return entries.size(); }
 };
 
+// A service whose second start() "daemonizes": it closes every file descriptor it has (the
+// isolation child's socket to its parent and its stderr among them) and then waits for a
+// signal that never comes. The parent's time limit must not hang on the child's descriptors.
+struct ClosingService {
+  int starts = 0;
+  void start() {
+    if (++starts < 2) return;
+    const long open_max = ::sysconf(_SC_OPEN_MAX);
+    for (int fd = 0; fd < (open_max > 0 && open_max < 65536 ? open_max : 65536); ++fd) ::close(fd);
+    for (;;) ::pause();
+  }
+};
+
+// ---- Concurrent subjects that hang or crash their process on threads --------------------
+
+// A ticket lock whose grab is a load then a store, not a fetch_add. Two grabs at once take the
+// same ticket; or one reads the ticket, the other grabs, runs and releases, and the first then
+// waits for a ticket already served: it spins forever. The counter it guards is atomic, so
+// the only way the bug shows is that hang.
+class TicketLockCounter {
+ public:
+  long incr() {
+    lock();
+    const long v = value_.fetch_add(1, std::memory_order_relaxed) + 1;
+    unlock();
+    return v;
+  }
+  long get() const { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  void lock() {
+    const unsigned ticket = next_.load(std::memory_order_relaxed);
+    next_.store(ticket + 1, std::memory_order_relaxed);  // the bug: not next_.fetch_add(1)
+    while (serving_.load(std::memory_order_acquire) != ticket) {
+    }
+  }
+  void unlock() { serving_.fetch_add(1, std::memory_order_release); }
+  std::atomic<unsigned> next_{0}, serving_{0};
+  std::atomic<long> value_{0};
+};
+
+inline duet::Lin<TicketLockCounter> ticket_lock_counter() {
+  return duet::Lin<TicketLockCounter>("TicketLockCounter", "c")
+      .op("incr", [](TicketLockCounter& c) { return c.incr(); })
+      .op("get", [](TicketLockCounter& c) { return c.get(); });
+}
+
+// A work-stealing deque (Chase-Lev; made full, 16 tasks) whose pop() is for its one owner
+// thread, used by two: pop() is a load then a store of `bottom`, so two pops at once take the
+// same slot. Each takes the slot's task with an exchange (so that a slot never holds a task
+// twice) and runs it; the second finds the slot empty, a case the one-owner design rules out,
+// and dereferences null. So the misuse always shows as a segmentation fault, never as a wrong
+// result.
+class TwoOwnerDeque {
+ public:
+  static constexpr long kTasks = 16;
+  TwoOwnerDeque() {
+    for (long i = 0; i < kTasks; ++i) {
+      tasks_[i] = static_cast<int>(i + 1);
+      slots_[i].store(&tasks_[i], std::memory_order_relaxed);
+    }
+    bottom_.store(kTasks, std::memory_order_relaxed);
+  }
+  int pop() {
+    const long b = bottom_.load(std::memory_order_relaxed) - 1;
+    bottom_.store(b, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    long t = top_.load(std::memory_order_relaxed);
+    if (t > b) {  // empty
+      bottom_.store(b + 1, std::memory_order_relaxed);
+      return 0;
+    }
+    const int* task = slots_[b].exchange(nullptr, std::memory_order_acq_rel);
+    const int value = *task;  // null when another owner took this slot
+    if (t == b) {  // the last task: a thief may race for it
+      const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
+      bottom_.store(b + 1, std::memory_order_relaxed);
+      if (!won) return 0;
+    }
+    return value;
+  }
+
+ private:
+  int tasks_[kTasks];
+  std::atomic<int*> slots_[kTasks];
+  std::atomic<long> top_{0}, bottom_{0};
+};
+
+inline duet::Lin<TwoOwnerDeque> two_owner_deque() {
+  return duet::Lin<TwoOwnerDeque>("TwoOwnerDeque", "d").op("pop", [](TwoOwnerDeque& d) { return d.pop(); });
+}
+
 // ---- State-machine specs for them -------------------------------------------------------
 
 struct Push {
@@ -257,6 +351,23 @@ struct LoggerSpec {
   static void next(const Cmd& c, State& s) {
     if (std::holds_alternative<Log>(c)) ++s;
   }
+};
+
+struct Start {};
+inline std::string duet_show(const Start&) { return "start()"; }
+
+struct ClosingServiceSpec {
+  using Sut = ClosingService;
+  using State = int;
+  using Cmd = std::variant<Start>;
+  static constexpr const char* sut_name = "service";
+  static duet::Gen<Cmd> command(const State&) { return duet::just(Cmd(Start{})); }
+  static duet::Result run(const Cmd&, Sut& s) {
+    s.start();
+    return {};
+  }
+  static duet::Result expected(const Cmd&, const State&) { return {}; }
+  static void next(const Cmd&, State&) {}
 };
 
 }  // namespace crashing

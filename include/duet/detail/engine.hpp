@@ -154,6 +154,9 @@ struct Property {
   std::uint64_t max_overlapped_trials = 0;
   /// Runs once after the check (restores what the check changed, e.g. the caller's affinity).
   std::function<void()> after_check;
+  /// Runs in a child process (isolation mode) unless the settings say otherwise: a parallel
+  /// check on threads, where a hang or a crash cannot be recovered from in process.
+  bool isolate_by_default = false;
   /// Runs first in each child process of isolation mode (restarts what fork did not copy,
   /// such as a thread pool's threads).
   std::function<void()> in_child;
