@@ -241,6 +241,19 @@ TEST(Golden, FiberLostUpdateReport) {
   expect_golden("fiber_lost_update_draft.cpp", read(r.draft_path));
 }
 
+// A replay's report reads as the run that recorded the token (1 program, 1 trial), with one line
+// of the replay's own: how it ended, on which trial.
+TEST(Golden, ReplayedReportSaysHowTheReplayEnded) {
+  const duet::ParallelConfig fibers{.executor = duet::fibers()};
+  const duet::CheckResult found =
+      duet::check_parallel<fiber_subjects::CounterSpec<true>>(fibers, {.seed = 1, .output_dir = "duet-output/golden"});
+  ASSERT_FALSE(found.passed());
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<true>>(
+      fibers, {.replay = found.replay_token, .output_dir = "duet-output/golden"});
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  expect_golden("replayed_fiber_lost_update_report.txt", mask(r.report));
+}
+
 TEST(Golden, FiberDeadlockReport) {
   const duet::CheckResult r = duet::check_parallel<fiber_subjects::AccountsSpec>({.executor = duet::fibers()}, {.seed = 3, .output_dir = "duet-output/golden"});
   ASSERT_FALSE(r.passed());
