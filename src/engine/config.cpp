@@ -114,10 +114,10 @@ void check_environment_names() {
     const std::string_view entry(*e);
     const std::string name(entry.substr(0, entry.find('=')));
     if (name.size() < 4 || upper(name.substr(0, 4)) != "DUET") continue;
-    bool other = false;
-    for (const detail::SettingInfo& s : detail::settings_table()) other = other || name == variable_of(s);
-    for (std::string_view prefix : kOtherVariables) other = other || name.rfind(prefix, 0) == 0;
-    if (other) continue;
+    bool setting_or_ours = false;  // a setting itself, or one of duet's own variables
+    for (const detail::SettingInfo& s : detail::settings_table()) setting_or_ours = setting_or_ours || name == variable_of(s);
+    for (std::string_view prefix : kOtherVariables) setting_or_ours = setting_or_ours || name.rfind(prefix, 0) == 0;
+    if (setting_or_ours) continue;
     if (const detail::SettingInfo* meant = near_setting(std::string_view(name).substr(4)))
       throw std::invalid_argument("the environment variable " + detail::excerpt(name) + " is not a duet setting: did you mean " +
                                   variable_of(*meant) + "? (--duet_help lists them)");
