@@ -143,7 +143,7 @@ TEST(CaseFiles, APipeWhoseWriterNeverEndsHitsTheDeadline) {
     const int fd = ::open(fifo.c_str(), O_WRONLY);
     if (fd < 0) return;
     (void)!::write(fd, "duet1.", 6);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
     ::close(fd);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the writer has it open
