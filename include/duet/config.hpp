@@ -1,6 +1,7 @@
 // Run settings. Every setting is a field here (set in code), an environment variable and a
 // command-line flag; the flag wins over the variable, which wins over the code. An empty or
-// malformed value, from any of the three, is an error that names it (nothing is tested).
+// malformed value, from any of the three, is an error that names it (nothing is tested), and so
+// is a DUET_* variable or --duet* flag that is a near miss of a setting (DUET_SED, --duet-seed).
 //
 //   duet::check_sequential<QueueSpec>({.count = 10000});
 //   DUET_SEED=42 ./tests                 // or ./tests --duet_seed=42
@@ -24,11 +25,13 @@ struct Config {
   std::optional<double> mean_length = std::nullopt;
   std::optional<std::string> replay = std::nullopt;
   /// A file to replay instead of searching: a replay token, or a fuzzer's input (raw bytes, as
-  /// a crash file of a DUET_FUZZ_TARGET), which is run as the choice stream.
+  /// a crash file of a DUET_FUZZ_TARGET), which is run as the choice stream (not on threads,
+  /// where the outcome follows the timing). Read with a cap (16 MiB) and a deadline (10 s).
   std::optional<std::string> replay_file = std::nullopt;
-  /// A directory of regression cases (FuzzTest's testdata/): the files under <dir>/<check name>/
-  /// (tokens or fuzzer inputs) are replayed before any random case, and a new failure's token
-  /// is saved there. Commit the directory; see docs/fuzzing.md.
+  /// A directory of regression cases (FuzzTest's testdata/): the files under
+  /// <dir>/<check name>/<executor>/ (tokens or fuzzer inputs; "sequential", "threads",
+  /// "fibers_random"...) are replayed before any random case, and a new failure's token is saved
+  /// there. Commit the directory; see docs/fuzzing.md.
   std::optional<std::string> regressions = std::nullopt;
   std::optional<double> shrink_time = std::nullopt;
   std::optional<std::uint64_t> shrink_steps = std::nullopt;

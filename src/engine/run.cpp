@@ -285,6 +285,9 @@ struct Runner {
   CaseParams params;
   Monitor* monitor = nullptr;
   std::unique_ptr<Isolation> iso;  // isolation mode: cases run in its child process
+  /// A replay's outcome in words ("replayed DUET_REPLAY: failed as recorded, on its 3rd
+  /// trial"), for a negative test's verdict; empty when the check searched.
+  std::string replay_summary;
 
   CaseOutcome run(Source& src, Trace* trace) const {
     CaseOutcome o;
@@ -316,8 +319,17 @@ struct Runner {
   /// A token's contents for a case of this run.
   ReplayRecord record(std::uint64_t cases, std::uint64_t shrink_steps, std::vector<std::uint64_t> choices,
                       std::optional<std::uint64_t> case_seed) const {
-    return ReplayRecord{p.spec_id,          s.seed,           cases, shrink_steps, params.max_length,
-                        params.continue_odds, std::move(choices), case_seed};
+    ReplayRecord r;
+    r.spec_id = p.spec_id;
+    r.seed = s.seed;
+    r.cases = cases;
+    r.shrink_steps = shrink_steps;
+    r.max_length = params.max_length;
+    r.continue_odds = params.continue_odds;
+    r.choices = std::move(choices);
+    r.case_seed = case_seed;
+    if (p.executor != "sequential") r.executor = p.executor;
+    return r;
   }
 
   // One case under the hang and crash monitor; `token` is what the monitor prints if it dies.
@@ -591,6 +603,9 @@ struct Runner {
     r.name = s.name;
     r.cases = 1;
     r.commands = o.commands;
+    r.trials = o.trials;
+    r.overlapped_trials = o.overlapped;
+    r.cpus = o.cpus;
     r.seconds = since(start);
     return r;
   }
@@ -631,6 +646,9 @@ struct Runner {
                      std::uint64_t commands) const {
     ReplayRecord rec = record(data.cases, data.shrink_steps, choices, seed_of_case);
     rec.seed = data.seed;
+    rec.trials = data.trials;  // the search's, so that the token's replay reads the same
+    rec.overlapped = data.overlapped;
+    rec.cpus = data.cpus;
     data.token = encode_token(rec);
     // Re-run for the trace. A failure that does not come back is reported as such.
     Trace trace;
@@ -710,19 +728,29 @@ struct Runner {
     return r;
   }
 
+  /// Why a token cannot be replayed by this check (empty: it can). `from`: where it came from.
+  std::string refusal(const ReplayRecord& rec, const std::string& from, bool regression) const {
+    if (rec.spec_id == p.spec_id) return {};
+    // Tokens of parallel checks name their executor (sequential ones, and older tokens, none).
+    std::string by = "another test";
+    if (!rec.executor.empty()) by = (rec.executor != p.executor ? "a check on " : "another test on ") + rec.executor;
+    return "the token in " + from + " was recorded by " + by + ", not by " + s.name +
+           (p.executor == "sequential" ? std::string() : " on " + p.executor) +
+           (regression ? " (move the file to that test's directory, or delete it)" : " (run only that test, e.g. with --gtest_filter)");
+  }
+
   /// Replays a token. `from`: where it came from, for errors ("DUET_REPLAY or --duet_replay", a
-  /// file). A regression case that passes says nothing (the caller goes on).
-  CheckResult replay_token(const std::string& token, const std::string& from, bool regression = false) {
+  /// file); `label`: what the one line of its outcome calls it ("DUET_REPLAY"). A regression
+  /// case that passes prints nothing (the caller sums them up).
+  CheckResult replay_token(const std::string& token, const std::string& from, const std::string& label,
+                           bool regression = false) {
     ReplayRecord rec;
     try {
       rec = decode_token(token);
     } catch (const std::invalid_argument& e) {
       return nothing_tested(s.name, std::string(e.what()) + " (from " + from + ")");
     }
-    if (rec.spec_id != p.spec_id)
-      return nothing_tested(s.name, "the token in " + from + " was recorded by another test, not by " + s.name +
-                                      (regression ? " (move the file to that test's directory, or delete it)"
-                                                  : " (run only that test, e.g. with --gtest_filter)"));
+    if (std::string why = refusal(rec, from, regression); !why.empty()) return nothing_tested(s.name, why);
     // Generate under the settings the case was recorded with, whatever the current ones; the
     // random cases after a regression case go back to the run's own.
     const CaseParams before = params;
@@ -735,32 +763,73 @@ struct Runner {
     params.continue_odds = rec.continue_odds;
     if (monitor) monitor->crash.set_header(record(0, 0, {}, std::nullopt));
     const auto start = Clock::now();
-    if (monitor) monitor->start(token);
-    CaseRun first = run_one(rec.case_seed, rec.choices, p.cheap_trace, false);
-    if (monitor) monitor->stop();
-    const CaseOutcome& o = first.outcome;
-    if (o.kind == CaseOutcome::Kind::fail) remember_failure(first.choices, std::move(first.trace), o);
+    ReplayRuns runs = replay_runs(rec, token);
+    const CaseOutcome& o = runs.last.outcome;
     if (uneventful(o)) {
-      if (!regression)
-        std::fprintf(stdout, "duet: %s: the replayed case passed (fixed, or the test is nondeterministic)\n",
-                     s.name.c_str());
-      return single_case_passed(o, start);
+      replay_summary = "replayed " + label + ": passed, the failure did not come back in " + runs.text();
+      if (!regression && s.verbose >= 0 && !p.expect_failure)
+        std::fprintf(stdout, "duet: %s: %s (fixed, or the test is nondeterministic)\n", s.name.c_str(), replay_summary.c_str());
+      return runs.counted(single_case_passed(o, start));
     }
+    if (o.kind == CaseOutcome::Kind::fail) remember_failure(runs.last.choices, std::move(runs.last.trace), o);
+    replay_summary = "replayed " + label + ": " +
+                     (o.kind == CaseOutcome::Kind::error ? std::string("ended in an error") : std::string("failed as recorded")) +
+                     (runs.trials > 0 ? ", on its " + ordinal(runs.trials) + " trial" : std::string()) +
+                     (runs.attempts > 1 ? ", in " + plural(runs.attempts, "replay", "replays") : std::string());
     ReportData data;
     data.name = s.name;
     data.error = o.kind == CaseOutcome::Kind::error;
     data.seed = rec.seed;
     data.cases = rec.cases;
     data.shrink_steps = rec.shrink_steps;
-    data.trials = o.trials;  // the replay's own (a parallel report must not say "0 trials")
-    data.overlapped = o.overlapped;
-    data.cpus = o.cpus;
+    // The header reads as the recorded run's; tokens that did not record its trials (sequential
+    // ones, older ones) show the replay's. The replay's own counts are on the line "replayed:".
+    const bool recorded = !rec.executor.empty();
+    data.trials = recorded ? rec.trials : runs.trials;
+    data.overlapped = recorded ? rec.overlapped : runs.overlapped;
+    data.cpus = recorded ? rec.cpus : runs.cpus;
     data.replayed = true;
+    data.replay_outcome = replay_summary;
     data.from_bytes = rec.cases == 0;  // a search fails after 1 case or more: 0 marks a fuzzer's input
     data.search_seconds = since(start);
     CheckResult r = finish(std::move(data), rec.choices, rec.case_seed, o.commands);
     r.seconds = since(start);
-    return r;
+    return runs.counted(std::move(r));
+  }
+
+  /// The runs of a replayed token: on threads a failure may take several runs of the program to
+  /// come back, as in shrinking.
+  struct ReplayRuns {
+    CaseRun last;
+    std::uint64_t attempts = 0, trials = 0, overlapped = 0, cpus = 0;
+    // "1 replay", "20 replays, 4000 trials, 61% with overlapping branches, branches on 2 CPUs"
+    std::string text() const {
+      return plural(attempts, "replay", "replays") + (trials == 0 ? std::string()
+                                                      : cpus > 0  ? ", " + overlap_text(trials, overlapped, cpus)
+                                                                  : ", " + plural(trials, "trial", "trials"));
+    }
+    // A replay's result counts the replay's own runs, not the recorded search's.
+    CheckResult counted(CheckResult r) const {
+      r.cases = attempts;
+      r.trials = trials;
+      r.overlapped_trials = overlapped;
+      r.cpus = cpus;
+      return r;
+    }
+  };
+  ReplayRuns replay_runs(const ReplayRecord& rec, const std::string& token) const {
+    ReplayRuns runs;
+    while (runs.attempts < static_cast<std::uint64_t>(std::max(1, p.replay_attempts))) {
+      if (monitor) monitor->start(token);
+      runs.last = run_one(rec.case_seed, rec.choices, p.cheap_trace, false);
+      if (monitor) monitor->stop();
+      ++runs.attempts;
+      runs.trials += runs.last.outcome.trials;
+      runs.overlapped += runs.last.outcome.overlapped;
+      runs.cpus = std::max(runs.cpus, runs.last.outcome.cpus);
+      if (!uneventful(runs.last.outcome)) break;
+    }
+    return runs;
   }
 
   // The first failure of a run: shrink it (unless the spec could not run at all) and report.
@@ -825,14 +894,29 @@ struct Runner {
   }
 
   // One case from raw bytes (a fuzzer's input). Running out of bytes is not a failure.
-  CheckResult bytes_case(std::span<const std::uint8_t> bytes) const {
+  // `replayed`: what a file's bytes replayed (DUET_REPLAY_FILE, a regression case) are called
+  // in the one line of their outcome; such bytes are no valid input when they checked nothing.
+  CheckResult bytes_case(std::span<const std::uint8_t> bytes, const std::string* replayed = nullptr, bool quiet = false) {
     const auto start = Clock::now();
     const std::string input(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     if (monitor) monitor->start("(the fuzzer's current input)");
     CaseRun run = run_one(std::nullopt, {}, p.cheap_trace, false, &input);
     if (monitor) monitor->stop();
     const CaseOutcome& o = run.outcome;
-    if (uneventful(o)) return single_case_passed(o, start);
+    const std::string what =
+        replayed ? "replayed " + *replayed + " (" + plural(bytes.size(), "byte", "bytes") + ", a fuzzer's input)" : std::string();
+    if (replayed && uneventful(o) && (o.kind != CaseOutcome::Kind::pass || o.commands == 0)) {
+      const std::string why = o.kind == CaseOutcome::Kind::overrun     ? "its bytes ran out before the case ended"
+                              : o.kind == CaseOutcome::Kind::abandoned ? "the case was abandoned (" + o.message + ")"
+                                                                       : "it gives no command";
+      return nothing_tested(s.name, what + ": not a valid input for this check: " + why);
+    }
+    if (uneventful(o)) {
+      if (replayed) replay_summary = what + ": passed, " + plural(o.commands, "command", "commands") + " checked";
+      if (replayed && !quiet && s.verbose >= 0 && !p.expect_failure)
+        std::fprintf(stdout, "duet: %s: %s\n", s.name.c_str(), replay_summary.c_str());
+      return single_case_passed(o, start);
+    }
     if (o.kind == CaseOutcome::Kind::fail) remember_failure(run.choices, std::move(run.trace), o);
     ReportData data;
     data.name = s.name;
@@ -844,7 +928,19 @@ struct Runner {
     data.overlapped = o.overlapped;
     data.cpus = o.cpus;
     data.error = o.kind == CaseOutcome::Kind::error;
+    if (replayed) {
+      replay_summary = what + ": " + (data.error ? "ended in an error" : "failed");
+      data.replay_outcome = replay_summary;
+    }
     return shrink_and_report(std::move(data), run, std::nullopt, o.commands, start);
+  }
+
+  /// Why a fuzzer's input in `path` cannot be replayed by this check (empty: it can).
+  std::string bytes_refusal(const std::string& path) const {
+    if (p.executor != "threads") return {};
+    return path + " holds a fuzzer's input (raw bytes), and " + s.name +
+           " runs on threads, where the outcome follows the timing, not the bytes: a fuzzer's input replays on "
+           "sequential checks and on fibers only";
   }
 
   /// DUET_REPLAY_FILE: a token, or a fuzzer's input run as the choice stream.
@@ -855,33 +951,72 @@ struct Runner {
     } catch (const std::invalid_argument& e) {
       return nothing_tested(s.name, std::string("DUET_REPLAY_FILE: ") + e.what());
     }
-    if (f.is_token) return replay_token(f.token, s.replay_file);
-    return bytes_case(std::span(reinterpret_cast<const std::uint8_t*>(f.bytes.data()), f.bytes.size()));
+    const std::string label = "DUET_REPLAY_FILE=" + s.replay_file;
+    if (f.is_token) return replay_token(f.token, s.replay_file, label);
+    if (std::string why = bytes_refusal(s.replay_file); !why.empty()) return nothing_tested(s.name, "DUET_REPLAY_FILE: " + why);
+    return bytes_case(std::span(reinterpret_cast<const std::uint8_t*>(f.bytes.data()), f.bytes.size()), &label);
+  }
+
+  /// One regression case; nullopt when it is not this check's: another executor's, in the
+  /// directory the older layout shared between executors.
+  std::optional<CheckResult> regression_case(const RegressionFile& file, const CaseFile& f) {
+    const std::string label = "the regression case " + file.path;
+    if (f.is_token) {
+      if (file.shared) {
+        try {
+          if (!refusal(decode_token(f.token), file.path, true).empty()) return std::nullopt;
+        } catch (const std::invalid_argument&) {
+          // replay_token says what is wrong with it
+        }
+      }
+      return replay_token(f.token, "regression case " + file.path, label, true);
+    }
+    if (std::string why = bytes_refusal(file.path); !why.empty()) {
+      if (file.shared) return std::nullopt;
+      return nothing_tested(s.name, "regression case " + why);
+    }
+    CheckResult r = bytes_case(std::span(reinterpret_cast<const std::uint8_t*>(f.bytes.data()), f.bytes.size()), &label, true);
+    // A fuzzer's input in the shared directory may be another executor's (its bytes mean another program).
+    if (file.shared && r.status == CheckResult::Status::error && r.replay_token.empty()) return std::nullopt;
+    return r;
   }
 
   /// The regression cases under DUET_REGRESSIONS, before any random case: the first that fails
-  /// (or cannot be read) is the check's result; none: nullopt, and the search goes on.
+  /// (or cannot be read) is the check's result; none: nullopt, and the search goes on, after a
+  /// line saying how many passed.
   std::optional<CheckResult> regressions() {
-    std::vector<std::string> files;
+    std::vector<RegressionFile> files;
     try {
-      files = regression_files(s.regressions, s.name);
+      files = regression_files(s.regressions, s.name, p.executor);
     } catch (const std::invalid_argument& e) {
       return nothing_tested(s.name, e.what());
     }
-    for (const std::string& path : files) {
+    std::uint64_t passed = 0, skipped = 0;
+    for (const RegressionFile& file : files) {
       CaseFile f;
       try {
-        f = read_case_file(path);
+        f = read_case_file(file.path);
       } catch (const std::invalid_argument& e) {
         return nothing_tested(s.name, std::string("regression case: ") + e.what());
       }
-      CheckResult r = f.is_token ? replay_token(f.token, "regression case " + path, true)
-                                 : bytes_case(std::span(reinterpret_cast<const std::uint8_t*>(f.bytes.data()), f.bytes.size()));
-      if (r.status == CheckResult::Status::passed) continue;
-      r.report = "duet: " + s.name + ": the regression case " + path + " " +
-                 (r.status == CheckResult::Status::failed ? "fails again" : "cannot run") + ":\n" + r.report;
+      std::optional<CheckResult> r = regression_case(file, f);
+      if (!r) {
+        ++skipped;
+        continue;
+      }
+      if (r->status == CheckResult::Status::passed) {
+        ++passed;
+        continue;
+      }
+      r->report = "duet: " + s.name + ": the regression case " + file.path + " " +
+                  (r->status == CheckResult::Status::failed ? "fails again" : "cannot run") + ":\n" + r->report;
       return r;
     }
+    replay_summary.clear();  // the search decides the check
+    if (!files.empty() && s.verbose >= 0)
+      std::fprintf(stdout, "duet: %s: %s passed%s\n", s.name.c_str(), plural(passed, "regression case", "regression cases").c_str(),
+                   skipped == 0 ? ""
+                                : (", " + std::to_string(skipped) + " of the shared directory skipped (another executor's)").c_str());
     return std::nullopt;
   }
 
@@ -1050,11 +1185,20 @@ struct Runner {
 
 // A negative test's verdict: the counterexample is the pass (its report kept as information,
 // and a pass line like any other check's), none found is the failure.
-CheckResult expected_failure_verdict(CheckResult r, const Settings& s, const Property& p) {
+// `replayed`: the replay's outcome in words, when the check replayed a case instead of searching.
+CheckResult expected_failure_verdict(CheckResult r, const Settings& s, const Property& p, const std::string& replayed) {
+  if (!replayed.empty() && r.status == CheckResult::Status::passed) {
+    r.status = CheckResult::Status::failed;
+    r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency): " + replayed +
+               " (fixed, or the test is nondeterministic)\n";
+    return r;
+  }
   if (r.status == CheckResult::Status::failed) {
     r.status = CheckResult::Status::passed;
-    const std::string found = "duet: " + r.name + ": unsafe, as expected: a counterexample after " +
-                              plural(r.cases, "program", "programs") + ", " + overlap_text(r.trials, r.overlapped_trials, r.cpus);
+    const std::string found = "duet: " + r.name + ": unsafe, as expected: " +
+                              (!replayed.empty() ? replayed
+                                                 : "a counterexample after " + plural(r.cases, "program", "programs") + ", " +
+                                                       overlap_text(r.trials, r.overlapped_trials, r.cpus));
     r.report = found + "\n" + r.report;
     if (s.verbose >= 0) std::fprintf(stdout, "%s (%zu calls; the report is in CheckResult::report, or DUET_VERBOSE=1)\n", found.c_str(), r.failing_length);
   } else if (r.status == CheckResult::Status::passed) {
@@ -1135,7 +1279,7 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
       r = runner.bytes_case(*bytes);
       found = true;
     } else if (!s.replay.empty()) {
-      r = runner.replay_token(s.replay, "DUET_REPLAY or --duet_replay");
+      r = runner.replay_token(s.replay, "DUET_REPLAY or --duet_replay", "DUET_REPLAY");
     } else if (!s.replay_file.empty()) {
       r = runner.replay_file();
     } else {
@@ -1146,7 +1290,7 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
     // A new failure becomes a regression case.
     if (found && !s.regressions.empty() && r.status == CheckResult::Status::failed && !r.replay_token.empty()) {
       try {
-        r.report += "  saved:      " + save_regression(s.regressions, s.name, r.replay_token) + " (a regression case: commit it)\n";
+        r.report += "  saved:      " + save_regression(s.regressions, s.name, p.executor, r.replay_token) + " (a regression case: commit it)\n";
       } catch (const std::exception& e) {
         r.report += "  saved:      no: " + std::string(e.what()) + "\n";
       }
@@ -1155,7 +1299,8 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
     return nothing_tested(s.name, e.what());
   }
   r.seed = r.seed ? r.seed : s.seed;
-  if (p.expect_failure && r.status != CheckResult::Status::error) r = expected_failure_verdict(std::move(r), s, p);
+  if (p.expect_failure && r.status != CheckResult::Status::error)
+    r = expected_failure_verdict(std::move(r), s, p, runner.replay_summary);
   if ((r.status != CheckResult::Status::passed || p.expect_failure) && s.verbose >= 1) std::fputs(r.report.c_str(), stderr);
   return r;
 }

@@ -22,11 +22,11 @@ constexpr SettingInfo kSettings[] = {
     {"max_length", "max_length", "N", "100", "Most commands in one case (steps of a sequential case, calls of a parallel program)."},
     {"mean_length", "mean_length", "N", "10", "Mean number of commands in a case; at least 1."},
     {"replay", "replay", "TOKEN", "none",
-     "Replay the failing case a report printed (duet1.…) instead of searching; the report comes out the same."},
+     "Replay the failing case a report printed (duet1.…) instead of searching; the report comes out the same, with a line saying how the replay ended."},
     {"replay_file", "replay_file", "FILE", "none",
-     "Replay a file holding a token, or a fuzzer's input (raw bytes, a DUET_FUZZ_TARGET crash file)."},
+     "Replay a file holding a token, or a fuzzer's input (raw bytes, a DUET_FUZZ_TARGET crash file; not on threads). At most 16 MiB, read within 10 s."},
     {"regressions", "regressions", "DIR", "none",
-     "Replay the cases under DIR/<check name>/ before any random case, and save each new failure there as <hash>.token."},
+     "Replay the cases under DIR/<check name>/<executor>/ (then those of this executor right under DIR/<check name>/, the older layout) before any random case, and save each new failure there as <hash>.token."},
     {"shrink_time", "shrink_time", "SECONDS", "30 s", "Time budget of the shrinker; the report says when it ran out."},
     {"shrink_steps", "shrink_steps", "N", "100000", "Most replays the shrinker tries; the report says when it ran out."},
     {"output_dir", "output_dir", "DIR", "duet-output (under the working directory)",
@@ -39,7 +39,7 @@ constexpr SettingInfo kSettings[] = {
     {"case_timeout", "case_timeout", "SECONDS", "60 s; 2 s isolated",
      "A case running longer is a hang: reported, and shrunk when isolated."},
     {"fork", "isolate", "BOOL", "0; 1 for parallel checks on threads",
-     "1 (or true, yes, on): run the search and the shrinker in a child process, so that a candidate that crashes, hangs or calls exit() is a failure, shrunk (docs/isolation.md). 0: in process."},
+     "1 (or true, yes, on, in any case; 0, false, no or off for no): run the search and the shrinker in a child process, so that a candidate that crashes, hangs or calls exit() is a failure, shrunk (docs/isolation.md). 0: in process."},
     {"help", nullptr, "", "",
      "Print this list and exit (in binaries that call duet::parse_flags, as duet::gtest_main does)."},
 };
@@ -92,7 +92,8 @@ std::string settings_help() {
   std::string out = std::string("duet ") + version_string +
                     " settings. Each is an environment variable and a flag of the test binary, and most are a field of\n"
                     "duet::Config; the flag wins over the variable, which wins over the code. An empty or malformed\n"
-                    "value is an error that names it. Reference: docs/reference.md#settings.\n\n";
+                    "value is an error that names it, and so is a DUET_* variable or --duet* flag that is a near miss of one\n"
+                    "(DUET_SED, --duet-seed). Times over 1e8 s count as 1e8 s. Reference: docs/reference.md#settings.\n\n";
   for (const detail::SettingInfo& s : detail::settings_table()) {
     std::string head = "  " + detail::flag(s);
     head.resize(std::max<std::size_t>(head.size() + 2, 30), ' ');

@@ -247,6 +247,7 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
   p.replay_attempts = on_fibers ? 1 : kParallelReplayAttempts;
   p.cheap_trace = true;
   p.exact_replay = on_fibers;
+  p.executor = on_fibers ? "fibers:" + fiber_executor(pp->executor.get())->strategy_name() : "threads";
   if (on_fibers) {
     p.coverage = [executor = pp->executor] { return fiber_executor(executor.get())->coverage(); };
   } else {

@@ -62,6 +62,12 @@ std::string plural(std::uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+std::string ordinal(std::uint64_t n) {
+  const std::uint64_t tens = n % 100, ones = n % 10;
+  const char* suffix = tens >= 11 && tens <= 13 ? "th" : ones == 1 ? "st" : ones == 2 ? "nd" : ones == 3 ? "rd" : "th";
+  return std::to_string(n) + suffix;
+}
+
 // "20000 trials, 61% with overlapping branches, branches on 2 CPUs".
 std::string overlap_text(std::uint64_t trials, std::uint64_t overlapped, std::uint64_t cpus) {
   char pct[32];
@@ -204,6 +210,7 @@ std::string format_report(const ReportData& d) {
                          static_cast<unsigned long long>(d.rejected), static_cast<unsigned long long>(d.attempts),
                          100.0 * static_cast<double>(d.rejected) / static_cast<double>(d.attempts));
   }
+  if (!d.replay_outcome.empty()) out += "  replayed:   " + d.replay_outcome.substr(d.replay_outcome.find(' ') + 1) + "\n";
   if (d.replayed) out += "  time:       " + seconds(d.search_seconds) + " replaying\n";
   else if (d.error && d.divergence.empty())  // an error is not shrunk
     out += "  time:       " + seconds(d.search_seconds) + " searching\n";

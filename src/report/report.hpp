@@ -32,6 +32,9 @@ struct ReportData {
   std::uint64_t overlapped = 0, cpus = 0;  // on threads: trials whose branches overlapped; CPUs seen
   double search_seconds = 0, shrink_seconds = 0;
   bool replayed = false;  // this report comes from DUET_REPLAY
+  /// A replay's outcome with the replay's own counts ("replayed DUET_REPLAY: failed as recorded,
+  /// on its 3rd trial"), shown on its own line: the rest of the report reads as the recorded run's.
+  std::string replay_outcome;
   bool from_bytes = false;  // the case came from a fuzzer's input (or a file of one), not a seed
   bool died = false;  // isolation: the case ends its process (the replay needs DUET_FORK=1)
   std::string death_output;  // isolation: what the dead child last wrote to stderr (a sanitizer's report)
@@ -58,5 +61,7 @@ std::string overlap_text(std::uint64_t trials, std::uint64_t overlapped, std::ui
 std::string identifier(const std::string& name);
 /// "1 program", "2 programs".
 std::string plural(std::uint64_t n, const char* one, const char* many);
+/// "1st", "2nd", "3rd", "11th", "22nd".
+std::string ordinal(std::uint64_t n);
 
 }  // namespace duet::detail

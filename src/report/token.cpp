@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "show/text.hpp"
+
 namespace duet::detail {
 namespace {
 
@@ -31,6 +33,10 @@ class TokenWriter {
       v >>= 7;
     }
     byte(static_cast<unsigned char>(v));
+  }
+  void text(std::string_view t) {
+    varint(t.size());
+    for (char c : t) byte(static_cast<unsigned char>(c));
   }
   std::size_t finish() {
     const std::uint32_t sum = sum_;
@@ -67,8 +73,15 @@ void write_fields(TokenWriter& w, const ReplayRecord& r, const std::optional<std
   w.varint(r.shrink_steps);
   w.varint(r.max_length);
   w.varint(r.continue_odds);
-  w.varint(case_seed ? 1 : 0);
+  // The kind of case: bit 0, a case seed follows; bit 1, the executor and the search's trials
+  // follow (parallel checks; tokens without it still decode).
+  w.varint((case_seed ? 1 : 0) | (r.executor.empty() ? 0 : 2));
   if (case_seed) w.varint(*case_seed);
+  if (r.executor.empty()) return;
+  w.text(r.executor);
+  w.varint(r.trials);
+  w.varint(r.overlapped);
+  w.varint(r.cpus);
 }
 
 }  // namespace
@@ -107,7 +120,8 @@ ReplayRecord decode_token(const std::string& raw) {
     int v = -1;
     for (int k = 0; k < 64; ++k)
       if (kAlphabet[k] == c) v = k;
-    if (v < 0) invalid("character '" + std::string(1, c) + "' at position " + std::to_string(i + kPrefix.size()) +
+    // Quoted escaped: half a UTF-8 sequence in a report is text no XML reader accepts.
+    if (v < 0) invalid("character '" + excerpt(token.substr(i, 1)) + "' at position " + std::to_string(i + kPrefix.size()) +
                        " is not part of a token");
     acc = (acc << 6) | static_cast<std::uint32_t>(v);
     bits += 6;
@@ -144,8 +158,17 @@ ReplayRecord decode_token(const std::string& raw) {
   r.continue_odds = get();
   if (r.continue_odds == 0) invalid("bad generation settings");
   const std::uint64_t kind = get();
-  if (kind > 1) invalid("unknown kind of case");
-  if (kind == 1) r.case_seed = get();
+  if (kind > 3) invalid("unknown kind of case");
+  if (kind & 1) r.case_seed = get();
+  if (kind & 2) {
+    const std::uint64_t length = get();
+    if (length == 0 || length > 64 || length > body.size() - pos) invalid("bad executor");
+    r.executor.assign(body.substr(pos, length));
+    pos += length;
+    r.trials = get();
+    r.overlapped = get();
+    r.cpus = get();
+  }
   const std::uint64_t n = get();
   if (n > body.size()) invalid("claims more choices than it holds");
   r.choices.reserve(n);

@@ -23,6 +23,12 @@ struct ReplayRecord {
   /// Set instead of choices when the case could not be recorded (it hung): regenerate it
   /// from this case seed.
   std::optional<std::uint64_t> case_seed;
+  /// Where the case ran ("threads", "fibers:pct(3)"): empty for a sequential check, and in
+  /// tokens of earlier duet versions (they did not record it).
+  std::string executor;
+  /// With an executor: the trials of the search that found the case (and how many had their
+  /// branches overlapping, on how many CPUs), so that a replay's report reads the same.
+  std::uint64_t trials = 0, overlapped = 0, cpus = 0;
 };
 
 /// "duet1." followed by base64url of varint fields and a checksum.

@@ -91,8 +91,11 @@ TEST(FiberParallel, TokenReplaysTheInterleaving) {
   };
   EXPECT_FALSE(interleaving(first.report).empty()) << first.report;
   EXPECT_EQ(interleaving(first.report), interleaving(again.report));
-  // The replay ran the one failing trial, and says so.
-  EXPECT_NE(again.report.find(", 1 trial (seed"), std::string::npos) << again.report;
+  // The replay ran the one failing trial, and says so on its own line (the header reads as the
+  // recorded run's).
+  EXPECT_NE(again.report.find("\n  replayed:   DUET_REPLAY: failed as recorded, on its 1st trial\n"), std::string::npos)
+      << again.report;
+  EXPECT_EQ(again.trials, 1u);
 }
 
 // A token found on fibers does not replay on threads (another executor, another test).

@@ -198,9 +198,9 @@ TEST(Regressions, AFailureIsSavedAndReplayedFirstNextTime) {
   c.seed = 4;
   const duet::CheckResult first = duet_fuzz::persistent_array_api().check(c);
   ASSERT_EQ(first.status, duet::CheckResult::Status::failed) << first.report;
-  ASSERT_TRUE(has(first.report, "  saved:      " + dir + "/cases/PersistentArray/")) << first.report;
+  ASSERT_TRUE(has(first.report, "  saved:      " + dir + "/cases/PersistentArray/sequential/")) << first.report;
   std::vector<fs::path> saved;
-  for (const auto& e : fs::directory_iterator(dir + "/cases/PersistentArray")) saved.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(dir + "/cases/PersistentArray/sequential")) saved.push_back(e.path());
   ASSERT_EQ(saved.size(), 1u);
 
   // Next run, another seed: the saved case comes first, before any random case.
@@ -222,12 +222,12 @@ TEST(Regressions, AFailureIsSavedAndReplayedFirstNextTime) {
   duet::CheckResult found;
   const std::string input = find_failing_input(duet_fuzz::persistent_array(), quiet(dir), 100000, 1, &found);
   fs::remove(saved[0]);
-  write_file(dir + "/cases/PersistentArray/crash-from-fuzzer", input);
+  write_file(dir + "/cases/PersistentArray/sequential/crash-from-fuzzer", input);
   c.count = 0;
   const duet::CheckResult from_bytes = duet_fuzz::persistent_array_api().check(c);
   EXPECT_EQ(from_bytes.status, duet::CheckResult::Status::failed) << from_bytes.report;
   EXPECT_TRUE(has(from_bytes.report, "crash-from-fuzzer fails again")) << from_bytes.report;
-  write_file(dir + "/cases/PersistentArray/broken.token", "duet1.broken");
+  write_file(dir + "/cases/PersistentArray/sequential/broken.token", "duet1.broken");
   const duet::CheckResult broken = duet_fuzz::persistent_array_api().check(c);
   EXPECT_EQ(broken.status, duet::CheckResult::Status::error) << broken.report;
   EXPECT_TRUE(has(broken.report, "broken.token")) << broken.report;

@@ -43,6 +43,12 @@ std::string mask(std::string text) {
   return std::regex_replace(text, std::regex("\\([0-9]+ replays\\)"), "(# replays)");
 }
 
+// A token of a check on threads records the search's share of overlapping trials and its CPUs,
+// which depend on the machine like the header's.
+std::string mask_threads_token(const std::string& text) {
+  return std::regex_replace(text, std::regex("DUET_REPLAY=duet1\\.[A-Za-z0-9_-]+"), "DUET_REPLAY=duet1.(masked)");
+}
+
 void expect_golden(const std::string& name, const std::string& actual) {
   const std::string path = golden_path(name);
   if (std::getenv("DUET_UPDATE_GOLDEN")) {
@@ -241,6 +247,19 @@ TEST(Golden, FiberLostUpdateReport) {
   expect_golden("fiber_lost_update_draft.cpp", read(r.draft_path));
 }
 
+// A replay's report reads as the run that recorded the token (1 program, 1 trial), with one line
+// of the replay's own: how it ended, on which trial.
+TEST(Golden, ReplayedReportSaysHowTheReplayEnded) {
+  const duet::ParallelConfig fibers{.executor = duet::fibers()};
+  const duet::CheckResult found =
+      duet::check_parallel<fiber_subjects::CounterSpec<true>>(fibers, {.seed = 1, .output_dir = "duet-output/golden"});
+  ASSERT_FALSE(found.passed());
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<true>>(
+      fibers, {.replay = found.replay_token, .output_dir = "duet-output/golden"});
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  expect_golden("replayed_fiber_lost_update_report.txt", mask(r.report));
+}
+
 TEST(Golden, FiberDeadlockReport) {
   const duet::CheckResult r = duet::check_parallel<fiber_subjects::AccountsSpec>({.executor = duet::fibers()}, {.seed = 3, .output_dir = "duet-output/golden"});
   ASSERT_FALSE(r.passed());
@@ -263,7 +282,7 @@ TEST(Golden, ThreadsDraft) {
   pc.branch_length = 2;
   const duet::CheckResult r = duet::check_parallel<fiber_subjects::OffByOneSpec>(pc, {.seed = 1, .output_dir = "duet-output/golden"});
   ASSERT_FALSE(r.passed());
-  expect_golden("threads_off_by_one_draft.cpp", read(r.draft_path));
+  expect_golden("threads_off_by_one_draft.cpp", mask_threads_token(read(r.draft_path)));
 }
 
 // Crash injection: the crash's line under the interrupted command with the async steps that led
@@ -354,7 +373,7 @@ TEST(Golden, ThreadsFailureThatDoesNotRecurIsShownUnshrunk) {
   // The header states the overlap; its share and the CPUs it saw depend on the machine.
   const std::string shown = std::regex_replace(mask(r.report), std::regex("[0-9.]+% with overlapping"), "#% with overlapping");
   expect_golden("threads_not_reproduced_report.txt",
-                std::regex_replace(shown, std::regex("branches on [0-9]+ CPUs?"), "branches on # CPUs"));
+                mask_threads_token(std::regex_replace(shown, std::regex("branches on [0-9]+ CPUs?"), "branches on # CPUs")));
 }
 
 }  // namespace

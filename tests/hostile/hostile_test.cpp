@@ -43,6 +43,22 @@ void expect_exit_reported(const std::string& test, const std::string& check_name
   EXPECT_EQ(token_in(replay.output), token) << replay.output;
 }
 
+// Settings and replay files reach a test binary from outside (issue 26): a near miss of a flag
+// ends the binary before any test (duet::gtest_main), a near miss of a variable and a replay
+// file that never ends are errors of the check, never a hang, a run with a random seed, or a
+// process that grows without bound. The subject would end the process if its check ran.
+TEST(OutsideInput, NearMissesAndEndlessReplayFilesAreErrors) {
+  ChildRun r = duet_test::run_child(std::string(DUET_HOSTILE_BIN) + " --gtest_filter=Hostile.SequentialCandidateExits --duet-seed=3");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "duet: unknown flag --duet-seed: did you mean --duet_seed?")) << r.output;
+  r = run_subject("SequentialCandidateExits", "DUET_SED=3");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r.output, "DUET_SED is not a duet setting: did you mean DUET_SEED?")) << r.output;
+  r = run_subject("SequentialCandidateExits", "DUET_REPLAY_FILE=/dev/zero");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r.output, "/dev/zero (a character device) holds more than 16 MiB")) << r.output;
+}
+
 TEST(ExitGuard, SequentialCandidateCallingExitFails) { expect_exit_reported("SequentialCandidateExits", "hostile::CounterSpec"); }
 
 TEST(ExitGuard, SequentialCandidateCallingQuickExitFails) {

@@ -205,7 +205,8 @@ TEST(IsolationCrash, AFuzzerInputThatCrashesIsShrunkInTheChild) {
     duet::Config c = isolated(0);
     c.replay_file = file;
     r = duet::check_sequential<NullStackSpec>(c);
-    ASSERT_NE(r.status, duet::CheckResult::Status::error) << r.report;
+    // An input that gives no command checks nothing: an error that says so, and the next one.
+    if (r.status == duet::CheckResult::Status::error) ASSERT_TRUE(has(r.report, "not a valid input for this check")) << r.report;
   }
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << "no crashing input among " << tries;
   EXPECT_TRUE(has(r.report, "failed on a fuzzer's input")) << r.report;
@@ -265,7 +266,7 @@ TEST(IsolationSame, DuetForkTurnsItOn) {
   const duet::CheckResult bad = duet::check_sequential<NullStackSpec>(c);
   ::unsetenv("DUET_FORK");
   EXPECT_EQ(bad.status, duet::CheckResult::Status::error) << bad.report;
-  EXPECT_TRUE(has(bad.report, "DUET_FORK=maybe: expected 0 or 1")) << bad.report;
+  EXPECT_TRUE(has(bad.report, "DUET_FORK=maybe: expected 1, true, yes or on (or 0, false, no, off)")) << bad.report;
 }
 
 // ---- Parallel checks: a crash in a trial ----------------------------------------------------

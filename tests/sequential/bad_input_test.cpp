@@ -3,10 +3,17 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ring_buffer.hpp"
 #include "support/test_specs.hpp"
 #include "support/emulation.hpp"
+#include "support/fiber_subjects.hpp"
+#include "support/report_text.hpp"
 
 namespace {
 
@@ -120,6 +127,208 @@ TEST(BadInput, UnknownFlag) {
   char* argv[] = {prog, flag, nullptr};
   int argc = 2;
   EXPECT_THROW(duet::parse_flags(&argc, argv), std::invalid_argument);
+}
+
+// ---- Replays say what they replayed and how it ended (issue 26) -----------------------------
+
+// The same spec (the same token binds to it), buggy or fixed at the flip of a switch.
+bool toggle_buggy = true;
+struct ToggleQueue {
+  explicit ToggleQueue(std::size_t capacity) : buggy(capacity), correct(capacity) {}
+  bool push(int x) {
+    buggy.push(x);
+    return correct.push(x);
+  }
+  std::optional<int> pop() {
+    const std::optional<int> b = buggy.pop(), c = correct.pop();
+    return toggle_buggy ? b : c;
+  }
+  std::size_t size() const { return correct.size(); }
+  ring::RingBuffer<true> buggy;
+  ring::RingBuffer<false> correct;
+};
+struct ToggleSpec : ring::RingBufferSpec<ToggleQueue> {};
+
+std::string temp_path(const std::string& name) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / ("duet-replays-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+std::string write_bytes(const std::string& name, const std::string& bytes) {
+  const std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+TEST(Replays, ATokenThatPassesSaysSoInOneLine) {
+  toggle_buggy = true;
+  const CheckResult found = duet::check_sequential<ToggleSpec>({.seed = 4, .output_dir = temp_path("out")});
+  ASSERT_EQ(found.status, CheckResult::Status::failed) << found.report;
+  toggle_buggy = false;
+  testing::internal::CaptureStdout();
+  const CheckResult r = duet::check_sequential<ToggleSpec>({.replay = found.replay_token});
+  const std::string out = testing::internal::GetCapturedStdout();
+  toggle_buggy = true;
+  EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_EQ(r.cases, 1u);
+  EXPECT_TRUE(has(out, ": replayed DUET_REPLAY: passed, the failure did not come back in 1 replay (fixed, or the test is "
+                       "nondeterministic)\n"))
+      << out;
+}
+
+TEST(Replays, AFailingReplaySaysItFailedAsRecorded) {
+  const CheckResult found = duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 4, .output_dir = temp_path("out")});
+  ASSERT_FALSE(found);
+  const CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>({.replay = found.replay_token, .output_dir = temp_path("out")});
+  ASSERT_EQ(r.status, CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, "\n  replayed:   DUET_REPLAY: failed as recorded\n")) << r.report;
+  EXPECT_EQ(r.cases, 1u);  // the replay's own count, not the recorded search's
+  EXPECT_EQ(duet_test::without_time(r.report), duet_test::without_time(found.report));
+}
+
+// A byte file replayed on a sequential check prints its one line, whatever its outcome.
+TEST(Replays, AFileOfBytesSaysWhatItReplayed) {
+  const std::string newlines = write_bytes("newlines", "\n\n");
+  CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>({.replay_file = newlines});
+  EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "replayed DUET_REPLAY_FILE=" + newlines + " (2 bytes, a fuzzer's input): not a valid input for this check"))
+      << r.report;
+  // Bytes that make a passing case.
+  const std::string zeros = write_bytes("ones", std::string(4096, '\x01'));
+  testing::internal::CaptureStdout();
+  r = duet::check_sequential<ring::CorrectRingBufferSpec>({.replay_file = zeros});
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_TRUE(has(out, "replayed DUET_REPLAY_FILE=" + zeros + " (4096 bytes, a fuzzer's input): passed, ")) << out;
+  // Bytes that give no command check nothing: no pass.
+  const std::string none = write_bytes("zeros", std::string(4096, '\0'));
+  r = duet::check_sequential<ring::CorrectRingBufferSpec>({.replay_file = none});
+  EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "not a valid input for this check: it gives no command")) << r.report;
+}
+
+TEST(Replays, BytesOnThreadsAreAnError) {
+  const std::string bytes = write_bytes("bytes", std::string(64, '\x07'));
+  const CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<false>>({}, {.replay_file = bytes});
+  EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "runs on threads, where the outcome follows the timing, not the bytes")) << r.report;
+}
+
+TEST(Replays, FifosAndDevicesNeitherBlockNorGrow) {
+  const std::string fifo = temp_path("fifo");
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>({.replay_file = fifo});
+  EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "(a pipe with no writer?)")) << r.report;
+  ::unlink(fifo.c_str());
+  r = duet::check_sequential<ring::CorrectRingBufferSpec>({.replay_file = "/dev/zero"});
+  EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "/dev/zero (a character device) holds more than 16 MiB")) << r.report;
+}
+
+TEST(Replays, ATokenFromAnotherExecutorNamesIt) {
+  const CheckResult found = duet::check_parallel<fiber_subjects::CounterSpec<true>>({.executor = duet::fibers()},
+                                                                                    {.seed = 1, .output_dir = temp_path("out")});
+  ASSERT_EQ(found.status, CheckResult::Status::failed) << found.report;
+  const CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<true>>({}, {.replay = found.replay_token});
+  EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "was recorded by a check on fibers:random, not by fiber_subjects::CounterSpec<true> on threads"))
+      << r.report;
+}
+
+// A counter whose increment races when the switch is on (the same spec either way).
+bool toggle_racy = true;
+class ToggleCounter {
+ public:
+  int incr() {
+    if (!toggle_racy) return value_.fetch_add(1) + 1;
+    const int x = value_.load();
+    value_.store(x + 1);
+    return x + 1;
+  }
+  int get() const { return value_.load(); }
+
+ private:
+  duet::atomic<int> value_{0};
+};
+struct ToggleCounterSpec : fiber_subjects::CounterSpec<true> {
+  using Sut = ToggleCounter;
+  static duet::Result run(const Cmd& c, Sut& s) {
+    if (std::holds_alternative<fiber_subjects::Incr>(c)) return s.incr();
+    return s.get();
+  }
+};
+
+TEST(Replays, ANegativeTestsReplayCountsTheReplay) {
+  toggle_racy = true;
+  const duet::ParallelConfig fibers{.executor = duet::fibers()};
+  const CheckResult found = duet::expect_unsafe<ToggleCounterSpec>(fibers, {.seed = 1, .output_dir = temp_path("out"), .verbose = -1});
+  ASSERT_TRUE(found.passed()) << found.report;
+  CheckResult r = duet::expect_unsafe<ToggleCounterSpec>(fibers, {.replay = found.replay_token, .verbose = -1});
+  EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_TRUE(has(r.report, ": unsafe, as expected: replayed DUET_REPLAY: failed as recorded, on its ")) << r.report;
+  EXPECT_EQ(r.cases, 1u);
+  EXPECT_GT(r.trials, 0u);
+  toggle_racy = false;
+  r = duet::expect_unsafe<ToggleCounterSpec>(fibers, {.replay = found.replay_token, .verbose = -1});
+  toggle_racy = true;
+  EXPECT_EQ(r.status, CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, "replayed DUET_REPLAY: passed, the failure did not come back in 1 replay, ")) << r.report;
+  EXPECT_FALSE(has(r.report, "give it more time")) << r.report;
+}
+
+// A fibers check's saved case must not turn the same spec's threads check into an error.
+TEST(Replays, RegressionCasesAreKeptPerCheckAndExecutor) {
+  const std::string dir = temp_path("regressions");
+  std::filesystem::remove_all(dir);
+  const duet::ParallelConfig fibers{.executor = duet::fibers()};
+  duet::Config c{.seed = 1, .regressions = dir, .output_dir = temp_path("out"), .name = "Counter"};
+  const CheckResult found = duet::check_parallel<fiber_subjects::CounterSpec<true>>(fibers, c);
+  ASSERT_EQ(found.status, CheckResult::Status::failed) << found.report;
+  EXPECT_TRUE(has(found.report, "saved:      " + dir + "/Counter/fibers_random/")) << found.report;
+  duet::Config threads = c;
+  threads.count = 3;
+  const CheckResult other = duet::check_parallel<fiber_subjects::CounterSpec<false>>({}, threads);
+  EXPECT_FALSE(has(other.report, "regression case")) << other.report;
+  // The older layout, one directory per check: its cases still replay on the executor that
+  // recorded them, and the others skip them.
+  const auto saved = std::filesystem::directory_iterator(dir + "/Counter/fibers_random")->path();
+  std::filesystem::rename(saved, dir + "/Counter/" + saved.filename().string());
+  c.count = 0;
+  const CheckResult again = duet::check_parallel<fiber_subjects::CounterSpec<true>>(fibers, c);
+  EXPECT_EQ(again.status, CheckResult::Status::failed) << again.report;
+  EXPECT_TRUE(has(again.report, "fails again")) << again.report;
+  testing::internal::CaptureStdout();
+  const CheckResult skipped = duet::check_parallel<fiber_subjects::CounterSpec<false>>({}, threads);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_FALSE(has(skipped.report, "regression case")) << skipped.report;
+  EXPECT_TRUE(has(out, "duet: Counter: 0 regression cases passed, 1 of the shared directory skipped (another executor's)")) << out;
+}
+
+// ---- Settings (issue 26) --------------------------------------------------------------------
+
+TEST(Settings, AMisspelledVariableIsAnErrorNotARandomSeed) {
+  ::setenv("DUET_SED", "3", 1);
+  const CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>();
+  ::unsetenv("DUET_SED");
+  EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "DUET_SED is not a duet setting: did you mean DUET_SEED?")) << r.report;
+  EXPECT_TRUE(has(r.report, "nothing was tested")) << r.report;
+}
+
+TEST(Settings, AHugeShrinkTimeStillShrinks) {
+  const CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>(
+      {.seed = 4, .shrink_time = 1e10, .output_dir = temp_path("out")});
+  ASSERT_EQ(r.status, CheckResult::Status::failed) << r.report;
+  EXPECT_GT(r.shrink_steps, 0u) << r.report;
+}
+
+TEST(Settings, NonAsciiInAnErrorKeepsTheReportValidText) {
+  const CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>({.replay = "duet1.\xc3\xa9"});
+  EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
+  for (char c : r.report) EXPECT_LT(static_cast<unsigned char>(c), 0x80u) << r.report;
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 #include <duet/detail/engine.hpp>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <utility>
 
 namespace {
 
@@ -137,6 +139,95 @@ TEST(Config, QuotesAreBounded) {
     EXPECT_NE(m.find("... (1048577 bytes): expected a non-negative integer"), std::string::npos) << m.substr(0, 400);
   }
   ::unsetenv("DUET_SHRINK_STEPS");
+}
+
+std::string resolve_error() {
+  try {
+    resolve({}, "n");
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+// A misspelled setting silently ignored runs a random seed, say, while the user believes it set.
+TEST(Config, NearMissVariablesAreErrorsNamingTheSetting) {
+  const std::pair<const char*, const char*> near[] = {{"DUET_SED", "DUET_SEED"},
+                                                      {"duet_seed", "DUET_SEED"},
+                                                      {"DUET_SHRINKTIME", "DUET_SHRINK_TIME"},
+                                                      {"DUET_REPLAYFILE", "DUET_REPLAY_FILE"},
+                                                      {"DUET_TIMEOUT", "DUET_CASE_TIMEOUT"},
+                                                      {"DUET_FROK", "DUET_FORK"}};
+  for (const auto& [var, meant] : near) {
+    ::setenv(var, "3", 1);
+    const std::string m = resolve_error();
+    ::unsetenv(var);
+    EXPECT_EQ(m, std::string("the environment variable ") + var + " is not a duet setting: did you mean " + meant +
+                     "? (--duet_help lists them)");
+  }
+  // duet's own test variables, and names far from every setting, are left alone.
+  for (const char* var : {"DUET_SOAK", "DUET_HISTORIES_DIR", "DUET_FUZZ_SECONDS", "DUET_SHRINK_QUALITY_SEEDS",
+                          "DUET_UPDATE_GOLDEN", "DUET_TEST_TIME_SCALE", "DUET_INSTALL_PREFIX"}) {
+    ::setenv(var, "1", 1);
+    EXPECT_EQ(resolve_error(), "(accepted)") << var;
+    ::unsetenv(var);
+  }
+}
+
+TEST(Config, NearMissFlagsAreErrorsNamingTheFlag) {
+  char prog[] = "t", dash[] = "--duet-seed=3", caps[] = "--DUET_SEED=3", joined[] = "--duetseed=3", typo[] = "--duet_sed=3";
+  for (char* flag : {dash, caps, joined, typo}) {
+    char* argv[] = {prog, flag, nullptr};
+    int argc = 2;
+    try {
+      duet::parse_flags(&argc, argv);
+      ADD_FAILURE() << flag << " accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string flag_name = std::string(flag).substr(0, std::string(flag).find('='));
+      EXPECT_EQ(std::string(e.what()), "unknown flag " + flag_name + ": did you mean --duet_seed? (--duet_help lists duet's flags)");
+    }
+  }
+  char far[] = "--duet_frobnicate=1";
+  char* argv[] = {prog, far, nullptr};
+  int argc = 2;
+  EXPECT_THROW(duet::parse_flags(&argc, argv), std::invalid_argument);
+}
+
+// --duet_help lists 1, true, yes, on (and 0, false, no, off): in any case.
+TEST(Config, BooleansAcceptWhatHelpLists) {
+  for (const char* yes : {"1", "true", "yes", "on", "On", "TRUE", "Yes"}) {
+    ::setenv("DUET_FORK", yes, 1);
+    EXPECT_TRUE(resolve({}, "n").isolate) << yes;
+  }
+  for (const char* no : {"0", "false", "no", "off", "OFF", "False"}) {
+    ::setenv("DUET_FORK", no, 1);
+    EXPECT_FALSE(resolve({}, "n").isolate) << no;
+  }
+  ::setenv("DUET_FORK", "maybe", 1);
+  EXPECT_EQ(resolve_error(), "DUET_FORK=maybe: expected 1, true, yes or on (or 0, false, no, off)");
+  ::unsetenv("DUET_FORK");
+}
+
+// 1e10 s in the clock's nanoseconds overflows: a shrink budget that ended before it began.
+TEST(Config, LargeTimesSaturate) {
+  ::setenv("DUET_SHRINK_TIME", "1e10", 1);
+  ::setenv("DUET_CASE_TIMEOUT", "1e300", 1);
+  const auto s = resolve({.time = 1e12}, "n");
+  ::unsetenv("DUET_SHRINK_TIME");
+  ::unsetenv("DUET_CASE_TIMEOUT");
+  EXPECT_EQ(s.shrink_time, 1e8);
+  EXPECT_EQ(s.case_timeout, 1e8);
+  EXPECT_EQ(s.time, 1e8);
+  EXPECT_GT(std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s.shrink_time)).count(), 0);
+}
+
+TEST(Config, TheLargestCountIsABudget) {
+  ::setenv("DUET_COUNT", "18446744073709551615", 1);
+  EXPECT_EQ(resolve_error(), "(accepted)");
+  ::unsetenv("DUET_COUNT");
+  EXPECT_EQ(resolve({.count = ~std::uint64_t{0}}, "n").count, ~std::uint64_t{0});
+  // No count and no time is still no budget.
+  EXPECT_THROW(resolve({.time = 0}, "n"), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,6 +1,18 @@
 #include "report/token.hpp"
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/case_files.hpp"
+
 namespace {
 
 using duet::detail::decode_token;
@@ -51,6 +63,104 @@ TEST(Token, ErrorsSayWhatIsWrong) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("character '$'"), std::string::npos) << e.what();
   }
+}
+
+// Tokens of parallel checks say which executor recorded them (so that one refused by a check on
+// another executor can say so) and the search's trials (so that the replay's header reads the same).
+TEST(Token, ExecutorAndTrialsRoundTrip) {
+  ReplayRecord r{5, 6, 19, 3, 100, 10, {1, 2}, {}};
+  r.executor = "fibers:pct(3)";
+  r.trials = 361;
+  r.overlapped = 200;
+  r.cpus = 2;
+  const ReplayRecord back = decode_token(encode_token(r));
+  EXPECT_EQ(back.executor, "fibers:pct(3)");
+  EXPECT_EQ(back.trials, 361u);
+  EXPECT_EQ(back.overlapped, 200u);
+  EXPECT_EQ(back.cpus, 2u);
+  EXPECT_EQ(back.choices, r.choices);
+  // With a case seed too, and from the crash handler's writer.
+  r.case_seed = 77;
+  char buf[256];
+  const std::size_t n = duet::detail::write_seed_token(buf, sizeof buf, r, 77);
+  EXPECT_EQ(decode_token(std::string(buf, n)).executor, "fibers:pct(3)");
+  EXPECT_EQ(decode_token(encode_token(r)).case_seed, 77u);
+  // A token written before executors were recorded still decodes (committed regression cases).
+  EXPECT_EQ(decode_token("duet1.9MPw6gsBAQ9kCgALAQAAAQAAAAEBAQHV-QTI").executor, "");
+}
+
+// Half a UTF-8 sequence in a report is text no XML reader accepts (--gtest_output=xml).
+TEST(Token, NonAsciiCharactersAreQuotedEscaped) {
+  try {
+    decode_token("duet1.\xc3\xa9t\xc3\xa9");
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string m = e.what();
+    for (char c : m) EXPECT_LT(static_cast<unsigned char>(c), 0x80u) << m;
+    EXPECT_NE(m.find("character '\\xc3' at position 6"), std::string::npos) << m;
+  }
+}
+
+// ---- Case files: read with a cap and a deadline, never blocking ----------------------------
+
+std::string case_dir() {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / ("duet-case-files-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+std::string read_error(const std::string& path, std::size_t cap, double seconds) {
+  try {
+    duet::detail::read_case_file(path, cap, seconds);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(read)";
+}
+
+TEST(CaseFiles, AFifoWithNoWriterDoesNotBlock) {
+  const std::string fifo = case_dir() + "/fifo";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  const std::string m = read_error(fifo, duet::detail::kCaseFileCap, 5);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_NE(m.find("is empty (a pipe with no writer?)"), std::string::npos) << m;
+  ::unlink(fifo.c_str());
+}
+
+TEST(CaseFiles, ADeviceThatNeverEndsIsCapped) {
+  const std::string m = read_error("/dev/zero", std::size_t{1} << 20, 5);
+  EXPECT_NE(m.find("/dev/zero (a character device) holds more than 1 MiB"), std::string::npos) << m;
+}
+
+TEST(CaseFiles, APipeWhoseWriterNeverEndsHitsTheDeadline) {
+  const std::string fifo = case_dir() + "/slow";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // A writer that writes a little and then holds the pipe open.
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY);
+    if (fd < 0) return;
+    (void)!::write(fd, "duet1.", 6);
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    ::close(fd);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the writer has it open
+  const auto start = std::chrono::steady_clock::now();
+  const std::string m = read_error(fifo, duet::detail::kCaseFileCap, 0.3);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_NE(m.find("(a pipe) did not end within 0.3 s"), std::string::npos) << m;
+  writer.join();
+  ::unlink(fifo.c_str());
+}
+
+TEST(CaseFiles, ALargeFileIsRefusedUnread) {
+  const std::string path = case_dir() + "/large";
+  std::ofstream(path, std::ios::binary) << std::string(3 << 20, 'x');
+  const std::string m = read_error(path, std::size_t{1} << 20, 5);
+  EXPECT_NE(m.find("is 3145728 bytes, more than 1 MiB"), std::string::npos) << m;
+  std::filesystem::remove(path);
 }
 
 }  // namespace

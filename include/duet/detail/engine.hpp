@@ -127,6 +127,10 @@ struct CaseParams {
 struct Property {
   std::string name;  // shown in reports, default file names
   std::uint32_t spec_id = 0;  // hash of the spec's type, binds replay tokens to their test
+  /// Where its cases run: "sequential", "threads", "fibers:pct(3)"... Replay tokens record it
+  /// (a token refused for another executor names the one that recorded it), and regression
+  /// cases are kept per check and executor.
+  std::string executor = "sequential";
   /// Runs one case. When trace is non-null, records every step into it.
   std::function<CaseOutcome(Source&, const CaseParams&, Trace*)> run_case;
   /// How many times a replay is tried before concluding the case does not fail: 1 for

@@ -16,7 +16,8 @@ status=0
 
 # The report a run printed: from "duet: NAME: failed" to the line before the time line.
 report_of() {
-  sed -n '/^duet: [^ ].*: failed/,/^  time:/p' "$1" | grep -v '^  time:'
+  # Without the timing line and the replay's own line ("  replayed:   DUET_REPLAY_FILE=...: failed").
+  sed -n '/^duet: [^ ].*: failed/,/^  time:/p' "$1" | grep -v -e '^  time:' -e '^  replayed:'
 }
 
 printf '| target | found | seconds | inputs run | shrunk to | replay gives the same report |\n|---|---|---|---|---|---|\n'

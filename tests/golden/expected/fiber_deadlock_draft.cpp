@@ -6,7 +6,7 @@
 //           accounts.transfer_ab() : (did not return) | accounts.transfer_ba() : (did not return)
 // It replays the failing interleaving on duet's fiber scheduler, so it fails as reported,
 // and passes once the candidate no longer fails that way in that schedule.
-// duet's replay re-checks every order of the calls: DUET_REPLAY=duet1.-Jz3vQQDAQxkCgAMAAEAAAEBAAAAAQAAHTP7qA
+// duet's replay re-checks every order of the calls: DUET_REPLAY=duet1.-Jz3vQQDAQxkCgINZmliZXJzOnJhbmRvbQEBAAwAAQAAAQEAAAABAAAGnmig
 // Add the #include lines for your types.
 #include <duet/executor.hpp>
 #include <duet/result.hpp>

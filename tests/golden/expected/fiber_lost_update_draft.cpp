@@ -4,7 +4,7 @@
 //           c.incr() : 1 | c.incr() : 1
 // It replays the failing interleaving on duet's fiber scheduler, so it fails as reported,
 // and passes once the candidate no longer gives these results in that schedule.
-// duet's replay re-checks every order of the calls: DUET_REPLAY=duet1.tN3swgYBAQ5kCgAMAAEAAAEAAAAAAQAAMfP6mg
+// duet's replay re-checks every order of the calls: DUET_REPLAY=duet1.tN3swgYBAQ5kCgINZmliZXJzOnJhbmRvbQEBAAwAAQAAAQAAAAABAADAf1cv
 // Add the #include lines for your types.
 #include <duet/executor.hpp>
 #include <duet/result.hpp>

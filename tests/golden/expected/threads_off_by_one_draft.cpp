@@ -5,7 +5,7 @@
 // It runs the program on threads until the results duet found unexplained come back (then it
 // fails); on threads that is a matter of chance, so a pass proves little: run it under
 // ThreadSanitizer too, or move the subject to duet/sync.hpp's types and duet::fibers().
-// duet's replay re-checks every order of the calls: DUET_REPLAY=duet1.pZDkuwsBAQZkCgAFAQAAAABSAERC
+// duet's replay re-checks every order of the calls: DUET_REPLAY=duet1.(masked)
 // Add the #include lines for your types.
 #include <duet/result.hpp>
 #include <gtest/gtest.h>
