@@ -1163,6 +1163,8 @@ struct Runner {
     r.seconds = t;
     if (iso) r.coverage = end.coverage;
     else if (p.coverage) r.coverage = p.coverage();
+    if (!iso && !p.expect_failure && p.unexercised)
+      if (std::string why = p.unexercised(); !why.empty()) return nothing_tested(s.name, why);
     // A parallel check on threads whose branches (almost) never ran at once could not have
     // seen a race: not a pass.
     if (p.needs_overlap && !p.expect_failure && too_little_overlap(c.trials, c.overlapped))

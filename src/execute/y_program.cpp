@@ -250,6 +250,9 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
   p.executor = on_fibers ? "fibers:" + fiber_executor(pp->executor.get())->strategy_name() : "threads";
   if (on_fibers) {
     p.coverage = [executor = pp->executor] { return fiber_executor(executor.get())->coverage(); };
+    p.unexercised = [executor = pp->executor, before = fiber_executor(pp->executor.get())->operations()] {
+      return fiber_executor(executor.get())->unexercised(before);
+    };
   } else {
     // On threads: where the branches ran, and a pass needs branches that ran at once.
     p.needs_overlap = true;

@@ -144,6 +144,9 @@ struct Property {
   bool exact_replay = false;
   /// For a pass: what it covered beyond the counts (CheckResult::coverage), or empty.
   std::function<std::string()> coverage;
+  /// For a pass: why nothing the check ran could have interleaved (fibers that met no
+  /// instrumented operation), or empty. A non-empty answer makes the pass an error.
+  std::function<std::string()> unexercised;
   /// A negative test (expect_unsafe): a shrunk counterexample is the pass, and finding none in
   /// the budget is the failure.
   bool expect_failure = false;

@@ -257,6 +257,8 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   trial_source_ = nullptr;
   const fiber::RunResult& r = scheduler_.run(branches, *strategy_->picker(src));
   strategy_->finish(r);
+  for (const fiber::TraceEvent& e : scheduler_.trace())
+    if (e.event.op != fiber::Op::start && e.event.op != fiber::Op::exit && e.event.op != fiber::Op::exit_exception) ++operations_;
   if (r.weak_order_used && !weak_order_noted_) {
     // Said once per executor (one per check as usually written), passing or not: a pass on
     // fibers says nothing about the reorderings a weaker order allows on real hardware.
@@ -275,6 +277,13 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
 }
 
 std::string FiberExecutor::coverage() const { return strategy_->coverage(); }
+
+std::string FiberExecutor::unexercised(std::uint64_t operations_before) const {
+  if (operations_ > operations_before) return {};
+  return "the fibers met no switch point in any run: the code under test has no operation the scheduler "
+         "sees, so nothing was interleaved. Write it with duet/sync.hpp's types, or compile it with "
+         "duet_instrument(<target>) (docs/instrumented.md)";
+}
 
 std::vector<std::string> FiberExecutor::interleaving() const { return fiber::format_trace(scheduler_.trace()); }
 

@@ -46,6 +46,11 @@ class FiberExecutor final : public Executor {
   /// What the runs so far covered, for a pass: with exhaustive(), the schedules explored and
   /// whether every program's search completed; empty for the sampling strategies.
   std::string coverage() const;
+  /// Operations (switch points) the fibers of every run so far executed.
+  std::uint64_t operations() const { return operations_; }
+  /// Empty when the runs since `operations_before` executed an operation; else why a pass of
+  /// them tested nothing (no instrumented code).
+  std::string unexercised(std::uint64_t operations_before) const;
   const Schedule& schedule() const { return schedule_; }
 
   struct Strategy;  // the picker of each run, by Schedule::Kind
@@ -55,7 +60,8 @@ class FiberExecutor final : public Executor {
   fiber::Scheduler scheduler_;
   Source* trial_source_ = nullptr;
   std::uint64_t own_runs_ = 0;
-  bool weak_order_noted_ = false;  // the note about weak memory orders is printed once
+  bool weak_order_noted_ = false;
+  std::uint64_t operations_ = 0;  // the note about weak memory orders is printed once
   std::unique_ptr<Strategy> strategy_;
 };
 

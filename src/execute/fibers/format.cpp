@@ -274,8 +274,9 @@ std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std:
       break;
     }
     case Outcome::data_race:
-      s += " on var#" + std::to_string(r.race.object) + ": " + access(r.race.first) + " and " + access(r.race.second) +
-           ", not ordered by happens-before";
+      s += r.race.object == kNoObject ? " on " + std::to_string(r.race.size) + " bytes of plain memory"
+                                      : " on var#" + std::to_string(r.race.object);
+      s += ": " + access(r.race.first) + " and " + access(r.race.second) + ", not ordered by happens-before";
       break;
     case Outcome::misuse:
       s += ": " + r.misuse;

@@ -10,9 +10,12 @@
 // per-object state is new in every run, so everything before the run happens-before it and
 // everything in it happens-before what follows it.
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <string>
 #include <string_view>
 
+#include "execute/fibers/instrumented.hpp"
 #include "execute/fibers/runtime.hpp"
 
 namespace duet::detail::fiber {
@@ -183,6 +186,62 @@ void Runtime::destroyed(ObjectKind kind, const void* object, duet::source_locati
   check_var(Op::destroy, objects_[id], id, loc);
 }
 
+// ---- plain memory of compiler-instrumented code (see shadow.hpp) ----
+
+void Runtime::memory_access(const void* address, std::size_t size, bool write, const void* pc) {
+  if (current == kNoFiber) return;
+  const std::uint32_t epoch = self().clock[current];
+  const auto step = static_cast<std::uint32_t>(trace.size());
+  auto a = reinterpret_cast<std::uintptr_t>(address);
+  while (size > 0) {  // word by word: an unaligned or long access spans several
+    const std::size_t offset = a & 7, n = std::min<std::size_t>(size, 8 - offset);
+    const auto bytes = static_cast<std::uint8_t>(((1u << n) - 1) << offset);
+    check_word(shadow_.word(a >> 3), ShadowAccess{current, epoch, step, bytes, write, pc, address});
+    a += n;
+    size -= n;
+  }
+}
+
+void Runtime::check_word(ShadowMemory::Word& w, const ShadowAccess& now) {
+  const Fiber& f = self();
+  auto races = [&](const ShadowAccess& e) {
+    return e.valid() && e.fiber != current && (e.bytes & now.bytes) != 0 && e.epoch > f.clock[e.fiber];
+  };
+  if (races(w.write)) plain_race(w.write, now);
+  if (now.write) {
+    for (ShadowAccess& r : w.reads) {
+      if (races(r)) plain_race(r, now);
+      if ((r.bytes & ~now.bytes) == 0) r = {};  // they happen before this write: it is enough to check
+    }
+    w.write = now;
+    return;
+  }
+  ShadowAccess* slot = nullptr;
+  for (ShadowAccess& r : w.reads) {
+    if (r.valid() && r.fiber == current && r.bytes == now.bytes) {
+      slot = &r;
+      break;
+    }
+    if (!r.valid() && slot == nullptr) slot = &r;
+  }
+  if (slot == nullptr) {  // every slot taken: the oldest read goes (this can hide a race, not invent one)
+    slot = &w.reads[0];
+    for (ShadowAccess& r : w.reads)
+      if (r.step < slot->step) slot = &r;
+  }
+  *slot = now;
+}
+
+void Runtime::plain_race(const ShadowAccess& earlier, const ShadowAccess& now) {
+  auto access = [](const ShadowAccess& a) {
+    return Access{a.fiber, a.write ? Op::write : Op::read, a.step, symbolize(a.pc)};
+  };
+  result.outcome = Outcome::data_race;
+  result.race = {kNoObject, access(earlier), access(now), 0};
+  result.race.size = static_cast<std::uint32_t>(std::popcount(now.bytes));
+  stop_run();
+}
+
 // ---- yield and notify ----
 
 void Runtime::yield(duet::source_location loc) {
@@ -233,6 +292,24 @@ void Runtime::lock(ObjectKind kind, const void* m, bool shared, duet::source_loc
   acquire_clocks(objects_[id], shared);
   record(op);
   self().unchanged = 0;
+}
+
+bool Runtime::timed_lock(ObjectKind kind, const void* m, bool shared, std::uint64_t timeout_ns, duet::source_location loc) {
+  const Op op = shared ? Op::lock_shared : Op::lock;
+  enter(op, kind, m, std::memory_order_seq_cst, loc);
+  const std::uint32_t id = views_[current].pending.object;
+  const std::uint64_t deadline = timeout_ns >= kNoTimeout - t_virtual_ns ? kNoTimeout : t_virtual_ns + timeout_ns;
+  while (!try_acquire(objects_[id], kind, shared)) {
+    const std::uint64_t left = deadline == kNoTimeout ? kNoTimeout : deadline > t_virtual_ns ? deadline - t_virtual_ns : 0;
+    if (block(true, left) != WakeReason::timeout) continue;
+    if (try_acquire(objects_[id], kind, shared)) break;
+    record(shared ? Op::try_lock_shared_fail : Op::try_lock_fail);
+    return false;
+  }
+  acquire_clocks(objects_[id], shared);
+  record(op);
+  self().unchanged = 0;
+  return true;
 }
 
 bool Runtime::try_lock(ObjectKind kind, const void* m, bool shared, duet::source_location loc) {
@@ -372,6 +449,28 @@ void wake_all(Runtime& rt, const void* object) noexcept { rt.wake_all(object); }
 std::uint32_t spawn(Runtime& rt, std::function<void()> body, duet::source_location loc) noexcept {
   return rt.spawn(std::move(body), loc);
 }
+bool timed_lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::uint64_t timeout_ns,
+                duet::source_location loc) noexcept {
+  return rt.timed_lock(kind, m, shared, timeout_ns, loc);
+}
+bool on_fiber(Runtime& rt) noexcept { return rt.current != kNoFiber; }
+std::uint32_t fiber_number(Runtime& rt) noexcept { return rt.current; }
+std::uint64_t run_number(Runtime& rt) noexcept { return rt.stats.runs; }
+bool owns(Runtime& rt, const void* mutex) noexcept { return rt.owns(mutex); }
+void memory_access(Runtime& rt, const void* address, std::size_t size, bool write, const void* pc) noexcept {
+  rt.memory_access(address, size, write, pc);
+}
+void memory_freed(Runtime& rt, const void* address, std::size_t size) noexcept { rt.memory_freed(address, size); }
+
+namespace {
+std::atomic<Symbolizer> g_symbolizer{nullptr};
+}  // namespace
+void set_symbolizer(Symbolizer s) noexcept { g_symbolizer.store(s); }
+duet::source_location symbolize(const void* pc) noexcept {
+  const Symbolizer s = g_symbolizer.load(std::memory_order_relaxed);
+  return s != nullptr && pc != nullptr ? s(pc) : duet::source_location{};
+}
+
 void sleep(Runtime& rt, std::uint64_t ns, duet::source_location loc) noexcept { rt.sleep(ns, loc); }
 void crash(Runtime& rt, std::string_view what, duet::source_location loc) noexcept { rt.crash(what, loc); }
 void created(Runtime& rt, ObjectKind kind, const void* object, duet::source_location loc) noexcept {

@@ -172,6 +172,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   result.weak_order_loc = {};
   objects_.clear();
   table_.reset();
+  shadow_.reset();
   switch_points_ = 0;
   block_seq_ = 0;
   current = kNoFiber;
@@ -223,6 +224,7 @@ void Runtime::start_fiber(std::uint32_t i, [[maybe_unused]] void* return_tsan_fi
   f.pending_address = nullptr;
   f.clock.fill(0);
   f.clock[i] = 1;
+  shadow_.forget(f.stack->bottom, f.stack->size);  // a stack reused in the run: its old frames are gone
   f.seen.fill({});
   f.seen_next = 0;
   f.unchanged = 0;

@@ -13,6 +13,7 @@
 #include <boost/context/fiber.hpp>
 
 #include "execute/fibers/scheduler.hpp"
+#include "execute/fibers/shadow.hpp"
 
 namespace duet::detail::fiber {
 
@@ -149,6 +150,13 @@ class Runtime {
   void lock(ObjectKind kind, const void* m, bool shared, duet::source_location loc);
   bool try_lock(ObjectKind kind, const void* m, bool shared, duet::source_location loc);
   void unlock(ObjectKind kind, const void* m, bool shared, duet::source_location loc);
+  bool timed_lock(ObjectKind kind, const void* m, bool shared, std::uint64_t timeout_ns, duet::source_location loc);
+  void memory_access(const void* address, std::size_t size, bool write, const void* pc);
+  void memory_freed(const void* address, std::size_t size) { shadow_.forget(address, size); }
+  bool owns(const void* m) {
+    const std::uint32_t* id = table_.find(m);
+    return id != nullptr && objects_[*id].owner == current;
+  }
   WakeReason cv_wait(const void* cv, const void* m, std::uint64_t timeout_ns, duet::source_location loc);
   void created(ObjectKind kind, const void* object, duet::source_location loc);
   void destroyed(ObjectKind kind, const void* object, duet::source_location loc);
@@ -191,6 +199,8 @@ class Runtime {
   void record_event(const Event& e, Value read = {}, Value written = {});
   void observe(Op op, std::uint32_t object, Value read, Value written);
   void check_var(Op op, ObjectState& o, std::uint32_t object, duet::source_location loc);
+  void check_word(ShadowMemory::Word& w, const ShadowAccess& now);
+  [[noreturn]] void plain_race(const ShadowAccess& earlier, const ShadowAccess& now);
   bool try_acquire(ObjectState& o, ObjectKind kind, bool shared);
   void acquire_clocks(ObjectState& o, bool shared);
 
@@ -210,6 +220,7 @@ class Runtime {
   std::uint64_t block_seq_ = 0;
   std::vector<ObjectState> objects_;
   ObjectTable table_;
+  ShadowMemory shadow_;  // plain accesses of compiler-instrumented code
 
   boost::context::fiber main_;  // the scheduler's own context while a fiber runs
   EhGlobals* eh_ = nullptr;

@@ -166,8 +166,9 @@ struct Access {
   duet::source_location loc{};
 };
 struct DataRace {
-  std::uint32_t object = kNoObject;
+  std::uint32_t object = kNoObject;  // kNoObject: plain memory of instrumented code
   Access first, second;  // first happened earlier in the trace; neither happens-before the other
+  std::uint32_t size = 0;  // plain memory: the bytes the second access touched
 };
 
 /// The result of one run. Reused by the next run (no allocation per run after warm-up).

@@ -1,0 +1,47 @@
+# duet_instrument(<target> [SOURCES <file>...])
+#
+# Compiles <target>'s sources (or only the listed ones) with the compiler's thread-sanitizer
+# instrumentation and links duet::instrument, the runtime that receives it, instead of the
+# sanitizer's: code written with std::atomic, std::mutex, std::condition_variable and
+# std::thread then runs on duet's fiber scheduler when a check uses duet::fibers(...), and at
+# nearly full speed everywhere else.
+#
+#   add_executable(queue_tests queue_tests.cpp)
+#   target_link_libraries(queue_tests PRIVATE duet::gtest_main)
+#   duet_instrument(queue_tests)
+#
+# Instrument the files that hold the code under test and the specs that call it (header-only
+# libraries are compiled where they are included). A build with -fsanitize=thread or
+# -fsanitize=address in its flags is refused: the instrumentation cannot be combined with them.
+function(duet_instrument target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "duet_instrument(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS} (usage: duet_instrument(<target> [SOURCES <file>...]))")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "duet_instrument(${target}): no such target")
+  endif()
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    message(FATAL_ERROR "duet_instrument(${target}): needs g++ or clang++ (their -fsanitize=thread instrumentation); ${CMAKE_CXX_COMPILER_ID} has none")
+  endif()
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" _duet_config)
+  set(_duet_flags "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${_duet_config}}")
+  get_target_property(_duet_options ${target} COMPILE_OPTIONS)
+  if(_duet_options)
+    string(APPEND _duet_flags " ${_duet_options}")
+  endif()
+  if(_duet_flags MATCHES "-fsanitize=[^ ]*(thread|address)")
+    message(FATAL_ERROR "duet_instrument(${target}): this build already uses -fsanitize=${CMAKE_MATCH_1}; "
+      "duet's instrumentation is the thread sanitizer's without its runtime and cannot be combined with it. "
+      "Instrument a build without sanitizers.")
+  endif()
+  # -g: reports name the subject's file:line. -Wno-tsan: g++ warns that fences are not
+  # instrumented, which duet handles.
+  set(_duet_compile -fsanitize=thread -g $<$<CXX_COMPILER_ID:GNU>:-Wno-tsan>)
+  if(ARG_SOURCES)
+    set_property(SOURCE ${ARG_SOURCES} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS ${_duet_compile})
+  else()
+    target_compile_options(${target} PRIVATE ${_duet_compile})
+  endif()
+  target_link_libraries(${target} PRIVATE duet::instrument)
+endfunction()

@@ -1,0 +1,41 @@
+// What compiler-instrumented code (src/execute/instrumented/, duet::instrument) asks of the fiber
+// runtime beyond the hooks of duet/detail/fiber_hooks.hpp: plain memory accesses for the
+// data-race check, timed locks, and the symboliser that turns code addresses into file:line.
+// Internal: users' headers never see it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "duet/detail/fiber_hooks.hpp"
+
+namespace duet::detail::fiber {
+
+/// True when the calling code runs on a fiber of the run (not in the scheduler between picks).
+bool on_fiber(Runtime&) noexcept;
+/// The calling fiber's number.
+std::uint32_t fiber_number(Runtime&) noexcept;
+/// Runs started by this runtime so far: what a run's own state is keyed on.
+std::uint64_t run_number(Runtime&) noexcept;
+/// The calling fiber holds `mutex` exclusively (a rwlock's unlock says which lock it ends).
+bool owns(Runtime&, const void* mutex) noexcept;
+
+/// Like lock(), but gives up after `timeout_ns` of virtual time (kNoTimeout: never): false then.
+bool timed_lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::uint64_t timeout_ns,
+                duet::source_location loc) noexcept;
+
+/// A plain (non-atomic) access of `size` bytes at `address` by the running fiber: not a switch
+/// point, but checked for data races against the accesses of other fibers (happens-before
+/// through the run's atomics, locks and spawns). `pc` is the instrumented code's address,
+/// symbolised only when a race is reported.
+void memory_access(Runtime&, const void* address, std::size_t size, bool write, const void* pc) noexcept;
+/// The memory [address, address + size) was freed: its past accesses no longer race with the
+/// next owner's.
+void memory_freed(Runtime&, const void* address, std::size_t size) noexcept;
+
+/// Turns an instrumented code address into file:line for reports (set by duet::instrument).
+using Symbolizer = duet::source_location (*)(const void* pc) noexcept;
+void set_symbolizer(Symbolizer) noexcept;
+duet::source_location symbolize(const void* pc) noexcept;
+
+}  // namespace duet::detail::fiber

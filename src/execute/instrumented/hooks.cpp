@@ -1,0 +1,277 @@
+// The entry points the compilers' thread-sanitizer instrumentation calls (the interface of
+// compiler-rt's tsan_interface.h and tsan_interface_atomic.h, which g++ and clang++ both emit):
+// plain reads and writes, atomics of 8 to 128 bits, fences, function entry and exit, vptr
+// updates, initialisation, and the annotations libraries call when they detect the sanitizer.
+//
+// Outside a fiber run each does the plain operation. On a fiber of a run an atomic operation is
+// a switch point of the schedule and an event of the trace (at the user's file:line), and a
+// plain access feeds the run's data-race check. Every atomic executes as seq_cst in a run (the
+// order is recorded; see docs/instrumented.md).
+#include <array>
+#include <cstring>
+#include <link.h>
+#include <type_traits>
+#include <utility>
+
+#include "execute/instrumented/instrumented.hpp"
+
+namespace duet::detail::instrumented {
+
+constinit thread_local int t_ignore_accesses = 0;
+constinit thread_local int t_in_duet = 0;
+
+namespace {
+
+// This thread's thread-local storage blocks, one per module that has some (read once per
+// thread: a fiber run stays on the thread that started it).
+struct TlsBlocks {
+  bool known = false;
+  std::size_t count = 0;
+  std::array<std::pair<std::uintptr_t, std::uintptr_t>, 32> ranges{};
+};
+thread_local TlsBlocks t_tls;
+
+int add_tls_block(dl_phdr_info* info, std::size_t, void* data) {
+  auto* blocks = static_cast<TlsBlocks*>(data);
+  if (info->dlpi_tls_data == nullptr || blocks->count == blocks->ranges.size()) return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i)
+    if (info->dlpi_phdr[i].p_type == PT_TLS) {
+      const auto lo = reinterpret_cast<std::uintptr_t>(info->dlpi_tls_data);
+      blocks->ranges[blocks->count++] = {lo, lo + info->dlpi_phdr[i].p_memsz};
+    }
+  return 0;
+}
+
+}  // namespace
+
+bool thread_local_address(const void* address) noexcept {
+  TlsBlocks& t = t_tls;
+  if (!t.known) {
+    t.known = true;
+    dl_iterate_phdr(add_tls_block, &t);
+  }
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  for (std::size_t i = 0; i < t.count; ++i)
+    if (a >= t.ranges[i].first && a < t.ranges[i].second) return true;
+  return false;
+}
+
+namespace {
+
+using fiber::ObjectKind;
+using fiber::Op;
+using fiber::Value;
+
+// The instrumentation passes every atomic as an integer of its size, pointers included. A
+// 64-bit value in the range of user-space addresses is shown as a pointer: traces then number
+// pointers by appearance (p1, p2), the same in every process, instead of printing addresses that
+// change from run to run.
+constexpr std::uint64_t kLowestAddress = 0x10000, kAddressLimit = 0x800000000000;
+
+template <class T>
+Value value_of(T v) noexcept {
+  if constexpr (sizeof(T) > sizeof(std::uint64_t)) {
+    return {};  // 128-bit values are not shown
+  } else if constexpr (sizeof(T) == sizeof(std::uint64_t)) {
+    const auto bits = static_cast<std::uint64_t>(v);
+    if (bits >= kLowestAddress && bits < kAddressLimit) return {bits, fiber::ValueType::pointer};
+    return fiber::value_of(v);
+  } else {
+    return fiber::value_of(v);
+  }
+}
+
+// Each helper takes the instrumented code's return address from its extern "C" caller.
+void access(const void* address, std::size_t size, bool write, const void* pc) noexcept {
+  fiber::Runtime* rt = active();
+  if (rt == nullptr || t_ignore_accesses > 0 || thread_local_address(address)) return;
+  fiber::memory_access(*rt, address, size, write, pc);
+}
+
+template <class T>
+T load(const volatile T* a, int mo, const void* pc) noexcept {
+  if (fiber::Runtime* rt = active()) [[unlikely]] {
+    fiber::enter(*rt, Op::load, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
+    const T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);
+    fiber::leave(*rt, Op::load, value_of(v));
+    return v;
+  }
+  if (mo == __ATOMIC_RELAXED) return __atomic_load_n(a, __ATOMIC_RELAXED);
+  return __atomic_load_n(a, __ATOMIC_SEQ_CST);
+}
+
+template <class T>
+void store(volatile T* a, T v, int mo, const void* pc) noexcept {
+  if (fiber::Runtime* rt = active()) [[unlikely]] {
+    fiber::enter(*rt, Op::store, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
+    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);
+    fiber::leave(*rt, Op::store, {}, value_of(v));
+    return;
+  }
+  // A seq_cst store costs a fence on x86; the weaker ones must not pay it.
+  if ((mo & 0xffff) == __ATOMIC_SEQ_CST)
+    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);
+  else
+    __atomic_store_n(a, v, __ATOMIC_RELEASE);
+}
+
+enum class Rmw { exchange, add, sub, and_, or_, xor_, nand };
+
+template <Rmw K, class T>
+T apply(volatile T* a, T v) noexcept {
+  if constexpr (K == Rmw::exchange) return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);
+  if constexpr (K == Rmw::add) return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);
+  if constexpr (K == Rmw::sub) return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);
+  if constexpr (K == Rmw::and_) return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);
+  if constexpr (K == Rmw::or_) return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);
+  if constexpr (K == Rmw::xor_) return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);
+  if constexpr (K == Rmw::nand) return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);
+}
+
+template <Rmw K, class T>
+T rmw(volatile T* a, T v, int mo, const void* pc) noexcept {
+  if (fiber::Runtime* rt = active()) [[unlikely]] {
+    fiber::enter(*rt, Op::rmw, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
+    const T old = apply<K>(a, v);
+    fiber::leave(*rt, Op::rmw, value_of(old), value_of(__atomic_load_n(a, __ATOMIC_RELAXED)));
+    return old;
+  }
+  return apply<K>(a, v);
+}
+
+// Compare-exchange: true when *a held *expected (then it holds desired); else *expected gets
+// the value found. Weak ones never fail spuriously here.
+template <class T>
+bool cas(volatile T* a, T* expected, T desired, int mo, const void* pc) noexcept {
+  if (fiber::Runtime* rt = active()) [[unlikely]] {
+    fiber::enter(*rt, Op::cas, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
+    const T hoped = *expected;
+    if (__atomic_compare_exchange_n(a, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+      fiber::leave(*rt, Op::cas, value_of(hoped), value_of(desired));
+      return true;
+    }
+    fiber::leave(*rt, Op::cas_fail, value_of(*expected));
+    return false;
+  }
+  return __atomic_compare_exchange_n(a, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+void fence(int mo) noexcept {
+  if ((mo & 0xffff) == __ATOMIC_SEQ_CST)
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  else
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);  // x86: acquire and release fences order nothing more
+}
+
+}  // namespace
+}  // namespace duet::detail::instrumented
+
+using namespace duet::detail::instrumented;
+#define DUET_PC __builtin_return_address(0)
+
+extern "C" {
+
+// ---- initialisation, functions, vptrs ----
+void __tsan_init() { install_symbolizer(); }
+void __tsan_func_entry(void*) {}
+void __tsan_func_exit() {}
+void __tsan_vptr_update(void** vptr, void* value) {
+  if (*vptr != value) access(vptr, sizeof(void*), true, DUET_PC);
+}
+void __tsan_vptr_read(void** vptr) { access(vptr, sizeof(void*), false, DUET_PC); }
+
+// ---- plain accesses ----
+#define DUET_PLAIN(N)                                                                            \
+  void __tsan_read##N(void* a) { access(a, N, false, DUET_PC); }                                 \
+  void __tsan_write##N(void* a) { access(a, N, true, DUET_PC); }                                 \
+  void __tsan_unaligned_read##N(void* a) { access(a, N, false, DUET_PC); }                       \
+  void __tsan_unaligned_write##N(void* a) { access(a, N, true, DUET_PC); }                       \
+  void __tsan_volatile_read##N(void* a) { access(a, N, false, DUET_PC); }                        \
+  void __tsan_volatile_write##N(void* a) { access(a, N, true, DUET_PC); }                        \
+  void __tsan_unaligned_volatile_read##N(void* a) { access(a, N, false, DUET_PC); }              \
+  void __tsan_unaligned_volatile_write##N(void* a) { access(a, N, true, DUET_PC); }              \
+  void __tsan_read##N##_pc(void* a, void* pc) { access(a, N, false, pc); }                       \
+  void __tsan_write##N##_pc(void* a, void* pc) { access(a, N, true, pc); }
+DUET_PLAIN(1)
+DUET_PLAIN(2)
+DUET_PLAIN(4)
+DUET_PLAIN(8)
+DUET_PLAIN(16)
+#undef DUET_PLAIN
+void __tsan_read_range(void* a, unsigned long size) { access(a, size, false, DUET_PC); }
+void __tsan_write_range(void* a, unsigned long size) { access(a, size, true, DUET_PC); }
+void __tsan_read_range_pc(void* a, unsigned long size, void* pc) { access(a, size, false, pc); }
+void __tsan_write_range_pc(void* a, unsigned long size, void* pc) { access(a, size, true, pc); }
+// Memory intrinsics, for compilers that route them to the sanitizer.
+void* __tsan_memcpy(void* d, const void* s, unsigned long n) {
+  access(s, n, false, DUET_PC);
+  access(d, n, true, DUET_PC);
+  return std::memcpy(d, s, n);
+}
+void* __tsan_memmove(void* d, const void* s, unsigned long n) {
+  access(s, n, false, DUET_PC);
+  access(d, n, true, DUET_PC);
+  return std::memmove(d, s, n);
+}
+void* __tsan_memset(void* d, int c, unsigned long n) {
+  access(d, n, true, DUET_PC);
+  return std::memset(d, c, n);
+}
+
+// ---- atomics ----
+#define DUET_ATOMIC(N, T)                                                                                          \
+  T __tsan_atomic##N##_load(const volatile T* a, int mo) { return load(a, mo, DUET_PC); }                         \
+  void __tsan_atomic##N##_store(volatile T* a, T v, int mo) { store(a, v, mo, DUET_PC); }                         \
+  T __tsan_atomic##N##_exchange(volatile T* a, T v, int mo) { return rmw<Rmw::exchange>(a, v, mo, DUET_PC); }     \
+  T __tsan_atomic##N##_fetch_add(volatile T* a, T v, int mo) { return rmw<Rmw::add>(a, v, mo, DUET_PC); }         \
+  T __tsan_atomic##N##_fetch_sub(volatile T* a, T v, int mo) { return rmw<Rmw::sub>(a, v, mo, DUET_PC); }         \
+  T __tsan_atomic##N##_fetch_and(volatile T* a, T v, int mo) { return rmw<Rmw::and_>(a, v, mo, DUET_PC); }        \
+  T __tsan_atomic##N##_fetch_or(volatile T* a, T v, int mo) { return rmw<Rmw::or_>(a, v, mo, DUET_PC); }          \
+  T __tsan_atomic##N##_fetch_xor(volatile T* a, T v, int mo) { return rmw<Rmw::xor_>(a, v, mo, DUET_PC); }        \
+  T __tsan_atomic##N##_fetch_nand(volatile T* a, T v, int mo) { return rmw<Rmw::nand>(a, v, mo, DUET_PC); }       \
+  int __tsan_atomic##N##_compare_exchange_strong(volatile T* a, T* c, T v, int mo, int) {                         \
+    return cas(a, c, v, mo, DUET_PC);                                                                              \
+  }                                                                                                                \
+  int __tsan_atomic##N##_compare_exchange_weak(volatile T* a, T* c, T v, int mo, int) {                           \
+    return cas(a, c, v, mo, DUET_PC);                                                                              \
+  }                                                                                                                \
+  T __tsan_atomic##N##_compare_exchange_val(volatile T* a, T c, T v, int mo, int) {                               \
+    cas(a, &c, v, mo, DUET_PC);                                                                                    \
+    return c;                                                                                                      \
+  }
+DUET_ATOMIC(8, char)
+DUET_ATOMIC(16, short)
+DUET_ATOMIC(32, int)
+DUET_ATOMIC(64, long)
+__extension__ typedef __int128 duet_int128;
+DUET_ATOMIC(128, duet_int128)
+#undef DUET_ATOMIC
+void __tsan_atomic_thread_fence(int mo) { fence(mo); }
+void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+// ---- annotations (called by libraries that detect the sanitizer) ----
+// Happens-before annotations and mutex annotations are accepted and ignored: duet sees the
+// atomics and locks themselves. The "ignore" ones are honoured.
+void __tsan_acquire(void*) {}
+void __tsan_release(void*) {}
+void __tsan_mutex_create(void*, unsigned) {}
+void __tsan_mutex_destroy(void*, unsigned) {}
+void __tsan_mutex_pre_lock(void*, unsigned) {}
+void __tsan_mutex_post_lock(void*, unsigned, int) {}
+int __tsan_mutex_pre_unlock(void*, unsigned) { return 0; }
+void __tsan_mutex_post_unlock(void*, unsigned) {}
+void __tsan_mutex_pre_signal(void*, unsigned) {}
+void __tsan_mutex_post_signal(void*, unsigned) {}
+void __tsan_mutex_pre_divert(void*, unsigned) {}
+void __tsan_mutex_post_divert(void*, unsigned) {}
+void __tsan_ignore_thread_begin() { ++t_ignore_accesses; }
+void __tsan_ignore_thread_end() { --t_ignore_accesses; }
+void AnnotateHappensBefore(const char*, int, const volatile void*) {}
+void AnnotateHappensAfter(const char*, int, const volatile void*) {}
+void AnnotateBenignRaceSized(const char*, int, const volatile void*, unsigned long, const char*) {}
+void AnnotateIgnoreReadsBegin(const char*, int) { ++t_ignore_accesses; }
+void AnnotateIgnoreReadsEnd(const char*, int) { --t_ignore_accesses; }
+void AnnotateIgnoreWritesBegin(const char*, int) { ++t_ignore_accesses; }
+void AnnotateIgnoreWritesEnd(const char*, int) { --t_ignore_accesses; }
+
+}  // extern "C"

@@ -1,0 +1,67 @@
+// duet::instrument's internals: code compiled with the compiler's thread-sanitizer
+// instrumentation (-fsanitize=thread, linked without the sanitizer's runtime) calls the
+// __tsan_* entry points of hooks.cpp, and the pthread, futex, clock and sleep calls of
+// interpose.cpp reach duet before the C library. Outside a fiber run every one of them does the
+// plain operation; on a fiber of a run they become the scheduler's operations
+// (src/execute/fibers/), so code written with std::atomic, std::mutex and std::thread is
+// interleaved, replayed and shrunk like code written with duet/sync.hpp.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "duet/detail/source_location.hpp"
+#include "execute/fibers/instrumented.hpp"
+
+namespace duet::detail::instrumented {
+
+/// Nonzero while duet itself works inside an instrumented operation (symbolising a location
+/// unwinds the stack, and the unwinder takes locks): the calls it makes are duet's, not the
+/// subject's, and go straight to the C library.
+extern constinit thread_local int t_in_duet;
+struct InDuet {
+  InDuet() noexcept { ++t_in_duet; }
+  ~InDuet() { --t_in_duet; }
+  InDuet(const InDuet&) = delete;
+  InDuet& operator=(const InDuet&) = delete;
+};
+
+/// The run whose fiber is running on this thread, or null: outside a run, in the scheduler
+/// between picks, or inside duet's own handling of an instrumented operation.
+inline fiber::Runtime* active() noexcept {
+  fiber::Runtime* rt = fiber::t_runtime;
+  if (rt == nullptr) [[likely]]
+    return nullptr;
+  return t_in_duet == 0 && fiber::on_fiber(*rt) ? rt : nullptr;
+}
+
+/// The memory order an instrumented call passes (the compilers pass C11's numbering, which
+/// std::memory_order shares; GCC may add HLE bits above it).
+inline std::memory_order order_of(int mo) noexcept { return static_cast<std::memory_order>(mo & 0xffff); }
+
+/// file:line of instrumented code at `pc` (a return address into it), skipping the standard
+/// library's inlined frames so that std::atomic's members point at the user's line. Cached per
+/// address. Empty when the address has no line information.
+duet::source_location location_of(const void* pc) noexcept;
+/// The same for a call that may come through the standard library's compiled code (a
+/// condition_variable wait reaches pthread_cond_wait from libstdc++.so): when `pc` has no line,
+/// the first frame of the calling stack that has one.
+duet::source_location location_of_caller(const void* pc) noexcept;
+/// Installs location_of as the fiber runtime's symboliser (idempotent).
+void install_symbolizer() noexcept;
+
+/// The running thread's static thread-local storage holds `address`: fibers share one OS
+/// thread, so its thread_local variables are one copy for all of them, and their accesses are
+/// not races between fibers.
+bool thread_local_address(const void* address) noexcept;
+
+/// Plain accesses are ignored while this is nonzero (the sanitizer's "ignore" annotations).
+extern constinit thread_local int t_ignore_accesses;
+
+/// The current virtual time on clock `clock` (CLOCK_MONOTONIC, CLOCK_REALTIME, ...), in
+/// nanoseconds: a run's clocks read virtual time, so that timed waits and sleeps are decided by
+/// the scheduler, replay exactly, and never wait for real.
+std::int64_t virtual_now_ns(int clock) noexcept;
+
+}  // namespace duet::detail::instrumented

@@ -1,0 +1,474 @@
+// The synchronisation, thread, time and futex calls that libstdc++ and C libraries make,
+// defined in the executable so that they reach duet before the C library (calls from
+// libstdc++.so resolve to the executable's definitions too). Outside a fiber run each passes
+// through to the C library's own. On a fiber of a run:
+//   mutexes, rwlocks, spin locks   duet's fiber locks (deadlock and misuse reports included)
+//   condition variables            duet's condition variable, timed waits on virtual time
+//   futex (std::atomic::wait,      a wait on the address / a notify of it
+//     semaphores, latches, ...)
+//   pthread_create / join          a fiber of the run / waiting for it to finish
+//   pthread_once                   run once, other fibers wait for it
+//   sched_yield, sleeps            duet::yield, virtual-time sleeps
+//   clock_gettime                  virtual time (so deadlines are the scheduler's, and replay)
+//   free, realloc                  the freed memory's access history is forgotten
+#include <cerrno>
+#include <cstdarg>
+#include <ctime>
+#include <deque>
+#include <dlfcn.h>
+#include <linux/futex.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "execute/instrumented/instrumented.hpp"
+
+extern "C" void __libc_free(void*);
+extern "C" void* __libc_realloc(void*, std::size_t);
+
+namespace duet::detail::instrumented {
+namespace {
+
+using fiber::ObjectKind;
+using fiber::Op;
+
+// The C library's definition of `name` (the next one after the executable's).
+template <class F>
+F* real(std::atomic<void*>& slot, const char* name, const char* version = nullptr) noexcept {
+  void* p = slot.load(std::memory_order_acquire);
+  if (p == nullptr) {
+    p = version != nullptr ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
+    slot.store(p, std::memory_order_release);
+  }
+  return reinterpret_cast<F*>(p);
+}
+#define DUET_REAL(name, ...)                  \
+  static std::atomic<void*> duet_real_slot{}; \
+  auto* const next = real<decltype(::name)>(duet_real_slot, #name __VA_OPT__(, ) __VA_ARGS__)
+
+#define DUET_HERE location_of_caller(__builtin_return_address(0))
+
+ObjectKind mutex_kind(const pthread_mutex_t* m) {
+  return (m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP ? ObjectKind::recursive_mutex : ObjectKind::mutex;
+}
+
+// ---- virtual time ----
+
+constexpr std::int64_t kNs = 1'000'000'000;
+// Virtual time starts at a fixed instant: 2026-01-01T00:00:00Z on the calendar clocks, 1000 s
+// on the others (code that subtracts a startup time never sees zero).
+constexpr std::int64_t kRealtimeBase = 1'767'225'600 * kNs;
+constexpr std::int64_t kMonotonicBase = 1'000 * kNs;
+
+bool calendar_clock(clockid_t c) { return c == CLOCK_REALTIME || c == CLOCK_REALTIME_COARSE || c == CLOCK_TAI; }
+bool virtual_clock(clockid_t c) {
+  return calendar_clock(c) || c == CLOCK_MONOTONIC || c == CLOCK_MONOTONIC_RAW || c == CLOCK_MONOTONIC_COARSE ||
+         c == CLOCK_BOOTTIME;
+}
+
+std::int64_t ns_of(const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * kNs + t.tv_nsec; }
+
+// A relative timeout until the absolute `deadline` on `clock`, in virtual nanoseconds.
+std::uint64_t until(clockid_t clock, const timespec* deadline) {
+  if (deadline == nullptr) return fiber::kNoTimeout;
+  const std::int64_t left = ns_of(*deadline) - virtual_now_ns(clock);
+  return left <= 0 ? 0 : static_cast<std::uint64_t>(left);
+}
+std::uint64_t relative(const timespec* t) {
+  if (t == nullptr) return fiber::kNoTimeout;
+  const std::int64_t ns = ns_of(*t);
+  return ns <= 0 ? 0 : static_cast<std::uint64_t>(ns);
+}
+
+// ---- futex ----
+
+long futex_wait(fiber::Runtime& rt, int* address, int expected, std::uint64_t timeout, duet::source_location loc) {
+  fiber::enter(rt, Op::wait, ObjectKind::atomic, address, std::memory_order_seq_cst, loc);
+  const int now = __atomic_load_n(address, __ATOMIC_SEQ_CST);
+  if (now != expected) {
+    fiber::leave(rt, Op::wait, fiber::value_of(now));
+    errno = EAGAIN;
+    return -1;
+  }
+  const fiber::WakeReason why = fiber::block_for(rt, timeout);
+  fiber::leave(rt, Op::wait, fiber::value_of(__atomic_load_n(address, __ATOMIC_SEQ_CST)));
+  if (why == fiber::WakeReason::timeout) {
+    errno = ETIMEDOUT;
+    return -1;
+  }
+  return 0;
+}
+
+long futex(fiber::Runtime& rt, long a[6], duet::source_location loc) {
+  int* address = reinterpret_cast<int*>(a[0]);
+  const int op = static_cast<int>(a[1]);
+  const int command = op & FUTEX_CMD_MASK;
+  const auto* timeout = reinterpret_cast<const timespec*>(a[3]);
+  switch (command) {
+    case FUTEX_WAIT:
+      return futex_wait(rt, address, static_cast<int>(a[2]), relative(timeout), loc);
+    case FUTEX_WAIT_BITSET:
+      return futex_wait(rt, address, static_cast<int>(a[2]),
+                        until((op & FUTEX_CLOCK_REALTIME) != 0 ? CLOCK_REALTIME : CLOCK_MONOTONIC, timeout), loc);
+    case FUTEX_WAKE:
+    case FUTEX_WAKE_BITSET:
+      fiber::notify(rt, ObjectKind::atomic, address, a[2] > 1, loc);
+      return 0;
+    default:
+      errno = ENOSYS;  // requeue, priority inheritance: not used by the standard library
+      return -1;
+  }
+}
+
+// ---- threads started in a run ----
+
+// A thread the subject started in a run: the fiber that runs it, and how it ended. A
+// pthread_t of a run is the address of its record, tagged so it is never a real one's.
+struct ThreadRecord {
+  void* (*start)(void*) = nullptr;
+  void* arg = nullptr;
+  void* result = nullptr;
+  bool finished = false;
+};
+constexpr std::uintptr_t kFiberThreadTag = 1;
+
+struct Threads {
+  std::uint64_t run = ~std::uint64_t{0};
+  std::deque<ThreadRecord> records;  // stable addresses; cleared when a new run starts
+};
+thread_local Threads t_threads;
+
+ThreadRecord* record_of(pthread_t t) {
+  const auto bits = static_cast<std::uintptr_t>(t);
+  return (bits & kFiberThreadTag) != 0 ? reinterpret_cast<ThreadRecord*>(bits & ~kFiberThreadTag) : nullptr;
+}
+
+int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), void* arg, duet::source_location loc) {
+  Threads& ts = t_threads;
+  if (ts.run != fiber::run_number(rt)) {
+    ts.records.clear();
+    ts.run = fiber::run_number(rt);
+  }
+  ThreadRecord& r = ts.records.emplace_back();
+  r.start = start;
+  r.arg = arg;
+  *thread = static_cast<pthread_t>(reinterpret_cast<std::uintptr_t>(&r) | kFiberThreadTag);
+  fiber::spawn(rt, [&r, &rt, loc] {
+    r.result = r.start(r.arg);
+    // The thread's end happens-before its join.
+    fiber::enter(rt, Op::fulfill, ObjectKind::task, &r, std::memory_order_seq_cst, loc);
+    r.finished = true;
+    fiber::leave(rt, Op::fulfill);
+    fiber::wake_all(rt, &r);
+  }, loc);
+  return 0;
+}
+
+int join_thread(fiber::Runtime& rt, ThreadRecord& r, void** result, duet::source_location loc) {
+  fiber::enter(rt, Op::await, ObjectKind::task, &r, std::memory_order_seq_cst, loc);
+  while (!r.finished) fiber::block_for(rt, fiber::kNoTimeout);
+  fiber::leave(rt, Op::await);
+  if (result != nullptr) *result = r.result;
+  return 0;
+}
+
+// ---- pthread_once ----
+
+// The glibc encoding of pthread_once_t: 0 not run, 2 done; 1 marks a run in progress here.
+int run_once(fiber::Runtime& rt, pthread_once_t* once, void (*init)(), duet::source_location loc) {
+  for (;;) {
+    fiber::enter(rt, Op::cas, ObjectKind::atomic, once, std::memory_order_seq_cst, loc);
+    int expected = 0;
+    if (__atomic_compare_exchange_n(once, &expected, 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+      fiber::leave(rt, Op::cas, fiber::value_of(0), fiber::value_of(1));
+      break;
+    }
+    fiber::leave(rt, Op::cas_fail, fiber::value_of(expected));
+    if (expected == 2) return 0;
+    futex_wait(rt, once, 1, fiber::kNoTimeout, loc);
+  }
+  init();
+  fiber::enter(rt, Op::store, ObjectKind::atomic, once, std::memory_order_seq_cst, loc);
+  __atomic_store_n(once, 2, __ATOMIC_SEQ_CST);
+  fiber::leave(rt, Op::store, {}, fiber::value_of(2));
+  fiber::notify(rt, ObjectKind::atomic, once, true, loc);
+  return 0;
+}
+
+}  // namespace
+
+std::int64_t virtual_now_ns(int clock) noexcept {
+  const auto ns = static_cast<std::int64_t>(fiber::t_virtual_ns);
+  return (calendar_clock(clock) ? kRealtimeBase : kMonotonicBase) + ns;
+}
+
+}  // namespace duet::detail::instrumented
+
+using namespace duet::detail::instrumented;
+namespace fiber = duet::detail::fiber;
+
+extern "C" {
+
+// ---- mutexes ----
+int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
+  if (fiber::Runtime* rt = active()) {
+    fiber::lock(*rt, mutex_kind(m), m, false, DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(pthread_mutex_lock);
+  return next(m);
+}
+int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
+  if (fiber::Runtime* rt = active()) return fiber::try_lock(*rt, mutex_kind(m), m, false, DUET_HERE) ? 0 : EBUSY;
+  DUET_REAL(pthread_mutex_trylock);
+  return next(m);
+}
+int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* at) noexcept {
+  if (fiber::Runtime* rt = active())
+    return fiber::timed_lock(*rt, mutex_kind(m), m, false, until(CLOCK_REALTIME, at), DUET_HERE) ? 0 : ETIMEDOUT;
+  DUET_REAL(pthread_mutex_timedlock);
+  return next(m, at);
+}
+int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock, const timespec* at) noexcept {
+  if (fiber::Runtime* rt = active())
+    return fiber::timed_lock(*rt, mutex_kind(m), m, false, until(clock, at), DUET_HERE) ? 0 : ETIMEDOUT;
+  DUET_REAL(pthread_mutex_clocklock);
+  return next(m, clock, at);
+}
+int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
+  if (fiber::Runtime* rt = active()) {
+    fiber::unlock(*rt, mutex_kind(m), m, false, DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(pthread_mutex_unlock);
+  return next(m);
+}
+
+// ---- reader-writer locks ----
+int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
+  if (fiber::Runtime* rt = active()) {
+    fiber::lock(*rt, ObjectKind::shared_mutex, l, true, DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(pthread_rwlock_rdlock);
+  return next(l);
+}
+int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
+  if (fiber::Runtime* rt = active()) {
+    fiber::lock(*rt, ObjectKind::shared_mutex, l, false, DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(pthread_rwlock_wrlock);
+  return next(l);
+}
+int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) noexcept {
+  if (fiber::Runtime* rt = active()) return fiber::try_lock(*rt, ObjectKind::shared_mutex, l, true, DUET_HERE) ? 0 : EBUSY;
+  DUET_REAL(pthread_rwlock_tryrdlock);
+  return next(l);
+}
+int pthread_rwlock_trywrlock(pthread_rwlock_t* l) noexcept {
+  if (fiber::Runtime* rt = active()) return fiber::try_lock(*rt, ObjectKind::shared_mutex, l, false, DUET_HERE) ? 0 : EBUSY;
+  DUET_REAL(pthread_rwlock_trywrlock);
+  return next(l);
+}
+int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const timespec* at) noexcept {
+  if (fiber::Runtime* rt = active())
+    return fiber::timed_lock(*rt, ObjectKind::shared_mutex, l, true, until(CLOCK_REALTIME, at), DUET_HERE) ? 0 : ETIMEDOUT;
+  DUET_REAL(pthread_rwlock_timedrdlock);
+  return next(l, at);
+}
+int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const timespec* at) noexcept {
+  if (fiber::Runtime* rt = active())
+    return fiber::timed_lock(*rt, ObjectKind::shared_mutex, l, false, until(CLOCK_REALTIME, at), DUET_HERE) ? 0 : ETIMEDOUT;
+  DUET_REAL(pthread_rwlock_timedwrlock);
+  return next(l, at);
+}
+int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t clock, const timespec* at) noexcept {
+  if (fiber::Runtime* rt = active())
+    return fiber::timed_lock(*rt, ObjectKind::shared_mutex, l, true, until(clock, at), DUET_HERE) ? 0 : ETIMEDOUT;
+  DUET_REAL(pthread_rwlock_clockrdlock);
+  return next(l, clock, at);
+}
+int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t clock, const timespec* at) noexcept {
+  if (fiber::Runtime* rt = active())
+    return fiber::timed_lock(*rt, ObjectKind::shared_mutex, l, false, until(clock, at), DUET_HERE) ? 0 : ETIMEDOUT;
+  DUET_REAL(pthread_rwlock_clockwrlock);
+  return next(l, clock, at);
+}
+int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
+  if (fiber::Runtime* rt = active()) {
+    fiber::unlock(*rt, ObjectKind::shared_mutex, l, !fiber::owns(*rt, l), DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(pthread_rwlock_unlock);
+  return next(l);
+}
+
+// ---- spin locks ----
+int pthread_spin_lock(pthread_spinlock_t* l) noexcept {
+  if (fiber::Runtime* rt = active()) {
+    fiber::lock(*rt, ObjectKind::mutex, const_cast<int*>(l), false, DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(pthread_spin_lock);
+  return next(l);
+}
+int pthread_spin_trylock(pthread_spinlock_t* l) noexcept {
+  if (fiber::Runtime* rt = active()) return fiber::try_lock(*rt, ObjectKind::mutex, const_cast<int*>(l), false, DUET_HERE) ? 0 : EBUSY;
+  DUET_REAL(pthread_spin_trylock);
+  return next(l);
+}
+int pthread_spin_unlock(pthread_spinlock_t* l) noexcept {
+  if (fiber::Runtime* rt = active()) {
+    fiber::unlock(*rt, ObjectKind::mutex, const_cast<int*>(l), false, DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(pthread_spin_unlock);
+  return next(l);
+}
+
+// ---- condition variables (the GLIBC_2.3.2 versions are today's) ----
+int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+  if (fiber::Runtime* rt = active()) {
+    fiber::cv_wait(*rt, c, m, fiber::kNoTimeout, DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(pthread_cond_wait, "GLIBC_2.3.2");
+  return next(c, m);
+}
+int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* at) {
+  if (fiber::Runtime* rt = active())
+    return fiber::cv_wait(*rt, c, m, until(CLOCK_REALTIME, at), DUET_HERE) == fiber::WakeReason::timeout ? ETIMEDOUT : 0;
+  DUET_REAL(pthread_cond_timedwait, "GLIBC_2.3.2");
+  return next(c, m, at);
+}
+int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* at) {
+  if (fiber::Runtime* rt = active())
+    return fiber::cv_wait(*rt, c, m, until(clock, at), DUET_HERE) == fiber::WakeReason::timeout ? ETIMEDOUT : 0;
+  DUET_REAL(pthread_cond_clockwait);
+  return next(c, m, clock, at);
+}
+int pthread_cond_signal(pthread_cond_t* c) noexcept {
+  if (fiber::Runtime* rt = active()) {
+    fiber::notify(*rt, ObjectKind::condition_variable, c, false, DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(pthread_cond_signal, "GLIBC_2.3.2");
+  return next(c);
+}
+int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
+  if (fiber::Runtime* rt = active()) {
+    fiber::notify(*rt, ObjectKind::condition_variable, c, true, DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(pthread_cond_broadcast, "GLIBC_2.3.2");
+  return next(c);
+}
+
+// ---- once, threads ----
+int pthread_once(pthread_once_t* once, void (*init)()) {
+  if (fiber::Runtime* rt = active()) return run_once(*rt, once, init, DUET_HERE);
+  DUET_REAL(pthread_once);
+  return next(once, init);
+}
+int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*start)(void*), void* arg) noexcept {
+  if (fiber::Runtime* rt = active()) return start_thread(*rt, t, start, arg, DUET_HERE);
+  DUET_REAL(pthread_create);
+  return next(t, attr, start, arg);
+}
+int pthread_join(pthread_t t, void** result) {
+  if (ThreadRecord* r = record_of(t)) {
+    fiber::Runtime* rt = active();
+    if (rt == nullptr) return EINVAL;  // a thread of a run joined after it: the run is over
+    return join_thread(*rt, *r, result, DUET_HERE);
+  }
+  DUET_REAL(pthread_join);
+  return next(t, result);
+}
+int pthread_detach(pthread_t t) noexcept {
+  if (record_of(t) != nullptr) return 0;  // the run ends when its fibers do
+  DUET_REAL(pthread_detach);
+  return next(t);
+}
+
+// ---- yield, sleeps, clocks ----
+int sched_yield() noexcept {
+  if (fiber::Runtime* rt = active()) {
+    fiber::yield(*rt, DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(sched_yield);
+  return next();
+}
+int nanosleep(const timespec* t, timespec* rest) {
+  if (fiber::Runtime* rt = active()) {
+    fiber::sleep(*rt, relative(t), DUET_HERE);
+    if (rest != nullptr) *rest = {};
+    return 0;
+  }
+  DUET_REAL(nanosleep);
+  return next(t, rest);
+}
+int clock_nanosleep(clockid_t clock, int flags, const timespec* t, timespec* rest) {
+  if (fiber::Runtime* rt = active(); rt != nullptr && virtual_clock(clock)) {
+    fiber::sleep(*rt, (flags & TIMER_ABSTIME) != 0 ? until(clock, t) : relative(t), DUET_HERE);
+    if (rest != nullptr) *rest = {};
+    return 0;
+  }
+  DUET_REAL(clock_nanosleep);
+  return next(clock, flags, t, rest);
+}
+int usleep(useconds_t us) {
+  if (fiber::Runtime* rt = active()) {
+    fiber::sleep(*rt, static_cast<std::uint64_t>(us) * 1000, DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(usleep);
+  return next(us);
+}
+int clock_gettime(clockid_t clock, timespec* t) noexcept {
+  if (active() != nullptr && virtual_clock(clock)) {
+    const std::int64_t ns = virtual_now_ns(clock);
+    t->tv_sec = static_cast<time_t>(ns / kNs);
+    t->tv_nsec = static_cast<long>(ns % kNs);
+    return 0;
+  }
+  DUET_REAL(clock_gettime);
+  return next(clock, t);
+}
+
+// ---- system calls: the futex ----
+long syscall(long number, ...) noexcept {
+  va_list ap;
+  va_start(ap, number);
+  long a[6];
+  for (long& x : a) x = va_arg(ap, long);  // the kernel takes at most six
+  va_end(ap);
+  if (number == SYS_futex)
+    if (fiber::Runtime* rt = active()) return futex(*rt, a, DUET_HERE);
+  DUET_REAL(syscall);
+  return next(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+// ---- memory ----
+void free(void* p) noexcept {
+  if (p != nullptr)
+    if (fiber::Runtime* rt = active()) fiber::memory_freed(*rt, p, malloc_usable_size(p));
+  __libc_free(p);
+}
+void* realloc(void* p, std::size_t n) noexcept {
+  fiber::Runtime* rt = p != nullptr ? active() : nullptr;
+  const std::size_t old = rt != nullptr ? malloc_usable_size(p) : 0;
+  void* q = __libc_realloc(p, n);
+  if (rt != nullptr && q != p && q != nullptr) fiber::memory_freed(*rt, p, old);
+  return q;
+}
+
+}  // extern "C"
+
+// Referenced by duet::instrument's link options: keeps this object in every instrumented link.
+extern "C" {
+int duet_instrument_interpose = 1;
+}

@@ -1,0 +1,228 @@
+// Subjects written with plain std:: types only (std::atomic, std::mutex, std::shared_mutex,
+// std::condition_variable, std::counting_semaphore, std::latch, std::barrier, std::thread), as
+// users' libraries are: no duet type anywhere. Compiled with duet_instrument, they run on the
+// fiber scheduler. Each Racy = true variant has a bug that only some interleavings show.
+#pragma once
+
+#include <atomic>
+#include <barrier>
+#include <condition_variable>
+#include <deque>
+#include <latch>
+#include <mutex>
+#include <optional>
+#include <semaphore>
+#include <shared_mutex>
+#include <thread>
+#include <vector>
+
+namespace std_subjects {
+
+// A Treiber stack over a fixed pool of nodes (never freed during the stack's life: no ABA).
+// The racy push publishes with a load and a store instead of a compare-exchange.
+template <bool Racy>
+class TreiberStack {
+ public:
+  void push(int v) {
+    Node* n = &pool_[used_.fetch_add(1) % kPool];
+    n->value = v;
+    if constexpr (Racy) {
+      n->next = head_.load();
+      head_.store(n);
+    } else {
+      n->next = head_.load();
+      while (!head_.compare_exchange_weak(n->next, n)) {
+      }
+    }
+  }
+  std::optional<int> pop() {
+    Node* h = head_.load();
+    while (h != nullptr && !head_.compare_exchange_weak(h, h->next)) {
+    }
+    if (h == nullptr) return std::nullopt;
+    return h->value;
+  }
+
+ private:
+  struct Node {
+    int value = 0;
+    Node* next = nullptr;
+  };
+  static constexpr unsigned kPool = 64;
+  Node pool_[kPool];
+  std::atomic<unsigned> used_{0};
+  std::atomic<Node*> head_{nullptr};
+};
+
+// Two accounts under one std::mutex; the racy total() reads them without it (a data race).
+template <bool Racy>
+class Bank {
+ public:
+  int transfer(int amount) {
+    std::lock_guard<std::mutex> hold(m_);
+    a_ -= amount;
+    b_ += amount;
+    return a_;
+  }
+  int total() {
+    if constexpr (Racy) {
+      return a_ + b_;
+    } else {
+      std::lock_guard<std::mutex> hold(m_);
+      return a_ + b_;
+    }
+  }
+
+ private:
+  std::mutex m_;
+  int a_ = 100, b_ = 0;
+};
+
+// A counter behind a ticket lock. The racy lock takes its ticket with a load and a store, so
+// two callers can hold the same ticket and both enter.
+template <bool Racy>
+class TicketCounter {
+ public:
+  int incr() {
+    lock();
+    const int v = ++value_;
+    unlock();
+    return v;
+  }
+
+ private:
+  void lock() {
+    unsigned ticket;
+    if constexpr (Racy) {
+      ticket = next_.load();
+      next_.store(ticket + 1);
+    } else {
+      ticket = next_.fetch_add(1);
+    }
+    while (serving_.load() != ticket) std::this_thread::yield();
+  }
+  void unlock() { serving_.store(serving_.load() + 1); }
+  std::atomic<unsigned> next_{0}, serving_{0};
+  int value_ = 0;
+};
+
+// A blocking queue: std::mutex and std::condition_variable; pop waits a moment for an item. On
+// fibers the wait is on virtual time: it ends when nothing else can run, whatever its length
+// (short, because the oracle replays the calls on a real thread).
+class BlockingQueue {
+ public:
+  void push(int v) {
+    {
+      std::lock_guard<std::mutex> hold(m_);
+      q_.push_back(v);
+    }
+    cv_.notify_one();
+  }
+  std::optional<int> pop() {
+    std::unique_lock<std::mutex> hold(m_);
+    if (!cv_.wait_for(hold, std::chrono::microseconds(1), [&] { return !q_.empty(); })) return std::nullopt;
+    const int v = q_.front();
+    q_.pop_front();
+    return v;
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<int> q_;
+};
+
+// A register under a std::shared_mutex; the racy write takes the lock shared.
+template <bool Racy>
+class SharedRegister {
+ public:
+  void write(int v) {
+    if constexpr (Racy) {
+      std::shared_lock<std::shared_mutex> hold(m_);
+      value_ = v;
+    } else {
+      std::unique_lock<std::shared_mutex> hold(m_);
+      value_ = v;
+    }
+  }
+  int read() {
+    std::shared_lock<std::shared_mutex> hold(m_);
+    return value_;
+  }
+
+ private:
+  std::shared_mutex m_;
+  int value_ = 0;
+};
+
+// At most two callers inside at once, by a std::counting_semaphore; use() returns how many
+// were inside with it (the racy one lets three in).
+template <bool Racy>
+class Pool {
+ public:
+  int use() {
+    slots_.acquire();
+    const int inside = inside_.fetch_add(1) + 1;
+    std::this_thread::yield();
+    inside_.fetch_sub(1);
+    slots_.release();
+    return inside <= 2 ? 1 : 0;
+  }
+
+ private:
+  std::counting_semaphore<4> slots_{Racy ? 3 : 2};
+  std::atomic<int> inside_{0};
+};
+
+// Work done by threads the subject starts itself: std::thread, std::latch, std::barrier and
+// std::atomic::wait inside one call. Returns the sum the workers computed (always 2 * rounds).
+class Workers {
+ public:
+  int run(int rounds) {
+    std::atomic<int> sum{0};
+    std::latch started(2);
+    std::barrier round(2);
+    std::atomic<int> done{0};
+    auto work = [&] {
+      started.count_down();
+      for (int i = 0; i < rounds; ++i) {
+        sum.fetch_add(1);
+        round.arrive_and_wait();
+      }
+      if (done.fetch_add(1) + 1 == 2) done.notify_all();
+    };
+    std::thread a(work), b(work);
+    started.wait();
+    int d = done.load();
+    while (d != 2) {
+      done.wait(d);
+      d = done.load();
+    }
+    a.join();
+    b.join();
+    return sum.load() + calls_.fetch_add(1) * 0;
+  }
+
+ private:
+  std::atomic<int> calls_{0};
+};
+
+// Two accounts locked in opposite orders by the two transfers: a deadlock.
+class Accounts {
+ public:
+  int ab() {
+    std::lock_guard<std::mutex> x(a_);
+    std::lock_guard<std::mutex> y(b_);
+    return 1;
+  }
+  int ba() {
+    std::lock_guard<std::mutex> y(b_);
+    std::lock_guard<std::mutex> x(a_);
+    return 1;
+  }
+
+ private:
+  std::mutex a_, b_;
+};
+
+}  // namespace std_subjects

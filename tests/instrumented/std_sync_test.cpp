@@ -1,0 +1,165 @@
+// Plain std:: code compiled with duet_instrument, checked on the fiber scheduler: atomics are
+// switch points, locks and condition variables are the scheduler's, threads the subject starts
+// are fibers, plain fields are checked for data races. Every bug is found on every seed,
+// shrunk, and replayed; the correct twins pass.
+#include <duet/lin.hpp>
+#include <duet/parallel.hpp>
+#include <duet/gtest_glue.hpp>
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+#include "instrumented/std_subjects.hpp"
+
+namespace {
+
+using namespace std_subjects;
+
+duet::ParallelConfig on_fibers(duet::Schedule schedule = duet::random()) {
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers(schedule);
+  return pc;
+}
+
+duet::Config seeded(std::uint64_t seed, std::uint64_t count = 0) {
+  duet::Config c;
+  c.seed = seed;
+  if (count) c.count = count;
+  return c;
+}
+
+bool has(const std::string& report, const std::string& what) { return report.find(what) != std::string::npos; }
+
+template <bool Racy>
+duet::Lin<TreiberStack<Racy>> stack_spec() {
+  return duet::Lin<TreiberStack<Racy>>("treiber", "s")
+      .op("push", [](TreiberStack<Racy>& s, int v) { s.push(v); }, duet::integers(0, 9))
+      .op("pop", [](TreiberStack<Racy>& s) { return s.pop(); });
+}
+
+template <bool Racy>
+duet::Lin<Bank<Racy>> bank_spec() {
+  return duet::Lin<Bank<Racy>>("bank", "b")
+      .op("transfer", [](Bank<Racy>& b, int x) { return b.transfer(x); }, duet::integers(1, 5))
+      .op("total", [](Bank<Racy>& b) { return b.total(); });
+}
+
+template <bool Racy>
+duet::Lin<TicketCounter<Racy>> ticket_spec() {
+  return duet::Lin<TicketCounter<Racy>>("ticket", "c").op("incr", [](TicketCounter<Racy>& c) { return c.incr(); });
+}
+
+TEST(InstrumentedStd, TreiberStackLostPushFoundOnEverySeed) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const duet::CheckResult r = duet::expect_unsafe(stack_spec<true>(), on_fibers(), seeded(seed));
+    ASSERT_TRUE(r.passed()) << "seed " << seed << "\n" << r.report;
+    EXPECT_LE(r.failing_length, 5u) << r.report;
+  }
+}
+
+TEST(InstrumentedStd, TreiberStackReportNamesTheSubjectsLines) {
+  const duet::CheckResult r = duet::expect_unsafe(stack_spec<true>(), on_fibers(), seeded(3));
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_TRUE(has(r.report, "std_subjects.hpp:")) << r.report;
+  EXPECT_TRUE(has(r.report, "atomic#")) << r.report;
+}
+
+TEST(InstrumentedStd, TreiberStackCorrectPasses) {
+  const duet::CheckResult r = duet::check_parallel(stack_spec<false>(), on_fibers(), seeded(1, 300));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+TEST(InstrumentedStd, SameSeedSameReport) {
+  const duet::CheckResult a = duet::expect_unsafe(stack_spec<true>(), on_fibers(), seeded(42));
+  const duet::CheckResult b = duet::expect_unsafe(stack_spec<true>(), on_fibers(), seeded(42));
+  ASSERT_TRUE(a.passed()) << a.report;
+  EXPECT_EQ(a.replay_token, b.replay_token);
+  EXPECT_EQ(a.cases, b.cases);
+}
+
+TEST(InstrumentedStd, UnlockedReadOfPlainFieldsIsADataRace) {
+  const duet::CheckResult r = duet::expect_unsafe(bank_spec<true>(), on_fibers(), seeded(1));
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_TRUE(has(r.report, "data race on")) << r.report;
+  EXPECT_TRUE(has(r.report, "plain memory")) << r.report;
+  EXPECT_TRUE(has(r.report, "std_subjects.hpp:")) << r.report;
+}
+
+TEST(InstrumentedStd, MutexBankPasses) {
+  const duet::CheckResult r = duet::check_parallel(bank_spec<false>(), on_fibers(), seeded(1, 300));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+TEST(InstrumentedStd, TicketLockWithLoadStoreGrabFound) {
+  const duet::CheckResult r = duet::expect_unsafe(ticket_spec<true>(), on_fibers(), seeded(1));
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_LE(r.failing_length, 3u) << r.report;
+}
+
+TEST(InstrumentedStd, TicketLockPasses) {
+  const duet::CheckResult r = duet::check_parallel(ticket_spec<false>(), on_fibers(), seeded(1, 300));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+TEST(InstrumentedStd, ConditionVariableQueuePasses) {
+  auto spec = duet::Lin<BlockingQueue>("queue", "q")
+                  .op("push", [](BlockingQueue& q, int v) { q.push(v); }, duet::integers(0, 9))
+                  .op("pop", [](BlockingQueue& q) { return q.pop(); });
+  const duet::CheckResult r = duet::check_parallel(spec, on_fibers(), seeded(1, 300));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+TEST(InstrumentedStd, SharedMutexWriteUnderSharedLockIsARace) {
+  auto spec = [](auto subject) {
+    using S = decltype(subject);
+    return duet::Lin<S>("register", "r")
+        .op("write", [](S& s, int v) { s.write(v); }, duet::integers(0, 9))
+        .op("read", [](S& s) { return s.read(); });
+  };
+  const duet::CheckResult good = duet::check_parallel(spec(SharedRegister<false>{}), on_fibers(), seeded(1, 300));
+  EXPECT_TRUE(good.passed()) << good.report;
+  const duet::CheckResult bad = duet::expect_unsafe(spec(SharedRegister<true>{}), on_fibers(), seeded(1));
+  ASSERT_TRUE(bad.passed()) << bad.report;
+  EXPECT_TRUE(has(bad.report, "data race on")) << bad.report;
+}
+
+TEST(InstrumentedStd, CountingSemaphoreBoundsThePool) {
+  auto spec = [](auto subject) {
+    using S = decltype(subject);
+    return duet::Lin<S>("pool", "p").op("use", [](S& s) { return s.use(); });
+  };
+  duet::ParallelConfig pc = on_fibers();
+  pc.branches = 3;
+  const duet::CheckResult good = duet::check_parallel(spec(Pool<false>{}), pc, seeded(1, 300));
+  EXPECT_TRUE(good.passed()) << good.report;
+  const duet::CheckResult bad = duet::expect_unsafe(spec(Pool<true>{}), pc, seeded(1));
+  EXPECT_TRUE(bad.passed()) << bad.report;
+}
+
+TEST(InstrumentedStd, ThreadsLatchBarrierAndAtomicWaitInsideTheSubject) {
+  auto spec = duet::Lin<Workers>("workers", "w").op("run", [](Workers& w, int n) { return w.run(n); }, duet::integers(1, 3));
+  const duet::CheckResult r = duet::check_parallel(spec, on_fibers(), seeded(1, 100));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+TEST(InstrumentedStd, StdMutexDeadlockIsReported) {
+  auto spec = duet::Lin<Accounts>("accounts", "a")
+                  .op("ab", [](Accounts& a) { return a.ab(); })
+                  .op("ba", [](Accounts& a) { return a.ba(); });
+  const duet::CheckResult r = duet::expect_unsafe(spec, on_fibers(), seeded(1));
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_TRUE(has(r.report, "deadlock")) << r.report;
+  EXPECT_TRUE(has(r.report, "std_subjects.hpp:")) << r.report;
+}
+
+// Outside a fiber run the same instrumented code runs on real threads as compiled.
+TEST(InstrumentedStd, OnThreadsTheCodeRunsAsCompiled) {
+  Workers w;
+  EXPECT_EQ(w.run(3), 6);
+  const duet::CheckResult r = duet::check_parallel(bank_spec<false>(), {}, seeded(1, 50));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+}  // namespace
