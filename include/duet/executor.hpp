@@ -61,6 +61,9 @@ Schedule exhaustive(std::size_t preemption_bound = 2);
 struct FiberOptions {
   std::size_t stack_size = 256 * 1024;  // usable bytes per fiber stack (a guard page lies below)
   std::size_t max_steps = 10'000;       // switch points per run before "livelock or spin loop"
+  /// Real seconds a fiber may run without reaching a switch point before its run is stopped as
+  /// blocked outside instrumented code (an error of the check, naming where; 0: never).
+  double stall_seconds = 10;
 };
 
 /// The deterministic fiber scheduler as an executor: the branches run as fibers on the calling

@@ -21,7 +21,7 @@ if(KIND STREQUAL "find_package")
   run(${CMAKE_COMMAND} --install ${DUET_BUILD} --prefix ${WORK}/prefix)
   foreach(f lib/cmake/duet/duetConfig.cmake lib/cmake/duet/duetConfigVersion.cmake include/duet/models/queue.hpp
             include/duet/history_model.hpp include/duet/detail/history_search.hpp
-            include/duet/version.hpp bin/duet-check)
+            include/duet/version.hpp bin/duet-check lib/cmake/duet/DuetInstrument.cmake)
     if(NOT EXISTS ${WORK}/prefix/${f})
       message(FATAL_ERROR "cmake --install did not install ${f}")
     endif()
@@ -36,12 +36,15 @@ if(KIND STREQUAL "add_subdirectory")
   # Nothing of duet's outside its own binary directory (WORK/build/duet).
   file(GLOB top RELATIVE ${WORK}/build ${WORK}/build/*)
   list(REMOVE_ITEM top duet CMakeFiles CMakeCache.txt Makefile cmake_install.cmake CTestTestfile.cmake consumer_tests lock_check
+       instrumented_tests
        DartConfiguration.tcl build.ninja .ninja_deps .ninja_log Testing)
   if(top)
     message(FATAL_ERROR "an embedded duet wrote outside its binary directory: ${top}")
   endif()
 endif()
 run(${WORK}/build/consumer_tests)
+# duet_instrument: plain std:: code on the fiber scheduler.
+run(${WORK}/build/instrumented_tests)
 # The user's checker: its own model through cli_main, on histories with known verdicts (exit
 # status 0: all linearizable, 1: some not).
 set(histories ${DUET_SOURCE}/tests/consumer/common/histories)

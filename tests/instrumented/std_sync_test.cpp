@@ -140,7 +140,7 @@ TEST(InstrumentedStd, CountingSemaphoreBoundsThePool) {
 
 TEST(InstrumentedStd, ThreadsLatchBarrierAndAtomicWaitInsideTheSubject) {
   auto spec = duet::Lin<Workers>("workers", "w").op("run", [](Workers& w, int n) { return w.run(n); }, duet::integers(1, 3));
-  const duet::CheckResult r = duet::check_parallel(spec, on_fibers(), seeded(1, 100));
+  const duet::CheckResult r = duet::check_parallel(spec, on_fibers(), seeded(1, 40));
   EXPECT_TRUE(r.passed()) << r.report;
 }
 

@@ -35,6 +35,7 @@ fiber::SchedulerConfig scheduler_config(const FiberOptions& o) {
   fiber::SchedulerConfig c;
   c.stack_size = o.stack_size;
   c.max_steps = o.max_steps;
+  c.stall_seconds = o.stall_seconds;
   return c;
 }
 

@@ -247,6 +247,48 @@ std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace,
   return lines;
 }
 
+namespace {
+
+bool synchronises(Op op) {
+  switch (op) {
+    case Op::start:
+    case Op::exit:
+    case Op::exit_exception:
+    case Op::read:
+    case Op::write:
+    case Op::destroy:
+    case Op::block:
+    case Op::wake:
+    case Op::yield:
+    case Op::pause:
+      return false;
+    default:
+      return true;
+  }
+}
+
+// For a race on plain memory: the synchronisation that would have ordered the two accesses and
+// did not. The first fiber's next synchronising operation after its access (the release the
+// second did not acquire), and the second's last one before its own.
+std::string race_context(const DataRace& race, std::span<const TraceEvent> trace) {
+  std::vector<std::uint64_t> pointers;
+  std::string s;
+  for (const TraceEvent& e : trace)
+    if (e.fiber == race.first.fiber && e.step >= race.first.step && synchronises(e.event.op)) {
+      s += "\n  fiber " + std::to_string(e.fiber) + "'s next synchronisation after its access:\n  " + format_event(e, pointers);
+      break;
+    }
+  for (auto it = trace.rbegin(); it != trace.rend(); ++it)
+    if (it->fiber == race.second.fiber && it->step < race.second.step && synchronises(it->event.op)) {
+      s += "\n  fiber " + std::to_string(it->fiber) + "'s last synchronisation before its access:\n  " +
+           format_event(*it, pointers);
+      break;
+    }
+  return s;
+}
+
+}  // namespace
+
 std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std::size_t tail) {
   std::string s = outcome_name(r.outcome);
   auto access = [](const Access& a) {
@@ -277,6 +319,7 @@ std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std:
       s += r.race.object == kNoObject ? " on " + std::to_string(r.race.size) + " bytes of plain memory"
                                       : " on var#" + std::to_string(r.race.object);
       s += ": " + access(r.race.first) + " and " + access(r.race.second) + ", not ordered by happens-before";
+      if (r.race.object == kNoObject) s += race_context(r.race, trace);
       break;
     case Outcome::misuse:
       s += ": " + r.misuse;

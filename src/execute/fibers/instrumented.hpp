@@ -11,6 +11,14 @@
 
 namespace duet::detail::fiber {
 
+/// Nonzero while duet's own code runs on this thread on behalf of an instrumented operation (and
+/// in the scheduler between picks); zero while the subject's code runs. Instrumented entry
+/// points do nothing special while it is nonzero: duet's code, compiled plainly, may still call
+/// the instrumented copy of an inline function (std::min, std::vector's members), which the
+/// linker shares between the two. Every fiber switch happens inside duet's code, so one counter
+/// per thread serves all its fibers; a fiber's function starts with it at zero.
+extern constinit thread_local int t_in_runtime;
+
 /// True when the calling code runs on a fiber of the run (not in the scheduler between picks).
 bool on_fiber(Runtime&) noexcept;
 /// The calling fiber's number.
@@ -37,5 +45,10 @@ void memory_freed(Runtime&, const void* address, std::size_t size) noexcept;
 using Symbolizer = duet::source_location (*)(const void* pc) noexcept;
 void set_symbolizer(Symbolizer) noexcept;
 duet::source_location symbolize(const void* pc) noexcept;
+
+/// Decides whether a race between plain accesses at these two code addresses is reported (set
+/// by duet::ignore_races_in); without one, every race is.
+using RaceFilter = bool (*)(const void* pc_earlier, const void* pc_now) noexcept;
+void set_race_filter(RaceFilter) noexcept;
 
 }  // namespace duet::detail::fiber

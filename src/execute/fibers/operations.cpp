@@ -188,6 +188,8 @@ void Runtime::destroyed(ObjectKind kind, const void* object, duet::source_locati
 
 // ---- plain memory of compiler-instrumented code (see shadow.hpp) ----
 
+bool race_reported(const void* pc_earlier, const void* pc_now) noexcept;
+
 void Runtime::memory_access(const void* address, std::size_t size, bool write, const void* pc) {
   if (current == kNoFiber) return;
   const std::uint32_t epoch = self().clock[current];
@@ -207,10 +209,10 @@ void Runtime::check_word(ShadowMemory::Word& w, const ShadowAccess& now) {
   auto races = [&](const ShadowAccess& e) {
     return e.valid() && e.fiber != current && (e.bytes & now.bytes) != 0 && e.epoch > f.clock[e.fiber];
   };
-  if (races(w.write)) plain_race(w.write, now);
+  if (races(w.write) && race_reported(w.write.pc, now.pc)) plain_race(w.write, now);
   if (now.write) {
     for (ShadowAccess& r : w.reads) {
-      if (races(r)) plain_race(r, now);
+      if (races(r) && race_reported(r.pc, now.pc)) plain_race(r, now);
       if ((r.bytes & ~now.bytes) == 0) r = {};  // they happen before this write: it is enough to check
     }
     w.write = now;
@@ -462,10 +464,18 @@ void memory_access(Runtime& rt, const void* address, std::size_t size, bool writ
 }
 void memory_freed(Runtime& rt, const void* address, std::size_t size) noexcept { rt.memory_freed(address, size); }
 
+constinit thread_local int t_in_runtime = 0;
+
 namespace {
 std::atomic<Symbolizer> g_symbolizer{nullptr};
+std::atomic<RaceFilter> g_race_filter{nullptr};
 }  // namespace
 void set_symbolizer(Symbolizer s) noexcept { g_symbolizer.store(s); }
+void set_race_filter(RaceFilter f) noexcept { g_race_filter.store(f); }
+bool race_reported(const void* pc_earlier, const void* pc_now) noexcept {
+  const RaceFilter f = g_race_filter.load(std::memory_order_relaxed);
+  return f == nullptr || f(pc_earlier, pc_now);
+}
 duet::source_location symbolize(const void* pc) noexcept {
   const Symbolizer s = g_symbolizer.load(std::memory_order_relaxed);
   return s != nullptr && pc != nullptr ? s(pc) : duet::source_location{};

@@ -22,6 +22,7 @@
 //   Boost's fiber_entry, which never returns, leaves one frame on its shadow stack per run, and
 //   the TSan fiber is replaced every kTsanFiberRuns runs (and after an abandoned run, whose
 //   frames never return) before that adds up.
+#include "execute/fibers/instrumented.hpp"
 #include "execute/fibers/runtime.hpp"
 
 #include <cxxabi.h>
@@ -189,6 +190,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   eh_ = eh_globals();  // this thread's, for the whole run
   for (std::uint32_t i = 0; i < n_; ++i) start_fiber(i, main_tsan_fiber_);
 
+  watch(true);
   t_runtime = this;
   next_ = choose(false);
   while (next_ != kNoFiber) {
@@ -197,6 +199,12 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
     resume(f);
   }
   t_runtime = nullptr;
+  t_in_runtime = 0;
+  watch(false);
+  if (current_at_stall_ != kNoFiber) {  // the watchdog stopped a stuck fiber (watchdog.cpp)
+    result.limit = stall_text();
+    current_at_stall_ = kNoFiber;
+  }
   settle_spawned();
 
   result.steps = trace.size();
@@ -371,6 +379,7 @@ void Runtime::resume(std::uint32_t i) {
   Fiber& f = fibers_[i];
   current = i;
   ++stats.switches;
+  progress.fetch_add(1, std::memory_order_relaxed);
   EhGlobals* eh = eh_;
   main_eh_ = *eh;
   *eh = f.eh;
@@ -400,12 +409,14 @@ boost::context::fiber Runtime::fiber_main(std::uint32_t i, boost::context::fiber
   main_ = std::move(main);
   record_event(Event{Op::start});
   bool threw = false;
+  t_in_runtime = 0;  // the subject's code (see execute/fibers/instrumented.hpp)
   try {
     (*body_[i])();
   } catch (...) {
     result.fibers[i].error = std::current_exception();
     threw = true;
   }
+  t_in_runtime = 1;
   if (body_[i] == &spawned_[i]) {
     // A spawned body ends with its fiber, in its own run: what it owned (a task's frame, a
     // promise) is destroyed here, and whatever its destructors do is part of this run's trace.

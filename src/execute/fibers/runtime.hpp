@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <new>
 #include <string>
@@ -165,6 +166,14 @@ class Runtime {
   void sleep(std::uint64_t ns, duet::source_location loc);
   [[noreturn]] void crash(std::string_view what, duet::source_location loc);
 
+  // ---- the stall watchdog (watchdog.cpp) ----
+  /// Switches so far: the watchdog's sign of progress.
+  std::atomic<std::uint64_t> progress{0};
+  /// Set by the watchdog before it signals this runtime's thread.
+  std::atomic<bool> stall_requested{false};
+  /// From the watchdog's signal handler, on the stuck fiber: ends the run as duet's limit.
+  [[noreturn]] void stalled(const void* pc);
+
   SchedulerConfig config;
   RunResult result;
   std::vector<TraceEvent> trace;
@@ -184,6 +193,8 @@ class Runtime {
   [[noreturn]] void refuse_spawn(std::function<void()>&& body, std::string why);
   std::string fiber_limit_text(duet::source_location loc) const;
   void settle_spawned();
+  void watch(bool on);
+  std::string stall_text() const;
   void set_misuse(std::string_view what, ObjectKind kind, std::string_view detail, duet::source_location loc);
   // Context switching (the sanitizer annotations live in these).
   void start_fiber(std::uint32_t i, void* return_tsan_fiber);
@@ -229,6 +240,8 @@ class Runtime {
   std::size_t main_stack_size_ = 0;
   void* main_fake_stack_ = nullptr;
   void* main_tsan_fiber_ = nullptr;
+  const void* stalled_pc_ = nullptr;  // where a stalled fiber was stopped
+  std::uint32_t current_at_stall_ = kNoFiber;
 };
 
 /// "file:line", the file without its directories.

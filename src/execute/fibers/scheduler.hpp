@@ -137,6 +137,9 @@ struct SchedulerConfig {
   /// of 4 objects) is spinning: at its next switch point it must let another fiber run, as
   /// after duet::yield(). Values that do not fit in 64 bits are never "already seen".
   std::size_t spin_threshold = 2;
+  /// Real seconds a fiber may run without reaching a switch point before the run is stopped as
+  /// blocked outside instrumented code (a call the scheduler cannot see); 0 never.
+  double stall_seconds = 10;
 };
 
 enum class Outcome : std::uint8_t {

@@ -15,10 +15,15 @@
 
 #include "execute/instrumented/instrumented.hpp"
 
+// The 16-byte entry points do what the instrumented code asked for: a 16-byte atomic, through
+// libatomic where the target has no instruction for it.
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Watomic-alignment"
+#endif
+
 namespace duet::detail::instrumented {
 
 constinit thread_local int t_ignore_accesses = 0;
-constinit thread_local int t_in_duet = 0;
 
 namespace {
 
@@ -63,10 +68,11 @@ using fiber::Op;
 using fiber::Value;
 
 // The instrumentation passes every atomic as an integer of its size, pointers included. A
-// 64-bit value in the range of user-space addresses is shown as a pointer: traces then number
-// pointers by appearance (p1, p2), the same in every process, instead of printing addresses that
-// change from run to run.
-constexpr std::uint64_t kLowestAddress = 0x10000, kAddressLimit = 0x800000000000;
+// 64-bit value whose low 48 bits are a user-space address is shown as a pointer (tagged pointers
+// keep a counter in the high bits): traces then number pointers by appearance (p1, p2), the
+// same in every run, instead of printing addresses that change from run to run and would make
+// a replay look nondeterministic.
+constexpr std::uint64_t kLowestAddress = 0x10000, kAddressLimit = 0x800000000000, kAddressBits = 0xFFFF'FFFF'FFFF;
 
 template <class T>
 Value value_of(T v) noexcept {
@@ -74,7 +80,8 @@ Value value_of(T v) noexcept {
     return {};  // 128-bit values are not shown
   } else if constexpr (sizeof(T) == sizeof(std::uint64_t)) {
     const auto bits = static_cast<std::uint64_t>(v);
-    if (bits >= kLowestAddress && bits < kAddressLimit) return {bits, fiber::ValueType::pointer};
+    if ((bits & kAddressBits) >= kLowestAddress && (bits & kAddressBits) < kAddressLimit)
+      return {bits, fiber::ValueType::pointer};
     return fiber::value_of(v);
   } else {
     return fiber::value_of(v);
@@ -83,14 +90,14 @@ Value value_of(T v) noexcept {
 
 // Each helper takes the instrumented code's return address from its extern "C" caller.
 void access(const void* address, std::size_t size, bool write, const void* pc) noexcept {
-  fiber::Runtime* rt = active();
-  if (rt == nullptr || t_ignore_accesses > 0 || thread_local_address(address)) return;
+  const InRun rt = in_run();
+  if (!rt || t_ignore_accesses > 0 || thread_local_address(address)) return;
   fiber::memory_access(*rt, address, size, write, pc);
 }
 
 template <class T>
 T load(const volatile T* a, int mo, const void* pc) noexcept {
-  if (fiber::Runtime* rt = active()) [[unlikely]] {
+  if (const InRun rt = in_run()) [[unlikely]] {
     fiber::enter(*rt, Op::load, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
     const T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);
     fiber::leave(*rt, Op::load, value_of(v));
@@ -102,7 +109,7 @@ T load(const volatile T* a, int mo, const void* pc) noexcept {
 
 template <class T>
 void store(volatile T* a, T v, int mo, const void* pc) noexcept {
-  if (fiber::Runtime* rt = active()) [[unlikely]] {
+  if (const InRun rt = in_run()) [[unlikely]] {
     fiber::enter(*rt, Op::store, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
     __atomic_store_n(a, v, __ATOMIC_SEQ_CST);
     fiber::leave(*rt, Op::store, {}, value_of(v));
@@ -130,7 +137,7 @@ T apply(volatile T* a, T v) noexcept {
 
 template <Rmw K, class T>
 T rmw(volatile T* a, T v, int mo, const void* pc) noexcept {
-  if (fiber::Runtime* rt = active()) [[unlikely]] {
+  if (const InRun rt = in_run()) [[unlikely]] {
     fiber::enter(*rt, Op::rmw, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
     const T old = apply<K>(a, v);
     fiber::leave(*rt, Op::rmw, value_of(old), value_of(__atomic_load_n(a, __ATOMIC_RELAXED)));
@@ -143,7 +150,7 @@ T rmw(volatile T* a, T v, int mo, const void* pc) noexcept {
 // the value found. Weak ones never fail spuriously here.
 template <class T>
 bool cas(volatile T* a, T* expected, T desired, int mo, const void* pc) noexcept {
-  if (fiber::Runtime* rt = active()) [[unlikely]] {
+  if (const InRun rt = in_run()) [[unlikely]] {
     fiber::enter(*rt, Op::cas, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
     const T hoped = *expected;
     if (__atomic_compare_exchange_n(a, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {

@@ -16,25 +16,43 @@
 
 namespace duet::detail::instrumented {
 
-/// Nonzero while duet itself works inside an instrumented operation (symbolising a location
-/// unwinds the stack, and the unwinder takes locks): the calls it makes are duet's, not the
-/// subject's, and go straight to the C library.
-extern constinit thread_local int t_in_duet;
+/// Marks duet's own code running on this thread (fiber::t_in_runtime): what it calls (the
+/// unwinder's locks, instrumented copies of inline functions) is duet's, not the subject's.
 struct InDuet {
-  InDuet() noexcept { ++t_in_duet; }
-  ~InDuet() { --t_in_duet; }
+  InDuet() noexcept { ++fiber::t_in_runtime; }
+  ~InDuet() { --fiber::t_in_runtime; }
   InDuet(const InDuet&) = delete;
   InDuet& operator=(const InDuet&) = delete;
 };
 
-/// The run whose fiber is running on this thread, or null: outside a run, in the scheduler
-/// between picks, or inside duet's own handling of an instrumented operation.
+/// The run whose fiber is running the subject's code on this thread, or null: outside a run, in
+/// the scheduler between picks, or inside duet's own handling of an operation.
 inline fiber::Runtime* active() noexcept {
   fiber::Runtime* rt = fiber::t_runtime;
   if (rt == nullptr) [[likely]]
     return nullptr;
-  return t_in_duet == 0 && fiber::on_fiber(*rt) ? rt : nullptr;
+  return fiber::t_in_runtime == 0 && fiber::on_fiber(*rt) ? rt : nullptr;
 }
+
+/// active(), holding InDuet while it is in scope: an entry point's handling of an operation.
+///   if (const InRun rt = in_run()) fiber::lock(*rt, ...);
+class InRun {
+ public:
+  InRun() noexcept : rt_(active()) {
+    if (rt_ != nullptr) ++fiber::t_in_runtime;
+  }
+  ~InRun() {
+    if (rt_ != nullptr) --fiber::t_in_runtime;
+  }
+  InRun(const InRun&) = delete;
+  InRun& operator=(const InRun&) = delete;
+  explicit operator bool() const noexcept { return rt_ != nullptr; }
+  fiber::Runtime& operator*() const noexcept { return *rt_; }
+
+ private:
+  fiber::Runtime* rt_;
+};
+inline InRun in_run() noexcept { return {}; }
 
 /// The memory order an instrumented call passes (the compilers pass C11's numbering, which
 /// std::memory_order shares; GCC may add HLE bits above it).

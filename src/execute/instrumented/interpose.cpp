@@ -158,6 +158,7 @@ int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), v
   fiber::spawn(rt, [&r, &rt, loc] {
     r.result = r.start(r.arg);
     // The thread's end happens-before its join.
+    const InDuet inside;
     fiber::enter(rt, Op::fulfill, ObjectKind::task, &r, std::memory_order_seq_cst, loc);
     r.finished = true;
     fiber::leave(rt, Op::fulfill);
@@ -213,7 +214,7 @@ extern "C" {
 
 // ---- mutexes ----
 int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::lock(*rt, mutex_kind(m), m, false, DUET_HERE);
     return 0;
   }
@@ -221,24 +222,24 @@ int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
   return next(m);
 }
 int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
-  if (fiber::Runtime* rt = active()) return fiber::try_lock(*rt, mutex_kind(m), m, false, DUET_HERE) ? 0 : EBUSY;
+  if (const InRun rt = in_run()) return fiber::try_lock(*rt, mutex_kind(m), m, false, DUET_HERE) ? 0 : EBUSY;
   DUET_REAL(pthread_mutex_trylock);
   return next(m);
 }
 int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* at) noexcept {
-  if (fiber::Runtime* rt = active())
+  if (const InRun rt = in_run())
     return fiber::timed_lock(*rt, mutex_kind(m), m, false, until(CLOCK_REALTIME, at), DUET_HERE) ? 0 : ETIMEDOUT;
   DUET_REAL(pthread_mutex_timedlock);
   return next(m, at);
 }
 int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock, const timespec* at) noexcept {
-  if (fiber::Runtime* rt = active())
+  if (const InRun rt = in_run())
     return fiber::timed_lock(*rt, mutex_kind(m), m, false, until(clock, at), DUET_HERE) ? 0 : ETIMEDOUT;
   DUET_REAL(pthread_mutex_clocklock);
   return next(m, clock, at);
 }
 int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::unlock(*rt, mutex_kind(m), m, false, DUET_HERE);
     return 0;
   }
@@ -248,7 +249,7 @@ int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
 
 // ---- reader-writer locks ----
 int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::lock(*rt, ObjectKind::shared_mutex, l, true, DUET_HERE);
     return 0;
   }
@@ -256,7 +257,7 @@ int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
   return next(l);
 }
 int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::lock(*rt, ObjectKind::shared_mutex, l, false, DUET_HERE);
     return 0;
   }
@@ -264,41 +265,41 @@ int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
   return next(l);
 }
 int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) noexcept {
-  if (fiber::Runtime* rt = active()) return fiber::try_lock(*rt, ObjectKind::shared_mutex, l, true, DUET_HERE) ? 0 : EBUSY;
+  if (const InRun rt = in_run()) return fiber::try_lock(*rt, ObjectKind::shared_mutex, l, true, DUET_HERE) ? 0 : EBUSY;
   DUET_REAL(pthread_rwlock_tryrdlock);
   return next(l);
 }
 int pthread_rwlock_trywrlock(pthread_rwlock_t* l) noexcept {
-  if (fiber::Runtime* rt = active()) return fiber::try_lock(*rt, ObjectKind::shared_mutex, l, false, DUET_HERE) ? 0 : EBUSY;
+  if (const InRun rt = in_run()) return fiber::try_lock(*rt, ObjectKind::shared_mutex, l, false, DUET_HERE) ? 0 : EBUSY;
   DUET_REAL(pthread_rwlock_trywrlock);
   return next(l);
 }
 int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const timespec* at) noexcept {
-  if (fiber::Runtime* rt = active())
+  if (const InRun rt = in_run())
     return fiber::timed_lock(*rt, ObjectKind::shared_mutex, l, true, until(CLOCK_REALTIME, at), DUET_HERE) ? 0 : ETIMEDOUT;
   DUET_REAL(pthread_rwlock_timedrdlock);
   return next(l, at);
 }
 int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const timespec* at) noexcept {
-  if (fiber::Runtime* rt = active())
+  if (const InRun rt = in_run())
     return fiber::timed_lock(*rt, ObjectKind::shared_mutex, l, false, until(CLOCK_REALTIME, at), DUET_HERE) ? 0 : ETIMEDOUT;
   DUET_REAL(pthread_rwlock_timedwrlock);
   return next(l, at);
 }
 int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t clock, const timespec* at) noexcept {
-  if (fiber::Runtime* rt = active())
+  if (const InRun rt = in_run())
     return fiber::timed_lock(*rt, ObjectKind::shared_mutex, l, true, until(clock, at), DUET_HERE) ? 0 : ETIMEDOUT;
   DUET_REAL(pthread_rwlock_clockrdlock);
   return next(l, clock, at);
 }
 int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t clock, const timespec* at) noexcept {
-  if (fiber::Runtime* rt = active())
+  if (const InRun rt = in_run())
     return fiber::timed_lock(*rt, ObjectKind::shared_mutex, l, false, until(clock, at), DUET_HERE) ? 0 : ETIMEDOUT;
   DUET_REAL(pthread_rwlock_clockwrlock);
   return next(l, clock, at);
 }
 int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::unlock(*rt, ObjectKind::shared_mutex, l, !fiber::owns(*rt, l), DUET_HERE);
     return 0;
   }
@@ -308,7 +309,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
 
 // ---- spin locks ----
 int pthread_spin_lock(pthread_spinlock_t* l) noexcept {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::lock(*rt, ObjectKind::mutex, const_cast<int*>(l), false, DUET_HERE);
     return 0;
   }
@@ -316,12 +317,12 @@ int pthread_spin_lock(pthread_spinlock_t* l) noexcept {
   return next(l);
 }
 int pthread_spin_trylock(pthread_spinlock_t* l) noexcept {
-  if (fiber::Runtime* rt = active()) return fiber::try_lock(*rt, ObjectKind::mutex, const_cast<int*>(l), false, DUET_HERE) ? 0 : EBUSY;
+  if (const InRun rt = in_run()) return fiber::try_lock(*rt, ObjectKind::mutex, const_cast<int*>(l), false, DUET_HERE) ? 0 : EBUSY;
   DUET_REAL(pthread_spin_trylock);
   return next(l);
 }
 int pthread_spin_unlock(pthread_spinlock_t* l) noexcept {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::unlock(*rt, ObjectKind::mutex, const_cast<int*>(l), false, DUET_HERE);
     return 0;
   }
@@ -331,7 +332,7 @@ int pthread_spin_unlock(pthread_spinlock_t* l) noexcept {
 
 // ---- condition variables (the GLIBC_2.3.2 versions are today's) ----
 int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::cv_wait(*rt, c, m, fiber::kNoTimeout, DUET_HERE);
     return 0;
   }
@@ -339,19 +340,19 @@ int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   return next(c, m);
 }
 int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* at) {
-  if (fiber::Runtime* rt = active())
+  if (const InRun rt = in_run())
     return fiber::cv_wait(*rt, c, m, until(CLOCK_REALTIME, at), DUET_HERE) == fiber::WakeReason::timeout ? ETIMEDOUT : 0;
   DUET_REAL(pthread_cond_timedwait, "GLIBC_2.3.2");
   return next(c, m, at);
 }
 int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* at) {
-  if (fiber::Runtime* rt = active())
+  if (const InRun rt = in_run())
     return fiber::cv_wait(*rt, c, m, until(clock, at), DUET_HERE) == fiber::WakeReason::timeout ? ETIMEDOUT : 0;
   DUET_REAL(pthread_cond_clockwait);
   return next(c, m, clock, at);
 }
 int pthread_cond_signal(pthread_cond_t* c) noexcept {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::notify(*rt, ObjectKind::condition_variable, c, false, DUET_HERE);
     return 0;
   }
@@ -359,7 +360,7 @@ int pthread_cond_signal(pthread_cond_t* c) noexcept {
   return next(c);
 }
 int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::notify(*rt, ObjectKind::condition_variable, c, true, DUET_HERE);
     return 0;
   }
@@ -369,19 +370,19 @@ int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
 
 // ---- once, threads ----
 int pthread_once(pthread_once_t* once, void (*init)()) {
-  if (fiber::Runtime* rt = active()) return run_once(*rt, once, init, DUET_HERE);
+  if (const InRun rt = in_run()) return run_once(*rt, once, init, DUET_HERE);
   DUET_REAL(pthread_once);
   return next(once, init);
 }
 int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*start)(void*), void* arg) noexcept {
-  if (fiber::Runtime* rt = active()) return start_thread(*rt, t, start, arg, DUET_HERE);
+  if (const InRun rt = in_run()) return start_thread(*rt, t, start, arg, DUET_HERE);
   DUET_REAL(pthread_create);
   return next(t, attr, start, arg);
 }
 int pthread_join(pthread_t t, void** result) {
   if (ThreadRecord* r = record_of(t)) {
-    fiber::Runtime* rt = active();
-    if (rt == nullptr) return EINVAL;  // a thread of a run joined after it: the run is over
+    const InRun rt = in_run();
+    if (!rt) return EINVAL;  // a thread of a run joined after it: the run is over
     return join_thread(*rt, *r, result, DUET_HERE);
   }
   DUET_REAL(pthread_join);
@@ -395,7 +396,7 @@ int pthread_detach(pthread_t t) noexcept {
 
 // ---- yield, sleeps, clocks ----
 int sched_yield() noexcept {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::yield(*rt, DUET_HERE);
     return 0;
   }
@@ -403,7 +404,7 @@ int sched_yield() noexcept {
   return next();
 }
 int nanosleep(const timespec* t, timespec* rest) {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::sleep(*rt, relative(t), DUET_HERE);
     if (rest != nullptr) *rest = {};
     return 0;
@@ -412,7 +413,7 @@ int nanosleep(const timespec* t, timespec* rest) {
   return next(t, rest);
 }
 int clock_nanosleep(clockid_t clock, int flags, const timespec* t, timespec* rest) {
-  if (fiber::Runtime* rt = active(); rt != nullptr && virtual_clock(clock)) {
+  if (const InRun rt = in_run(); rt && virtual_clock(clock)) {
     fiber::sleep(*rt, (flags & TIMER_ABSTIME) != 0 ? until(clock, t) : relative(t), DUET_HERE);
     if (rest != nullptr) *rest = {};
     return 0;
@@ -421,7 +422,7 @@ int clock_nanosleep(clockid_t clock, int flags, const timespec* t, timespec* res
   return next(clock, flags, t, rest);
 }
 int usleep(useconds_t us) {
-  if (fiber::Runtime* rt = active()) {
+  if (const InRun rt = in_run()) {
     fiber::sleep(*rt, static_cast<std::uint64_t>(us) * 1000, DUET_HERE);
     return 0;
   }
@@ -429,7 +430,7 @@ int usleep(useconds_t us) {
   return next(us);
 }
 int clock_gettime(clockid_t clock, timespec* t) noexcept {
-  if (active() != nullptr && virtual_clock(clock)) {
+  if (const InRun rt = in_run(); rt && virtual_clock(clock)) {
     const std::int64_t ns = virtual_now_ns(clock);
     t->tv_sec = static_cast<time_t>(ns / kNs);
     t->tv_nsec = static_cast<long>(ns % kNs);
@@ -447,7 +448,7 @@ long syscall(long number, ...) noexcept {
   for (long& x : a) x = va_arg(ap, long);  // the kernel takes at most six
   va_end(ap);
   if (number == SYS_futex)
-    if (fiber::Runtime* rt = active()) return futex(*rt, a, DUET_HERE);
+    if (const InRun rt = in_run()) return futex(*rt, a, DUET_HERE);
   DUET_REAL(syscall);
   return next(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
@@ -455,14 +456,14 @@ long syscall(long number, ...) noexcept {
 // ---- memory ----
 void free(void* p) noexcept {
   if (p != nullptr)
-    if (fiber::Runtime* rt = active()) fiber::memory_freed(*rt, p, malloc_usable_size(p));
+    if (const InRun rt = in_run()) fiber::memory_freed(*rt, p, malloc_usable_size(p));
   __libc_free(p);
 }
 void* realloc(void* p, std::size_t n) noexcept {
-  fiber::Runtime* rt = p != nullptr ? active() : nullptr;
-  const std::size_t old = rt != nullptr ? malloc_usable_size(p) : 0;
+  const InRun rt = in_run();
+  const std::size_t old = rt && p != nullptr ? malloc_usable_size(p) : 0;
   void* q = __libc_realloc(p, n);
-  if (rt != nullptr && q != p && q != nullptr) fiber::memory_freed(*rt, p, old);
+  if (rt && p != nullptr && q != p && q != nullptr) fiber::memory_freed(*rt, p, old);
   return q;
 }
 

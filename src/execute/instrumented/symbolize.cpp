@@ -9,7 +9,9 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
+#include "duet/instrument.hpp"
 #include "execute/instrumented/instrumented.hpp"
 
 #if DUET_HAVE_BACKTRACE
@@ -37,6 +39,8 @@ duet::source_location make_location(const LocationImpl* impl) noexcept {
 #endif
 }
 
+}  // namespace
+
 // A lock that never goes through the interposed pthread functions (it is taken on fibers).
 class SpinLock {
  public:
@@ -49,6 +53,8 @@ class SpinLock {
  private:
   std::atomic_flag flag_;
 };
+
+namespace {
 
 struct Cache {
   SpinLock lock;
@@ -158,3 +164,44 @@ duet::source_location location_of_caller(const void* pc) noexcept {
 void install_symbolizer() noexcept { fiber::set_symbolizer(symbolizer); }
 
 }  // namespace duet::detail::instrumented
+
+// ---- duet::ignore_races_in ----
+
+namespace duet {
+namespace {
+
+struct IgnoredPaths {
+  detail::instrumented::SpinLock lock;
+  std::vector<std::string> parts;
+};
+IgnoredPaths& ignored() {
+  static IgnoredPaths* p = new IgnoredPaths;  // never destroyed, as the symbol cache
+  return *p;
+}
+
+bool in_ignored_file(const void* pc) {
+  const duet::source_location loc = detail::instrumented::location_of(pc);
+  if (loc.line() == 0) return false;
+  IgnoredPaths& ig = ignored();
+  std::lock_guard<detail::instrumented::SpinLock> hold(ig.lock);
+  for (const std::string& part : ig.parts)
+    if (std::strstr(loc.file_name(), part.c_str()) != nullptr) return true;
+  return false;
+}
+
+bool race_reported(const void* pc_earlier, const void* pc_now) noexcept {
+  return !in_ignored_file(pc_earlier) && !in_ignored_file(pc_now);
+}
+
+}  // namespace
+
+void ignore_races_in(std::string path_part) {
+  {
+    IgnoredPaths& ig = ignored();
+    std::lock_guard<detail::instrumented::SpinLock> hold(ig.lock);
+    ig.parts.push_back(std::move(path_part));
+  }
+  detail::fiber::set_race_filter(race_reported);
+}
+
+}  // namespace duet

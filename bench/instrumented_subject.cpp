@@ -1,0 +1,10 @@
+// The instrumented half of bench/instrumented_bench.cpp: the same workloads, compiled with
+// duet_instrument (only this file).
+#include "instrumented_workloads.hpp"
+
+namespace duet_bench {
+
+long queue_round_trips_instrumented(int n) { return queue_round_trips(n); }
+void increments_std_atomic(std::atomic<int>& a, int n) { increments(a, n); }
+
+}  // namespace duet_bench

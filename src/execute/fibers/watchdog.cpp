@@ -1,0 +1,144 @@
+// The stall watchdog: a fiber that reaches no switch point for SchedulerConfig::stall_seconds
+// of real time is blocked in code the scheduler cannot see (an OS-level lock or wait, a loop on
+// memory nothing instrumented writes). One thread per process watches every running run; it
+// signals the stuck thread, whose handler ends the run there as duet's limit, with where it was
+// stuck: a report, never a hang. The stuck fiber is abandoned like any fiber of a failed run.
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <dlfcn.h>
+#include <mutex>
+#include <pthread.h>
+#include <thread>
+#include <ucontext.h>
+#include <vector>
+
+#include "execute/fibers/instrumented.hpp"
+#include "execute/fibers/runtime.hpp"
+
+namespace duet::detail::fiber {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int stall_signal() { return SIGRTMAX - 3; }
+
+const void* interrupted_pc(void* context) {
+  [[maybe_unused]] const auto* uc = static_cast<const ucontext_t*>(context);
+#if defined(__x86_64__)
+  return reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return reinterpret_cast<const void*>(uc->uc_mcontext.pc);
+#else
+  return nullptr;
+#endif
+}
+
+// On the stuck thread. Only a run that the watchdog asked to stop is stopped: a signal that
+// arrives after the run moved on finds no request and does nothing.
+void on_stall(int, siginfo_t*, void* context) {
+  Runtime* rt = t_runtime;
+  if (rt == nullptr || rt->current == kNoFiber || !rt->stall_requested.exchange(false)) return;
+  rt->stalled(interrupted_pc(context));
+}
+
+class Watchdog {
+ public:
+  void watch(Runtime& rt) {
+    std::lock_guard<std::mutex> hold(m_);
+    if (!started_) start();
+    watched_.push_back({&rt, pthread_self(), rt.progress.load(std::memory_order_relaxed), Clock::now(), false});
+  }
+  void unwatch(Runtime& rt) {
+    std::lock_guard<std::mutex> hold(m_);
+    std::erase_if(watched_, [&](const Watched& w) { return w.rt == &rt; });
+  }
+
+ private:
+  struct Watched {
+    Runtime* rt;
+    pthread_t thread;
+    std::uint64_t seen;
+    Clock::time_point since;
+    bool signalled;
+  };
+
+  void start() {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_stall;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;  // the handler never returns: keep the signal deliverable
+    sigemptyset(&sa.sa_mask);
+    sigaction(stall_signal(), &sa, nullptr);
+    std::thread([this] { loop(); }).detach();
+    started_ = true;
+  }
+
+  void loop() {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      std::lock_guard<std::mutex> hold(m_);
+      const Clock::time_point now = Clock::now();
+      for (Watched& w : watched_) {
+        const std::uint64_t p = w.rt->progress.load(std::memory_order_relaxed);
+        if (p != w.seen) {
+          w = {w.rt, w.thread, p, now, false};
+          continue;
+        }
+        const double stuck = std::chrono::duration<double>(now - w.since).count();
+        if (w.signalled || stuck < w.rt->config.stall_seconds) continue;
+        w.signalled = true;
+        w.rt->stall_requested.store(true);
+        pthread_kill(w.thread, stall_signal());
+      }
+    }
+  }
+
+  std::mutex m_;
+  std::vector<Watched> watched_;
+  bool started_ = false;
+};
+
+Watchdog& watchdog() {
+  static Watchdog* w = new Watchdog;  // never destroyed: its thread runs until the process ends
+  return *w;
+}
+
+}  // namespace
+
+void Runtime::watch(bool on) {
+  if (config.stall_seconds <= 0) return;
+  if (on) {
+    stall_requested.store(false);
+    stalled_pc_ = nullptr;
+    watchdog().watch(*this);
+  } else {
+    watchdog().unwatch(*this);
+  }
+}
+
+void Runtime::stalled(const void* pc) {
+  result.outcome = Outcome::limit;
+  stalled_pc_ = pc;
+  current_at_stall_ = current;
+  stop_run();
+}
+
+std::string Runtime::stall_text() const {
+  const duet::source_location loc = symbolize(stalled_pc_);
+  std::string where = loc.line() != 0 ? location(loc) : "";
+  Dl_info info{};
+  if (where.empty() && stalled_pc_ != nullptr && dladdr(stalled_pc_, &info) != 0)
+    where = std::string(info.dli_sname != nullptr ? info.dli_sname : "?") + " in " +
+            (info.dli_fname != nullptr ? info.dli_fname : "?");
+  if (where.empty()) where = "an unknown place";
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", config.stall_seconds);
+  return "fiber " + std::to_string(current_at_stall_) + " was blocked outside instrumented code for " + seconds +
+         " s, at " + where +
+         ": a call the scheduler cannot see (an OS-level lock or wait, or a loop on memory that no instrumented "
+         "operation writes) would hang the run, so it was stopped there. Compile that code with duet_instrument "
+         "(docs/instrumented.md), or keep real blocking calls out of fiber runs";
+}
+
+}  // namespace duet::detail::fiber

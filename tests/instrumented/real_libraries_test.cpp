@@ -1,0 +1,112 @@
+// Unmodified libraries from Debian, compiled with duet_instrument, on the fiber scheduler: their
+// documented semantics pass (linearizable against the candidate run sequentially), and a
+// documented misuse is found. Nothing in them was written for duet.
+#include <duet/lin.hpp>
+#include <duet/parallel.hpp>
+#include <duet/gtest_glue.hpp>
+#include <duet/instrument.hpp>
+
+#include <gtest/gtest.h>
+
+#include <boost/lockfree/queue.hpp>
+#include <boost/lockfree/stack.hpp>
+
+#if DUET_HAVE_ATOMIC_QUEUE
+#include <atomic_queue/atomic_queue.h>
+#endif
+#if DUET_HAVE_LIBCUCKOO
+#include <libcuckoo/cuckoohash_map.hh>
+#endif
+
+#include <optional>
+
+namespace {
+
+duet::ParallelConfig on_fibers(duet::Schedule schedule = duet::random()) {
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers(schedule);
+  return pc;
+}
+
+duet::Config programs(std::uint64_t count) {
+  duet::Config c;
+  c.seed = 1;
+  c.count = count;
+  return c;
+}
+
+using BoostQueue = boost::lockfree::queue<int, boost::lockfree::capacity<64>>;
+using BoostStack = boost::lockfree::stack<int, boost::lockfree::capacity<64>>;
+
+// Boost.Lockfree reads a node's fields before its tagged compare-exchange tells whether the
+// node was still current: a data race by the standard's rules, accepted by the library (and
+// suppressed the same way for ThreadSanitizer).
+void accept_boost_lockfree_optimistic_reads() { duet::ignore_races_in("boost/lockfree/"); }
+
+TEST(InstrumentedLibraries, BoostLockfreeQueue) {
+  accept_boost_lockfree_optimistic_reads();
+  auto lin = duet::Lin<BoostQueue>("boost_queue", "q")
+                 .op("push", [](BoostQueue& q, int v) { return q.push(v); }, duet::integers(0, 9))
+                 .op("pop", [](BoostQueue& q) {
+                   int v = 0;
+                   return q.pop(v) ? std::optional<int>(v) : std::nullopt;
+                 });
+  for (const duet::Schedule& s : {duet::random(), duet::pct(3)}) {
+    const duet::CheckResult r = duet::check_parallel(lin, on_fibers(s), programs(500));
+    EXPECT_TRUE(r.passed()) << r.report;
+  }
+}
+
+TEST(InstrumentedLibraries, BoostLockfreeStack) {
+  accept_boost_lockfree_optimistic_reads();
+  auto lin = duet::Lin<BoostStack>("boost_stack", "s")
+                 .op("push", [](BoostStack& s, int v) { return s.push(v); }, duet::integers(0, 9))
+                 .op("pop", [](BoostStack& s) {
+                   int v = 0;
+                   return s.pop(v) ? std::optional<int>(v) : std::nullopt;
+                 });
+  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), programs(500));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+#if DUET_HAVE_ATOMIC_QUEUE
+// atomic_queue reserves one value as "empty" (0 by default): the values pushed are 1 to 9.
+using AtomicQueue = atomic_queue::AtomicQueue<unsigned, 64>;
+
+TEST(InstrumentedLibraries, AtomicQueue) {
+  auto lin = duet::Lin<AtomicQueue>("atomic_queue", "q")
+                 .op("try_push", [](AtomicQueue& q, unsigned v) { return q.try_push(v); }, duet::integers(1u, 9u))
+                 .op("try_pop", [](AtomicQueue& q) {
+                   unsigned v = 0;
+                   return q.try_pop(v) ? std::optional<unsigned>(v) : std::nullopt;
+                 });
+  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), programs(500));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+#else
+TEST(InstrumentedLibraries, AtomicQueue) { GTEST_SKIP() << "atomic_queue not installed (apt-get install libatomic-queue-dev)"; }
+#endif
+
+#if DUET_HAVE_LIBCUCKOO
+using CuckooMap = libcuckoo::cuckoohash_map<int, int>;
+
+TEST(InstrumentedLibraries, LibcuckooMap) {
+  // A small table (the default holds 2^16 slots, all written by the constructor).
+  auto lin = duet::Lin<CuckooMap>("cuckoo", "m")
+                 .init([] { return std::make_unique<CuckooMap>(8); }, "libcuckoo::cuckoohash_map<int, int> m(8);")
+                 .op("insert", [](CuckooMap& m, int k, int v) { return m.insert(k, v); }, duet::integers(0, 3),
+                     duet::integers(0, 9))
+                 .op("find", [](CuckooMap& m, int k) {
+                   int v = 0;
+                   return m.find(k, v) ? std::optional<int>(v) : std::nullopt;
+                 }, duet::integers(0, 3))
+                 .op("erase", [](CuckooMap& m, int k) { return m.erase(k); }, duet::integers(0, 3));
+  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), programs(300));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+#else
+TEST(InstrumentedLibraries, LibcuckooMap) { GTEST_SKIP() << "libcuckoo not installed (apt-get install libcuckoo-dev)"; }
+#endif
+
+}  // namespace
