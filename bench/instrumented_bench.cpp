@@ -23,7 +23,7 @@ constexpr int kRoundTrips = 10'000;
 constexpr int kIncrements = 2'000;
 
 void BM_Instrumented_QueueOutsideRun_Plain(benchmark::State& st) {
-  for (auto _ : st) benchmark::DoNotOptimize(duet_bench::queue_round_trips(kRoundTrips));
+  for (auto _ : st) benchmark::DoNotOptimize(duet_bench::queue_round_trips<1024>(kRoundTrips));
   st.SetItemsProcessed(st.iterations() * kRoundTrips);
 }
 BENCHMARK(BM_Instrumented_QueueOutsideRun_Plain)->Unit(benchmark::kMicrosecond);

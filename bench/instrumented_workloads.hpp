@@ -3,14 +3,19 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 
 #include <boost/lockfree/queue.hpp>
 
 namespace duet_bench {
 
-// n pushes and n pops on a Boost.Lockfree queue, on one thread; the sum popped.
-inline long queue_round_trips(int n) {
-  static boost::lockfree::queue<int, boost::lockfree::capacity<1024>> q;
+// n pushes and n pops on a Boost.Lockfree queue, on one thread; the sum popped. Each file
+// uses its own capacity: inline functions and template instances are shared by every file of a
+// program (the linker keeps one copy), so the instrumented and the plain measurement must not
+// instantiate the same ones.
+template <std::size_t Capacity>
+long queue_round_trips(int n) {
+  static boost::lockfree::queue<int, boost::lockfree::capacity<Capacity>> q;
   long sum = 0;
   for (int i = 0; i < n; ++i) {
     q.push(i);

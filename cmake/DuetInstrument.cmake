@@ -36,8 +36,11 @@ function(duet_instrument target)
       "Instrument a build without sanitizers.")
   endif()
   # -g: reports name the subject's file:line. -Wno-tsan: g++ warns that fences are not
-  # instrumented, which duet handles.
-  set(_duet_compile -fsanitize=thread -g $<$<CXX_COMPILER_ID:GNU>:-Wno-tsan>)
+  # instrumented, which duet handles. No function entry and exit calls: duet does not use them,
+  # and they cost a call each way on every function.
+  set(_duet_compile -fsanitize=thread -g
+    $<$<CXX_COMPILER_ID:GNU>:-Wno-tsan --param=tsan-instrument-func-entry-exit=0>
+    $<$<CXX_COMPILER_ID:Clang>:-fno-sanitize-thread-func-entry-exit>)
   if(ARG_SOURCES)
     set_property(SOURCE ${ARG_SOURCES} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS ${_duet_compile})
   else()

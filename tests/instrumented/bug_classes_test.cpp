@@ -80,8 +80,8 @@ void twin_passes(const duet::Lin<T>& lin) {
 TEST(InstrumentedBugClass, SizeCounterUpdatedOutsideTheLockFound) { found_on_every_seed(racy::counted_queue(), 6); }
 TEST(InstrumentedBugClass, PairReadTornFound) { found_on_every_seed(racy::torn_pair(), 2); }
 TEST(InstrumentedBugClass, DoubleCheckedInitWithoutSecondCheckFound) { found_on_every_seed(racy::lazy_instance(), 3); }
-TEST(InstrumentedBugClass, TransferOneLockAtATimeFound) { found_on_every_seed(racy::bank(), 3); }
-TEST(InstrumentedBugClass, TreiberPopLoadThenStoreFound) { found_on_every_seed(racy::load_store_stack(), 6); }
+TEST(InstrumentedBugClass, TransferOneLockAtATimeFound) { found_on_every_seed(racy::bank(), 5); }
+TEST(InstrumentedBugClass, TreiberPopLoadThenStoreFound) { found_on_every_seed(racy::load_store_stack(), 7); }
 TEST(InstrumentedBugClass, WrapCounterCheckThenActFound) { found_on_every_seed(racy::wrap_counter(), 5); }
 
 TEST(InstrumentedBugClass, CorrectTwinsPass) {

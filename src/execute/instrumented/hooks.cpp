@@ -88,33 +88,50 @@ Value value_of(T v) noexcept {
   }
 }
 
-// Each helper takes the instrumented code's return address from its extern "C" caller.
-void access(const void* address, std::size_t size, bool write, const void* pc) noexcept {
+// The fast path of every entry point is one thread-local load and a test: outside a run
+// nothing else happens. What a run needs is in the [[gnu::noinline]] functions below, which take
+// the instrumented code's return address from their extern "C" caller.
+inline bool in_some_run() noexcept { return fiber::t_runtime != nullptr; }
+
+[[gnu::noinline]] void access(const void* address, std::size_t size, bool write, const void* pc) noexcept {
   const InRun rt = in_run();
   if (!rt || t_ignore_accesses > 0 || thread_local_address(address)) return;
   fiber::memory_access(*rt, address, size, write, pc);
 }
 
 template <class T>
-T load(const volatile T* a, int mo, const void* pc) noexcept {
-  if (const InRun rt = in_run()) [[unlikely]] {
+[[gnu::noinline]] T load_in_run(const volatile T* a, int mo, const void* pc) noexcept {
+  if (const InRun rt = in_run()) {
     fiber::enter(*rt, Op::load, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
     const T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);
     fiber::leave(*rt, Op::load, value_of(v));
     return v;
   }
+  return __atomic_load_n(a, __ATOMIC_SEQ_CST);
+}
+
+template <class T>
+T load(const volatile T* a, int mo, const void* pc) noexcept {
+  if (in_some_run()) [[unlikely]]
+    return load_in_run(a, mo, pc);
   if (mo == __ATOMIC_RELAXED) return __atomic_load_n(a, __ATOMIC_RELAXED);
   return __atomic_load_n(a, __ATOMIC_SEQ_CST);
 }
 
 template <class T>
+[[gnu::noinline]] bool store_in_run(volatile T* a, T v, int mo, const void* pc) noexcept {
+  const InRun rt = in_run();
+  if (!rt) return false;
+  fiber::enter(*rt, Op::store, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
+  __atomic_store_n(a, v, __ATOMIC_SEQ_CST);
+  fiber::leave(*rt, Op::store, {}, value_of(v));
+  return true;
+}
+
+template <class T>
 void store(volatile T* a, T v, int mo, const void* pc) noexcept {
-  if (const InRun rt = in_run()) [[unlikely]] {
-    fiber::enter(*rt, Op::store, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
-    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);
-    fiber::leave(*rt, Op::store, {}, value_of(v));
-    return;
-  }
+  if (in_some_run()) [[unlikely]]
+    if (store_in_run(a, v, mo, pc)) return;
   // A seq_cst store costs a fence on x86; the weaker ones must not pay it.
   if ((mo & 0xffff) == __ATOMIC_SEQ_CST)
     __atomic_store_n(a, v, __ATOMIC_SEQ_CST);
@@ -136,8 +153,8 @@ T apply(volatile T* a, T v) noexcept {
 }
 
 template <Rmw K, class T>
-T rmw(volatile T* a, T v, int mo, const void* pc) noexcept {
-  if (const InRun rt = in_run()) [[unlikely]] {
+[[gnu::noinline]] T rmw_in_run(volatile T* a, T v, int mo, const void* pc) noexcept {
+  if (const InRun rt = in_run()) {
     fiber::enter(*rt, Op::rmw, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
     const T old = apply<K>(a, v);
     fiber::leave(*rt, Op::rmw, value_of(old), value_of(__atomic_load_n(a, __ATOMIC_RELAXED)));
@@ -146,11 +163,18 @@ T rmw(volatile T* a, T v, int mo, const void* pc) noexcept {
   return apply<K>(a, v);
 }
 
+template <Rmw K, class T>
+T rmw(volatile T* a, T v, int mo, const void* pc) noexcept {
+  if (in_some_run()) [[unlikely]]
+    return rmw_in_run<K>(a, v, mo, pc);
+  return apply<K>(a, v);
+}
+
 // Compare-exchange: true when *a held *expected (then it holds desired); else *expected gets
 // the value found. Weak ones never fail spuriously here.
 template <class T>
-bool cas(volatile T* a, T* expected, T desired, int mo, const void* pc) noexcept {
-  if (const InRun rt = in_run()) [[unlikely]] {
+[[gnu::noinline]] bool cas_in_run(volatile T* a, T* expected, T desired, int mo, const void* pc) noexcept {
+  if (const InRun rt = in_run()) {
     fiber::enter(*rt, Op::cas, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
     const T hoped = *expected;
     if (__atomic_compare_exchange_n(a, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
@@ -160,6 +184,13 @@ bool cas(volatile T* a, T* expected, T desired, int mo, const void* pc) noexcept
     fiber::leave(*rt, Op::cas_fail, value_of(*expected));
     return false;
   }
+  return __atomic_compare_exchange_n(a, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+template <class T>
+bool cas(volatile T* a, T* expected, T desired, int mo, const void* pc) noexcept {
+  if (in_some_run()) [[unlikely]]
+    return cas_in_run(a, expected, desired, mo, pc);
   return __atomic_compare_exchange_n(a, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
@@ -175,6 +206,10 @@ void fence(int mo) noexcept {
 
 using namespace duet::detail::instrumented;
 #define DUET_PC __builtin_return_address(0)
+// A plain access: nothing but a thread-local test outside a run.
+#define DUET_ACCESS(a, n, write, pc) \
+  if (in_some_run()) [[unlikely]]    \
+  access(a, n, write, pc)
 
 extern "C" {
 
@@ -183,32 +218,32 @@ void __tsan_init() { install_symbolizer(); }
 void __tsan_func_entry(void*) {}
 void __tsan_func_exit() {}
 void __tsan_vptr_update(void** vptr, void* value) {
-  if (*vptr != value) access(vptr, sizeof(void*), true, DUET_PC);
+  if (*vptr != value) DUET_ACCESS(vptr, sizeof(void*), true, DUET_PC);
 }
-void __tsan_vptr_read(void** vptr) { access(vptr, sizeof(void*), false, DUET_PC); }
+void __tsan_vptr_read(void** vptr) { DUET_ACCESS(vptr, sizeof(void*), false, DUET_PC); }
 
 // ---- plain accesses ----
 #define DUET_PLAIN(N)                                                                            \
-  void __tsan_read##N(void* a) { access(a, N, false, DUET_PC); }                                 \
-  void __tsan_write##N(void* a) { access(a, N, true, DUET_PC); }                                 \
-  void __tsan_unaligned_read##N(void* a) { access(a, N, false, DUET_PC); }                       \
-  void __tsan_unaligned_write##N(void* a) { access(a, N, true, DUET_PC); }                       \
-  void __tsan_volatile_read##N(void* a) { access(a, N, false, DUET_PC); }                        \
-  void __tsan_volatile_write##N(void* a) { access(a, N, true, DUET_PC); }                        \
-  void __tsan_unaligned_volatile_read##N(void* a) { access(a, N, false, DUET_PC); }              \
-  void __tsan_unaligned_volatile_write##N(void* a) { access(a, N, true, DUET_PC); }              \
-  void __tsan_read##N##_pc(void* a, void* pc) { access(a, N, false, pc); }                       \
-  void __tsan_write##N##_pc(void* a, void* pc) { access(a, N, true, pc); }
+  void __tsan_read##N(void* a) { DUET_ACCESS(a, N, false, DUET_PC); }                            \
+  void __tsan_write##N(void* a) { DUET_ACCESS(a, N, true, DUET_PC); }                            \
+  void __tsan_unaligned_read##N(void* a) { DUET_ACCESS(a, N, false, DUET_PC); }                  \
+  void __tsan_unaligned_write##N(void* a) { DUET_ACCESS(a, N, true, DUET_PC); }                  \
+  void __tsan_volatile_read##N(void* a) { DUET_ACCESS(a, N, false, DUET_PC); }                   \
+  void __tsan_volatile_write##N(void* a) { DUET_ACCESS(a, N, true, DUET_PC); }                   \
+  void __tsan_unaligned_volatile_read##N(void* a) { DUET_ACCESS(a, N, false, DUET_PC); }         \
+  void __tsan_unaligned_volatile_write##N(void* a) { DUET_ACCESS(a, N, true, DUET_PC); }         \
+  void __tsan_read##N##_pc(void* a, void* pc) { DUET_ACCESS(a, N, false, pc); }                  \
+  void __tsan_write##N##_pc(void* a, void* pc) { DUET_ACCESS(a, N, true, pc); }
 DUET_PLAIN(1)
 DUET_PLAIN(2)
 DUET_PLAIN(4)
 DUET_PLAIN(8)
 DUET_PLAIN(16)
 #undef DUET_PLAIN
-void __tsan_read_range(void* a, unsigned long size) { access(a, size, false, DUET_PC); }
-void __tsan_write_range(void* a, unsigned long size) { access(a, size, true, DUET_PC); }
-void __tsan_read_range_pc(void* a, unsigned long size, void* pc) { access(a, size, false, pc); }
-void __tsan_write_range_pc(void* a, unsigned long size, void* pc) { access(a, size, true, pc); }
+void __tsan_read_range(void* a, unsigned long size) { DUET_ACCESS(a, size, false, DUET_PC); }
+void __tsan_write_range(void* a, unsigned long size) { DUET_ACCESS(a, size, true, DUET_PC); }
+void __tsan_read_range_pc(void* a, unsigned long size, void* pc) { DUET_ACCESS(a, size, false, pc); }
+void __tsan_write_range_pc(void* a, unsigned long size, void* pc) { DUET_ACCESS(a, size, true, pc); }
 // Memory intrinsics, for compilers that route them to the sanitizer.
 void* __tsan_memcpy(void* d, const void* s, unsigned long n) {
   access(s, n, false, DUET_PC);
