@@ -284,6 +284,9 @@ struct Runner {
   Settings s{};
   CaseParams params;
   Monitor* monitor = nullptr;
+  // Cases run isolated without DUET_FORK=1 in the environment: Config::isolate says so, or the
+  // check's default does (parallel checks on threads). Then a replay line needs no DUET_FORK=1.
+  bool replay_isolated = false;
   std::unique_ptr<Isolation> iso;  // isolation mode: cases run in its child process
   /// A replay's outcome in words ("replayed DUET_REPLAY: failed as recorded, on its 3rd
   /// trial"), for a negative test's verdict; empty when the check searched.
@@ -661,6 +664,7 @@ struct Runner {
       trace = std::move(run.trace);
       data.death_output = run.death ? run.death->output : std::string();
       data.died = run.death.has_value();
+      data.replay_isolated = replay_isolated;
       if (!uneventful(o)) break;
     }
     const auto seen = seed_of_case ? seen_failures.end() : seen_failures.find(choices);
@@ -1235,6 +1239,7 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   Runner runner(p);
   try {
     runner.s = resolve(config, p.name, p.default_time, p.isolate_by_default);
+    runner.replay_isolated = config.isolate.value_or(p.isolate_by_default);
   } catch (const std::invalid_argument& e) {
     return nothing_tested(config.name ? *config.name : p.name, std::string("bad setting: ") + e.what());
   }
