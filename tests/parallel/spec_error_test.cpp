@@ -61,6 +61,10 @@ struct ThrowingInitSpec : CounterSpec {
   static Sut init_sut() { throw std::runtime_error("no counter today"); }
 };
 
+struct ThrowingInitStateSpec : CounterSpec {
+  static State init_state() { throw std::runtime_error("no model today"); }
+};
+
 // Each test runs on threads (the default executor, isolated in a child) and on fibers.
 class ParallelSpecError : public ::testing::TestWithParam<const char*> {
  protected:
@@ -87,6 +91,11 @@ TEST_P(ParallelSpecError, PreconditionThrows) {
 TEST_P(ParallelSpecError, InitSutThrows) {
   expect_spec_error([&](const duet::Config& c) { return duet::check_parallel<ThrowingInitSpec>(shape(), c); },
                     "the spec's `init_sut`", "std::runtime_error(\"no counter today\")");
+}
+
+TEST_P(ParallelSpecError, InitStateThrows) {
+  expect_spec_error([&](const duet::Config& c) { return duet::check_parallel<ThrowingInitStateSpec>(shape(), c); },
+                    "the model's initial state", "std::runtime_error(\"no model today\")");
 }
 
 TEST_P(ParallelSpecError, ExpectUnsafeGeneratorThrows) {

@@ -50,6 +50,15 @@ TEST(SpecError, SequentialInitSutThrows) {
                     "the spec's `init_sut`", "std::runtime_error(\"no memory for the queue\")");
 }
 
+struct ThrowingInitStateSpec : ring::CorrectRingBufferSpec {
+  static State init_state() { throw std::runtime_error("no model today"); }
+};
+
+TEST(SpecError, SequentialInitStateThrows) {
+  expect_spec_error([](const duet::Config& c) { return duet::check_sequential<ThrowingInitStateSpec>(c); },
+                    "the model's initial state", "std::runtime_error(\"no model today\")");
+}
+
 // ---- duet::Api ----
 
 using Stack = std::vector<int>;
