@@ -8,6 +8,8 @@
 #include <duet/gtest.hpp>
 #include <duet/parallel.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <random>
@@ -252,6 +254,31 @@ TEST(IsolationSame, APassingCheckRunsAsManyCases) {
   EXPECT_EQ(a.cases, 300u);
   EXPECT_EQ(b.cases, 300u);
   EXPECT_EQ(a.commands, b.commands);
+}
+
+// A case that ended its process once and never again (a sanitizer's report of a rare race, say):
+// the report shows the child's last words from the death it saw, though no replay repeated it.
+std::string dies_once_marker;
+struct DiesOnceSpec : fiber_subjects::CounterSpec<false> {
+  static duet::Result run(const Cmd& c, Sut& s) {
+    if (!std::ifstream(dies_once_marker)) {
+      std::ofstream(dies_once_marker) << "died\n";
+      std::fputs("the child's last words\n", stderr);
+      std::abort();
+    }
+    return fiber_subjects::CounterSpec<false>::run(c, s);
+  }
+};
+
+TEST(IsolationSame, ADeathNoReplayRepeatedShowsItsLastWords) {
+  dies_once_marker = ::testing::TempDir() + "duet_dies_once_marker";
+  std::remove(dies_once_marker.c_str());
+  const duet::CheckResult r = duet::check_sequential<DiesOnceSpec>(isolated(1));
+  std::remove(dies_once_marker.c_str());
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, "the failure did not come back")) << r.report;
+  EXPECT_TRUE(has(r.report, "what the process wrote to stderr before it died")) << r.report;
+  EXPECT_TRUE(has(r.report, "| the child's last words")) << r.report;
 }
 
 TEST(IsolationSame, DuetForkTurnsItOn) {
