@@ -136,7 +136,12 @@ class Lin {
   }
 
   // ---- for the parallel runner ----
-  /// Draws one call (an operation and its arguments).
+  /// Draws one call (an operation and its arguments) into `call`. A generator that throws is
+  /// the spec's mistake: `failed`, with an error naming the operation's generator in `failure`.
+  detail::CaseSteps::Drawn draw_call(Source& src, Call& call, detail::StepVerdict& failure) const {
+    return draw_into(*data_, src, call, failure);
+  }
+  /// Draws one call; the generator's exceptions propagate.
   Call generate_call(Source& src) const {
     const std::size_t k = static_cast<std::size_t>(src.draw(data_->ops.size() - 1));
     Call c = data_->ops[k].generate(src);
@@ -144,6 +149,8 @@ class Lin {
     return c;
   }
   std::unique_ptr<T> make_subject() const { return data_->make(); }
+  /// Who makes the subject, as an error names it when that throws.
+  const char* maker() const { return maker(*data_); }
   bool op_may_throw(std::size_t op) const { return data_->ops[op].may_throw; }
   std::size_t op_count() const { return data_->ops.size(); }
   const std::string& name() const { return data_->name; }
@@ -180,6 +187,27 @@ class Lin {
     std::string invariant_cpp;
   };
 
+  static const char* maker(const Data& d) { return d.custom_init ? "the spec's `init`" : "the subject's default constructor"; }
+
+  // Draws an operation and its arguments (sequential stress and the parallel runner alike). A
+  // generator that throws is the spec's mistake: an error, not the subject's failure.
+  static detail::CaseSteps::Drawn draw_into(const Data& d, Source& src, Call& call, detail::StepVerdict& failure) {
+    using Drawn = detail::CaseSteps::Drawn;
+    const std::size_t k = static_cast<std::size_t>(src.draw(d.ops.size() - 1));
+    try {
+      call = d.ops[k].generate(src);
+    } catch (const Discard&) {
+      return Drawn::rejected;
+    } catch (const detail::EngineSignal&) {
+      throw;
+    } catch (...) {
+      failure = detail::StepVerdict::error(detail::threw("the spec's argument generator for " + d.ops[k].name));
+      return Drawn::failed;
+    }
+    call.op = k;
+    return Drawn::command;
+  }
+
   // Sequential stress for the case loop: calls drawn from the operations, run on one subject;
   // an undeclared exception, an assertion or a broken invariant fails the call.
   class StressSteps final : public detail::CaseSteps {
@@ -190,25 +218,14 @@ class Lin {
       try {
         subject_ = d_.make();
       } catch (...) {
-        return detail::StepVerdict::error(
-            detail::threw(d_.custom_init ? "the spec's `init`" : "the subject's default constructor"));
+        return detail::StepVerdict::error(detail::threw(maker(d_)));
       }
       return {};
     }
-    // A generator that throws is the spec's mistake: an error, not the subject's failure.
     Drawn draw(Source& src, detail::StepVerdict& failure) override {
-      op_ = static_cast<std::size_t>(src.draw(d_.ops.size() - 1));
-      try {
-        call_ = d_.ops[op_].generate(src);
-      } catch (const Discard&) {
-        return Drawn::rejected;
-      } catch (const detail::EngineSignal&) {
-        throw;
-      } catch (...) {
-        failure = detail::StepVerdict::error(detail::threw("the spec's argument generator for " + d_.ops[op_].name));
-        return Drawn::failed;
-      }
-      return Drawn::command;
+      const Drawn drawn = draw_into(d_, src, call_, failure);
+      if (drawn == Drawn::command) op_ = call_.op;
+      return drawn;
     }
     detail::StepVerdict step(detail::Trace* trace) override {
       detail::announce_call(trace, call_.text);

@@ -216,10 +216,8 @@ struct TrialRunner {
 };
 
 template <class Subject>
-void run_trial(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor, const Noise& noise,
-               std::vector<Observed>& observed) {
-  observed.assign(shape.size(), Observed{});
-  std::unique_ptr<Subject> subject = r.make();
+void run_trial(const TrialRunner<Subject>& r, std::unique_ptr<Subject> subject, const YShape& shape, Executor& executor,
+               const Noise& noise, std::vector<Observed>& observed) {
   auto one = [&](std::size_t i) {
     Observed& o = observed[i];
     o.cpu = current_cpu();
@@ -256,19 +254,25 @@ void run_trial(const TrialRunner<Subject>& r, const YShape& shape, Executor& exe
   for (std::size_t i = suffix_at; i < shape.size(); ++i) one(i);
 }
 
-/// run_trial as a step's verdict: a subject whose constructor throws (`who`'s) is an error; a
-/// fiber run that deadlocked, livelocked or raced is the program's failure.
+/// run_trial as a step's verdict: a subject that cannot be made (`maker` threw: the spec's
+/// init_sut, say) is an error, named as the sequential engine names it; a fiber run that
+/// deadlocked, livelocked or raced is the program's failure.
 template <class Subject>
 StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor,
-                              const Noise& noise, std::vector<Observed>& observed, const char* who) {
+                              const Noise& noise, std::vector<Observed>& observed, const char* maker) {
+  observed.assign(shape.size(), Observed{});
+  std::unique_ptr<Subject> subject;
   try {
-    run_trial(r, shape, executor, noise, observed);
-  } catch (const ScheduleFailed& f) {
-    return f.duet_limit ? StepVerdict::error(f.message) : StepVerdict::fail(f.message);
-  } catch (const Overrun&) {
+    subject = r.make();
+  } catch (const EngineSignal&) {
     throw;
   } catch (...) {
-    return StepVerdict::error(threw(std::string(who) + "'s constructor"));
+    return StepVerdict::error(threw(maker));
+  }
+  try {
+    run_trial(r, std::move(subject), shape, executor, noise, observed);
+  } catch (const ScheduleFailed& f) {
+    return f.duet_limit ? StepVerdict::error(f.message) : StepVerdict::fail(f.message);
   }
   return {};
 }
@@ -293,8 +297,9 @@ class YSteps {
   /// `failure`, recording the trace itself when given one.
   virtual CaseSteps::Drawn draw_call(Source& src, Trace* trace, StepVerdict& failure) = 0;
   /// After drawing: false rejects the whole program (a precondition could fail in some
-  /// interleaving): the case is empty, not failed.
-  virtual bool accept(const YShape&) { return true; }
+  /// interleaving): the case is empty, not failed, unless `failure` says why it ended (spec
+  /// code threw).
+  virtual bool accept(const YShape&, StepVerdict&) { return true; }
   /// Whether the program has anything to run.
   virtual bool runnable(const YShape& shape) const { return shape.size() > 0; }
   /// One trial: a fresh subject, the program run (with `noise` before each branch call),
@@ -348,22 +353,18 @@ class ModelYSteps final : public YSteps {
     }
   }
 
-  CaseSteps::Drawn draw_call(Source& src, Trace*, StepVerdict&) override {
-    try {
-      Cmd c = Spec::command(*drawing_)(src);
-      if constexpr (HasPrecondition<Spec>)
-        if (!Spec::precondition(c, *drawing_)) return CaseSteps::Drawn::rejected;
-      apply_next<Spec>(c, *drawing_);
-      cmds_.push_back(std::move(c));
-      return CaseSteps::Drawn::command;
-    } catch (const Discard&) {
-      return CaseSteps::Drawn::rejected;
-    }
+  CaseSteps::Drawn draw_call(Source& src, Trace*, StepVerdict& failure) override {
+    std::optional<Cmd> c;
+    const CaseSteps::Drawn drawn = draw_command<Spec>(src, *drawing_, std::span(drawing_, 1), c, failure);
+    if (drawn != CaseSteps::Drawn::command) return drawn;
+    apply_next<Spec>(*c, *drawing_);
+    cmds_.push_back(std::move(*c));
+    return drawn;
   }
 
   // Every interleaving of the branches must satisfy every precondition (qcheck-stm's
   // all_interleavings_ok), or a correct candidate could be blamed for the spec's partiality.
-  bool accept(const YShape& shape) override {
+  bool accept(const YShape& shape, StepVerdict& failure) override {
     if constexpr (HasPrecondition<Spec>) {
       std::uint64_t budget = 20000;
       std::vector<std::size_t> pos(shape.branches.size(), 0);
@@ -394,9 +395,17 @@ class ModelYSteps final : public YSteps {
         }
         return true;
       };
-      if (after_prefix_ && !all_ok(*after_prefix_)) return false;
+      try {
+        if (after_prefix_ && !all_ok(*after_prefix_)) return false;
+      } catch (const EngineSignal&) {
+        throw;
+      } catch (...) {
+        failure = StepVerdict::error(threw("the spec's `precondition`"));
+        return false;
+      }
     } else {
       (void)shape;
+      (void)failure;
     }
     return true;
   }
@@ -405,7 +414,7 @@ class ModelYSteps final : public YSteps {
                     std::vector<Observed>& observed) override {
     const TrialRunner<typename Spec::Sut> runner{
         [] { return make_sut<Spec>(); }, [this](std::size_t i, typename Spec::Sut& sut) { return Spec::run(cmds_[i], sut); }};
-    return run_trial_verdict(runner, shape, executor, noise, observed, "the candidate");
+    return run_trial_verdict(runner, shape, executor, noise, observed, sut_maker<Spec>());
   }
 
   bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
@@ -436,8 +445,18 @@ class ModelYSteps final : public YSteps {
 
 template <class Spec>
 CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, Trace* trace) {
-  ModelYSteps<Spec> steps;
-  return run_y_case(steps, pp, src, trace);
+  std::optional<ModelYSteps<Spec>> steps;
+  try {
+    steps.emplace();
+  } catch (const EngineSignal&) {
+    throw;
+  } catch (...) {
+    CaseOutcome out;
+    out.kind = CaseOutcome::Kind::error;
+    out.message = threw("the model's initial state");
+    return out;
+  }
+  return run_y_case(*steps, pp, src, trace);
 }
 
 /// The candidate as its own oracle (qcheck-lin): the calls placed so far are replayed on a
@@ -486,19 +505,17 @@ class LinYSteps final : public YSteps {
  public:
   LinYSteps(const Lin<T>& lin, LinMode mode) : lin_(lin), mode_(mode) {}
   void begin_part(Part, std::size_t) override {}
-  CaseSteps::Drawn draw_call(Source& src, Trace*, StepVerdict&) override {
-    try {
-      calls_.push_back(lin_.generate_call(src));
-    } catch (const Discard&) {
-      return CaseSteps::Drawn::rejected;
-    }
-    return CaseSteps::Drawn::command;
+  CaseSteps::Drawn draw_call(Source& src, Trace*, StepVerdict& failure) override {
+    Call call;
+    const CaseSteps::Drawn drawn = lin_.draw_call(src, call, failure);
+    if (drawn == CaseSteps::Drawn::command) calls_.push_back(std::move(call));
+    return drawn;
   }
   StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise,
                     std::vector<Observed>& observed) override {
     const TrialRunner<T> runner{[this] { return lin_.make_subject(); },
                                 [this](std::size_t i, T& t) { return calls_[i].run(t); }};
-    return run_trial_verdict(runner, shape, executor, noise, observed, "the subject");
+    return run_trial_verdict(runner, shape, executor, noise, observed, lin_.maker());
   }
   bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
                  Consistency consistency) override {

@@ -169,6 +169,42 @@ void record_failure(Trace* trace, const Result* expected, std::string explanatio
 /// The failing step as record_step and record_failure would have traced it.
 Step failing_step(std::string code, const Result& observed, const Result* expected, std::string explanation);
 
+/// Draws a command from `from` and checks the spec's precondition in every state of `states`
+/// (a case after a crash has several; a parallel branch, one). The generator and the
+/// precondition are the spec's own code: when they throw, the spec is wrong, not the candidate
+/// (an error naming the function, not a failure to shrink). Every front end over a
+/// state-machine spec draws through here, sequential or parallel.
+template <class Spec>
+CaseSteps::Drawn draw_command(Source& src, const typename Spec::State& from,
+                              std::span<const typename Spec::State> states, std::optional<typename Spec::Cmd>& out,
+                              StepVerdict& failure) {
+  using Drawn = CaseSteps::Drawn;
+  try {
+    out.emplace(Spec::command(from)(src));
+  } catch (const Discard&) {
+    return Drawn::rejected;
+  } catch (const EngineSignal&) {
+    throw;
+  } catch (...) {
+    failure = StepVerdict::error(threw("the spec's generator `command`"));
+    return Drawn::failed;
+  }
+  if constexpr (HasPrecondition<Spec>) {
+    try {
+      for (const auto& s : states)
+        if (!Spec::precondition(*out, s)) return Drawn::rejected;
+    } catch (const EngineSignal&) {
+      throw;
+    } catch (...) {
+      failure = StepVerdict::error(threw("the spec's `precondition`") + " on " + show_command<Spec>(*out));
+      return Drawn::failed;
+    }
+  } else {
+    (void)states;
+  }
+  return Drawn::command;
+}
+
 /// The part of a state-machine case that does not depend on the spec: what the last step
 /// observed, and how a failure of it is recorded (out of line, so that each spec instantiates
 /// only the calls into its own code).
@@ -208,34 +244,12 @@ class StateMachineSteps final : public StateMachineStepsBase {
     return {};
   }
 
-  // The generator and the precondition are the spec's own code: when they throw, the spec is
-  // wrong, not the candidate (an error, not shrunk).
   Drawn draw(Source& src, StepVerdict& failure) override {
     src_ = &src;
     std::optional<Cmd> c;
-    try {
-      c.emplace(Spec::command(states_.front())(src));
-    } catch (const Discard&) {
-      return Drawn::rejected;
-    } catch (const EngineSignal&) {
-      throw;
-    } catch (...) {
-      failure = StepVerdict::error(threw("the spec's generator `command`"));
-      return Drawn::failed;
-    }
-    if constexpr (HasPrecondition<Spec>) {
-      try {
-        for (const State& s : states_)
-          if (!Spec::precondition(*c, s)) return Drawn::rejected;
-      } catch (const EngineSignal&) {
-        throw;
-      } catch (...) {
-        failure = StepVerdict::error(threw("the spec's `precondition`") + " on " + show_command<Spec>(*c));
-        return Drawn::failed;
-      }
-    }
-    cmd_.emplace(std::move(*c));
-    return Drawn::command;
+    const Drawn drawn = draw_command<Spec>(src, states_.front(), states_, c, failure);
+    if (drawn == Drawn::command) cmd_.emplace(std::move(*c));
+    return drawn;
   }
 
   // Judged in phases, each failing where it happens: the model's expected result, the

@@ -284,6 +284,9 @@ struct Runner {
   Settings s{};
   CaseParams params;
   Monitor* monitor = nullptr;
+  // Cases run isolated without DUET_FORK=1 in the environment: Config::isolate says so, or the
+  // check's default does (parallel checks on threads). Then a replay line needs no DUET_FORK=1.
+  bool replay_isolated = false;
   std::unique_ptr<Isolation> iso;  // isolation mode: cases run in its child process
   /// A replay's outcome in words ("replayed DUET_REPLAY: failed as recorded, on its 3rd
   /// trial"), for a negative test's verdict; empty when the check searched.
@@ -502,7 +505,7 @@ struct Runner {
       if (dead.outcome.kind != CaseOutcome::Kind::fail) break;  // died outside the case: keep what we have
       deaths[sp.candidate] = dead;
       if (shrink_smaller(dead.choices, dead.concurrent_start, best, mark)) {
-        remember_failure(dead.choices, std::move(dead.trace), dead.outcome);
+        remember_failure(dead.choices, std::move(dead.trace), dead.outcome, dead.death);
         best = std::move(dead.choices);
         spans = std::move(dead.spans);
         mark = dead.concurrent_start;
@@ -634,10 +637,13 @@ struct Runner {
     std::string message;
     std::optional<Step> failing_step;
     std::uint64_t commands = 0;
+    std::string death_output;  // isolation: what the dead child wrote last (a sanitizer's report)
   };
-  void remember_failure(const std::vector<std::uint64_t>& choices, Trace trace, const CaseOutcome& o) const {
+  void remember_failure(const std::vector<std::uint64_t>& choices, Trace trace, const CaseOutcome& o,
+                        const std::optional<Death>& death = std::nullopt) const {
     if (seen_failures.size() >= 1024) seen_failures.clear();
-    seen_failures[choices] = SeenFailure{std::move(trace), o.message, o.failing_step, o.commands};
+    seen_failures[choices] =
+        SeenFailure{std::move(trace), o.message, o.failing_step, o.commands, death ? death->output : std::string()};
   }
   mutable std::map<std::vector<std::uint64_t>, SeenFailure, ChoicesLess> seen_failures;
 
@@ -661,6 +667,7 @@ struct Runner {
       trace = std::move(run.trace);
       data.death_output = run.death ? run.death->output : std::string();
       data.died = run.death.has_value();
+      data.replay_isolated = replay_isolated;
       if (!uneventful(o)) break;
     }
     const auto seen = seed_of_case ? seen_failures.end() : seen_failures.find(choices);
@@ -676,6 +683,9 @@ struct Runner {
         return finish_result(std::move(data), commands);
       }
     }
+    // A death no replay repeated still shows its last words (a sanitizer's report).
+    if (uneventful(o) && seen != seen_failures.end() && data.death_output.empty())
+      data.death_output = seen->second.death_output;
     if (uneventful(o) && p.cheap_trace && seen != seen_failures.end()) {
       // Thread timing: show the failing run seen for these very choices (the replay token
       // re-runs the program).
@@ -1115,7 +1125,8 @@ struct Runner {
     const std::string& abandon_reason = end.abandon_reason;
     if (end.failed) {
       CaseRun& failing = end.run;
-      if (failing.outcome.kind == CaseOutcome::Kind::fail) remember_failure(failing.choices, std::move(failing.trace), failing.outcome);
+      if (failing.outcome.kind == CaseOutcome::Kind::fail)
+        remember_failure(failing.choices, std::move(failing.trace), failing.outcome, failing.death);
       ReportData data;
       data.name = s.name;
       data.seed = s.seed;
@@ -1237,6 +1248,7 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   Runner runner(p);
   try {
     runner.s = resolve(config, p.name, p.default_time, p.isolate_by_default);
+    runner.replay_isolated = config.isolate.value_or(p.isolate_by_default);
   } catch (const std::invalid_argument& e) {
     return nothing_tested(config.name ? *config.name : p.name, std::string("bad setting: ") + e.what());
   }

@@ -108,8 +108,8 @@ std::string consistency_name(Consistency c) { return c == Consistency::lineariza
 
 CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace) {
   CaseOutcome out;
-  auto end = [&](StepVerdict v, CaseOutcome::Kind kind) {
-    out.kind = kind;
+  auto end = [&](StepVerdict v) {
+    out.kind = v.kind == StepVerdict::Kind::error ? CaseOutcome::Kind::error : CaseOutcome::Kind::fail;
     out.message = std::move(v.message);
     return out;
   };
@@ -126,19 +126,21 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
         drawn = steps.draw_call(src, trace, failure);
         if (drawn == CaseSteps::Drawn::rejected) ++out.rejected;
       }
-      failed = drawn == CaseSteps::Drawn::failed;
+      failed = failed || drawn == CaseSteps::Drawn::failed;
       return drawn == CaseSteps::Drawn::command;
     });
   };
   shape.prefix = draw_part(YSteps::Part::prefix, 0, pp.config.prefix_length);
-  if (failed) return end(std::move(failure), CaseOutcome::Kind::fail);
+  if (failed) return end(std::move(failure));
   // A call moved out of a branch goes where the prefix's "no more" choice was (else the
   // prefix is full).
   if (stop_at != Source::kNoMark) src.mark_concurrent_start(stop_at);
-  for (std::size_t b = 0; b < pp.config.branches; ++b)
+  for (std::size_t b = 0; b < pp.config.branches; ++b) {
     shape.branches.push_back(draw_part(YSteps::Part::branch, b, pp.config.branch_length));
+    if (failed) return end(std::move(failure));
+  }
   shape.suffix = draw_part(YSteps::Part::suffix, 0, pp.config.suffix_length);
-  if (failed) return end(std::move(failure), CaseOutcome::Kind::fail);
+  if (failed) return end(std::move(failure));
   Noise noise;
   if (pp.noise) {
     // A choice of the program, so it replays with the token and shrinks to none when the
@@ -147,7 +149,8 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
     noise.yields = pp.noise_yields;
     for (std::uint64_t c : src.choices()) noise.seed = hash_combine(noise.seed, c);
   }
-  if (!steps.accept(shape)) {
+  if (!steps.accept(shape, failure)) {
+    if (!failure.ok()) return end(std::move(failure));
     ++out.rejected;
     return out;
   }
@@ -207,7 +210,7 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
     out.cpus = std::max<std::uint64_t>(out.cpus, overlap.cpus);
     if (!v.ok()) {
       if (v.kind == StepVerdict::Kind::fail) return fail_trial(std::move(v.message));
-      return end(std::move(v), v.kind == StepVerdict::Kind::error ? CaseOutcome::Kind::error : CaseOutcome::Kind::fail);
+      return end(std::move(v));
     }
     if (steps.explained(shape, observed, judge, pp.config.consistency)) {
       if (trace && trace->record_pass && t + 1 == trials) {

@@ -60,10 +60,10 @@ class ApiSteps final : public CaseSteps {
   }
   // Chooses an operation that can run here: one whose arguments can be built from the live
   // handles, and which the reference does not decline.
-  Drawn draw(Source& src, StepVerdict&) override {
+  Drawn draw(Source& src, StepVerdict& failure) override {
     const OpBase& op = *d_.ops[static_cast<std::size_t>(src.draw(d_.ops.size() - 1))];
     verdict_ = {};
-    if (worlds_.size() > 1) return step_in_worlds(op, src);
+    if (worlds_.size() > 1) return step_in_worlds(op, src, failure);
     const bool faults_on = crashes_on_ && op.crash_ok;
     std::optional<Env> untaken;
     if (faults_on) {
@@ -192,11 +192,16 @@ class ApiSteps final : public CaseSteps {
 
   // A step after a crash: the candidate runs once, then every world's reference judges its
   // outcome; the worlds that cannot explain it are dropped, and none left is a failure.
-  Drawn step_in_worlds(const OpBase& op, Source& src) {
+  Drawn step_in_worlds(const OpBase& op, Source& src, StepVerdict& failure) {
     // Judging a kept outcome needs a reference that does not depend on it: nondeterministic
     // operations and those without a reference wait until the worlds agree again.
     if (!op.parallel_ok) return Drawn::rejected;
-    std::shared_ptr<ApiCall> call = op.draw(src, worlds_[0]);
+    std::string spec_error;
+    std::shared_ptr<ApiCall> call = op.draw(src, worlds_[0], spec_error);
+    if (!spec_error.empty()) {
+      failure = StepVerdict::error(std::move(spec_error));
+      return Drawn::failed;
+    }
     if (!call) return Drawn::rejected;
     FaultPlan plan;
     std::string async_trace;
@@ -316,7 +321,13 @@ class ApiYSteps final : public YSteps {
 
   CaseSteps::Drawn draw_call(Source& src, Trace* trace, StepVerdict& failure) override {
     if (part_ == Part::suffix) return CaseSteps::Drawn::none;
-    std::shared_ptr<ApiCall> call = d_.ops[static_cast<std::size_t>(src.draw(d_.ops.size() - 1))]->draw(src, gen_);
+    std::string spec_error;
+    std::shared_ptr<ApiCall> call =
+        d_.ops[static_cast<std::size_t>(src.draw(d_.ops.size() - 1))]->draw(src, gen_, spec_error);
+    if (!spec_error.empty()) {
+      failure = StepVerdict::error(std::move(spec_error));
+      return CaseSteps::Drawn::failed;
+    }
     if (!call) return CaseSteps::Drawn::rejected;
     if (part_ == Part::branch) {
       calls_.push_back(std::move(call));

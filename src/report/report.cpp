@@ -200,10 +200,13 @@ std::string format_report(const ReportData& d) {
     for (std::size_t i = first; i < lines.size(); ++i) out += "    | " + lines[i] + "\n";
   }
   if (d.error && d.trace.steps.empty() && d.trace.diagram.empty()) out += "\n";
-  // A case that ends its process replays in a child process too (else the replay ends the test).
-  out += "\n  replay:     " + std::string(d.died ? "DUET_FORK=1 " : "") + "DUET_REPLAY=" + d.token + "\n";
+  // A case that ends its process replays in a child process too (else the replay ends the test):
+  // said only where the replay would not be isolated anyway.
+  const bool fork_to_replay = d.died && !d.replay_isolated;
+  out += "\n  replay:     " + std::string(fork_to_replay ? "DUET_FORK=1 " : "") + "DUET_REPLAY=" + d.token + "\n";
   if (!d.draft_path.empty()) out += "  draft test: " + d.draft_path + "\n";
-  else if (!d.trace.no_draft.empty()) out += "  draft test: none (" + d.trace.no_draft + ")\n";
+  // An error has no draft to explain the absence of: nothing failed.
+  else if (!d.trace.no_draft.empty() && !d.error) out += "  draft test: none (" + d.trace.no_draft + ")\n";
   if (!d.draft_error.empty()) out += "  draft test: not written: " + d.draft_error + "\n";
   if (d.attempts > 0 && d.rejected > 0) {
     out += printf_string("  discarded:  %llu of %llu command attempts (%.1f%%)\n",

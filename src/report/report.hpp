@@ -36,7 +36,8 @@ struct ReportData {
   /// on its 3rd trial"), shown on its own line: the rest of the report reads as the recorded run's.
   std::string replay_outcome;
   bool from_bytes = false;  // the case came from a fuzzer's input (or a file of one), not a seed
-  bool died = false;  // isolation: the case ends its process (the replay needs DUET_FORK=1)
+  bool died = false;  // isolation: the case ends its process (the replay needs isolation too)
+  bool replay_isolated = false;  // a replay is isolated without DUET_FORK=1 (by the code or by default)
   std::string death_output;  // isolation: what the dead child last wrote to stderr (a sanitizer's report)
   std::string token;
   std::string draft_path;   // where the draft test was written, or empty

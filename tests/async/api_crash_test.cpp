@@ -10,6 +10,7 @@
 #include <duet/gtest.hpp>
 
 #include "kv_store_api.hpp"
+#include "support/spec_error.hpp"
 
 namespace {
 
@@ -143,6 +144,34 @@ TEST(ApiCrash, ARecoverThatThrowsIsReported) {
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
   EXPECT_NE(r.report.find("the spec's recover function after the crash at log."), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("cannot mount"), std::string::npos) << r.report;
+}
+
+// After a crash the candidate runs each call once against every world the crash may have left;
+// an argument generator that throws there is the spec's mistake too, named as before a crash.
+bool crashed_in_this_case = false;
+TEST(ApiCrash, AnArgumentGeneratorThatThrowsAfterACrashIsASpecError) {
+  auto check = [](const duet::Config& c) {
+    duet::Api api("Log");
+    auto log = api.abstract<std::vector<int>, Log<LogBug::none>>("log");
+    api.recover(log, [](Log<LogBug::none>& l) {
+      crashed_in_this_case = true;
+      l.recover();
+    });
+    auto values = duet::integers<int>(1, 9).map([](int v) -> int {
+      if (crashed_in_this_case) throw std::runtime_error("no values after a crash");
+      return v;
+    });
+    api.op("open", duet::args(), log, [] { return std::vector<int>{}; }, [] {
+      crashed_in_this_case = false;
+      return Log<LogBug::none>();
+    });
+    api.op(
+        "append", duet::args(log, values), duet::unit(), [](std::vector<int>& r, int v) { r.push_back(v); },
+        [](Log<LogBug::none>& l, int v) { l.append(v); });
+    return api.check(c);
+  };
+  duet_test::expect_spec_error(check, "the spec's argument generator for append",
+                               "std::runtime_error(\"no values after a crash\")");
 }
 
 // Each world a crash may leave is a copy of the live values: a type that cannot be copied is a

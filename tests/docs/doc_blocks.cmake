@@ -8,17 +8,23 @@
 #   ```cpp            declarations at namespace scope (types, functions, TESTs); TESTs run
 #   ```cpp body       statements: compiled inside a function that is never called
 #   ```cpp norun      as plain, but its TESTs are compiled and not run (a test that fails on
-#                     purpose, or runs for its whole default budget)
+#                     purpose, or runs for its whole default budget); their suites are renamed
+#                     Doc<suite>, so that ctest's DISABLED property, which goes by name, does not
+#                     also disable another binary's test of the same name
+#   ```cpp program    a program of its own (a `main`, a fuzz target): compiled apart, in a
+#                     namespace of its own, and not linked
 #   ```cpp fragment   deliberately partial (an elision, names defined elsewhere): not compiled
 #
-# duet_doc_blocks(OUT_DIR out_dir SOURCES_VAR var FILES md...): writes out_dir/<name>.cpp for
-# each Markdown file with at least one compiled block and sets `var` to their list.
+# duet_doc_blocks(OUT_DIR out_dir SOURCES_VAR var PROGRAMS_VAR pvar FILES md...): writes
+# out_dir/<name>.cpp for each Markdown file with at least one compiled block and sets `var` to
+# their list; writes every program block into out_dir/programs.cpp and sets `pvar` to it.
 string(ASCII 1 kSemi)
 string(ASCII 2 kOpen)
 string(ASCII 3 kClose)
 function(duet_doc_blocks)
-  cmake_parse_arguments(D "" "OUT_DIR;SOURCES_VAR;ROOT" "FILES" ${ARGN})
+  cmake_parse_arguments(D "" "OUT_DIR;SOURCES_VAR;PROGRAMS_VAR;ROOT" "FILES" ${ARGN})
   set(sources "")
+  set(programs "// Generated from the docs' program blocks by tests/docs/doc_blocks.cmake: do not edit.\n#include \"docs/doc_blocks_prelude.hpp\"\n")
   foreach(md IN LISTS D_FILES)
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${md}")
     file(RELATIVE_PATH shown "${D_ROOT}" "${md}")
@@ -49,9 +55,11 @@ function(duet_doc_blocks)
           elseif(kind STREQUAL "body")
             string(APPEND out "[[maybe_unused]] void block_${first}() {\n#line ${first} \"${shown}\"\n")
           elseif(kind STREQUAL "norun")
-            string(APPEND out "#undef TEST\n#define TEST(suite, name) GTEST_TEST(suite, DISABLED_##name)\n#line ${first} \"${shown}\"\n")
+            string(APPEND out "#undef TEST\n#define TEST(suite, name) GTEST_TEST(Doc##suite, DISABLED_##name)\n#line ${first} \"${shown}\"\n")
+          elseif(kind STREQUAL "program")
+            string(APPEND programs "namespace doc_${id}_${first} {\n#line ${first} \"${shown}\"\n")
           elseif(NOT kind STREQUAL "fragment")
-            message(FATAL_ERROR "${shown}:${number}: unknown code block kind `${kind}` (plain, body, norun or fragment)")
+            message(FATAL_ERROR "${shown}:${number}: unknown code block kind `${kind}` (plain, body, norun, program or fragment)")
           endif()
         endif()
         continue()
@@ -62,8 +70,10 @@ function(duet_doc_blocks)
           string(APPEND out "}\n")
         elseif(kind STREQUAL "norun")
           string(APPEND out "#undef TEST\n#define TEST(suite, name) GTEST_TEST(suite, name)\n")
+        elseif(kind STREQUAL "program")
+          string(APPEND programs "}\n")
         endif()
-        if(NOT kind STREQUAL "fragment")
+        if(NOT kind STREQUAL "fragment" AND NOT kind STREQUAL "program")
           math(EXPR compiled "${compiled} + 1")
         endif()
         continue()
@@ -72,7 +82,11 @@ function(duet_doc_blocks)
         string(REPLACE "${kSemi}" ";" line "${line}")
         string(REPLACE "${kOpen}" "[" line "${line}")
         string(REPLACE "${kClose}" "]" line "${line}")
-        string(APPEND out "${line}\n")
+        if(kind STREQUAL "program")
+          string(APPEND programs "${line}\n")
+        else()
+          string(APPEND out "${line}\n")
+        endif()
       endif()
     endforeach()
     if(in_block)
@@ -89,5 +103,10 @@ function(duet_doc_blocks)
     file(REMOVE "${path}.new")
     list(APPEND sources "${path}")
   endforeach()
+  set(path "${D_OUT_DIR}/programs.cpp")
+  file(WRITE "${path}.new" "${programs}")
+  file(COPY_FILE "${path}.new" "${path}" ONLY_IF_DIFFERENT)
+  file(REMOVE "${path}.new")
   set(${D_SOURCES_VAR} "${sources}" PARENT_SCOPE)
+  set(${D_PROGRAMS_VAR} "${path}" PARENT_SCOPE)
 endfunction()

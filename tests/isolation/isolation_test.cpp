@@ -8,6 +8,8 @@
 #include <duet/gtest.hpp>
 #include <duet/parallel.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <random>
@@ -75,6 +77,8 @@ TEST(IsolationCrash, NullDereferenceIsShrunkToTheFourCalls) {
   EXPECT_TRUE(has(draft, "EXPECT_EXIT(")) << draft;
   EXPECT_TRUE(has(draft, "::testing::ExitedWithCode(42)")) << draft;
   EXPECT_TRUE(has(draft, "// the process died")) << draft;  // the one-line message
+  // Isolated by the code (Config::isolate), the replay is isolated too: no DUET_FORK=1 needed.
+  EXPECT_TRUE(has(r.report, "\n  replay:     DUET_REPLAY=duet1.")) << r.report;
 
   // The token replays it, in a child again, to the same report.
   duet::Config replay = isolated(1);
@@ -252,6 +256,31 @@ TEST(IsolationSame, APassingCheckRunsAsManyCases) {
   EXPECT_EQ(a.commands, b.commands);
 }
 
+// A case that ended its process once and never again (a sanitizer's report of a rare race, say):
+// the report shows the child's last words from the death it saw, though no replay repeated it.
+std::string dies_once_marker;
+struct DiesOnceSpec : fiber_subjects::CounterSpec<false> {
+  static duet::Result run(const Cmd& c, Sut& s) {
+    if (!std::ifstream(dies_once_marker)) {
+      std::ofstream(dies_once_marker) << "died\n";
+      std::fputs("the child's last words\n", stderr);
+      std::abort();
+    }
+    return fiber_subjects::CounterSpec<false>::run(c, s);
+  }
+};
+
+TEST(IsolationSame, ADeathNoReplayRepeatedShowsItsLastWords) {
+  dies_once_marker = ::testing::TempDir() + "duet_dies_once_marker";
+  std::remove(dies_once_marker.c_str());
+  const duet::CheckResult r = duet::check_sequential<DiesOnceSpec>(isolated(1));
+  std::remove(dies_once_marker.c_str());
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, "the failure did not come back")) << r.report;
+  EXPECT_TRUE(has(r.report, "what the process wrote to stderr before it died")) << r.report;
+  EXPECT_TRUE(has(r.report, "| the child's last words")) << r.report;
+}
+
 TEST(IsolationSame, DuetForkTurnsItOn) {
   ::setenv("DUET_FORK", "1", 1);
   duet::Config c;
@@ -262,6 +291,8 @@ TEST(IsolationSame, DuetForkTurnsItOn) {
   ::unsetenv("DUET_FORK");
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
   EXPECT_EQ(r.failing_length, 4u) << r.report;
+  // Isolated by the environment only: the replay needs it as well.
+  EXPECT_TRUE(has(r.report, "\n  replay:     DUET_FORK=1 DUET_REPLAY=duet1.")) << r.report;
   ::setenv("DUET_FORK", "maybe", 1);
   const duet::CheckResult bad = duet::check_sequential<NullStackSpec>(c);
   ::unsetenv("DUET_FORK");
@@ -281,6 +312,32 @@ TEST(IsolationParallel, CrashOnFibersIsShrunkAndShowsTheProgram) {
   EXPECT_TRUE(has(r.report, "in a trial of this program")) << r.report;
   EXPECT_TRUE(has(r.report, "s.push(0)")) << r.report;
   EXPECT_LE(r.failing_length, 4u) << r.report;
+}
+
+// Checks on threads are isolated by default, so their replay line needs no DUET_FORK=1; on
+// fibers they are not, and a crash found with DUET_FORK=1 replays with it.
+TEST(IsolationParallel, ReplayLineSaysDuetForkOnlyWhereTheReplayNeedsIt) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "isolation is off under ThreadSanitizer";
+#endif
+  duet::Config c;
+  c.seed = 12;
+  c.time = 10;
+  c.output_dir = ::testing::TempDir() + "duet-isolation";
+  const duet::CheckResult threads = duet::check_parallel<NullStackSpec>({}, c);
+  ASSERT_EQ(threads.status, duet::CheckResult::Status::failed) << threads.report;
+  ASSERT_TRUE(has(threads.report, "in a trial of this program")) << threads.report;
+  EXPECT_TRUE(has(threads.report, "\n  replay:     DUET_REPLAY=duet1.")) << threads.report;
+  EXPECT_FALSE(has(threads.report, "DUET_FORK=1")) << threads.report;
+
+  ::setenv("DUET_FORK", "1", 1);
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers();
+  c.seed = 11;
+  const duet::CheckResult fibers = duet::check_parallel<NullStackSpec>(pc, c);
+  ::unsetenv("DUET_FORK");
+  ASSERT_EQ(fibers.status, duet::CheckResult::Status::failed) << fibers.report;
+  EXPECT_TRUE(has(fibers.report, "\n  replay:     DUET_FORK=1 DUET_REPLAY=duet1.")) << fibers.report;
 }
 
 TEST(IsolationParallel, CrashOnThreadsIsShrunkAndShowsTheProgram) {

@@ -3,48 +3,15 @@
 // case's replay token, once; nothing is shrunk and no draft test is written.
 #include <duet/gtest.hpp>
 
-#include <filesystem>
 #include <stdexcept>
 #include <vector>
 
 #include "ring_buffer.hpp"
+#include "support/spec_error.hpp"
 
 namespace {
 
-using duet::CheckResult;
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-std::size_t count(const std::string& text, const std::string& part) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
-  return n;
-}
-
-// What every spec error must look like: an error naming `who` and the exception once, with the
-// case's token, no draft, no shrinking; the token replays the same error.
-template <class Check>
-void expect_spec_error(const Check& check, const std::string& who, const std::string& exception) {
-  const std::string dir = ::testing::TempDir() + "duet_spec_error_" +
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  std::filesystem::remove_all(dir);
-  const CheckResult r = check(duet::Config{.seed = 1, .output_dir = dir});
-  EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
-  EXPECT_EQ(count(r.report, who + " threw " + exception), 1u) << r.report;
-  EXPECT_EQ(count(r.report, exception), 1u) << "the exception is named once:\n" << r.report;
-  ASSERT_FALSE(r.replay_token.empty()) << r.report;
-  EXPECT_EQ(count(r.report, "DUET_REPLAY=" + r.replay_token), 1u) << r.report;
-  EXPECT_TRUE(r.draft_path.empty()) << r.report;
-  EXPECT_FALSE(has(r.report, "draft test")) << r.report;
-  EXPECT_FALSE(std::filesystem::exists(dir)) << "nothing is written for a spec error";
-  EXPECT_EQ(r.shrink_tries, 0u) << r.report;
-  EXPECT_FALSE(has(r.report, "shrunk")) << r.report;
-  EXPECT_FALSE(has(r.report, "replays)")) << r.report;
-  const CheckResult again = check(duet::Config{.replay = r.replay_token, .output_dir = dir});
-  EXPECT_EQ(again.status, CheckResult::Status::error) << again.report;
-  EXPECT_EQ(count(again.report, who + " threw " + exception), 1u) << again.report;
-  std::filesystem::remove_all(dir);
-}
+using duet_test::expect_spec_error;
 
 // ---- check_sequential ----
 
@@ -81,6 +48,15 @@ struct ThrowingInitSpec : ring::CorrectRingBufferSpec {
 TEST(SpecError, SequentialInitSutThrows) {
   expect_spec_error([](const duet::Config& c) { return duet::check_sequential<ThrowingInitSpec>(c); },
                     "the spec's `init_sut`", "std::runtime_error(\"no memory for the queue\")");
+}
+
+struct ThrowingInitStateSpec : ring::CorrectRingBufferSpec {
+  static State init_state() { throw std::runtime_error("no model today"); }
+};
+
+TEST(SpecError, SequentialInitStateThrows) {
+  expect_spec_error([](const duet::Config& c) { return duet::check_sequential<ThrowingInitStateSpec>(c); },
+                    "the model's initial state", "std::runtime_error(\"no model today\")");
 }
 
 // ---- duet::Api ----

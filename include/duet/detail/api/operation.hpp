@@ -56,9 +56,13 @@ struct OpBase {
   // never gives, so "taken effect" could not be judged; their fault points do not fire.
   bool crash_ok = true;
   virtual ~OpBase() = default;
+  /// The spec error for an argument generator (or where() predicate) that threw: call in a
+  /// catch block.
+  std::string argument_generator_threw() const { return threw("the spec's argument generator for " + name); }
   virtual StepOutcome step(Source& src, Env& env, Trace* trace) const = 0;
-  /// Draws a call (nullptr: no suitable handle here).
-  virtual std::shared_ptr<ApiCall> draw(Source& src, Env& env) const = 0;
+  /// Draws a call (nullptr: no suitable handle here, or the spec's argument generator threw,
+  /// which `spec_error` then says, as step() would).
+  virtual std::shared_ptr<ApiCall> draw(Source& src, Env& env, std::string& spec_error) const = 0;
 };
 
 void record_api_step(Trace* trace, std::string code, std::string observed, bool binds = false);
@@ -162,7 +166,7 @@ struct Op final : OpBase {
     } catch (const EngineSignal&) {
       throw;
     } catch (...) {
-      return {StepOutcome::Status::spec_error, threw("the spec's argument generator for " + name), {}};
+      return {StepOutcome::Status::spec_error, argument_generator_threw(), {}};
     }
     const std::string call = name + "(" + argument_text(vals, Idx{}) + ")";
     announce_call(trace, call);
@@ -240,7 +244,7 @@ struct Op final : OpBase {
     }
   };
 
-  std::shared_ptr<ApiCall> draw(Source& src, Env& env) const override {
+  std::shared_ptr<ApiCall> draw(Source& src, Env& env, std::string& spec_error) const override {
     for (std::size_t id : result_ids)
       if (env.stores[id]->size() >= env.max_handles) return nullptr;
     auto call = std::make_shared<Call>();
@@ -248,6 +252,11 @@ struct Op final : OpBase {
     try {
       if (!make_args(specs, src, env, call->vals, Idx{})) return nullptr;
     } catch (const Discard&) {
+      return nullptr;
+    } catch (const EngineSignal&) {
+      throw;
+    } catch (...) {
+      spec_error = argument_generator_threw();
       return nullptr;
     }
     call->text = name + "(" + argument_text(call->vals, Idx{}) + ")";
