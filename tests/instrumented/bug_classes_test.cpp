@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "instrumented/checks.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -19,11 +21,8 @@
 
 namespace {
 
-duet::ParallelConfig on_fibers(duet::Schedule schedule) {
-  duet::ParallelConfig pc;
-  pc.executor = duet::fibers(schedule);
-  return pc;
-}
+using instrumented_test::on_fibers;
+using instrumented_test::seeded;
 
 // Seeds per strategy: 100 (the figure docs/instrumented.md gives) with DUET_SOAK=1, else 20.
 std::uint64_t seeds() { return std::getenv("DUET_SOAK") != nullptr ? 100 : 20; }

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "instrumented/checks.hpp"
+
 #include <boost/lockfree/queue.hpp>
 #include <boost/lockfree/stack.hpp>
 
@@ -22,18 +24,8 @@
 
 namespace {
 
-duet::ParallelConfig on_fibers(duet::Schedule schedule = duet::random()) {
-  duet::ParallelConfig pc;
-  pc.executor = duet::fibers(schedule);
-  return pc;
-}
-
-duet::Config programs(std::uint64_t count) {
-  duet::Config c;
-  c.seed = 1;
-  c.count = count;
-  return c;
-}
+using instrumented_test::on_fibers;
+using instrumented_test::seeded;
 
 using BoostQueue = boost::lockfree::queue<int, boost::lockfree::capacity<64>>;
 using BoostStack = boost::lockfree::stack<int, boost::lockfree::capacity<64>>;
@@ -52,7 +44,7 @@ TEST(InstrumentedLibraries, BoostLockfreeQueue) {
                    return q.pop(v) ? std::optional<int>(v) : std::nullopt;
                  });
   for (const duet::Schedule& s : {duet::random(), duet::pct(3)}) {
-    const duet::CheckResult r = duet::check_parallel(lin, on_fibers(s), programs(500));
+    const duet::CheckResult r = duet::check_parallel(lin, on_fibers(s), seeded(1, 500));
     EXPECT_TRUE(r.passed()) << r.report;
   }
 }
@@ -65,7 +57,7 @@ TEST(InstrumentedLibraries, BoostLockfreeStack) {
                    int v = 0;
                    return s.pop(v) ? std::optional<int>(v) : std::nullopt;
                  });
-  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), programs(500));
+  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), seeded(1, 500));
   EXPECT_TRUE(r.passed()) << r.report;
 }
 
@@ -80,7 +72,7 @@ TEST(InstrumentedLibraries, AtomicQueue) {
                    unsigned v = 0;
                    return q.try_pop(v) ? std::optional<unsigned>(v) : std::nullopt;
                  });
-  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), programs(500));
+  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), seeded(1, 500));
   EXPECT_TRUE(r.passed()) << r.report;
 }
 
@@ -102,7 +94,7 @@ TEST(InstrumentedLibraries, LibcuckooMap) {
                    return m.find(k, v) ? std::optional<int>(v) : std::nullopt;
                  }, duet::integers(0, 3))
                  .op("erase", [](CuckooMap& m, int k) { return m.erase(k); }, duet::integers(0, 3));
-  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), programs(300));
+  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), seeded(1, 300));
   EXPECT_TRUE(r.passed()) << r.report;
 }
 #else

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "instrumented/checks.hpp"
+
 #include <optional>
 #include <string>
 
@@ -15,20 +17,10 @@
 
 namespace {
 
+using instrumented_test::on_fibers;
+using instrumented_test::seeded;
+
 using namespace std_subjects;
-
-duet::ParallelConfig on_fibers(duet::Schedule schedule = duet::random()) {
-  duet::ParallelConfig pc;
-  pc.executor = duet::fibers(schedule);
-  return pc;
-}
-
-duet::Config seeded(std::uint64_t seed, std::uint64_t count = 0) {
-  duet::Config c;
-  c.seed = seed;
-  if (count) c.count = count;
-  return c;
-}
 
 bool has(const std::string& report, const std::string& what) { return report.find(what) != std::string::npos; }
 
