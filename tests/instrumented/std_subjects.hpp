@@ -11,6 +11,7 @@
 #include <latch>
 #include <mutex>
 #include <optional>
+#include <semaphore.h>
 #include <semaphore>
 #include <shared_mutex>
 #include <thread>
@@ -171,6 +172,28 @@ class Pool {
 
  private:
   std::counting_semaphore<4> slots_{Racy ? 3 : 2};
+  std::atomic<int> inside_{0};
+};
+
+// The same pool over a POSIX semaphore, as C libraries write it.
+template <bool Racy>
+class PosixPool {
+ public:
+  PosixPool() { sem_init(&slots_, 0, Racy ? 3 : 2); }
+  ~PosixPool() { sem_destroy(&slots_); }
+  PosixPool(const PosixPool&) = delete;
+  PosixPool& operator=(const PosixPool&) = delete;
+  int use() {
+    sem_wait(&slots_);
+    const int inside = inside_.fetch_add(1) + 1;
+    std::this_thread::yield();
+    inside_.fetch_sub(1);
+    sem_post(&slots_);
+    return inside <= 2 ? 1 : 0;
+  }
+
+ private:
+  sem_t slots_;
   std::atomic<int> inside_{0};
 };
 

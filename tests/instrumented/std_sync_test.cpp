@@ -11,6 +11,7 @@
 #include "instrumented/checks.hpp"
 
 #include <optional>
+#include <type_traits>
 #include <string>
 
 #include "instrumented/std_subjects.hpp"
@@ -127,6 +128,19 @@ TEST(InstrumentedStd, CountingSemaphoreBoundsThePool) {
   const duet::CheckResult good = duet::check_parallel(spec(Pool<false>{}), pc, seeded(1, 300));
   EXPECT_TRUE(good.passed()) << good.report;
   const duet::CheckResult bad = duet::expect_unsafe(spec(Pool<true>{}), pc, seeded(1));
+  EXPECT_TRUE(bad.passed()) << bad.report;
+}
+
+TEST(InstrumentedStd, PosixSemaphoreBoundsThePool) {
+  auto spec = [](auto* tag) {
+    using S = std::remove_pointer_t<decltype(tag)>;
+    return duet::Lin<S>("posix_pool", "p").op("use", [](S& s) { return s.use(); });
+  };
+  duet::ParallelConfig pc = on_fibers();
+  pc.branches = 3;
+  const duet::CheckResult good = duet::check_parallel(spec(static_cast<PosixPool<false>*>(nullptr)), pc, seeded(1, 300));
+  EXPECT_TRUE(good.passed()) << good.report;
+  const duet::CheckResult bad = duet::expect_unsafe(spec(static_cast<PosixPool<true>*>(nullptr)), pc, seeded(1));
   EXPECT_TRUE(bad.passed()) << bad.report;
 }
 

@@ -8,6 +8,7 @@
 //     semaphores, latches, ...)
 //   pthread_create / join          a fiber of the run / waiting for it to finish
 //   pthread_once                   run once, other fibers wait for it
+//   POSIX semaphores               a wait blocks the fiber while the count is zero
 //   sched_yield, sleeps            duet::yield, virtual-time sleeps
 //   clock_gettime                  virtual time (so deadlines are the scheduler's, and replay)
 //   free, realloc                  the freed memory's access history is forgotten
@@ -20,6 +21,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -172,6 +174,31 @@ int join_thread(fiber::Runtime& rt, ThreadRecord& r, void** result, duet::source
   while (!r.finished) fiber::block_for(rt, fiber::kNoTimeout);
   fiber::leave(rt, Op::await);
   if (result != nullptr) *result = r.result;
+  return 0;
+}
+
+// ---- POSIX semaphores ----
+
+// The semaphore's count stays the C library's own (so it is right after the run too): a wait
+// takes a unit with the non-blocking sem_trywait, and blocks as a fiber while there is none; a
+// post adds one with sem_post (which never blocks) and wakes the fibers waiting.
+int (*real_sem_trywait())(sem_t*) noexcept {
+  static std::atomic<void*> slot{};
+  return real<int(sem_t*) noexcept>(slot, "sem_trywait");
+}
+
+int sem_take(fiber::Runtime& rt, sem_t* s, std::uint64_t timeout, duet::source_location loc) {
+  fiber::enter(rt, Op::wait, ObjectKind::atomic, s, std::memory_order_seq_cst, loc);
+  const std::uint64_t deadline = timeout == fiber::kNoTimeout ? timeout : fiber::t_virtual_ns + timeout;
+  while (real_sem_trywait()(s) != 0) {
+    const std::uint64_t left = deadline == fiber::kNoTimeout ? deadline : deadline > fiber::t_virtual_ns ? deadline - fiber::t_virtual_ns : 0;
+    if (fiber::block_for(rt, left) == fiber::WakeReason::timeout && real_sem_trywait()(s) != 0) {
+      fiber::leave(rt, Op::wait);
+      errno = ETIMEDOUT;
+      return -1;
+    }
+  }
+  fiber::leave(rt, Op::wait);
   return 0;
 }
 
@@ -392,6 +419,35 @@ int pthread_detach(pthread_t t) noexcept {
   if (record_of(t) != nullptr) return 0;  // the run ends when its fibers do
   DUET_REAL(pthread_detach);
   return next(t);
+}
+
+// ---- POSIX semaphores ----
+int sem_wait(sem_t* s) {
+  if (const InRun rt = in_run()) return sem_take(*rt, s, fiber::kNoTimeout, DUET_HERE);
+  DUET_REAL(sem_wait);
+  return next(s);
+}
+int sem_timedwait(sem_t* s, const timespec* at) {
+  if (const InRun rt = in_run()) return sem_take(*rt, s, until(CLOCK_REALTIME, at), DUET_HERE);
+  DUET_REAL(sem_timedwait);
+  return next(s, at);
+}
+int sem_clockwait(sem_t* s, clockid_t clock, const timespec* at) {
+  if (const InRun rt = in_run()) return sem_take(*rt, s, until(clock, at), DUET_HERE);
+  DUET_REAL(sem_clockwait);
+  return next(s, clock, at);
+}
+int sem_post(sem_t* s) noexcept {
+  if (const InRun rt = in_run()) {
+    fiber::enter(*rt, Op::rmw, ObjectKind::atomic, s, std::memory_order_seq_cst, DUET_HERE);
+    DUET_REAL(sem_post);
+    const int r = next(s);
+    fiber::leave(*rt, Op::rmw);
+    fiber::wake_all(*rt, s);
+    return r;
+  }
+  DUET_REAL(sem_post);
+  return next(s);
 }
 
 // ---- yield, sleeps, clocks ----
