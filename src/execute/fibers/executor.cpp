@@ -258,8 +258,11 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   trial_source_ = nullptr;
   const fiber::RunResult& r = scheduler_.run(branches, *strategy_->picker(src));
   strategy_->finish(r);
-  for (const fiber::TraceEvent& e : scheduler_.trace())
-    if (e.event.op != fiber::Op::start && e.event.op != fiber::Op::exit && e.event.op != fiber::Op::exit_exception) ++operations_;
+  // Every event but each fiber's start and (if it finished) its exit is an operation: counted
+  // from the result, not by walking the trace.
+  std::size_t bookends = 0;
+  for (const fiber::FiberResult& f : r.fibers) bookends += f.finished ? 2 : 1;
+  operations_ += r.steps > bookends ? r.steps - bookends : 0;
   if (r.weak_order_used && !weak_order_noted_) {
     // Said once per executor (one per check as usually written), passing or not: a pass on
     // fibers says nothing about the reorderings a weaker order allows on real hardware.
