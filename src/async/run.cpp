@@ -30,6 +30,7 @@ fiber::Scheduler& scheduler_for(const AsyncOptions& o) {
     fiber::SchedulerConfig c;
     c.stack_size = o.stack_size;
     c.max_steps = o.max_steps;
+    c.own_thread_locals = false;  // the async runtime's state is this thread's (t_scheduler...)
     t.scheduler = std::make_unique<fiber::Scheduler>(c);
     t.stack_size = o.stack_size;
     t.max_steps = o.max_steps;

@@ -13,15 +13,21 @@
 
 #include "duet/detail/fiber_hooks.hpp"
 #include "duet/executor.hpp"
+#include "execute/fibers/thread_locals.hpp"
 #include "execute/threads.hpp"
 
 namespace duet::detail {
 
+namespace {
+constinit thread_local std::uint64_t t_last_event_time = 0;
+}  // namespace
+
 std::uint64_t event_time() {
   // Inside a fiber run one fiber runs at a time on this thread, so counting orders the calls
   // exactly; the count continues this thread's clock, so the prefix before the run and the
-  // suffix after it stay in order with it.
-  static thread_local std::uint64_t last = 0;
+  // suffix after it stay in order with it. The scheduling thread's count, also from a fiber
+  // with thread-local storage of its own.
+  std::uint64_t& last = fiber::host_local(t_last_event_time);
   if (fiber::current()) return ++last;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const auto t = std::chrono::steady_clock::now().time_since_epoch();

@@ -46,6 +46,18 @@ using Symbolizer = duet::source_location (*)(const void* pc) noexcept;
 void set_symbolizer(Symbolizer) noexcept;
 duet::source_location symbolize(const void* pc) noexcept;
 
+/// Called by duet::instrument: fibers get thread-local storage and a thread identity of their
+/// own (SchedulerConfig::own_thread_locals), and `at_thread_exit` runs on a fiber when its
+/// function returns, as the subject's code: the destructors of its thread_local variables.
+using ThreadExit = void (*)() noexcept;
+void enable_own_thread_locals(ThreadExit at_thread_exit) noexcept;
+bool own_thread_locals_enabled() noexcept;
+/// Runs the registered ThreadExit, if any (Runtime::fiber_main).
+void run_thread_exit() noexcept;
+/// pthread_self() on fiber `fiber` of the run: its own thread pointer; null when the fibers
+/// share their thread's storage.
+void* thread_id(Runtime&, std::uint32_t fiber) noexcept;
+
 /// Decides whether a race between plain accesses at these two code addresses is reported (set
 /// by duet::ignore_races_in); without one, every race is.
 using RaceFilter = bool (*)(const void* pc_earlier, const void* pc_now) noexcept;

@@ -469,7 +469,14 @@ constinit thread_local int t_in_runtime = 0;
 namespace {
 std::atomic<Symbolizer> g_symbolizer{nullptr};
 std::atomic<RaceFilter> g_race_filter{nullptr};
+std::atomic<ThreadExit> g_thread_exit{nullptr};
 }  // namespace
+void enable_own_thread_locals(ThreadExit at_thread_exit) noexcept { g_thread_exit.store(at_thread_exit); }
+bool own_thread_locals_enabled() noexcept { return g_thread_exit.load(std::memory_order_relaxed) != nullptr; }
+void run_thread_exit() noexcept {
+  if (const ThreadExit f = g_thread_exit.load(std::memory_order_relaxed)) f();
+}
+void* thread_id(Runtime& rt, std::uint32_t fiber) noexcept { return rt.thread_id(fiber); }
 void set_symbolizer(Symbolizer s) noexcept { g_symbolizer.store(s); }
 void set_race_filter(RaceFilter f) noexcept { g_race_filter.store(f); }
 bool race_reported(const void* pc_earlier, const void* pc_now) noexcept {

@@ -24,6 +24,7 @@
 //   frames never return) before that adds up.
 #include "execute/fibers/instrumented.hpp"
 #include "execute/fibers/runtime.hpp"
+#include "execute/fibers/thread_locals.hpp"
 
 #include <cxxabi.h>
 #include <sys/mman.h>
@@ -188,6 +189,8 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   main_tsan_fiber_ = __tsan_get_current_fiber();
 #endif
   eh_ = eh_globals();  // this thread's, for the whole run
+  own_tls_ = config.own_thread_locals && own_thread_locals_enabled() && fiber_tls::supported();
+  host_tp_ = thread_pointer();
   for (std::uint32_t i = 0; i < n_; ++i) start_fiber(i, main_tsan_fiber_);
 
   watch(true);
@@ -233,6 +236,7 @@ void Runtime::start_fiber(std::uint32_t i, [[maybe_unused]] void* return_tsan_fi
   f.clock.fill(0);
   f.clock[i] = 1;
   shadow_.forget(f.stack->bottom, f.stack->size);  // a stack reused in the run: its old frames are gone
+  if (own_tls_) give_thread_locals(f);
   f.seen.fill({});
   f.seen_next = 0;
   f.unchanged = 0;
@@ -344,8 +348,20 @@ void Runtime::settle_spawned() {
   }
 }
 
-// After a run: an abandoned fiber's TSan shadow stack holds frames that will never return.
+// A fresh block for a fiber starting (a spawned fiber's slot may hold a finished one's).
+void Runtime::give_thread_locals(Fiber& f) {
+  if (f.tls != nullptr) {
+    const fiber_tls::Range old = fiber_tls::static_range(f.tls);
+    shadow_.forget(old.begin, old.size);  // the next block may lie where it did
+    fiber_tls::destroy(std::exchange(f.tls, nullptr));
+  }
+  f.tls = fiber_tls::create(host_tp_);
+}
+
+// After a run: its fibers' thread-local storage goes (abandoned ones' too: they never resume),
+// and an abandoned fiber's TSan shadow stack holds frames that will never return.
 void Runtime::release_fibers(bool all) {
+  for (Fiber& f : fibers_) fiber_tls::destroy(std::exchange(f.tls, nullptr));
 #ifdef DUET_FIBER_ASAN
   // LeakSanitizer does not scan fiber stacks, and an abandoned fiber's stack is reused by the
   // next run: what its frames owned (a crashed operation's buffers, say) would be reported as
@@ -385,7 +401,16 @@ void Runtime::resume(std::uint32_t i) {
   *eh = f.eh;
   asan_start(&main_fake_stack_, f.stack->bottom, f.stack->size);
   tsan_switch(f.tsan_fiber);
+  if (f.tls != nullptr) {  // duet's own state, mirrored into the fiber's block and back
+    in_block(f.tls, t_runtime) = t_runtime;
+    in_block(f.tls, t_virtual_ns) = t_virtual_ns;
+    fiber_tls::install(f.tls);
+  }
   f.handle.f = std::move(f.handle.f).resume();
+  if (f.tls != nullptr) {
+    fiber_tls::install(host_tp_);
+    t_virtual_ns = in_block(f.tls, t_virtual_ns);
+  }
   asan_finish(main_fake_stack_, nullptr, nullptr);
   // A finished fiber's last jump happens after its function returned: it could not tell TSan.
   if (views_[i].state == FiberState::finished) tsan_switch(main_tsan_fiber_);
@@ -416,6 +441,8 @@ boost::context::fiber Runtime::fiber_main(std::uint32_t i, boost::context::fiber
     result.fibers[i].error = std::current_exception();
     threw = true;
   }
+  // The thread ends: its thread_local variables are destroyed, by the subject's code.
+  if (fibers_[i].tls != nullptr) run_thread_exit();
   t_in_runtime = 1;
   if (body_[i] == &spawned_[i]) {
     // A spawned body ends with its fiber, in its own run: what it owned (a task's frame, a

@@ -77,6 +77,7 @@ struct Fiber {
   void* saved_sp = nullptr;  // where its stack was when it last switched out
   void* tsan_fiber = nullptr;
   std::size_t tsan_runs = 0;  // runs since tsan_fiber was created
+  void* tls = nullptr;  // its own thread-local storage (thread_locals.hpp), or null: the thread's
 
   bool yielding = false;       // must let another fiber run at its next switch point
   const void* blocked_on = nullptr;
@@ -163,6 +164,9 @@ class Runtime {
   void destroyed(ObjectKind kind, const void* object, duet::source_location loc);
   void wake_all(const void* object) { wake(object, true, WakeReason::notified, nullptr); }
   std::uint32_t spawn(std::function<void()>&& body, duet::source_location loc);
+  /// What pthread_self() returns on fiber `i`: its own thread pointer, or null when the fibers
+  /// share their thread's storage.
+  void* thread_id(std::uint32_t i) const { return i < n_ ? fibers_[i].tls : nullptr; }
   void sleep(std::uint64_t ns, duet::source_location loc);
   [[noreturn]] void crash(std::string_view what, duet::source_location loc);
 
@@ -199,6 +203,7 @@ class Runtime {
   // Context switching (the sanitizer annotations live in these).
   void start_fiber(std::uint32_t i, void* return_tsan_fiber);
   void release_fibers(bool all);
+  void give_thread_locals(Fiber& f);
   void resume(std::uint32_t i);
   void suspend();
   boost::context::fiber fiber_main(std::uint32_t i, boost::context::fiber&& main);
@@ -240,6 +245,8 @@ class Runtime {
   std::size_t main_stack_size_ = 0;
   void* main_fake_stack_ = nullptr;
   void* main_tsan_fiber_ = nullptr;
+  bool own_tls_ = false;  // this run's fibers have thread-local storage of their own
+  void* host_tp_ = nullptr;  // the scheduling thread's thread pointer, during a run
   const void* stalled_pc_ = nullptr;  // where a stalled fiber was stopped
   std::uint32_t current_at_stall_ = kNoFiber;
 };

@@ -140,6 +140,11 @@ struct SchedulerConfig {
   /// Real seconds a fiber may run without reaching a switch point before the run is stopped as
   /// blocked outside instrumented code (a call the scheduler cannot see); 0 never.
   double stall_seconds = 10;
+  /// Each fiber has thread-local storage and a thread identity of its own (thread_local
+  /// variables, pthread_getspecific, pthread_self, std::this_thread::get_id), as threads would,
+  /// where duet::instrument is linked and the platform allows it (x86-64 with glibc); otherwise
+  /// the fibers share their thread's. The async runtime keeps its state in the thread's.
+  bool own_thread_locals = true;
 };
 
 enum class Outcome : std::uint8_t {
@@ -226,8 +231,9 @@ class Scheduler {
   /// (duet::spawn), up to kMaxFibers alive at once.
   ///
   /// The branches share the OS thread: only duet's types may block (a std::mutex held by one
-  /// fiber and wanted by another hangs the thread), and thread_local variables and
-  /// std::this_thread::get_id() are the same in every fiber.
+  /// fiber and wanted by another hangs the thread, unless duet::instrument interposes it), and
+  /// thread_local variables and std::this_thread::get_id() are the same in every fiber unless
+  /// SchedulerConfig::own_thread_locals applies.
   const RunResult& run(std::span<const std::function<void()>> branches, Picker& picker);
 
   const RunResult& result() const;

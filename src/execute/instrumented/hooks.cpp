@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "execute/fibers/thread_locals.hpp"
 #include "execute/instrumented/instrumented.hpp"
 
 // The 16-byte entry points do what the instrumented code asked for: a 16-byte atomic, through
@@ -50,6 +51,9 @@ int add_tls_block(dl_phdr_info* info, std::size_t, void* data) {
 }  // namespace
 
 bool thread_local_address(const void* address) noexcept {
+  // A fiber with storage of its own: its thread_locals are at addresses no other fiber has, and
+  // another's reached through a pointer is shared memory like any other.
+  if (fiber::host_thread_pointer() != nullptr) return false;
   TlsBlocks& t = t_tls;
   if (!t.known) {
     t.known = true;
@@ -214,7 +218,10 @@ using namespace duet::detail::instrumented;
 extern "C" {
 
 // ---- initialisation, functions, vptrs ----
-void __tsan_init() { install_symbolizer(); }
+void __tsan_init() {
+  install_symbolizer();
+  install_thread_exit();
+}
 void __tsan_func_entry(void*) {}
 void __tsan_func_exit() {}
 void __tsan_vptr_update(void** vptr, void* value) {

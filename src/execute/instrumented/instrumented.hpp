@@ -68,10 +68,12 @@ duet::source_location location_of(const void* pc) noexcept;
 duet::source_location location_of_caller(const void* pc) noexcept;
 /// Installs location_of as the fiber runtime's symboliser (idempotent).
 void install_symbolizer() noexcept;
+/// Gives fibers thread-local storage of their own, with their thread_locals' destructors run
+/// when each fiber's function returns (idempotent).
+void install_thread_exit() noexcept;
 
-/// The running thread's static thread-local storage holds `address`: fibers share one OS
-/// thread, so its thread_local variables are one copy for all of them, and their accesses are
-/// not races between fibers.
+/// Where fibers share their thread's storage: that storage holds `address`, so accesses to it
+/// are not races between fibers. Always false for a fiber with storage of its own.
 bool thread_local_address(const void* address) noexcept;
 
 /// Plain accesses are ignored while this is nonzero (the sanitizer's "ignore" annotations).

@@ -14,6 +14,7 @@
 //   free, realloc                  the freed memory's access history is forgotten
 #include <cerrno>
 #include <cstdarg>
+#include <cstdlib>
 #include <ctime>
 #include <deque>
 #include <dlfcn.h>
@@ -25,6 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "execute/fibers/thread_locals.hpp"
 #include "execute/instrumented/instrumented.hpp"
 
 extern "C" void __libc_free(void*);
@@ -126,9 +128,39 @@ long futex(fiber::Runtime& rt, long a[6], duet::source_location loc) {
 
 // ---- threads started in a run ----
 
-// A thread the subject started in a run: the fiber that runs it, and how it ended. A
-// pthread_t of a run is the address of its record, tagged so it is never a real one's.
+// ---- thread_local destructors of a fiber ----
+
+struct ThreadExit {
+  void (*destructor)(void*);
+  void* object;
+  ThreadExit* next;
+};
+// In the fiber's own block: its list, newest first.
+constinit thread_local ThreadExit* t_thread_exits = nullptr;
+
+int add_thread_exit(void (*destructor)(void*), void* object) noexcept {
+  auto* e = static_cast<ThreadExit*>(std::malloc(sizeof(ThreadExit)));
+  if (e == nullptr) return -1;
+  *e = {destructor, object, t_thread_exits};
+  t_thread_exits = e;
+  return 0;
+}
+
+// Newest first, as the C library does; a destructor may register more.
+void run_thread_exits() noexcept {
+  while (ThreadExit* e = t_thread_exits) {
+    t_thread_exits = e->next;
+    e->destructor(e->object);
+    __libc_free(e);
+  }
+}
+
+// A thread the subject starts in a run is a fiber of it. Its pthread_t is the fiber's own
+// thread pointer (what pthread_self() and std::this_thread::get_id() return on it), or, where
+// fibers share their thread's storage, the address of its record tagged so that it is never a
+// real thread's.
 struct ThreadRecord {
+  pthread_t id{};
   void* (*start)(void*) = nullptr;
   void* arg = nullptr;
   void* result = nullptr;
@@ -136,19 +168,29 @@ struct ThreadRecord {
 };
 constexpr std::uintptr_t kFiberThreadTag = 1;
 
+// The threads of this thread's latest run, shared by its fibers (read through host_local).
 struct Threads {
   std::uint64_t run = ~std::uint64_t{0};
   std::deque<ThreadRecord> records;  // stable addresses; cleared when a new run starts
 };
-thread_local Threads t_threads;
+constinit thread_local Threads* t_threads = nullptr;
+
+Threads& threads() {
+  Threads*& ts = fiber::host_local(t_threads);
+  if (ts == nullptr) ts = new Threads();  // one per OS thread that runs fibers; kept
+  return *ts;
+}
 
 ThreadRecord* record_of(pthread_t t) {
-  const auto bits = static_cast<std::uintptr_t>(t);
-  return (bits & kFiberThreadTag) != 0 ? reinterpret_cast<ThreadRecord*>(bits & ~kFiberThreadTag) : nullptr;
+  Threads* ts = fiber::host_local(t_threads);
+  if (ts == nullptr) return nullptr;
+  for (ThreadRecord& r : ts->records)
+    if (pthread_equal(r.id, t)) return &r;
+  return nullptr;
 }
 
 int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), void* arg, duet::source_location loc) {
-  Threads& ts = t_threads;
+  Threads& ts = threads();
   if (ts.run != fiber::run_number(rt)) {
     ts.records.clear();
     ts.run = fiber::run_number(rt);
@@ -156,9 +198,9 @@ int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), v
   ThreadRecord& r = ts.records.emplace_back();
   r.start = start;
   r.arg = arg;
-  *thread = static_cast<pthread_t>(reinterpret_cast<std::uintptr_t>(&r) | kFiberThreadTag);
-  fiber::spawn(rt, [&r, &rt, loc] {
+  const std::uint32_t fiber = fiber::spawn(rt, [&r, &rt, loc] {
     r.result = r.start(r.arg);
+    run_thread_exits();  // before the thread counts as ended: its joiner sees them done
     // The thread's end happens-before its join.
     const InDuet inside;
     fiber::enter(rt, Op::fulfill, ObjectKind::task, &r, std::memory_order_seq_cst, loc);
@@ -166,6 +208,10 @@ int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), v
     fiber::leave(rt, Op::fulfill);
     fiber::wake_all(rt, &r);
   }, loc);
+  void* const own = fiber::thread_id(rt, fiber);
+  r.id = static_cast<pthread_t>(own != nullptr ? reinterpret_cast<std::uintptr_t>(own)
+                                               : reinterpret_cast<std::uintptr_t>(&r) | kFiberThreadTag);
+  *thread = r.id;
   return 0;
 }
 
@@ -523,7 +569,21 @@ void* realloc(void* p, std::size_t n) noexcept {
   return q;
 }
 
+// ---- thread_local destructors ----
+// A fiber with thread-local storage of its own is a thread: its thread_locals' destructors run
+// when its function returns (not at the scheduling thread's exit, whose list the C library
+// would put them on).
+int __cxa_thread_atexit_impl(void (*destructor)(void*), void* object, void* dso) noexcept {
+  if (fiber::host_thread_pointer() != nullptr) return add_thread_exit(destructor, object);
+  static std::atomic<void*> slot{};
+  return real<int(void (*)(void*), void*, void*) noexcept>(slot, "__cxa_thread_atexit_impl")(destructor, object, dso);
+}
+
 }  // extern "C"
+
+namespace duet::detail::instrumented {
+void install_thread_exit() noexcept { fiber::enable_own_thread_locals(run_thread_exits); }
+}  // namespace duet::detail::instrumented
 
 // Referenced by duet::instrument's link options: keeps this object in every instrumented link.
 extern "C" {

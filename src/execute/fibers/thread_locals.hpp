@@ -1,0 +1,71 @@
+// Thread-local storage of its own for each fiber of a run, so that a subject that keys state on
+// its thread (a thread_local, pthread_getspecific, std::this_thread::get_id(), pthread_self())
+// sees one thread per fiber, as it would on real threads. Switched on by duet::instrument (code
+// the user did not write for duet relies on it: moodycamel's implicit producers, xenium's
+// reclaimers); duet/sync.hpp code and the async runtime keep sharing their thread's storage.
+//
+// Each fiber gets a block made by the C library's own loader (every module's thread_locals at
+// their initial values) and a thread pointer of its own, installed on every switch into the
+// fiber. Two things stay the scheduling thread's:
+//  - the C library's own thread_locals (malloc's per-thread cache, errno): fibers share one OS
+//    thread and the C library is never interrupted by a switch, so sharing its cache is safe,
+//    and a fiber never strands memory in a cache of its own;
+//  - duet's runtime state (which run, virtual time): mirrored into the fiber's block on every
+//    switch in and back on every switch out (see Runtime::resume), or read through host_local().
+// Internal: users' headers never see it.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+
+namespace duet::detail::fiber {
+
+/// The thread pointer of the calling code: its thread's, or its fiber's when it has a block.
+void* thread_pointer() noexcept;
+
+/// The scheduling thread's thread pointer when the calling code is a fiber with a block of its
+/// own; null otherwise (a thread, or a fiber sharing its thread's storage).
+void* host_thread_pointer() noexcept;
+
+/// Blocks of thread-local storage for fibers (x86-64 with glibc; elsewhere none: fibers share
+/// their thread's storage, as the docs say).
+namespace fiber_tls {
+
+/// Blocks can be made here (the platform is supported and the loader's allocator was found).
+bool supported() noexcept;
+/// A new block, its thread pointer; null if none could be made (out of memory). `host_tp` is the
+/// scheduling thread's thread pointer (the caller may be a fiber starting another).
+void* create(void* host_tp) noexcept;
+/// Frees a block made by create() (the dynamic thread-local storage it acquired included).
+void destroy(void* tp) noexcept;
+/// Makes `tp` the calling code's thread pointer.
+void install(void* tp) noexcept;
+/// Where the static thread-local storage of the block at `tp` lies (every module loaded at
+/// startup, duet's own included): what the data-race check forgets when a block goes.
+struct Range {
+  const void* begin;
+  std::size_t size;
+};
+Range static_range(const void* tp) noexcept;
+
+}  // namespace fiber_tls
+
+/// The variable `var` (a thread_local of duet's, constinit and trivially destructible, in
+/// static thread-local storage) as the scheduling thread has it, from a fiber with a block of
+/// its own; `var` itself elsewhere. For state every fiber of a run shares.
+template <class T>
+T& host_local(T& var) noexcept {
+  char* const host = static_cast<char*>(host_thread_pointer());
+  if (host == nullptr) return var;
+  const auto offset = reinterpret_cast<char*>(&var) - static_cast<char*>(thread_pointer());
+  return *reinterpret_cast<T*>(host + offset);
+}
+
+/// The same variable in the block at `tp`, from the scheduling thread: to mirror it.
+template <class T>
+T& in_block(void* tp, T& var) noexcept {
+  const auto offset = reinterpret_cast<char*>(&var) - static_cast<char*>(thread_pointer());
+  return *reinterpret_cast<T*>(static_cast<char*>(tp) + offset);
+}
+
+}  // namespace duet::detail::fiber

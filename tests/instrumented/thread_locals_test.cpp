@@ -1,0 +1,217 @@
+// Each fiber of a run is a thread of its own to instrumented code: its thread_local variables
+// start at their initial values and are its own, pthread_self() and std::this_thread::get_id()
+// tell fibers apart, a std::thread's id is the one it sees inside, and thread_local destructors
+// run when the fiber's function returns (before a join returns). Where the platform has no
+// per-fiber storage (anything but x86-64 with glibc) these tests skip and say so.
+#include <duet/lin.hpp>
+#include <duet/parallel.hpp>
+#include <duet/source.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <functional>
+#include <pthread.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "execute/fibers/scheduler.hpp"
+#include "execute/fibers/thread_locals.hpp"
+#include "instrumented/checks.hpp"
+
+namespace {
+
+namespace fb = duet::detail::fiber;
+using instrumented_test::on_fibers;
+using instrumented_test::seeded;
+
+#define DUET_NEED_FIBER_TLS() \
+  if (!fb::fiber_tls::supported()) GTEST_SKIP() << "fibers share their thread's storage on this platform"
+
+thread_local int t_value = 1;
+std::atomic<int> g_turn{0};
+
+// Runs `branches` on fresh fibers with seed `seed`; the run must complete.
+const fb::RunResult& run_fibers(fb::Scheduler& sched, const std::vector<std::function<void()>>& branches,
+                                std::uint64_t seed = 1) {
+  duet::Source src = duet::Source::from_seed(seed);
+  fb::RandomPicker picker(src);
+  return sched.run(branches, picker);
+}
+
+TEST(InstrumentedThreadLocals, EachFiberHasItsOwnStartingAtTheInitialValue) {
+  DUET_NEED_FIBER_TLS();
+  t_value = 40;  // the scheduling thread's copy: no fiber sees or changes it
+  fb::Scheduler sched;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    int seen[2] = {0, 0};
+    int after[2] = {0, 0};
+    std::vector<std::function<void()>> branches;
+    for (int i = 0; i < 2; ++i)
+      branches.push_back([i, &seen, &after] {
+        seen[i] = t_value;
+        t_value = 10 + i;
+        g_turn.fetch_add(1);  // a switch point: the other fiber may run here
+        g_turn.fetch_add(1);
+        after[i] = t_value;
+      });
+    const fb::RunResult& r = run_fibers(sched, branches, seed);
+    ASSERT_EQ(r.outcome, fb::Outcome::completed) << fb::describe(r, sched.trace());
+    EXPECT_EQ(seen[0], 1);
+    EXPECT_EQ(seen[1], 1);
+    EXPECT_EQ(after[0], 10);
+    EXPECT_EQ(after[1], 11);
+  }
+  EXPECT_EQ(t_value, 40);
+}
+
+TEST(InstrumentedThreadLocals, ThreadIdentityIsPerFiber) {
+  DUET_NEED_FIBER_TLS();
+  fb::Scheduler sched;
+  std::thread::id ids[2];
+  pthread_t selves[2];
+  std::thread::id started_outside, started_inside;
+  const std::vector<std::function<void()>> branches = {
+      [&] {
+        ids[0] = std::this_thread::get_id();
+        selves[0] = pthread_self();
+        std::thread t([&] { started_inside = std::this_thread::get_id(); });
+        started_outside = t.get_id();
+        t.join();
+      },
+      [&] {
+        g_turn.fetch_add(1);
+        ids[1] = std::this_thread::get_id();
+        selves[1] = pthread_self();
+      }};
+  const fb::RunResult& r = run_fibers(sched, branches);
+  ASSERT_EQ(r.outcome, fb::Outcome::completed) << fb::describe(r, sched.trace());
+  EXPECT_NE(ids[0], ids[1]);
+  EXPECT_NE(ids[0], std::this_thread::get_id());
+  EXPECT_NE(ids[1], std::this_thread::get_id());
+  EXPECT_FALSE(pthread_equal(selves[0], selves[1]));
+  EXPECT_EQ(started_outside, started_inside);
+  EXPECT_NE(started_inside, ids[0]);
+  EXPECT_NE(started_inside, std::thread::id());
+}
+
+struct Counted {
+  static inline std::atomic<int> destroyed{0};
+  int value = 0;
+  ~Counted() { destroyed.fetch_add(1); }
+};
+thread_local Counted t_counted;
+
+TEST(InstrumentedThreadLocals, DestructorsRunWhenTheFiberEndsAndBeforeAJoinReturns) {
+  DUET_NEED_FIBER_TLS();
+  fb::Scheduler sched;
+  Counted::destroyed = 0;
+  int destroyed_at_join = -1;
+  const std::vector<std::function<void()>> branches = {
+      [&] { t_counted.value = 1; },
+      [&] {
+        std::thread t([] { t_counted.value = 2; });
+        t.join();
+        destroyed_at_join = Counted::destroyed.load();
+      },
+      [] { /* never touches it: nothing to destroy */ }};
+  const fb::RunResult& r = run_fibers(sched, branches);
+  ASSERT_EQ(r.outcome, fb::Outcome::completed) << fb::describe(r, sched.trace());
+  EXPECT_GE(destroyed_at_join, 1);  // the joined thread's, at least
+  EXPECT_EQ(Counted::destroyed.load(), 2);
+}
+
+// A fiber's thread_local reached by another through a pointer is shared memory like any other:
+// unsynchronised writes to it are a data race.
+TEST(InstrumentedThreadLocals, AnotherFibersThreadLocalThroughAPointerIsCheckedForRaces) {
+  DUET_NEED_FIBER_TLS();
+  fb::Scheduler sched;
+  bool found = false;
+  for (std::uint64_t seed = 1; seed <= 200 && !found; ++seed) {
+    std::atomic<int*> shared{nullptr};
+    const std::vector<std::function<void()>> branches = {
+        [&] {
+          shared.store(&t_value);
+          t_value = 5;
+        },
+        [&] {
+          if (int* p = shared.load()) *p = 6;
+        }};
+    const fb::RunResult& r = run_fibers(sched, branches, seed);
+    found = r.outcome == fb::Outcome::data_race;
+    if (!found) ASSERT_EQ(r.outcome, fb::Outcome::completed) << fb::describe(r, sched.trace());
+  }
+  EXPECT_TRUE(found);
+}
+
+// A lock that lets its owner in again, keyed on std::this_thread::get_id(): correct on threads.
+// Were every fiber the same thread, a second fiber would walk in while the first holds it.
+class ReentrantCounter {
+ public:
+  int add() {
+    lock();
+    lock();  // reentry, as a caller's callback would
+    const int v = ++count_;
+    unlock();
+    unlock();
+    return v;
+  }
+
+ private:
+  void lock() {
+    const std::thread::id me = std::this_thread::get_id();
+    if (owner_.load() == me) {
+      ++depth_;
+      return;
+    }
+    std::thread::id none;
+    while (!owner_.compare_exchange_weak(none, me)) {
+      none = std::thread::id();
+      std::this_thread::yield();
+    }
+    depth_ = 1;
+  }
+  void unlock() {
+    if (--depth_ == 0) owner_.store(std::thread::id());
+  }
+  std::atomic<std::thread::id> owner_{};
+  int depth_ = 0;
+  int count_ = 0;
+};
+
+TEST(InstrumentedThreadLocals, ALockKeyedOnTheThreadIdPasses) {
+  DUET_NEED_FIBER_TLS();
+  auto spec = duet::Lin<ReentrantCounter>("reentrant", "c").op("add", [](ReentrantCounter& c) { return c.add(); });
+  const duet::CheckResult r = duet::check_parallel(spec, on_fibers(), seeded(1, 300));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+// A recursion guard on a thread_local flag (as allocators and loggers keep, "am I inside
+// already?"): correct when each thread has its own flag; were the fibers one thread, a second
+// fiber would find the first one's flag up and take the reentrant path.
+class GuardedCounter {
+ public:
+  int add() {
+    if (t_inside) return -1;  // a reentrant call: refused
+    t_inside = true;
+    const int v = on_add_(*this);  // a callback, which might call add() again
+    t_inside = false;
+    return v;
+  }
+
+ private:
+  static int bump(GuardedCounter& c) { return c.count_.fetch_add(1) + 1; }  // a switch point
+  static inline thread_local bool t_inside = false;
+  int (*volatile on_add_)(GuardedCounter&) = &bump;  // opaque: the flag's stores must stay
+  std::atomic<int> count_{0};
+};
+
+TEST(InstrumentedThreadLocals, ARecursionGuardOnAThreadLocalPasses) {
+  DUET_NEED_FIBER_TLS();
+  auto spec = duet::Lin<GuardedCounter>("guarded", "c").op("add", [](GuardedCounter& c) { return c.add(); });
+  const duet::CheckResult r = duet::check_parallel(spec, on_fibers(), seeded(1, 300));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+}  // namespace
