@@ -46,14 +46,21 @@ using Symbolizer = duet::source_location (*)(const void* pc) noexcept;
 void set_symbolizer(Symbolizer) noexcept;
 duet::source_location symbolize(const void* pc) noexcept;
 
-/// Called by duet::instrument: fibers get thread-local storage and a thread identity of their
-/// own (SchedulerConfig::own_thread_locals), and `at_thread_exit` runs on a fiber when its
-/// function returns, as the subject's code: the destructors of its thread_local variables.
-using ThreadExit = void (*)() noexcept;
-void enable_own_thread_locals(ThreadExit at_thread_exit) noexcept;
+/// What duet::instrument adds to every run (installed at its start-up). Installing them gives
+/// fibers thread-local storage and a thread identity of their own
+/// (SchedulerConfig::own_thread_locals).
+struct InstrumentHooks {
+  /// On a fiber with storage of its own, when its function returns, as the subject's code: the
+  /// destructors of its thread_local variables.
+  void (*at_thread_exit)() noexcept = nullptr;
+  /// On the scheduling thread after each run: process-wide state the run borrowed goes back.
+  void (*at_run_end)() noexcept = nullptr;
+};
+void install_instrument_hooks(InstrumentHooks) noexcept;
 bool own_thread_locals_enabled() noexcept;
-/// Runs the registered ThreadExit, if any (Runtime::fiber_main).
+/// Run the installed hooks, if any (Runtime::fiber_main, Runtime::run).
 void run_thread_exit() noexcept;
+void run_end() noexcept;
 /// pthread_self() on fiber `fiber` of the run: its own thread pointer; null when the fibers
 /// share their thread's storage.
 void* thread_id(Runtime&, std::uint32_t fiber) noexcept;

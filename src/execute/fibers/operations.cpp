@@ -469,12 +469,20 @@ constinit thread_local int t_in_runtime = 0;
 namespace {
 std::atomic<Symbolizer> g_symbolizer{nullptr};
 std::atomic<RaceFilter> g_race_filter{nullptr};
-std::atomic<ThreadExit> g_thread_exit{nullptr};
+using Hook = void (*)() noexcept;
+std::atomic<Hook> g_thread_exit{nullptr};
+std::atomic<Hook> g_run_end{nullptr};
 }  // namespace
-void enable_own_thread_locals(ThreadExit at_thread_exit) noexcept { g_thread_exit.store(at_thread_exit); }
+void install_instrument_hooks(InstrumentHooks h) noexcept {
+  g_run_end.store(h.at_run_end);
+  g_thread_exit.store(h.at_thread_exit);
+}
 bool own_thread_locals_enabled() noexcept { return g_thread_exit.load(std::memory_order_relaxed) != nullptr; }
 void run_thread_exit() noexcept {
-  if (const ThreadExit f = g_thread_exit.load(std::memory_order_relaxed)) f();
+  if (const Hook f = g_thread_exit.load(std::memory_order_relaxed)) f();
+}
+void run_end() noexcept {
+  if (const Hook f = g_run_end.load(std::memory_order_relaxed)) f();
 }
 void* thread_id(Runtime& rt, std::uint32_t fiber) noexcept { return rt.thread_id(fiber); }
 void set_symbolizer(Symbolizer s) noexcept { g_symbolizer.store(s); }

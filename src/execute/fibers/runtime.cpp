@@ -204,6 +204,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   t_runtime = nullptr;
   t_in_runtime = 0;
   watch(false);
+  run_end();
   if (current_at_stall_ != kNoFiber) {  // the watchdog stopped a stuck fiber (watchdog.cpp)
     result.limit = stall_text();
     current_at_stall_ = kNoFiber;

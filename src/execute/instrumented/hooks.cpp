@@ -12,6 +12,7 @@
 #include <link.h>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "execute/fibers/thread_locals.hpp"
 #include "execute/instrumented/instrumented.hpp"
@@ -103,10 +104,60 @@ inline bool in_some_run() noexcept { return fiber::t_runtime != nullptr; }
   fiber::memory_access(*rt, address, size, write, pc);
 }
 
+// ---- the standard library's waiter pool ----
+// libstdc++ keeps, process-wide, a count of waiters and a proxy futex word for the waits behind
+// std::atomic::wait, std::latch and std::barrier. Its updates are no events of the subject's
+// (the futex wait and wake around them are), so they are done plainly; and a run leaves the
+// pool as it found it: a fiber abandoned while it waited would stay counted, and the next run,
+// a replay, would read other values than the run it replays.
+struct Saved {
+  volatile void* address;
+  std::size_t size;
+  std::uint64_t bits;
+};
+struct PoolSaves {
+  std::vector<Saved> saved;  // the first value of each word a run changed
+};
+constinit thread_local PoolSaves* t_pool_saves = nullptr;
+
+template <class T>
+void save_before_change(volatile T* a) noexcept {
+  if constexpr (sizeof(T) <= sizeof(std::uint64_t)) {
+    PoolSaves*& saves = fiber::host_local(t_pool_saves);
+    if (saves == nullptr) saves = new PoolSaves();  // one per OS thread that runs fibers; kept
+    for (const Saved& s : saves->saved)
+      if (s.address == a) return;
+    const T now = __atomic_load_n(a, __ATOMIC_SEQ_CST);
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &now, sizeof now);
+    saves->saved.push_back({a, sizeof(T), bits});
+  }
+}
+
+}  // namespace
+
+void restore_waiter_pool() noexcept {
+  PoolSaves* saves = t_pool_saves;  // the scheduling thread's own, after its run
+  if (saves == nullptr) return;
+  for (const Saved& s : saves->saved) {
+    switch (s.size) {
+      case 1: __atomic_store_n(static_cast<volatile std::uint8_t*>(s.address), static_cast<std::uint8_t>(s.bits), __ATOMIC_SEQ_CST); break;
+      case 2: __atomic_store_n(static_cast<volatile std::uint16_t*>(s.address), static_cast<std::uint16_t>(s.bits), __ATOMIC_SEQ_CST); break;
+      case 4: __atomic_store_n(static_cast<volatile std::uint32_t*>(s.address), static_cast<std::uint32_t>(s.bits), __ATOMIC_SEQ_CST); break;
+      default: __atomic_store_n(static_cast<volatile std::uint64_t*>(s.address), s.bits, __ATOMIC_SEQ_CST); break;
+    }
+  }
+  saves->saved.clear();
+}
+
+namespace {
+
 template <class T>
 [[gnu::noinline]] T load_in_run(const volatile T* a, int mo, const void* pc) noexcept {
   if (const InRun rt = in_run()) {
-    fiber::enter(*rt, Op::load, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
+    const PcInfo at = pc_info(pc);
+    if (at.waiter_pool) return __atomic_load_n(a, __ATOMIC_SEQ_CST);
+    fiber::enter(*rt, Op::load, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), at.location);
     const T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);
     fiber::leave(*rt, Op::load, value_of(v));
     return v;
@@ -126,7 +177,13 @@ template <class T>
 [[gnu::noinline]] bool store_in_run(volatile T* a, T v, int mo, const void* pc) noexcept {
   const InRun rt = in_run();
   if (!rt) return false;
-  fiber::enter(*rt, Op::store, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
+  const PcInfo at = pc_info(pc);
+  if (at.waiter_pool) {
+    save_before_change(a);
+    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);
+    return true;
+  }
+  fiber::enter(*rt, Op::store, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), at.location);
   __atomic_store_n(a, v, __ATOMIC_SEQ_CST);
   fiber::leave(*rt, Op::store, {}, value_of(v));
   return true;
@@ -159,7 +216,12 @@ T apply(volatile T* a, T v) noexcept {
 template <Rmw K, class T>
 [[gnu::noinline]] T rmw_in_run(volatile T* a, T v, int mo, const void* pc) noexcept {
   if (const InRun rt = in_run()) {
-    fiber::enter(*rt, Op::rmw, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
+    const PcInfo at = pc_info(pc);
+    if (at.waiter_pool) {
+      save_before_change(a);
+      return apply<K>(a, v);
+    }
+    fiber::enter(*rt, Op::rmw, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), at.location);
     const T old = apply<K>(a, v);
     fiber::leave(*rt, Op::rmw, value_of(old), value_of(__atomic_load_n(a, __ATOMIC_RELAXED)));
     return old;
@@ -179,7 +241,12 @@ T rmw(volatile T* a, T v, int mo, const void* pc) noexcept {
 template <class T>
 [[gnu::noinline]] bool cas_in_run(volatile T* a, T* expected, T desired, int mo, const void* pc) noexcept {
   if (const InRun rt = in_run()) {
-    fiber::enter(*rt, Op::cas, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), location_of(pc));
+    const PcInfo at = pc_info(pc);
+    if (at.waiter_pool) {
+      save_before_change(a);
+      return __atomic_compare_exchange_n(a, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    }
+    fiber::enter(*rt, Op::cas, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), at.location);
     const T hoped = *expected;
     if (__atomic_compare_exchange_n(a, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
       fiber::leave(*rt, Op::cas, value_of(hoped), value_of(desired));
@@ -220,7 +287,7 @@ extern "C" {
 // ---- initialisation, functions, vptrs ----
 void __tsan_init() {
   install_symbolizer();
-  install_thread_exit();
+  duet::detail::fiber::install_instrument_hooks({run_thread_exit_list, restore_waiter_pool});
 }
 void __tsan_func_entry(void*) {}
 void __tsan_func_exit() {}

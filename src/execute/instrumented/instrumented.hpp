@@ -58,6 +58,15 @@ inline InRun in_run() noexcept { return {}; }
 /// std::memory_order shares; GCC may add HLE bits above it).
 inline std::memory_order order_of(int mo) noexcept { return static_cast<std::memory_order>(mo & 0xffff); }
 
+/// What duet knows of the instrumented code at `pc` (a return address into it), cached per
+/// address: its file:line (see location_of), and whether it is the standard library's waiter
+/// pool, whose bookkeeping is no event of the subject's (see hooks.cpp).
+struct PcInfo {
+  duet::source_location location{};
+  bool waiter_pool = false;
+};
+PcInfo pc_info(const void* pc) noexcept;
+
 /// file:line of instrumented code at `pc` (a return address into it), skipping the standard
 /// library's inlined frames so that std::atomic's members point at the user's line. Cached per
 /// address. Empty when the address has no line information.
@@ -68,9 +77,10 @@ duet::source_location location_of(const void* pc) noexcept;
 duet::source_location location_of_caller(const void* pc) noexcept;
 /// Installs location_of as the fiber runtime's symboliser (idempotent).
 void install_symbolizer() noexcept;
-/// Gives fibers thread-local storage of their own, with their thread_locals' destructors run
-/// when each fiber's function returns (idempotent).
-void install_thread_exit() noexcept;
+/// Runs and empties the calling fiber's list of thread_local destructors (interpose.cpp).
+void run_thread_exit_list() noexcept;
+/// Puts back what runs changed in the standard library's waiter pool (hooks.cpp).
+void restore_waiter_pool() noexcept;
 
 /// Where fibers share their thread's storage: that storage holds `address`, so accesses to it
 /// are not races between fibers. Always false for a fiber with storage of its own.

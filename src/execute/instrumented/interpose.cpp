@@ -582,7 +582,7 @@ int __cxa_thread_atexit_impl(void (*destructor)(void*), void* object, void* dso)
 }  // extern "C"
 
 namespace duet::detail::instrumented {
-void install_thread_exit() noexcept { fiber::enable_own_thread_locals(run_thread_exits); }
+void run_thread_exit_list() noexcept { run_thread_exits(); }
 }  // namespace duet::detail::instrumented
 
 // Referenced by duet::instrument's link options: keeps this object in every instrumented link.

@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "duet/instrument.hpp"
@@ -58,7 +59,7 @@ namespace {
 
 struct Cache {
   SpinLock lock;
-  std::unordered_map<const void*, duet::source_location> by_pc;
+  std::unordered_map<const void*, PcInfo> by_pc;
   std::unordered_map<std::string, duet::source_location> by_place;  // "file:line:function"
   std::unordered_set<std::string> strings;  // file and function names, interned
   std::deque<LocationImpl> impls;           // stable addresses
@@ -78,11 +79,19 @@ bool standard_library(const char* file) {
          std::strstr(file, "/lib/gcc/") != nullptr;
 }
 
+// The standard library's waiter pool (libstdc++'s bits/atomic_wait.h and atomic_timed_wait.h):
+// the count of waiters and the proxy futex word behind std::atomic::wait, latch and barrier.
+bool waiter_pool(const char* file) {
+  return std::strstr(file, "bits/atomic_wait.h") != nullptr || std::strstr(file, "bits/atomic_timed_wait.h") != nullptr;
+}
+
 #if DUET_HAVE_BACKTRACE
 struct Found {
   const char* file = nullptr;
   const char* function = nullptr;
   int line = 0;
+  bool innermost_in_waiter_pool = false;
+  bool first = true;
 };
 
 void ignore_error(void*, const char*, int) {}
@@ -92,6 +101,7 @@ void ignore_error(void*, const char*, int) {}
 int take_frame(void* data, std::uintptr_t, const char* file, int line, const char* function) {
   auto* found = static_cast<Found*>(data);
   if (file == nullptr || line <= 0) return 0;
+  if (std::exchange(found->first, false)) found->innermost_in_waiter_pool = waiter_pool(file);
   if (standard_library(file) && found->file != nullptr) return 0;
   const bool skip = standard_library(file);
   found->file = file;
@@ -130,22 +140,25 @@ duet::source_location symbolizer(const void* pc) noexcept { return location_of(p
 
 }  // namespace
 
-duet::source_location location_of(const void* pc) noexcept {
+PcInfo pc_info(const void* pc) noexcept {
   const InDuet inside;
   Cache& c = cache();
   std::lock_guard<SpinLock> hold(c.lock);
   if (auto it = c.by_pc.find(pc); it != c.by_pc.end()) return it->second;
-  duet::source_location loc{};
+  PcInfo info;
 #if DUET_HAVE_BACKTRACE
   Found found;
   // pc is a return address: the call is the instruction before it.
   if (backtrace_state* s = state(c))
     backtrace_pcinfo(s, reinterpret_cast<std::uintptr_t>(pc) - 1, take_frame, ignore_error, &found);
-  if (found.file != nullptr) loc = intern(c, found.file, found.function, found.line);
+  if (found.file != nullptr) info.location = intern(c, found.file, found.function, found.line);
+  info.waiter_pool = found.innermost_in_waiter_pool;
 #endif
-  c.by_pc.emplace(pc, loc);
-  return loc;
+  c.by_pc.emplace(pc, info);
+  return info;
 }
+
+duet::source_location location_of(const void* pc) noexcept { return pc_info(pc).location; }
 
 duet::source_location location_of_caller(const void* pc) noexcept {
   duet::source_location loc = location_of(pc);
