@@ -1,11 +1,21 @@
-// What the instrumented tests share: a parallel check's settings on fibers, and a seeded config.
+// What the instrumented tests share: a parallel check's settings on fibers, a seeded config, and
+// the negative tests' measure: a bug found on every seed with every strategy, shrunk, and
+// replayed to the same interleaving; its correct twin passing.
 #pragma once
 
 #include <duet/config.hpp>
 #include <duet/executor.hpp>
+#include <duet/lin.hpp>
 #include <duet/parallel.hpp>
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
 
 namespace instrumented_test {
 
@@ -21,6 +31,101 @@ inline duet::Config seeded(std::uint64_t seed, std::uint64_t count = 0) {
   c.seed = seed;
   if (count != 0) c.count = count;
   return c;
+}
+
+/// Seeds per strategy: 100 (the figure docs/instrumented.md gives) with DUET_SOAK=1, else 20.
+inline std::uint64_t seeds() { return std::getenv("DUET_SOAK") != nullptr ? 100 : 20; }
+
+/// Programs a correct twin passes: 10,000 with DUET_SOAK=1, else `quick`.
+inline std::uint64_t twin_programs(std::uint64_t quick = 1'000) {
+  return std::getenv("DUET_SOAK") != nullptr ? 10'000 : quick;
+}
+
+/// The interleaving a failure's report shows, without the replay instructions that follow it.
+inline std::string interleaving(const std::string& report) {
+  const std::size_t at = report.find("interleaving (");
+  return at == std::string::npos ? std::string() : report.substr(at, report.find("(The replay", at) - at);
+}
+
+/// A state-machine spec as the helpers below take it (a duet::Lin is taken as it is):
+///   found_on_every_seed(Model<duet::models::Counter<RacyCounter>>{"RacyCounter"}, 3);
+template <class Spec>
+struct Model {
+  std::string label;
+};
+
+template <class T>
+std::string name_of(const duet::Lin<T>& lin) {
+  return lin.name();
+}
+template <class Spec>
+std::string name_of(const Model<Spec>& model) {
+  return model.label;
+}
+template <class T>
+duet::CheckResult unsafe(const duet::Lin<T>& lin, const duet::ParallelConfig& pc, const duet::Config& config) {
+  return duet::expect_unsafe(lin, pc, config);
+}
+template <class Spec>
+duet::CheckResult unsafe(const Model<Spec>&, const duet::ParallelConfig& pc, const duet::Config& config) {
+  return duet::expect_unsafe<Spec>(pc, config);
+}
+template <class T>
+duet::CheckResult parallel(const duet::Lin<T>& lin, const duet::ParallelConfig& pc, const duet::Config& config) {
+  return duet::check_parallel(lin, pc, config);
+}
+template <class Spec>
+duet::CheckResult parallel(const Model<Spec>&, const duet::ParallelConfig& pc, const duet::Config& config) {
+  return duet::check_parallel<Spec>(pc, config);
+}
+
+/// Found on every seed with every strategy; the shrunk lengths (calls) are printed, and none
+/// may exceed `longest`. `shape`: the programs' shape (its executor is set per strategy).
+template <class Subject>
+void found_on_every_seed(const Subject& subject, std::size_t longest, duet::ParallelConfig shape = {}) {
+  const std::pair<const char*, duet::Schedule> strategies[] = {
+      {"random", duet::random()}, {"pct(3)", duet::pct(3)}, {"exhaustive(2)", duet::exhaustive(2)}};
+  for (const auto& [strategy, schedule] : strategies) {
+    std::size_t shortest = ~std::size_t{0}, most = 0, found = 0;
+    for (std::uint64_t seed = 1; seed <= seeds(); ++seed) {
+      shape.executor = duet::fibers(schedule);  // a fresh one per check: strategies learn over a check's runs
+      duet::Config config;
+      config.seed = seed;
+      config.verbose = -1;
+      const duet::CheckResult r = unsafe(subject, shape, config);
+      ASSERT_TRUE(r.passed()) << strategy << ", seed " << seed << "\n" << r.report;
+      EXPECT_LE(r.failing_length, longest) << r.report;
+      found += r.passed();
+      shortest = std::min(shortest, r.failing_length);
+      most = std::max(most, r.failing_length);
+    }
+    std::printf("%s, %s: found on %zu of %llu seeds, shrunk to %zu to %zu calls\n", name_of(subject).c_str(),
+                strategy, found, static_cast<unsigned long long>(seeds()), shortest, most);
+  }
+  // The token replays the shrunk program with the same interleaving, step for step.
+  shape.executor = duet::fibers(duet::random());
+  duet::Config config;
+  config.seed = 1;
+  const duet::CheckResult first = parallel(subject, shape, config);
+  ASSERT_FALSE(first.passed()) << first.report;
+  duet::Config replay;
+  replay.replay = first.replay_token;
+  shape.executor = duet::fibers(duet::random());
+  const duet::CheckResult again = parallel(subject, shape, replay);
+  ASSERT_FALSE(again.passed()) << again.report;
+  EXPECT_FALSE(interleaving(first.report).empty()) << first.report;
+  EXPECT_EQ(interleaving(first.report), interleaving(again.report));
+}
+
+/// Passes twin_programs(`quick`) programs on fibers, random strategy, seed 1.
+template <class Subject>
+void twin_passes(const Subject& subject, duet::ParallelConfig shape = {}, std::uint64_t quick = 1'000) {
+  shape.executor = duet::fibers(duet::random());
+  duet::Config config;
+  config.seed = 1;
+  config.count = twin_programs(quick);
+  const duet::CheckResult r = parallel(subject, shape, config);
+  EXPECT_TRUE(r.passed()) << r.report;
 }
 
 }  // namespace instrumented_test
