@@ -249,7 +249,6 @@ class Startup {
 };
 
 TEST(InstrumentedDeadlock, LatchCountNeverReachedReported) {
-  GTEST_SKIP() << kWaiterPool;
   expect_deadlock(check_deadlock<Startup>(), {{"wait atomic", "never zero"}}, 1);
 }
 
@@ -276,7 +275,6 @@ class Rounds {
 };
 
 TEST(InstrumentedDeadlock, BarrierParticipantMissingReported) {
-  GTEST_SKIP() << kWaiterPool;
   expect_deadlock(check_deadlock<Rounds>(), {{"wait atomic", "one missing"}, {"await task", "a worker at the barrier"}}, 1);
 }
 
@@ -296,7 +294,6 @@ class Flag {
 };
 
 TEST(InstrumentedDeadlock, AtomicWaitWithoutNotifyReported) {
-  GTEST_SKIP() << kWaiterPool;
   expect_deadlock(check_deadlock<Flag>(), {{"wait atomic", "no notify"}}, 1);
 }
 

@@ -237,7 +237,7 @@ void Runtime::start_fiber(std::uint32_t i, [[maybe_unused]] void* return_tsan_fi
   f.clock.fill(0);
   f.clock[i] = 1;
   shadow_.forget(f.stack->bottom, f.stack->size);  // a stack reused in the run: its old frames are gone
-  if (own_tls_) give_thread_locals(f);
+  if (own_tls_) give_thread_locals(i);
   f.seen.fill({});
   f.seen_next = 0;
   f.unchanged = 0;
@@ -350,19 +350,20 @@ void Runtime::settle_spawned() {
 }
 
 // A fresh block for a fiber starting (a spawned fiber's slot may hold a finished one's).
-void Runtime::give_thread_locals(Fiber& f) {
-  if (f.tls != nullptr) {
+void Runtime::give_thread_locals(std::uint32_t i) {
+  Fiber& f = fibers_[i];
+  if (f.tls != nullptr) {  // the slot's block is made fresh where the old one was
     const fiber_tls::Range old = fiber_tls::static_range(f.tls);
-    shadow_.forget(old.begin, old.size);  // the next block may lie where it did
-    fiber_tls::destroy(std::exchange(f.tls, nullptr));
+    shadow_.forget(old.begin, old.size);
   }
-  f.tls = fiber_tls::create(host_tp_);
+  f.tls = tls_blocks_.fresh(i, host_tp_);
 }
 
 // After a run: its fibers' thread-local storage goes (abandoned ones' too: they never resume),
 // and an abandoned fiber's TSan shadow stack holds frames that will never return.
 void Runtime::release_fibers(bool all) {
-  for (Fiber& f : fibers_) fiber_tls::destroy(std::exchange(f.tls, nullptr));
+  for (std::size_t i = 0; i < kMaxFibers; ++i)
+    if (std::exchange(fibers_[i].tls, nullptr) != nullptr) tls_blocks_.release(i);
 #ifdef DUET_FIBER_ASAN
   // LeakSanitizer does not scan fiber stacks, and an abandoned fiber's stack is reused by the
   // next run: what its frames owned (a crashed operation's buffers, say) would be reported as

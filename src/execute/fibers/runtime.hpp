@@ -15,6 +15,7 @@
 
 #include "execute/fibers/scheduler.hpp"
 #include "execute/fibers/shadow.hpp"
+#include "execute/fibers/thread_locals.hpp"
 
 namespace duet::detail::fiber {
 
@@ -203,7 +204,7 @@ class Runtime {
   // Context switching (the sanitizer annotations live in these).
   void start_fiber(std::uint32_t i, void* return_tsan_fiber);
   void release_fibers(bool all);
-  void give_thread_locals(Fiber& f);
+  void give_thread_locals(std::uint32_t fiber);
   void resume(std::uint32_t i);
   void suspend();
   boost::context::fiber fiber_main(std::uint32_t i, boost::context::fiber&& main);
@@ -246,6 +247,7 @@ class Runtime {
   void* main_fake_stack_ = nullptr;
   void* main_tsan_fiber_ = nullptr;
   bool own_tls_ = false;  // this run's fibers have thread-local storage of their own
+  fiber_tls::Blocks tls_blocks_{kMaxFibers};
   void* host_tp_ = nullptr;  // the scheduling thread's thread pointer, during a run
   const void* stalled_pc_ = nullptr;  // where a stalled fiber was stopped
   std::uint32_t current_at_stall_ = kNoFiber;

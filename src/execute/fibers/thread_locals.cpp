@@ -7,6 +7,8 @@
 #include <link.h>
 #include <string_view>
 #include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace duet::detail::fiber {
 
@@ -47,6 +49,8 @@ struct Loader {
   std::ptrdiff_t static_hi = 0;
   std::ptrdiff_t libc_offset = 0;  // the C library's block, copied from the thread's
   std::size_t libc_size = 0;
+  std::size_t static_size = 0;  // the loader's: every static block and the control block
+  std::size_t static_align = 64;
   bool ok = false;
 };
 
@@ -86,6 +90,8 @@ Loader find_loader() noexcept {
   std::size_t size = 0;
   std::size_t align = 0;
   static_info(&size, &align);
+  l.static_size = size;
+  l.static_align = std::max<std::size_t>(align, 64);
   Walk w{&l, static_cast<char*>(thread_pointer()), static_cast<std::ptrdiff_t>(size)};
   dl_iterate_phdr(add_module, &w);
   l.fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0;  // HWCAP2_FSGSBASE
@@ -102,11 +108,57 @@ const Loader& loader() noexcept {
 
 bool supported() noexcept { return loader().ok; }
 
-void* create(void* host_tp) noexcept {
+// Each slot: the static blocks below the thread pointer, the thread control block (glibc's
+// struct pthread, about 2.3 KB) above it, zeroed for every fresh block.
+constexpr std::size_t kAboveTp = 8192;
+// Where the regions go when that range is free: the same addresses in every process.
+constexpr std::uintptr_t kPreferredBase = 0x5e0000000000;
+constexpr int kPreferredTries = 64;
+
+bool Blocks::map() noexcept {
+  if (region_ != nullptr || failed_) return region_ != nullptr;
   const Loader& l = loader();
-  if (!l.ok) return nullptr;
-  char* const tp = static_cast<char*>(l.allocate(nullptr));
-  if (tp == nullptr) return nullptr;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t below = (l.static_size + l.static_align - 1) / l.static_align * l.static_align;
+  tp_offset_ = below;
+  stride_ = (below + kAboveTp + page - 1) / page * page;
+  const std::size_t bytes = stride_ * slots_;
+  const std::size_t apart = (bytes + (std::size_t{1} << 20) - 1) >> 20 << 20;  // whole megabytes
+  for (int k = 0; k < kPreferredTries && region_ == nullptr; ++k) {
+    void* want = reinterpret_cast<void*>(kPreferredBase + static_cast<std::uintptr_t>(k) * apart);
+    void* got = mmap(want, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == want) region_ = static_cast<char*>(got);
+    else if (got != MAP_FAILED) munmap(got, bytes);  // a kernel without MAP_FIXED_NOREPLACE: a hint only
+  }
+  if (region_ == nullptr) {
+    void* got = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (got != MAP_FAILED) region_ = static_cast<char*>(got);
+  }
+  failed_ = region_ == nullptr;
+  in_use_.assign(slots_, false);
+  return region_ != nullptr;
+}
+
+Blocks::~Blocks() {
+  if (region_ == nullptr) return;
+  for (std::size_t i = 0; i < slots_; ++i) release(i);
+  munmap(region_, stride_ * slots_);
+}
+
+void Blocks::release(std::size_t i) noexcept {
+  if (region_ == nullptr || i >= slots_ || !in_use_[i]) return;
+  loader().deallocate(region_ + i * stride_ + tp_offset_, false);
+  in_use_[i] = false;
+}
+
+void* Blocks::fresh(std::size_t i, void* host_tp) noexcept {
+  const Loader& l = loader();
+  if (!l.ok || i >= slots_ || !map()) return nullptr;
+  release(i);
+  char* const tp = region_ + i * stride_ + tp_offset_;
+  std::memset(tp, 0, kAboveTp);
+  if (l.allocate(tp) == nullptr) return nullptr;  // the loader's dtv, static blocks initialised
+  in_use_[i] = true;
   char* const host = static_cast<char*>(host_tp);
   std::memcpy(tp + kTcbSelf, &tp, sizeof tp);
   std::memcpy(tp + kTcbThreadSelf, &tp, sizeof tp);
@@ -115,10 +167,6 @@ void* create(void* host_tp) noexcept {
   std::memcpy(tp + l.libc_offset, host + l.libc_offset, l.libc_size);
   in_block(tp, t_host_tp) = host;
   return tp;
-}
-
-void destroy(void* tp) noexcept {
-  if (tp != nullptr) loader().deallocate(tp, true);
 }
 
 void install(void* tp) noexcept {
@@ -145,8 +193,10 @@ void* thread_pointer() noexcept { return nullptr; }
 
 namespace fiber_tls {
 bool supported() noexcept { return false; }
-void* create(void*) noexcept { return nullptr; }
-void destroy(void*) noexcept {}
+Blocks::~Blocks() = default;
+void* Blocks::fresh(std::size_t, void*) noexcept { return nullptr; }
+void Blocks::release(std::size_t) noexcept {}
+bool Blocks::map() noexcept { return false; }
 void install(void*) noexcept {}
 Range static_range(const void*) noexcept { return {nullptr, 0}; }
 }  // namespace fiber_tls

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <vector>
 
 namespace duet::detail::fiber {
 
@@ -33,11 +34,32 @@ namespace fiber_tls {
 
 /// Blocks can be made here (the platform is supported and the loader's allocator was found).
 bool supported() noexcept;
-/// A new block, its thread pointer; null if none could be made (out of memory). `host_tp` is the
-/// scheduling thread's thread pointer (the caller may be a fiber starting another).
-void* create(void* host_tp) noexcept;
-/// Frees a block made by create() (the dynamic thread-local storage it acquired included).
-void destroy(void* tp) noexcept;
+
+/// The blocks of one scheduler's fibers, one per fiber slot, at addresses that stay the same
+/// from run to run (and from process to process where the address range is free): a subject
+/// that hashes its thread's id (std::barrier picks its slot so) behaves the same in a replay.
+class Blocks {
+ public:
+  explicit Blocks(std::size_t slots) noexcept : slots_(slots) {}
+  ~Blocks();
+  Blocks(const Blocks&) = delete;
+  Blocks& operator=(const Blocks&) = delete;
+  /// Slot `i`'s block made fresh (every module's thread_locals at their initial values), its
+  /// thread pointer; null when none can be made. `host_tp` is the scheduling thread's thread
+  /// pointer (the caller may be a fiber starting another).
+  void* fresh(std::size_t i, void* host_tp) noexcept;
+  /// Gives back what slot `i`'s block acquired (its dynamic thread-local storage).
+  void release(std::size_t i) noexcept;
+
+ private:
+  bool map() noexcept;
+  std::size_t slots_;
+  char* region_ = nullptr;
+  std::size_t stride_ = 0;
+  std::size_t tp_offset_ = 0;
+  std::vector<bool> in_use_;  // slot i's block holds a dtv of the loader's
+  bool failed_ = false;
+};
 /// Makes `tp` the calling code's thread pointer.
 void install(void* tp) noexcept;
 /// Where the static thread-local storage of the block at `tp` lies (every module loaded at

@@ -1,0 +1,105 @@
+// moodycamel::ConcurrentQueue (Debian's libconcurrentqueue-dev), unmodified, on the fiber
+// scheduler. Its documentation promises FIFO order per producer, not across producers, and says
+// that a try_dequeue that finds nothing means the queue is "likely but not guaranteed" empty.
+// With one producer and one consumer at a time it passes as a FIFO queue; the two things it
+// does not promise are found and shrunk: the order across its implicit producers (one per
+// thread, found by the thread's id), and a try_dequeue that finds nothing while another
+// consumer contends.
+#include <duet/lin.hpp>
+#include <duet/parallel.hpp>
+#include <duet/gtest_glue.hpp>
+
+#include <gtest/gtest.h>
+
+#include "instrumented/checks.hpp"
+
+#if DUET_HAVE_CONCURRENTQUEUE
+#include <concurrentqueue/concurrentqueue.h>
+#endif
+
+#include <mutex>
+#include <optional>
+
+namespace {
+
+using instrumented_test::on_fibers;
+using instrumented_test::seeded;
+
+#if DUET_HAVE_CONCURRENTQUEUE
+// Small blocks, so that runs cross from one block to the next.
+struct SmallBlocks : moodycamel::ConcurrentQueueDefaultTraits {
+  static const std::size_t BLOCK_SIZE = 2;
+  static const std::size_t IMPLICIT_INITIAL_INDEX_SIZE = 2;
+  static const std::size_t EXPLICIT_INITIAL_INDEX_SIZE = 2;
+};
+using Queue = moodycamel::ConcurrentQueue<int, SmallBlocks>;
+
+std::optional<int> dequeue(Queue& q) {
+  int v = 0;
+  return q.try_dequeue(v) ? std::optional<int>(v) : std::nullopt;
+}
+
+// Every enqueue through one explicit producer, one caller at a time; with OneConsumer, one
+// dequeuing caller at a time too.
+template <bool OneConsumer>
+class OneProducer {
+ public:
+  bool enqueue(int v) {
+    const std::lock_guard<std::mutex> hold(producing_);
+    return queue_.enqueue(token_, v);
+  }
+  std::optional<int> try_dequeue() {
+    if constexpr (OneConsumer) {
+      const std::lock_guard<std::mutex> hold(consuming_);
+      return dequeue(queue_);
+    } else {
+      return dequeue(queue_);
+    }
+  }
+
+ private:
+  Queue queue_;
+  moodycamel::ProducerToken token_{queue_};
+  std::mutex producing_;
+  std::mutex consuming_;
+};
+
+template <bool OneConsumer>
+duet::Lin<OneProducer<OneConsumer>> one_producer() {
+  using Q = OneProducer<OneConsumer>;
+  return duet::Lin<Q>(OneConsumer ? "concurrentqueue_spsc" : "concurrentqueue_spmc", "q")
+      .op("enqueue", [](Q& q, int v) { return q.enqueue(v); }, duet::integers(0, 9))
+      .op("try_dequeue", [](Q& q) { return q.try_dequeue(); });
+}
+
+TEST(InstrumentedConcurrentQueue, OneProducerOneConsumerIsFifo) {
+  for (const duet::Schedule& s : {duet::random(), duet::pct(3)}) {
+    const duet::CheckResult r = duet::check_parallel(one_producer<true>(), on_fibers(s), seeded(1, 300));
+    EXPECT_TRUE(r.passed()) << r.report;
+  }
+}
+
+TEST(InstrumentedConcurrentQueue, EmptyHandedDequeueWhileConsumersContendFound) {
+  instrumented_test::found_on_every_seed(one_producer<false>(), 8);
+}
+
+// Implicit producers: each thread that enqueues gets its own, so two threads' items come out in
+// no promised order. As a FIFO queue (the candidate run sequentially, on one thread: one
+// producer) that is not linearizable, which is what the documentation says.
+duet::Lin<Queue> implicit_producers() {
+  return duet::Lin<Queue>("concurrentqueue", "q")
+      .op("enqueue", [](Queue& q, int v) { return q.enqueue(v); }, duet::integers(0, 9))
+      .op("try_dequeue", [](Queue& q) { return dequeue(q); });
+}
+
+TEST(InstrumentedConcurrentQueue, NoFifoOrderAcrossProducersFound) {
+  instrumented_test::found_on_every_seed(implicit_producers(), 6);
+}
+
+#else
+TEST(InstrumentedConcurrentQueue, Skipped) {
+  GTEST_SKIP() << "moodycamel::ConcurrentQueue not installed (apt-get install libconcurrentqueue-dev)";
+}
+#endif
+
+}  // namespace
