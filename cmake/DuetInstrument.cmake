@@ -35,10 +35,12 @@ function(duet_instrument target)
       "duet's instrumentation is the thread sanitizer's without its runtime and cannot be combined with it. "
       "Instrument a build without sanitizers.")
   endif()
-  # -g: reports name the subject's file:line. -Wno-tsan: g++ warns that fences are not
+  # -g: reports name the subject's file:line. -fno-optimize-sibling-calls: a call in tail
+  # position stays a call, so the caller's line stays on the stack (a wait that ends a lambda
+  # would otherwise be reported at the library's line). -Wno-tsan: g++ warns that fences are not
   # instrumented, which duet handles. No function entry and exit calls: duet does not use them,
   # and they cost a call each way on every function.
-  set(_duet_compile -fsanitize=thread -g
+  set(_duet_compile -fsanitize=thread -g -fno-optimize-sibling-calls
     $<$<CXX_COMPILER_ID:GNU>:-Wno-tsan --param=tsan-instrument-func-entry-exit=0>
     $<$<CXX_COMPILER_ID:Clang>:-fno-sanitize-thread-func-entry-exit>)
   if(ARG_SOURCES)

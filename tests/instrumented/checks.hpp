@@ -25,6 +25,16 @@ inline duet::ParallelConfig on_fibers(duet::Schedule schedule = duet::random()) 
   return pc;
 }
 
+/// Programs without a prefix or suffix: every call on a fiber. For subjects whose calls start
+/// threads of their own, which a prefix or suffix would run on real threads (the racy ones
+/// then decide their results by real timing), and whose blocking calls would block them.
+inline duet::ParallelConfig every_call_on_a_fiber() {
+  duet::ParallelConfig pc = on_fibers();
+  pc.prefix_length = 0;
+  pc.suffix_length = 0;
+  return pc;
+}
+
 /// Seed `seed`; `count` programs when nonzero, else the check's default budget.
 inline duet::Config seeded(std::uint64_t seed, std::uint64_t count = 0) {
   duet::Config c;

@@ -11,6 +11,7 @@
 #include <latch>
 #include <mutex>
 #include <optional>
+#include <pthread.h>
 #include <semaphore.h>
 #include <semaphore>
 #include <shared_mutex>
@@ -228,6 +229,43 @@ class Workers {
 
  private:
   std::atomic<int> calls_{0};
+};
+
+// C threads meeting at a pthread_barrier_t, inside one call: each writes its half of a plain
+// array, waits, then reads the other's half. The barrier orders the writes before the reads;
+// without it (Racy) a read races with the other thread's write.
+template <bool Racy>
+class PosixPhases {
+ public:
+  int run(int v) {
+    Meeting m;
+    pthread_barrier_init(&m.barrier, nullptr, 2);
+    Arg args[2] = {{&m, 0, v}, {&m, 1, v + 1}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; ++i) pthread_create(&t[i], nullptr, &PosixPhases::work, &args[i]);
+    for (int i = 0; i < 2; ++i) pthread_join(t[i], nullptr);
+    pthread_barrier_destroy(&m.barrier);
+    return args[0].seen + args[1].seen;  // always 2 * v + 1
+  }
+
+ private:
+  struct Meeting {
+    pthread_barrier_t barrier;
+    int halves[2] = {0, 0};
+  };
+  struct Arg {
+    Meeting* m;
+    int half;
+    int value;
+    int seen = 0;
+  };
+  static void* work(void* p) {
+    auto* a = static_cast<Arg*>(p);
+    a->m->halves[a->half] = a->value;
+    if (!Racy) pthread_barrier_wait(&a->m->barrier);
+    a->seen = a->m->halves[1 - a->half];
+    return nullptr;
+  }
 };
 
 // Two accounts locked in opposite orders by the two transfers: a deadlock.

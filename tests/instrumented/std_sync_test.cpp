@@ -150,6 +150,25 @@ TEST(InstrumentedStd, ThreadsLatchBarrierAndAtomicWaitInsideTheSubject) {
   EXPECT_TRUE(r.passed()) << r.report;
 }
 
+template <bool Racy>
+duet::Lin<PosixPhases<Racy>> phases_spec() {
+  return duet::Lin<PosixPhases<Racy>>("phases", "p")
+      .op("run", [](PosixPhases<Racy>& p, int v) { return p.run(v); }, duet::integers(0, 9));
+}
+
+TEST(InstrumentedStd, PosixBarrierOrdersThePhases) {
+  const duet::CheckResult r = duet::check_parallel(phases_spec<false>(), on_fibers(), seeded(1, 40));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+TEST(InstrumentedStd, PosixPhasesWithoutTheBarrierIsADataRace) {
+  const duet::CheckResult r =
+      duet::expect_unsafe(phases_spec<true>(), instrumented_test::every_call_on_a_fiber(), seeded(1));
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_TRUE(has(r.report, "data race")) << r.report;
+  EXPECT_TRUE(has(r.report, "std_subjects.hpp:")) << r.report;
+}
+
 TEST(InstrumentedStd, StdMutexDeadlockIsReported) {
   auto spec = duet::Lin<Accounts>("accounts", "a")
                   .op("ab", [](Accounts& a) { return a.ab(); })

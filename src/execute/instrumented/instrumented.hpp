@@ -34,6 +34,20 @@ inline fiber::Runtime* active() noexcept {
   return fiber::t_in_runtime == 0 && fiber::on_fiber(*rt) ? rt : nullptr;
 }
 
+/// A lock of duet's own that never goes through the interposed pthread functions (it is taken
+/// on fibers, and by threads outside any run).
+class SpinLock {
+ public:
+  void lock() noexcept {
+    while (flag_.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  void unlock() noexcept { flag_.clear(std::memory_order_release); }
+
+ private:
+  std::atomic_flag flag_;
+};
+
 /// active(), holding InDuet while it is in scope: an entry point's handling of an operation.
 ///   if (const InRun rt = in_run()) fiber::lock(*rt, ...);
 class InRun {

@@ -17,6 +17,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <deque>
+#include <mutex>
+#include <unordered_map>
 #include <dlfcn.h>
 #include <linux/futex.h>
 #include <malloc.h>
@@ -220,6 +222,72 @@ int join_thread(fiber::Runtime& rt, ThreadRecord& r, void** result, duet::source
   while (!r.finished) fiber::block_for(rt, fiber::kNoTimeout);
   fiber::leave(rt, Op::await);
   if (result != nullptr) *result = r.result;
+  return 0;
+}
+
+// ---- POSIX barriers ----
+
+// glibc's barrier waits on futex calls of its own that duet does not see; in a run a barrier is
+// the scheduler's instead: the count comes from pthread_barrier_init (made inside or before the
+// run), the arrivals of this run are counted here, and the last arrival releases the rest.
+struct BarrierCounts {
+  SpinLock lock;  // never the interposed pthread calls: taken on fibers too
+  std::unordered_map<const void*, unsigned> count;
+};
+BarrierCounts& barrier_counts() {
+  static auto* c = new BarrierCounts;  // never destroyed: a late thread may still use a barrier
+  return *c;
+}
+unsigned barrier_count(const void* b) {
+  BarrierCounts& c = barrier_counts();
+  const std::lock_guard<SpinLock> hold(c.lock);
+  const auto it = c.count.find(b);
+  return it != c.count.end() ? it->second : 0;
+}
+
+struct BarrierRound {
+  unsigned arrived = 0;
+  std::uint64_t round = 0;
+};
+struct RunBarriers {
+  std::uint64_t run = ~std::uint64_t{0};
+  std::unordered_map<const void*, BarrierRound> rounds;  // this run's, shared by its fibers
+};
+constinit thread_local RunBarriers* t_barriers = nullptr;
+
+BarrierRound& round_of(fiber::Runtime& rt, const void* b) {
+  RunBarriers*& rb = fiber::host_local(t_barriers);
+  if (rb == nullptr) rb = new RunBarriers();  // one per OS thread that runs fibers; kept
+  if (rb->run != fiber::run_number(rt)) {
+    rb->rounds.clear();
+    rb->run = fiber::run_number(rt);
+  }
+  return rb->rounds[b];
+}
+
+int barrier_wait(fiber::Runtime& rt, pthread_barrier_t* b, duet::source_location loc) {
+  const unsigned count = barrier_count(b);
+  if (count == 0) return EINVAL;  // never initialised (or destroyed)
+  BarrierRound& r = round_of(rt, b);
+  // The arrival: an update of the barrier, so the last one has every earlier one's writes.
+  fiber::enter(rt, Op::rmw, ObjectKind::atomic, b, std::memory_order_seq_cst, loc);
+  const std::uint64_t mine = r.round;
+  const bool last = ++r.arrived == count;
+  if (last) {
+    r.arrived = 0;
+    ++r.round;
+  }
+  fiber::leave(rt, Op::rmw, fiber::value_of(mine), fiber::value_of(r.round));
+  if (last) {
+    fiber::wake_all(rt, b);
+    return PTHREAD_BARRIER_SERIAL_THREAD;
+  }
+  fiber::enter(rt, Op::wait, ObjectKind::atomic, b, std::memory_order_seq_cst, loc);
+  while (r.round == mine) fiber::block_for(rt, fiber::kNoTimeout);
+  fiber::leave(rt, Op::wait, fiber::value_of(r.round));
+  // The departure reads the barrier the last arrival updated: every arrival happens-before it.
+  fiber::enter(rt, Op::load, ObjectKind::atomic, b, std::memory_order_seq_cst, loc);
+  fiber::leave(rt, Op::load, fiber::value_of(r.round));
   return 0;
 }
 
@@ -465,6 +533,32 @@ int pthread_detach(pthread_t t) noexcept {
   if (record_of(t) != nullptr) return 0;  // the run ends when its fibers do
   DUET_REAL(pthread_detach);
   return next(t);
+}
+
+// ---- POSIX barriers ----
+int pthread_barrier_init(pthread_barrier_t* b, const pthread_barrierattr_t* attr, unsigned count) noexcept {
+  DUET_REAL(pthread_barrier_init);
+  const int r = next(b, attr, count);
+  if (r == 0) {
+    BarrierCounts& c = barrier_counts();
+    const std::lock_guard<SpinLock> hold(c.lock);
+    c.count[b] = count;
+  }
+  return r;
+}
+int pthread_barrier_destroy(pthread_barrier_t* b) noexcept {
+  {
+    BarrierCounts& c = barrier_counts();
+    const std::lock_guard<SpinLock> hold(c.lock);
+    c.count.erase(b);
+  }
+  DUET_REAL(pthread_barrier_destroy);
+  return next(b);
+}
+int pthread_barrier_wait(pthread_barrier_t* b) noexcept {
+  if (const InRun rt = in_run()) return barrier_wait(*rt, b, DUET_HERE);
+  DUET_REAL(pthread_barrier_wait);
+  return next(b);
 }
 
 // ---- POSIX semaphores ----

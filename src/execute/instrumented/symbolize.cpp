@@ -42,19 +42,6 @@ duet::source_location make_location(const LocationImpl* impl) noexcept {
 
 }  // namespace
 
-// A lock that never goes through the interposed pthread functions (it is taken on fibers).
-class SpinLock {
- public:
-  void lock() noexcept {
-    while (flag_.test_and_set(std::memory_order_acquire)) {
-    }
-  }
-  void unlock() noexcept { flag_.clear(std::memory_order_release); }
-
- private:
-  std::atomic_flag flag_;
-};
-
 namespace {
 
 struct Cache {
