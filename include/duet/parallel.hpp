@@ -317,7 +317,7 @@ class YSteps {
 };
 
 /// One parallel case: a Y-program drawn, then its trials until one is not explained.
-CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace);
+CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp);
 
 /// The report part of a failing program: the diagram and the verdict line.
 void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls, const std::vector<Observed>& observed,
@@ -444,7 +444,7 @@ class ModelYSteps final : public YSteps {
 };
 
 template <class Spec>
-CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, Trace* trace) {
+CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp) {
   std::optional<ModelYSteps<Spec>> steps;
   try {
     steps.emplace();
@@ -456,7 +456,7 @@ CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, Trace* trac
     out.message = threw("the model's initial state");
     return out;
   }
-  return run_y_case(*steps, pp, src, trace);
+  return run_y_case(*steps, pp, src, trace, cp);
 }
 
 /// The candidate as its own oracle (qcheck-lin): the calls placed so far are replayed on a
@@ -550,9 +550,10 @@ class LinYSteps final : public YSteps {
 };
 
 template <class T>
-CaseOutcome run_lin_parallel_case(const Lin<T>& lin, LinMode mode, const ParallelParams& pp, Source& src, Trace* trace) {
+CaseOutcome run_lin_parallel_case(const Lin<T>& lin, LinMode mode, const ParallelParams& pp, Source& src, Trace* trace,
+                                  const CaseParams& cp) {
   LinYSteps<T> steps(lin, mode);
-  return run_y_case(steps, pp, src, trace);
+  return run_y_case(steps, pp, src, trace, cp);
 }
 
 template <class T>
@@ -561,8 +562,8 @@ Property lin_parallel_property(const Lin<T>& lin, LinMode mode, const ParallelCo
   p.name = lin.name();
   p.spec_id = hash32(lin.signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel") + shape_signature(pc));
   auto pp = parallel_params(pc, p);
-  p.run_case = [lin, mode, pp](Source& src, const CaseParams&, Trace* trace) {
-    return run_lin_parallel_case(lin, mode, *pp, src, trace);
+  p.run_case = [lin, mode, pp](Source& src, const CaseParams& cp, Trace* trace) {
+    return run_lin_parallel_case(lin, mode, *pp, src, trace, cp);
   };
   return p;
 }
@@ -572,7 +573,7 @@ Property parallel_property(const ParallelConfig& pc) {
   Property p = state_machine_property<Spec>();
   auto pp = parallel_params(pc, p);
   p.spec_id = hash32(p.name + "/parallel" + shape_signature(pc));
-  p.run_case = [pp](Source& src, const CaseParams&, Trace* trace) { return run_parallel_case<Spec>(*pp, src, trace); };
+  p.run_case = [pp](Source& src, const CaseParams& cp, Trace* trace) { return run_parallel_case<Spec>(*pp, src, trace, cp); };
   return p;
 }
 

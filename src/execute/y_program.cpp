@@ -106,7 +106,7 @@ std::string Noise::describe() const {
 
 std::string consistency_name(Consistency c) { return c == Consistency::linearizable ? "linearizable" : "sequentially consistent"; }
 
-CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace) {
+CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp) {
   CaseOutcome out;
   auto end = [&](StepVerdict v) {
     out.kind = v.kind == StepVerdict::Kind::error ? CaseOutcome::Kind::error : CaseOutcome::Kind::fail;
@@ -204,7 +204,13 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
     schedule_start = src.position();
     if (fibers) fibers->begin_trial(src);
     noise.trial = t;
+    // Assertions (EXPECT_* and the like) that the calls raise where duet intercepts them (on the
+    // calling thread, and on fibers) fail the trial; the oracle's own replays of the calls, while
+    // it searches for an order, are not the program's and do not count.
+    const std::size_t assertions_before = cp.capture ? cp.capture->count() : 0;
     StepVerdict v = steps.trial(shape, *pp.executor, noise, observed);
+    if (cp.capture && cp.capture->count() != assertions_before)
+      return fail_trial("assertion failed: " + cp.capture->messages_since(assertions_before));
     const TrialOverlap overlap = trial_overlap(shape, observed);
     out.overlapped += overlap.overlapped;
     out.cpus = std::max<std::uint64_t>(out.cpus, overlap.cpus);

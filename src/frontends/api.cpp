@@ -411,9 +411,10 @@ class ApiYSteps final : public YSteps {
   std::optional<Env> after_prefix_;
 };
 
-CaseOutcome run_api_parallel_case(const ApiData& d, const ParallelParams& pp, Source& src, Trace* trace) {
+CaseOutcome run_api_parallel_case(const ApiData& d, const ParallelParams& pp, Source& src, Trace* trace,
+                                  const CaseParams& cp) {
   ApiYSteps steps(d);
-  return run_y_case(steps, pp, src, trace);
+  return run_y_case(steps, pp, src, trace, cp);
 }
 
 }  // namespace
@@ -524,8 +525,8 @@ detail::Property Api::parallel_property(const ParallelConfig& pc, const ApiOptio
   data->ops = ops_;
   data->max_handles = options.max_handles;
   auto pp = detail::parallel_params(pc, p);
-  p.run_case = [data, pp](Source& src, const detail::CaseParams&, detail::Trace* trace) {
-    return detail::run_api_parallel_case(*data, *pp, src, trace);
+  p.run_case = [data, pp](Source& src, const detail::CaseParams& cp, detail::Trace* trace) {
+    return detail::run_api_parallel_case(*data, *pp, src, trace, cp);
   };
   return p;
 }

@@ -80,7 +80,7 @@ TEST(InstrumentedConcurrentQueue, OneProducerOneConsumerIsFifo) {
 }
 
 TEST(InstrumentedConcurrentQueue, EmptyHandedDequeueWhileConsumersContendFound) {
-  instrumented_test::found_on_every_seed(one_producer<false>(), 8);
+  instrumented_test::found_on_every_seed(one_producer<false>(), 10);
 }
 
 // Implicit producers: each thread that enqueues gets its own, so two threads' items come out in
@@ -93,7 +93,7 @@ duet::Lin<Queue> implicit_producers() {
 }
 
 TEST(InstrumentedConcurrentQueue, NoFifoOrderAcrossProducersFound) {
-  instrumented_test::found_on_every_seed(implicit_producers(), 6);
+  instrumented_test::found_on_every_seed(implicit_producers(), 7);
 }
 
 #else

@@ -5,6 +5,7 @@
 // per-fiber storage (anything but x86-64 with glibc) these tests skip and say so.
 #include <duet/lin.hpp>
 #include <duet/parallel.hpp>
+#include <duet/gtest_glue.hpp>
 #include <duet/source.hpp>
 
 #include <gtest/gtest.h>
@@ -212,6 +213,26 @@ TEST(InstrumentedThreadLocals, ARecursionGuardOnAThreadLocalPasses) {
   auto spec = duet::Lin<GuardedCounter>("guarded", "c").op("add", [](GuardedCounter& c) { return c.add(); });
   const duet::CheckResult r = duet::check_parallel(spec, on_fibers(), seeded(1, 300));
   EXPECT_TRUE(r.passed()) << r.report;
+}
+
+// GoogleTest intercepts EXPECT_* per thread: a fiber with storage of its own starts with the
+// scheduling thread's thread-specific values, so the check sees its calls' assertions too.
+struct AssertingCounter {
+  std::atomic<int> n{0};
+  int add() {
+    const int v = n.fetch_add(1) + 1;
+    EXPECT_LE(v, 2) << "the third add";
+    return v;
+  }
+};
+
+TEST(InstrumentedThreadLocals, AnExpectInsideACallFailsTheCheck) {
+  DUET_NEED_FIBER_TLS();
+  auto spec = duet::Lin<AssertingCounter>("asserting", "c").op("add", [](AssertingCounter& c) { return c.add(); });
+  const duet::CheckResult r = duet::check_parallel(spec, instrumented_test::every_call_on_a_fiber(), seeded(1));
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_NE(r.report.find("the third add"), std::string::npos) << r.report;
+  EXPECT_EQ(r.failing_length, 3u) << r.report;
 }
 
 }  // namespace

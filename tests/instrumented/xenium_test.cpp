@@ -139,7 +139,7 @@ TEST(InstrumentedXenium, ChaseLevDequeWithOneOwnerAndOneThiefPasses) {
 }
 
 TEST(InstrumentedXenium, ChaseLevDequePoppedByTwoOwnersFound) {
-  instrumented_test::found_on_every_seed(deque_spec<false>(), 6);
+  instrumented_test::found_on_every_seed(deque_spec<false>(), 7);
 }
 
 #else

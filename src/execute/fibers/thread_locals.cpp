@@ -5,6 +5,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <string_view>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -49,6 +50,7 @@ struct Loader {
   std::ptrdiff_t static_hi = 0;
   std::ptrdiff_t libc_offset = 0;  // the C library's block, copied from the thread's
   std::size_t libc_size = 0;
+  std::size_t specific_offset = 0;  // glibc's first block of pthread_setspecific values; 0: not found
   std::size_t static_size = 0;  // the loader's: every static block and the control block
   std::size_t static_align = 64;
   bool ok = false;
@@ -80,6 +82,32 @@ int add_module(dl_phdr_info* info, std::size_t, void* data) {
   return 0;
 }
 
+// Where glibc keeps a thread's first 32 pthread_setspecific values in its control block (the
+// layout is glibc's own): found by setting a value and looking for it. Fibers start with the
+// scheduling thread's values there, so that what a test framework set for the thread (say,
+// GoogleTest's interception of assertions) holds on its fibers too.
+constexpr std::size_t kSpecificEntries = 32;
+constexpr std::size_t kSpecificEntry = 2 * sizeof(void*);  // { sequence, value }
+constexpr std::size_t kControlBlockSearched = 0x900;       // glibc 2.36's struct pthread
+
+std::size_t find_specific_offset(char* tp) noexcept {
+  pthread_key_t key;
+  if (pthread_key_create(&key, nullptr) != 0) return 0;
+  std::size_t found = 0;
+  static char marker;
+  if (key < kSpecificEntries && pthread_setspecific(key, &marker) == 0) {
+    for (std::size_t at = kTcbCopiedTo; at + sizeof(void*) <= kControlBlockSearched && found == 0; at += sizeof(void*)) {
+      void* word;
+      std::memcpy(&word, tp + at, sizeof word);
+      const std::size_t entry_at = at - sizeof(void*) - key * kSpecificEntry;  // the value follows the sequence
+      if (word == &marker && at >= sizeof(void*) + key * kSpecificEntry && entry_at >= kTcbCopiedTo) found = entry_at;
+    }
+    pthread_setspecific(key, nullptr);
+  }
+  pthread_key_delete(key);
+  return found;
+}
+
 Loader find_loader() noexcept {
   Loader l;
   l.allocate = reinterpret_cast<void* (*)(void*)>(dlvsym(RTLD_DEFAULT, "_dl_allocate_tls", "GLIBC_PRIVATE"));
@@ -94,6 +122,7 @@ Loader find_loader() noexcept {
   l.static_align = std::max<std::size_t>(align, 64);
   Walk w{&l, static_cast<char*>(thread_pointer()), static_cast<std::ptrdiff_t>(size)};
   dl_iterate_phdr(add_module, &w);
+  l.specific_offset = find_specific_offset(w.tp);
   l.fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0;  // HWCAP2_FSGSBASE
   l.ok = l.libc_size != 0;
   return l;
@@ -165,6 +194,8 @@ void* Blocks::fresh(std::size_t i, void* host_tp) noexcept {
   std::memcpy(tp + kTcbCopiedFrom, host + kTcbCopiedFrom, kTcbCopiedTo - kTcbCopiedFrom);
   std::memset(tp + kTcbScopeFlag, 0, sizeof(int));
   std::memcpy(tp + l.libc_offset, host + l.libc_offset, l.libc_size);
+  if (l.specific_offset != 0)
+    std::memcpy(tp + l.specific_offset, host + l.specific_offset, kSpecificEntries * kSpecificEntry);
   in_block(tp, t_host_tp) = host;
   return tp;
 }
