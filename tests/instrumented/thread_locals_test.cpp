@@ -123,6 +123,31 @@ TEST(InstrumentedThreadLocals, DestructorsRunWhenTheFiberEndsAndBeforeAJoinRetur
   EXPECT_EQ(Counted::destroyed.load(), 2);
 }
 
+// pthread_exit in a thread the subject started: its frames unwind to the thread's start, its
+// thread_locals are destroyed, and its join returns the value.
+void* exit_early(void*) {
+  t_counted.value = 3;
+  pthread_exit(reinterpret_cast<void*>(42));
+}
+
+TEST(InstrumentedThreadLocals, PthreadExitEndsTheThreadAndItsJoinGetsTheValue) {
+  DUET_NEED_FIBER_TLS();
+  fb::Scheduler sched;
+  Counted::destroyed = 0;
+  void* value = nullptr;
+  int join_result = -1;
+  const std::vector<std::function<void()>> branches = {[&] {
+    pthread_t t;
+    pthread_create(&t, nullptr, exit_early, nullptr);
+    join_result = pthread_join(t, &value);
+  }};
+  const fb::RunResult& r = run_fibers(sched, branches);
+  ASSERT_EQ(r.outcome, fb::Outcome::completed) << fb::describe(r, sched.trace());
+  EXPECT_EQ(join_result, 0);
+  EXPECT_EQ(value, reinterpret_cast<void*>(42));
+  EXPECT_EQ(Counted::destroyed.load(), 1);
+}
+
 // A fiber's thread_local reached by another through a pointer is shared memory like any other:
 // unsynchronised writes to it are a data race.
 TEST(InstrumentedThreadLocals, AnotherFibersThreadLocalThroughAPointerIsCheckedForRaces) {

@@ -157,6 +157,12 @@ void run_thread_exits() noexcept {
   }
 }
 
+// pthread_exit on a fiber: the thread's frames are unwound to its start, as glibc does on a real
+// thread (which would find no thread start on a fiber's stack).
+struct ThreadExitUnwind {
+  void* value;
+};
+
 // A thread the subject starts in a run is a fiber of it. Its pthread_t is the fiber's own
 // thread pointer (what pthread_self() and std::this_thread::get_id() return on it), or, where
 // fibers share their thread's storage, the address of its record tagged so that it is never a
@@ -201,7 +207,11 @@ int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), v
   r.start = start;
   r.arg = arg;
   const std::uint32_t fiber = fiber::spawn(rt, [&r, &rt, loc] {
-    r.result = r.start(r.arg);
+    try {
+      r.result = r.start(r.arg);
+    } catch (const ThreadExitUnwind& exit) {
+      r.result = exit.value;
+    }
     run_thread_exits();  // before the thread counts as ended: its joiner sees them done
     // The thread's end happens-before its join.
     const InDuet inside;
@@ -528,6 +538,12 @@ int pthread_join(pthread_t t, void** result) {
   }
   DUET_REAL(pthread_join);
   return next(t, result);
+}
+void pthread_exit(void* value) {
+  if (active() != nullptr) throw ThreadExitUnwind{value};
+  DUET_REAL(pthread_exit);
+  next(value);
+  __builtin_unreachable();  // the C library's never returns
 }
 int pthread_detach(pthread_t t) noexcept {
   if (record_of(t) != nullptr) return 0;  // the run ends when its fibers do
