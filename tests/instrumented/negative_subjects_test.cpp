@@ -26,6 +26,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "support/negative_subjects.hpp"
+
 namespace {
 
 using instrumented_test::found_on_every_seed;
@@ -35,15 +37,7 @@ using instrumented_test::twin_passes;
 // ---- a counter (tests/negative/counter_test.cpp) ----
 
 // The increment is a load then a store: two increments at once can lose one.
-struct RacyCounter {
-  using Sut = std::atomic<long>;
-  static void incr(Sut& c) {
-    const long v = c.load(std::memory_order_relaxed);
-    std::this_thread::yield();  // widens the window on threads; here one more switch point
-    c.store(v + 1, std::memory_order_relaxed);
-  }
-  static long get(Sut& c) { return c.load(); }
-};
+using negative_subjects::RacyCounter;
 
 // One read-modify-write.
 struct AtomicCounter {
@@ -61,17 +55,7 @@ TEST(InstrumentedNegative, CounterFetchAddPasses) { twin_passes(Model<duet::mode
 // ---- a register with compare-and-set (tests/negative/register_test.cpp) ----
 
 // The compare-and-set checks, then writes, under no lock.
-struct RacyCasRegister {
-  using Sut = std::atomic<int>;
-  static void write(Sut& r, int v) { r.store(v); }
-  static int read(Sut& r) { return r.load(); }
-  static bool cas(Sut& r, int expected, int v) {
-    if (r.load() != expected) return false;
-    std::this_thread::yield();
-    r.store(v);
-    return true;
-  }
-};
+using negative_subjects::RacyCasRegister;
 
 // One compare-exchange.
 struct CasRegister {

@@ -6,17 +6,11 @@
 #include <cstdio>
 #include <thread>
 
+#include "support/negative_subjects.hpp"
+
 namespace {
 
-struct RacyCounter {
-  using Sut = std::atomic<long>;
-  static void incr(Sut& c) {
-    const long v = c.load(std::memory_order_relaxed);
-    std::this_thread::yield();  // widens the window a real scheduler opens at random
-    c.store(v + 1, std::memory_order_relaxed);
-  }
-  static long get(Sut& c) { return c.load(); }
-};
+using negative_subjects::RacyCounter;
 
 TEST(NegativeCounter, RacyCounterIsFoundUnsafe) {
   testing::internal::CaptureStdout();

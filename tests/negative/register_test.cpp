@@ -5,19 +5,11 @@
 #include <atomic>
 #include <thread>
 
+#include "support/negative_subjects.hpp"
+
 namespace {
 
-struct RacyCasRegister {
-  using Sut = std::atomic<int>;
-  static void write(Sut& r, int v) { r.store(v); }
-  static int read(Sut& r) { return r.load(); }
-  static bool cas(Sut& r, int expected, int v) {
-    if (r.load() != expected) return false;
-    std::this_thread::yield();
-    r.store(v);
-    return true;
-  }
-};
+using negative_subjects::RacyCasRegister;
 
 TEST(NegativeRegister, RacyCasFoundWithFourBranches) {
   const duet::CheckResult r =

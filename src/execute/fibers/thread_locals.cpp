@@ -13,13 +13,7 @@
 
 namespace duet::detail::fiber {
 
-namespace {
-// In a fiber's block: the scheduling thread's thread pointer (create() writes it); null in a
-// thread's own block.
 constinit thread_local void* t_host_tp = nullptr;
-}  // namespace
-
-void* host_thread_pointer() noexcept { return t_host_tp; }
 
 #if defined(__x86_64__) && defined(__GLIBC__)
 

@@ -24,9 +24,12 @@ namespace duet::detail::fiber {
 /// The thread pointer of the calling code: its thread's, or its fiber's when it has a block.
 void* thread_pointer() noexcept;
 
+/// In a fiber's block: the scheduling thread's thread pointer (Blocks::fresh writes it); null in
+/// a thread's own block.
+extern constinit thread_local void* t_host_tp;
 /// The scheduling thread's thread pointer when the calling code is a fiber with a block of its
 /// own; null otherwise (a thread, or a fiber sharing its thread's storage).
-void* host_thread_pointer() noexcept;
+inline void* host_thread_pointer() noexcept { return t_host_tp; }
 
 /// Blocks of thread-local storage for fibers (x86-64 with glibc; elsewhere none: fibers share
 /// their thread's storage, as the docs say).
@@ -81,6 +84,16 @@ T& host_local(T& var) noexcept {
   if (host == nullptr) return var;
   const auto offset = reinterpret_cast<char*>(&var) - static_cast<char*>(thread_pointer());
   return *reinterpret_cast<T*>(host + offset);
+}
+
+/// State every fiber of the scheduling thread shares, behind a thread_local pointer of duet's:
+/// made on first use and kept for the thread's life (a late fiber of an abandoned run may still
+/// reach it).
+template <class T>
+T& host_shared(T*& slot) {
+  T*& state = host_local(slot);
+  if (state == nullptr) state = new T();
+  return *state;
 }
 
 /// The same variable in the block at `tp`, from the scheduling thread: to mirror it.

@@ -123,14 +123,13 @@ constinit thread_local PoolSaves* t_pool_saves = nullptr;
 template <class T>
 void save_before_change(volatile T* a) noexcept {
   if constexpr (sizeof(T) <= sizeof(std::uint64_t)) {
-    PoolSaves*& saves = fiber::host_local(t_pool_saves);
-    if (saves == nullptr) saves = new PoolSaves();  // one per OS thread that runs fibers; kept
-    for (const Saved& s : saves->saved)
+    PoolSaves& saves = fiber::host_shared(t_pool_saves);
+    for (const Saved& s : saves.saved)
       if (s.address == a) return;
     const T now = __atomic_load_n(a, __ATOMIC_SEQ_CST);
     std::uint64_t bits = 0;
     std::memcpy(&bits, &now, sizeof now);
-    saves->saved.push_back({a, sizeof(T), bits});
+    saves.saved.push_back({a, sizeof(T), bits});
   }
 }
 

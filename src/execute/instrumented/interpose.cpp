@@ -183,11 +183,6 @@ struct Threads {
 };
 constinit thread_local Threads* t_threads = nullptr;
 
-Threads& threads() {
-  Threads*& ts = fiber::host_local(t_threads);
-  if (ts == nullptr) ts = new Threads();  // one per OS thread that runs fibers; kept
-  return *ts;
-}
 
 ThreadRecord* record_of(pthread_t t) {
   Threads* ts = fiber::host_local(t_threads);
@@ -198,7 +193,7 @@ ThreadRecord* record_of(pthread_t t) {
 }
 
 int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), void* arg, duet::source_location loc) {
-  Threads& ts = threads();
+  Threads& ts = fiber::host_shared(t_threads);
   if (ts.run != fiber::run_number(rt)) {
     ts.records.clear();
     ts.run = fiber::run_number(rt);
@@ -266,13 +261,12 @@ struct RunBarriers {
 constinit thread_local RunBarriers* t_barriers = nullptr;
 
 BarrierRound& round_of(fiber::Runtime& rt, const void* b) {
-  RunBarriers*& rb = fiber::host_local(t_barriers);
-  if (rb == nullptr) rb = new RunBarriers();  // one per OS thread that runs fibers; kept
-  if (rb->run != fiber::run_number(rt)) {
-    rb->rounds.clear();
-    rb->run = fiber::run_number(rt);
+  RunBarriers& rb = fiber::host_shared(t_barriers);
+  if (rb.run != fiber::run_number(rt)) {
+    rb.rounds.clear();
+    rb.run = fiber::run_number(rt);
   }
-  return rb->rounds[b];
+  return rb.rounds[b];
 }
 
 int barrier_wait(fiber::Runtime& rt, pthread_barrier_t* b, duet::source_location loc) {
