@@ -47,6 +47,7 @@ struct Schedule {
   enum class Kind : unsigned char { random, pct, exhaustive } kind = Kind::random;
   std::size_t depth = 0;             // pct
   std::size_t preemption_bound = 0;  // exhaustive
+  std::size_t stale_reads = 0;       // exhaustive, under the C++ memory model
 };
 /// Uniform among the fibers that can run, at every switch point.
 Schedule random();
@@ -55,8 +56,21 @@ Schedule random();
 /// probability at least 1/(n·k^(depth−1)) per run (n fibers, k steps).
 Schedule pct(std::size_t depth = 3);
 /// Every schedule of each program with at most `preemption_bound` preemptions, depth first,
-/// with sleep sets so that independent steps are not explored in both orders.
-Schedule exhaustive(std::size_t preemption_bound = 2);
+/// with sleep sets so that independent steps are not explored in both orders. Under the C++
+/// memory model, also every choice of store for up to `stale_reads` loads per schedule that
+/// read an older store than the newest.
+Schedule exhaustive(std::size_t preemption_bound = 2, std::size_t stale_reads = 2);
+
+/// How fiber runs treat the memory orders of atomic operations (docs/memory-model.md).
+enum class MemoryModel : unsigned char {
+  /// Every atomic operation as seq_cst, whatever order it names: a wrong order is never found.
+  sc,
+  /// The C++ memory model, as store buffers emulate it: a load may read an older store where
+  /// coherence and happens-before allow (a choice of the schedule, replayed and shrunk), and
+  /// only release/acquire pairs synchronise, so a relaxed publication is a stale read or a data
+  /// race. Load buffering and modification orders against execution order are not explored.
+  cpp,
+};
 
 struct FiberOptions {
   std::size_t stack_size = 256 * 1024;  // usable bytes per fiber stack (a guard page lies below)
@@ -64,6 +78,9 @@ struct FiberOptions {
   /// Real seconds a fiber may run without reaching a switch point before its run is stopped as
   /// blocked outside instrumented code (an error of the check, naming where; 0: never).
   double stall_seconds = 10;
+  /// For duet::fibers(), the environment variable DUET_MEMORY_MODEL=sc|cpp overrides it (any
+  /// other value is an error); duet::run_fibers replays with exactly what it is given.
+  MemoryModel memory_model = MemoryModel::cpp;
 };
 
 /// The deterministic fiber scheduler as an executor: the branches run as fibers on the calling

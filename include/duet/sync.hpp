@@ -119,7 +119,7 @@ inline void register_object(fiber::ObjectKind kind, const void* object, duet::so
 ///
 ///   duet::atomic<int> hits{0};
 ///   hits.fetch_add(1);                          // a switch point, traced with this line
-///   int seen = hits.load(std::memory_order_acquire);   // runs as seq_cst in fiber runs
+///   int seen = hits.load(std::memory_order_acquire);   // may read an older store in fiber runs
 template <class T>
 class atomic : public detail::atomic_types<T> {
   static_assert(std::is_trivially_copyable_v<T>, "duet::atomic<T> needs a trivially copyable T, as std::atomic does");
@@ -151,7 +151,11 @@ class atomic : public detail::atomic_types<T> {
     if (auto* rt = detail::fiber::current()) [[unlikely]] {
       detail::fiber::enter(*rt, Op::load, kKind, this, order, loc);
       const T v = a_.load();
-      detail::fiber::leave(*rt, Op::load, detail::fiber::value_of(v));
+      // Under the C++ memory model the load may read an older store than memory holds.
+      const detail::fiber::Value latest = detail::fiber::value_of(v);
+      const detail::fiber::Value read = detail::fiber::load(*rt, latest);
+      if constexpr (sizeof(T) <= sizeof(std::uint64_t))
+        if (read != latest) return detail::fiber::value_to<T>(read);
       return v;
     }
     return a_.load(order);
@@ -159,8 +163,9 @@ class atomic : public detail::atomic_types<T> {
   void store(T desired, std::memory_order order = sc, loc_t loc = loc_t::current()) noexcept {
     if (auto* rt = detail::fiber::current()) [[unlikely]] {
       detail::fiber::enter(*rt, Op::store, kKind, this, order, loc);
+      const T before = a_.load();
       a_.store(desired);
-      detail::fiber::leave(*rt, Op::store, {}, detail::fiber::value_of(desired));
+      detail::fiber::leave(*rt, Op::store, detail::fiber::value_of(before), detail::fiber::value_of(desired));
       return;
     }
     a_.store(desired, order);
@@ -175,7 +180,7 @@ class atomic : public detail::atomic_types<T> {
   bool compare_exchange_strong(T& expected, T desired, std::memory_order success, std::memory_order failure,
                                loc_t loc = loc_t::current()) noexcept {
     if (detail::fiber::current()) [[unlikely]]
-      return cas(expected, desired, success != sc ? success : failure, loc);
+      return cas(expected, desired, success, loc);
     return a_.compare_exchange_strong(expected, desired, success, failure);
   }
   bool compare_exchange_strong(T& expected, T desired, std::memory_order order = sc, loc_t loc = loc_t::current()) noexcept {
@@ -186,7 +191,7 @@ class atomic : public detail::atomic_types<T> {
   bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure,
                              loc_t loc = loc_t::current()) noexcept {
     if (detail::fiber::current()) [[unlikely]]
-      return cas(expected, desired, success != sc ? success : failure, loc);
+      return cas(expected, desired, success, loc);
     return a_.compare_exchange_weak(expected, desired, success, failure);
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order order = sc, loc_t loc = loc_t::current()) noexcept {
@@ -334,6 +339,21 @@ class atomic : public detail::atomic_types<T> {
 
   mutable std::atomic<T> a_;
 };
+
+/// std::atomic_thread_fence under the scheduler's control: under the C++ memory model
+/// (FiberOptions::memory_model, the default) an acquire fence makes what earlier relaxed loads
+/// read synchronise, a release fence makes later relaxed stores release, and seq_cst fences
+/// order with each other (a switch point and a trace line); with MemoryModel::sc it does
+/// nothing in a run, where every operation is seq_cst already.
+///
+///   data.store(42, std::memory_order_relaxed);
+///   duet::atomic_thread_fence(std::memory_order_release);
+///   ready.store(true, std::memory_order_relaxed);
+inline void atomic_thread_fence(std::memory_order order, duet::source_location loc = duet::source_location::current()) noexcept {
+  if (auto* rt = detail::fiber::current()) [[unlikely]]
+    return detail::fiber::fence(*rt, order, loc);
+  std::atomic_thread_fence(order);
+}
 
 /// A plain, non-atomic variable whose accesses fiber runs check for data races: two accesses
 /// from different fibers, at least one a write, not ordered by happens-before (through duet's

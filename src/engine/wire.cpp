@@ -57,6 +57,7 @@ void write_trace(WireWriter& w, const Trace& t) {
   w.strings(t.interleaving_columns);
   w.str(t.schedule);
   w.str(t.fiber_schedule);
+  w.str(t.fiber_options);
   w.str(t.noise);
   w.str(t.no_draft);
   w.boolean(t.record_pass);
@@ -79,6 +80,7 @@ Trace read_trace(WireReader& r) {
   t.interleaving_columns = r.strings();
   t.schedule = r.str();
   t.fiber_schedule = r.str();
+  t.fiber_options = r.str();
   t.noise = r.str();
   t.no_draft = r.str();
   t.record_pass = r.boolean();

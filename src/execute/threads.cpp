@@ -28,7 +28,10 @@ std::uint64_t event_time() {
   // suffix after it stay in order with it. The scheduling thread's count, also from a fiber
   // with thread-local storage of its own.
   std::uint64_t& last = fiber::host_local(t_last_event_time);
-  if (fiber::current()) return ++last;
+  if (fiber::Runtime* rt = fiber::current()) {
+    fiber::harness_fence(*rt);  // fenced as below, for the C++ memory model
+    return ++last;
+  }
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const auto t = std::chrono::steady_clock::now().time_since_epoch();
   std::atomic_thread_fence(std::memory_order_seq_cst);

@@ -185,6 +185,7 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
       trace->interleaving_columns = fibers->interleaving_columns();
       trace->schedule = fibers->strategy_name();
       trace->fiber_schedule = schedule_text(std::span(src.choices()).subspan(schedule_start));
+      trace->fiber_options = fibers->draft_options();
     }
     trace->noise = noise.describe();
   };

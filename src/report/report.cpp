@@ -290,7 +290,9 @@ static std::string format_y_draft(const ReportData& d) {
       for (const auto& c : branch) out += "            " + call(c) + "\n";
       out += "          },\n";
     }
-    out += "      },\n      " + show_string(t.fiber_schedule) + ");\n";
+    out += "      },\n      " + show_string(t.fiber_schedule);
+    if (!t.fiber_options.empty()) out += ", " + t.fiber_options;
+    out += ");\n";
     out += "  ASSERT_TRUE(run.completed) << run.failure;\n";
   } else {
     out += "    std::atomic<int> ready{0};  // the branches start together\n";

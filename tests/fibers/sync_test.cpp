@@ -523,7 +523,7 @@ TEST(FiberSync, WeakMemoryOrdersRunAsSeqCstAndAreRemembered) {
   const auto& r = run_seed(s, weak, 1);
   ASSERT_TRUE(r.weak_order_used);
   EXPECT_EQ(static_cast<int>(r.weak_order_loc.line()), line);
-  EXPECT_TRUE(contains(fb::describe(r, s.trace()), "execute every atomic operation as seq_cst"));
+  EXPECT_TRUE(contains(fb::describe(r, s.trace()), "this run executed every atomic operation as seq_cst"));
   bool shown = false;
   for (const auto& l : fb::format_trace(s.trace())) shown = shown || contains(l, "load(acquire)");
   EXPECT_TRUE(shown);

@@ -118,17 +118,27 @@ TEST(InstrumentedStd, SharedMutexWriteUnderSharedLockIsARace) {
   EXPECT_TRUE(has(bad.report, "data race on")) << bad.report;
 }
 
-TEST(InstrumentedStd, CountingSemaphoreBoundsThePool) {
+TEST(InstrumentedStd, CountingSemaphoreOversubscribedAndLostWakeupFound) {
   auto spec = [](auto subject) {
     using S = decltype(subject);
     return duet::Lin<S>("pool", "p").op("use", [](S& s) { return s.use(); });
   };
   duet::ParallelConfig pc = on_fibers();
   pc.branches = 3;
-  const duet::CheckResult good = duet::check_parallel(spec(Pool<false>{}), pc, seeded(1, 300));
-  EXPECT_TRUE(good.passed()) << good.report;
   const duet::CheckResult bad = duet::expect_unsafe(spec(Pool<true>{}), pc, seeded(1));
   EXPECT_TRUE(bad.passed()) << bad.report;
+#if defined(_GLIBCXX_RELEASE) && _GLIBCXX_RELEASE <= 12
+  // libstdc++'s std::counting_semaphore loses a wake-up (GCC bug 98033): release() notifies
+  // only when the count was 0, and an acquire() whose compare-exchange lost a race waits on
+  // the value it saw, so it can sleep while the count is positive. Found as a deadlock (with
+  // every atomic as seq_cst too, in more programs).
+  const duet::CheckResult lost = duet::expect_unsafe(spec(Pool<false>{}), pc, seeded(1));
+  ASSERT_TRUE(lost.passed()) << lost.report;
+  EXPECT_NE(lost.report.find("deadlock: no fiber can proceed"), std::string::npos) << lost.report;
+#else
+  const duet::CheckResult good = duet::check_parallel(spec(Pool<false>{}), pc, seeded(1, 300));
+  EXPECT_TRUE(good.passed()) << good.report;
+#endif
 }
 
 TEST(InstrumentedStd, PosixSemaphoreBoundsThePool) {

@@ -282,8 +282,17 @@ TEST(DocExamples, RunFibersReplaysASchedule) {
 TEST(DocExamples, Atomic) {
   duet::atomic<int> hits{0};
   hits.fetch_add(1);                          // a switch point, traced with this line
-  int seen = hits.load(std::memory_order_acquire);   // runs as seq_cst in fiber runs
+  int seen = hits.load(std::memory_order_acquire);   // may read an older store in fiber runs
   EXPECT_EQ(seen, 1);
+}
+
+TEST(DocExamples, AtomicThreadFence) {
+  duet::atomic<int> data{0};
+  duet::atomic<bool> ready{false};
+  data.store(42, std::memory_order_relaxed);
+  duet::atomic_thread_fence(std::memory_order_release);
+  ready.store(true, std::memory_order_relaxed);
+  EXPECT_TRUE(ready.load());
 }
 
 TEST(DocExamples, VarUnderAMutex) {

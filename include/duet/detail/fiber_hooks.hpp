@@ -90,6 +90,7 @@ enum class Op : std::uint8_t {
   sleep,    // the value is the duration (virtual time)
   crash,    // trace: duet::fault_point crashed the subject here; the run ends
   pause,    // a plain switch point (duet::switch_point, awaiting a duet awaitable, a device call)
+  fence,    // atomic_thread_fence (the C++ memory model only; a no-op event otherwise)
 };
 const char* op_name(Op op) noexcept;
 
@@ -134,6 +135,32 @@ Value value_of(const T& v) noexcept {
   }
 }
 
+/// The inverse of value_of for the types it records (the memory model hands a load an older
+/// store's Value). Types recorded as `none` never come back here: their loads read memory.
+template <class T>
+T value_to(const Value& v) noexcept {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v.bits != 0;
+  } else if constexpr (std::is_enum_v<T>) {
+    return static_cast<T>(value_to<std::underlying_type_t<T>>(v));
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(v.bits);
+  } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    return static_cast<T>(std::bit_cast<double>(v.bits));
+  } else if constexpr (std::is_pointer_v<T>) {
+    return reinterpret_cast<T>(static_cast<std::uintptr_t>(v.bits));
+  } else if constexpr (std::is_null_pointer_v<T>) {
+    return nullptr;
+  } else {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(std::uint64_t));
+    struct Bytes {
+      unsigned char b[sizeof(T)];
+    } bytes;
+    std::memcpy(bytes.b, &v.bits, sizeof(T));
+    return std::bit_cast<T>(bytes);
+  }
+}
+
 // ---- hooks: call only with current() != nullptr, from the fiber that current() runs ----
 
 /// Switch point: `op` on `object` is what the fiber does next. Returns when the fiber is picked
@@ -141,8 +168,20 @@ Value value_of(const T& v) noexcept {
 void enter(Runtime&, Op op, ObjectKind kind, const void* object, std::memory_order order,
            duet::source_location loc) noexcept;
 /// The pending operation was executed as `op` (cas or cas_fail, say), reading and/or writing
-/// the values given.
+/// the values given. A store passes as `read` the value it overwrote (the memory model checks
+/// its history against it); the trace shows only what was written.
 void leave(Runtime&, Op op, Value read = {}, Value written = {}) noexcept;
+/// The pending load reads: `latest` is the value in memory. Returns the value the load reads,
+/// recorded as executed (leave() is not called for it). Without the C++ memory model, or for
+/// values that do not fit in a Value, that is `latest`; with it, possibly an older store's.
+Value load(Runtime&, Value latest) noexcept;
+/// atomic_thread_fence(order): a switch point and an event under the C++ memory model, nothing
+/// otherwise.
+void fence(Runtime&, std::memory_order order, duet::source_location loc) noexcept;
+/// The check's own seq_cst fence around each call's invoke and response time (as the fenced
+/// clock on threads): under the C++ memory model a seq_cst fence, neither an event nor a switch
+/// point; nothing otherwise.
+void harness_fence(Runtime&) noexcept;
 /// Blocks the fiber on its pending event's object until a notify on it wakes it (atomic wait).
 void block(Runtime&) noexcept;
 /// Wakes one or all fibers blocked on `object` (a condition variable or an atomic).

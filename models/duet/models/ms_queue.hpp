@@ -11,9 +11,13 @@
 // Nodes are never reused while the queue lives (all are freed by its destructor, as in
 // TreiberStack; see treiber_stack.hpp): the paper's counted pointers, which guard against ABA
 // on reused nodes, are not needed. As in the paper, a dequeuer copies the value out before its
-// CAS on head. T must be copyable. Atomics are seq_cst (see spin_lock.hpp).
+// CAS on head. T must be copyable. Atomics are acquire/release where the algorithm allows:
+// the CAS that links a node releases it (value and next), every load that finds a node
+// acquires, the CASes that move tail release what they publish (checked under the C++ memory
+// model on fibers).
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <utility>
 
@@ -42,37 +46,41 @@ class MsQueue {
   void push(T value) {
     Node* n = nodes_.make(std::optional<T>(std::move(value)));
     for (;;) {
-      Node* tail = tail_.load();
-      Node* next = tail->next.load();
-      if (tail != tail_.load()) continue;  // tail moved under us: read again
+      Node* tail = tail_.load(acquire);
+      Node* next = tail->next.load(acquire);
+      if (tail != tail_.load(acquire)) continue;  // tail moved under us: read again
       if (next == nullptr) {
-        if (tail->next.compare_exchange_weak(next, n)) {  // linked: the enqueue's linearization point
-          tail_.compare_exchange_strong(tail, n);          // swing tail; someone may have helped
+        if (tail->next.compare_exchange_weak(next, n, release, relaxed)) {  // linked: the enqueue's linearization point
+          tail_.compare_exchange_strong(tail, n, release, relaxed);          // swing tail; someone may have helped
           return;
         }
       } else {
-        tail_.compare_exchange_strong(tail, next);  // help the enqueuer that linked `next`
+        tail_.compare_exchange_strong(tail, next, release, relaxed);  // help the enqueuer that linked `next`
       }
     }
   }
 
   std::optional<T> try_pop() {
     for (;;) {
-      Node* head = head_.load();
-      Node* tail = tail_.load();
-      Node* next = head->next.load();
-      if (head != head_.load()) continue;
+      Node* head = head_.load(acquire);
+      Node* tail = tail_.load(acquire);
+      Node* next = head->next.load(acquire);
+      if (head != head_.load(acquire)) continue;
       if (head == tail) {
         if (next == nullptr) return std::nullopt;  // empty
-        tail_.compare_exchange_strong(tail, next);  // tail lags behind an enqueue: help it
+        tail_.compare_exchange_strong(tail, next, release, relaxed);  // tail lags behind an enqueue: help it
         continue;
       }
       std::optional<T> value = next->value;
-      if (head_.compare_exchange_weak(head, next)) return value;  // next becomes the dummy
+      if (head_.compare_exchange_weak(head, next, acq_rel, relaxed)) return value;  // next becomes the dummy
     }
   }
 
  private:
+  static constexpr auto acquire = std::memory_order_acquire;
+  static constexpr auto release = std::memory_order_release;
+  static constexpr auto acq_rel = std::memory_order_acq_rel;
+  static constexpr auto relaxed = std::memory_order_relaxed;
   detail::NodeArena<Node> nodes_;
   typename Sync::template atomic<Node*> head_{nullptr};
   typename Sync::template atomic<Node*> tail_{nullptr};

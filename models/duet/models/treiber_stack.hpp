@@ -23,7 +23,8 @@
 // the algorithm, kept out of the schedule and the trace. `next` is a Sync::atomic because a
 // popper reads it while other threads may pop and (in AbaTreiberStack) rewrite it; `value` is
 // plain, written before the node is published and read after the CAS that unpublishes it.
-// T must be copyable. Atomics are seq_cst (see spin_lock.hpp). Sync: see sync_traits.hpp.
+// T must be copyable. TreiberStack's atomics are acquire/release (checked under the C++ memory
+// model on fibers); AbaTreiberStack's are seq_cst (see spin_lock.hpp). Sync: see sync_traits.hpp.
 #pragma once
 
 #include <mutex>
@@ -48,15 +49,20 @@ class TreiberStack {
   };
 
  public:
+  // Acquire/release where the algorithm needs it, and no more: a push releases the node (its
+  // value and next) with the CAS that publishes it; a pop acquires it with the load or the
+  // CAS that reads it. Pops are read-modify-writes, so they continue the release sequence
+  // of the pushes below them.
   void push(T value) {
     Node* n = nodes_.make(std::move(value));
-    Node* top = top_.load();
-    do n->next.store(top);
-    while (!top_.compare_exchange_weak(top, n));
+    Node* top = top_.load(std::memory_order_relaxed);
+    do n->next.store(top, std::memory_order_relaxed);
+    while (!top_.compare_exchange_weak(top, n, std::memory_order_release, std::memory_order_relaxed));
   }
   std::optional<T> pop() {
-    Node* top = top_.load();
-    while (top != nullptr && !top_.compare_exchange_weak(top, top->next.load())) {
+    Node* top = top_.load(std::memory_order_acquire);
+    while (top != nullptr && !top_.compare_exchange_weak(top, top->next.load(std::memory_order_relaxed),
+                                                         std::memory_order_acquire, std::memory_order_acquire)) {
     }
     if (top == nullptr) return std::nullopt;
     return top->value;

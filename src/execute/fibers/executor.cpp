@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -20,10 +21,16 @@ namespace duet {
 
 Schedule random() { return {}; }
 Schedule pct(std::size_t depth) { return {Schedule::Kind::pct, depth, 0}; }
-Schedule exhaustive(std::size_t preemption_bound) { return {Schedule::Kind::exhaustive, 0, preemption_bound}; }
+Schedule exhaustive(std::size_t preemption_bound, std::size_t stale_reads) {
+  return {Schedule::Kind::exhaustive, 0, preemption_bound, stale_reads};
+}
+
+namespace detail {
+FiberOptions with_environment(FiberOptions o);
+}
 
 std::shared_ptr<Executor> fibers(Schedule schedule, FiberOptions options) {
-  return std::make_shared<detail::FiberExecutor>(schedule, options);
+  return std::make_shared<detail::FiberExecutor>(schedule, detail::with_environment(options));
 }
 
 
@@ -36,7 +43,22 @@ fiber::SchedulerConfig scheduler_config(const FiberOptions& o) {
   c.stack_size = o.stack_size;
   c.max_steps = o.max_steps;
   c.stall_seconds = o.stall_seconds;
+  c.cpp_memory_model = o.memory_model == MemoryModel::cpp;
   return c;
+}
+
+// DUET_MEMORY_MODEL over the code's choice. An unknown value is an error, not a silent default.
+FiberOptions with_environment(FiberOptions o) {
+  const char* v = std::getenv("DUET_MEMORY_MODEL");
+  if (v == nullptr) return o;
+  const std::string_view value = v;
+  if (value == "sc")
+    o.memory_model = MemoryModel::sc;
+  else if (value == "cpp")
+    o.memory_model = MemoryModel::cpp;
+  else
+    throw std::invalid_argument("duet: DUET_MEMORY_MODEL=" + excerpt(value) + " is neither sc nor cpp");
+  return o;
 }
 
 std::string schedule_text(std::span<const std::uint64_t> picks) {
@@ -132,6 +154,9 @@ class RecordingPicker final : public fiber::Picker {
   std::size_t pick_waiter(std::uint32_t notifier, std::span<const std::uint32_t> waiters) override {
     return static_cast<std::size_t>(src_.draw_decided(waiters.size() - 1, inner_.pick_waiter(notifier, waiters)));
   }
+  std::size_t pick_store(std::uint32_t fiber, const fiber::Event& load, std::size_t stores) override {
+    return static_cast<std::size_t>(src_.draw_decided(stores - 1, inner_.pick_store(fiber, load, stores)));
+  }
 
  private:
   fiber::Picker& inner_;
@@ -141,9 +166,11 @@ class RecordingPicker final : public fiber::Picker {
 // Every schedule of each program within the preemption bound: one trial per schedule, until the
 // search is complete (or its schedule budget runs out).
 struct ExhaustiveStrategy final : FiberExecutor::Strategy {
-  ExhaustiveStrategy(const fiber::Scheduler& sched, std::size_t bound) : sched(sched), bound(bound) {}
+  ExhaustiveStrategy(const fiber::Scheduler& sched, std::size_t bound, std::size_t stale_reads)
+      : sched(sched), bound(bound), stale_reads(stale_reads) {}
   const fiber::Scheduler& sched;
   std::size_t bound;
+  std::size_t stale_reads;
   Source scratch = Source::from_seed(0);  // the search's own record of its decisions
   std::unique_ptr<fiber::Explorer> explorer;
   bool done = false;
@@ -173,6 +200,8 @@ struct ExhaustiveStrategy final : FiberExecutor::Strategy {
     fiber::ExplorerConfig c;
     c.preemption_bound = bound;
     c.spurious_one_in = kSpuriousOneIn;
+    c.memory_model = sched.config().cpp_memory_model;
+    c.stale_read_bound = stale_reads;
     scratch.restart(0);
     explorer = std::make_unique<fiber::Explorer>(sched, scratch, c);
     done = false;
@@ -202,11 +231,14 @@ struct ExhaustiveStrategy final : FiberExecutor::Strategy {
     if (explorer && explorer->stats().runs > 0) t.add(explorer->stats(), branch_lengths);
     if (t.programs == 0) return {};
     const std::string name = "exhaustive(" + std::to_string(bound) + ")";
+    const std::string stale = sched.config().cpp_memory_model
+                                  ? " and at most " + plural(stale_reads, "stale read", "stale reads")
+                                  : std::string();
     const std::string redundant = " (plus " + plural(t.redundant, "run", "runs") + " the sleep sets found redundant)";
     const std::string programs = t.programs == 1 ? "the program" : "the " + std::to_string(t.programs) + " programs";
     if (t.complete == t.programs)
       return name + ", complete for " + shape_text(t) + ": all " + plural(t.schedules, "schedule", "schedules") +
-             " with at most " + plural(bound, "preemption", "preemptions") + " of " + programs + " explored" + redundant +
+             " with at most " + plural(bound, "preemption", "preemptions") + stale + " of " + programs + " explored" + redundant +
              "; programs with more branches, longer branches or more preemptions were not explored";
     return name + ", incomplete for " + shape_text(t) + ": " + std::to_string(t.programs - t.complete) + " of " +
            programs + " stopped at the search's budget of " + std::to_string(fiber::ExplorerConfig{}.max_schedules) +
@@ -231,7 +263,7 @@ FiberExecutor::FiberExecutor(Schedule schedule, FiberOptions options)
       strategy_ = std::make_unique<PctStrategy>(schedule.depth);
       break;
     case Schedule::Kind::exhaustive:
-      strategy_ = std::make_unique<ExhaustiveStrategy>(scheduler_, schedule.preemption_bound);
+      strategy_ = std::make_unique<ExhaustiveStrategy>(scheduler_, schedule.preemption_bound, schedule.stale_reads);
       break;
     default:
       strategy_ = std::make_unique<RandomStrategy>();
@@ -263,13 +295,14 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   std::size_t bookends = 0;
   for (const fiber::FiberResult& f : r.fibers) bookends += f.finished ? 2 : 1;
   operations_ += r.steps > bookends ? r.steps - bookends : 0;
-  if (r.weak_order_used && !weak_order_noted_) {
+  if (r.weak_order_used && !r.cpp_memory_model && !weak_order_noted_) {
     // Said once per executor (one per check as usually written), passing or not: a pass on
     // fibers says nothing about the reorderings a weaker order allows on real hardware.
     weak_order_noted_ = true;
     std::fprintf(stderr,
-                 "duet: note: a memory order weaker than seq_cst was used (first at %s); fiber runs execute "
-                 "every atomic operation as seq_cst, so the reorderings it allows are not explored\n",
+                 "duet: note: a memory order weaker than seq_cst was used (first at %s); with "
+                 "MemoryModel::sc fiber runs execute every atomic operation as seq_cst, so the reorderings it "
+                 "allows are not explored\n",
                  fiber::location(r.weak_order_loc).c_str());
   }
   if (r.outcome != fiber::Outcome::completed)
@@ -293,6 +326,12 @@ std::vector<std::string> FiberExecutor::interleaving() const { return fiber::for
 
 std::vector<std::string> FiberExecutor::interleaving_columns() const {
   return fiber::format_trace_columns(scheduler_.trace(), scheduler_.result().fibers.size());
+}
+
+std::string FiberExecutor::draft_options() const {
+  const MemoryModel used = cpp_memory_model() ? MemoryModel::cpp : MemoryModel::sc;
+  if (used == FiberOptions{}.memory_model) return {};
+  return used == MemoryModel::cpp ? "{.memory_model = duet::MemoryModel::cpp}" : "{.memory_model = duet::MemoryModel::sc}";
 }
 
 std::string FiberExecutor::strategy_name() const {

@@ -52,6 +52,11 @@ class FiberExecutor final : public Executor {
   /// them tested nothing (no instrumented code).
   std::string unexercised(std::uint64_t operations_before) const;
   const Schedule& schedule() const { return schedule_; }
+  /// The runs follow the C++ memory model (FiberOptions::memory_model, DUET_MEMORY_MODEL).
+  bool cpp_memory_model() const { return scheduler_.config().cpp_memory_model; }
+  /// The FiberOptions a draft passes to duet::run_fibers to replay a run of this executor, as
+  /// C++ ("{.memory_model = duet::MemoryModel::sc}"); empty when the defaults do.
+  std::string draft_options() const;
 
   struct Strategy;  // the picker of each run, by Schedule::Kind
 

@@ -43,6 +43,7 @@ const char* op_name(Op op) noexcept {
     case Op::sleep: return "sleep";
     case Op::crash: return "CRASH";
     case Op::pause: return "switch";
+    case Op::fence: return "fence";
   }
   return "?";
 }
@@ -172,6 +173,7 @@ EventText event_text(const TraceEvent& e, std::vector<std::uint64_t>& pointers) 
   else if (!w.empty())
     t.value = ":= " + w;
   t.op = std::string(op_name(e.event.op)) + order_suffix(e.event.order);
+  if (e.stale > 0) t.value += " (stale)";
   t.object = object_name(e.event);
   if (e.event.loc.line()) t.location = location(e.event.loc);
   return t;
@@ -193,11 +195,52 @@ std::string format_event(const TraceEvent& e, std::vector<std::uint64_t>& pointe
   return s;
 }
 
+namespace {
+
+// What a stale load read and what it did not see, and why the model allowed it.
+std::string stale_note(const TraceEvent& e, std::span<const TraceEvent> trace, std::vector<std::uint64_t>& pointers) {
+  std::string s = "stale read: ";
+  if (e.read_step == kNoStep || e.read_step >= trace.size())
+    s += "read the value from before the run";
+  else
+    s += "read the store of step " + std::to_string(e.read_step);
+  s += ", not ";
+  if (e.unseen_step < trace.size()) {
+    const TraceEvent& w = trace[e.unseen_step];
+    const EventText t = event_text(w, pointers);
+    s += "step " + std::to_string(w.step) + "'s (f" + std::to_string(w.fiber) + " " + t.op + " " + t.value;
+    if (!t.location.empty()) s += " at " + t.location;
+    s += ")";
+  } else {
+    s += "a newer store";
+  }
+  if (e.stale > 1) s += " nor " + std::to_string(e.stale - 1) + " newer";
+  const char* load = e.event.order == std::memory_order_relaxed ? "this relaxed load"
+                     : e.event.order == std::memory_order_seq_cst ? "this seq_cst load (the newer store is not seq_cst)"
+                                                                 : "this acquire load";
+  return s + ": no happens-before orders the newer store before " + load;
+}
+
+}  // namespace
+
+std::vector<std::string> stale_read_notes(std::span<const TraceEvent> trace) {
+  std::vector<std::uint64_t> pointers;
+  std::vector<std::string> notes;
+  for (const TraceEvent& e : trace) {
+    (void)event_text(e, pointers);  // number pointers as the trace does
+    if (e.stale > 0) notes.push_back("step " + std::to_string(e.step) + ": " + stale_note(e, trace, pointers));
+  }
+  return notes;
+}
+
 std::vector<std::string> format_trace(std::span<const TraceEvent> trace) {
   std::vector<std::uint64_t> pointers;
   std::vector<std::string> lines;
   lines.reserve(trace.size());
-  for (const TraceEvent& e : trace) lines.push_back(format_event(e, pointers));
+  for (const TraceEvent& e : trace) {
+    lines.push_back(format_event(e, pointers));
+    if (e.stale > 0) lines.push_back("       ^ " + stale_note(e, trace, pointers));
+  }
   return lines;
 }
 
@@ -244,6 +287,7 @@ std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace,
   for (std::size_t i = 0; i < trace.size(); ++i)
     lines.push_back(row(std::to_string(trace[i].step),
                         [&](std::size_t f) { return f == trace[i].fiber ? cells[i] : std::string(); }));
+  for (std::string& note : stale_read_notes(trace)) lines.push_back(std::move(note));
   return lines;
 }
 
@@ -341,9 +385,10 @@ std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std:
     } catch (...) {
     }
   }
-  if (r.weak_order_used)
+  if (r.weak_order_used && !r.cpp_memory_model)
     s += "\n  note: a memory order weaker than seq_cst was used (first at " + location(r.weak_order_loc) +
-         "); fiber runs execute every atomic operation as seq_cst";
+         "); this run executed every atomic operation as seq_cst (FiberOptions::memory_model = cpp explores "
+         "what the order allows)";
   return s;
 }
 

@@ -39,7 +39,8 @@ bool timed_lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::
 void memory_access(Runtime&, const void* address, std::size_t size, bool write, const void* pc) noexcept;
 /// The memory [address, address + size) was freed: its past accesses no longer race with the
 /// next owner's.
-void memory_freed(Runtime&, const void* address, std::size_t size) noexcept;
+/// `pc`: the code that freed it (the caller of free or operator delete).
+void memory_freed(Runtime&, const void* address, std::size_t size, const void* pc) noexcept;
 
 /// Turns an instrumented code address into file:line for reports (set by duet::instrument).
 using Symbolizer = duet::source_location (*)(const void* pc) noexcept;

@@ -2,9 +2,11 @@
 // events, happens-before (vector clocks), the data-race check on duet::var, spin detection, and
 // the mutex / condition-variable state the scheduler keeps per run.
 //
-// Happens-before: every atomic operation is treated as seq_cst, that is acquire and release. A
-// store leaves its fiber's clock on the object, a load takes the object's clock; an RMW does both
-// and keeps the previous clock too (it continues release sequences, C++20). Unlock releases to
+// Happens-before without the C++ memory model: every atomic operation is treated as seq_cst,
+// that is acquire and release. A store leaves its fiber's clock on the object, a load takes the
+// object's clock; an RMW does both and keeps the previous clock too (it continues release
+// sequences, C++20). With the model (memory_model.hpp), atomics synchronise as their orders say,
+// and a load may read an older store; locks, channels and futures are unchanged. Unlock releases to
 // the next lock; unlock_shared releases to the next exclusive lock; condition-variable waits
 // synchronise through their mutex only. Fibers start with empty knowledge of each other and the
 // per-object state is new in every run, so everything before the run happens-before it and
@@ -27,6 +29,7 @@ std::uint32_t Runtime::new_object(const void* address, ObjectKind kind) {
   objects_.emplace_back();
   objects_.back().kind = kind;
   table_.insert(address) = id;
+  if (model_on_) model_.forget(id);
   return id;
 }
 
@@ -62,7 +65,11 @@ void Runtime::enter(Op op, ObjectKind kind, const void* object, std::memory_orde
 void Runtime::leave(Op op, Value read, Value written) {
   Fiber& f = self();
   const Event pending = views_[current].pending;
-  record(op, read, written);
+  if (modelled(pending, op == Op::store ? written : read) && pending.kind == ObjectKind::atomic) {
+    leave_modelled(op, pending, read, written);
+    return;
+  }
+  record(op, op == Op::store ? Value{} : read, written);  // a store's `read` is for the model only
   if (pending.object != kNoObject) {
     ObjectState& o = objects_[pending.object];
     switch (op) {
@@ -95,6 +102,82 @@ void Runtime::leave(Op op, Value read, Value written) {
     }
   }
   observe(op, pending.object, read, written);
+}
+
+// ---- atomics under the C++ memory model (memory_model.hpp) ----
+
+void Runtime::leave_modelled(Op op, const Event& pending, Value read, Value written) {
+  Fiber& f = self();
+  record(op, op == Op::store ? Value{} : read, written);
+  const auto step = static_cast<std::uint32_t>(trace.size() - 1);
+  switch (op) {
+    case Op::store:
+      model_.store(pending.object, read, written, current, f.clock, pending.order, step, n_);
+      tick(f);
+      break;
+    case Op::rmw:
+    case Op::cas:
+      model_.rmw(pending.object, read, written, true, current, f.clock, pending.order, step, n_);
+      tick(f);
+      break;
+    default:  // a failed compare-exchange, a wait that returned: they read the newest store
+      model_.rmw(pending.object, read, {}, false, current, f.clock, pending.order, step, n_);
+      break;
+  }
+  observe(op, pending.object, read, written);
+}
+
+std::size_t Runtime::pick_store(const Event& pending, std::size_t stores) {
+  std::size_t index = 0;
+  try {
+    index = picker_->pick_store(current, pending, stores);
+  } catch (...) {
+    picker_error_ = std::current_exception();
+  }
+  if (picker_error_) stop_run();  // outside the handler: an abandoned handler leaks its exception
+  return std::min(index, stores - 1);
+}
+
+Value Runtime::load(Value latest) {
+  const Event pending = views_[current].pending;
+  if (!modelled(pending, latest) || pending.kind != ObjectKind::atomic) {
+    leave(Op::load, latest, {});
+    return latest;
+  }
+  Fiber& f = self();
+  const bool seq_cst = pending.order == std::memory_order_seq_cst;
+  const std::size_t stores = model_.candidates(pending.object, latest, current, f.clock, seq_cst, n_);
+  const std::size_t index = stores > 1 ? pick_store(pending, stores) : 0;
+  const StaleRead stale = model_.stale(pending.object, index);
+  const StoreRecord& s = model_.load(pending.object, index, current, f.clock, pending.order, n_);
+  const Value v = s.value;
+  const std::uint32_t read_step = s.step;
+  record(Op::load, v);
+  TraceEvent& e = trace.back();
+  e.stale = stale.newer;
+  e.read_step = read_step;
+  e.unseen_step = stale.first_newer_step;
+  observe(Op::load, pending.object, v, {});
+  return v;
+}
+
+void Runtime::fence(std::memory_order order, duet::source_location loc) {
+  if (!model_on_) return;
+  enter(Op::fence, ObjectKind::none, nullptr, order, loc);
+  record(Op::fence);
+  Fiber& f = self();
+  model_.fence(current, f.clock, order, n_);
+  if (releases(order)) tick(f);
+}
+
+void Runtime::harness_fence() {
+  if (!model_on_ || current == kNoFiber) return;
+  // Part of the step of this fiber's last event (no other fiber has run since): the
+  // exhaustive search's reduction reads it there.
+  if (!trace.empty() && trace.back().fiber == current) trace.back().fenced = true;
+  Fiber& f = self();
+  model_.fence(current, f.clock, std::memory_order_seq_cst, n_);
+  tick(f);
 }
 
 // Spin detection (see SchedulerConfig::spin_threshold).
@@ -192,6 +275,9 @@ bool race_reported(const void* pc_earlier, const void* pc_now) noexcept;
 
 void Runtime::memory_access(const void* address, std::size_t size, bool write, const void* pc) {
   if (current == kNoFiber) return;
+  if (model_on_ && write)  // a plain write to an atomic (its constructor, say): its history restarts
+    if (const std::uint32_t* id = table_.find(address); id != nullptr && objects_[*id].kind == ObjectKind::atomic)
+      model_.overwritten(*id);
   const std::uint32_t epoch = self().clock[current];
   const auto step = static_cast<std::uint32_t>(trace.size());
   auto a = reinterpret_cast<std::uintptr_t>(address);
@@ -204,15 +290,28 @@ void Runtime::memory_access(const void* address, std::size_t size, bool write, c
   }
 }
 
+bool Runtime::races(const ShadowAccess& e, const ShadowAccess& now) {
+  return e.valid() && e.fiber != current && (e.bytes & now.bytes) != 0 && e.epoch > self().clock[e.fiber] &&
+         race_reported(e.pc, now.pc);
+}
+
+void Runtime::memory_freed(const void* address, std::size_t size, const void* pc) {
+  if (current == kNoFiber || shadow_.empty()) return;
+  const ShadowAccess now{current, self().clock[current], static_cast<std::uint32_t>(trace.size()), 0xff, true, pc, address};
+  shadow_.visit(address, size, [&](ShadowMemory::Word& w) {
+    if (races(w.write, now)) plain_race(w.write, now, Op::destroy);
+    for (const ShadowAccess& r : w.reads)
+      if (races(r, now)) plain_race(r, now, Op::destroy);
+    w.write = {};
+    w.reads = {};
+  });
+}
+
 void Runtime::check_word(ShadowMemory::Word& w, const ShadowAccess& now) {
-  const Fiber& f = self();
-  auto races = [&](const ShadowAccess& e) {
-    return e.valid() && e.fiber != current && (e.bytes & now.bytes) != 0 && e.epoch > f.clock[e.fiber];
-  };
-  if (races(w.write) && race_reported(w.write.pc, now.pc)) plain_race(w.write, now);
+  if (races(w.write, now)) plain_race(w.write, now);
   if (now.write) {
     for (ShadowAccess& r : w.reads) {
-      if (races(r) && race_reported(r.pc, now.pc)) plain_race(r, now);
+      if (races(r, now)) plain_race(r, now);
       if ((r.bytes & ~now.bytes) == 0) r = {};  // they happen before this write: it is enough to check
     }
     w.write = now;
@@ -234,12 +333,13 @@ void Runtime::check_word(ShadowMemory::Word& w, const ShadowAccess& now) {
   *slot = now;
 }
 
-void Runtime::plain_race(const ShadowAccess& earlier, const ShadowAccess& now) {
+void Runtime::plain_race(const ShadowAccess& earlier, const ShadowAccess& now, Op now_op) {
   auto access = [](const ShadowAccess& a) {
     return Access{a.fiber, a.write ? Op::write : Op::read, a.step, symbolize(a.pc)};
   };
   result.outcome = Outcome::data_race;
   result.race = {kNoObject, access(earlier), access(now), 0};
+  result.race.second.op = now_op;
   result.race.size = static_cast<std::uint32_t>(std::popcount(now.bytes));
   stop_run();
 }
@@ -425,6 +525,9 @@ void enter(Runtime& rt, Op op, ObjectKind kind, const void* object, std::memory_
   rt.enter(op, kind, object, order, loc);
 }
 void leave(Runtime& rt, Op op, Value read, Value written) noexcept { rt.leave(op, read, written); }
+Value load(Runtime& rt, Value latest) noexcept { return rt.load(latest); }
+void fence(Runtime& rt, std::memory_order order, duet::source_location loc) noexcept { rt.fence(order, loc); }
+void harness_fence(Runtime& rt) noexcept { rt.harness_fence(); }
 void block(Runtime& rt) noexcept { rt.block(true); }
 void notify(Runtime& rt, ObjectKind kind, const void* object, bool all, duet::source_location loc) noexcept {
   rt.notify(kind, object, all, loc);
@@ -462,7 +565,9 @@ bool owns(Runtime& rt, const void* mutex) noexcept { return rt.owns(mutex); }
 void memory_access(Runtime& rt, const void* address, std::size_t size, bool write, const void* pc) noexcept {
   rt.memory_access(address, size, write, pc);
 }
-void memory_freed(Runtime& rt, const void* address, std::size_t size) noexcept { rt.memory_freed(address, size); }
+void memory_freed(Runtime& rt, const void* address, std::size_t size, const void* pc) noexcept {
+  rt.memory_freed(address, size, pc);
+}
 
 constinit thread_local int t_in_runtime = 0;
 

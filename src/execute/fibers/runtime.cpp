@@ -175,6 +175,9 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   objects_.clear();
   table_.reset();
   shadow_.reset();
+  model_on_ = config.cpp_memory_model;
+  result.cpp_memory_model = model_on_;
+  if (model_on_) model_.begin_run();
   switch_points_ = 0;
   block_seq_ = 0;
   current = kNoFiber;
@@ -236,6 +239,7 @@ void Runtime::start_fiber(std::uint32_t i, [[maybe_unused]] void* return_tsan_fi
   f.pending_address = nullptr;
   f.clock.fill(0);
   f.clock[i] = 1;
+  if (model_on_) model_.start_fiber(i);
   shadow_.forget(f.stack->bottom, f.stack->size);  // a stack reused in the run: its old frames are gone
   if (own_tls_) give_thread_locals(i);
   f.seen.fill({});

@@ -13,23 +13,15 @@
 
 #include <boost/context/fiber.hpp>
 
+#include "execute/fibers/memory_model.hpp"
 #include "execute/fibers/scheduler.hpp"
 #include "execute/fibers/shadow.hpp"
 #include "execute/fibers/thread_locals.hpp"
 
 namespace duet::detail::fiber {
 
-using VectorClock = std::array<std::uint32_t, kMaxFibers>;
-
 /// TSan builds: runs a TSan fiber serves before it is replaced (see runtime.cpp).
 inline constexpr std::size_t kTsanFiberRuns = 1024;
-
-/// Joins the first `fibers` entries: a run's clocks are zero past its fibers (objects and fibers
-/// start each run at zero), so a loop over kMaxFibers would only add zeros.
-inline void join(VectorClock& into, const VectorClock& from, std::size_t fibers) {
-  for (std::size_t i = 0; i < fibers; ++i)
-    if (from[i] > into[i]) into[i] = from[i];
-}
 
 /// One mmap'ed stack: [base, base + guard) is PROT_NONE, [bottom, bottom + size) is usable.
 struct Stack {
@@ -146,6 +138,9 @@ class Runtime {
   // ---- the hooks' implementations (fiber side) ----
   void enter(Op op, ObjectKind kind, const void* object, std::memory_order order, duet::source_location loc);
   void leave(Op op, Value read, Value written);
+  Value load(Value latest);
+  void fence(std::memory_order order, duet::source_location loc);
+  void harness_fence();
   /// Blocks on the pending event's object until woken, or until `timeout_ns` of virtual time.
   WakeReason block(bool announce, std::uint64_t timeout_ns = kNoTimeout);
   void notify(ObjectKind kind, const void* object, bool all, duet::source_location loc);
@@ -155,7 +150,9 @@ class Runtime {
   void unlock(ObjectKind kind, const void* m, bool shared, duet::source_location loc);
   bool timed_lock(ObjectKind kind, const void* m, bool shared, std::uint64_t timeout_ns, duet::source_location loc);
   void memory_access(const void* address, std::size_t size, bool write, const void* pc);
-  void memory_freed(const void* address, std::size_t size) { shadow_.forget(address, size); }
+  /// Freed memory: the free races, as a write, with accesses of other fibers not ordered
+  /// before it (a use after free); then the words are forgotten.
+  void memory_freed(const void* address, std::size_t size, const void* pc);
   bool owns(const void* m) {
     const std::uint32_t* id = table_.find(m);
     return id != nullptr && objects_[*id].owner == current;
@@ -212,12 +209,19 @@ class Runtime {
   std::uint32_t object_id(const void* address, ObjectKind kind);
   std::uint32_t new_object(const void* address, ObjectKind kind);
   void tick(Fiber& f) { ++f.clock[current]; }
+  bool modelled(const Event& pending, Value v) const {
+    return model_on_ && pending.object != kNoObject && v.type != ValueType::none;
+  }
+  void leave_modelled(Op op, const Event& pending, Value read, Value written);
+  std::size_t pick_store(const Event& pending, std::size_t stores);
   void record(Op op, Value read = {}, Value written = {});  // the pending event, executed as `op`
   void record_event(const Event& e, Value read = {}, Value written = {});
   void observe(Op op, std::uint32_t object, Value read, Value written);
   void check_var(Op op, ObjectState& o, std::uint32_t object, duet::source_location loc);
   void check_word(ShadowMemory::Word& w, const ShadowAccess& now);
-  [[noreturn]] void plain_race(const ShadowAccess& earlier, const ShadowAccess& now);
+  bool races(const ShadowAccess& earlier, const ShadowAccess& now);
+  /// `now_op`: what the second access was (a write, or destroy: memory freed).
+  [[noreturn]] void plain_race(const ShadowAccess& earlier, const ShadowAccess& now, Op now_op = Op::write);
   bool try_acquire(ObjectState& o, ObjectKind kind, bool shared);
   void acquire_clocks(ObjectState& o, bool shared);
 
@@ -238,6 +242,8 @@ class Runtime {
   std::vector<ObjectState> objects_;
   ObjectTable table_;
   ShadowMemory shadow_;  // plain accesses of compiler-instrumented code
+  bool model_on_ = false;  // this run follows the C++ memory model (SchedulerConfig)
+  AtomicsModel model_;
 
   boost::context::fiber main_;  // the scheduler's own context while a fiber runs
   EhGlobals* eh_ = nullptr;

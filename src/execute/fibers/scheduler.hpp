@@ -38,6 +38,7 @@ inline constexpr std::size_t kMaxFibers = DUET_MAX_FIBERS;
 static_assert(kMaxFibers >= 2 && kMaxFibers <= 4096, "DUET_MAX_FIBERS: 2 to 4096");
 inline constexpr std::uint32_t kNoFiber = ~std::uint32_t{0};
 inline constexpr std::uint32_t kNoObject = ~std::uint32_t{0};
+inline constexpr std::uint32_t kNoStep = ~std::uint32_t{0};
 
 /// An operation, pending (the one a fiber performs when next scheduled: switch points come
 /// before operations) or executed (a trace line).
@@ -56,6 +57,15 @@ struct TraceEvent {
   std::uint32_t fiber = 0;
   Event event;
   Value read, written;  // what the operation read / wrote, when it does and the type prints
+  /// A load under the C++ memory model that read an older store: how many newer stores it did
+  /// not see (0: it read the newest), the step of the store it read (kNoStep: the value from
+  /// before the run) and of the oldest store it did not see.
+  std::uint32_t stale = 0;
+  std::uint32_t read_step = kNoStep;
+  std::uint32_t unseen_step = kNoStep;
+  /// Under the C++ memory model: the check's own seq_cst fence (a call's invoke or response
+  /// time) ran after this event, before the fiber's next switch point.
+  bool fenced = false;
 };
 
 enum class FiberState : std::uint8_t { runnable, blocked, finished };
@@ -105,7 +115,19 @@ class Picker {
     (void)notifier, (void)waiters;
     return 0;
   }
+  /// Under the C++ memory model, a load of `fiber` (`load` says where) that may read any of
+  /// `stores` stores (2 or more): index 0 is the newest, what sequential consistency reads;
+  /// higher ones are older. The default reads the newest.
+  virtual std::size_t pick_store(std::uint32_t fiber, const Event& load, std::size_t stores) {
+    (void)fiber, (void)load, (void)stores;
+    return 0;
+  }
 };
+
+/// How the sampling pickers choose a store: the newest with probability 1/2, else one of the
+/// older ones uniformly (the decision is recorded as its index, so it replays and shrinks
+/// toward the newest).
+std::size_t random_store(Source& src, std::size_t stores);
 
 /// Uniform among the candidates, every decision a draw from the choice stream: draw 0 keeps the
 /// current fiber running (or, when it cannot, runs the lowest-numbered candidate). Spurious
@@ -121,6 +143,7 @@ class RandomPicker final : public Picker {
   std::size_t pick_waiter(std::uint32_t, std::span<const std::uint32_t> waiters) override {
     return static_cast<std::size_t>(src_.draw(waiters.size() - 1));
   }
+  std::size_t pick_store(std::uint32_t, const Event&, std::size_t stores) override { return random_store(src_, stores); }
 
  private:
   Source& src_;
@@ -145,6 +168,10 @@ struct SchedulerConfig {
   /// where duet::instrument is linked and the platform allows it (x86-64 with glibc); otherwise
   /// the fibers share their thread's. The async runtime keeps its state in the thread's.
   bool own_thread_locals = true;
+  /// The C++ memory model for atomics (memory_model.hpp): loads may read older stores where
+  /// the model allows it, and only acquire/release pairs synchronise. False: every atomic
+  /// operation is seq_cst whatever its order says.
+  bool cpp_memory_model = false;
 };
 
 enum class Outcome : std::uint8_t {
@@ -192,9 +219,11 @@ struct RunResult {
   duet::source_location crash_loc{};
   /// Virtual time (ns, duet::virtual_clock) when the run began and ended.
   std::uint64_t start_ns = 0, end_ns = 0;
-  /// A non-seq_cst memory order was used in this run (it executed as seq_cst): the first one.
+  /// A non-seq_cst memory order was used in this run: the first one. Without the C++ memory
+  /// model (SchedulerConfig::cpp_memory_model) it executed as seq_cst.
   bool weak_order_used = false;
   duet::source_location weak_order_loc{};
+  bool cpp_memory_model = false;  // the run followed the C++ memory model
 };
 
 /// One trace line: step, fiber, operation, object, value, file:line. Pointer values print as
@@ -203,6 +232,10 @@ struct RunResult {
 std::string format_event(const TraceEvent& e, std::vector<std::uint64_t>& pointers);
 /// The whole trace, one line per event, pointers numbered across it.
 std::vector<std::string> format_trace(std::span<const TraceEvent> trace);
+/// One line per load that read an older store (C++ memory model): "step 7: stale read: read the
+/// store of step 2, not step 5's (...): no happens-before orders ...". format_trace puts each
+/// under its load; format_trace_columns appends them after the table.
+std::vector<std::string> stale_read_notes(std::span<const TraceEvent> trace);
 /// The whole trace as a table with one column per fiber (Lincheck's layout): a header row
 /// ("step | fiber 0 | fiber 1 ..."), then one row per event, its step number and its text
 /// (operation, object, value, file:line) in its fiber's column, the others blank. Pointers are

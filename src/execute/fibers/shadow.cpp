@@ -32,28 +32,4 @@ void ShadowMemory::grow() {
     if (w.generation == generation_) word(w.key) = w;
 }
 
-void ShadowMemory::forget(const void* address, std::size_t size) {
-  if (used_ == 0 || size == 0) return;
-  const auto first = reinterpret_cast<std::uintptr_t>(address) >> 3;
-  const auto last = (reinterpret_cast<std::uintptr_t>(address) + size - 1) >> 3;
-  auto clear = [](Word& w) {
-    w.write = {};
-    w.reads = {};
-  };
-  if (last - first + 1 > used_) {  // a large range: visit the words that exist instead
-    for (Word& w : words_)
-      if (w.generation == generation_ && w.key >= first && w.key <= last) clear(w);
-    return;
-  }
-  for (std::uintptr_t key = first; key <= last; ++key)
-    for (std::size_t i = slot(key);; i = (i + 1) & (words_.size() - 1)) {
-      Word& w = words_[i];
-      if (w.generation != generation_) break;
-      if (w.key == key) {
-        clear(w);
-        break;
-      }
-    }
-}
-
 }  // namespace duet::detail::fiber

@@ -46,7 +46,15 @@ class ShadowMemory {
   /// The word holding `address`, created empty when new.
   Word& word(std::uintptr_t key);
   /// Forgets the words of [address, address + size) (freed memory, a reused stack).
-  void forget(const void* address, std::size_t size);
+  void forget(const void* address, std::size_t size) {
+    visit(address, size, [](Word& w) {
+      w.write = {};
+      w.reads = {};
+    });
+  }
+  /// Calls f(Word&) for each word of [address, address + size) that holds accesses.
+  template <class F>
+  void visit(const void* address, std::size_t size, F&& f);
 
  private:
   std::size_t slot(std::uintptr_t key) const;
@@ -55,5 +63,26 @@ class ShadowMemory {
   std::uint64_t generation_ = 1;
   std::size_t used_ = 0;
 };
+
+template <class F>
+void ShadowMemory::visit(const void* address, std::size_t size, F&& f) {
+  if (used_ == 0 || size == 0) return;
+  const auto first = reinterpret_cast<std::uintptr_t>(address) >> 3;
+  const auto last = (reinterpret_cast<std::uintptr_t>(address) + size - 1) >> 3;
+  if (last - first + 1 > used_) {  // a large range: visit the words that exist instead
+    for (Word& w : words_)
+      if (w.generation == generation_ && w.key >= first && w.key <= last) f(w);
+    return;
+  }
+  for (std::uintptr_t key = first; key <= last; ++key)
+    for (std::size_t i = slot(key);; i = (i + 1) & (words_.size() - 1)) {
+      Word& w = words_[i];
+      if (w.generation != generation_) break;
+      if (w.key == key) {
+        f(w);
+        break;
+      }
+    }
+}
 
 }  // namespace duet::detail::fiber

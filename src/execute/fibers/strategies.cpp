@@ -73,6 +73,12 @@ double PctPicker::bound(std::size_t fibers, std::size_t steps, std::size_t depth
   return 1.0 / (static_cast<double>(fibers) * std::pow(static_cast<double>(steps), static_cast<double>(depth - 1)));
 }
 
+std::size_t random_store(Source& src, std::size_t stores) {
+  std::uint64_t decided = 0;
+  if (src.draw_unrecorded(1) == 1) decided = 1 + src.draw_unrecorded(stores - 2);
+  return static_cast<std::size_t>(src.draw_decided(stores - 1, decided));
+}
+
 // ---- dependence ----
 
 namespace {
@@ -80,7 +86,23 @@ bool reads_only(Op op) { return op == Op::load || op == Op::read || op == Op::ca
 bool cv_wait(const Event& e) { return e.kind == ObjectKind::condition_variable && e.op == Op::wait; }
 }  // namespace
 
-bool dependent(const Event& pending, const Event& executed) noexcept {
+namespace {
+bool sc_fence(const Event& e) { return e.op == Op::fence && e.order == std::memory_order_seq_cst; }
+bool seq_cst_atomic(const Event& e) { return e.kind == ObjectKind::atomic && e.order == std::memory_order_seq_cst; }
+}  // namespace
+
+bool orders_every_fence(const TraceEvent& executed) noexcept {
+  return executed.fenced || sc_fence(executed.event) || seq_cst_atomic(executed.event);
+}
+
+bool dependent(const Event& pending, const Event& executed, bool memory_model) noexcept {
+  if (memory_model) {
+    if (sc_fence(pending) || sc_fence(executed))
+      return (sc_fence(pending) || seq_cst_atomic(pending)) && (sc_fence(executed) || seq_cst_atomic(executed));
+    if (pending.object != kNoObject && pending.object == executed.object && pending.op == Op::load &&
+        executed.op == Op::load && seq_cst_atomic(pending) && seq_cst_atomic(executed))
+      return true;
+  }
   if (pending.object == kNoObject || executed.object == kNoObject) return false;
   if (cv_wait(pending) || cv_wait(executed)) return true;
   if (pending.object != executed.object) return false;
@@ -104,6 +126,7 @@ bool Explorer::next(Picker*& picker) {
   asleep_ = 0;
   preemptions_ = 0;
   spurious_ = 0;
+  stale_ = 0;
   choices_ = 0;
   redundant_ = false;
   diverged_ = false;
@@ -137,7 +160,8 @@ void Explorer::advance() {
     }
     for (std::uint32_t rest = asleep_; rest != 0; rest &= rest - 1) {
       const auto f = static_cast<std::size_t>(std::countr_zero(rest));
-      if (dependent(pending_[f], e.event)) asleep_ &= ~bit(f);
+      if (dependent(pending_[f], e.event, config_.memory_model) || (config_.memory_model && orders_every_fence(e)))
+        asleep_ &= ~bit(f);
     }
   }
 }
@@ -263,6 +287,16 @@ std::size_t Explorer::waiter(std::span<const std::uint32_t> waiters) {
   const std::size_t k = waiters.size();
   const std::size_t index = choice(Node::Kind::waiter, k, static_cast<std::uint32_t>(bit(k) - 1));
   return static_cast<std::size_t>(record(k - 1, index));
+}
+
+// A load's store: the newest first, older ones while the schedule's stale reads are within the
+// bound. Recorded with RandomPicker's bounds (random_store draws the index in [0, stores-1]).
+std::size_t Explorer::store(std::size_t stores) {
+  const std::uint32_t allowed =
+      stale_ < config_.stale_read_bound ? static_cast<std::uint32_t>(bit(stores) - 1) : std::uint32_t{1};
+  const std::size_t index = choice(Node::Kind::store, stores, allowed);
+  if (index != 0) ++stale_;
+  return static_cast<std::size_t>(record(stores - 1, index));
 }
 
 bool Explorer::next_option(Node& n) const {

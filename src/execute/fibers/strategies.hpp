@@ -70,6 +70,7 @@ class PctPicker final : public Picker {
   std::size_t pick(const PickContext& ctx) override;
   bool spurious_wakeup(std::uint32_t fiber, const Event& wait) override;
   std::size_t pick_waiter(std::uint32_t notifier, std::span<const std::uint32_t> waiters) override;
+  std::size_t pick_store(std::uint32_t, const Event&, std::size_t stores) override { return random_store(src_, stores); }
 
   std::size_t depth() const { return depth_; }
   /// k of the run under way (0: no change points in this run).
@@ -102,7 +103,15 @@ class PctPicker final : public Picker {
 /// independent, so are operations on different objects, and anything without an object (a
 /// fiber's start, duet::yield). A condition-variable wait also releases and retakes its mutex,
 /// which the event does not name: it is dependent on every operation on an object.
-bool dependent(const Event& pending, const Event& executed) noexcept;
+///
+/// Under the C++ memory model (`memory_model`), also: two seq_cst loads of one object (the
+/// second may not read older than the first), and a seq_cst fence with every seq_cst operation
+/// and fence (the order among them decides which stores later loads may read).
+bool dependent(const Event& pending, const Event& executed, bool memory_model = false) noexcept;
+/// Under the C++ memory model: an executed step that a pending step may depend on whatever its
+/// operation, because the pending step may end with one of the check's seq_cst fences (which
+/// are no events): a step with such a fence, a seq_cst operation, a seq_cst fence.
+bool orders_every_fence(const TraceEvent& executed) noexcept;
 
 struct ExplorerConfig {
   static constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
@@ -125,6 +134,11 @@ struct ExplorerConfig {
   /// Spurious wake-ups per schedule that the search explores (each condition-variable wait
   /// then branches: wake normally or spuriously). 0: never spurious.
   std::size_t spurious_bound = 0;
+  /// Under the C++ memory model: loads per schedule that the search lets read an older store
+  /// (each load with a choice then branches over the stores it may read, newest first). The
+  /// program's dependences include the model's (see dependent() and orders_every_fence()).
+  bool memory_model = false;
+  std::size_t stale_read_bound = 2;
 };
 
 struct ExplorerStats {
@@ -201,12 +215,13 @@ class Explorer {
     std::size_t pick_waiter(std::uint32_t, std::span<const std::uint32_t> waiters) override {
       return ex_.waiter(waiters);
     }
+    std::size_t pick_store(std::uint32_t, const Event&, std::size_t stores) override { return ex_.store(stores); }
 
    private:
     Explorer& ex_;
   };
   struct Node {
-    enum class Kind : std::uint8_t { pick, waiter, spurious };
+    enum class Kind : std::uint8_t { pick, waiter, spurious, store };
     Kind kind = Kind::pick;
     std::uint8_t options = 0;  // candidates, waiters, or 2 (normal, spurious)
     std::uint8_t chosen = 0;
@@ -222,6 +237,7 @@ class Explorer {
   std::size_t pick(const PickContext& ctx);
   bool spurious(std::uint32_t fiber);
   std::size_t waiter(std::span<const std::uint32_t> waiters);
+  std::size_t store(std::size_t stores);
   std::size_t choice(Node::Kind kind, std::size_t options, std::uint32_t allowed);
   std::uint64_t record(std::uint64_t max, std::uint64_t decided);
   void advance();  // accounts for the events executed since the last choice
@@ -243,6 +259,7 @@ class Explorer {
   std::array<Event, kMaxFibers> pending_{};  // each fiber's pending operation at the last pick
   std::size_t preemptions_ = 0;
   std::size_t spurious_ = 0;
+  std::size_t stale_ = 0;    // loads that read an older store
   std::size_t choices_ = 0;  // decisions recorded
   bool redundant_ = false;
   bool diverged_ = false;

@@ -5,8 +5,9 @@
 //
 // Outside a fiber run each does the plain operation. On a fiber of a run an atomic operation is
 // a switch point of the schedule and an event of the trace (at the user's file:line), and a
-// plain access feeds the run's data-race check. Every atomic executes as seq_cst in a run (the
-// order is recorded; see docs/instrumented.md).
+// plain access feeds the run's data-race check. In a run, atomics follow the memory model the
+// executor chose (docs/memory-model.md): the C++ model, where a load may read an older store
+// and orders decide what synchronises, or seq_cst for every operation.
 #include <array>
 #include <cstring>
 #include <link.h>
@@ -158,7 +159,11 @@ template <class T>
     if (at.waiter_pool) return __atomic_load_n(a, __ATOMIC_SEQ_CST);
     fiber::enter(*rt, Op::load, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), at.location);
     const T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);
-    fiber::leave(*rt, Op::load, value_of(v));
+    // Under the C++ memory model the load may read an older store than memory holds.
+    const Value latest = value_of(v);
+    const Value read = fiber::load(*rt, latest);
+    if constexpr (sizeof(T) <= sizeof(std::uint64_t))
+      if (read != latest) return static_cast<T>(read.bits);
     return v;
   }
   return __atomic_load_n(a, __ATOMIC_SEQ_CST);
@@ -183,8 +188,9 @@ template <class T>
     return true;
   }
   fiber::enter(*rt, Op::store, ObjectKind::atomic, const_cast<const T*>(a), order_of(mo), at.location);
+  const T before = __atomic_load_n(a, __ATOMIC_SEQ_CST);
   __atomic_store_n(a, v, __ATOMIC_SEQ_CST);
-  fiber::leave(*rt, Op::store, {}, value_of(v));
+  fiber::leave(*rt, Op::store, value_of(before), value_of(v));
   return true;
 }
 
@@ -264,7 +270,17 @@ bool cas(volatile T* a, T* expected, T desired, int mo, const void* pc) noexcept
   return __atomic_compare_exchange_n(a, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
-void fence(int mo) noexcept {
+[[gnu::noinline]] bool fence_in_run(int mo, const void* pc) noexcept {
+  const InRun rt = in_run();
+  if (!rt) return false;
+  const PcInfo at = pc_info(pc);
+  if (!at.waiter_pool) fiber::fence(*rt, order_of(mo), at.location);
+  return true;
+}
+
+void fence(int mo, const void* pc) noexcept {
+  if (in_some_run()) [[unlikely]]
+    if (fence_in_run(mo, pc)) return;
   if ((mo & 0xffff) == __ATOMIC_SEQ_CST)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
   else
@@ -361,7 +377,7 @@ DUET_ATOMIC(64, long)
 __extension__ typedef __int128 duet_int128;
 DUET_ATOMIC(128, duet_int128)
 #undef DUET_ATOMIC
-void __tsan_atomic_thread_fence(int mo) { fence(mo); }
+void __tsan_atomic_thread_fence(int mo) { fence(mo, DUET_PC); }
 void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 
 // ---- annotations (called by libraries that detect the sanitizer) ----

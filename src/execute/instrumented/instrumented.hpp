@@ -108,4 +108,8 @@ extern constinit thread_local int t_ignore_accesses;
 /// the scheduler, replay exactly, and never wait for real.
 std::int64_t virtual_now_ns(int clock) noexcept;
 
+/// free(p) as the C library does it; in a run, first a check that no other fiber's access to
+/// the memory is unordered before it (`pc`: where it was freed).
+void free_from(void* p, const void* pc) noexcept;
+
 }  // namespace duet::detail::instrumented

@@ -56,6 +56,16 @@ F* real(std::atomic<void*>& slot, const char* name, const char* version = nullpt
 
 #define DUET_HERE location_of_caller(__builtin_return_address(0))
 
+}  // namespace
+
+void free_from(void* p, const void* pc) noexcept {
+  if (p != nullptr)
+    if (const InRun rt = in_run()) fiber::memory_freed(*rt, p, malloc_usable_size(p), pc);
+  __libc_free(p);
+}
+
+namespace {
+
 ObjectKind mutex_kind(const pthread_mutex_t* m) {
   return (m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP ? ObjectKind::recursive_mutex : ObjectKind::mutex;
 }
@@ -660,16 +670,13 @@ long syscall(long number, ...) noexcept {
 }
 
 // ---- memory ----
-void free(void* p) noexcept {
-  if (p != nullptr)
-    if (const InRun rt = in_run()) fiber::memory_freed(*rt, p, malloc_usable_size(p));
-  __libc_free(p);
-}
+// A free in a run races, as a write, with what other fibers did to the memory unordered before it.
+void free(void* p) noexcept { free_from(p, __builtin_return_address(0)); }
 void* realloc(void* p, std::size_t n) noexcept {
   const InRun rt = in_run();
   const std::size_t old = rt && p != nullptr ? malloc_usable_size(p) : 0;
   void* q = __libc_realloc(p, n);
-  if (rt && p != nullptr && q != p && q != nullptr) fiber::memory_freed(*rt, p, old);
+  if (rt && p != nullptr && q != p && q != nullptr) fiber::memory_freed(*rt, p, old, __builtin_return_address(0));
   return q;
 }
 
@@ -688,6 +695,17 @@ int __cxa_thread_atexit_impl(void (*destructor)(void*), void* object, void* dso)
 namespace duet::detail::instrumented {
 void run_thread_exit_list() noexcept { run_thread_exits(); }
 }  // namespace duet::detail::instrumented
+
+// operator delete is replaced (as the standard allows) only so that a use-after-free report
+// names the delete expression's line rather than a line inside the C++ runtime.
+void operator delete(void* p) noexcept { duet::detail::instrumented::free_from(p, __builtin_return_address(0)); }
+void operator delete[](void* p) noexcept { duet::detail::instrumented::free_from(p, __builtin_return_address(0)); }
+void operator delete(void* p, std::size_t) noexcept {
+  duet::detail::instrumented::free_from(p, __builtin_return_address(0));
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  duet::detail::instrumented::free_from(p, __builtin_return_address(0));
+}
 
 // Referenced by duet::instrument's link options: keeps this object in every instrumented link.
 extern "C" {

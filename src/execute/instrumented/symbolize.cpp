@@ -4,6 +4,9 @@
 // operation and object alone.
 #include <bit>
 #include <cstring>
+#include <sys/mman.h>
+
+#include <boost/context/fiber.hpp>
 #include <deque>
 #include <mutex>
 #include <string>
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "duet/instrument.hpp"
+#include "execute/fibers/thread_locals.hpp"
 #include "execute/instrumented/instrumented.hpp"
 
 #if DUET_HAVE_BACKTRACE
@@ -110,6 +114,65 @@ backtrace_state* state(Cache& c) {
   if (c.state == nullptr) c.state = backtrace_create_state(nullptr, 1, ignore_error, nullptr);
   return c.state;
 }
+
+// Reading DWARF recurses deeply (libbacktrace walks nested scopes recursively): on a fiber's
+// stack (256 KiB by default) it overflowed. So the reading runs on a stack of its own, 8 MiB
+// per thread, mapped on first use and kept; a context switch there and back costs little next
+// to a lookup, and the cache makes lookups rare.
+class BigStack {
+ public:
+  template <class F>
+  void run(F&& f) {
+    if (base_ == nullptr) {
+      void* p = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p == MAP_FAILED) {  // no memory for it: read on the caller's stack, as before
+        f();
+        return;
+      }
+      base_ = static_cast<char*>(p);
+    }
+    namespace ctx = boost::context;
+    ctx::fiber reader(std::allocator_arg, Allocator{base_}, [&](ctx::fiber&& back) {
+      f();
+      return std::move(back);
+    });
+    std::move(reader).resume();
+  }
+
+ private:
+  static constexpr std::size_t kSize = 8u << 20;
+  struct Allocator {
+    char* base;
+    boost::context::stack_context allocate() const {
+      boost::context::stack_context sc;
+      sc.size = kSize;
+      sc.sp = base + kSize;
+      return sc;
+    }
+    void deallocate(boost::context::stack_context&) const noexcept {}
+  };
+  char* base_ = nullptr;
+};
+// The scheduling thread's, also from a fiber with thread-local storage of its own (one per
+// fiber would map a stack per fiber per run).
+constinit thread_local BigStack* t_big_stack = nullptr;
+
+// The frames of `pc` (a return address of the current stack, as backtrace_simple gives them).
+void frames_of(backtrace_state* s, std::uintptr_t pc, backtrace_full_callback take, Found& found) {
+  fiber::host_shared(t_big_stack).run([&] { backtrace_pcinfo(s, pc, take, ignore_error, &found); });
+}
+
+// backtrace_simple's callback: the frames of each return address, outward, until one is found
+// outside the standard library.
+struct Walk {
+  backtrace_state* state;
+  Found found;
+};
+int take_caller(void* data, std::uintptr_t pc) {
+  auto* walk = static_cast<Walk*>(data);
+  frames_of(walk->state, pc, take_stack_frame, walk->found);
+  return walk->found.file != nullptr ? 1 : 0;
+}
 #endif
 
 duet::source_location intern(Cache& c, const char* file, const char* function, int line) {
@@ -136,8 +199,7 @@ PcInfo pc_info(const void* pc) noexcept {
 #if DUET_HAVE_BACKTRACE
   Found found;
   // pc is a return address: the call is the instruction before it.
-  if (backtrace_state* s = state(c))
-    backtrace_pcinfo(s, reinterpret_cast<std::uintptr_t>(pc) - 1, take_frame, ignore_error, &found);
+  if (backtrace_state* s = state(c)) frames_of(s, reinterpret_cast<std::uintptr_t>(pc) - 1, take_frame, found);
   if (found.file != nullptr) info.location = intern(c, found.file, found.function, found.line);
   info.waiter_pool = found.innermost_in_waiter_pool;
 #endif
@@ -154,9 +216,12 @@ duet::source_location location_of_caller(const void* pc) noexcept {
   const InDuet inside;
   Cache& c = cache();
   std::lock_guard<SpinLock> hold(c.lock);
-  Found found;
-  if (backtrace_state* s = state(c)) backtrace_full(s, 1, take_stack_frame, ignore_error, &found);
-  if (found.file != nullptr) loc = intern(c, found.file, found.function, found.line);
+  if (backtrace_state* s = state(c)) {
+    // The unwinding on this stack, the lines of each frame on the reading stack.
+    Walk walk{s, {}};
+    backtrace_simple(s, 1, take_caller, ignore_error, &walk);
+    if (walk.found.file != nullptr) loc = intern(c, walk.found.file, walk.found.function, walk.found.line);
+  }
 #endif
   return loc;
 }

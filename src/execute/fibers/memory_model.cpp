@@ -1,0 +1,175 @@
+// The store-buffer model of C++ atomics (memory_model.hpp). The rules a load's candidates
+// follow, with the paragraphs of C++20 they come from, are in candidates().
+#include "execute/fibers/memory_model.hpp"
+
+#include <algorithm>
+
+namespace duet::detail::fiber {
+
+void AtomicsModel::begin_run() {
+  sc_fences_.fill(0);
+  sc_stores_.fill(0);
+}
+
+void AtomicsModel::start_fiber(std::uint32_t fiber) {
+  FiberMemory& m = fibers_[fiber];
+  m.acquire_pending.fill(0);
+  m.release_fence.fill(0);
+  m.sc_stores_seen.fill(0);
+  m.fence_view.fill(0);
+}
+
+void AtomicsModel::forget(std::uint32_t object) {
+  if (object >= histories_.size()) {
+    histories_.resize(object + 1);
+    stores_.resize(histories_.size() * kHistory);
+  }
+  histories_[object] = {};
+}
+
+AtomicsModel::History& AtomicsModel::history(std::uint32_t object) {
+  if (object >= histories_.size()) forget(object);
+  return histories_[object];
+}
+
+StoreRecord& AtomicsModel::at(std::uint32_t object, std::size_t age) {
+  const History& h = histories_[object];
+  return stores_[object * kHistory + (h.head + kHistory - age) % kHistory];
+}
+
+const StoreRecord& AtomicsModel::at(std::uint32_t object, std::size_t age) const {
+  const History& h = histories_[object];
+  return stores_[object * kHistory + (h.head + kHistory - age) % kHistory];
+}
+
+// A new newest store; the oldest goes when the history is full (it can no longer be read: the
+// model loses behaviours there, it never invents one).
+StoreRecord& AtomicsModel::push(std::uint32_t object) {
+  History& h = history(object);
+  h.head = (h.head + 1) % kHistory;
+  if (h.size < kHistory) ++h.size;
+  return at(object, 0);
+}
+
+void AtomicsModel::restart(std::uint32_t object, Value latest) {
+  histories_[object] = {};
+  StoreRecord& s = push(object);
+  s.value = latest;
+  s.fiber = kNoFiber;
+  s.epoch = 0;
+  s.step = kNoStep;
+  s.seq_cst = false;
+  s.seq_cst_loaded = false;
+  s.sync.fill(0);
+  s.loaded.fill(0);
+}
+
+// The history must end with what memory holds. When it does not, code the model does not see
+// (not instrumented, a plain write, the object's first use in the run) wrote it: the history
+// starts again from that value, which every fiber sees.
+void AtomicsModel::check_latest(std::uint32_t object, Value latest) {
+  const History& h = history(object);
+  if (h.size == 0 || at(object, 0).value != latest) restart(object, latest);
+}
+
+std::size_t AtomicsModel::candidates(std::uint32_t object, Value latest, std::uint32_t f, const VectorClock& c,
+                                    bool seq_cst, std::size_t fibers) {
+  check_latest(object, latest);
+  const FiberMemory& m = fibers_[f];
+  const History& h = histories_[object];
+  std::size_t count = 0;
+  for (std::size_t age = 0; age < h.size; ++age) {
+    const StoreRecord& s = at(object, age);
+    ++count;
+    if (s.fiber == kNoFiber) break;  // before the run: happens-before everything
+    // Write-read coherence [intro.races]/18: a store that happens-before the load; and
+    // [atomics.order]/4.4: one that happens-before a seq_cst fence that precedes the load's own.
+    if (s.epoch <= c[s.fiber] || s.epoch <= m.fence_view[s.fiber]) break;
+    // Read-read coherence [intro.races]/16: a store read by a load that happens-before this one
+    // (or before a seq_cst fence that precedes the load's own, 4.4 again).
+    bool read_before = false;
+    for (std::size_t l = 0; l < fibers && !read_before; ++l)
+      read_before = s.loaded[l] != 0 && (s.loaded[l] <= c[l] || s.loaded[l] <= m.fence_view[l]);
+    if (read_before) break;
+    // [atomics.order]/4.3: a seq_cst store executed before a seq_cst fence sequenced before
+    // the load (S is execution order here).
+    if (s.seq_cst && s.epoch <= m.sc_stores_seen[s.fiber]) break;
+    if (seq_cst) {
+      // 4.1: a seq_cst load reads the last seq_cst store before it in S, or a newer one.
+      if (s.seq_cst) break;
+      // 4.1 through coherence: nothing older than what an earlier seq_cst load read.
+      if (s.seq_cst_loaded) break;
+      // 4.2: nothing older than a store that happens-before an earlier seq_cst fence.
+      if (s.epoch <= sc_fences_[s.fiber]) break;
+    }
+  }
+  return count;
+}
+
+StaleRead AtomicsModel::stale(std::uint32_t object, std::size_t index) const {
+  if (index == 0) return {};
+  return {static_cast<std::uint32_t>(index), at(object, index - 1).step};
+}
+
+const StoreRecord& AtomicsModel::load(std::uint32_t object, std::size_t index, std::uint32_t f, VectorClock& c,
+                                     std::memory_order order, std::size_t fibers) {
+  StoreRecord& s = at(object, index);
+  if (s.loaded[f] == 0) s.loaded[f] = c[f];
+  if (order == std::memory_order_seq_cst) s.seq_cst_loaded = true;
+  join(acquires(order) ? c : fibers_[f].acquire_pending, s.sync, fibers);
+  return s;
+}
+
+void AtomicsModel::rmw(std::uint32_t object, Value before, Value after, bool writes, std::uint32_t f, VectorClock& c,
+                      std::memory_order order, std::uint32_t step, std::size_t fibers) {
+  check_latest(object, before);
+  StoreRecord& read = at(object, 0);
+  if (read.loaded[f] == 0) read.loaded[f] = c[f];
+  if (order == std::memory_order_seq_cst) read.seq_cst_loaded = true;
+  join(acquires(order) ? c : fibers_[f].acquire_pending, read.sync, fibers);
+  if (!writes) return;
+  // The release sequence goes on through every RMW: what the store read released, this one
+  // releases too [intro.races]/5.
+  VectorClock sync = read.sync;
+  join(sync, releases(order) ? c : fibers_[f].release_fence, fibers);
+  StoreRecord& s = push(object);
+  s.value = after;
+  s.fiber = f;
+  s.epoch = c[f];
+  s.step = step;
+  s.seq_cst = order == std::memory_order_seq_cst;
+  s.seq_cst_loaded = false;
+  s.sync = sync;
+  s.loaded.fill(0);
+  if (s.seq_cst) sc_stores_[f] = c[f];
+}
+
+void AtomicsModel::store(std::uint32_t object, Value before, Value after, std::uint32_t f, const VectorClock& c,
+                        std::memory_order order, std::uint32_t step, std::size_t fibers) {
+  if (before.type != ValueType::none) check_latest(object, before);  // none: the caller could not tell
+  StoreRecord& s = push(object);
+  s.value = after;
+  s.fiber = f;
+  s.epoch = c[f];
+  s.step = step;
+  s.seq_cst = order == std::memory_order_seq_cst;
+  s.seq_cst_loaded = false;
+  // A release store releases the fiber's clock; a relaxed one what its last release fence did.
+  s.sync.fill(0);
+  join(s.sync, releases(order) ? c : fibers_[f].release_fence, fibers);
+  s.loaded.fill(0);
+  if (s.seq_cst) sc_stores_[f] = c[f];
+}
+
+void AtomicsModel::fence(std::uint32_t f, VectorClock& c, std::memory_order order, std::size_t fibers) {
+  FiberMemory& m = fibers_[f];
+  if (acquires(order)) join(c, m.acquire_pending, fibers);  // [atomics.fences]/3, /4
+  if (order == std::memory_order_seq_cst) {  // S is execution order: every earlier fence precedes it
+    join(sc_fences_, c, fibers);
+    m.fence_view = sc_fences_;
+    join(m.sc_stores_seen, sc_stores_, fibers);
+  }
+  if (releases(order)) m.release_fence = c;  // [atomics.fences]/2, /4
+}
+
+}  // namespace duet::detail::fiber
