@@ -180,7 +180,7 @@ class atomic : public detail::atomic_types<T> {
   bool compare_exchange_strong(T& expected, T desired, std::memory_order success, std::memory_order failure,
                                loc_t loc = loc_t::current()) noexcept {
     if (detail::fiber::current()) [[unlikely]]
-      return cas(expected, desired, success, loc);
+      return cas(expected, desired, detail::fiber::cas_order(success, failure), loc);
     return a_.compare_exchange_strong(expected, desired, success, failure);
   }
   bool compare_exchange_strong(T& expected, T desired, std::memory_order order = sc, loc_t loc = loc_t::current()) noexcept {
@@ -191,7 +191,7 @@ class atomic : public detail::atomic_types<T> {
   bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure,
                              loc_t loc = loc_t::current()) noexcept {
     if (detail::fiber::current()) [[unlikely]]
-      return cas(expected, desired, success, loc);
+      return cas(expected, desired, detail::fiber::cas_order(success, failure), loc);
     return a_.compare_exchange_weak(expected, desired, success, failure);
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order order = sc, loc_t loc = loc_t::current()) noexcept {

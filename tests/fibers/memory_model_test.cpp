@@ -20,12 +20,13 @@ using namespace duet::fibertest;
 using std::memory_order_acquire, std::memory_order_relaxed, std::memory_order_release, std::memory_order_seq_cst;
 using Outcomes = std::set<std::string>;
 
-duet::atomic<int> x, y;
+duet::atomic<int> x, y, z;
 int r[4];
 
 void reset() {
   x.store(0);
   y.store(0);
+  z.store(0);
   for (int& v : r) v = -1;
 }
 
@@ -331,6 +332,76 @@ TEST(MemoryModelLitmus, RmwReadsTheNewestStore) {
   // Two increments never read the same value: the final count is always 2.
   const Branches b = {[] { x.fetch_add(1, memory_order_relaxed); }, [] { x.fetch_add(1, memory_order_relaxed); }};
   EXPECT_EQ(explore(b, [] { return std::to_string(x.load()); }).outcomes, all_of({"2"}));
+}
+
+// ---- seq_cst fences and loads reach through happens-before ([atomics.order]/4, C++20) ----
+
+TEST(MemoryModelLitmus, AFenceReachesALoadThroughReleaseAcquire) {
+  // r0 == 0 puts T0's fence before T1's in S (4.4); T1's fence happens-before T2's load of x
+  // (release/acquire on z), so that load must see x == 1: never "0 1 0".
+  const Branches b = {[] {
+                        x.store(1, memory_order_relaxed);
+                        duet::atomic_thread_fence(memory_order_seq_cst);
+                        r[0] = y.load(memory_order_relaxed);
+                      },
+                      [] {
+                        y.store(1, memory_order_relaxed);
+                        duet::atomic_thread_fence(memory_order_seq_cst);
+                        z.store(1, memory_order_release);
+                      },
+                      [] {
+                        r[1] = z.load(memory_order_acquire);
+                        r[2] = x.load(memory_order_relaxed);
+                      }};
+  const Outcomes o = explore(b, [] { return regs(3); }).outcomes;
+  EXPECT_FALSE(o.count("0 1 0"));
+  EXPECT_TRUE(o.count("1 1 1"));
+}
+
+TEST(MemoryModelLitmus, ASeqCstLoadAfterAFenceSeesWhatAReadBeforeTheFenceSaw) {
+  // 4.2 with a read: T1 read x == 1 before its fence; T2's seq_cst load of x comes after that
+  // fence in S (y's seq_cst store precedes it, and T1 read y == 0): never "1 0 0".
+  const Branches b = {[] { x.store(1, memory_order_relaxed); },
+                      [] {
+                        r[0] = x.load(memory_order_relaxed);
+                        duet::atomic_thread_fence(memory_order_seq_cst);
+                        r[1] = y.load(memory_order_relaxed);
+                      },
+                      [] {
+                        y.store(1, memory_order_seq_cst);
+                        r[2] = x.load(memory_order_seq_cst);
+                      }};
+  EXPECT_FALSE(explore(b, [] { return regs(3); }).outcomes.count("1 0 0"));
+}
+
+TEST(MemoryModelLitmus, ALoadAfterAFenceSeesWhatAnEarlierSeqCstLoadSaw) {
+  // 4.3 with a seq_cst load: never "1 0 0".
+  const Branches b = {[] { x.store(1, memory_order_relaxed); },
+                      [] {
+                        r[0] = x.load(memory_order_seq_cst);
+                        r[1] = y.load(memory_order_seq_cst);
+                      },
+                      [] {
+                        y.store(1, memory_order_relaxed);
+                        duet::atomic_thread_fence(memory_order_seq_cst);
+                        r[2] = x.load(memory_order_relaxed);
+                      }};
+  EXPECT_FALSE(explore(b, [] { return regs(3); }).outcomes.count("1 0 0"));
+}
+
+// A compare-exchange whose failure order acquires: when it fails reading a release store, what
+// preceded that store is visible (here: the data is never read stale).
+TEST(MemoryModelLitmus, AFailedCompareExchangeAcquiresWithItsFailureOrder) {
+  const Branches b = {[] {
+                        x.store(42, memory_order_relaxed);
+                        y.store(1, memory_order_release);
+                      },
+                      [] {
+                        int expected = 0;
+                        r[0] = y.compare_exchange_strong(expected, 2, memory_order_relaxed, memory_order_acquire) ? 0 : 1;
+                        r[1] = r[0] == 1 ? x.load(memory_order_relaxed) : -1;
+                      }};
+  EXPECT_EQ(explore(b, [] { return regs(2); }).outcomes, all_of({"0 -1", "1 42"}));
 }
 
 // ---- the search itself ----

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -284,6 +285,27 @@ TEST(FiberParallel, RelaxedCounterPassesUnderTheCppModel) {
   EXPECT_EQ(err.find("a memory order weaker than seq_cst was used"), std::string::npos) << err;
 }
 
+// DUET_MEMORY_MODEL chooses the model for duet::fibers(); a value it does not know is an error,
+// never a silent default.
+TEST(FiberParallel, MemoryModelVariableIsReadAndAnUnknownValueIsAnError) {
+  ::setenv("DUET_MEMORY_MODEL", "sc", 1);
+  duet::Config config;
+  config.count = 300;
+  testing::internal::CaptureStderr();
+  const duet::CheckResult sc = duet::check_parallel<RelaxedCounterSpec>(on_fibers(), config);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(sc.passed()) << sc.report;
+  EXPECT_NE(err.find("with MemoryModel::sc fiber runs execute every atomic operation as seq_cst"), std::string::npos) << err;
+  ::setenv("DUET_MEMORY_MODEL", "tso", 1);
+  try {
+    (void)duet::fibers();
+    ADD_FAILURE() << "DUET_MEMORY_MODEL=tso was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("DUET_MEMORY_MODEL=tso is neither sc nor cpp"), std::string::npos) << e.what();
+  }
+  ::unsetenv("DUET_MEMORY_MODEL");
+}
+
 // Double-checked initialisation whose flag is published with a relaxed store: a get() on the
 // fast path sees the flag and may read the value from before the initialisation.
 template <bool RelaxedPublish>
@@ -331,6 +353,11 @@ TEST(FiberParallel, RelaxedPublicationIsAStaleReadUnderTheCppModel) {
   EXPECT_NE(r.report.find("stale read: read the value from before the run, not step "), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("no happens-before orders the newer store before this relaxed load"), std::string::npos)
       << r.report;
+  // Shrunk to the one stale read the failure needs (the trace's mark, not the note's).
+  std::size_t stale_marks = 0;
+  for (std::size_t at = r.report.find("(stale)"); at != std::string::npos; at = r.report.find("(stale)", at + 1))
+    ++stale_marks;
+  EXPECT_EQ(stale_marks, 1u) << r.report;
   // The same check under MemoryModel::sc cannot see it; the release store fixes it.
   duet::ParallelConfig sc;
   sc.executor = duet::fibers(duet::random(), {.memory_model = duet::MemoryModel::sc});

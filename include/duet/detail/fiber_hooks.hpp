@@ -161,6 +161,19 @@ T value_to(const Value& v) noexcept {
   }
 }
 
+/// The one order a compare-exchange is modelled with: the success order, strengthened by the
+/// failure order's acquire (and seq_cst). A failed compare-exchange then synchronises at least as
+/// its failure order says (never a false alarm); a successful one may synchronise more than
+/// asked when the failure order is the stronger (it can hide a bug there, not invent one).
+constexpr std::memory_order cas_order(std::memory_order success, std::memory_order failure) noexcept {
+  if (failure == std::memory_order_seq_cst) return std::memory_order_seq_cst;
+  const bool acquire = failure == std::memory_order_acquire || failure == std::memory_order_consume;
+  if (!acquire) return success;
+  if (success == std::memory_order_relaxed || success == std::memory_order_consume) return std::memory_order_acquire;
+  if (success == std::memory_order_release) return std::memory_order_acq_rel;
+  return success;
+}
+
 // ---- hooks: call only with current() != nullptr, from the fiber that current() runs ----
 
 /// Switch point: `op` on `object` is what the fiber does next. Returns when the fiber is picked

@@ -8,15 +8,14 @@ namespace duet::detail::fiber {
 
 void AtomicsModel::begin_run() {
   sc_fences_.fill(0);
-  sc_stores_.fill(0);
+  fences_.clear();
+  sc_next_ = 1;
 }
 
 void AtomicsModel::start_fiber(std::uint32_t fiber) {
   FiberMemory& m = fibers_[fiber];
   m.acquire_pending.fill(0);
   m.release_fence.fill(0);
-  m.sc_stores_seen.fill(0);
-  m.fence_view.fill(0);
 }
 
 void AtomicsModel::forget(std::uint32_t object) {
@@ -59,7 +58,8 @@ void AtomicsModel::restart(std::uint32_t object, Value latest) {
   s.epoch = 0;
   s.step = kNoStep;
   s.seq_cst = false;
-  s.seq_cst_loaded = false;
+  s.sc_pos = 0;
+  s.sc_read = 0;
   s.sync.fill(0);
   s.loaded.fill(0);
 }
@@ -72,36 +72,42 @@ void AtomicsModel::check_latest(std::uint32_t object, Value latest) {
   if (h.size == 0 || at(object, 0).value != latest) restart(object, latest);
 }
 
-std::size_t AtomicsModel::candidates(std::uint32_t object, Value latest, std::uint32_t f, const VectorClock& c,
-                                    bool seq_cst, std::size_t fibers) {
+// The latest seq_cst fence (in S) that happens-before an operation of clock `c`: its view
+// covers every earlier fence's.
+const FenceRecord* AtomicsModel::fence_before(const VectorClock& c) const {
+  for (auto it = fences_.rbegin(); it != fences_.rend(); ++it)
+    if (it->epoch <= c[it->fiber]) return &*it;
+  return nullptr;
+}
+
+std::size_t AtomicsModel::candidates(std::uint32_t object, Value latest, const VectorClock& c, bool seq_cst,
+                                     std::size_t fibers) {
   check_latest(object, latest);
-  const FiberMemory& m = fibers_[f];
+  const FenceRecord* x = fence_before(c);
   const History& h = histories_[object];
+  // Happens-before this load, or before a seq_cst fence preceding one that happens-before it
+  // ([intro.races]/16, /18 and [atomics.order]/4.4); and for a seq_cst load, before any seq_cst
+  // fence so far (4.2).
+  auto seen = [&](std::uint32_t fiber, std::uint32_t epoch) {
+    return epoch <= c[fiber] || (x != nullptr && epoch <= x->view[fiber]) || (seq_cst && epoch <= sc_fences_[fiber]);
+  };
   std::size_t count = 0;
   for (std::size_t age = 0; age < h.size; ++age) {
     const StoreRecord& s = at(object, age);
     ++count;
     if (s.fiber == kNoFiber) break;  // before the run: happens-before everything
-    // Write-read coherence [intro.races]/18: a store that happens-before the load; and
-    // [atomics.order]/4.4: one that happens-before a seq_cst fence that precedes the load's own.
-    if (s.epoch <= c[s.fiber] || s.epoch <= m.fence_view[s.fiber]) break;
-    // Read-read coherence [intro.races]/16: a store read by a load that happens-before this one
-    // (or before a seq_cst fence that precedes the load's own, 4.4 again).
+    // Write-read coherence: a store seen by this load.
+    if (seen(s.fiber, s.epoch)) break;
+    // Read-read coherence: a store read by a load seen by this load.
     bool read_before = false;
-    for (std::size_t l = 0; l < fibers && !read_before; ++l)
-      read_before = s.loaded[l] != 0 && (s.loaded[l] <= c[l] || s.loaded[l] <= m.fence_view[l]);
+    for (std::size_t l = 0; l < fibers && !read_before; ++l) read_before = s.loaded[l] != 0 && seen(l, s.loaded[l]);
     if (read_before) break;
-    // [atomics.order]/4.3: a seq_cst store executed before a seq_cst fence sequenced before
-    // the load (S is execution order here).
-    if (s.seq_cst && s.epoch <= m.sc_stores_seen[s.fiber]) break;
-    if (seq_cst) {
-      // 4.1: a seq_cst load reads the last seq_cst store before it in S, or a newer one.
-      if (s.seq_cst) break;
-      // 4.1 through coherence: nothing older than what an earlier seq_cst load read.
-      if (s.seq_cst_loaded) break;
-      // 4.2: nothing older than a store that happens-before an earlier seq_cst fence.
-      if (s.epoch <= sc_fences_[s.fiber]) break;
-    }
+    // 4.3: a seq_cst store, or a store a seq_cst load read, earlier in S than a seq_cst fence
+    // that happens-before this load.
+    if (x != nullptr && ((s.sc_pos != 0 && s.sc_pos < x->pos) || (s.sc_read != 0 && s.sc_read < x->pos))) break;
+    // 4.1: a seq_cst load reads the last seq_cst store before it in S, or a newer one, and
+    // nothing older than what an earlier seq_cst load read.
+    if (seq_cst && (s.seq_cst || s.sc_read != 0)) break;
   }
   return count;
 }
@@ -115,7 +121,7 @@ const StoreRecord& AtomicsModel::load(std::uint32_t object, std::size_t index, s
                                      std::memory_order order, std::size_t fibers) {
   StoreRecord& s = at(object, index);
   if (s.loaded[f] == 0) s.loaded[f] = c[f];
-  if (order == std::memory_order_seq_cst) s.seq_cst_loaded = true;
+  if (order == std::memory_order_seq_cst && s.sc_read == 0) s.sc_read = sc_next_++;
   join(acquires(order) ? c : fibers_[f].acquire_pending, s.sync, fibers);
   return s;
 }
@@ -125,7 +131,7 @@ void AtomicsModel::rmw(std::uint32_t object, Value before, Value after, bool wri
   check_latest(object, before);
   StoreRecord& read = at(object, 0);
   if (read.loaded[f] == 0) read.loaded[f] = c[f];
-  if (order == std::memory_order_seq_cst) read.seq_cst_loaded = true;
+  if (order == std::memory_order_seq_cst && read.sc_read == 0) read.sc_read = sc_next_++;
   join(acquires(order) ? c : fibers_[f].acquire_pending, read.sync, fibers);
   if (!writes) return;
   // The release sequence goes on through every RMW: what the store read released, this one
@@ -138,10 +144,10 @@ void AtomicsModel::rmw(std::uint32_t object, Value before, Value after, bool wri
   s.epoch = c[f];
   s.step = step;
   s.seq_cst = order == std::memory_order_seq_cst;
-  s.seq_cst_loaded = false;
+  s.sc_pos = s.seq_cst ? sc_next_++ : 0;
+  s.sc_read = 0;
   s.sync = sync;
   s.loaded.fill(0);
-  if (s.seq_cst) sc_stores_[f] = c[f];
 }
 
 void AtomicsModel::store(std::uint32_t object, Value before, Value after, std::uint32_t f, const VectorClock& c,
@@ -153,12 +159,12 @@ void AtomicsModel::store(std::uint32_t object, Value before, Value after, std::u
   s.epoch = c[f];
   s.step = step;
   s.seq_cst = order == std::memory_order_seq_cst;
-  s.seq_cst_loaded = false;
+  s.sc_pos = s.seq_cst ? sc_next_++ : 0;
+  s.sc_read = 0;
   // A release store releases the fiber's clock; a relaxed one what its last release fence did.
   s.sync.fill(0);
   join(s.sync, releases(order) ? c : fibers_[f].release_fence, fibers);
   s.loaded.fill(0);
-  if (s.seq_cst) sc_stores_[f] = c[f];
 }
 
 void AtomicsModel::fence(std::uint32_t f, VectorClock& c, std::memory_order order, std::size_t fibers) {
@@ -166,8 +172,7 @@ void AtomicsModel::fence(std::uint32_t f, VectorClock& c, std::memory_order orde
   if (acquires(order)) join(c, m.acquire_pending, fibers);  // [atomics.fences]/3, /4
   if (order == std::memory_order_seq_cst) {  // S is execution order: every earlier fence precedes it
     join(sc_fences_, c, fibers);
-    m.fence_view = sc_fences_;
-    join(m.sc_stores_seen, sc_stores_, fibers);
+    fences_.push_back({f, c[f], sc_next_++, sc_fences_});
   }
   if (releases(order)) m.release_fence = c;  // [atomics.fences]/2, /4
 }

@@ -12,12 +12,12 @@
 //   shrinker moves toward fewer stale reads.
 // - Read-modify-writes (and compare-exchange, failed ones included, and atomic waits) read the
 //   newest store.
-// - seq_cst: the total order S is execution order. A seq_cst load reads the newest seq_cst
-//   store of its location or a store newer than it, never one an earlier seq_cst load has seen
-//   superseded, nor one that happens-before a seq_cst fence executed earlier. A load after a
-//   seq_cst fence reads nothing older than what happened-before an earlier seq_cst fence (of
-//   any fiber), or than a seq_cst store executed before its own fence. seq_cst fences do not
-//   synchronise (they create no happens-before), as in the standard.
+// - seq_cst (C++20's [atomics.order]/4, S taken as execution order): a seq_cst load reads the
+//   newest seq_cst store of its location or a newer one, never one older than an earlier seq_cst
+//   load read, nor than what happened-before a seq_cst fence executed earlier. A seq_cst fence
+//   creates no happens-before; a load it happens-before (through any synchronisation) reads
+//   nothing older than what happened-before it or an earlier fence, nor than a seq_cst store or
+//   a store a seq_cst load read earlier in S.
 // - The check's own clock (invoke and response of every call, duet::detail::event_time) is a
 //   seq_cst fence, as on threads, where it is fenced: a call that returned before another
 //   began is seen by it, and stale reads show within overlapping calls.
@@ -63,7 +63,8 @@ struct StoreRecord {
   std::uint32_t epoch = 0;         // the storing fiber's own clock entry at the store
   std::uint32_t step = kNoStep;    // its trace event (kNoStep: before the run, or unseen)
   bool seq_cst = false;
-  bool seq_cst_loaded = false;  // a seq_cst load read it
+  std::uint32_t sc_pos = 0;   // a seq_cst store: its position in S (the run's seq_cst order)
+  std::uint32_t sc_read = 0;  // the position in S of the first seq_cst load that read it (0: none)
   VectorClock sync{};           // what an acquire reading it learns
   VectorClock loaded{};         // per fiber: its clock entry when it first read this store (0: never)
 };
@@ -73,8 +74,16 @@ struct StoreRecord {
 struct FiberMemory {
   VectorClock acquire_pending{};  // joined from the stores its non-acquire loads and RMWs read
   VectorClock release_fence{};    // its clock at its last release fence: relaxed stores carry it
-  VectorClock sc_stores_seen{};   // the seq_cst stores executed before its last seq_cst fence
-  VectorClock fence_view{};       // what happened-before any seq_cst fence before its last one
+};
+
+/// A seq_cst fence: who ran it and when (its fiber's epoch, its position in S), and what
+/// happened-before it or any seq_cst fence before it. Its effects reach every load it
+/// happens-before, through any synchronisation ([atomics.order]/4.3, 4.4).
+struct FenceRecord {
+  std::uint32_t fiber = 0;
+  std::uint32_t epoch = 0;
+  std::uint32_t pos = 0;
+  VectorClock view{};
 };
 
 /// Why a load could read an older store: what the trace and the report say about it.
@@ -98,11 +107,9 @@ class AtomicsModel {
 
   // ---- the atomic operations of fiber `f` (clock `c`, the fiber's own entry c[f]) ----
 
-  /// The stores a load may read, newest first: candidates(...) fills `out` and returns how many
-  /// (at least 1). `latest` is the value in memory now (the newest store's, unless code the
+  /// How many stores a load by a fiber of clock `c` may read, newest first (at least 1). `latest` is the value in memory now (the newest store's, unless code the
   /// model does not see wrote it; then that value starts the history again).
-  std::size_t candidates(std::uint32_t object, Value latest, std::uint32_t f, const VectorClock& c, bool seq_cst,
-                         std::size_t fibers);
+  std::size_t candidates(std::uint32_t object, Value latest, const VectorClock& c, bool seq_cst, std::size_t fibers);
   /// The load took candidate `index` (0 = newest): its value, synchronisation and marks.
   const StoreRecord& load(std::uint32_t object, std::size_t index, std::uint32_t f, VectorClock& c,
                           std::memory_order order, std::size_t fibers);
@@ -135,8 +142,11 @@ class AtomicsModel {
   std::vector<History> histories_;
   std::vector<StoreRecord> stores_;  // kHistory per object, a ring each
   std::array<FiberMemory, kMaxFibers> fibers_{};
-  VectorClock sc_fences_{};  // every seq_cst fence so far, joined (the hidden location's clock)
-  VectorClock sc_stores_{};  // per fiber: the epoch of its last seq_cst store
+  const FenceRecord* fence_before(const VectorClock& c) const;
+
+  VectorClock sc_fences_{};  // the clocks of every seq_cst fence so far, joined
+  std::vector<FenceRecord> fences_;  // this run's seq_cst fences, in S order
+  std::uint32_t sc_next_ = 1;        // the next seq_cst operation's position in S
 };
 
 }  // namespace duet::detail::fiber

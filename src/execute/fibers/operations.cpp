@@ -146,7 +146,7 @@ Value Runtime::load(Value latest) {
   }
   Fiber& f = self();
   const bool seq_cst = pending.order == std::memory_order_seq_cst;
-  const std::size_t stores = model_.candidates(pending.object, latest, current, f.clock, seq_cst, n_);
+  const std::size_t stores = model_.candidates(pending.object, latest, f.clock, seq_cst, n_);
   const std::size_t index = stores > 1 ? pick_store(pending, stores) : 0;
   const StaleRead stale = model_.stale(pending.object, index);
   const StoreRecord& s = model_.load(pending.object, index, current, f.clock, pending.order, n_);

@@ -278,6 +278,11 @@ bool cas(volatile T* a, T* expected, T desired, int mo, const void* pc) noexcept
   return true;
 }
 
+// A compare-exchange's two orders as one (fiber::cas_order), in the instrumentation's numbering.
+int cas_mo(int mo, int fmo) noexcept {
+  return static_cast<int>(fiber::cas_order(order_of(mo), order_of(fmo)));
+}
+
 void fence(int mo, const void* pc) noexcept {
   if (in_some_run()) [[unlikely]]
     if (fence_in_run(mo, pc)) return;
@@ -360,14 +365,14 @@ void* __tsan_memset(void* d, int c, unsigned long n) {
   T __tsan_atomic##N##_fetch_or(volatile T* a, T v, int mo) { return rmw<Rmw::or_>(a, v, mo, DUET_PC); }          \
   T __tsan_atomic##N##_fetch_xor(volatile T* a, T v, int mo) { return rmw<Rmw::xor_>(a, v, mo, DUET_PC); }        \
   T __tsan_atomic##N##_fetch_nand(volatile T* a, T v, int mo) { return rmw<Rmw::nand>(a, v, mo, DUET_PC); }       \
-  int __tsan_atomic##N##_compare_exchange_strong(volatile T* a, T* c, T v, int mo, int) {                         \
-    return cas(a, c, v, mo, DUET_PC);                                                                              \
+  int __tsan_atomic##N##_compare_exchange_strong(volatile T* a, T* c, T v, int mo, int fmo) {                     \
+    return cas(a, c, v, cas_mo(mo, fmo), DUET_PC);                                                                 \
   }                                                                                                                \
-  int __tsan_atomic##N##_compare_exchange_weak(volatile T* a, T* c, T v, int mo, int) {                           \
-    return cas(a, c, v, mo, DUET_PC);                                                                              \
+  int __tsan_atomic##N##_compare_exchange_weak(volatile T* a, T* c, T v, int mo, int fmo) {                       \
+    return cas(a, c, v, cas_mo(mo, fmo), DUET_PC);                                                                 \
   }                                                                                                                \
-  T __tsan_atomic##N##_compare_exchange_val(volatile T* a, T c, T v, int mo, int) {                               \
-    cas(a, &c, v, mo, DUET_PC);                                                                                    \
+  T __tsan_atomic##N##_compare_exchange_val(volatile T* a, T c, T v, int mo, int fmo) {                           \
+    cas(a, &c, v, cas_mo(mo, fmo), DUET_PC);                                                                       \
     return c;                                                                                                      \
   }
 DUET_ATOMIC(8, char)
