@@ -143,7 +143,7 @@ duet::Lin<SeqLockPair<MissingFence>> seqlock(const char* name) {
       .op("read", [](S& s) { return s.read(); });
 }
 
-TEST(InstrumentedMemoryOrder, SeqlockWithoutAcquireFenceFound) { found_as_stale_read(seqlock<true>("SeqLockNoFence"), 8); }
+TEST(InstrumentedMemoryOrder, SeqlockWithoutAcquireFenceFound) { found_as_stale_read(seqlock<true>("SeqLockNoFence"), 10); }
 TEST(InstrumentedMemoryOrder, SeqlockWithAcquireFencePasses) { twin_passes(seqlock<false>("SeqLock")); }
 
 // ---- a reference count ----
@@ -291,7 +291,7 @@ duet::Lin<Ring<RelaxedIndex>> ring(const char* name) {
       .op("pop", [](R& r) { return r.pop(); });
 }
 
-TEST(InstrumentedMemoryOrder, RingWithRelaxedIndexFound) { found_as_stale_read(ring<true>("RingRelaxed"), 10); }
+TEST(InstrumentedMemoryOrder, RingWithRelaxedIndexFound) { found_as_stale_read(ring<true>("RingRelaxed"), 12); }
 TEST(InstrumentedMemoryOrder, RingWithReleaseIndexPasses) { twin_passes(ring<false>("Ring")); }
 
 // ---- correct lock-free code with weak orders ----
