@@ -117,27 +117,18 @@ StaleRead AtomicsModel::stale(std::uint32_t object, std::size_t index) const {
   return {static_cast<std::uint32_t>(index), at(object, index - 1).step};
 }
 
-const StoreRecord& AtomicsModel::load(std::uint32_t object, std::size_t index, std::uint32_t f, VectorClock& c,
-                                     std::memory_order order, std::size_t fibers) {
-  StoreRecord& s = at(object, index);
+// A load (or the read of an RMW) by fiber f read `s`: later loads that see this one may not
+// read older (coherence), seq_cst ones may not read older than a seq_cst read, and an acquire
+// takes what the store released (a relaxed read keeps it for an acquire fence).
+void AtomicsModel::mark_read(StoreRecord& s, std::uint32_t f, VectorClock& c, std::memory_order order,
+                             std::size_t fibers) {
   if (s.loaded[f] == 0) s.loaded[f] = c[f];
   if (order == std::memory_order_seq_cst && s.sc_read == 0) s.sc_read = sc_next_++;
   join(acquires(order) ? c : fibers_[f].acquire_pending, s.sync, fibers);
-  return s;
 }
 
-void AtomicsModel::rmw(std::uint32_t object, Value before, Value after, bool writes, std::uint32_t f, VectorClock& c,
-                      std::memory_order order, std::uint32_t step, std::size_t fibers) {
-  check_latest(object, before);
-  StoreRecord& read = at(object, 0);
-  if (read.loaded[f] == 0) read.loaded[f] = c[f];
-  if (order == std::memory_order_seq_cst && read.sc_read == 0) read.sc_read = sc_next_++;
-  join(acquires(order) ? c : fibers_[f].acquire_pending, read.sync, fibers);
-  if (!writes) return;
-  // The release sequence goes on through every RMW: what the store read released, this one
-  // releases too [intro.races]/5.
-  VectorClock sync = read.sync;
-  join(sync, releases(order) ? c : fibers_[f].release_fence, fibers);
+void AtomicsModel::append(std::uint32_t object, Value after, std::uint32_t f, const VectorClock& c,
+                          std::memory_order order, std::uint32_t step, const VectorClock& sync) {
   StoreRecord& s = push(object);
   s.value = after;
   s.fiber = f;
@@ -150,21 +141,33 @@ void AtomicsModel::rmw(std::uint32_t object, Value before, Value after, bool wri
   s.loaded.fill(0);
 }
 
+const StoreRecord& AtomicsModel::load(std::uint32_t object, std::size_t index, std::uint32_t f, VectorClock& c,
+                                      std::memory_order order, std::size_t fibers) {
+  StoreRecord& s = at(object, index);
+  mark_read(s, f, c, order, fibers);
+  return s;
+}
+
+void AtomicsModel::rmw(std::uint32_t object, Value before, Value after, bool writes, std::uint32_t f, VectorClock& c,
+                       std::memory_order order, std::uint32_t step, std::size_t fibers) {
+  check_latest(object, before);
+  StoreRecord& read = at(object, 0);
+  mark_read(read, f, c, order, fibers);
+  if (!writes) return;
+  // The release sequence goes on through every RMW: what the store read released, this one
+  // releases too [intro.races]/5.
+  VectorClock sync = read.sync;
+  join(sync, releases(order) ? c : fibers_[f].release_fence, fibers);
+  append(object, after, f, c, order, step, sync);
+}
+
 void AtomicsModel::store(std::uint32_t object, Value before, Value after, std::uint32_t f, const VectorClock& c,
-                        std::memory_order order, std::uint32_t step, std::size_t fibers) {
+                         std::memory_order order, std::uint32_t step, std::size_t fibers) {
   if (before.type != ValueType::none) check_latest(object, before);  // none: the caller could not tell
-  StoreRecord& s = push(object);
-  s.value = after;
-  s.fiber = f;
-  s.epoch = c[f];
-  s.step = step;
-  s.seq_cst = order == std::memory_order_seq_cst;
-  s.sc_pos = s.seq_cst ? sc_next_++ : 0;
-  s.sc_read = 0;
   // A release store releases the fiber's clock; a relaxed one what its last release fence did.
-  s.sync.fill(0);
-  join(s.sync, releases(order) ? c : fibers_[f].release_fence, fibers);
-  s.loaded.fill(0);
+  VectorClock sync{};
+  join(sync, releases(order) ? c : fibers_[f].release_fence, fibers);
+  append(object, after, f, c, order, step, sync);
 }
 
 void AtomicsModel::fence(std::uint32_t f, VectorClock& c, std::memory_order order, std::size_t fibers) {

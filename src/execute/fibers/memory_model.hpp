@@ -143,6 +143,9 @@ class AtomicsModel {
   std::vector<StoreRecord> stores_;  // kHistory per object, a ring each
   std::array<FiberMemory, kMaxFibers> fibers_{};
   const FenceRecord* fence_before(const VectorClock& c) const;
+  void mark_read(StoreRecord& s, std::uint32_t f, VectorClock& c, std::memory_order order, std::size_t fibers);
+  void append(std::uint32_t object, Value after, std::uint32_t f, const VectorClock& c, std::memory_order order,
+              std::uint32_t step, const VectorClock& sync);
 
   VectorClock sc_fences_{};  // the clocks of every seq_cst fence so far, joined
   std::vector<FenceRecord> fences_;  // this run's seq_cst fences, in S order
