@@ -198,7 +198,16 @@ duet::Lin<Handoff<RelaxedDecrement>> handoff(const char* name) {
       .op("take", [](H& h) { return h.take(); });
 }
 
-TEST(InstrumentedMemoryOrder, RelaxedRefcountDecrementFound) { found_as_data_race(handoff<true>("HandoffRelaxed"), 6); }
+TEST(InstrumentedMemoryOrder, RelaxedRefcountDecrementFound) {
+  found_as_data_race(handoff<true>("HandoffRelaxed"), 6);
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers();
+  const duet::CheckResult r = duet::expect_unsafe(handoff<true>("HandoffRelaxed"), pc, instrumented_test::seeded(1));
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_NE(r.report.find(" destroy at memory_order_test.cpp:"), std::string::npos) << r.report;  // the delete's line
+  EXPECT_NE(r.report.find("(relaxed: under the C++ memory model it synchronises with nothing)"), std::string::npos)
+      << r.report;
+}
 TEST(InstrumentedMemoryOrder, AcqRelRefcountDecrementPasses) { twin_passes(handoff<false>("Handoff")); }
 
 // ---- Peterson's lock for two threads, guarding a plain counter ----

@@ -314,18 +314,28 @@ bool synchronises(Op op) {
 // For a race on plain memory: the synchronisation that would have ordered the two accesses and
 // did not. The first fiber's next synchronising operation after its access (the release the
 // second did not acquire), and the second's last one before its own.
-std::string race_context(const DataRace& race, std::span<const TraceEvent> trace) {
+// Under the C++ memory model a relaxed operation orders nothing: said next to one, since that is
+// usually why the two accesses are unordered.
+std::string relaxed_hint(const TraceEvent& e, bool memory_model) {
+  return memory_model && e.event.kind == ObjectKind::atomic && e.event.order == std::memory_order_relaxed
+             ? "\n  (relaxed: under the C++ memory model it synchronises with nothing)"
+             : "";
+}
+
+std::string race_context(const DataRace& race, std::span<const TraceEvent> trace, bool memory_model) {
   std::vector<std::uint64_t> pointers;
   std::string s;
   for (const TraceEvent& e : trace)
     if (e.fiber == race.first.fiber && e.step >= race.first.step && synchronises(e.event.op)) {
       s += "\n  fiber " + std::to_string(e.fiber) + "'s next synchronisation after its access:\n  " + format_event(e, pointers);
+      s += relaxed_hint(e, memory_model);
       break;
     }
   for (auto it = trace.rbegin(); it != trace.rend(); ++it)
     if (it->fiber == race.second.fiber && it->step < race.second.step && synchronises(it->event.op)) {
       s += "\n  fiber " + std::to_string(it->fiber) + "'s last synchronisation before its access:\n  " +
            format_event(*it, pointers);
+      s += relaxed_hint(*it, memory_model);
       break;
     }
   return s;
@@ -363,7 +373,7 @@ std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std:
       s += r.race.object == kNoObject ? " on " + std::to_string(r.race.size) + " bytes of plain memory"
                                       : " on var#" + std::to_string(r.race.object);
       s += ": " + access(r.race.first) + " and " + access(r.race.second) + ", not ordered by happens-before";
-      if (r.race.object == kNoObject) s += race_context(r.race, trace);
+      if (r.race.object == kNoObject) s += race_context(r.race, trace, r.cpp_memory_model);
       break;
     case Outcome::misuse:
       s += ": " + r.misuse;
