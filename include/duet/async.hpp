@@ -46,6 +46,7 @@
 #include "duet/config.hpp"
 #include "duet/detail/engine_signal.hpp"
 #include "duet/detail/fiber_hooks.hpp"
+#include "duet/executor.hpp"
 
 namespace duet {
 
@@ -68,6 +69,9 @@ struct AsyncOptions {
   std::uint64_t seed = 0;                // the schedule's seed
   std::size_t max_steps = 100'000;       // switch points before the run is a livelock
   std::size_t stack_size = 256 * 1024;   // per fiber
+  /// How atomics' memory orders are treated (docs/memory-model.md); DUET_MEMORY_MODEL=sc|cpp
+  /// overrides it, as for duet::fibers().
+  MemoryModel memory_model = MemoryModel::cpp;
 };
 
 /// duet::run could not finish: every fiber waits on something nothing in the run will do (a

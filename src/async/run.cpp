@@ -6,6 +6,7 @@
 
 #include "duet/async.hpp"
 #include "duet/faults.hpp"
+#include "execute/fibers/executor.hpp"
 #include "execute/fibers/runtime.hpp"
 
 #include "execute/fibers/sanitizers.hpp"
@@ -21,19 +22,23 @@ namespace {
 struct ThreadScheduler {
   std::unique_ptr<fiber::Scheduler> scheduler;
   std::size_t stack_size = 0, max_steps = 0;
+  bool cpp_memory_model = false;
 };
 thread_local ThreadScheduler t_scheduler;
 
 fiber::Scheduler& scheduler_for(const AsyncOptions& o) {
   ThreadScheduler& t = t_scheduler;
-  if (!t.scheduler || t.stack_size != o.stack_size || t.max_steps != o.max_steps) {
+  const bool model = memory_model_setting(o.memory_model) == MemoryModel::cpp;
+  if (!t.scheduler || t.stack_size != o.stack_size || t.max_steps != o.max_steps || t.cpp_memory_model != model) {
     fiber::SchedulerConfig c;
     c.stack_size = o.stack_size;
     c.max_steps = o.max_steps;
     c.own_thread_locals = false;  // the async runtime's state is this thread's (t_scheduler...)
+    c.cpp_memory_model = model;
     t.scheduler = std::make_unique<fiber::Scheduler>(c);
     t.stack_size = o.stack_size;
     t.max_steps = o.max_steps;
+    t.cpp_memory_model = model;
   }
   return *t.scheduler;
 }

@@ -48,16 +48,17 @@ fiber::SchedulerConfig scheduler_config(const FiberOptions& o) {
 }
 
 // DUET_MEMORY_MODEL over the code's choice. An unknown value is an error, not a silent default.
-FiberOptions with_environment(FiberOptions o) {
+MemoryModel memory_model_setting(MemoryModel code) {
   const char* v = std::getenv("DUET_MEMORY_MODEL");
-  if (v == nullptr) return o;
+  if (v == nullptr) return code;
   const std::string_view value = v;
-  if (value == "sc")
-    o.memory_model = MemoryModel::sc;
-  else if (value == "cpp")
-    o.memory_model = MemoryModel::cpp;
-  else
-    throw std::invalid_argument("duet: DUET_MEMORY_MODEL=" + excerpt(value) + " is neither sc nor cpp");
+  if (value == "sc") return MemoryModel::sc;
+  if (value == "cpp") return MemoryModel::cpp;
+  throw std::invalid_argument("duet: DUET_MEMORY_MODEL=" + excerpt(value) + " is neither sc nor cpp");
+}
+
+FiberOptions with_environment(FiberOptions o) {
+  o.memory_model = memory_model_setting(o.memory_model);
   return o;
 }
 

@@ -76,6 +76,10 @@ std::string schedule_text(std::span<const std::uint64_t> picks);
 /// The reverse; throws std::invalid_argument naming what is wrong.
 std::vector<std::uint64_t> parse_schedule(std::string_view text);
 
+/// The memory model a fiber run uses: `code`'s choice, or DUET_MEMORY_MODEL's (sc or cpp;
+/// another value throws std::invalid_argument naming it).
+MemoryModel memory_model_setting(MemoryModel code);
+
 /// The fiber executor behind `executor`, or null when it runs on threads.
 FiberExecutor* fiber_executor(Executor* executor);
 
