@@ -37,14 +37,18 @@ browser:
 	    echo "duet: could not install $(BROWSER_PACKAGES); the timeline browser test will be skipped"; \
 	fi
 
+# Installing does not build everything first: `make package` builds only what it installs.
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON >/dev/null
 
 build: configure
 	@echo "duet: building in $(BUILD)/ (log: $(BUILD)/build.log)"
 	@cmake --build $(BUILD) -j $(JOBS) > $(BUILD)/build.log 2>&1 || { tail -n 60 $(BUILD)/build.log; exit 1; }
 
-demo: build
+# The demo needs the libraries and duet-demo only: no test or benchmark is compiled.
+demo: configure
+	@echo "duet: building the libraries and the demo in $(BUILD)/ (about a minute on 2 cores; log: $(BUILD)/build.log)"
+	@cmake --build $(BUILD) -j $(JOBS) --target duet-demo > $(BUILD)/build.log 2>&1 || { tail -n 60 $(BUILD)/build.log; exit 1; }
 	@$(BUILD)/bin/duet-demo
 
 test: browser
@@ -95,6 +99,9 @@ ARCHS ?= arm64 ppc64el s390x
 multiarch:
 	@ARCHS="$(ARCHS)" JOBS=$(JOBS) tests/multiarch/run.sh
 
-# A .deb of the headers, libraries, CMake package and duet-check (CPack), in build/package/.
-package: build
+# A .deb of the headers, libraries, CMake package and duet-check (CPack), in build/package/;
+# only the installed targets are built.
+package: configure
+	@echo "duet: building the installed targets in $(BUILD)/ (log: $(BUILD)/build.log)"
+	@cmake --build $(BUILD) -j $(JOBS) --target duet-installed > $(BUILD)/build.log 2>&1 || { tail -n 60 $(BUILD)/build.log; exit 1; }
 	@cd $(BUILD) && cpack -G DEB >/dev/null && ls package/*.deb

@@ -18,6 +18,13 @@ install(TARGETS ${DUET_INSTALL_TARGETS} EXPORT duetTargets
 if(TARGET duet-check)
   install(TARGETS duet-check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+# What the install rules and the .deb hold, and nothing else (`make package` builds this, not
+# the test suite).
+add_custom_target(duet-installed)
+add_dependencies(duet-installed ${DUET_INSTALL_TARGETS})
+if(TARGET duet-check)
+  add_dependencies(duet-installed duet-check)
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/duet DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The ready-made models: #include <duet/models/queue.hpp>, as in the tutorial.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/models/duet/models DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/duet)
