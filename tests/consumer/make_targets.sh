@@ -12,7 +12,7 @@ git clone -q "$src" "$work/duet" || exit 1
 build="$work/build"
 
 no_test_objects() {
-  found=$(find "$build" -name '*.o' | grep -E '/(tests|bench)/' | head -5)
+  found=$(cd "$build" && find . -name '*.o' | grep -E '^\./(tests|bench)/' | head -5)
   if [ -n "$found" ]; then
     echo "make $1 compiled test or benchmark sources:"
     echo "$found"
