@@ -65,7 +65,7 @@ void Runtime::enter(Op op, ObjectKind kind, const void* object, std::memory_orde
 void Runtime::leave(Op op, Value read, Value written) {
   Fiber& f = self();
   const Event pending = views_[current].pending;
-  if (modelled(pending, op == Op::store ? written : read) && pending.kind == ObjectKind::atomic) {
+  if (modelled(pending, op == Op::store ? written : read)) {
     leave_modelled(op, pending, read, written);
     return;
   }
@@ -140,7 +140,7 @@ std::size_t Runtime::pick_store(const Event& pending, std::size_t stores) {
 
 Value Runtime::load(Value latest) {
   const Event pending = views_[current].pending;
-  if (!modelled(pending, latest) || pending.kind != ObjectKind::atomic) {
+  if (!modelled(pending, latest)) {
     leave(Op::load, latest, {});
     return latest;
   }

@@ -209,8 +209,9 @@ class Runtime {
   std::uint32_t object_id(const void* address, ObjectKind kind);
   std::uint32_t new_object(const void* address, ObjectKind kind);
   void tick(Fiber& f) { ++f.clock[current]; }
+  /// An atomic operation the C++ memory model handles (not a value wider than a Value).
   bool modelled(const Event& pending, Value v) const {
-    return model_on_ && pending.object != kNoObject && v.type != ValueType::none;
+    return model_on_ && pending.kind == ObjectKind::atomic && pending.object != kNoObject && v.type != ValueType::none;
   }
   void leave_modelled(Op op, const Event& pending, Value read, Value written);
   std::size_t pick_store(const Event& pending, std::size_t stores);
