@@ -67,6 +67,8 @@ void expect_pass(std::vector<Line>& summary, const std::string& what, const duet
 }  // namespace
 
 int main() {
+  // Each line as it is printed, also into a pipe (`make demo | tee demo.log`).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::vector<Line> summary;
   std::printf("== duet demo ==\n\n");
 
