@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -141,6 +142,17 @@ class Lin {
   detail::CaseSteps::Drawn draw_call(Source& src, Call& call, detail::StepVerdict& failure) const {
     return draw_into(*data_, src, call, failure);
   }
+  /// Draws one call of one of the operations `among` (indices; empty: any).
+  detail::CaseSteps::Drawn draw_call(Source& src, Call& call, detail::StepVerdict& failure,
+                                     std::span<const std::size_t> among) const {
+    return draw_into(*data_, src, call, failure, among);
+  }
+  /// The operations' names, in the order they were declared.
+  std::vector<std::string> op_names() const {
+    std::vector<std::string> names;
+    for (const auto& op : data_->ops) names.push_back(op.name);
+    return names;
+  }
   /// Draws one call; the generator's exceptions propagate.
   Call generate_call(Source& src) const {
     const std::size_t k = static_cast<std::size_t>(src.draw(data_->ops.size() - 1));
@@ -191,9 +203,11 @@ class Lin {
 
   // Draws an operation and its arguments (sequential stress and the parallel runner alike). A
   // generator that throws is the spec's mistake: an error, not the subject's failure.
-  static detail::CaseSteps::Drawn draw_into(const Data& d, Source& src, Call& call, detail::StepVerdict& failure) {
+  static detail::CaseSteps::Drawn draw_into(const Data& d, Source& src, Call& call, detail::StepVerdict& failure,
+                                            std::span<const std::size_t> among = {}) {
     using Drawn = detail::CaseSteps::Drawn;
-    const std::size_t k = static_cast<std::size_t>(src.draw(d.ops.size() - 1));
+    const std::size_t k = among.empty() ? static_cast<std::size_t>(src.draw(d.ops.size() - 1))
+                                        : among[static_cast<std::size_t>(src.draw(among.size() - 1))];
     try {
       call = d.ops[k].generate(src);
     } catch (const Discard&) {

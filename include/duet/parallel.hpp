@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "duet/check_result.hpp"
@@ -32,10 +33,26 @@ namespace duet {
 
 using detail::Consistency;
 
+/// Who may call what: `count` branches of a Y-program call only the operations `ops`, by the
+/// name a call prints before its `(` (`push` for `q.push(3)`). A single-producer queue is
+/// correct only with one producer; a work-stealing deque only when one owner pushes and pops.
+///
+///   EXPECT_TRUE(duet::check_parallel<SpscSpec>({.roles = {{"producer", 1, {"push"}}, {"consumer", 1, {"pop"}}}}));
+///   EXPECT_TRUE(duet::check_parallel(deque, {.roles = {{"owner", 1, {"push", "pop"}}, {"thief", 2, {"steal"}}}}));
+struct Role {
+  std::string name;
+  std::size_t count = 1;
+  std::vector<std::string> ops;
+};
+
 /// The shape of Y-programs and how they run. Defaults: see docs/parallel.md for the
 /// measurements behind them.
 struct ParallelConfig {
-  std::size_t branches = 2;        // 2 to 8
+  std::size_t branches = 2;        // 2 to 8; with roles, the roles' counts add up to it
+  // Which operations each branch may call (none: every branch may call every operation). The
+  // prefix and the suffix run alone, ordered before and after every branch, and may call any
+  // operation (a handle's constructor, say). See Role.
+  std::vector<Role> roles;
   std::size_t branch_length = 4;   // calls per branch at most (about half on average)
   std::size_t prefix_length = 3;   // calls before the branches at most
   std::size_t suffix_length = 0;   // calls after the branches at most
@@ -59,6 +76,7 @@ struct YShape {
   std::size_t prefix = 0;
   std::vector<std::size_t> branches;  // lengths
   std::size_t suffix = 0;
+  std::vector<std::string> roles;     // each branch's role as reports label it, or none
   std::size_t size() const {
     std::size_t n = prefix + suffix;
     for (std::size_t b : branches) n += b;
@@ -109,12 +127,30 @@ std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>&
 /// The Y diagram: the prefix on top, one column per branch, the suffix below; `call : result`.
 std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls, const std::vector<std::string>& results);
 
+/// The operation a call's text names: the word before its first `(` ("push" for "push(3)",
+/// "set" for "auto a1 = set(a0, 0, 1)"), or the text when it has no `(`.
+std::string op_name(std::string_view call);
+
+/// Whether `ops` (null: any) lets a call of operation `name` run.
+inline bool op_allowed(const std::vector<std::string>* ops, std::string_view name) {
+  return !ops || std::find(ops->begin(), ops->end(), name) != ops->end();
+}
+
+/// Why the roles name an operation the spec does not have (`known`: its operations), or empty.
+std::string roles_error(const ParallelConfig& pc, const std::vector<std::string>& known);
+
+/// The number of branches: the roles' counts added up, or ParallelConfig::branches.
+std::size_t branch_count(const ParallelConfig& pc);
+
 /// How often each program is run, as settings: trials are the parallel runner's inner loop.
 struct ParallelParams {
   ParallelConfig config;
   std::shared_ptr<Executor> executor;
   bool noise = false;  // on threads, with ParallelConfig::noise (or expect_unsafe's default)
   bool noise_yields = false;  // branches share CPUs (or are not pinned)
+  // With roles: each branch's role (an index into config.roles) and label.
+  std::vector<std::size_t> branch_role;
+  std::vector<std::string> branch_labels;
 };
 
 /// Draws a list of up to `max` calls for a Y-program: before each, a "one more?" choice (about
@@ -291,8 +327,9 @@ class YSteps {
  public:
   enum class Part : unsigned char { prefix, branch, suffix };
   virtual ~YSteps() = default;
-  /// A new list of calls starts: the prefix, branch `branch`, or the suffix.
-  virtual void begin_part(Part part, std::size_t branch) = 0;
+  /// A new list of calls starts: the prefix, branch `branch`, or the suffix. `ops`: the
+  /// operations its calls may use (ParallelConfig::roles), by name; null: any.
+  virtual void begin_part(Part part, std::size_t branch, const std::vector<std::string>* ops) = 0;
   /// Draws one call of the current part (CaseSteps::Drawn's meanings). On `failed`, fills
   /// `failure`, recording the trace itself when given one.
   virtual CaseSteps::Drawn draw_call(Source& src, Trace* trace, StepVerdict& failure) = 0;
@@ -334,7 +371,8 @@ class ModelYSteps final : public YSteps {
  public:
   ModelYSteps() : state_(initial_state<Spec>()) {}
 
-  void begin_part(Part part, std::size_t branch) override {
+  void begin_part(Part part, std::size_t branch, const std::vector<std::string>* ops) override {
+    ops_ = ops;
     if (part == Part::prefix) {
       drawing_ = &state_;
     } else if (part == Part::branch) {
@@ -355,7 +393,14 @@ class ModelYSteps final : public YSteps {
 
   CaseSteps::Drawn draw_call(Source& src, Trace*, StepVerdict& failure) override {
     std::optional<Cmd> c;
-    const CaseSteps::Drawn drawn = draw_command<Spec>(src, *drawing_, std::span(drawing_, 1), c, failure);
+    CaseSteps::Drawn drawn = draw_command<Spec>(src, *drawing_, std::span(drawing_, 1), c, failure);
+    // Another role's operation is drawn again here, not counted as a discard: the spec's
+    // generator does not know roles, so its draws for a role are not its waste.
+    for (int again = 0; ops_ && drawn == CaseSteps::Drawn::command && !op_allowed(ops_, op_name(show_command<Spec>(*c)));
+         ++again) {
+      if (again == kDrawAttempts) return CaseSteps::Drawn::rejected;
+      drawn = draw_command<Spec>(src, *drawing_, std::span(drawing_, 1), c, failure);
+    }
     if (drawn != CaseSteps::Drawn::command) return drawn;
     apply_next<Spec>(*c, *drawing_);
     cmds_.push_back(std::move(*c));
@@ -441,7 +486,36 @@ class ModelYSteps final : public YSteps {
   State branch_state_ = state_;
   State* drawing_ = &state_;
   std::size_t prefix_ = 0;
+  const std::vector<std::string>* ops_ = nullptr;
 };
+
+/// The names of the operations a state-machine spec's generator draws, as calls print them,
+/// found by random walks from the initial state (a fixed seed: the same names every run). Roles
+/// that name an operation not among them are refused before the check runs.
+template <class Spec>
+std::vector<std::string> sampled_op_names(std::size_t draws = 2000) {
+  std::vector<std::string> names;
+  try {
+    Source src = Source::from_seed(0x0d0e5e11);
+    std::optional<typename Spec::State> state;
+    for (std::size_t i = 0; i < draws; ++i) {
+      if (i % 25 == 0) state.emplace(initial_state<Spec>());
+      std::optional<typename Spec::Cmd> c;
+      StepVerdict failure;
+      const CaseSteps::Drawn drawn = draw_command<Spec>(src, *state, std::span(&*state, 1), c, failure);
+      if (drawn == CaseSteps::Drawn::failed) break;
+      if (drawn != CaseSteps::Drawn::command) continue;
+      std::string name = op_name(show_command<Spec>(*c));
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+      apply_next<Spec>(*c, *state);
+    }
+  } catch (const EngineSignal&) {
+    throw;
+  } catch (...) {
+    // The spec's own code threw: the check itself will say so; the names seen so far stand.
+  }
+  return names;
+}
 
 template <class Spec>
 CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp) {
@@ -503,11 +577,16 @@ class LinYSteps final : public YSteps {
   using Call = typename Lin<T>::Call;
 
  public:
-  LinYSteps(const Lin<T>& lin, LinMode mode) : lin_(lin), mode_(mode) {}
-  void begin_part(Part, std::size_t) override {}
+  LinYSteps(const Lin<T>& lin, LinMode mode) : lin_(lin), mode_(mode), names_(lin.op_names()) {}
+  void begin_part(Part, std::size_t, const std::vector<std::string>* ops) override {
+    among_.clear();
+    if (!ops) return;
+    for (std::size_t k = 0; k < names_.size(); ++k)
+      if (op_allowed(ops, names_[k])) among_.push_back(k);
+  }
   CaseSteps::Drawn draw_call(Source& src, Trace*, StepVerdict& failure) override {
     Call call;
-    const CaseSteps::Drawn drawn = lin_.draw_call(src, call, failure);
+    const CaseSteps::Drawn drawn = lin_.draw_call(src, call, failure, among_);
     if (drawn == CaseSteps::Drawn::command) calls_.push_back(std::move(call));
     return drawn;
   }
@@ -547,6 +626,8 @@ class LinYSteps final : public YSteps {
   LinMode mode_;
   std::vector<Call> calls_;
   std::string why_;
+  std::vector<std::string> names_;
+  std::vector<std::size_t> among_;  // the current part's operations (empty: all)
 };
 
 template <class T>
@@ -581,6 +662,22 @@ Property parallel_property(const ParallelConfig& pc) {
 /// Validates the shape; empty when fine.
 std::string check_parallel_config(const ParallelConfig& pc);
 CheckResult parallel_config_error(const std::string& name, const std::string& why);
+
+/// Validates the shape, and the roles against the operations the spec's generator draws.
+template <class Spec>
+std::string spec_parallel_error(const ParallelConfig& pc) {
+  std::string why = check_parallel_config(pc);
+  if (why.empty() && !pc.roles.empty()) why = roles_error(pc, sampled_op_names<Spec>());
+  return why;
+}
+
+/// Validates the shape, and the roles against the description's operations.
+template <class T>
+std::string lin_parallel_error(const Lin<T>& lin, const ParallelConfig& pc) {
+  std::string why = check_parallel_config(pc);
+  if (why.empty()) why = roles_error(pc, lin.op_names());
+  return why;
+}
 /// expect_unsafe's program settings: noise on unless the caller said otherwise.
 inline ParallelConfig unsafe_config(ParallelConfig pc) {
   if (!pc.noise) pc.noise = true;
@@ -612,7 +709,7 @@ inline Property expecting_failure(Property p) {
 ///   EXPECT_TRUE(duet::check_parallel<QueueSpec>({.branches = 3}));
 template <class Spec>
 CheckResult check_parallel(const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::check_parallel_config(pc); !why.empty())
+  if (auto why = detail::spec_parallel_error<Spec>(pc); !why.empty())
     return detail::parallel_config_error(type_name<Spec>(), why);
   return detail::run_property(detail::parallel_property<Spec>(pc), config);
 }
@@ -629,7 +726,7 @@ bool runs_on_fibers(const ParallelConfig& pc);
 ///   auto r = duet::check_parallel_bytes<CounterSpec>({data, size}, {.executor = duet::fibers()});
 template <class Spec>
 CheckResult check_parallel_bytes(std::span<const std::uint8_t> bytes, const ParallelConfig& pc, const Config& config = {}) {
-  if (auto why = detail::check_parallel_config(pc); !why.empty())
+  if (auto why = detail::spec_parallel_error<Spec>(pc); !why.empty())
     return detail::parallel_config_error(type_name<Spec>(), why);
   if (!detail::runs_on_fibers(pc))
     return detail::nothing_tested(type_name<Spec>(), "a parallel check driven by a fuzzer's bytes needs the fiber scheduler "
@@ -645,7 +742,7 @@ CheckResult check_parallel_bytes(std::span<const std::uint8_t> bytes, const Para
 ///   EXPECT_TRUE(duet::expect_unsafe<StdVectorSpec>({}, {.time = 10}));
 template <class Spec>
 CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::check_parallel_config(pc); !why.empty())
+  if (auto why = detail::spec_parallel_error<Spec>(pc); !why.empty())
     return detail::parallel_config_error(type_name<Spec>(), why);
   return detail::run_property(detail::expecting_failure(detail::parallel_property<Spec>(detail::unsafe_config(pc))),
                               config);
@@ -661,7 +758,7 @@ CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = 
 ///   EXPECT_TRUE(duet::check_parallel(lin));
 template <class T>
 CheckResult check_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::check_parallel_config(pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
+  if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
   return detail::run_property(detail::lin_parallel_property(lin, detail::LinMode::oracle, pc), config);
 }
 
@@ -669,7 +766,7 @@ CheckResult check_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, con
 /// whose outcome no sequential run of the candidate explains.
 template <class T>
 CheckResult expect_unsafe(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::check_parallel_config(pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
+  if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
   return detail::run_property(
       detail::expecting_failure(detail::lin_parallel_property(lin, detail::LinMode::oracle, detail::unsafe_config(pc))),
       config);
@@ -679,7 +776,7 @@ CheckResult expect_unsafe(const Lin<T>& lin, const ParallelConfig& pc = {}, cons
 /// may_throw, a crash or a hang (checked while Y-programs run on threads).
 template <class T>
 CheckResult stress_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::check_parallel_config(pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
+  if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
   return detail::run_property(detail::lin_parallel_property(lin, detail::LinMode::stress, pc), config);
 }
 

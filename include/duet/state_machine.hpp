@@ -503,10 +503,14 @@ Property state_machine_property() {
   if constexpr (requires { &Spec::show; })
     static_assert(requires(const typename Spec::Cmd& c) { { Spec::show(c) } -> std::convertible_to<std::string>; },
                   "duet: Spec::show must be `static std::string show(const Cmd&)`");
+  if constexpr (requires { &Spec::domain; })
+    static_assert(requires { { Spec::domain() } -> std::convertible_to<std::string>; },
+                  "duet: Spec::domain must be `static std::string domain()`");
   Property p;
   p.name = type_name<Spec>();
   p.spec_id = hash32(p.name);
   p.run_case = &run_state_machine_case<Spec>;
+  if constexpr (requires { { Spec::domain() } -> std::convertible_to<std::string>; }) p.domain = Spec::domain();
   return p;
 }
 

@@ -1174,6 +1174,7 @@ struct Runner {
     r.seconds = t;
     if (iso) r.coverage = end.coverage;
     else if (p.coverage) r.coverage = p.coverage();
+    if (!p.domain.empty()) r.coverage += (r.coverage.empty() ? "" : "; ") + ("the calls drew " + p.domain);
     if (!iso && !p.expect_failure && p.unexercised)
       if (std::string why = p.unexercised(); !why.empty()) return nothing_tested(s.name, why);
     // A parallel check on threads whose branches (almost) never ran at once could not have
@@ -1227,6 +1228,7 @@ CheckResult expected_failure_verdict(CheckResult r, const Settings& s, const Pro
                     : "; give it more time (DUET_TIME) or more trials\n");
     if (r.trials > 0 && too_little_overlap(r.trials, r.overlapped_trials))
       r.report += "  The branches (almost) never ran at once: give the check at least as many free CPUs as branches.\n";
+    if (!p.domain.empty()) r.report += "  The calls drew " + p.domain + ".\n";
   }
   return r;
 }

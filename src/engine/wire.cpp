@@ -51,6 +51,7 @@ void write_trace(WireWriter& w, const Trace& t) {
   w.strings(t.y_suffix);
   w.u64(t.y_branches.size());
   for (const auto& b : t.y_branches) w.strings(b);
+  w.strings(t.y_roles);
   w.str(t.verdict);
   w.strings(t.y_results);
   w.strings(t.interleaving);
@@ -74,6 +75,7 @@ Trace read_trace(WireReader& r) {
   t.y_suffix = r.strings();
   const std::uint64_t branches = r.u64();
   for (std::uint64_t i = 0; i < branches; ++i) t.y_branches.push_back(r.strings());
+  t.y_roles = r.strings();
   t.verdict = r.str();
   t.y_results = r.strings();
   t.interleaving = r.strings();

@@ -1,6 +1,7 @@
 // Y-shaped programs: the history handed to the search core, and the parallel case loop every
 // front end runs them through.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <span>
@@ -118,7 +119,9 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
   StepVerdict failure;
   bool failed = false;
   auto draw_part = [&](YSteps::Part part, std::size_t branch, std::size_t max) {
-    steps.begin_part(part, branch);
+    const std::vector<std::string>* ops = nullptr;
+    if (part == YSteps::Part::branch && !pp.branch_role.empty()) ops = &pp.config.roles[pp.branch_role[branch]].ops;
+    steps.begin_part(part, branch, ops);
     return draw_call_list(src, max, stop_at, [&] {
       CaseSteps::Drawn drawn = CaseSteps::Drawn::rejected;
       for (int attempt = 0; attempt < kDrawAttempts && drawn == CaseSteps::Drawn::rejected; ++attempt) {
@@ -135,10 +138,11 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
   // A call moved out of a branch goes where the prefix's "no more" choice was (else the
   // prefix is full).
   if (stop_at != Source::kNoMark) src.mark_concurrent_start(stop_at);
-  for (std::size_t b = 0; b < pp.config.branches; ++b) {
+  for (std::size_t b = 0; b < branch_count(pp.config); ++b) {
     shape.branches.push_back(draw_part(YSteps::Part::branch, b, pp.config.branch_length));
     if (failed) return end(std::move(failure));
   }
+  shape.roles = pp.branch_labels;
   shape.suffix = draw_part(YSteps::Part::suffix, 0, pp.config.suffix_length);
   if (failed) return end(std::move(failure));
   Noise noise;
@@ -240,9 +244,47 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
 std::string shape_signature(const ParallelConfig& pc) {
   // A token found on fibers replays its schedule only on fibers with the same strategy.
   const FiberExecutor* fibers = fiber_executor(pc.executor.get());
-  return (fibers ? "/fibers:" + fibers->strategy_name() : std::string()) + "/b" + std::to_string(pc.branches) + "/l" + std::to_string(pc.branch_length) + "/p" +
+  std::string roles;
+  for (const Role& r : pc.roles) {
+    roles += "/role:" + r.name + "*" + std::to_string(r.count);
+    for (const std::string& op : r.ops) roles += "," + op;
+  }
+  return (fibers ? "/fibers:" + fibers->strategy_name() : std::string()) + "/b" + std::to_string(branch_count(pc)) + "/l" + std::to_string(pc.branch_length) + "/p" +
          std::to_string(pc.prefix_length) + "/s" + std::to_string(pc.suffix_length) + "/t" + std::to_string(pc.trials) +
-         (pc.consistency == Consistency::linearizable ? "/lin" : "/sc") + (pc.noise.value_or(false) && !fibers ? "/noise" : "");
+         (pc.consistency == Consistency::linearizable ? "/lin" : "/sc") + (pc.noise.value_or(false) && !fibers ? "/noise" : "") + roles;
+}
+
+std::string op_name(std::string_view call) {
+  const std::size_t paren = call.find('(');
+  if (paren == std::string_view::npos) {
+    const std::size_t first = call.find_first_not_of(' ');
+    if (first == std::string_view::npos) return {};
+    const std::size_t end = call.find(' ', first);
+    return std::string(call.substr(first, end == std::string_view::npos ? std::string_view::npos : end - first));
+  }
+  std::size_t start = paren;
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '~'; };
+  while (start > 0 && word(call[start - 1])) --start;
+  return std::string(call.substr(start, paren - start));
+}
+
+std::size_t branch_count(const ParallelConfig& pc) {
+  if (pc.roles.empty()) return pc.branches;
+  std::size_t n = 0;
+  for (const Role& r : pc.roles) n += r.count;
+  return n;
+}
+
+std::string roles_error(const ParallelConfig& pc, const std::vector<std::string>& known) {
+  for (const Role& r : pc.roles)
+    for (const std::string& op : r.ops)
+      if (std::find(known.begin(), known.end(), op) == known.end()) {
+        std::string list;
+        for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+        return "role " + r.name + " names the operation `" + op + "`, which the spec does not have (its operations: " +
+               (list.empty() ? "none drawn" : list) + ")";
+      }
+  return {};
 }
 
 std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Property& p) {
@@ -253,7 +295,14 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
   // bad luck with thread timing.
   const bool on_fibers = fiber_executor(pp->executor.get()) != nullptr;
   pp->noise = pc.noise.value_or(false) && !on_fibers;
-  pp->noise_yields = !pc.pin_threads || usable_cpus() < pc.branches;
+  pp->noise_yields = !pc.pin_threads || usable_cpus() < branch_count(pc);
+  for (std::size_t r = 0; r < pc.roles.size(); ++r) {
+    const Role& role = pc.roles[r];
+    for (std::size_t k = 0; k < role.count; ++k) {
+      pp->branch_role.push_back(r);
+      pp->branch_labels.push_back(role.count == 1 ? role.name : role.name + " " + std::to_string(k + 1));
+    }
+  }
   p.replay_attempts = on_fibers ? 1 : kParallelReplayAttempts;
   p.cheap_trace = true;
   p.exact_replay = on_fibers;
@@ -280,8 +329,31 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
 
 bool runs_on_fibers(const ParallelConfig& pc) { return fiber_executor(pc.executor.get()) != nullptr; }
 
+// Why the roles cannot shape a program, or empty.
+std::string check_roles(const ParallelConfig& pc) {
+  const ParallelConfig defaults;
+  std::vector<std::string> names;
+  for (const Role& r : pc.roles) {
+    if (r.name.empty()) return "a role has no name";
+    if (std::find(names.begin(), names.end(), r.name) != names.end()) return "two roles are named " + r.name;
+    names.push_back(r.name);
+    if (r.count == 0) return "role " + r.name + " has count 0 (at least 1 branch)";
+    if (r.ops.empty()) return "role " + r.name + " names no operation";
+  }
+  const std::size_t n = branch_count(pc);
+  if (n < 2 || n > 8) return "the roles' counts add up to " + std::to_string(n) + " branches (2 to 8)";
+  if (pc.branches != defaults.branches && pc.branches != n)
+    return "branches is " + std::to_string(pc.branches) + " but the roles' counts add up to " + std::to_string(n) +
+           " (leave branches out, or make them agree)";
+  return {};
+}
+
 std::string check_parallel_config(const ParallelConfig& pc) {
-  if (pc.branches < 2 || pc.branches > 8) return "branches must be 2 to 8 (got " + std::to_string(pc.branches) + ")";
+  if (!pc.roles.empty()) {
+    if (std::string why = check_roles(pc); !why.empty()) return why;
+  } else if (pc.branches < 2 || pc.branches > 8) {
+    return "branches must be 2 to 8 (got " + std::to_string(pc.branches) + ")";
+  }
   if (pc.branch_length == 0) return "branch_length must be at least 1";
   if (pc.trials == 0) return "trials must be at least 1";
   return {};

@@ -317,13 +317,20 @@ class ApiYSteps final : public YSteps {
  public:
   explicit ApiYSteps(const ApiData& d) : d_(d), gen_(fresh_env(d)) {}
 
-  void begin_part(Part part, std::size_t) override { part_ = part; }
+  void begin_part(Part part, std::size_t, const std::vector<std::string>* ops) override {
+    part_ = part;
+    among_.clear();
+    if (!ops) return;
+    for (std::size_t k = 0; k < d_.ops.size(); ++k)
+      if (op_allowed(ops, d_.ops[k]->name)) among_.push_back(k);
+  }
 
   CaseSteps::Drawn draw_call(Source& src, Trace* trace, StepVerdict& failure) override {
     if (part_ == Part::suffix) return CaseSteps::Drawn::none;
     std::string spec_error;
-    std::shared_ptr<ApiCall> call =
-        d_.ops[static_cast<std::size_t>(src.draw(d_.ops.size() - 1))]->draw(src, gen_, spec_error);
+    const std::size_t k = among_.empty() ? static_cast<std::size_t>(src.draw(d_.ops.size() - 1))
+                                         : among_[static_cast<std::size_t>(src.draw(among_.size() - 1))];
+    std::shared_ptr<ApiCall> call = d_.ops[k]->draw(src, gen_, spec_error);
     if (!spec_error.empty()) {
       failure = StepVerdict::error(std::move(spec_error));
       return CaseSteps::Drawn::failed;
@@ -407,6 +414,7 @@ class ApiYSteps final : public YSteps {
   const ApiData& d_;
   Env gen_;  // the environment calls are drawn in (the prefix runs in it)
   Part part_ = Part::prefix;
+  std::vector<std::size_t> among_;  // the current part's operations (ParallelConfig::roles; empty: all)
   std::vector<std::shared_ptr<ApiCall>> prefix_, calls_;
   std::optional<Env> after_prefix_;
 };
@@ -538,19 +546,26 @@ static std::string parallel_unsupported(const std::vector<std::shared_ptr<const 
   return {};
 }
 
-CheckResult Api::check_parallel(const ParallelConfig& pc, const Config& config, const ApiOptions& options) const {
+// Why the API cannot run under pc, or empty.
+static std::string parallel_error(const ParallelConfig& pc, const std::vector<std::shared_ptr<const detail::OpBase>>& ops) {
+  if (ops.empty()) return "the API declares no operation";
   std::string why = detail::check_parallel_config(pc);
-  if (why.empty()) why = parallel_unsupported(ops_);
-  if (ops_.empty()) why = "the API declares no operation";
-  if (!why.empty()) return detail::parallel_config_error(name_, why);
+  if (why.empty()) why = parallel_unsupported(ops);
+  if (why.empty()) {
+    std::vector<std::string> names;
+    for (const auto& op : ops) names.push_back(op->name);
+    why = detail::roles_error(pc, names);
+  }
+  return why;
+}
+
+CheckResult Api::check_parallel(const ParallelConfig& pc, const Config& config, const ApiOptions& options) const {
+  if (std::string why = parallel_error(pc, ops_); !why.empty()) return detail::parallel_config_error(name_, why);
   return detail::run_property(parallel_property(pc, options), config);
 }
 
 CheckResult Api::expect_unsafe(const ParallelConfig& pc, const Config& config, const ApiOptions& options) const {
-  std::string why = detail::check_parallel_config(pc);
-  if (why.empty()) why = parallel_unsupported(ops_);
-  if (ops_.empty()) why = "the API declares no operation";
-  if (!why.empty()) return detail::parallel_config_error(name_, why);
+  if (std::string why = parallel_error(pc, ops_); !why.empty()) return detail::parallel_config_error(name_, why);
   return detail::run_property(detail::expecting_failure(parallel_property(detail::unsafe_config(pc), options)),
                               config);
 }

@@ -283,11 +283,12 @@ static std::string format_y_draft(const ReportData& d) {
   out += in + declared + "\n";
   for (const auto& c : t.y_prefix) out += in + call(c) + "\n";
   const std::size_t nb = t.y_branches.size();
+  auto role_comment = [&](std::size_t b) { return b < t.y_roles.size() ? "  // " + t.y_roles[b] : std::string(); };
   if (fibers) {
     out += "  const duet::FiberRun run = duet::run_fibers(\n      {\n";
-    for (const auto& branch : t.y_branches) {
-      out += "          [&] {\n";
-      for (const auto& c : branch) out += "            " + call(c) + "\n";
+    for (std::size_t b = 0; b < nb; ++b) {
+      out += "          [&] {" + role_comment(b) + "\n";
+      for (const auto& c : t.y_branches[b]) out += "            " + call(c) + "\n";
       out += "          },\n";
     }
     out += "      },\n      " + show_string(t.fiber_schedule);
@@ -297,7 +298,7 @@ static std::string format_y_draft(const ReportData& d) {
   } else {
     out += "    std::atomic<int> ready{0};  // the branches start together\n";
     for (std::size_t b = 0; b < nb; ++b) {
-      out += "    std::thread t" + std::to_string(b) + "([&] {\n";
+      out += "    std::thread t" + std::to_string(b) + "([&] {" + role_comment(b) + "\n";
       out += "      ready.fetch_add(1);\n      while (ready.load() < " + std::to_string(nb) + ") std::this_thread::yield();\n";
       for (const auto& c : t.y_branches[b]) out += "      " + call(c) + "\n";
       out += "    });\n";

@@ -100,10 +100,12 @@ std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls
   std::vector<std::size_t> start(nb);
   std::vector<std::size_t> width(nb, 8);
   std::size_t rows = 0;
+  const bool labelled = shape.roles.size() == nb && nb > 0;
   for (std::size_t b = 0, at = shape.prefix; b < nb; at += shape.branches[b], ++b) {
     start[b] = at;
     rows = std::max(rows, shape.branches[b]);
     for (std::size_t k = 0; k < shape.branches[b]; ++k) width[b] = std::max(width[b], cell(at + k).size());
+    if (labelled) width[b] = std::max(width[b], shape.roles[b].size() + 2);
   }
   std::size_t total = 0;
   for (std::size_t w : width) total += w + 3;
@@ -112,23 +114,27 @@ std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls
   std::string out;
   const std::string indent = "        ";
   for (std::size_t i = 0; i < shape.prefix; ++i) out += indent + cell(i) + "\n";
-  // The fork: one column per branch.
+  // One row of the columns: branch b's text in its column.
+  auto row = [&](auto text_of) {
+    std::string line;
+    for (std::size_t b = 0; b < nb; ++b) {
+      std::string c = text_of(b);
+      c.resize(width[b], ' ');
+      line += (b == 0 ? "" : " | ") + c;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return indent + line + "\n";
+  };
+  // The fork: one column per branch, headed by its role when the program has roles.
   std::string rule;
   for (std::size_t b = 0; b < nb; ++b) {
     rule += std::string(width[b] + (b == 0 ? 1 : 2), '-');
     if (b + 1 < nb) rule += "+";
   }
   out += indent + rule + "\n";
-  for (std::size_t r = 0; r < rows; ++r) {
-    std::string line;
-    for (std::size_t b = 0; b < nb; ++b) {
-      std::string c = r < shape.branches[b] ? cell(start[b] + r) : "";
-      c.resize(width[b], ' ');
-      line += (b == 0 ? "" : " | ") + c;
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += indent + line + "\n";
-  }
+  if (labelled) out += row([&](std::size_t b) { return "[" + shape.roles[b] + "]"; });
+  for (std::size_t r = 0; r < rows; ++r)
+    out += row([&](std::size_t b) { return r < shape.branches[b] ? cell(start[b] + r) : std::string(); });
   if (shape.suffix > 0) {
     out += indent + std::string(rule.size(), '-') + "\n";
     for (std::size_t i = calls.size() - shape.suffix; i < calls.size(); ++i) out += indent + cell(i) + "\n";
@@ -156,6 +162,7 @@ void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>&
   trace->y_prefix.clear();
   trace->y_branches.clear();
   trace->y_suffix.clear();
+  trace->y_roles = shape.roles;
   std::size_t i = 0;
   for (; i < shape.prefix; ++i) trace->y_prefix.push_back(calls[i]);
   for (std::size_t len : shape.branches) {

@@ -28,7 +28,7 @@ make -C "$work/duet" --no-print-directory demo BUILD="$build" JOBS=2 2>&1 | whil
   case $line in
     "duet: building"*) echo "make demo: the build starts after $(since "$start") s: $line" ;;
     "-- 1."*) [ -z "$first" ] && first=1 && echo "make demo: first check after $(since "$start") s" ;;
-    "demo ok") echo "make demo: last line after $(since "$start") s" ;;
+    *"demo ok") echo "make demo: last line after $(since "$start") s" ;;
   esac
 done
 grep -q "demo ok" "$work/demo.log" || { echo "the demo did not finish"; tail -n 30 "$work/demo.log"; exit 1; }

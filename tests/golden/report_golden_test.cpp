@@ -14,6 +14,7 @@
 
 #include <duet/models/bindings.hpp>
 #include <duet/models/counter.hpp>
+#include <duet/models/spsc_ring.hpp>
 
 #include "kv_store_api.hpp"
 #include "kv_store_spec.hpp"
@@ -245,6 +246,17 @@ TEST(Golden, FiberLostUpdateReport) {
   ASSERT_FALSE(r.passed());
   expect_golden("fiber_lost_update_report.txt", mask(r.report));
   expect_golden("fiber_lost_update_draft.cpp", read(r.draft_path));
+}
+
+// With roles, the diagram heads each branch with its role and the draft names it.
+TEST(Golden, FiberRolesReport) {
+  using Ring = duet::models::BoundedQueue<duet::models::SpscRingBinding<duet::models::FiberSync>>;
+  const duet::CheckResult r = duet::check_parallel<Ring>(
+      {.roles = {{"producer", 1, {"push"}}, {"consumer", 2, {"pop"}}}, .executor = duet::fibers()},
+      {.seed = 1, .output_dir = "duet-output/golden"});
+  ASSERT_FALSE(r.passed());
+  expect_golden("fiber_roles_report.txt", mask(r.report));
+  expect_golden("fiber_roles_draft.cpp", read(r.draft_path));
 }
 
 // A replay's report reads as the run that recorded the token (1 program, 1 trial), with one line

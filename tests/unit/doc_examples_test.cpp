@@ -16,6 +16,7 @@
 #include <duet/history_model.hpp>
 #include <duet/models/bindings.hpp>
 #include <duet/models/queue.hpp>
+#include <duet/models/spsc_ring.hpp>
 #include <duet/sync.hpp>
 #include <duet/testing/block_device.hpp>
 
@@ -171,6 +172,29 @@ duet::Lin<tbb::concurrent_queue<int>> tbb_queue_lin() {
   EXPECT_TRUE(duet::check_parallel<QueueSpec>({.branches = 3}));
   const auto lin = tbb_queue_lin();
   EXPECT_TRUE(duet::check_parallel(lin));
+}
+
+// Roles: a single-producer single-consumer ring, and a deque whose owner pushes and pops while
+// thieves steal (a locked std::deque here: the roles are the example).
+using SpscSpec = duet::models::BoundedQueue<duet::models::SpscRingBinding<>>;
+struct LockedDeque {
+  std::mutex m;
+  std::deque<int> items;
+  std::optional<int> take(bool back) {
+    std::lock_guard lock(m);
+    if (items.empty()) return std::nullopt;
+    const int x = back ? items.back() : items.front();
+    back ? items.pop_back() : items.pop_front();
+    return x;
+  }
+};
+[[maybe_unused]] void roles_examples() {
+  auto deque = duet::Lin<LockedDeque>("deque", "d")
+                   .op("push", [](LockedDeque& d, int x) { std::lock_guard lock(d.m); d.items.push_back(x); }, duet::small_int())
+                   .op("pop", [](LockedDeque& d) { return d.take(true); })
+                   .op("steal", [](LockedDeque& d) { return d.take(false); });
+  EXPECT_TRUE(duet::check_parallel<SpscSpec>({.roles = {{"producer", 1, {"push"}}, {"consumer", 1, {"pop"}}}}));
+  EXPECT_TRUE(duet::check_parallel(deque, {.roles = {{"owner", 1, {"push", "pop"}}, {"thief", 2, {"steal"}}}}));
 }
 
 // On threads a small budget may see too little overlap (a slow sanitizer build, a loaded

@@ -65,6 +65,7 @@ struct Trace {
   std::string diagram;
   std::vector<std::string> y_prefix, y_suffix;
   std::vector<std::vector<std::string>> y_branches;
+  std::vector<std::string> y_roles;  // each branch's role (ParallelConfig::roles), or none
   std::string verdict;  // the failing program's verdict line
   // Each call's result as Result::show() spells it, in program order (prefix, branches, suffix):
   // what a draft test compares, and what a replay must reproduce on fibers.
@@ -145,6 +146,9 @@ struct Property {
   bool exact_replay = false;
   /// For a pass: what it covered beyond the counts (CheckResult::coverage), or empty.
   std::function<std::string()> coverage;
+  /// What the calls' arguments were drawn from ("keys 0, 1, 1026 and values 0..9"), or empty:
+  /// named with the coverage, so that a check that found nothing says what it tried.
+  std::string domain;
   /// For a pass: why nothing the check ran could have interleaved (fibers that met no
   /// instrumented operation), or empty. A non-empty answer makes the pass an error.
   std::function<std::string()> unexercised;

@@ -43,8 +43,11 @@ struct BoundedQueue {
   static std::string setup_cpp() { return duet::type_name<Sut>() + " q(" + std::to_string(capacity) + ");"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
 
+  /// The values pushed: the binding's values() (binding.hpp), or 0..9.
+  static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 9)); }
+  static std::string domain() { return "values " + models::detail::describe_ints(values()); }
   static Gen<Cmd> command(const State&) {
-    static const Gen<Cmd> gen = one_of(construct<BoundedPush>(integers(0, 9)).map([](BoundedPush p) { return Cmd(p); }),
+    static const Gen<Cmd> gen = one_of(construct<BoundedPush>(values()).map([](BoundedPush p) { return Cmd(p); }),
                                        just(Cmd(BoundedPop{})));
     return gen;
   }

@@ -35,9 +35,12 @@ struct PairRegister {
   static std::string setup_cpp() { return duet::type_name<Sut>() + " r;"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
 
+  /// The values written: the binding's values() (binding.hpp), or 1..9 (the pair starts (0, 0)).
+  static Gen<int> values() { return models::detail::values_of<Binding>(integers(1, 9)); }
+  static std::string domain() { return "values " + models::detail::describe_ints(values()); }
   static Gen<Cmd> command(const State&) {
     static const Gen<Cmd> gen =
-        one_of(construct<PairWrite>(integers(1, 9), integers(1, 9)).map([](PairWrite w) { return Cmd(w); }),
+        one_of(construct<PairWrite>(values(), values()).map([](PairWrite w) { return Cmd(w); }),
                just(Cmd(PairRead{})));
     return gen;
   }

@@ -37,10 +37,14 @@ struct Queue {
   static std::string setup_cpp() { return duet::type_name<Sut>() + " q;"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
 
+  /// The values pushed: the binding's values() (binding.hpp), or 0..9.
+  static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 9)); }
+  static std::string domain() { return "values " + models::detail::describe_ints(values()); }
+
   static Gen<Cmd> command(const State&) {
-    static const Gen<Cmd> gen = has_size ? one_of(construct<Push>(integers(0, 9)).map([](Push p) { return Cmd(p); }),
+    static const Gen<Cmd> gen = has_size ? one_of(construct<Push>(values()).map([](Push p) { return Cmd(p); }),
                                                   just(Cmd(TryPop{})), just(Cmd(QueueSize{})))
-                                         : one_of(construct<Push>(integers(0, 9)).map([](Push p) { return Cmd(p); }),
+                                         : one_of(construct<Push>(values()).map([](Push p) { return Cmd(p); }),
                                                   just(Cmd(TryPop{})));
     return gen;
   }

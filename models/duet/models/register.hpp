@@ -13,6 +13,7 @@
 #include <variant>
 
 #include <duet/duet.hpp>
+#include <duet/models/binding.hpp>
 
 namespace duet::models {
 
@@ -35,9 +36,12 @@ struct Register {
   using Cmd = std::variant<Write, Read, Cas>;
   static constexpr const char* sut_name = "r";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " r{};"; }
+  /// The values written and compared: the binding's values() (binding.hpp), or 0..4.
+  static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 4)); }
+  static std::string domain() { return "values " + models::detail::describe_ints(values()); }
   static Gen<Cmd> command(const State&) {
     static const Gen<Cmd> gen = [] {
-      auto v = integers(0, 4);
+      auto v = values();
       std::vector<std::pair<unsigned, Gen<Cmd>>> ops{{1, construct<Write>(v).map([](Write w) { return Cmd(w); })},
                                                      {1, just(Cmd(Read{}))}};
       if (has_cas) ops.push_back({1, construct<Cas>(v, v).map([](Cas c) { return Cmd(c); })});

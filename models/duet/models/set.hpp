@@ -38,9 +38,12 @@ struct Set {
   static constexpr const char* sut_name = "s";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " s;"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
+  /// The elements: the binding's keys() (binding.hpp), or default_keys().
+  static Gen<int> keys() { return models::detail::keys_of<Binding>(); }
+  static std::string domain() { return "keys " + models::detail::describe_ints(keys()); }
   static Gen<Cmd> command(const State&) {
     static const Gen<Cmd> gen = [] {
-      auto x = integers(0, 3);
+      auto x = keys();
       std::vector<std::pair<unsigned, Gen<Cmd>>> ops{
           {2, construct<SetInsert>(x).map([](SetInsert c) { return Cmd(c); })},
           {2, construct<SetContains>(x).map([](SetContains c) { return Cmd(c); })}};

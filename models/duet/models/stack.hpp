@@ -33,9 +33,12 @@ struct Stack {
   static constexpr const char* sut_name = "s";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " s;"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
+  /// The values pushed: the binding's values() (binding.hpp), or 0..9.
+  static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 9)); }
+  static std::string domain() { return "values " + models::detail::describe_ints(values()); }
   static Gen<Cmd> command(const State&) {
     static const Gen<Cmd> gen =
-        one_of(construct<StackPush>(integers(0, 9)).map([](StackPush p) { return Cmd(p); }), just(Cmd(StackPop{})));
+        one_of(construct<StackPush>(values()).map([](StackPush p) { return Cmd(p); }), just(Cmd(StackPop{})));
     return gen;
   }
   static Result run(const Cmd& c, Sut& s) {
