@@ -19,9 +19,7 @@
 #         -P check_outputs.cmake
 # (`|` separates the items of PROGRAMS and FILES; FILES may hold globs.)
 cmake_minimum_required(VERSION 3.22)  # lists keep their empty lines (CMP0007)
-string(ASCII 1 kSemi)
-string(ASCII 2 kOpen)
-string(ASCII 3 kClose)
+include(${CMAKE_CURRENT_LIST_DIR}/text_lines.cmake)
 string(ASCII 4 kLineEnd)
 
 function(mask text id out_var)
@@ -35,15 +33,10 @@ function(mask text id out_var)
   set(${out_var} "${text}" PARENT_SCOPE)
 endfunction()
 
-# Text as a list of lines, with `;`, `[` and `]` (which mean something in a CMake list) swapped
-# for control characters and trailing blanks dropped.
+# Text as a list of lines (text_lines.cmake), trailing blanks dropped.
 function(lines_of text out_var)
-  string(REPLACE "\r" "" text "${text}")
-  string(REPLACE ";" "${kSemi}" text "${text}")
-  string(REPLACE "[" "${kOpen}" text "${text}")
-  string(REPLACE "]" "${kClose}" text "${text}")
-  string(REGEX REPLACE "[ \t]+\n" "\n" text "${text}")
-  string(REPLACE "\n" ";" lines "${text}")
+  string(REGEX REPLACE "[ \t]+(\r?\n)" "\\1" text "${text}")
+  duet_text_lines("${text}" lines)
   set(${out_var} "${lines}" PARENT_SCOPE)
 endfunction()
 
@@ -109,14 +102,6 @@ function(find_in_order want have)
     math(EXPR from "${found} + ${k}")
   endforeach()
   set(ok TRUE PARENT_SCOPE)
-endfunction()
-
-function(readable lines out_var)
-  string(REPLACE ";" "\n" text "${lines}")
-  string(REPLACE "${kSemi}" ";" text "${text}")
-  string(REPLACE "${kOpen}" "[" text "${text}")
-  string(REPLACE "${kClose}" "]" text "${text}")
-  set(${out_var} "${text}" PARENT_SCOPE)
 endfunction()
 
 string(REPLACE "|" ";" PROGRAMS "${PROGRAMS}")
@@ -192,7 +177,7 @@ foreach(md IN LISTS FILES)
       find_in_order("${want}" "${have}")
     endwhile()
     if(NOT ok)
-      readable("${missing}" m)
+      duet_decode_line("${missing}" m)
       string(REPLACE ";" " " c "${words}")
       string(APPEND failures "\n${shown}:${block_line}: `${c}` (status ${status}, ${tries} runs) does not print\n${m}\n---- the last run printed:\n${out}----\n")
     endif()

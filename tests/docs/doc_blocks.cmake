@@ -18,9 +18,7 @@
 # duet_doc_blocks(OUT_DIR out_dir SOURCES_VAR var PROGRAMS_VAR pvar FILES md...): writes
 # out_dir/<name>.cpp for each Markdown file with at least one compiled block and sets `var` to
 # their list; writes every program block into out_dir/programs.cpp and sets `pvar` to it.
-string(ASCII 1 kSemi)
-string(ASCII 2 kOpen)
-string(ASCII 3 kClose)
+include(${CMAKE_CURRENT_LIST_DIR}/text_lines.cmake)
 function(duet_doc_blocks)
   cmake_parse_arguments(D "" "OUT_DIR;SOURCES_VAR;PROGRAMS_VAR;ROOT" "FILES" ${ARGN})
   set(sources "")
@@ -30,14 +28,9 @@ function(duet_doc_blocks)
     file(RELATIVE_PATH shown "${D_ROOT}" "${md}")
     get_filename_component(stem "${md}" NAME_WE)
     string(MAKE_C_IDENTIFIER "${stem}" id)
-    # The text as a list of lines: `;` and `[` `]` (which mean something in a list) are swapped
-    # for control characters first, and swapped back as each line is written out.
+    # The text as a list of lines (text_lines.cmake), decoded as each line is written out.
     file(READ "${md}" text)
-    string(REPLACE "\r" "" text "${text}")
-    string(REPLACE ";" "${kSemi}" text "${text}")
-    string(REPLACE "[" "${kOpen}" text "${text}")
-    string(REPLACE "]" "${kClose}" text "${text}")
-    string(REPLACE "\n" ";" lines "${text}")
+    duet_text_lines("${text}" lines)
     set(out "// Generated from ${shown} by tests/docs/doc_blocks.cmake: do not edit.\n#include \"docs/doc_blocks_prelude.hpp\"\nnamespace doc_${id} {\n")
     set(in_block FALSE)
     set(kind "")
@@ -79,9 +72,7 @@ function(duet_doc_blocks)
         continue()
       endif()
       if(NOT kind STREQUAL "fragment")
-        string(REPLACE "${kSemi}" ";" line "${line}")
-        string(REPLACE "${kOpen}" "[" line "${line}")
-        string(REPLACE "${kClose}" "]" line "${line}")
+        duet_decode_line("${line}" line)
         if(kind STREQUAL "program")
           string(APPEND programs "${line}\n")
         else()

@@ -6,9 +6,10 @@
 
 #include <optional>
 
-#include <boost/lockfree/spsc_queue.hpp>
 
 #include <duet/models/spsc_ring.hpp>
+
+#include "support/boost_spsc.hpp"
 
 namespace {
 
@@ -25,14 +26,7 @@ TEST(NegativeRoles, SpscRingWithTwoConsumersPopsAnItemTwice) {
 }
 
 TEST(NegativeRoles, BoostSpscQueueWithTwoProducersIsUnsafe) {
-  using Q = boost::lockfree::spsc_queue<int, boost::lockfree::capacity<4>>;
-  auto lin = duet::Lin<Q>("boost::lockfree::spsc_queue", "q")
-                 .op("push", [](Q& q, int x) { return q.push(x); }, duet::integers(0, 9))
-                 .op("pop", [](Q& q) {
-                   int x = 0;
-                   return q.pop(x) ? std::optional<int>(x) : std::nullopt;
-                 });
-  const duet::CheckResult r = duet::expect_unsafe(lin, {.roles = {{"producer", 2, {"push"}}, {"consumer", 1, {"pop"}}}});
+  const duet::CheckResult r = duet::expect_unsafe(boost_spsc::lin(), {.roles = {{"producer", 2, {"push"}}, {"consumer", 1, {"pop"}}}});
   EXPECT_TRUE(r) << r.report;
 }
 

@@ -10,9 +10,10 @@
 #include <optional>
 #include <string>
 
-#include <boost/lockfree/spsc_queue.hpp>
 
 #include <duet/models/spsc_ring.hpp>
+
+#include "support/boost_spsc.hpp"
 
 namespace {
 
@@ -97,15 +98,8 @@ TEST(Roles, SpscRingThroughLinPassesWithRoles) {
 
 // Boost.Lockfree's spsc_queue, as its documentation says: one producer, one consumer.
 TEST(Roles, BoostSpscQueuePassesWithOneProducerAndOneConsumer) {
-  using Q = boost::lockfree::spsc_queue<int, boost::lockfree::capacity<4>>;
-  auto lin = duet::Lin<Q>("boost::lockfree::spsc_queue", "q")
-                 .op("push", [](Q& q, int x) { return q.push(x); }, duet::integers(0, 9))
-                 .op("pop", [](Q& q) {
-                   int x = 0;
-                   return q.pop(x) ? std::optional<int>(x) : std::nullopt;
-                 });
   const duet::CheckResult r = duet::check_parallel(
-      lin, {.roles = {{"producer", 1, {"push"}}, {"consumer", 1, {"pop"}}}}, {.seed = 1, .count = 2000});
+      boost_spsc::lin(), {.roles = {{"producer", 1, {"push"}}, {"consumer", 1, {"pop"}}}}, {.seed = 1, .count = 2000});
   EXPECT_TRUE(r) << r.report;
 }
 

@@ -18,22 +18,15 @@ if(NOT EXISTS "${TEST_FILE}")
   message(FATAL_ERROR "doc_examples_check: no test file ${TEST_FILE}")
 endif()
 
-# The text is handled as a CMake list of lines: the characters that mean something in a list
-# (`;`, and `[` `]`, which keep a `;` between them from splitting) are swapped for control
-# characters first, in the headers and the test file alike, so lines compare as written.
-string(ASCII 1 kSemi)
-string(ASCII 2 kOpen)
-string(ASCII 3 kClose)
+# The text is handled as a CMake list of lines (../docs/text_lines.cmake), in the headers and
+# the test file alike, so lines compare as written.
+include(${CMAKE_CURRENT_LIST_DIR}/../docs/text_lines.cmake)
 
-# The lines of `path`, encoded as above, in `out`.
+# The lines of `path`, encoded, in `out`.
 function(read_lines path out)
   file(READ "${path}" text)
-  string(REPLACE "\r" "" text "${text}")
-  string(REPLACE ";" "${kSemi}" text "${text}")
-  string(REPLACE "[" "${kOpen}" text "${text}")
-  string(REPLACE "]" "${kClose}" text "${text}")
-  string(REPLACE "\n" ";" text "${text}")
-  set(${out} "${text}" PARENT_SCOPE)
+  duet_text_lines("${text}" lines)
+  set(${out} "${lines}" PARENT_SCOPE)
 endfunction()
 
 # `line` without leading and trailing spaces, runs of spaces collapsed.
@@ -43,12 +36,6 @@ function(normalize line out)
   set(${out} "${line}" PARENT_SCOPE)
 endfunction()
 
-function(decode line out)
-  string(REPLACE "${kSemi}" ";" line "${line}")
-  string(REPLACE "${kOpen}" "[" line "${line}")
-  string(REPLACE "${kClose}" "]" line "${line}")
-  set(${out} "${line}" PARENT_SCOPE)
-endfunction()
 
 read_lines("${TEST_FILE}" test_lines)
 set(known "")
@@ -86,7 +73,7 @@ foreach(header IN LISTS headers)
     math(EXPR examples "${examples} + 1")
     list(FIND known "${code}" at)
     if(at EQUAL -1)
-      decode("${code}" shown)
+      duet_decode_line("${code}" shown)
       string(APPEND missing "\n  ${name}:${number}: ${shown}")
     endif()
   endforeach()
