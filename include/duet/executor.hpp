@@ -32,11 +32,26 @@ class Executor {
   virtual const char* name() const = 0;
 };
 
+/// Code that every thread running a check's calls must run first and last: registration with an
+/// RCU library, a hazard-pointer or epoch domain. A thread pool runs `start` on each worker before
+/// its first branch and `stop` when the worker ends (the pool's destruction); on the calling
+/// thread, which runs branch 0 and every prefix and suffix call, from the check's start to its
+/// end (outside a check: around each run()). A hook that throws fails the run that needed it.
+/// With liburcu, say, domain_register and domain_unregister are rcu_register_thread and
+/// rcu_unregister_thread:
+///
+///   auto pool = duet::make_thread_pool(true, {.start = [] { domain_register(); }, .stop = [] { domain_unregister(); }});
+struct ThreadHooks {
+  std::function<void()> start;
+  std::function<void()> stop;
+};
+
 /// A pool of threads kept for the whole check: spawning threads per trial costs more than the
 /// trial itself. `pin`: each branch on its own CPU (the calling thread, which runs branch 0,
 /// included) when the caller's affinity mask has a CPU per branch; the caller's own mask is
-/// restored after each run, or after the check when a check runs the pool.
-std::unique_ptr<Executor> make_thread_pool(bool pin = true);
+/// restored after each run, or after the check when a check runs the pool. `hooks`: see
+/// ThreadHooks (ParallelConfig::thread_hooks gives them to the pool a check makes).
+std::unique_ptr<Executor> make_thread_pool(bool pin = true, ThreadHooks hooks = {});
 /// New threads for every run (the naive way; kept for the benchmark that measures the pool).
 std::unique_ptr<Executor> make_thread_per_run();
 
@@ -81,6 +96,11 @@ struct FiberOptions {
   /// For duet::fibers(), the environment variable DUET_MEMORY_MODEL=sc|cpp overrides it (any
   /// other value is an error); duet::run_fibers replays with exactly what it is given.
   MemoryModel memory_model = MemoryModel::cpp;
+  /// Run inside each fiber, before its branch and after it (also when the branch throws): what a
+  /// subject needs once per thread of its own (a reclamation domain's per-thread record). Their
+  /// instrumented operations are part of the run, scheduled like the branch's.
+  std::function<void()> on_fiber_start;
+  std::function<void()> on_fiber_stop;
 };
 
 /// The deterministic fiber scheduler as an executor: the branches run as fibers on the calling
@@ -120,6 +140,12 @@ namespace detail {
 struct ScheduleFailed {
   std::string message;
   bool duet_limit = false;  // duet's own limit ended the run: an error of the check, not a failure
+};
+
+/// Thrown out of Executor::run when the executor itself could not run the branches as asked (a
+/// ThreadHooks function threw): an error of the check, with this message.
+struct ExecutorFailed {
+  std::string message;
 };
 
 /// A subject that a failed fiber run left mid-operation is kept, never destroyed: `p` is leaked

@@ -67,6 +67,10 @@ struct ParallelConfig {
   // expect_unsafe, off for check_parallel. Ignored on fibers, whose scheduler does that job.
   std::optional<bool> noise = std::nullopt;
   std::shared_ptr<Executor> executor = nullptr;  // default: a thread pool kept for the check
+  // Per-thread setup and teardown for the pool a check makes (registration with an RCU library,
+  // say): see ThreadHooks. With an executor of your own, give them to make_thread_pool (or, on
+  // fibers, FiberOptions::on_fiber_start / on_fiber_stop) instead: here they would be an error.
+  ThreadHooks thread_hooks = {};
 };
 
 namespace detail {

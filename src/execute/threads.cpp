@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -13,6 +14,7 @@
 
 #include "duet/detail/fiber_hooks.hpp"
 #include "duet/executor.hpp"
+#include "duet/show.hpp"
 #include "execute/fibers/thread_locals.hpp"
 #include "execute/threads.hpp"
 
@@ -56,8 +58,16 @@ void spin_until(Done done) {
 // of two system calls per trial.
 class ThreadPool final : public Executor {
  public:
-  explicit ThreadPool(bool pin) : pin_(pin) {}
+  ThreadPool(bool pin, ThreadHooks hooks) : pin_(pin), hooks_(std::move(hooks)) {}
   bool pinned() const { return pin_; }
+  const ThreadHooks& hooks() const { return hooks_; }
+  bool caller_started() const { return caller_started_; }
+  /// In a child process of isolation mode: the forking thread's hooks ran before the fork, and
+  /// what they set up was copied with the process (the child's caller is that thread).
+  void caller_started_before_fork() {
+    caller_started_ = true;
+    hooks_caller_ = pthread_self();
+  }
   ~ThreadPool() override {
     release_caller();
     stop_.store(true);
@@ -89,6 +99,7 @@ class ThreadPool final : public Executor {
       rng_ ^= rng_ << 17;
       d = static_cast<unsigned>(rng_ % 256);
     }
+    start_caller();
     work_ = &branches;
     arrived_.store(0, std::memory_order_relaxed);
     // Only the workers with a branch take part in a round; the others are parked on width_.
@@ -111,17 +122,22 @@ class ThreadPool final : public Executor {
     else spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; });
     if (!holding_) release_caller();
     if (failure) std::rethrow_exception(failure);
+    std::lock_guard lock(hook_error_m_);
+    if (!hook_error_.empty()) throw ExecutorFailed{hook_error_};
   }
   const char* name() const override { return "thread pool"; }
 
-  /// Inside a check: keep the caller pinned between runs until release_caller().
-  void hold_caller() { holding_ = true; }
-  /// Gives the caller its own affinity back (if a run pinned it).
+  /// Inside a check: keep the caller pinned between runs, and its ThreadHooks started, until
+  /// release_caller().
+  void hold_caller() {
+    holding_ = true;
+    start_caller();
+  }
+  /// Gives the caller its own affinity back (if a run pinned it) and runs its stop hook.
   void release_caller() {
     holding_ = false;
-    if (!caller_pinned_ || !pthread_equal(pthread_self(), caller_)) return;  // only the caller itself
-    pthread_setaffinity_np(caller_, sizeof caller_mask_, &caller_mask_);
-    caller_pinned_ = false;
+    release_affinity();
+    stop_caller();
   }
   /// "branches pinned to CPUs 0, 1", or why not.
   std::string placement() const { return placement_; }
@@ -174,10 +190,35 @@ class ThreadPool final : public Executor {
     placed_for_ = branches;
     placed_shared_ = 0;
   }
-  void release_caller_affinity_only() {
-    const bool holding = holding_;
-    release_caller();
-    holding_ = holding;
+  void release_caller_affinity_only() { release_affinity(); }
+  void release_affinity() {
+    if (!caller_pinned_ || !pthread_equal(pthread_self(), caller_)) return;  // only the caller itself
+    pthread_setaffinity_np(caller_, sizeof caller_mask_, &caller_mask_);
+    caller_pinned_ = false;
+  }
+
+  // ThreadHooks: a hook that throws is kept as the pool's error, which every later run() throws
+  // (ExecutorFailed): the thread it was for is not set up.
+  void run_hook(const std::function<void()>& hook, const char* which) {
+    if (!hook) return;
+    try {
+      hook();
+    } catch (...) {
+      std::lock_guard lock(hook_error_m_);
+      if (hook_error_.empty()) hook_error_ = std::string("ThreadHooks::") + which + " threw " + describe_current_exception();
+    }
+  }
+  void start_caller() {
+    if (caller_started_ || (!hooks_.start && !hooks_.stop)) return;
+    caller_started_ = true;
+    hooks_caller_ = pthread_self();
+    run_hook(hooks_.start, "start");
+  }
+  // On the thread that started it only: a pool destroyed elsewhere cannot stop the caller's.
+  void stop_caller() {
+    if (!caller_started_ || !pthread_equal(pthread_self(), hooks_caller_)) return;
+    caller_started_ = false;
+    run_hook(hooks_.stop, "stop");
   }
   static bool pin_to(pthread_t thread, int cpu) {
     cpu_set_t set;
@@ -187,6 +228,11 @@ class ThreadPool final : public Executor {
   }
 
   void worker(std::size_t index, std::uint64_t seen) {
+    run_hook(hooks_.start, "start");
+    work_loop(index, seen);
+    run_hook(hooks_.stop, "stop");
+  }
+  void work_loop(std::size_t index, std::uint64_t seen) {
     for (;;) {
       // Wait for a new round: trials come back to back, so keep polling (yielding the CPU)
       // for a while before sleeping on the round counter; a futex wake-up per trial would
@@ -255,6 +301,11 @@ class ThreadPool final : public Executor {
   }
 
   bool pin_;
+  ThreadHooks hooks_;
+  bool caller_started_ = false;
+  pthread_t hooks_caller_{};
+  std::mutex hook_error_m_;
+  std::string hook_error_;
   bool holding_ = false;
   bool caller_pinned_ = false;
   std::atomic<std::size_t> placed_for_{0};  // branches the current placement has a CPU of its own for
@@ -309,7 +360,8 @@ std::shared_ptr<Executor> executor_for_child(std::shared_ptr<Executor> e) {
   if (!pool) return e;
   // The copy is never destroyed: its destructor would join threads that do not exist here.
   new std::shared_ptr<Executor>(e);
-  auto fresh = std::make_shared<ThreadPool>(pool->pinned());
+  auto fresh = std::make_shared<ThreadPool>(pool->pinned(), pool->hooks());
+  if (pool->caller_started()) fresh->caller_started_before_fork();
   fresh->hold_caller();
   return fresh;
 }
@@ -335,6 +387,8 @@ std::string placement_text(const Executor& e) {
 }  // namespace duet::detail
 
 namespace duet {
-std::unique_ptr<Executor> make_thread_pool(bool pin) { return std::make_unique<detail::ThreadPool>(pin); }
+std::unique_ptr<Executor> make_thread_pool(bool pin, ThreadHooks hooks) {
+  return std::make_unique<detail::ThreadPool>(pin, std::move(hooks));
+}
 std::unique_ptr<Executor> make_thread_per_run() { return std::make_unique<detail::ThreadPerRun>(); }
 }  // namespace duet

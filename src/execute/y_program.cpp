@@ -213,7 +213,12 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
     // calling thread, and on fibers) fail the trial; the oracle's own replays of the calls, while
     // it searches for an order, are not the program's and do not count.
     const std::size_t assertions_before = cp.capture ? cp.capture->count() : 0;
-    StepVerdict v = steps.trial(shape, *pp.executor, noise, observed);
+    StepVerdict v;
+    try {
+      v = steps.trial(shape, *pp.executor, noise, observed);
+    } catch (const ExecutorFailed& e) {
+      return end(StepVerdict::error(e.message));
+    }
     if (cp.capture && cp.capture->count() != assertions_before)
       return fail_trial("assertion failed: " + cp.capture->messages_since(assertions_before));
     const TrialOverlap overlap = trial_overlap(shape, observed);
@@ -290,7 +295,7 @@ std::string roles_error(const ParallelConfig& pc, const std::vector<std::string>
 std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Property& p) {
   auto pp = std::make_shared<ParallelParams>();
   pp->config = pc;
-  pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads));
+  pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads, pc.thread_hooks));
   // On fibers a case is deterministic: a replay that passes is nondeterminism in the test, not
   // bad luck with thread timing.
   const bool on_fibers = fiber_executor(pp->executor.get()) != nullptr;
@@ -349,6 +354,9 @@ std::string check_roles(const ParallelConfig& pc) {
 }
 
 std::string check_parallel_config(const ParallelConfig& pc) {
+  if (pc.executor && (pc.thread_hooks.start || pc.thread_hooks.stop))
+    return "thread_hooks are for the thread pool a check makes, and this check has an executor of its own: give "
+           "them to duet::make_thread_pool(pin, hooks), or on fibers to FiberOptions::on_fiber_start / on_fiber_stop";
   if (!pc.roles.empty()) {
     if (std::string why = check_roles(pc); !why.empty()) return why;
   } else if (pc.branches < 2 || pc.branches > 8) {

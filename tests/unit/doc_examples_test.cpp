@@ -197,6 +197,17 @@ struct LockedDeque {
   EXPECT_TRUE(duet::check_parallel(deque, {.roles = {{"owner", 1, {"push", "pop"}}, {"thief", 2, {"steal"}}}}));
 }
 
+// ThreadHooks: what a subject needs on every thread that calls it.
+thread_local bool t_in_domain = false;
+void domain_register() { t_in_domain = true; }
+void domain_unregister() { t_in_domain = false; }
+TEST(DocExamples, ThreadHooksRunOnEveryThreadOfARun) {
+  auto pool = duet::make_thread_pool(true, {.start = [] { domain_register(); }, .stop = [] { domain_unregister(); }});
+  std::atomic<int> registered{0};
+  pool->run({[&] { registered += t_in_domain; }, [&] { registered += t_in_domain; }});
+  EXPECT_EQ(registered.load(), 2);
+}
+
 // On threads a small budget may see too little overlap (a slow sanitizer build, a loaded
 // machine): that honest "inconclusive" is fine here, a failure is not.
 bool passed_or_inconclusive(const duet::CheckResult& r) {

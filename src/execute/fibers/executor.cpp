@@ -257,8 +257,29 @@ struct ExhaustiveStrategy final : FiberExecutor::Strategy {
 
 }  // namespace
 
+// The branches with FiberOptions::on_fiber_start / on_fiber_stop around each, or the branches
+// themselves when there are no hooks (`storage` holds the wrapped ones).
+const std::vector<std::function<void()>>& with_fiber_hooks(const std::vector<std::function<void()>>& branches,
+                                                          const FiberOptions& options,
+                                                          std::vector<std::function<void()>>& storage) {
+  if (!options.on_fiber_start && !options.on_fiber_stop) return branches;
+  storage.clear();
+  for (const auto& branch : branches)
+    storage.push_back([&branch, &options] {
+      if (options.on_fiber_start) options.on_fiber_start();
+      try {
+        branch();
+      } catch (...) {
+        if (options.on_fiber_stop) options.on_fiber_stop();
+        throw;
+      }
+      if (options.on_fiber_stop) options.on_fiber_stop();
+    });
+  return storage;
+}
+
 FiberExecutor::FiberExecutor(Schedule schedule, FiberOptions options)
-    : schedule_(schedule), scheduler_(scheduler_config(options)) {
+    : schedule_(schedule), options_(options), scheduler_(scheduler_config(options)) {
   switch (schedule.kind) {
     case Schedule::Kind::pct:
       strategy_ = std::make_unique<PctStrategy>(schedule.depth);
@@ -289,7 +310,8 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   Source own = Source::from_seed(own_runs_++);
   Source& src = trial_source_ ? *trial_source_ : own;
   trial_source_ = nullptr;
-  const fiber::RunResult& r = scheduler_.run(branches, *strategy_->picker(src));
+  std::vector<std::function<void()>> hooked;
+  const fiber::RunResult& r = scheduler_.run(with_fiber_hooks(branches, options_, hooked), *strategy_->picker(src));
   strategy_->finish(r);
   // Every event but each fiber's start and (if it finished) its exit is an operation: counted
   // from the result, not by walking the trace.
@@ -366,7 +388,8 @@ FiberRun run_fibers(const std::vector<std::function<void()>>& branches, std::str
   Source src = Source::replay(detail::parse_schedule(schedule));
   detail::fiber::Scheduler sched(detail::scheduler_config(options));
   detail::fiber::RandomPicker picker(src, detail::kSpuriousOneIn);
-  const detail::fiber::RunResult& r = sched.run(branches, picker);
+  std::vector<std::function<void()>> hooked;
+  const detail::fiber::RunResult& r = sched.run(detail::with_fiber_hooks(branches, options, hooked), picker);
   FiberRun run;
   run.completed = r.outcome == detail::fiber::Outcome::completed;
   run.interleaving = detail::fiber::format_trace(sched.trace());

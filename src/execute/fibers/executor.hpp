@@ -62,6 +62,7 @@ class FiberExecutor final : public Executor {
 
  private:
   Schedule schedule_;
+  FiberOptions options_;  // its on_fiber_start / on_fiber_stop
   fiber::Scheduler scheduler_;
   Source* trial_source_ = nullptr;
   std::uint64_t own_runs_ = 0;
@@ -69,6 +70,12 @@ class FiberExecutor final : public Executor {
   std::uint64_t operations_ = 0;  // the note about weak memory orders is printed once
   std::unique_ptr<Strategy> strategy_;
 };
+
+/// `branches` with FiberOptions::on_fiber_start / on_fiber_stop run inside each fiber around it
+/// (`storage` keeps the wrapped functions), or `branches` when there are no hooks.
+const std::vector<std::function<void()>>& with_fiber_hooks(const std::vector<std::function<void()>>& branches,
+                                                          const FiberOptions& options,
+                                                          std::vector<std::function<void()>>& storage);
 
 /// A trial's picks as duet::run_fibers reads them: "0.1.1", trailing zeros dropped (past its
 /// end a replay answers 0 anyway).
