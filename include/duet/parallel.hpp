@@ -205,6 +205,57 @@ struct ModelOracle {
   }
 };
 
+/// A relaxed spec (next_states) as the search core's oracle: its state is the set of states the
+/// model may be in, each call's observed result taking every one of them to the states it
+/// allows. Deciding on sets keeps the search exact (an order fits if some choice of states fits
+/// it all the way), and memoises on the set: two prefixes that leave the same set are one.
+template <class Spec>
+struct RelaxedModelOracle {
+  using ModelState = typename Spec::State;
+  using State = std::vector<ModelState>;
+  using Cmd = typename Spec::Cmd;
+  static constexpr bool memo = EqualityComparable<ModelState>;
+  const std::vector<Cmd>* cmds;
+  const std::vector<Observed>* observed;
+  State initial() const { return {initial_state<Spec>()}; }
+  bool apply(State& states, std::size_t i) const {
+    const Cmd& c = (*cmds)[i];
+    const Result& got = (*observed)[i].result;
+    State next;
+    for (const ModelState& s : states) {
+      if constexpr (HasPrecondition<Spec>)
+        if (!Spec::precondition(c, s)) continue;
+      for (ModelState& t : Spec::next_states(c, s, got)) {
+        if constexpr (memo)
+          if (std::find(next.begin(), next.end(), t) != next.end()) continue;
+        next.push_back(std::move(t));
+      }
+    }
+    states = std::move(next);
+    return !states.empty();
+  }
+  // Order-independent: a set's hash does not depend on the order its states were reached in.
+  std::uint64_t hash(const State& states) const {
+    std::uint64_t h = states.size();
+    for (const ModelState& s : states) h += mix64(hash_value(s));
+    return h;
+  }
+  bool equal(const State& a, const State& b) const {
+    if constexpr (memo) {
+      if (a.size() != b.size()) return false;
+      for (const ModelState& x : a)
+        if (std::find(b.begin(), b.end(), x) == b.end()) return false;
+      return true;
+    } else {
+      return false;
+    }
+  }
+};
+
+/// The oracle of a state-machine spec: relaxed or not.
+template <class Spec>
+using SpecOracle = std::conditional_t<HasNextStates<Spec>, RelaxedModelOracle<Spec>, ModelOracle<Spec>>;
+
 /// Runs the search on one trial's history; remembers why it could not say yes. Model code
 /// that throws is the spec's failure, and a search that runs out of budget decides nothing:
 /// neither may pass for "explained".
@@ -468,7 +519,7 @@ class ModelYSteps final : public YSteps {
 
   bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
                  Consistency consistency) override {
-    const ModelOracle<Spec> oracle{&cmds_, &observed};
+    const SpecOracle<Spec> oracle{&cmds_, &observed};
     return judge(y_history(shape, observed), oracle, consistency);
   }
 

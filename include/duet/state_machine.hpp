@@ -19,6 +19,9 @@
 //     static duet::Result expected(const Cmd&, const State&);  // what the model returns, or:
 //     // static duet::Verdict postcondition(const Cmd&, const State& before, const duet::Result&);
 //     static State next(const Cmd&, State);                    // or void next(const Cmd&, State&)
+//     // Relaxed instead (several results allowed): the states the model allows after seeing the
+//     // result, none if it is wrong; replaces expected, postcondition and (for judging) next.
+//     // static std::vector<State> next_states(const Cmd&, const State& before, const duet::Result&);
 //     // Crash injection (duet/faults.hpp), optional: with recover, every duet::fault_point the
 //     // candidate passes may crash it; recover rebuilds it from what persisted, and the model
 //     // goes on with the interrupted command taken effect or not, whichever explains what follows.
@@ -36,6 +39,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
@@ -94,6 +98,15 @@ concept NextInPlace = requires(const typename Spec::Cmd& c, typename Spec::State
   { Spec::next(c, s) } -> std::same_as<void>;
 } && !requires(const typename Spec::Cmd& c, const typename Spec::State& s) {
   Spec::next(c, s);  // a void next() taking the state by value or const& could not change it
+};
+
+/// A relaxed spec: the model sees the candidate's result and says which states it allows next
+/// (none: the result is not allowed; several: the model goes on in all of them). It replaces
+/// expected, postcondition and next for judging a step; `next`, if the spec also has one, is
+/// what generation follows where results are not known yet (the branches of a parallel program).
+template <class Spec>
+concept HasNextStates = requires(const typename Spec::State& s, const typename Spec::Cmd& c, const Result& r) {
+  { Spec::next_states(c, s, r) } -> std::convertible_to<std::vector<typename Spec::State>>;
 };
 
 /// A spec that says how to rebuild the candidate after a crash: crash injection is on.
@@ -157,7 +170,8 @@ template <class Spec>
 void apply_next(const typename Spec::Cmd& cmd, typename Spec::State& state) {
   if constexpr (NextInPlace<Spec>) Spec::next(cmd, state);
   else if constexpr (NextByValue<Spec>) state = Spec::next(cmd, std::move(state));
-  // else: state_machine_property's static_assert says what is missing, once.
+  // else: a relaxed spec without next (generation stays in the state it had), or
+  // state_machine_property's static_assert says what is missing, once.
 }
 
 
@@ -256,6 +270,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
   // candidate's run, assertions raised there, the comparison, the postcondition, next.
   StepVerdict step(Trace* trace) override {
     const Cmd& cmd = *cmd_;
+    if constexpr (HasNextStates<Spec>) return step_relaxed(trace);
     if (states_.size() > 1) return step_after_crash(trace);
     State& state = states_.front();
     std::vector<Result> wants;
@@ -444,6 +459,36 @@ class StateMachineSteps final : public StateMachineStepsBase {
     return {};
   }
 
+  // A relaxed spec: every state the model may be in sees the result and says which states may
+  // follow; the model goes on in all of them, and a result none allows is the failure.
+  StepVerdict step_relaxed(Trace* trace) {
+    std::vector<Result> wants;
+    std::string async_trace;
+    if (auto ended = expect_and_run(trace, wants, async_trace)) return std::move(*ended);
+    std::vector<State> next;
+    for (const State& s : states_) {
+      std::vector<State> allowed;
+      try {
+        allowed = Spec::next_states(*cmd_, s, got_);
+      } catch (...) {
+        return fail_here(trace, nullptr, threw("the model's next_states()"));
+      }
+      for (State& t : allowed) add_state(next, std::move(t));
+      if (next.size() > kMaxModelStates)
+        return StepVerdict::error("more than " + std::to_string(kMaxModelStates) +
+                                  " model states are allowed so far (give State an operator== so that equal ones merge)");
+    }
+    if (next.empty()) {
+      const std::string from = states_.size() == 1 ? "its state" : "any of its " + std::to_string(states_.size()) + " possible states";
+      return with_async(fail_here(trace, nullptr,
+                                  std::string("candidate ") + (got_.is_exception() ? "threw " : "returned ") + got_.show() +
+                                      "; the model allows no state after that from " + from),
+                        trace, async_trace);
+    }
+    states_ = std::move(next);
+    return {};
+  }
+
   // The failing step shows the async runs it made.
   static StepVerdict with_async(StepVerdict v, Trace* trace, std::string& async_trace) {
     if (trace && !trace->steps.empty() && !v.ok()) trace->steps.back().async_trace = std::move(async_trace);
@@ -473,10 +518,19 @@ Property state_machine_property() {
   static_assert(StateMachineSpec<Spec>,
                 "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs types Sut, State, Cmd and functions "
                 "`Gen<Cmd> command(const State&)` and `Result run(const Cmd&, Sut&)`");
-  static_assert(HasExpected<Spec> || HasPostcondition<Spec>,
+  static_assert(HasExpected<Spec> || HasPostcondition<Spec> || HasNextStates<Spec>,
                 "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs `Result expected(const Cmd&, const State&)` "
-                "or `Verdict postcondition(const Cmd&, const State& before, const Result&)`");
-  static_assert(NextByValue<Spec> || NextInPlace<Spec>,
+                "or `Verdict postcondition(const Cmd&, const State& before, const Result&)`, or, relaxed, "
+                "`std::vector<State> next_states(const Cmd&, const State& before, const Result&)`");
+  if constexpr (HasNextStates<Spec>) {
+    static_assert(!HasExpected<Spec> && !HasPostcondition<Spec>,
+                  "duet: a relaxed spec's next_states judges every result: leave expected and postcondition out");
+    static_assert(!HasRecover<Spec>, "duet: crash injection (recover) does not combine with a relaxed spec (next_states) yet");
+  }
+  if constexpr (requires { &Spec::next_states; })
+    static_assert(HasNextStates<Spec>,
+                  "duet: Spec::next_states must be `static std::vector<State> next_states(const Cmd&, const State& before, const Result&)`");
+  static_assert(NextByValue<Spec> || NextInPlace<Spec> || HasNextStates<Spec>,
                 "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs `State next(const Cmd&, State)` or "
                 "`void next(const Cmd&, State&)` (a void next taking the state by value or const& "
                 "cannot change it)");

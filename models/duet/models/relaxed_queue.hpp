@@ -1,0 +1,101 @@
+// Relaxed models of a queue, for structures whose documented contract is weaker than FIFO: the
+// model sees each result and says which states may follow (a relaxed spec: next_states), so a
+// check is a positive one of what the authors promise, not a negative test of what they do not.
+// Same commands and bindings as Queue (queue.hpp): push(x), try_pop() -> optional.
+//
+//   SpuriousEmptyQueue<B>  FIFO, but try_pop may come back empty while items are there (a pop
+//                          that gave up under contention: a try_lock, a lost CAS race)
+//   Bag<B>                 try_pop returns any item in the queue, empty only when it is empty
+//                          (work queues, pools, per-thread-cached queues)
+//
+//   duet::check_parallel<duet::models::SpuriousEmptyQueue<MyTryLockQueueBinding>>();
+//   duet::check_parallel<duet::models::Bag<MyWorkQueueBinding>>();
+#pragma once
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <duet/duet.hpp>
+#include <duet/models/binding.hpp>
+#include <duet/models/queue.hpp>
+
+namespace duet::models {
+
+namespace detail {
+
+/// What a relaxed queue model shares: the commands, how they run on the binding, the values.
+template <class Binding, class StateT>
+struct RelaxedQueueBase {
+  using Sut = typename Binding::Sut;
+  using State = StateT;
+  using Cmd = std::variant<Push, TryPop>;
+  static constexpr const char* sut_name = "q";
+  static std::string setup_cpp() { return duet::type_name<Sut>() + " q;"; }
+  static std::unique_ptr<Sut> init_sut() { return make_subject<Binding>(); }
+  /// The values pushed: the binding's values() (binding.hpp), or 0..9.
+  static Gen<int> values() { return values_of<Binding>(integers(0, 9)); }
+  static std::string domain() { return "values " + describe_ints(values()); }
+  static Gen<Cmd> command(const State&) {
+    static const Gen<Cmd> gen = one_of(construct<Push>(values()).map([](Push p) { return Cmd(p); }), just(Cmd(TryPop{})));
+    return gen;
+  }
+  static Result run(const Cmd& c, Sut& q) {
+    if (auto* p = std::get_if<Push>(&c)) {
+      Binding::push(q, p->x);
+      return {};
+    }
+    return std::optional<int>(Binding::try_pop(q));
+  }
+};
+
+}  // namespace detail
+
+/// FIFO, except that try_pop may return nullopt while the queue holds items: such a pop leaves
+/// it unchanged. A pop that returns an item must return the oldest.
+template <class Binding>
+struct SpuriousEmptyQueue : models::detail::RelaxedQueueBase<Binding, std::deque<int>> {
+  using Base = models::detail::RelaxedQueueBase<Binding, std::deque<int>>;
+  using typename Base::Cmd;
+  using typename Base::State;
+  static std::vector<State> next_states(const Cmd& c, const State& s, const Result& got) {
+    if (auto* p = std::get_if<Push>(&c)) {
+      State t = s;
+      t.push_back(p->x);
+      return {t};
+    }
+    if (got == Result(std::optional<int>())) return {s};  // empty, or gave up
+    if (s.empty() || !(got == Result(std::optional<int>(s.front())))) return {};
+    State t = s;
+    t.pop_front();
+    return {t};
+  }
+};
+
+/// A bag: try_pop returns any item the queue holds (each once), nullopt only when it is empty.
+template <class Binding>
+struct Bag : models::detail::RelaxedQueueBase<Binding, std::vector<int>> {
+  using Base = models::detail::RelaxedQueueBase<Binding, std::vector<int>>;
+  using typename Base::Cmd;
+  using typename Base::State;  // the items, sorted: equal bags are equal states
+  static std::vector<State> next_states(const Cmd& c, const State& s, const Result& got) {
+    State t = s;
+    if (auto* p = std::get_if<Push>(&c)) {
+      t.insert(std::upper_bound(t.begin(), t.end(), p->x), p->x);
+      return {t};
+    }
+    if (got == Result(std::optional<int>())) return s.empty() ? std::vector<State>{s} : std::vector<State>{};
+    for (auto it = t.begin(); it != t.end(); ++it)
+      if (got == Result(std::optional<int>(*it))) {
+        t.erase(it);
+        return {t};
+      }
+    return {};
+  }
+};
+
+}  // namespace duet::models
