@@ -98,4 +98,60 @@ struct Bag : models::detail::RelaxedQueueBase<Binding, std::vector<int>> {
   }
 };
 
+struct DequePush {
+  int x;
+};
+struct DequePop {};
+struct DequeSteal {};
+inline std::string duet_show(const DequePush& p) { return "push(" + duet::show(p.x) + ")"; }
+inline std::string duet_show(const DequePop&) { return "pop()"; }
+inline std::string duet_show(const DequeSteal&) { return "steal()"; }
+
+/// A bounded work-stealing deque: push(x) -> bool (false only when it holds `capacity` items) and
+/// pop() -> optional at the owner's end (the newest; nullopt only when empty), steal() ->
+/// optional at the other end (the oldest), where a steal may also come back empty while items
+/// are there (it lost a race: an aborted steal). Checked with roles: one owner (push, pop),
+/// thieves (steal). Binding: Sut, capacity, push, pop, steal, optionally make() and values().
+///
+///   duet::check_parallel<duet::models::WorkStealingDeque<duet::models::ChaseLevBinding<>>>(
+///       {.roles = {{"owner", 1, {"push", "pop"}}, {"thief", 2, {"steal"}}}});
+template <class Binding>
+struct WorkStealingDeque {
+  using Sut = typename Binding::Sut;
+  using State = std::deque<int>;
+  using Cmd = std::variant<DequePush, DequePop, DequeSteal>;
+  static constexpr std::size_t capacity = Binding::capacity;
+  static constexpr const char* sut_name = "d";
+  static std::string setup_cpp() { return duet::type_name<Sut>() + " d(" + std::to_string(capacity) + ");"; }
+  static std::unique_ptr<Sut> init_sut() { return models::detail::make_subject<Binding>(); }
+  static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 9)); }
+  static std::string domain() { return "values " + models::detail::describe_ints(values()); }
+  static Gen<Cmd> command(const State&) {
+    static const Gen<Cmd> gen = one_of(construct<DequePush>(values()).map([](DequePush p) { return Cmd(p); }),
+                                       just(Cmd(DequePop{})), just(Cmd(DequeSteal{})));
+    return gen;
+  }
+  static Result run(const Cmd& c, Sut& d) {
+    if (auto* p = std::get_if<DequePush>(&c)) return static_cast<bool>(Binding::push(d, p->x));
+    if (std::holds_alternative<DequePop>(c)) return std::optional<int>(Binding::pop(d));
+    return std::optional<int>(Binding::steal(d));
+  }
+  static std::vector<State> next_states(const Cmd& c, const State& s, const Result& got) {
+    const Result none{std::optional<int>()};
+    if (auto* p = std::get_if<DequePush>(&c)) {
+      if (s.size() >= capacity) return got == Result(false) ? std::vector<State>{s} : std::vector<State>{};
+      if (!(got == Result(true))) return {};
+      State t = s;
+      t.push_back(p->x);
+      return {t};
+    }
+    const bool pop = std::holds_alternative<DequePop>(c);
+    if (got == none) return s.empty() || !pop ? std::vector<State>{s} : std::vector<State>{};  // a steal may abort
+    if (s.empty() || !(got == Result(std::optional<int>(pop ? s.back() : s.front())))) return {};
+    State t = s;
+    pop ? t.pop_back() : t.pop_front();
+    return {t};
+  }
+};
+
 }  // namespace duet::models
