@@ -146,7 +146,7 @@ struct Property {
   bool exact_replay = false;
   /// For a pass: what it covered beyond the counts (CheckResult::coverage), or empty.
   std::function<std::string()> coverage;
-  /// What the calls' arguments were drawn from ("keys 0, 1, 1026 and values 0..9"), or empty:
+  /// What the calls' arguments were drawn from ("keys 0..3 and values 0..9"), or empty:
   /// named with the coverage, so that a check that found nothing says what it tried.
   std::string domain;
   /// For a pass: why nothing the check ran could have interleaved (fibers that met no

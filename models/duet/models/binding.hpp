@@ -22,10 +22,11 @@
 namespace duet::models {
 
 /// The keys a map or set model draws when its binding has no keys(): four keys, few enough that
-/// calls collide on them, spread so that hash-based structures see them apart both in the low
-/// bits (distinct modulo every power of two up to 4: a different stripe or bucket each) and in
-/// the high ones (1026 and 1073741827 leave the first 1024 and the first 2^30 slots).
-inline Gen<int> default_keys() { return element_of({0, 1, 1026, 1073741827}); }
+/// calls collide on them, spread so that hash-based structures see them apart whichever bits
+/// they go by: the low bits (0, 2, 1, 3: distinct modulo every power of two from 4 to 1024),
+/// bits 10 and up (0, 1, 5, 3: distinct modulo 8, for tables whose stripes or buckets hold runs
+/// of 1024 hashes), and the top bits (1073744899 is past 2^30).
+inline Gen<int> default_keys() { return element_of({0, 1026, 5121, 1073744899}); }
 
 namespace detail {
 
@@ -49,7 +50,7 @@ Gen<int> keys_of() {
   else return default_keys();
 }
 
-/// What a generator of ints draws, as a report names it: "0, 1, 1026, 1073741827" (up to 8
+/// What a generator of ints draws, as a report names it: "0, 1026, 5121, 1073744899" (up to 8
 /// values), "0..9" (a whole range), or "23 values from -5 to 900"; found by drawing 512 values
 /// with a fixed seed.
 inline std::string describe_ints(const Gen<int>& gen) {
