@@ -32,6 +32,17 @@ struct Point {
 };
 std::string duet_show(const Point& p) { return "Point{" + duet::show(p.x) + ", " + duet::show(p.y) + "}"; }
 
+template <class T>
+struct Box {};
+
+// Types as reports and drafts name them: as the file that declares them writes them, so a name
+// in an anonymous namespace (this one) has no "(anonymous namespace)::".
+TEST(Show, TypeNamesAreWrittenAsTheirFileWritesThem) {
+  EXPECT_EQ(duet::type_name<Point>(), "Point");
+  EXPECT_EQ(duet::type_name<Box<Point>>(), "Box<Point>");
+  EXPECT_EQ(duet::type_name<std::vector<Point>>(), "std::vector<Point>");
+}
+
 TEST(Result, ComparesValuesByTypeAndValue) {
   EXPECT_EQ(duet::Result(3), duet::Result(3));
   EXPECT_NE(duet::Result(3), duet::Result(4));
