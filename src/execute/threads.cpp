@@ -122,8 +122,10 @@ class ThreadPool final : public Executor {
     else spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; });
     if (!holding_) release_caller();
     if (failure) std::rethrow_exception(failure);
-    std::lock_guard lock(hook_error_m_);
-    if (!hook_error_.empty()) throw ExecutorFailed{hook_error_};
+    if (hook_failed_.load(std::memory_order_acquire)) {  // no lock per trial while hooks succeed
+      std::lock_guard lock(hook_error_m_);
+      throw ExecutorFailed{hook_error_};
+    }
   }
   const char* name() const override { return "thread pool"; }
 
@@ -206,6 +208,7 @@ class ThreadPool final : public Executor {
     } catch (...) {
       std::lock_guard lock(hook_error_m_);
       if (hook_error_.empty()) hook_error_ = std::string("ThreadHooks::") + which + " threw " + describe_current_exception();
+      hook_failed_.store(true, std::memory_order_release);
     }
   }
   void start_caller() {
@@ -306,6 +309,7 @@ class ThreadPool final : public Executor {
   pthread_t hooks_caller_{};
   std::mutex hook_error_m_;
   std::string hook_error_;
+  std::atomic<bool> hook_failed_{false};
   bool holding_ = false;
   bool caller_pinned_ = false;
   std::atomic<std::size_t> placed_for_{0};  // branches the current placement has a CPU of its own for

@@ -9,6 +9,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
@@ -180,6 +181,24 @@ TEST(Relaxed, SeveralStatesAtOnceSequentiallyAndUnderThreads) {
   ASSERT_EQ(invented.status, duet::CheckResult::Status::failed) << invented.report;
   EXPECT_NE(invented.report.find("candidate returned 7; the model allows no state after that from any of its"), std::string::npos)
       << invented.report;
+}
+
+// A relaxed model whose next_states throws: an error of the check naming it, sequentially and in
+// the parallel search, never a pass and never a crash.
+struct ThrowingModelSpec : LossyRegisterSpec<HalfWrites> {
+  static std::vector<State> next_states(const Cmd& c, const State& s, const duet::Result& got) {
+    if (std::holds_alternative<LossyRead>(c)) throw std::runtime_error("model bug");
+    return LossyRegisterSpec<HalfWrites>::next_states(c, s, got);
+  }
+};
+
+TEST(Relaxed, ANextStatesThatThrowsIsAnErrorOfTheCheck) {
+  const duet::CheckResult seq = duet::check_sequential<ThrowingModelSpec>({.seed = 1, .count = 100});
+  EXPECT_NE(seq.status, duet::CheckResult::Status::passed) << seq.report;
+  EXPECT_NE(seq.report.find("next_states()"), std::string::npos) << seq.report;
+  const duet::CheckResult par = duet::check_parallel<ThrowingModelSpec>({.executor = duet::fibers()}, {.seed = 1, .count = 100});
+  EXPECT_NE(par.status, duet::CheckResult::Status::passed) << par.report;
+  EXPECT_NE(par.report.find("model bug"), std::string::npos) << par.report;
 }
 
 }  // namespace
