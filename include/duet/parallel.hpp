@@ -127,6 +127,8 @@ struct Noise {
 /// Builds the history the search core checks: phases 0/1/2 for prefix, branches, suffix;
 /// process 0 for prefix and suffix, 1 + b for branch b.
 std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>& observed);
+/// Who makes each call of a program of this shape: the main thread (prefix, suffix), branch b's.
+std::vector<Caller> callers_of(const YShape& shape);
 
 /// The Y diagram: the prefix on top, one column per branch, the suffix below; `call : result`.
 std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls, const std::vector<std::string>& results);
@@ -217,6 +219,7 @@ struct RelaxedModelOracle {
   static constexpr bool memo = EqualityComparable<ModelState>;
   const std::vector<Cmd>* cmds;
   const std::vector<Observed>* observed;
+  const std::vector<Caller>* callers = nullptr;  // each call's thread (null: all the main thread's)
   State initial() const { return {initial_state<Spec>()}; }
   bool apply(State& states, std::size_t i) const {
     const Cmd& c = (*cmds)[i];
@@ -225,7 +228,7 @@ struct RelaxedModelOracle {
     for (const ModelState& s : states) {
       if constexpr (HasPrecondition<Spec>)
         if (!Spec::precondition(c, s)) continue;
-      for (ModelState& t : Spec::next_states(c, s, got)) {
+      for (ModelState& t : next_states_of<Spec>(c, s, got, callers ? (*callers)[i] : Caller{})) {
         if constexpr (memo)
           if (std::find(next.begin(), next.end(), t) != next.end()) continue;
         next.push_back(std::move(t));
@@ -519,7 +522,12 @@ class ModelYSteps final : public YSteps {
 
   bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
                  Consistency consistency) override {
-    const SpecOracle<Spec> oracle{&cmds_, &observed};
+    SpecOracle<Spec> oracle{&cmds_, &observed};
+    std::vector<Caller> callers;
+    if constexpr (NextStatesOfCaller<Spec>) {
+      callers = callers_of(shape);
+      oracle.callers = &callers;
+    }
     return judge(y_history(shape, observed), oracle, consistency);
   }
 

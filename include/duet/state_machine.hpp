@@ -22,6 +22,8 @@
 //     // Relaxed instead (several results allowed): the states the model allows after seeing the
 //     // result, none if it is wrong; replaces expected, postcondition and (for judging) next.
 //     // static std::vector<State> next_states(const Cmd&, const State& before, const duet::Result&);
+//     // ... or with a fourth parameter, duet::Caller, when the rules depend on who called
+//     // (FIFO per producer): the thread of the call in a parallel program.
 //     // Crash injection (duet/faults.hpp), optional: with recover, every duet::fault_point the
 //     // candidate passes may crash it; recover rebuilds it from what persisted, and the model
 //     // goes on with the interrupted command taken effect or not, whichever explains what follows.
@@ -100,14 +102,47 @@ concept NextInPlace = requires(const typename Spec::Cmd& c, typename Spec::State
   Spec::next(c, s);  // a void next() taking the state by value or const& could not change it
 };
 
+}  // namespace detail
+
+/// Who made a call, for a relaxed spec whose rules depend on it (a queue that is FIFO per
+/// producer): next_states may take it as a fourth parameter.
+///
+///   static std::vector<State> next_states(const Cmd& c, const State& s, const duet::Result& r,
+///                                         duet::Caller who);   // who.thread: 0, 1, 2...
+struct Caller {
+  /// A sequential check's calls, and a parallel program's prefix and suffix (they run on the
+  /// thread that runs the check).
+  static constexpr std::size_t main_thread = 0;
+  /// Branch b of a parallel program is thread b + 1 (a thread, or a fiber).
+  std::size_t thread = main_thread;
+  friend bool operator==(const Caller&, const Caller&) = default;
+};
+
+namespace detail {
+
+template <class Spec>
+concept NextStatesOfCaller =
+    requires(const typename Spec::State& s, const typename Spec::Cmd& c, const Result& r, Caller who) {
+      { Spec::next_states(c, s, r, who) } -> std::convertible_to<std::vector<typename Spec::State>>;
+    };
+
 /// A relaxed spec: the model sees the candidate's result and says which states it allows next
 /// (none: the result is not allowed; several: the model goes on in all of them). It replaces
 /// expected, postcondition and next for judging a step; `next`, if the spec also has one, is
 /// what generation follows where results are not known yet (the branches of a parallel program).
 template <class Spec>
-concept HasNextStates = requires(const typename Spec::State& s, const typename Spec::Cmd& c, const Result& r) {
-  { Spec::next_states(c, s, r) } -> std::convertible_to<std::vector<typename Spec::State>>;
-};
+concept HasNextStates = NextStatesOfCaller<Spec> ||
+                        requires(const typename Spec::State& s, const typename Spec::Cmd& c, const Result& r) {
+                          { Spec::next_states(c, s, r) } -> std::convertible_to<std::vector<typename Spec::State>>;
+                        };
+
+/// A relaxed spec's next_states, given the caller when it takes one.
+template <class Spec>
+std::vector<typename Spec::State> next_states_of(const typename Spec::Cmd& c, const typename Spec::State& s, const Result& r,
+                                                 Caller who) {
+  if constexpr (NextStatesOfCaller<Spec>) return Spec::next_states(c, s, r, who);
+  else return Spec::next_states(c, s, r);
+}
 
 /// A spec that says how to rebuild the candidate after a crash: crash injection is on.
 template <class Spec>
@@ -469,7 +504,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
     for (const State& s : states_) {
       std::vector<State> allowed;
       try {
-        allowed = Spec::next_states(*cmd_, s, got_);
+        allowed = next_states_of<Spec>(*cmd_, s, got_, Caller{});
       } catch (...) {
         return fail_here(trace, nullptr, threw("the model's next_states()"));
       }
@@ -529,7 +564,8 @@ Property state_machine_property() {
   }
   if constexpr (requires { &Spec::next_states; })
     static_assert(HasNextStates<Spec>,
-                  "duet: Spec::next_states must be `static std::vector<State> next_states(const Cmd&, const State& before, const Result&)`");
+                  "duet: Spec::next_states must be `static std::vector<State> next_states(const Cmd&, const State& before, const Result&)` "
+                  "(or take a duet::Caller after the Result)");
   static_assert(NextByValue<Spec> || NextInPlace<Spec> || HasNextStates<Spec>,
                 "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs `State next(const Cmd&, State)` or "
                 "`void next(const Cmd&, State&)` (a void next taking the state by value or const& "

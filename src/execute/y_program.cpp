@@ -30,6 +30,13 @@ std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>&
   return ops;
 }
 
+std::vector<Caller> callers_of(const YShape& shape) {
+  std::vector<Caller> callers(shape.size());
+  for (std::size_t b = 0, at = shape.prefix; b < shape.branches.size(); at += shape.branches[b], ++b)
+    for (std::size_t k = 0; k < shape.branches[b]; ++k) callers[at + k].thread = b + 1;
+  return callers;
+}
+
 int current_cpu() noexcept {
   if (fiber::current()) return -1;
   return sched_getcpu();

@@ -842,4 +842,13 @@ TEST(Log, ConcurrentAppendsKeepEveryRecord) {
   }));
 }
 
+// duet::Caller (state_machine.hpp): a relaxed spec's next_states that takes the caller.
+struct CallerExample {
+  using State = int;
+  using Cmd = int;
+  static std::vector<State> next_states(const Cmd& c, const State& s, const duet::Result& r,
+                                        duet::Caller who);   // who.thread: 0, 1, 2...
+};
+static_assert(duet::detail::NextStatesOfCaller<CallerExample>);
+
 }  // namespace

@@ -6,6 +6,8 @@
 //     static long get(Sut& c) { return c.load(); }
 //   };
 //   duet::check_parallel<duet::models::Counter<AtomicCounter>>();
+//
+// StaleCounter<Binding, max_lag>: get() may lag behind the count by up to max_lag increments.
 #pragma once
 
 #include <string>
@@ -20,8 +22,10 @@ struct Get {};
 inline std::string duet_show(const Incr&) { return "incr()"; }
 inline std::string duet_show(const Get&) { return "get()"; }
 
+namespace detail {
+/// What the counter models share: the commands, how they run on the binding, the count.
 template <class Binding>
-struct Counter {
+struct CounterBase {
   using Sut = typename Binding::Sut;
   using State = long;
   using Cmd = std::variant<Incr, Get>;
@@ -39,12 +43,36 @@ struct Counter {
     }
     return static_cast<long>(Binding::get(s));
   }
-  static Result expected(const Cmd& c, const State& n) {
+  static void next(const Cmd& c, State& n) {
+    if (std::holds_alternative<Incr>(c)) ++n;
+  }
+};
+}  // namespace detail
+
+template <class Binding>
+struct Counter : detail::CounterBase<Binding> {
+  using typename detail::CounterBase<Binding>::Cmd;
+  static Result expected(const Cmd& c, const long& n) {
     if (std::holds_alternative<Incr>(c)) return {};
     return n;
   }
-  static void next(const Cmd& c, State& n) {
-    if (std::holds_alternative<Incr>(c)) ++n;
+};
+
+/// A counter whose get() may be stale within a bound: it returns a count the counter had at
+/// most `max_lag` incr()s before (never more than the count, never less than count - max_lag).
+/// For counters whose reads skip what threads have not flushed yet (per-CPU or batched ones).
+///
+///   duet::check_parallel<duet::models::StaleCounter<MyBatchedCounter, 8>>();
+template <class Binding, long max_lag>
+struct StaleCounter : detail::CounterBase<Binding> {
+  static_assert(max_lag >= 0, "duet: StaleCounter's max_lag is a number of increments (0: exact)");
+  using typename detail::CounterBase<Binding>::Cmd;
+  static Verdict postcondition(const Cmd& c, const long& n, const Result& got) {
+    if (std::holds_alternative<Incr>(c)) return got == Result();
+    for (long v = n - max_lag < 0 ? 0 : n - max_lag; v <= n; ++v)
+      if (got == Result(v)) return true;
+    return Verdict::fail("get() may return " + std::string(n > 0 && max_lag > 0 ? std::to_string(n - max_lag < 0 ? 0 : n - max_lag) + ".." : "") +
+                         std::to_string(n) + " after " + std::to_string(n) + " incr() (stale by at most " + std::to_string(max_lag) + ")");
   }
 };
 

@@ -7,9 +7,14 @@
 //                          that gave up under contention: a try_lock, a lost CAS race)
 //   Bag<B>                 try_pop returns any item in the queue, empty only when it is empty
 //                          (work queues, pools, per-thread-cached queues)
+//   FifoPerProducerQueue<B>  each producer's items come out in the order it pushed them, with
+//                          no order between producers (moodycamel::ConcurrentQueue's promise);
+//                          FifoPerProducerQueue<B, EmptyPop::may_give_up> also lets try_pop
+//                          come back empty while items are there
 //
 //   duet::check_parallel<duet::models::SpuriousEmptyQueue<MyTryLockQueueBinding>>();
 //   duet::check_parallel<duet::models::Bag<MyWorkQueueBinding>>();
+//   duet::check_parallel<duet::models::FifoPerProducerQueue<MyShardedQueueBinding>>();
 #pragma once
 
 #include <algorithm>
@@ -95,6 +100,42 @@ struct Bag : models::detail::RelaxedQueueBase<Binding, std::vector<int>> {
         return {t};
       }
     return {};
+  }
+};
+
+/// How a relaxed queue model judges a try_pop that comes back empty.
+enum class EmptyPop {
+  only_when_empty,  // the queue held nothing
+  may_give_up,      // or the pop gave up while items were there (leaving them)
+};
+
+/// FIFO per producer: each caller's pushes come out in the order it made them, any producer's
+/// oldest item may come next. A producer is a thread of the program (duet::Caller): each branch,
+/// and the thread that runs the prefix and suffix; a sequential check has one, so there it is a
+/// FIFO queue. The state is each producer's items, so the parallel search stays exact.
+template <class Binding, EmptyPop empty = EmptyPop::only_when_empty>
+struct FifoPerProducerQueue : models::detail::RelaxedQueueBase<Binding, std::vector<std::deque<int>>> {
+  using Base = models::detail::RelaxedQueueBase<Binding, std::vector<std::deque<int>>>;
+  using typename Base::Cmd;
+  using typename Base::State;  // by producer thread, no empty queue at the end: equal queues are equal states
+  static std::vector<State> next_states(const Cmd& c, const State& s, const Result& got, Caller who) {
+    if (auto* p = std::get_if<Push>(&c)) {
+      State t = s;
+      if (t.size() <= who.thread) t.resize(who.thread + 1);
+      t[who.thread].push_back(p->x);
+      return {t};
+    }
+    const bool none_left = std::all_of(s.begin(), s.end(), [](const std::deque<int>& q) { return q.empty(); });
+    if (got == Result(std::optional<int>())) return none_left || empty == EmptyPop::may_give_up ? std::vector<State>{s} : std::vector<State>{};
+    std::vector<State> next;
+    for (std::size_t producer = 0; producer < s.size(); ++producer) {
+      if (s[producer].empty() || !(got == Result(std::optional<int>(s[producer].front())))) continue;
+      State t = s;
+      t[producer].pop_front();
+      while (!t.empty() && t.back().empty()) t.pop_back();
+      next.push_back(std::move(t));
+    }
+    return next;
   }
 };
 
