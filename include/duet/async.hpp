@@ -64,9 +64,15 @@ struct virtual_clock {
   static time_point now() noexcept { return time_point(duration(static_cast<rep>(detail::fiber::t_virtual_ns))); }
 };
 
-/// Settings of a duet::run outside a check (inside one, the case's choice stream decides).
+/// Settings of a duet::run. Inside a check the case's choice stream replaces the seed.
 struct AsyncOptions {
-  std::uint64_t seed = 0;                // the schedule's seed
+  std::uint64_t seed = 0;                // the schedule's seed, outside a check
+  /// How each run's schedule is chosen: duet::random() (the default), duet::pct(depth), or, for
+  /// duet::check_async only, duet::exhaustive(bound): every schedule of the body within the
+  /// bound, in each case. PCT learns its run length from the earlier runs of the check
+  /// (check_async) or of the case (a spec's duet::run calls); a run outside any check has no
+  /// earlier runs, so its priorities alone decide (no change points).
+  Schedule schedule = {};
   std::size_t max_steps = 100'000;       // switch points before the run is a livelock
   std::size_t stack_size = 256 * 1024;   // per fiber
   /// How atomics' memory orders are treated (docs/memory-model.md); DUET_MEMORY_MODEL=sc|cpp

@@ -83,6 +83,9 @@ struct FaultPlan {
 
 /// The running case's choice stream (the engine sets it around every case), or null.
 Source* case_source() noexcept;
+/// Counts the cases this thread has begun (CaseScope): state kept for "this case" (PCT's
+/// learnt run length in duet::run) starts over when it changes.
+std::uint64_t case_serial() noexcept;
 
 /// Set by the engine around every case: the case's choice stream, and virtual time from 0.
 class CaseScope {

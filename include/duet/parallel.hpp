@@ -52,7 +52,7 @@ struct ParallelConfig {
   // Which operations each branch may call (none: every branch may call every operation). The
   // prefix and the suffix run alone, ordered before and after every branch, and may call any
   // operation (a handle's constructor, say). See Role.
-  std::vector<Role> roles;
+  std::vector<Role> roles = {};
   std::size_t branch_length = 4;   // calls per branch at most (about half on average)
   std::size_t prefix_length = 3;   // calls before the branches at most
   std::size_t suffix_length = 0;   // calls after the branches at most

@@ -1,7 +1,10 @@
-// duet::check_async: a property whose every case is one duet::run of the test body, its
-// schedule drawn from the case's choice stream (so the engine replays and shrinks it).
+// duet::check_async: a property whose every case runs the test body under the check's schedule
+// strategy (AsyncOptions::schedule), its picks drawn from and recorded in the case's choice
+// stream (so the engine replays and shrinks them). Random and PCT: one run per case;
+// exhaustive: every schedule of the body within the bound, in one case.
 #include <memory>
 
+#include "async/schedules.hpp"
 #include "duet/async.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/faults.hpp"
@@ -14,8 +17,8 @@ namespace duet {
 namespace detail {
 namespace {
 
-CaseOutcome run_async_case(const std::string& name, const std::function<task<void>()>& body, const AsyncOptions& options,
-                           const CaseParams& params, Trace* trace) {
+CaseOutcome run_body(const std::string& name, const std::function<task<void>()>& body, const AsyncOptions& options,
+                     const CaseParams& params, Trace* trace) {
   CaseOutcome out;
   out.commands = 1;
   const std::size_t assertions_before = params.capture ? params.capture->count() : 0;
@@ -49,6 +52,26 @@ CaseOutcome run_async_case(const std::string& name, const std::function<task<voi
   return out;
 }
 
+// The body under the strategy: once, or (exhaustive, searching) once per schedule until the
+// search is complete. The choices of a passing run are dropped, so a failing case's choices are
+// its failing schedule alone: the token replays it, the shrinker reduces it.
+CaseOutcome run_async_case(const std::string& name, const std::function<task<void>()>& body, const AsyncOptions& options,
+                           async::CheckSchedules& schedules, Source& src, const CaseParams& params, Trace* trace) {
+  const async::SchedulesScope scope(schedules);
+  ScheduleStrategy& strategy = *schedules.strategy;
+  strategy.begin_program({});
+  const std::size_t runs = src.mode() == Source::Mode::random ? strategy.trials(1) : 1;
+  CaseOutcome out;
+  for (std::size_t k = 0; k < runs; ++k) {
+    const std::size_t schedule_start = src.position();
+    out = run_body(name, body, options, params, trace);
+    if (out.kind != CaseOutcome::Kind::pass) return out;
+    if (runs == 1 || !strategy.more()) break;
+    src.truncate(schedule_start);
+  }
+  return out;
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -59,9 +82,27 @@ CheckResult check_async(std::string name, std::function<task<void>()> body, cons
   p.spec_id = detail::hash32("duet::check_async:" + name);
   p.exact_replay = false;
   auto shared = std::make_shared<std::function<task<void>()>>(std::move(body));
-  p.run_case = [shared, name, options](Source&, const detail::CaseParams& params, detail::Trace* trace) {
-    return detail::run_async_case(name, *shared, options, params, trace);
+  // Made on the thread that runs the cases, at the first: the scheduler's stacks are its own.
+  auto schedules = std::make_shared<std::unique_ptr<detail::async::CheckSchedules>>();
+  auto schedules_for = [schedules, options, name]() -> detail::async::CheckSchedules& {
+    if (!*schedules) {
+      *schedules = std::make_unique<detail::async::CheckSchedules>(options);
+      (*schedules)->strategy->name_programs("the body of \"" + name + "\"");
+    }
+    return **schedules;
   };
+  p.run_case = [shared, name, options, schedules_for](Source& src, const detail::CaseParams& params, detail::Trace* trace) {
+    return detail::run_async_case(name, *shared, options, schedules_for(), src, params, trace);
+  };
+  const std::string strategy = detail::schedule_name(options.schedule);
+  p.coverage = [schedules, strategy] {
+    const std::string searched = *schedules ? (*schedules)->strategy->coverage() : std::string();
+    return searched.empty() ? "schedules drawn by " + strategy + ", one run per case" : searched;
+  };
+  if (options.schedule.kind == Schedule::Kind::exhaustive) {
+    // The body is the same program in every case: one complete search covers them all.
+    p.covered = [schedules] { return *schedules && !(*schedules)->strategy->more(); };
+  }
   return detail::run_property(p, config);
 }
 

@@ -12,6 +12,7 @@ namespace {
 constinit thread_local Source* t_case_source = nullptr;
 constinit thread_local FaultPlan* t_fault_plan = nullptr;
 constinit thread_local std::string* t_async_trace = nullptr;
+constinit thread_local std::uint64_t t_case_serial = 0;
 }  // namespace
 
 struct CrashListeners {
@@ -34,9 +35,11 @@ struct CrashListeners {
 constinit thread_local crash_listener* CrashListeners::head = nullptr;
 
 Source* case_source() noexcept { return t_case_source; }
+std::uint64_t case_serial() noexcept { return t_case_serial; }
 
 CaseScope::CaseScope(Source& src) noexcept : previous_(t_case_source), previous_time_(fiber::t_virtual_ns) {
   t_case_source = &src;
+  ++t_case_serial;
   fiber::t_virtual_ns = 0;  // a case's virtual time is its own, from 0
 }
 CaseScope::~CaseScope() {

@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 
+#include "async/schedules.hpp"
 #include "duet/async.hpp"
 #include "duet/faults.hpp"
 #include "execute/fibers/executor.hpp"
@@ -18,6 +19,15 @@ namespace duet::detail::async {
 
 namespace {
 
+fiber::SchedulerConfig scheduler_config(const AsyncOptions& o) {
+  fiber::SchedulerConfig c;
+  c.stack_size = o.stack_size;
+  c.max_steps = o.max_steps;
+  c.own_thread_locals = false;  // the async runtime's state is this thread's (t_scheduler...)
+  c.cpp_memory_model = memory_model_setting(o.memory_model) == MemoryModel::cpp;
+  return c;
+}
+
 // One scheduler per thread, kept: its stacks are reused run after run.
 struct ThreadScheduler {
   std::unique_ptr<fiber::Scheduler> scheduler;
@@ -28,19 +38,45 @@ thread_local ThreadScheduler t_scheduler;
 
 fiber::Scheduler& scheduler_for(const AsyncOptions& o) {
   ThreadScheduler& t = t_scheduler;
-  const bool model = memory_model_setting(o.memory_model) == MemoryModel::cpp;
-  if (!t.scheduler || t.stack_size != o.stack_size || t.max_steps != o.max_steps || t.cpp_memory_model != model) {
-    fiber::SchedulerConfig c;
-    c.stack_size = o.stack_size;
-    c.max_steps = o.max_steps;
-    c.own_thread_locals = false;  // the async runtime's state is this thread's (t_scheduler...)
-    c.cpp_memory_model = model;
+  const fiber::SchedulerConfig c = scheduler_config(o);
+  if (!t.scheduler || t.stack_size != o.stack_size || t.max_steps != o.max_steps || t.cpp_memory_model != c.cpp_memory_model) {
     t.scheduler = std::make_unique<fiber::Scheduler>(c);
     t.stack_size = o.stack_size;
     t.max_steps = o.max_steps;
-    t.cpp_memory_model = model;
+    t.cpp_memory_model = c.cpp_memory_model;
   }
   return *t.scheduler;
+}
+
+// check_async's scheduler and strategy for the case under way (SchedulesScope), or null.
+thread_local CheckSchedules* t_check_schedules = nullptr;
+
+// The strategy of a run outside check_async, kept for the runs of one case: PCT learns the run
+// length from the case's earlier runs, and starts over with the next case (the same seed gives
+// the same schedules, whatever ran before on this thread).
+struct RunStrategy {
+  std::uint64_t case_serial = 0;
+  Schedule schedule;
+  const fiber::Scheduler* scheduler = nullptr;
+  std::unique_ptr<ScheduleStrategy> strategy;
+};
+thread_local RunStrategy t_run_strategy;
+
+ScheduleStrategy& strategy_for(const AsyncOptions& o, const fiber::Scheduler& sched) {
+  if (o.schedule.kind == Schedule::Kind::exhaustive)
+    throw EngineError("duet::run: duet::exhaustive() searches every schedule of a whole test body, which only "
+                      "duet::check_async runs; a single duet::run (and those in a spec's commands) takes duet::random() "
+                      "or duet::pct()");
+  RunStrategy& t = t_run_strategy;
+  const bool same_case = case_source() != nullptr && t.case_serial == case_serial();
+  if (!t.strategy || !same_case || t.scheduler != &sched || t.schedule.kind != o.schedule.kind ||
+      t.schedule.depth != o.schedule.depth) {
+    t.strategy = make_schedule_strategy(o.schedule, sched);
+    t.case_serial = case_serial();
+    t.schedule = o.schedule;
+    t.scheduler = &sched;
+  }
+  return *t.strategy;
 }
 
 #ifdef DUET_LSAN
@@ -84,6 +120,15 @@ void record_trace(const fiber::Scheduler& sched, duet::source_location loc, std:
 
 }  // namespace
 
+CheckSchedules::CheckSchedules(const AsyncOptions& options)
+    : scheduler(std::make_unique<fiber::Scheduler>(scheduler_config(options))),
+      strategy(make_schedule_strategy(options.schedule, *scheduler)) {}
+
+SchedulesScope::SchedulesScope(CheckSchedules& schedules) noexcept : previous_(t_check_schedules) {
+  t_check_schedules = &schedules;
+}
+SchedulesScope::~SchedulesScope() { t_check_schedules = previous_; }
+
 void* frame_alloc(std::size_t size) {
   void* p = ::operator new(size);
 #ifdef DUET_LSAN
@@ -117,12 +162,14 @@ std::exception_ptr run_root(std::function<void()>& root, const AsyncOptions& opt
     own.emplace(Source::from_seed(options.seed));
     src = &*own;
   }
-  fiber::Scheduler& sched = scheduler_for(options);
-  fiber::RandomPicker picker(*src);
+  CheckSchedules* check = t_check_schedules;
+  fiber::Scheduler& sched = check ? *check->scheduler : scheduler_for(options);
   const fiber::RunResult* r = nullptr;
   try {
-    r = &sched.run(std::span<const std::function<void()>>(&root, 1), picker);
-  } catch (...) {  // the choice stream ran out (byte input): the run was abandoned
+    ScheduleStrategy& strategy = check ? *check->strategy : strategy_for(options, sched);
+    r = &sched.run(std::span<const std::function<void()>>(&root, 1), *strategy.picker(*src));
+    strategy.finish(*r);
+  } catch (...) {  // the choice stream ran out (byte input), or a schedule no run takes: no run
     abandon_frames();
     return std::current_exception();
   }

@@ -1075,6 +1075,7 @@ struct Runner {
         end.nothing_generated = true;
         return end;
       }
+      if (p.covered && p.covered()) break;
       if (progress && progress->due()) print_progress(*progress, c);
     }
     return end;
@@ -1186,9 +1187,9 @@ struct Runner {
       if (c.abandoned > 0) abandoned_text = ", " + std::to_string(c.abandoned) + " abandoned (" + abandon_reason + ")";
       if (c.trials > 0) abandoned_text += ", " + overlap_text(c.trials, c.overlapped, c.cpus);
       if (iso) abandoned_text += ", in a child process";
-      std::fprintf(stdout, "duet: %s: %llu %s passed, %llu commands, %.1f%% discarded%s, %.2f s (seed 0x%016llx)\n",
-                   s.name.c_str(), static_cast<unsigned long long>(i), c.trials > 0 ? "programs" : "cases",
-                   static_cast<unsigned long long>(c.commands),
+      std::fprintf(stdout, "duet: %s: %s passed, %s, %.1f%% discarded%s, %.2f s (seed 0x%016llx)\n", s.name.c_str(),
+                   (c.trials > 0 ? plural(i, "program", "programs") : plural(i, "case", "cases")).c_str(),
+                   plural(c.commands, "command", "commands").c_str(),
                    c.attempts ? 100.0 * static_cast<double>(c.rejected) / static_cast<double>(c.attempts) : 0.0,
                    abandoned_text.c_str(), t, static_cast<unsigned long long>(s.seed));
       if (!r.coverage.empty()) std::fprintf(stdout, "duet: %s: %s\n", s.name.c_str(), r.coverage.c_str());

@@ -74,7 +74,7 @@ TEST(ThreadsIsolatedByDefault, SpinningLockIsAShrunkHang) {
 // (a pass), shrunk to the two pops, instead of the test process dying.
 TEST(ThreadsIsolatedByDefault, NegativeTestPassesOnTheCrashThatProvesIt) {
   SKIP_UNDER_TSAN();
-  const duet_test::ChildRun r = run_subject("TwoOwnerDequeCrashes", 50, "DUET_SHRINK_TIME=2");
+  const duet_test::ChildRun r = run_subject("TwoOwnerDequeCrashes", 50, "DUET_SHRINK_TIME=5");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(has(r.output, "[  PASSED  ] 1 test")) << r.output;
   EXPECT_TRUE(has(r.output, "unsafe, as expected")) << r.output;

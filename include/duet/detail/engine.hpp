@@ -146,6 +146,9 @@ struct Property {
   bool exact_replay = false;
   /// For a pass: what it covered beyond the counts (CheckResult::coverage), or empty.
   std::function<std::string()> coverage;
+  /// After a passing case: true when the cases so far covered everything the check can run (an
+  /// exhaustive search of a body that is the same in every case), so the search ends there.
+  std::function<bool()> covered;
   /// What the calls' arguments were drawn from ("keys 0..3 and values 0..9"), or empty:
   /// named with the coverage, so that a check that found nothing says what it tried.
   std::string domain;

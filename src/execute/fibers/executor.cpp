@@ -12,7 +12,7 @@
 #include "report/report.hpp"
 #include "show/text.hpp"
 #include "execute/fibers/runtime.hpp"
-#include "execute/fibers/strategies.hpp"
+#include "execute/fibers/schedule_strategy.hpp"
 
 #include "execute/fibers/sanitizers.hpp"
 
@@ -35,8 +35,6 @@ std::shared_ptr<Executor> fibers(Schedule schedule, FiberOptions options) {
 
 
 namespace detail {
-
-constexpr std::uint64_t kSpuriousOneIn = 8;  // as RandomPicker's default; run_fibers must agree
 
 fiber::SchedulerConfig scheduler_config(const FiberOptions& o) {
   fiber::SchedulerConfig c;
@@ -97,166 +95,6 @@ std::vector<std::uint64_t> parse_schedule(std::string_view text) {
   return picks;
 }
 
-// The picker of one trial, by strategy. In random mode a strategy decides; every decision is
-// recorded in the case's choice stream, so the token replays it with a plain RandomPicker (which
-// is what replay and bytes modes use, whatever the strategy). `finish` sees each run's result.
-struct FiberExecutor::Strategy {
-  virtual ~Strategy() = default;
-  virtual void begin_program(std::span<const std::size_t> branch_lengths) { (void)branch_lengths; }
-  virtual fiber::Picker* picker(Source& src) = 0;
-  virtual void finish(const fiber::RunResult&) {}
-  virtual bool more() const { return true; }
-  virtual std::size_t trials(std::size_t configured) const { return configured; }
-  virtual std::string coverage() const { return {}; }
-};
-
-namespace {
-
-struct RandomStrategy final : FiberExecutor::Strategy {
-  std::optional<fiber::RandomPicker> p;
-  fiber::Picker* picker(Source& src) override {
-    p.emplace(src, kSpuriousOneIn);
-    return &*p;
-  }
-};
-
-struct PctStrategy final : FiberExecutor::Strategy {
-  explicit PctStrategy(std::size_t depth) : depth(std::max<std::size_t>(depth, 1)) {}
-  std::size_t depth;
-  std::size_t steps = 0;  // k learnt over the check's runs (0: the picker learns in its first)
-  std::optional<fiber::PctPicker> p;
-  std::optional<fiber::RandomPicker> replaying;
-  fiber::Picker* picker(Source& src) override {
-    if (src.mode() != Source::Mode::random) {
-      p.reset();
-      replaying.emplace(src, kSpuriousOneIn);
-      return &*replaying;
-    }
-    p.emplace(src, depth, steps, kSpuriousOneIn);
-    return &*p;
-  }
-  void finish(const fiber::RunResult&) override {
-    if (p) steps = std::max(steps, p->steps_seen());
-  }
-};
-
-// Records another picker's decisions in the case's stream, as RandomPicker would draw them.
-class RecordingPicker final : public fiber::Picker {
- public:
-  RecordingPicker(fiber::Picker& inner, Source& src) : inner_(inner), src_(src) {}
-  void begin_run(std::size_t fibers) override { inner_.begin_run(fibers); }
-  std::size_t pick(const fiber::PickContext& ctx) override {
-    return static_cast<std::size_t>(src_.draw_decided(ctx.candidates.size() - 1, inner_.pick(ctx)));
-  }
-  bool spurious_wakeup(std::uint32_t fiber, const fiber::Event& wait) override {
-    const bool wake = inner_.spurious_wakeup(fiber, wait);
-    return src_.draw_decided(kSpuriousOneIn - 1, wake ? kSpuriousOneIn - 1 : 0) == kSpuriousOneIn - 1;
-  }
-  std::size_t pick_waiter(std::uint32_t notifier, std::span<const std::uint32_t> waiters) override {
-    return static_cast<std::size_t>(src_.draw_decided(waiters.size() - 1, inner_.pick_waiter(notifier, waiters)));
-  }
-  std::size_t pick_store(std::uint32_t fiber, const fiber::Event& load, std::size_t stores) override {
-    return static_cast<std::size_t>(src_.draw_decided(stores - 1, inner_.pick_store(fiber, load, stores)));
-  }
-
- private:
-  fiber::Picker& inner_;
-  Source& src_;
-};
-
-// Every schedule of each program within the preemption bound: one trial per schedule, until the
-// search is complete (or its schedule budget runs out).
-struct ExhaustiveStrategy final : FiberExecutor::Strategy {
-  ExhaustiveStrategy(const fiber::Scheduler& sched, std::size_t bound, std::size_t stale_reads)
-      : sched(sched), bound(bound), stale_reads(stale_reads) {}
-  const fiber::Scheduler& sched;
-  std::size_t bound;
-  std::size_t stale_reads;
-  Source scratch = Source::from_seed(0);  // the search's own record of its decisions
-  std::unique_ptr<fiber::Explorer> explorer;
-  bool done = false;
-  std::optional<RecordingPicker> recording;
-  std::optional<fiber::RandomPicker> replaying;
-
-  // Over the check's programs, finished searches only (the current one is added when asked).
-  struct Totals {
-    std::size_t programs = 0, complete = 0, schedules = 0, redundant = 0;
-    // The shape of the programs searched: what a complete search says nothing beyond.
-    std::size_t min_branches = ~std::size_t{0}, max_branches = 0, max_calls = 0;
-    void add(const fiber::ExplorerStats& s, std::span<const std::size_t> branch_lengths) {
-      ++programs;
-      complete += s.complete;
-      schedules += s.schedules;
-      redundant += s.redundant;
-      min_branches = std::min(min_branches, branch_lengths.size());
-      max_branches = std::max(max_branches, branch_lengths.size());
-      for (std::size_t n : branch_lengths) max_calls = std::max(max_calls, n);
-    }
-  } totals;
-  std::vector<std::size_t> branch_lengths;  // of the program being searched
-
-  void begin_program(std::span<const std::size_t> lengths) override {
-    if (explorer && explorer->stats().runs > 0) totals.add(explorer->stats(), branch_lengths);
-    branch_lengths.assign(lengths.begin(), lengths.end());
-    fiber::ExplorerConfig c;
-    c.preemption_bound = bound;
-    c.spurious_one_in = kSpuriousOneIn;
-    c.memory_model = sched.config().cpp_memory_model;
-    c.stale_read_bound = stale_reads;
-    scratch.restart(0);
-    explorer = std::make_unique<fiber::Explorer>(sched, scratch, c);
-    done = false;
-  }
-  fiber::Picker* picker(Source& src) override {
-    if (!explorer) begin_program({});
-    scratch.restart(0);
-    fiber::Picker* next = nullptr;
-    if (src.mode() != Source::Mode::random || !explorer->next(next)) {
-      // Replaying (the token's picks are read back), or the search's schedule budget ran out
-      // before the caller noticed: this run's schedule is drawn like a random one.
-      if (src.mode() == Source::Mode::random) done = true;
-      replaying.emplace(src, kSpuriousOneIn);
-      return &*replaying;
-    }
-    recording.emplace(*next, src);
-    return &*recording;
-  }
-  void finish(const fiber::RunResult& r) override {
-    if (explorer && recording) explorer->finish(r);
-    recording.reset();
-  }
-  bool more() const override { return !done && !(explorer && explorer->stats().complete); }
-  std::size_t trials(std::size_t) const override { return ~std::size_t{0}; }
-  std::string coverage() const override {
-    Totals t = totals;
-    if (explorer && explorer->stats().runs > 0) t.add(explorer->stats(), branch_lengths);
-    if (t.programs == 0) return {};
-    const std::string name = "exhaustive(" + std::to_string(bound) + ")";
-    const std::string stale = sched.config().cpp_memory_model
-                                  ? " and at most " + plural(stale_reads, "stale read", "stale reads")
-                                  : std::string();
-    const std::string redundant = " (plus " + plural(t.redundant, "run", "runs") + " the sleep sets found redundant)";
-    const std::string programs = t.programs == 1 ? "the program" : "the " + std::to_string(t.programs) + " programs";
-    if (t.complete == t.programs)
-      return name + ", complete for " + shape_text(t) + ": all " + plural(t.schedules, "schedule", "schedules") +
-             " with at most " + plural(bound, "preemption", "preemptions") + stale + " of " + programs + " explored" + redundant +
-             "; programs with more branches, longer branches or more preemptions were not explored";
-    return name + ", incomplete for " + shape_text(t) + ": " + std::to_string(t.programs - t.complete) + " of " +
-           programs + " stopped at the search's budget of " + std::to_string(fiber::ExplorerConfig{}.max_schedules) +
-           " runs; " + plural(t.schedules, "schedule", "schedules") + " explored" + redundant;
-  }
-  // "programs of 2 branches × up to 3 calls" (each branch's calls; the prefix and suffix run alone).
-  static std::string shape_text(const Totals& t) {
-    if (t.max_branches == 0) return "the programs run";  // code run on the executor directly
-    const std::string branches = t.min_branches == t.max_branches
-                                     ? plural(t.max_branches, "branch", "branches")
-                                     : std::to_string(t.min_branches) + " to " + std::to_string(t.max_branches) + " branches";
-    return "programs of " + branches + " × up to " + plural(t.max_calls, "call", "calls");
-  }
-};
-
-}  // namespace
-
 // The branches with FiberOptions::on_fiber_start / on_fiber_stop around each, or the branches
 // themselves when there are no hooks (`storage` holds the wrapped ones).
 const std::vector<std::function<void()>>& with_fiber_hooks(const std::vector<std::function<void()>>& branches,
@@ -279,18 +117,10 @@ const std::vector<std::function<void()>>& with_fiber_hooks(const std::vector<std
 }
 
 FiberExecutor::FiberExecutor(Schedule schedule, FiberOptions options)
-    : schedule_(schedule), options_(options), scheduler_(scheduler_config(options)) {
-  switch (schedule.kind) {
-    case Schedule::Kind::pct:
-      strategy_ = std::make_unique<PctStrategy>(schedule.depth);
-      break;
-    case Schedule::Kind::exhaustive:
-      strategy_ = std::make_unique<ExhaustiveStrategy>(scheduler_, schedule.preemption_bound, schedule.stale_reads);
-      break;
-    default:
-      strategy_ = std::make_unique<RandomStrategy>();
-  }
-}
+    : schedule_(schedule),
+      options_(options),
+      scheduler_(scheduler_config(options)),
+      strategy_(make_schedule_strategy(schedule, scheduler_)) {}
 
 FiberExecutor::~FiberExecutor() = default;
 
@@ -357,16 +187,7 @@ std::string FiberExecutor::draft_options() const {
   return used == MemoryModel::cpp ? "{.memory_model = duet::MemoryModel::cpp}" : "{.memory_model = duet::MemoryModel::sc}";
 }
 
-std::string FiberExecutor::strategy_name() const {
-  switch (schedule_.kind) {
-    case Schedule::Kind::pct:
-      return "pct(" + std::to_string(schedule_.depth) + ")";
-    case Schedule::Kind::exhaustive:
-      return "exhaustive(" + std::to_string(schedule_.preemption_bound) + ")";
-    default:
-      return "random";
-  }
-}
+std::string FiberExecutor::strategy_name() const { return schedule_name(schedule_); }
 
 void abandon(const void* p) noexcept {
 #ifdef DUET_LSAN

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "duet/executor.hpp"
+#include "execute/fibers/schedule_strategy.hpp"
 #include "execute/fibers/scheduler.hpp"
 
 namespace duet::detail {
@@ -58,8 +59,6 @@ class FiberExecutor final : public Executor {
   /// C++ ("{.memory_model = duet::MemoryModel::sc}"); empty when the defaults do.
   std::string draft_options() const;
 
-  struct Strategy;  // the picker of each run, by Schedule::Kind
-
  private:
   Schedule schedule_;
   FiberOptions options_;  // its on_fiber_start / on_fiber_stop
@@ -68,7 +67,7 @@ class FiberExecutor final : public Executor {
   std::uint64_t own_runs_ = 0;
   bool weak_order_noted_ = false;
   std::uint64_t operations_ = 0;  // the note about weak memory orders is printed once
-  std::unique_ptr<Strategy> strategy_;
+  std::unique_ptr<ScheduleStrategy> strategy_;  // the picker of each run
 };
 
 /// `branches` with FiberOptions::on_fiber_start / on_fiber_stop run inside each fiber around it

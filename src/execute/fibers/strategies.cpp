@@ -31,6 +31,9 @@ void PctPicker::begin_run(std::size_t fibers) {
   std::iota(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(fibers), 0u);
   for (std::size_t i = fibers; i > 1; --i) std::swap(order[i - 1], order[src_.draw_unrecorded(i - 1)]);
   for (std::size_t i = 0; i < fibers; ++i) priority_[order[i]] = static_cast<std::uint32_t>(depth_ + i);
+  ranked_.fill(false);
+  std::fill(ranked_.begin(), ranked_.begin() + static_cast<std::ptrdiff_t>(fibers), true);
+  ranked_count_ = fibers;
   // d-1 distinct change points in [1, k]; change point j lowers the running fiber to d-j. In
   // replay and bytes modes the picks are read back, so none are drawn (and draw_unrecorded
   // answers 0 there, which could not give distinct points).
@@ -49,8 +52,21 @@ void PctPicker::begin_run(std::size_t fibers) {
   std::sort(changes_.begin(), changes_.end(), [](const Change& a, const Change& b) { return a.step < b.step; });
 }
 
+void PctPicker::rank_new_fiber(std::uint32_t fiber) {
+  // A rank among the ranked fibers' d .. d+n-1, chosen uniformly; those at or above it move up.
+  // Fibers a change point lowered (below d) stay where they are.
+  const auto rank = static_cast<std::uint32_t>(depth_ + src_.draw_unrecorded(ranked_count_));
+  for (std::size_t f = 0; f < kMaxFibers; ++f)
+    if (ranked_[f] && priority_[f] >= rank) ++priority_[f];
+  priority_[fiber] = rank;
+  ranked_[fiber] = true;
+  ++ranked_count_;
+}
+
 std::size_t PctPicker::pick(const PickContext& ctx) {
   seen_steps_ = std::max(seen_steps_, ctx.step);
+  for (std::uint32_t f : ctx.candidates)
+    if (!ranked_[f]) rank_new_fiber(f);
   while (next_change_ < changes_.size() && changes_[next_change_].step <= ctx.step) {
     const std::uint32_t running = ctx.current != kNoFiber ? ctx.current : ctx.candidates[0];
     priority_[running] = changes_[next_change_++].priority;

@@ -57,6 +57,10 @@ namespace duet::detail::fiber {
 /// so far. A change point reached between two choices applies at the next choice, to the fiber
 /// that was running there.
 ///
+/// Fibers created during the run (duet::spawn, a thread the code under test starts) get a
+/// priority when they are first able to run: a uniformly random rank among the ranked ones
+/// (those at or above it move up), as the paper inserts a thread created during the run.
+///
 /// The priorities and change points come from Source::draw_unrecorded (not part of the choice
 /// stream: only the picks are), so in replay and bytes modes they are inert and the picks read
 /// back are the ones made. Spurious wake-ups and waiter picks are drawn exactly as RandomPicker
@@ -92,6 +96,9 @@ class PctPicker final : public Picker {
   std::size_t k_ = 0;
   std::size_t seen_steps_ = 0;
   std::array<std::uint32_t, kMaxFibers> priority_{};
+  std::array<bool, kMaxFibers> ranked_{};  // has a priority (a fiber made during the run gets one when first seen)
+  std::size_t ranked_count_ = 0;          // fibers with an initial priority (d and up)
+  void rank_new_fiber(std::uint32_t fiber);
   std::vector<Change> changes_;  // this run's change points, by step
   std::size_t next_change_ = 0;
 };

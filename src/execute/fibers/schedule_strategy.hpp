@@ -1,0 +1,61 @@
+// How a run on the fiber scheduler gets its picker, by Schedule (random, pct, exhaustive): one
+// mechanism for Y-program branches (FiberExecutor) and duet::run / duet::check_async.
+//
+//   auto strategy = make_schedule_strategy(duet::exhaustive(2), scheduler);
+//   strategy->begin_program({});                 // a new search (its branch lengths, if any)
+//   do {
+//     const fiber::RunResult& r = scheduler.run(fibers, *strategy->picker(case_source));
+//     strategy->finish(r);
+//   } while (strategy->more());
+//   strategy->coverage();   // "exhaustive(2), complete for ...: all 37 schedules ..."
+//
+// In random mode a strategy decides each pick and records it in the case's choice stream, so a
+// token replays it with a plain RandomPicker (what replay and bytes modes use, whatever the
+// strategy). Internal.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "duet/executor.hpp"
+#include "duet/source.hpp"
+#include "execute/fibers/scheduler.hpp"
+
+namespace duet::detail {
+
+/// Spurious wake-ups one in this many waits: every picker and every replay must agree.
+inline constexpr std::uint64_t kSpuriousOneIn = 8;
+
+class ScheduleStrategy {
+ public:
+  virtual ~ScheduleStrategy() = default;
+  /// A new program, of branches of these lengths (calls; empty for a test body): an exhaustive
+  /// search starts over.
+  virtual void begin_program(std::span<const std::size_t> branch_lengths) { (void)branch_lengths; }
+  /// The picker of the next run, its picks drawn from (and recorded in) `src`.
+  virtual fiber::Picker* picker(Source& src) = 0;
+  /// After each run.
+  virtual void finish(const fiber::RunResult&) {}
+  /// Whether another run of the same program could find something new (false once an
+  /// exhaustive search has covered every schedule).
+  virtual bool more() const { return true; }
+  /// Runs to make of each program: `configured`, or as many as an exhaustive search has.
+  virtual std::size_t trials(std::size_t configured) const { return configured; }
+  /// What the runs so far covered, for a pass (empty for the sampling strategies).
+  virtual std::string coverage() const { return {}; }
+  /// How coverage() names what a program without branches is ("the body of \"barrier\"").
+  void name_programs(std::string what) { programs_name_ = std::move(what); }
+
+ protected:
+  std::string programs_name_ = "the programs run";
+};
+
+std::unique_ptr<ScheduleStrategy> make_schedule_strategy(const Schedule& schedule, const fiber::Scheduler& scheduler);
+
+/// "random", "pct(3)", "exhaustive(2)".
+std::string schedule_name(const Schedule& schedule);
+
+}  // namespace duet::detail
