@@ -14,6 +14,12 @@
 #include <duet/duet.hpp>
 #include <duet/models/counter.hpp>
 
+#if DUET_HAVE_LIBCUCKOO
+#include <libcuckoo/cuckoohash_map.hh>
+#endif
+#include <memory>
+#include <optional>
+
 #include "racy_subjects.hpp"
 
 namespace {
@@ -90,6 +96,35 @@ void BM_Parallel_Trials(benchmark::State& st) {
   st.SetLabel(st.range(0) == 0 ? "persistent pool" : "threads per trial");
 }
 BENCHMARK(BM_Parallel_Trials)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+#if DUET_HAVE_LIBCUCKOO
+// duet::Lin over a subject costly to make (a 4096-slot libcuckoo map): the candidate-as-oracle
+// search replays calls on the candidate; with Lin::reset (arg 1) it clears one map instead of
+// making one per replay from the start. Branches of up to 3 and 6 calls.
+using CuckooMap = libcuckoo::cuckoohash_map<int, int>;
+void BM_Parallel_LinHeavySubject(benchmark::State& st) {
+  duet::Lin<CuckooMap> lin("cuckoo4096", "m");
+  lin.init([] { return std::make_unique<CuckooMap>(4096); }, "libcuckoo::cuckoohash_map<int, int> m(4096);")
+      .op("insert", [](CuckooMap& m, int k, int v) { return m.insert(k, v); }, duet::integers(0, 3), duet::integers(0, 9))
+      .op("find", [](CuckooMap& m, int k) {
+            int v = 0;
+            return m.find(k, v) ? std::optional<int>(v) : std::nullopt;
+          }, duet::integers(0, 3))
+      .op("erase", [](CuckooMap& m, int k) { return m.erase(k); }, duet::integers(0, 3));
+  if (st.range(0) == 1) lin.reset([](CuckooMap& m) { m.clear(); });
+  duet::ParallelConfig pc;
+  pc.branch_length = static_cast<std::size_t>(st.range(1));
+  std::uint64_t trials = 0, seed = 1;
+  for (auto _ : st) {
+    const auto r = duet::check_parallel(lin, pc, {.seed = seed++, .count = 100, .verbose = -1, .isolate = false});
+    if (!r.passed()) st.SkipWithError("the check did not pass");
+    trials += r.trials;
+  }
+  st.counters["trials/s"] = benchmark::Counter(static_cast<double>(trials), benchmark::Counter::kIsRate);
+  st.SetLabel(st.range(0) == 0 ? "a new map per replay" : "Lin::reset");
+}
+BENCHMARK(BM_Parallel_LinHeavySubject)->Args({0, 3})->Args({1, 3})->Args({0, 6})->Args({1, 6})->Unit(benchmark::kMillisecond)->UseRealTime();
+#endif
 
 struct RacyCounter {
   using Sut = std::atomic<long>;

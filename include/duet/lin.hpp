@@ -57,6 +57,17 @@ class Lin {
     return *this;
   }
 
+  /// How a used subject is returned to the state of a fresh one, for subjects costly to make (a
+  /// table with thousands of slots): the linearizability search, which replays calls on the
+  /// candidate, then resets one subject instead of making one per replay. The reset must leave
+  /// the subject behaving exactly as a fresh one would (a wrong reset is a wrong oracle).
+  ///
+  ///   lin.reset([](Table& t) { t.clear(); });
+  Lin& reset(std::function<void(T&)> reset) {
+    data_->reset = std::move(reset);
+    return *this;
+  }
+
   /// An operation: f(T&, args...), one generator per argument. f may return void or any
   /// comparable, printable value.
   template <class F, class... A>
@@ -161,6 +172,14 @@ class Lin {
     return c;
   }
   std::unique_ptr<T> make_subject() const { return data_->make(); }
+  /// A reset was given (Lin::reset).
+  bool resets() const { return static_cast<bool>(data_->reset); }
+  /// Returns `t` to a fresh subject's state with the reset given (Lin::reset); false without one.
+  bool reset_subject(T& t) const {
+    if (!data_->reset) return false;
+    data_->reset(t);
+    return true;
+  }
   /// Who makes the subject, as an error names it when that throws.
   const char* maker() const { return maker(*data_); }
   bool op_may_throw(std::size_t op) const { return data_->ops[op].may_throw; }
@@ -193,6 +212,7 @@ class Lin {
   struct Data {
     std::string name, var, setup;
     std::function<std::unique_ptr<T>()> make;
+    std::function<void(T&)> reset;
     bool custom_init = false;  // make is the spec's (Lin::init), not the default constructor
     std::vector<OpDef> ops;
     std::function<Verdict(const T&)> invariant;

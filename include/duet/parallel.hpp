@@ -307,11 +307,14 @@ template <class Subject>
 struct TrialRunner {
   std::function<std::unique_ptr<Subject>()> make;
   std::function<Result(std::size_t call, Subject&)> call;
+  /// Takes the subject of a trial that ran to its end (to reset and reuse); empty: destroyed.
+  std::function<void(std::unique_ptr<Subject>)> recycle = {};
 };
 
+/// Returns the subject, unless the run stopped mid-call (then it is abandoned: see below).
 template <class Subject>
-void run_trial(const TrialRunner<Subject>& r, std::unique_ptr<Subject> subject, const YShape& shape, Executor& executor,
-               const Noise& noise, std::vector<Observed>& observed) {
+std::unique_ptr<Subject> run_trial(const TrialRunner<Subject>& r, std::unique_ptr<Subject> subject, const YShape& shape,
+                                   Executor& executor, const Noise& noise, std::vector<Observed>& observed) {
   auto one = [&](std::size_t i) {
     Observed& o = observed[i];
     o.cpu = current_cpu();
@@ -346,6 +349,7 @@ void run_trial(const TrialRunner<Subject>& r, std::unique_ptr<Subject> subject, 
   }
   const std::size_t suffix_at = shape.size() - shape.suffix;
   for (std::size_t i = suffix_at; i < shape.size(); ++i) one(i);
+  return subject;
 }
 
 /// run_trial as a step's verdict: a subject that cannot be made (`maker` threw: the spec's
@@ -364,7 +368,8 @@ StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape
     return StepVerdict::error(threw(maker));
   }
   try {
-    run_trial(r, std::move(subject), shape, executor, noise, observed);
+    subject = run_trial(r, std::move(subject), shape, executor, noise, observed);
+    if (r.recycle) r.recycle(std::move(subject));
   } catch (const ScheduleFailed& f) {
     return f.duet_limit ? StepVerdict::error(f.message) : StepVerdict::fail(f.message);
   }
@@ -540,6 +545,7 @@ class ModelYSteps final : public YSteps {
     std::vector<std::string> calls;
     for (const Cmd& c : cmds_) calls.push_back(show_command<Spec>(c));
     record_y(trace, shape, calls, observed, setup_cpp<Spec>(), verdict);
+    if (trace) trace->draft_setup = draft_setup_cpp<Spec>();
   }
 
  private:
@@ -600,6 +606,10 @@ CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, Trace* trac
 /// fresh subject, and each call's result there must equal the observed one. Replaying, rather
 /// than copying the subject, is what stays true to the candidate: a copy need not behave like
 /// the original (a copied vector has a different capacity), nor == mean "behaves the same".
+///
+/// The subject of the last replay is kept with the calls it has run: the search goes deeper
+/// from the state it just reached, so most calls run on it directly, and a replay from scratch
+/// (after backtracking) resets it when the spec gives Lin::reset, else makes a fresh one.
 template <class T>
 struct CandidateOracle {
   static constexpr bool memo = false;
@@ -607,6 +617,9 @@ struct CandidateOracle {
   const Lin<T>* lin;
   const std::vector<typename Lin<T>::Call>* calls;
   const std::vector<Observed>* observed;
+  mutable std::unique_ptr<T> kept = nullptr;  // a subject that has run exactly the calls of kept_calls
+  mutable State kept_calls = {};
+  mutable bool kept_used = false;  // kept has run other calls (a trial's subject, given to reset)
 
   State initial() const { return {}; }
   static Result run_call(const typename Lin<T>::Call& call, T& t) {
@@ -617,9 +630,17 @@ struct CandidateOracle {
     }
   }
   bool apply(State& s, std::size_t i) const {
-    std::unique_ptr<T> t = lin->make_subject();
-    for (std::size_t k : s) run_call((*calls)[k], *t);
-    if (!(run_call((*calls)[i], *t) == (*observed)[i].result)) return false;
+    if (!kept || kept_used || kept_calls != s) {
+      if (!kept || !lin->reset_subject(*kept)) kept = lin->make_subject();
+      kept_used = false;
+      kept_calls.clear();
+      for (std::size_t k : s) {
+        run_call((*calls)[k], *kept);
+        kept_calls.push_back(k);
+      }
+    }
+    kept_calls.push_back(i);
+    if (!(run_call((*calls)[i], *kept) == (*observed)[i].result)) return false;
     s.push_back(i);
     return true;
   }
@@ -655,8 +676,8 @@ class LinYSteps final : public YSteps {
   }
   StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise,
                     std::vector<Observed>& observed) override {
-    const TrialRunner<T> runner{[this] { return lin_.make_subject(); },
-                                [this](std::size_t i, T& t) { return calls_[i].run(t); }};
+    TrialRunner<T> runner{[this] { return fresh_subject(); }, [this](std::size_t i, T& t) { return calls_[i].run(t); }};
+    if (lin_.resets()) runner.recycle = [this](std::unique_ptr<T> t) { spare_ = std::move(t); };
     return run_trial_verdict(runner, shape, executor, noise, observed, lin_.maker());
   }
   bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
@@ -669,8 +690,13 @@ class LinYSteps final : public YSteps {
         }
       return true;
     }
-    const CandidateOracle<T> oracle{&lin_, &calls_, &observed};
-    return judge(y_history(shape, observed), oracle, consistency);
+    // With Lin::reset, one subject serves the trials and the searches in turn.
+    CandidateOracle<T> oracle{&lin_, &calls_, &observed};
+    oracle.kept = std::move(spare_);
+    oracle.kept_used = true;
+    const bool explained = judge(y_history(shape, observed), oracle, consistency);
+    if (lin_.resets()) spare_ = std::move(oracle.kept);
+    return explained;
   }
   std::string violation(Consistency consistency) const override {
     if (mode_ == LinMode::stress) return why_;
@@ -685,12 +711,19 @@ class LinYSteps final : public YSteps {
   }
 
  private:
+  // The previous trial's or search's subject, reset (Lin::reset), or a new one.
+  std::unique_ptr<T> fresh_subject() {
+    if (spare_ && lin_.reset_subject(*spare_)) return std::move(spare_);
+    return lin_.make_subject();
+  }
+
   const Lin<T>& lin_;
   LinMode mode_;
   std::vector<Call> calls_;
   std::string why_;
   std::vector<std::string> names_;
   std::vector<std::size_t> among_;  // the current part's operations (empty: all)
+  std::unique_ptr<T> spare_;        // with Lin::reset: a used subject, to reset
 };
 
 template <class T>

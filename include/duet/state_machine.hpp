@@ -13,6 +13,7 @@
 //     static constexpr const char* sut_name = "q";            // optional ("sut")
 //     static Sut init_sut() { return MyQueue(3); }            // optional (default-constructed)
 //     static std::string setup_cpp() { return "MyQueue q(3);"; }  // optional, for the draft test
+//     static std::string draft_setup_cpp();  // optional: the draft's instead (several lines may)
 //     static duet::Gen<Cmd> command(const State& s);          // may depend on the state
 //     static bool precondition(const Cmd&, const State&);     // optional
 //     static duet::Result run(const Cmd&, Sut&);              // exceptions are captured
@@ -199,6 +200,16 @@ std::string setup_cpp() {
   else return duet::type_name<typename Spec::Sut>() + " " + sut_name<Spec>() + ";";
 }
 
+/// What a draft test makes the subject with when that is not setup_cpp() (empty: setup_cpp()):
+/// the ready-made models give an adapter that calls the subject through its binding, so that
+/// the draft's calls (`q.push(0)`) compile whatever the subject's own names are.
+template <class Spec>
+std::string draft_setup_cpp() {
+  if constexpr (requires { { Spec::draft_setup_cpp() } -> std::convertible_to<std::string>; })
+    return Spec::draft_setup_cpp();
+  else return {};
+}
+
 /// The model's transition, whichever form the spec gives: `void next(const Cmd&, State&)` or
 /// `State next(const Cmd&, State)`.
 template <class Spec>
@@ -279,7 +290,10 @@ class StateMachineSteps final : public StateMachineStepsBase {
 
  public:
   StepVerdict start(Trace* trace) override {
-    if (trace) trace->setup = setup_cpp<Spec>();
+    if (trace) {
+      trace->setup = setup_cpp<Spec>();
+      trace->draft_setup = draft_setup_cpp<Spec>();
+    }
     try {
       sut_ = make_sut<Spec>();
     } catch (...) {

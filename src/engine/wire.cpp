@@ -43,6 +43,7 @@ Step read_step(WireReader& r) {
 
 void write_trace(WireWriter& w, const Trace& t) {
   w.str(t.setup);
+  w.str(t.draft_setup);
   w.u64(t.steps.size());
   for (const Step& s : t.steps) write_step(w, s);
   w.boolean(t.failed);
@@ -67,6 +68,7 @@ void write_trace(WireWriter& w, const Trace& t) {
 Trace read_trace(WireReader& r) {
   Trace t;
   t.setup = r.str();
+  t.draft_setup = r.str();
   const std::uint64_t steps = r.u64();
   for (std::uint64_t i = 0; i < steps; ++i) t.steps.push_back(read_step(r));
   t.failed = r.boolean();

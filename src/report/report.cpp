@@ -223,6 +223,16 @@ std::string format_report(const ReportData& d) {
   return out;
 }
 
+// The lines that make the draft's subject, indented: the trace's draft setup (a model over a
+// binding: an adapter that calls the subject through the binding), else its setup.
+static std::string draft_setup(const Trace& t, const std::string& indent) {
+  const std::string& setup = t.draft_setup.empty() ? t.setup : t.draft_setup;
+  std::string out;
+  std::istringstream lines(setup);
+  for (std::string line; std::getline(lines, line);) out += indent + line + "\n";
+  return out;
+}
+
 // A Y-program's draft runs the program and checks its outcome: on fibers it replays the failing
 // interleaving with duet::run_fibers (so it fails every time, as reported); on threads it runs
 // the program until the unexplained results come back. Either passes once the candidate no
@@ -279,7 +289,7 @@ static std::string format_y_draft(const ReportData& d) {
     out += "  for (int trial = 0; trial < 10000; ++trial) {\n";
     in = "    ";
   }
-  if (!t.setup.empty()) out += in + t.setup + "\n";
+  out += draft_setup(t, in);
   out += in + declared + "\n";
   for (const auto& c : t.y_prefix) out += in + call(c) + "\n";
   const std::size_t nb = t.y_branches.size();
@@ -319,6 +329,18 @@ static std::string format_y_draft(const ReportData& d) {
   return out;
 }
 
+// `expr` as one argument of a GoogleTest macro: the preprocessor splits arguments at commas
+// outside parentheses, so `std::pair{0, 0}` is parenthesised.
+static std::string macro_arg(const std::string& expr) {
+  int depth = 0;
+  for (char c : expr) {
+    if (c == '(') ++depth;
+    else if (c == ')') --depth;
+    else if (c == ',' && depth == 0) return "(" + expr + ")";
+  }
+  return expr;
+}
+
 std::string format_draft_test(const ReportData& d) {
   if (!d.trace.diagram.empty()) return format_y_draft(d);
   std::string out;
@@ -336,7 +358,7 @@ std::string format_draft_test(const ReportData& d) {
     out += "// duet's check, as a function: define it with the check you gave duet.\n" +
            d.trace.steps.back().check_declaration + "\n\n";
   out += "TEST(" + identifier(d.name) + ", DuetRepro) {\n";
-  if (!d.trace.setup.empty()) out += "  " + d.trace.setup + "\n";
+  out += draft_setup(d.trace, "  ");
   for (std::size_t i = 0; i < d.trace.steps.size(); ++i) {
     const Step& s = d.trace.steps[i];
     const bool failing = d.trace.failed && i + 1 == d.trace.steps.size();
@@ -350,18 +372,18 @@ std::string format_draft_test(const ReportData& d) {
              show_string("duet saw this call end the process: " + s.died) + ";\n";
     } else if (failing && !s.check.empty()) {
       // The call itself did what it should; the check after it failed: run both.
-      if (s.kind == Step::Kind::value) out += "  EXPECT_EQ(" + s.code + ", " + s.observed + ");\n";
-      else if (s.kind == Step::Kind::exception) out += "  EXPECT_THROW(" + s.code + ", " + s.exception_type + ");\n";
+      if (s.kind == Step::Kind::value) out += "  EXPECT_EQ(" + macro_arg(s.code) + ", " + macro_arg(s.observed) + ");\n";
+      else if (s.kind == Step::Kind::exception) out += "  EXPECT_THROW(" + macro_arg(s.code) + ", " + s.exception_type + ");\n";
       else out += "  " + s.code + ";\n";
-      out += "  EXPECT_TRUE(" + s.check + ") << " + show_string(s.explanation) + ";\n";
+      out += "  EXPECT_TRUE(" + macro_arg(s.check) + ") << " + show_string(s.explanation) + ";\n";
     } else if (failing && !s.expected.empty() && s.expected_exception) {
-      out += "  EXPECT_THROW(" + s.code + ", " + s.expected + ");  // " + s.explanation + "\n";
+      out += "  EXPECT_THROW(" + macro_arg(s.code) + ", " + s.expected + ");  // " + s.explanation + "\n";
     } else if (failing && !s.expected.empty()) {
-      out += "  EXPECT_EQ(" + s.code + ", " + s.expected + ");  // " + s.explanation + "\n";
+      out += "  EXPECT_EQ(" + macro_arg(s.code) + ", " + macro_arg(s.expected) + ");  // " + s.explanation + "\n";
     } else if (failing && s.kind == Step::Kind::value) {
       // No single right result (a postcondition judged it): the wrong one must not come back,
       // so the draft fails as reported and passes once the candidate is fixed.
-      out += "  EXPECT_NE(" + s.code + ", " + s.observed + ") << " + show_string(s.explanation) + ";\n";
+      out += "  EXPECT_NE(" + macro_arg(s.code) + ", " + macro_arg(s.observed) + ") << " + show_string(s.explanation) + ";\n";
     } else if (failing && s.kind == Step::Kind::exception) {
       out += "  try {\n    " + s.code + ";\n  } catch (const " + s.exception_type + "&) {\n    ADD_FAILURE() << " +
              show_string(s.explanation) + ";\n  }\n";
@@ -371,9 +393,9 @@ std::string format_draft_test(const ReportData& d) {
       out += "  " + s.code + ";  // " + s.explanation + "\n";
       out += "  ADD_FAILURE() << " + show_string(s.explanation + " (duet's check of this step: put it here)") + ";\n";
     } else if (s.kind == Step::Kind::value) {
-      out += "  EXPECT_EQ(" + s.code + ", " + s.observed + ");\n";
+      out += "  EXPECT_EQ(" + macro_arg(s.code) + ", " + macro_arg(s.observed) + ");\n";
     } else if (s.kind == Step::Kind::exception) {
-      out += "  EXPECT_THROW(" + s.code + ", " + s.exception_type + ");\n";
+      out += "  EXPECT_THROW(" + macro_arg(s.code) + ", " + s.exception_type + ");\n";
     } else {
       out += "  " + s.code + ";\n";
     }

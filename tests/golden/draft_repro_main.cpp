@@ -20,3 +20,9 @@ bool duet_invariant(const draft_subjects::CappedStack& s) { return s.size() <= d
 // A call that kills the process (isolation mode): the draft runs it in a death test.
 #include "support/crashing_subjects.hpp"
 #include "golden/expected/isolated_crash_draft.cpp"
+
+// A ready-made model over a binding: the draft calls the subject through the binding (SpscRing's
+// own pop is try_pop), and replays two consumers popping the one item twice.
+#include <duet/models/spsc_ring.hpp>
+#include <memory>
+#include "golden/expected/fiber_roles_draft.cpp"

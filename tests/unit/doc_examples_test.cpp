@@ -851,4 +851,14 @@ struct CallerExample {
 };
 static_assert(duet::detail::NextStatesOfCaller<CallerExample>);
 
+// duet::Lin::reset (lin.hpp): a subject costly to make, returned to a fresh one's state.
+struct Table {
+  std::vector<int> slots = std::vector<int>(4096);
+  void clear() { std::fill(slots.begin(), slots.end(), 0); }
+};
+[[maybe_unused]] void lin_reset_example() {
+  duet::Lin<Table> lin("table", "t");
+  lin.reset([](Table& t) { t.clear(); });
+}
+
 }  // namespace

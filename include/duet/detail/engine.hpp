@@ -59,6 +59,7 @@ class CaseObserver {
 
 struct Trace {
   std::string setup;        // C++ statement(s) creating the subject, e.g. "RingBuffer q(3);"
+  std::string draft_setup;  // what a draft test makes the subject with, when not `setup` (a model over a binding)
   std::vector<Step> steps;  // the failing step, if any, is the last
   bool failed = false;
   // A Y-shaped program (parallel runner) prints as a diagram instead of numbered steps.

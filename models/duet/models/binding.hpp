@@ -16,6 +16,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <duet/duet.hpp>
 
@@ -34,6 +35,27 @@ template <class Binding>
 std::unique_ptr<typename Binding::Sut> make_subject() {
   if constexpr (requires { Binding::make(); }) return Binding::make();
   else return std::make_unique<typename Binding::Sut>();
+}
+
+/// A draft test's subject for a model over `Binding` (a model's draft_setup_cpp): made as the
+/// check makes it (Binding::make(), or default-constructed), and `name`, an adapter whose member
+/// functions call it through the binding under the model's call names, so that the draft's
+/// calls (`q.push(0)`) compile whatever the subject's own names are. `members`: those
+/// functions, over `B` (the binding) and `s` (the subject).
+///
+///   draft_subject<Binding>("q", {"void push(int x) { B::push(s, x); }",
+///                                "std::optional<int> try_pop() { return B::try_pop(s); }"})
+template <class Binding>
+std::string draft_subject(const std::string& name, const std::vector<std::string>& members) {
+  const std::string binding = duet::type_name<Binding>();
+  std::string made;
+  if constexpr (requires { Binding::make(); }) made = binding + "::make()";
+  else made = "std::make_unique<" + binding + "::Sut>()";
+  std::string out = "struct Bound {  // the subject, called through " + binding + " as duet called it\n";
+  out += "  using B = " + binding + ";\n  B::Sut& s;\n";
+  for (const std::string& m : members) out += "  " + m + "\n";
+  out += "};\nauto " + name + "_made = " + made + ";  // #include <memory>\nBound " + name + "{*" + name + "_made};";
+  return out;
 }
 
 /// The binding's values(), or `fallback`.

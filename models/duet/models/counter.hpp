@@ -14,6 +14,7 @@
 #include <variant>
 
 #include <duet/duet.hpp>
+#include <duet/models/binding.hpp>
 
 namespace duet::models {
 
@@ -31,6 +32,9 @@ struct CounterBase {
   using Cmd = std::variant<Incr, Get>;
   static constexpr const char* sut_name = "c";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " c{};"; }
+  static std::string draft_setup_cpp() {
+    return models::detail::draft_subject<Binding>(sut_name, {"void incr() { B::incr(s); }", "long get() { return static_cast<long>(B::get(s)); }"});
+  }
 
   static Gen<Cmd> command(const State&) {
     static const Gen<Cmd> gen = one_of(just(Cmd(Incr{})), just(Cmd(Get{})));

@@ -34,6 +34,10 @@ struct PairRegister {
   static constexpr const char* sut_name = "r";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " r;"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
+  static std::string draft_setup_cpp() {
+    return detail::draft_subject<Binding>(sut_name, {"void write(int a, int b) { B::write(s, a, b); }",
+                                                     "std::pair<int, int> read() { return B::read(s); }"});
+  }
 
   /// The values written: the binding's values() (binding.hpp), or 1..9 (the pair starts (0, 0)).
   static Gen<int> values() { return models::detail::values_of<Binding>(integers(1, 9)); }

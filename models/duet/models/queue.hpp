@@ -36,6 +36,12 @@ struct Queue {
   static constexpr const char* sut_name = "q";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " q;"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
+  static std::string draft_setup_cpp() {
+    std::vector<std::string> members = {"void push(int x) { B::push(s, x); }",
+                                        "std::optional<int> try_pop() { return B::try_pop(s); }"};
+    if constexpr (has_size) members.push_back("std::size_t size() { return B::size(s); }");
+    return detail::draft_subject<Binding>(sut_name, members);
+  }
 
   /// The values pushed: the binding's values() (binding.hpp), or 0..9.
   static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 9)); }

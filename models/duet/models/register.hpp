@@ -36,6 +36,11 @@ struct Register {
   using Cmd = std::variant<Write, Read, Cas>;
   static constexpr const char* sut_name = "r";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " r{};"; }
+  static std::string draft_setup_cpp() {
+    std::vector<std::string> members = {"void write(int v) { B::write(s, v); }", "int read() { return static_cast<int>(B::read(s)); }"};
+    if constexpr (has_cas) members.push_back("bool cas(int e, int v) { return static_cast<bool>(B::cas(s, e, v)); }");
+    return detail::draft_subject<Binding>(sut_name, members);
+  }
   /// The values written and compared: the binding's values() (binding.hpp), or 0..4.
   static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 4)); }
   static std::string domain() { return "values " + models::detail::describe_ints(values()); }

@@ -42,6 +42,10 @@ struct RelaxedQueueBase {
   static constexpr const char* sut_name = "q";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " q;"; }
   static std::unique_ptr<Sut> init_sut() { return make_subject<Binding>(); }
+  static std::string draft_setup_cpp() {
+    return draft_subject<Binding>(sut_name, {"void push(int x) { B::push(s, x); }",
+                                             "std::optional<int> try_pop() { return B::try_pop(s); }"});
+  }
   /// The values pushed: the binding's values() (binding.hpp), or 0..9.
   static Gen<int> values() { return values_of<Binding>(integers(0, 9)); }
   static std::string domain() { return "values " + describe_ints(values()); }
@@ -165,6 +169,11 @@ struct WorkStealingDeque {
   static constexpr const char* sut_name = "d";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " d(" + std::to_string(capacity) + ");"; }
   static std::unique_ptr<Sut> init_sut() { return models::detail::make_subject<Binding>(); }
+  static std::string draft_setup_cpp() {
+    return models::detail::draft_subject<Binding>(sut_name, {"bool push(int x) { return static_cast<bool>(B::push(s, x)); }",
+                                                             "std::optional<int> pop() { return B::pop(s); }",
+                                                             "std::optional<int> steal() { return B::steal(s); }"});
+  }
   static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 9)); }
   static std::string domain() { return "values " + models::detail::describe_ints(values()); }
   static Gen<Cmd> command(const State&) {

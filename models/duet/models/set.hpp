@@ -38,6 +38,12 @@ struct Set {
   static constexpr const char* sut_name = "s";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " s;"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
+  static std::string draft_setup_cpp() {
+    std::vector<std::string> members = {"bool insert(int x) { return static_cast<bool>(B::insert(s, x)); }",
+                                        "bool contains(int x) { return static_cast<bool>(B::contains(s, x)); }"};
+    if constexpr (has_erase) members.push_back("bool erase(int x) { return static_cast<bool>(B::erase(s, x)); }");
+    return detail::draft_subject<Binding>(sut_name, members);
+  }
   /// The elements: the binding's keys() (binding.hpp), or default_keys().
   static Gen<int> keys() { return models::detail::keys_of<Binding>(); }
   static std::string domain() { return "keys " + models::detail::describe_ints(keys()); }

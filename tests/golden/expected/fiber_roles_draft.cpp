@@ -16,7 +16,14 @@
 #include <vector>
 
 TEST(duet_models_BoundedQueue_duet_models_SpscRingBinding_duet_models_FiberSync_2ul, DuetRepro) {
-  duet::models::SpscRing<int, duet::models::FiberSync> q(2);
+  struct Bound {  // the subject, called through duet::models::SpscRingBinding<duet::models::FiberSync, 2ul> as duet called it
+    using B = duet::models::SpscRingBinding<duet::models::FiberSync, 2ul>;
+    B::Sut& s;
+    bool push(int x) { return static_cast<bool>(B::push(s, x)); }
+    std::optional<int> pop() { return B::pop(s); }
+  };
+  auto q_made = duet::models::SpscRingBinding<duet::models::FiberSync, 2ul>::make();  // #include <memory>
+  Bound q{*q_made};
   duet::Result r1, r2, r3;
   r1 = duet::capture([&] { return q.push(0); });
   const duet::FiberRun run = duet::run_fibers(
