@@ -121,7 +121,7 @@ void BM_Parallel_LinHeavySubject(benchmark::State& st) {
     trials += r.trials;
   }
   st.counters["trials/s"] = benchmark::Counter(static_cast<double>(trials), benchmark::Counter::kIsRate);
-  st.SetLabel(st.range(0) == 0 ? "a new map per replay" : "Lin::reset");
+  st.SetLabel(st.range(0) == 0 ? "no reset: a new map per trial and per search" : "Lin::reset");
 }
 BENCHMARK(BM_Parallel_LinHeavySubject)->Args({0, 3})->Args({1, 3})->Args({0, 6})->Args({1, 6})->Unit(benchmark::kMillisecond)->UseRealTime();
 #endif
