@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -177,7 +178,13 @@ class Lin {
   /// Returns `t` to a fresh subject's state with the reset given (Lin::reset); false without one.
   bool reset_subject(T& t) const {
     if (!data_->reset) return false;
-    data_->reset(t);
+    try {
+      data_->reset(t);
+    } catch (const std::exception& e) {  // named, wherever it surfaces (a trial, the search)
+      throw std::runtime_error(std::string("the spec's `reset` threw: ") + e.what());
+    } catch (...) {
+      throw std::runtime_error("the spec's `reset` threw");
+    }
     return true;
   }
   /// Who makes the subject, as an error names it when that throws.
@@ -219,7 +226,10 @@ class Lin {
     std::string invariant_cpp;
   };
 
-  static const char* maker(const Data& d) { return d.custom_init ? "the spec's `init`" : "the subject's default constructor"; }
+  static const char* maker(const Data& d) {
+    if (d.reset) return d.custom_init ? "the spec's `init` or `reset`" : "the subject's default constructor or the spec's `reset`";
+    return d.custom_init ? "the spec's `init`" : "the subject's default constructor";
+  }
 
   // Draws an operation and its arguments (sequential stress and the parallel runner alike). A
   // generator that throws is the spec's mistake: an error, not the subject's failure.

@@ -57,8 +57,7 @@ thread_local CheckSchedules* t_check_schedules = nullptr;
 struct RunStrategy {
   std::uint64_t case_serial = 0;
   Schedule schedule;
-  const fiber::Scheduler* scheduler = nullptr;
-  std::unique_ptr<ScheduleStrategy> strategy;
+  std::unique_ptr<ScheduleStrategy> strategy;  // random or PCT: neither keeps the scheduler
 };
 thread_local RunStrategy t_run_strategy;
 
@@ -69,12 +68,10 @@ ScheduleStrategy& strategy_for(const AsyncOptions& o, const fiber::Scheduler& sc
                       "or duet::pct()");
   RunStrategy& t = t_run_strategy;
   const bool same_case = case_source() != nullptr && t.case_serial == case_serial();
-  if (!t.strategy || !same_case || t.scheduler != &sched || t.schedule.kind != o.schedule.kind ||
-      t.schedule.depth != o.schedule.depth) {
+  if (!t.strategy || !same_case || t.schedule.kind != o.schedule.kind || t.schedule.depth != o.schedule.depth) {
     t.strategy = make_schedule_strategy(o.schedule, sched);
     t.case_serial = case_serial();
     t.schedule = o.schedule;
-    t.scheduler = &sched;
   }
   return *t.strategy;
 }

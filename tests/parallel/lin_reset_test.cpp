@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace {
@@ -84,6 +86,16 @@ TEST(LinReset, ACorrectTablePassesAndResetMakesFewerTables) {
 TEST(LinReset, ARacyTableIsFoundWithReset) {
   const duet::CheckResult r = duet::expect_unsafe(table<true>(true), {}, {.seed = 1});
   EXPECT_TRUE(r) << r.report;
+}
+
+// A reset that throws fails the check, naming the reset (as a throwing model does): never a pass.
+TEST(LinReset, AResetThatThrowsFailsTheCheckNamingIt) {
+  duet::Lin<Table<false>> lin = table<false>(false);
+  lin.reset([](Table<false>&) { throw std::runtime_error("reset broke"); });
+  const duet::CheckResult r = duet::check_parallel(lin, {}, {.seed = 1, .count = 50});
+  EXPECT_NE(r.status, duet::CheckResult::Status::passed) << r.report;
+  EXPECT_NE(r.report.find("`reset`"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("reset broke"), std::string::npos) << r.report;
 }
 
 }  // namespace
