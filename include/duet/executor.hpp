@@ -23,6 +23,10 @@
 
 namespace duet {
 
+namespace detail {
+class TrialDriver;
+}
+
 /// Runs branch functions concurrently.
 class Executor {
  public:
@@ -30,6 +34,9 @@ class Executor {
   /// Starts every branch together (a spin barrier) and returns when all have finished.
   virtual void run(const std::vector<std::function<void()>>& branches) = 0;
   virtual const char* name() const = 0;
+  /// How the parallel runner drives this executor's trials (duet/detail/trial_driver.hpp). The
+  /// default suits an executor that runs the branches on threads of its own.
+  virtual detail::TrialDriver& trial_driver();
 };
 
 /// Code that every thread running a check's calls must run first and last: registration with an

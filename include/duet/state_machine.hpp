@@ -629,7 +629,7 @@ Property state_machine_property() {
 ///   }
 template <class Spec>
 CheckResult check_sequential(const Config& config = {}) {
-  return detail::run_property(detail::state_machine_property<Spec>(), config);
+  return detail::run_property(detail::searching_case_runs(detail::state_machine_property<Spec>()), config);
 }
 
 /// Runs the one case that `bytes` describe: the entry point for coverage-guided fuzzers
@@ -643,7 +643,7 @@ CheckResult check_sequential(const Config& config = {}) {
 ///   }
 template <class Spec>
 CheckResult check_sequential_bytes(std::span<const std::uint8_t> bytes, const Config& config = {}) {
-  return detail::run_property(detail::state_machine_property<Spec>(), config, bytes);
+  return detail::run_property(detail::searching_case_runs(detail::state_machine_property<Spec>()), config, bytes);
 }
 
 

@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 
+#include "async/run_search.hpp"
 #include "async/schedules.hpp"
 #include "duet/async.hpp"
 #include "duet/faults.hpp"
@@ -62,16 +63,20 @@ struct RunStrategy {
 thread_local RunStrategy t_run_strategy;
 
 ScheduleStrategy& strategy_for(const AsyncOptions& o, const fiber::Scheduler& sched) {
-  if (o.schedule.kind == Schedule::Kind::exhaustive)
-    throw EngineError("duet::run: duet::exhaustive() searches every schedule of a whole test body, which only "
-                      "duet::check_async runs; a single duet::run (and those in a spec's commands) takes duet::random() "
-                      "or duet::pct()");
+  Schedule schedule = o.schedule;
+  if (schedule.kind == Schedule::Kind::exhaustive) {
+    if (!run_search_active())
+      throw EngineError("duet::run: duet::exhaustive() searches every schedule of a run from the state before it, "
+                        "which needs a check to execute again: duet::check_async, or a spec's commands in "
+                        "check_sequential or Api::check; a duet::run outside them takes duet::random() or duet::pct()");
+    schedule = random();  // a case search's other runs (searched_run gave the one it searches)
+  }
   RunStrategy& t = t_run_strategy;
   const bool same_case = case_source() != nullptr && t.case_serial == case_serial();
-  if (!t.strategy || !same_case || t.schedule.kind != o.schedule.kind || t.schedule.depth != o.schedule.depth) {
-    t.strategy = make_schedule_strategy(o.schedule, sched);
+  if (!t.strategy || !same_case || t.schedule.kind != schedule.kind || t.schedule.depth != schedule.depth) {
+    t.strategy = make_schedule_strategy(schedule, sched);
     t.case_serial = case_serial();
-    t.schedule = o.schedule;
+    t.schedule = schedule;
   }
   return *t.strategy;
 }
@@ -160,6 +165,7 @@ std::exception_ptr run_root(std::function<void()>& root, const AsyncOptions& opt
     src = &*own;
   }
   CheckSchedules* check = t_check_schedules;
+  if (!check && options.schedule.kind == Schedule::Kind::exhaustive) check = searched_run(options);
   fiber::Scheduler& sched = check ? *check->scheduler : scheduler_for(options);
   const fiber::RunResult* r = nullptr;
   try {

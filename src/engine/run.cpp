@@ -1258,6 +1258,7 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   const Settings& s = runner.s;
   runner.params.max_length = s.max_length;
   runner.params.continue_odds = static_cast<std::uint64_t>(s.mean_length + 0.5);
+  runner.params.search_seconds = s.case_timeout / 2;
   std::unique_ptr<AssertionCapture> capture;
   if (auto factory = assertion_capture()) capture = factory();
   runner.params.capture = capture.get();

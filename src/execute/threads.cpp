@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "duet/detail/fiber_hooks.hpp"
+#include "duet/detail/trial_driver.hpp"
 #include "duet/executor.hpp"
 #include "duet/show.hpp"
 #include "execute/fibers/thread_locals.hpp"
@@ -52,11 +53,25 @@ void spin_until(Done done) {
   }
 }
 
+// duet's thread executors run in a child process by default (a hang or crash on threads cannot
+// be recovered from in process), but not under ThreadSanitizer, which ends a child that starts
+// threads after a fork of a process with threads.
+bool threads_restart_in_child() {
+#if defined(__SANITIZE_THREAD__)
+  return false;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+  return false;
+#endif
+#endif
+  return true;
+}
+
 // Where a pool puts its branches: every branch, the caller's included, on its own CPU from the
 // caller's affinity mask, when the mask has enough CPUs. The caller's own mask is restored after
 // each run, or, inside a check (hold_caller), when the check ends: one pinning per check instead
 // of two system calls per trial.
-class ThreadPool final : public Executor {
+class ThreadPool final : public Executor, public TrialDriver {
  public:
   ThreadPool(bool pin, ThreadHooks hooks) : pin_(pin), hooks_(std::move(hooks)) {}
   bool pinned() const { return pin_; }
@@ -128,6 +143,22 @@ class ThreadPool final : public Executor {
     }
   }
   const char* name() const override { return "thread pool"; }
+
+  // ---- the parallel runner's driver ----
+  TrialDriver& trial_driver() override { return *this; }
+  void check_starts() override { hold_caller(); }
+  void check_ends() override { release_caller(); }
+  std::string coverage() const override { return placement(); }
+  bool isolate_by_default() const override { return threads_restart_in_child(); }
+  std::shared_ptr<Executor> for_child_process(std::shared_ptr<Executor> self) override {
+    // The parent's pool is never destroyed here: its destructor would join threads that do not
+    // exist in this process.
+    new std::shared_ptr<Executor>(std::move(self));
+    auto fresh = std::make_shared<ThreadPool>(pin_, hooks_);
+    if (caller_started_) fresh->caller_started_before_fork();
+    fresh->hold_caller();
+    return fresh;
+  }
 
   /// Inside a check: keep the caller pinned between runs, and its ThreadHooks started, until
   /// release_caller().
@@ -328,7 +359,7 @@ class ThreadPool final : public Executor {
   const std::vector<std::function<void()>>* work_ = nullptr;
 };
 
-class ThreadPerRun final : public Executor {
+class ThreadPerRun final : public Executor, public TrialDriver {
  public:
   void run(const std::vector<std::function<void()>>& branches) override {
     std::atomic<std::size_t> arrived{0};
@@ -343,8 +374,15 @@ class ThreadPerRun final : public Executor {
     for (auto& t : threads) t.join();
   }
   const char* name() const override { return "thread per run"; }
+  TrialDriver& trial_driver() override { return *this; }
+  bool isolate_by_default() const override { return threads_restart_in_child(); }
 };
 
+
+TrialDriver& default_trial_driver() {
+  static TrialDriver driver;  // stateless: an executor of the user's, on threads of its own
+  return driver;
+}
 
 std::size_t usable_cpus() {
   cpu_set_t mask;
@@ -353,44 +391,11 @@ std::size_t usable_cpus() {
   return std::max(1, CPU_COUNT(&mask));
 }
 
-void hold_caller_placement(Executor& e) {
-  if (auto* pool = dynamic_cast<ThreadPool*>(&e)) pool->hold_caller();
-}
-void release_caller_placement(Executor& e) {
-  if (auto* pool = dynamic_cast<ThreadPool*>(&e)) pool->release_caller();
-}
-std::shared_ptr<Executor> executor_for_child(std::shared_ptr<Executor> e) {
-  auto* pool = dynamic_cast<ThreadPool*>(e.get());
-  if (!pool) return e;
-  // The copy is never destroyed: its destructor would join threads that do not exist here.
-  new std::shared_ptr<Executor>(e);
-  auto fresh = std::make_shared<ThreadPool>(pool->pinned(), pool->hooks());
-  if (pool->caller_started()) fresh->caller_started_before_fork();
-  fresh->hold_caller();
-  return fresh;
-}
-
-bool isolate_by_default(const Executor& e) {
-#if defined(__SANITIZE_THREAD__)
-  (void)e;
-  return false;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-  (void)e;
-  return false;
-#endif
-#endif
-  return dynamic_cast<const ThreadPool*>(&e) != nullptr || dynamic_cast<const ThreadPerRun*>(&e) != nullptr;
-}
-
-std::string placement_text(const Executor& e) {
-  if (const auto* pool = dynamic_cast<const ThreadPool*>(&e)) return pool->placement();
-  return {};
-}
-
 }  // namespace duet::detail
 
 namespace duet {
+detail::TrialDriver& Executor::trial_driver() { return detail::default_trial_driver(); }
+
 std::unique_ptr<Executor> make_thread_pool(bool pin, ThreadHooks hooks) {
   return std::make_unique<detail::ThreadPool>(pin, std::move(hooks));
 }

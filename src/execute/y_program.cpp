@@ -9,8 +9,9 @@
 
 #include <sched.h>
 
+#include "duet/detail/fiber_hooks.hpp"  // fiber::current
+#include "duet/detail/trial_driver.hpp"
 #include "duet/parallel.hpp"
-#include "execute/fibers/executor.hpp"
 #include "execute/threads.hpp"
 
 namespace duet::detail {
@@ -187,17 +188,11 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
   // choices back (random mode), so a failing case's choices are its program and the failing
   // schedule only: the token replays that schedule in the first trial, and the shrinker
   // reduces program and schedule together. Replays run that one trial.
-  FiberExecutor* fibers = fiber_executor(pp.executor.get());
+  TrialDriver& driver = pp.executor->trial_driver();
   std::size_t schedule_start = 0;
   auto record_trial = [&](const std::string& verdict) {
     steps.record(trace, shape, observed, verdict);
-    if (fibers) {
-      trace->interleaving = fibers->interleaving();
-      trace->interleaving_columns = fibers->interleaving_columns();
-      trace->schedule = fibers->strategy_name();
-      trace->fiber_schedule = schedule_text(std::span(src.choices()).subspan(schedule_start));
-      trace->fiber_options = fibers->draft_options();
-    }
+    driver.annotate(*trace, std::span(src.choices()).subspan(schedule_start));
     trace->noise = noise.describe();
   };
   auto fail_trial = [&](std::string message) {
@@ -206,15 +201,11 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
     if (trace) record_trial(out.message);
     return out;
   };
-  std::size_t trials = pp.config.trials;
-  if (fibers) {
-    fibers->begin_program(shape.branches);
-    trials = src.mode() == Source::Mode::random ? fibers->trials(trials) : 1;
-  }
+  const std::size_t trials = driver.begin_program(shape.branches, pp.config.trials, src);
   for (std::size_t t = 0; t < trials; ++t) {
     ++out.trials;
     schedule_start = src.position();
-    if (fibers) fibers->begin_trial(src);
+    driver.begin_trial(src);
     noise.trial = t;
     // Assertions (EXPECT_* and the like) that the calls raise where duet intercepts them (on the
     // calling thread, and on fibers) fail the trial; the oracle's own replays of the calls, while
@@ -241,10 +232,7 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
         record_trial("");
         trace->failed = false;
       }
-      if (fibers) {
-        if (src.mode() == Source::Mode::random) src.truncate(schedule_start);
-        if (!fibers->more_trials()) break;
-      }
+      if (!driver.trial_passed(src, schedule_start)) break;
       continue;
     }
     if (judge.finish(out)) return out;
@@ -254,16 +242,18 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
 }
 
 std::string shape_signature(const ParallelConfig& pc) {
-  // A token found on fibers replays its schedule only on fibers with the same strategy.
-  const FiberExecutor* fibers = fiber_executor(pc.executor.get());
+  // A token found on fibers replays its schedule only on fibers with the same strategy; any
+  // executor on threads ("threads") replays any other's.
+  const std::string execution = pc.executor ? pc.executor->trial_driver().execution() : "threads";
+  const bool deterministic = pc.executor && pc.executor->trial_driver().deterministic();
   std::string roles;
   for (const Role& r : pc.roles) {
     roles += "/role:" + r.name + "*" + std::to_string(r.count);
     for (const std::string& op : r.ops) roles += "," + op;
   }
-  return (fibers ? "/fibers:" + fibers->strategy_name() : std::string()) + "/b" + std::to_string(branch_count(pc)) + "/l" + std::to_string(pc.branch_length) + "/p" +
+  return (execution == "threads" ? std::string() : "/" + execution) + "/b" + std::to_string(branch_count(pc)) + "/l" + std::to_string(pc.branch_length) + "/p" +
          std::to_string(pc.prefix_length) + "/s" + std::to_string(pc.suffix_length) + "/t" + std::to_string(pc.trials) +
-         (pc.consistency == Consistency::linearizable ? "/lin" : "/sc") + (pc.noise.value_or(false) && !fibers ? "/noise" : "") + roles;
+         (pc.consistency == Consistency::linearizable ? "/lin" : "/sc") + (pc.noise.value_or(false) && !deterministic ? "/noise" : "") + roles;
 }
 
 std::string op_name(std::string_view call) {
@@ -303,10 +293,11 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
   auto pp = std::make_shared<ParallelParams>();
   pp->config = pc;
   pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads, pc.thread_hooks));
-  // On fibers a case is deterministic: a replay that passes is nondeterminism in the test, not
-  // bad luck with thread timing.
-  const bool on_fibers = fiber_executor(pp->executor.get()) != nullptr;
-  pp->noise = pc.noise.value_or(false) && !on_fibers;
+  TrialDriver& driver = pp->executor->trial_driver();
+  // A deterministic case (fibers): a replay that passes is nondeterminism in the test, not bad
+  // luck with thread timing.
+  const bool deterministic = driver.deterministic();
+  pp->noise = pc.noise.value_or(false) && !deterministic;
   pp->noise_yields = !pc.pin_threads || usable_cpus() < branch_count(pc);
   for (std::size_t r = 0; r < pc.roles.size(); ++r) {
     const Role& role = pc.roles[r];
@@ -315,31 +306,24 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
       pp->branch_labels.push_back(role.count == 1 ? role.name : role.name + " " + std::to_string(k + 1));
     }
   }
-  p.replay_attempts = on_fibers ? 1 : kParallelReplayAttempts;
+  p.replay_attempts = deterministic ? 1 : kParallelReplayAttempts;
   p.cheap_trace = true;
-  p.exact_replay = on_fibers;
-  p.executor = on_fibers ? "fibers:" + fiber_executor(pp->executor.get())->strategy_name() : "threads";
-  if (on_fibers) {
-    p.coverage = [executor = pp->executor] { return fiber_executor(executor.get())->coverage(); };
-    p.unexercised = [executor = pp->executor, before = fiber_executor(pp->executor.get())->operations()] {
-      return fiber_executor(executor.get())->unexercised(before);
-    };
-  } else {
-    // On threads: where the branches ran, and a pass needs branches that ran at once.
-    p.needs_overlap = true;
-    hold_caller_placement(*pp->executor);
-    p.after_check = [executor = pp->executor] { release_caller_placement(*executor); };
-    p.in_child = [pp] { pp->executor = executor_for_child(pp->executor); };
-    // A hang or a crash on threads takes the process down, unrecoverably: in a child it is a
-    // shrunk failure instead (docs/isolation.md has the cost).
-    p.isolate_by_default = isolate_by_default(*pp->executor);
-    // pp->executor: the child's own pool in a child process (in_child), where the branches ran.
-    p.coverage = [pp] { return placement_text(*pp->executor); };
-  }
+  p.exact_replay = deterministic;
+  p.executor = driver.execution();
+  driver.check_starts();
+  p.after_check = [pp] { pp->executor->trial_driver().check_ends(); };
+  // pp->executor: the child's own in a child process (in_child), where the branches ran.
+  p.coverage = [pp] { return pp->executor->trial_driver().coverage(); };
+  p.unexercised = [pp] { return pp->executor->trial_driver().unexercised(); };
+  p.needs_overlap = driver.needs_overlap();
+  p.in_child = [pp] { pp->executor = pp->executor->trial_driver().for_child_process(pp->executor); };
+  // A hang or a crash on threads takes the process down, unrecoverably: in a child it is a
+  // shrunk failure instead (docs/isolation.md has the cost).
+  p.isolate_by_default = driver.isolate_by_default();
   return pp;
 }
 
-bool runs_on_fibers(const ParallelConfig& pc) { return fiber_executor(pc.executor.get()) != nullptr; }
+bool runs_on_fibers(const ParallelConfig& pc) { return pc.executor && pc.executor->trial_driver().deterministic(); }
 
 // Why the roles cannot shape a program, or empty.
 std::string check_roles(const ParallelConfig& pc) {

@@ -577,11 +577,11 @@ static Config with_fuel(Config config, const ApiOptions& options) {
 
 CheckResult Api::check(const Config& config, const ApiOptions& options) const {
   if (ops_.empty()) return detail::nothing_tested(name_, "the API declares no operation");
-  return detail::run_property(property(options), with_fuel(config, options));
+  return detail::run_property(detail::searching_case_runs(property(options)), with_fuel(config, options));
 }
 
 CheckResult Api::check_bytes(std::span<const std::uint8_t> bytes, const Config& config, const ApiOptions& options) const {
-  return detail::run_property(property(options), with_fuel(config, options), bytes);
+  return detail::run_property(detail::searching_case_runs(property(options)), with_fuel(config, options), bytes);
 }
 
 }  // namespace duet

@@ -204,12 +204,17 @@ TEST(AsyncStrategies, PctInTheRunsOfASpec) {
   EXPECT_TRUE((duet::check_sequential<BarrierRoundsSpec<false, duet::Schedule::Kind::pct>>({.seed = 1, .count = 200})));
 }
 
-// exhaustive() is a search over a whole body's runs: a spec's single runs refuse it, as an error
-// of the check (never a pass, never the candidate's failure); so does duet::run outside a check.
-TEST(AsyncStrategies, ExhaustiveOutsideCheckAsyncIsRefused) {
-  const duet::CheckResult r = duet::check_sequential<BarrierRoundsSpec<false, duet::Schedule::Kind::exhaustive>>({.seed = 1, .count = 10});
-  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
-  EXPECT_NE(r.report.find("duet::check_async"), std::string::npos) << r.report;
+// exhaustive() in a spec's runs: each run searched from the state its case's commands left
+// (tests/async/spec_runs_test.cpp has more); a duet::run outside any check refuses it, as an
+// error of the caller.
+TEST(AsyncStrategies, ExhaustiveInTheRunsOfASpec) {
+  const duet::CheckResult lost =
+      duet::check_sequential<BarrierRoundsSpec<true, duet::Schedule::Kind::exhaustive>>({.seed = 1, .count = 3, .max_length = 3});
+  ASSERT_EQ(lost.status, duet::CheckResult::Status::failed) << lost.report;
+  EXPECT_NE(lost.report.find("duet::starved"), std::string::npos) << lost.report;
+  const duet::CheckResult r = duet::check_sequential<BarrierRoundsSpec<false, duet::Schedule::Kind::exhaustive>>({.seed = 1, .count = 3, .max_length = 3});
+  EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_NE(r.coverage.find("exhaustive(1) for the duet::run calls of "), std::string::npos) << r.coverage;
   EXPECT_THROW(duet::run(three_parties<false>(), {.schedule = duet::exhaustive()}), std::runtime_error);
   duet::run(three_parties<false>(), {.schedule = duet::pct(2)});  // outside a check: priorities alone
 }

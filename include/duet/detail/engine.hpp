@@ -125,6 +125,9 @@ struct CaseParams {
   std::size_t max_length = 100;     // commands per case at most
   std::uint64_t continue_odds = 10;  // before each command, draw(continue_odds) == 0 stops
   AssertionCapture* capture = nullptr;  // assertion failures raised by spec code, if any
+  /// How long one case may spend executing again to search its runs' schedules (half the case
+  /// timeout, so that a search is never mistaken for a hang).
+  double search_seconds = 30.0;
 };
 
 struct Property {
@@ -183,6 +186,11 @@ struct Property {
 /// With bytes, runs the one case those bytes describe (a fuzzer's input) instead of a search.
 CheckResult run_property(const Property& property, const Config& config,
                          std::optional<std::span<const std::uint8_t>> bytes = std::nullopt);
+
+/// A sequential spec's property whose cases search the schedules of their duet::run calls that
+/// ask for duet::exhaustive(), each run from the state its case's commands left (the case is
+/// executed again for each schedule; src/async/run_search.cpp); the pass names the coverage.
+Property searching_case_runs(Property property);
 
 /// The result of a check that could not test anything (a bad setting, token or spec): an
 /// error, never a pass, with a report saying why.

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "duet/detail/engine.hpp"  // Trace
 #include "report/report.hpp"
 #include "show/text.hpp"
 #include "execute/fibers/runtime.hpp"
@@ -124,15 +125,26 @@ FiberExecutor::FiberExecutor(Schedule schedule, FiberOptions options)
 
 FiberExecutor::~FiberExecutor() = default;
 
-void FiberExecutor::begin_program(std::span<const std::size_t> branch_lengths) {
+std::size_t FiberExecutor::begin_program(std::span<const std::size_t> branch_lengths, std::size_t configured,
+                                         const Source& src) {
   strategy_->begin_program(branch_lengths);
+  return src.mode() == Source::Mode::random ? strategy_->trials(configured) : 1;
 }
 
 void FiberExecutor::begin_trial(Source& src) { trial_source_ = &src; }
 
-bool FiberExecutor::more_trials() const { return strategy_->more(); }
+bool FiberExecutor::trial_passed(Source& src, std::size_t trial_start) {
+  if (src.mode() == Source::Mode::random) src.truncate(trial_start);
+  return strategy_->more();
+}
 
-std::size_t FiberExecutor::trials(std::size_t configured) const { return strategy_->trials(configured); }
+void FiberExecutor::annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const {
+  trace.interleaving = interleaving();
+  trace.interleaving_columns = interleaving_columns();
+  trace.schedule = strategy_name();
+  trace.fiber_schedule = schedule_text(trial_choices);
+  trace.fiber_options = draft_options();
+}
 
 void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   // Code run directly on the executor (not by the Y-program runner) still gets reproducible
@@ -196,8 +208,6 @@ void abandon(const void* p) noexcept {
   (void)p;
 #endif
 }
-
-FiberExecutor* fiber_executor(Executor* executor) { return dynamic_cast<FiberExecutor*>(executor); }
 
 }  // namespace detail
 

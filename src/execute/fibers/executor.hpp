@@ -9,13 +9,14 @@
 #include <string_view>
 #include <vector>
 
+#include "duet/detail/trial_driver.hpp"
 #include "duet/executor.hpp"
 #include "execute/fibers/schedule_strategy.hpp"
 #include "execute/fibers/scheduler.hpp"
 
 namespace duet::detail {
 
-class FiberExecutor final : public Executor {
+class FiberExecutor final : public Executor, public TrialDriver {
  public:
   FiberExecutor(Schedule schedule, FiberOptions options);
   ~FiberExecutor() override;
@@ -26,17 +27,23 @@ class FiberExecutor final : public Executor {
   void run(const std::vector<std::function<void()>>& branches) override;
   const char* name() const override { return "fibers"; }
 
-  /// A new program, of branches of these lengths (calls): an exhaustive search starts over.
-  void begin_program(std::span<const std::size_t> branch_lengths);
-  /// Trials to run of each program: `configured` (ParallelConfig::trials), or as many as an
-  /// exhaustive search has schedules.
-  std::size_t trials(std::size_t configured) const;
+  // ---- the parallel runner's driver (duet/detail/trial_driver.hpp) ----
+  TrialDriver& trial_driver() override { return *this; }
+  /// "fibers:pct(3)".
+  std::string execution() const override { return "fibers:" + strategy_name(); }
+  bool deterministic() const override { return true; }
+  /// An exhaustive search starts over; as many trials as it has schedules.
+  std::size_t begin_program(std::span<const std::size_t> branch_lengths, std::size_t configured, const Source& src) override;
   /// The next run's picks come from `src` (the case's choice stream, so they replay and shrink
   /// with the program).
-  void begin_trial(Source& src);
-  /// After a trial: true when another trial of the same program could find something new
-  /// (false once an exhaustive search has covered every schedule).
-  bool more_trials() const;
+  void begin_trial(Source& src) override;
+  /// False once an exhaustive search has covered every schedule.
+  bool trial_passed(Source& src, std::size_t trial_start) override;
+  /// The interleaving, the schedule as duet::run_fibers reads it, the options a draft needs.
+  void annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const override;
+  void check_starts() override { operations_at_check_start_ = operations_; }
+  /// Why the runs since the check started tested nothing (no instrumented code), or empty.
+  std::string unexercised() const override { return unexercised(operations_at_check_start_); }
   /// The last run's interleaving, one line per step (empty before any run).
   std::vector<std::string> interleaving() const;
   /// The same as a table with one column per fiber, header row first; empty when it would be
@@ -46,7 +53,7 @@ class FiberExecutor final : public Executor {
   std::string strategy_name() const;
   /// What the runs so far covered, for a pass: with exhaustive(), the schedules explored and
   /// whether every program's search completed; empty for the sampling strategies.
-  std::string coverage() const;
+  std::string coverage() const override;
   /// Operations (switch points) the fibers of every run so far executed.
   std::uint64_t operations() const { return operations_; }
   /// Empty when the runs since `operations_before` executed an operation; else why a pass of
@@ -67,6 +74,7 @@ class FiberExecutor final : public Executor {
   std::uint64_t own_runs_ = 0;
   bool weak_order_noted_ = false;
   std::uint64_t operations_ = 0;  // the note about weak memory orders is printed once
+  std::uint64_t operations_at_check_start_ = 0;
   std::unique_ptr<ScheduleStrategy> strategy_;  // the picker of each run
 };
 
@@ -85,8 +93,5 @@ std::vector<std::uint64_t> parse_schedule(std::string_view text);
 /// The memory model a fiber run uses: `code`'s choice, or DUET_MEMORY_MODEL's (sc or cpp;
 /// another value throws std::invalid_argument naming it).
 MemoryModel memory_model_setting(MemoryModel code);
-
-/// The fiber executor behind `executor`, or null when it runs on threads.
-FiberExecutor* fiber_executor(Executor* executor);
 
 }  // namespace duet::detail

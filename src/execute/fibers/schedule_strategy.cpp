@@ -127,6 +127,7 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   }
   bool more() const override { return !done && !(explorer && explorer->stats().complete); }
   std::size_t trials(std::size_t) const override { return ~std::size_t{0}; }
+  const fiber::ExplorerStats* search_stats() const override { return explorer ? &explorer->stats() : nullptr; }
   std::string coverage() const override {
     Totals t = totals;
     if (explorer && explorer->stats().runs > 0) t.add(explorer->stats(), branch_lengths);

@@ -26,6 +26,10 @@
 
 namespace duet::detail {
 
+namespace fiber {
+struct ExplorerStats;
+}
+
 /// Spurious wake-ups one in this many waits: every picker and every replay must agree.
 inline constexpr std::uint64_t kSpuriousOneIn = 8;
 
@@ -46,6 +50,8 @@ class ScheduleStrategy {
   virtual std::size_t trials(std::size_t configured) const { return configured; }
   /// What the runs so far covered, for a pass (empty for the sampling strategies).
   virtual std::string coverage() const { return {}; }
+  /// The exhaustive search of the current program so far, or null (sampling strategies).
+  virtual const fiber::ExplorerStats* search_stats() const { return nullptr; }
   /// How coverage() names what a program without branches is ("the body of \"barrier\"").
   void name_programs(std::string what) { programs_name_ = std::move(what); }
 

@@ -1,0 +1,87 @@
+// How the parallel runner drives an executor's trials, so that the case loop never names an
+// executor: the thread pool and the fiber scheduler implement it, and an executor of the user's
+// may (Executor::trial_driver; the default suits one that runs branches on threads of its own).
+//
+//   TrialDriver& driver = executor.trial_driver();
+//   const std::size_t trials = driver.begin_program(branch_lengths, configured, src);
+//   for (std::size_t t = 0; t < trials; ++t) {
+//     const std::size_t start = src.position();
+//     driver.begin_trial(src);
+//     executor.run(branches);
+//     if (failed) { driver.annotate(trace, src.choices() from start); break; }
+//     if (!driver.trial_passed(src, start)) break;
+//   }
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace duet {
+class Executor;
+class Source;
+}  // namespace duet
+
+namespace duet::detail {
+
+struct Trace;
+
+class TrialDriver {
+ public:
+  virtual ~TrialDriver() = default;
+
+  // ---- what the check is ----
+  /// Where the cases run, as replay tokens and regression files name it: "threads" (any
+  /// executor on threads), "fibers:pct(3)".
+  virtual std::string execution() const { return "threads"; }
+  /// A trial runs the same way every time from the same choices (a scheduler of its own): a
+  /// replay that passes is nondeterminism in the test, one replay attempt is enough, timing
+  /// noise means nothing, and calls never overlap in real time.
+  virtual bool deterministic() const { return false; }
+
+  // ---- a program and its trials ----
+  /// A new program, of branches of these lengths (calls): how many trials to run of it
+  /// (`configured`, as many as a search has, or one when `src` replays).
+  virtual std::size_t begin_program(std::span<const std::size_t> branch_lengths, std::size_t configured, const Source& src) {
+    (void)branch_lengths;
+    (void)src;
+    return configured;
+  }
+  /// Before each trial; its choices are drawn from `src` from here.
+  virtual void begin_trial(Source& src) { (void)src; }
+  /// After a trial that passed, which drew `src`'s choices from `trial_start`: whether another
+  /// trial of the program could find something new. A deterministic driver gives the trial's
+  /// choices back, so that a failing case's choices are its failing trial alone.
+  virtual bool trial_passed(Source& src, std::size_t trial_start) {
+    (void)src;
+    (void)trial_start;
+    return true;
+  }
+  /// What the report shows of the last trial beyond its calls (the interleaving on fibers);
+  /// `trial_choices` are the choices it drew.
+  virtual void annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const {
+    (void)trace;
+    (void)trial_choices;
+  }
+
+  // ---- a check ----
+  /// When a check on this executor starts and ends (the pool keeps the caller's CPU meanwhile).
+  virtual void check_starts() {}
+  virtual void check_ends() {}
+  /// For a pass: what the trials covered (the schedules searched, where the branches ran).
+  virtual std::string coverage() const { return {}; }
+  /// For a pass: why the trials since check_starts() tested nothing, or empty.
+  virtual std::string unexercised() const { return {}; }
+  /// A pass needs trials whose calls of different branches overlapped in real time.
+  virtual bool needs_overlap() const { return !deterministic(); }
+  /// Checks run in a child process by default: a hang or crash on threads is unrecoverable
+  /// in process (only for executors whose threads for_child_process can make again).
+  virtual bool isolate_by_default() const { return false; }
+  /// In a child process of isolation mode, which fork gave none of the parent's threads: the
+  /// executor to run the child's trials on (`self` when it needs none of its own).
+  virtual std::shared_ptr<Executor> for_child_process(std::shared_ptr<Executor> self) { return self; }
+};
+
+}  // namespace duet::detail
