@@ -792,7 +792,7 @@ inline constexpr std::uint64_t kUnsafeOverlappedTrials = 2'000'000;
 inline Property expecting_failure(Property p) {
   p.expect_failure = true;
   p.default_time = kUnsafeSeconds;
-  if (p.needs_overlap) p.max_overlapped_trials = kUnsafeOverlappedTrials;
+  if (p.execution->needs_overlap()) p.max_overlapped_trials = kUnsafeOverlappedTrials;
   return p;
 }
 

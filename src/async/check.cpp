@@ -80,7 +80,6 @@ CheckResult check_async(std::string name, std::function<task<void>()> body, cons
   detail::Property p;
   p.name = name;
   p.spec_id = detail::hash32("duet::check_async:" + name);
-  p.exact_replay = false;
   auto shared = std::make_shared<std::function<task<void>()>>(std::move(body));
   // Made on the thread that runs the cases, at the first: the scheduler's stacks are its own.
   auto schedules = std::make_shared<std::unique_ptr<detail::async::CheckSchedules>>();

@@ -331,7 +331,7 @@ struct Runner {
     r.continue_odds = params.continue_odds;
     r.choices = std::move(choices);
     r.case_seed = case_seed;
-    if (p.executor != "sequential") r.executor = p.executor;
+    if (const std::string where = p.execution->name(); where != "sequential") r.executor = where;
     return r;
   }
 
@@ -617,7 +617,7 @@ struct Runner {
   Replayed replay(const std::vector<std::uint64_t>& choices) const {
     Replayed r;
     std::uint64_t trials = 0;
-    for (int attempt = 0; attempt < std::max(1, p.replay_attempts); ++attempt) {
+    for (int attempt = 0; attempt < std::max(1, p.execution->replay_attempts()); ++attempt) {
       CaseRun run = run_one(std::nullopt, choices, p.cheap_trace, false);
       trials += run.outcome.trials;
       r = {run.outcome.kind == CaseOutcome::Kind::fail, std::move(run.choices), std::move(run.spans), run.concurrent_start, trials};
@@ -659,9 +659,9 @@ struct Runner {
     // Re-run for the trace. A failure that does not come back is reported as such.
     Trace trace;
     CaseOutcome o;
-    for (int attempt = 0; attempt < std::max(1, p.replay_attempts); ++attempt) {
+    for (int attempt = 0; attempt < std::max(1, p.execution->replay_attempts()); ++attempt) {
       if (monitor) monitor->start(data.token);
-      CaseRun run = run_one(seed_of_case, choices, true, p.exact_replay);
+      CaseRun run = run_one(seed_of_case, choices, true, p.execution->exact_replay());
       if (monitor) monitor->stop();
       o = std::move(run.outcome);
       trace = std::move(run.trace);
@@ -671,7 +671,7 @@ struct Runner {
       if (!uneventful(o)) break;
     }
     const auto seen = seed_of_case ? seen_failures.end() : seen_failures.find(choices);
-    if (p.exact_replay && seen != seen_failures.end() && !data.error) {
+    if (p.execution->exact_replay() && seen != seen_failures.end() && !data.error) {
       // The replay must run exactly as the failing run did; where it did not, the test is
       // nondeterministic and the failure is no counterexample: say where, show it as seen.
       data.divergence = divergence(seen->second.trace, seen->second.message, trace, o);
@@ -743,9 +743,9 @@ struct Runner {
     if (rec.spec_id == p.spec_id) return {};
     // Tokens of parallel checks name their executor (sequential ones, and older tokens, none).
     std::string by = "another test";
-    if (!rec.executor.empty()) by = (rec.executor != p.executor ? "a check on " : "another test on ") + rec.executor;
+    if (!rec.executor.empty()) by = (rec.executor != p.execution->name() ? "a check on " : "another test on ") + rec.executor;
     return "the token in " + from + " was recorded by " + by + ", not by " + s.name +
-           (p.executor == "sequential" ? std::string() : " on " + p.executor) +
+           (p.execution->name() == "sequential" ? std::string() : " on " + p.execution->name()) +
            (regression ? " (move the file to that test's directory, or delete it)" : " (run only that test, e.g. with --gtest_filter)");
   }
 
@@ -829,7 +829,7 @@ struct Runner {
   };
   ReplayRuns replay_runs(const ReplayRecord& rec, const std::string& token) const {
     ReplayRuns runs;
-    while (runs.attempts < static_cast<std::uint64_t>(std::max(1, p.replay_attempts))) {
+    while (runs.attempts < static_cast<std::uint64_t>(std::max(1, p.execution->replay_attempts()))) {
       if (monitor) monitor->start(token);
       runs.last = run_one(rec.case_seed, rec.choices, p.cheap_trace, false);
       if (monitor) monitor->stop();
@@ -863,7 +863,7 @@ struct Runner {
     if (monitor) monitor->stop();
     data.shrink_time_budget = s.shrink_time;
     data.shrink_step_budget = s.shrink_steps;
-    data.replays_tried = std::max(1, p.replay_attempts);
+    data.replays_tried = std::max(1, p.execution->replay_attempts());
     data.shrink_end = CheckResult::ShrinkEnd::not_reproduced;
     if (reproduces) {
       Progress progress(s.name, s.verbose);
@@ -947,7 +947,7 @@ struct Runner {
 
   /// Why a fuzzer's input in `path` cannot be replayed by this check (empty: it can).
   std::string bytes_refusal(const std::string& path) const {
-    if (p.executor != "threads") return {};
+    if (p.execution->name() != "threads") return {};
     return path + " holds a fuzzer's input (raw bytes), and " + s.name +
            " runs on threads, where the outcome follows the timing, not the bytes: a fuzzer's input replays on "
            "sequential checks and on fibers only";
@@ -997,7 +997,7 @@ struct Runner {
   std::optional<CheckResult> regressions() {
     std::vector<RegressionFile> files;
     try {
-      files = regression_files(s.regressions, s.name, p.executor);
+      files = regression_files(s.regressions, s.name, p.execution->name());
     } catch (const std::invalid_argument& e) {
       return nothing_tested(s.name, e.what());
     }
@@ -1176,11 +1176,11 @@ struct Runner {
     if (iso) r.coverage = end.coverage;
     else if (p.coverage) r.coverage = p.coverage();
     if (!p.domain.empty()) r.coverage += (r.coverage.empty() ? "" : "; ") + ("the calls drew " + p.domain);
-    if (!iso && !p.expect_failure && p.unexercised)
-      if (std::string why = p.unexercised(); !why.empty()) return nothing_tested(s.name, why);
+    if (!iso && !p.expect_failure)
+      if (std::string why = p.execution->unexercised(); !why.empty()) return nothing_tested(s.name, why);
     // A parallel check on threads whose branches (almost) never ran at once could not have
     // seen a race: not a pass.
-    if (p.needs_overlap && !p.expect_failure && too_little_overlap(c.trials, c.overlapped))
+    if (p.execution->needs_overlap() && !p.expect_failure && too_little_overlap(c.trials, c.overlapped))
       return inconclusive(r, overlap_text(c.trials, c.overlapped, c.cpus));
     if (s.verbose >= 0 && !p.expect_failure) {  // a negative test says its own verdict
       std::string abandoned_text;
@@ -1250,8 +1250,8 @@ AssertionCaptureFactory assertion_capture() { return capture_factory.load(); }
 CheckResult run_property(const Property& p, const Config& config, std::optional<std::span<const std::uint8_t>> bytes) {
   Runner runner(p);
   try {
-    runner.s = resolve(config, p.name, p.default_time, p.isolate_by_default);
-    runner.replay_isolated = config.isolate.value_or(p.isolate_by_default);
+    runner.s = resolve(config, p.name, p.default_time, p.execution->isolate_by_default());
+    runner.replay_isolated = config.isolate.value_or(p.execution->isolate_by_default());
   } catch (const std::invalid_argument& e) {
     return nothing_tested(config.name ? *config.name : p.name, std::string("bad setting: ") + e.what());
   }
@@ -1277,7 +1277,7 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
     runner.monitor = nullptr;
     try {
       runner.iso = std::make_unique<Isolation>([&runner](const std::string& request) { return runner.serve(request); },
-                                               p.in_child, s.case_timeout);
+                                               [execution = p.execution] { execution->in_child(); }, s.case_timeout);
     } catch (const std::exception& e) {
       return nothing_tested(s.name, e.what());
     }
@@ -1287,7 +1287,7 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   struct AfterCheck {
     const Property& p;
     ~AfterCheck() {
-      if (p.after_check) p.after_check();
+      p.execution->after_check();
     }
   } after_check{p};
   CheckResult r;
@@ -1308,7 +1308,7 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
     // A new failure becomes a regression case.
     if (found && !s.regressions.empty() && r.status == CheckResult::Status::failed && !r.replay_token.empty()) {
       try {
-        r.report += "  saved:      " + save_regression(s.regressions, s.name, p.executor, r.replay_token) + " (a regression case: commit it)\n";
+        r.report += "  saved:      " + save_regression(s.regressions, s.name, p.execution->name(), r.replay_token) + " (a regression case: commit it)\n";
       } catch (const std::exception& e) {
         r.report += "  saved:      no: " + std::string(e.what()) + "\n";
       }

@@ -289,15 +289,37 @@ std::string roles_error(const ParallelConfig& pc, const std::vector<std::string>
   return {};
 }
 
+namespace {
+
+// A parallel check's cases run on its executor, as the executor's trial driver says.
+class ParallelExecution final : public Execution {
+ public:
+  explicit ParallelExecution(std::shared_ptr<ParallelParams> pp) : pp_(std::move(pp)) {}
+  std::string name() const override { return driver().execution(); }
+  int replay_attempts() const override { return driver().deterministic() ? 1 : kParallelReplayAttempts; }
+  bool exact_replay() const override { return driver().deterministic(); }
+  bool needs_overlap() const override { return driver().needs_overlap(); }
+  std::string unexercised() const override { return driver().unexercised(); }
+  // A hang or a crash on threads takes the process down, unrecoverably: in a child it is a
+  // shrunk failure instead (docs/isolation.md has the cost).
+  bool isolate_by_default() const override { return driver().isolate_by_default(); }
+  void in_child() override { pp_->executor = driver().for_child_process(pp_->executor); }
+  void after_check() override { driver().check_ends(); }
+
+ private:
+  TrialDriver& driver() const { return pp_->executor->trial_driver(); }
+  std::shared_ptr<ParallelParams> pp_;
+};
+
+}  // namespace
+
 std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Property& p) {
   auto pp = std::make_shared<ParallelParams>();
   pp->config = pc;
   pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads, pc.thread_hooks));
   TrialDriver& driver = pp->executor->trial_driver();
-  // A deterministic case (fibers): a replay that passes is nondeterminism in the test, not bad
-  // luck with thread timing.
-  const bool deterministic = driver.deterministic();
-  pp->noise = pc.noise.value_or(false) && !deterministic;
+  // Timing noise means nothing where a trial is deterministic (fibers).
+  pp->noise = pc.noise.value_or(false) && !driver.deterministic();
   pp->noise_yields = !pc.pin_threads || usable_cpus() < branch_count(pc);
   for (std::size_t r = 0; r < pc.roles.size(); ++r) {
     const Role& role = pc.roles[r];
@@ -306,20 +328,11 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
       pp->branch_labels.push_back(role.count == 1 ? role.name : role.name + " " + std::to_string(k + 1));
     }
   }
-  p.replay_attempts = deterministic ? 1 : kParallelReplayAttempts;
   p.cheap_trace = true;
-  p.exact_replay = deterministic;
-  p.executor = driver.execution();
+  p.execution = std::make_shared<ParallelExecution>(pp);
   driver.check_starts();
-  p.after_check = [pp] { pp->executor->trial_driver().check_ends(); };
   // pp->executor: the child's own in a child process (in_child), where the branches ran.
   p.coverage = [pp] { return pp->executor->trial_driver().coverage(); };
-  p.unexercised = [pp] { return pp->executor->trial_driver().unexercised(); };
-  p.needs_overlap = driver.needs_overlap();
-  p.in_child = [pp] { pp->executor = pp->executor->trial_driver().for_child_process(pp->executor); };
-  // A hang or a crash on threads takes the process down, unrecoverably: in a child it is a
-  // shrunk failure instead (docs/isolation.md has the cost).
-  p.isolate_by_default = driver.isolate_by_default();
   return pp;
 }
 

@@ -130,24 +130,47 @@ struct CaseParams {
   double search_seconds = 30.0;
 };
 
+/// Where a check's cases run, as far as the engine must know it: replays, isolation, what a pass
+/// needs. The default is in process, deterministic and sequential (check_sequential, Api,
+/// check_async); parallel checks give their executor's (src/execute/y_program.cpp).
+class Execution {
+ public:
+  virtual ~Execution() = default;
+  /// "sequential", "threads", "fibers:pct(3)": replay tokens record it (a token refused for
+  /// another execution names the one that recorded it); regression cases are kept per name.
+  virtual std::string name() const { return "sequential"; }
+  /// How many times a replay is tried before concluding the case does not fail: 1 where a case
+  /// is deterministic; more where failures depend on thread timing.
+  virtual int replay_attempts() const { return 1; }
+  /// Runs replay exactly (the fiber scheduler): a replay whose trace differs from the failing
+  /// run it replays is nondeterminism in the test, reported where the two diverged.
+  virtual bool exact_replay() const { return false; }
+  /// A pass needs trials whose branches overlapped in time (a check on threads that never saw
+  /// two calls at once proves nothing and is inconclusive).
+  virtual bool needs_overlap() const { return false; }
+  /// For a pass: why nothing the check ran could have interleaved (fibers that met no
+  /// instrumented operation), or empty. A non-empty answer makes the pass an error.
+  virtual std::string unexercised() const { return {}; }
+  /// Cases run in a child process (isolation mode) unless the settings say otherwise: a check
+  /// on threads, where a hang or a crash cannot be recovered from in process.
+  virtual bool isolate_by_default() const { return false; }
+  /// First in each child process of isolation mode (restarts what fork did not copy, such as a
+  /// thread pool's threads).
+  virtual void in_child() {}
+  /// Once after the check, however it ended (restores what it changed: the caller's affinity).
+  virtual void after_check() {}
+};
+
 struct Property {
   std::string name;  // shown in reports, default file names
   std::uint32_t spec_id = 0;  // hash of the spec's type, binds replay tokens to their test
-  /// Where its cases run: "sequential", "threads", "fibers:pct(3)"... Replay tokens record it
-  /// (a token refused for another executor names the one that recorded it), and regression
-  /// cases are kept per check and executor.
-  std::string executor = "sequential";
+  /// Where its cases run (never null).
+  std::shared_ptr<Execution> execution = std::make_shared<Execution>();
   /// Runs one case. When trace is non-null, records every step into it.
   std::function<CaseOutcome(Source&, const CaseParams&, Trace*)> run_case;
-  /// How many times a replay is tried before concluding the case does not fail: 1 for
-  /// deterministic front ends; more where failures depend on thread timing.
-  int replay_attempts = 1;
   /// The case records its trace only when it fails, so the engine may pass a trace to every
   /// run: a failure that does not come back on replay (thread timing) still has its report.
   bool cheap_trace = false;
-  /// Runs replay exactly (the fiber scheduler): a replay whose trace differs from the failing
-  /// run it replays is nondeterminism in the test, reported where the two diverged.
-  bool exact_replay = false;
   /// For a pass: what it covered beyond the counts (CheckResult::coverage), or empty.
   std::function<std::string()> coverage;
   /// After a passing case: true when the cases so far covered everything the check can run (an
@@ -156,29 +179,15 @@ struct Property {
   /// What the calls' arguments were drawn from ("keys 0..3 and values 0..9"), or empty:
   /// named with the coverage, so that a check that found nothing says what it tried.
   std::string domain;
-  /// For a pass: why nothing the check ran could have interleaved (fibers that met no
-  /// instrumented operation), or empty. A non-empty answer makes the pass an error.
-  std::function<std::string()> unexercised;
   /// A negative test (expect_unsafe): a shrunk counterexample is the pass, and finding none in
   /// the budget is the failure.
   bool expect_failure = false;
-  /// A parallel check on threads: a pass needs trials whose branches overlapped in time (a
-  /// check that never saw two calls at once proves nothing and is inconclusive).
-  bool needs_overlap = false;
   /// The time budget when the settings give neither a count nor a time.
   double default_time = 1.0;
   /// With that default budget, the search also ends after this many trials whose branches
   /// overlapped (0: no such cap): a trial that did not overlap could not have raced, so it
   /// does not use up the budget.
   std::uint64_t max_overlapped_trials = 0;
-  /// Runs once after the check (restores what the check changed, e.g. the caller's affinity).
-  std::function<void()> after_check;
-  /// Runs in a child process (isolation mode) unless the settings say otherwise: a parallel
-  /// check on threads, where a hang or a crash cannot be recovered from in process.
-  bool isolate_by_default = false;
-  /// Runs first in each child process of isolation mode (restarts what fork did not copy,
-  /// such as a thread pool's threads).
-  std::function<void()> in_child;
 };
 
 /// Runs a property under the settings: the whole pipeline (generate, execute, check,
