@@ -84,6 +84,49 @@ void BM_Throughput_Duet(benchmark::State& st) {
 }
 BENCHMARK(BM_Throughput_Duet)->Unit(benchmark::kMillisecond);
 
+// The floor for BM_Throughput_Duet: the same work written by hand, with nothing a testing tool
+// adds (no recorded choices, no generators, no results as values, no reports). Each case: a
+// fresh deque and model; before each command a 1-in-10 chance to end the case (duet's default
+// mean length); a command drawn as DequeSpec draws it; candidate and model called and compared.
+void BM_Throughput_HandLoop(benchmark::State& st) {
+  std::uint64_t commands = 0;
+  std::uint64_t rng = 1;
+  auto below_or_equal = [&rng](std::uint64_t max) {  // splitmix64, as duet's generator
+    rng += 0x9e3779b97f4a7c15ULL;
+    std::uint64_t z = rng;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return z % (max + 1);
+  };
+  for (auto _ : st) {
+    for (int c = 0; c < 1000; ++c) {
+      std::deque<int> d;
+      std::vector<int> model;
+      for (int i = 0; i < 100 && below_or_equal(10) != 0; ++i) {
+        ++commands;
+        const std::uint64_t kind = model.empty() ? below_or_equal(1) * 2 : below_or_equal(2);
+        if (kind == 0) {
+          const int x = static_cast<int>(below_or_equal(200)) - 100;
+          d.push_back(x);
+          model.push_back(x);
+        } else if (kind == 1) {
+          const int got = d.front();
+          d.pop_front();
+          if (got != model.front()) st.SkipWithError("disagreement");
+          model.erase(model.begin());
+        } else if (d.size() != model.size()) {
+          st.SkipWithError("disagreement");
+        }
+      }
+      benchmark::DoNotOptimize(d);
+    }
+  }
+  st.counters["commands/s"] = benchmark::Counter(static_cast<double>(commands), benchmark::Counter::kIsRate);
+  st.counters["cmds/case"] = static_cast<double>(commands) / (1000.0 * static_cast<double>(st.iterations()));
+}
+BENCHMARK(BM_Throughput_HandLoop)->Unit(benchmark::kMillisecond);
+
 // Shrinking: time from the start of the search to the minimal scenario, and its length.
 void BM_Shrink_RingBuffer_Duet(benchmark::State& st) {
   std::uint64_t seed = 1;

@@ -48,6 +48,7 @@
 #include "duet/config.hpp"
 #include "duet/detail/case_loop.hpp"
 #include "duet/detail/engine.hpp"
+#include "duet/detail/possible_worlds.hpp"
 #include "duet/faults.hpp"
 #include "duet/gen.hpp"
 #include "duet/result.hpp"
@@ -300,7 +301,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
       return StepVerdict::error(threw(sut_maker<Spec>()));
     }
     try {
-      states_.push_back(initial_state<Spec>());
+      states_ = States(initial_state<Spec>());
     } catch (...) {
       return StepVerdict::error(threw("the model's initial state"));
     }
@@ -310,7 +311,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
   Drawn draw(Source& src, StepVerdict& failure) override {
     src_ = &src;
     std::optional<Cmd> c;
-    const Drawn drawn = draw_command<Spec>(src, states_.front(), states_, c, failure);
+    const Drawn drawn = draw_command<Spec>(src, states_.front(), states_.all(), c, failure);
     if (drawn == Drawn::command) cmd_.emplace(std::move(*c));
     return drawn;
   }
@@ -426,31 +427,21 @@ class StateMachineSteps final : public StateMachineStepsBase {
         return fail_here(trace, nullptr, threw("the spec's recover() after the crash at " + ran.where));
       }
       if (assertion_raised()) return assertion_failed(trace, assertion_message());
-      std::vector<State> next;
-      next.reserve(states_.size() * 2);
-      for (State& s : states_) {
-        State taken = s;
-        try {
-          apply_next<Spec>(*cmd_, taken);
-        } catch (...) {
-          return fail_here(trace, nullptr, threw("the model's next()"));
-        }
-        add_state(next, std::move(s));
-        add_state(next, std::move(taken));
+      try {
+        states_.fork([this](State& taken) { apply_next<Spec>(*cmd_, taken); });
+      } catch (...) {
+        return fail_here(trace, nullptr, threw("the model's next()"));
       }
-      states_ = std::move(next);
-      if (states_.size() > kMaxModelStates)
-        return StepVerdict::error("more than " + std::to_string(kMaxModelStates) +
-                                  " model states explain the crashes so far (give State an operator== so that equal ones merge)");
+      states_.merge(same_state);
+      if (states_.over_limit()) return StepVerdict::error(states_.limit_message("give State an operator=="));
     }
     return {};
   }
 
-  static void add_state(std::vector<State>& states, State s) {
-    if constexpr (std::equality_comparable<State>)
-      for (const State& t : states)
-        if (t == s) return;
-    states.push_back(std::move(s));
+  // Equal model states merge where State can say so.
+  static bool same_state(const State& a, const State& b) {
+    if constexpr (std::equality_comparable<State>) return a == b;
+    else return (void)a, (void)b, false;
   }
 
   // After a crash the model may be in several states: the candidate's result must be what one
@@ -460,25 +451,27 @@ class StateMachineSteps final : public StateMachineStepsBase {
     std::vector<Result> wants;
     std::string async_trace;
     if (auto ended = expect_and_run(trace, wants, async_trace)) return std::move(*ended);
-    std::vector<State> kept;
     std::string why;
-    for (std::size_t i = 0; i < states_.size(); ++i) {
-      bool ok = true;
-      if constexpr (HasExpected<Spec>) ok = got_ == wants[i];
+    bool postcondition_threw = false;
+    std::size_t at = 0;
+    const std::size_t kept = states_.keep_if([&](const State& s) {
+      const std::size_t i = at++;
+      if constexpr (HasExpected<Spec>)
+        if (!(got_ == wants[i])) return false;
       if constexpr (HasPostcondition<Spec>) {
-        if (ok) {
-          try {
-            const Verdict v = Spec::postcondition(cmd, states_[i], got_);
-            ok = v.ok;
-            if (!ok && why.empty()) why = v.why;
-          } catch (...) {
-            return fail_here(trace, nullptr, threw("the model's postcondition"));
-          }
+        try {
+          const Verdict v = Spec::postcondition(cmd, s, got_);
+          if (!v.ok && why.empty()) why = v.why;
+          return v.ok;
+        } catch (...) {
+          postcondition_threw = true;
+          return false;
         }
       }
-      if (ok) kept.push_back(std::move(states_[i]));
-    }
-    if (kept.empty()) {
+      return true;
+    });
+    if (postcondition_threw) return fail_here(trace, nullptr, threw("the model's postcondition"));
+    if (kept == 0) {
       std::string allowed;
       if constexpr (HasExpected<Spec>) {
         std::vector<std::string> shown;
@@ -491,10 +484,9 @@ class StateMachineSteps final : public StateMachineStepsBase {
       const std::string explanation =
           std::string("candidate ") + (got_.is_exception() ? "threw " : "returned ") + got_.show() + "; after the crash" +
           (crashes_ > 1 ? "es" : "") + " the model allows " + (allowed.empty() ? why : allowed) +
-          " (the interrupted command" + (crashes_ > 1 ? "s" : "") + " taken effect or not)";
+          States::interrupted(crashes_, "command");
       return with_async(fail_here(trace, wants.size() == 1 ? &wants[0] : nullptr, explanation), trace, async_trace);
     }
-    states_ = std::move(kept);
     for (State& s : states_) {
       try {
         apply_next<Spec>(cmd, s);
@@ -502,9 +494,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
         return fail_here(trace, nullptr, threw("the model's next()"));
       }
     }
-    std::vector<State> merged;
-    for (State& s : states_) add_state(merged, std::move(s));
-    states_ = std::move(merged);
+    states_.merge(same_state);
     return {};
   }
 
@@ -514,7 +504,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
     std::vector<Result> wants;
     std::string async_trace;
     if (auto ended = expect_and_run(trace, wants, async_trace)) return std::move(*ended);
-    std::vector<State> next;
+    States next;
     for (const State& s : states_) {
       std::vector<State> allowed;
       try {
@@ -522,9 +512,9 @@ class StateMachineSteps final : public StateMachineStepsBase {
       } catch (...) {
         return fail_here(trace, nullptr, threw("the model's next_states()"));
       }
-      for (State& t : allowed) add_state(next, std::move(t));
-      if (next.size() > kMaxModelStates)
-        return StepVerdict::error("more than " + std::to_string(kMaxModelStates) +
+      for (State& t : allowed) next.add(std::move(t), same_state);
+      if (next.over_limit())
+        return StepVerdict::error("more than " + std::to_string(States::kLimit) +
                                   " model states are allowed so far (give State an operator== so that equal ones merge)");
     }
     if (next.empty()) {
@@ -546,9 +536,9 @@ class StateMachineSteps final : public StateMachineStepsBase {
 
   std::string last_command() const override { return show_command<Spec>(*cmd_); }
 
-  static constexpr std::size_t kMaxModelStates = 4096;
+  using States = PossibleWorlds<State>;
   std::unique_ptr<typename Spec::Sut> sut_;
-  std::vector<State> states_;  // one, except after crashes: every state the model may be in
+  States states_;  // one, except after crashes (or a relaxed step): every state the model may be in
   std::optional<Cmd> cmd_;
   Source* src_ = nullptr;
   std::size_t crashes_ = 0;

@@ -55,7 +55,7 @@ class ApiSteps final : public CaseSteps {
   explicit ApiSteps(const ApiData& d) : d_(d), crashes_on_(d.crashes()) {}
   StepVerdict start(Trace* trace) override {
     trace_ = trace;
-    worlds_.push_back(fresh_env(d_));
+    worlds_ = Worlds(fresh_env(d_));
     return {};
   }
   // Chooses an operation that can run here: one whose arguments can be built from the live
@@ -94,7 +94,7 @@ class ApiSteps final : public CaseSteps {
       // worlds_[0]'s reference ran before the candidate crashed: the call took effect there.
       // The world without it comes first (as failures list them), with the live candidate.
       take_candidates(*untaken, worlds_[0]);
-      worlds_.insert(worlds_.begin(), std::move(*untaken));
+      worlds_.add_first(std::move(*untaken));
       verdict_ = after_crash(src, outcome_.message, plan, std::move(async_trace));
       return Drawn::command;
     }
@@ -176,17 +176,8 @@ class ApiSteps final : public CaseSteps {
         return StepVerdict::fail(why);
       }
     }
-    std::vector<Env> merged;
-    for (Env& w : worlds_) {
-      bool seen = false;
-      for (const Env& m : merged) seen = seen || same_references(m, w);
-      if (!seen) merged.push_back(std::move(w));  // worlds_[0], with the live candidate, always stays
-    }
-    worlds_ = std::move(merged);
-    if (worlds_.size() > kMaxWorlds)
-      return StepVerdict::error("more than " + std::to_string(kMaxWorlds) +
-                                " possible worlds explain the crashes so far (give the reference types an "
-                                "operator== so that equal ones merge)");
+    worlds_.merge(same_references);  // worlds_[0], with the live candidate, always stays
+    if (worlds_.over_limit()) return StepVerdict::error(worlds_.limit_message("give the reference types an operator=="));
     return {};
   }
 
@@ -224,14 +215,7 @@ class ApiSteps final : public CaseSteps {
       }
     }
     if (crashed) {
-      std::vector<Env> next;
-      for (Env& w : worlds_) {
-        Env taken = w;
-        call->apply_reference(taken);
-        next.push_back(std::move(w));
-        next.push_back(std::move(taken));
-      }
-      worlds_ = std::move(next);
+      worlds_.fork([&](Env& taken) { call->apply_reference(taken); });
       verdict_ = after_crash(src, call->text, plan, std::move(async_trace));
       return Drawn::command;
     }
@@ -239,28 +223,26 @@ class ApiSteps final : public CaseSteps {
       verdict_ = swallowed(plan);
       return Drawn::command;
     }
-    std::vector<std::size_t> kept;
+    std::vector<bool> explains;
     std::vector<std::string> allowed;
     std::string why;
     for (std::size_t i = 0; i < worlds_.size(); ++i) {
       std::string w_why, expected;
-      if (call->check_reference(worlds_[i], &w_why, &expected)) {
-        kept.push_back(i);
-        continue;
-      }
+      explains.push_back(call->check_reference(worlds_[i], &w_why, &expected));
+      if (explains.back()) continue;
       if (why.empty()) why = w_why;
       if (!expected.empty() && std::find(allowed.begin(), allowed.end(), expected) == allowed.end())
         allowed.push_back(expected);
     }
-    if (kept.empty()) {
+    const std::size_t first_kept = static_cast<std::size_t>(std::find(explains.begin(), explains.end(), true) - explains.begin());
+    if (first_kept == explains.size()) {
       std::string listed;
       for (std::size_t i = 0; i < allowed.size(); ++i)
         listed += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
       const std::string found = call->outcome_text();
       std::string explanation = "candidate finds " + (found.empty() ? std::string("a result no world allows") : found) +
                                 "; after the crash" + (crashes_ > 1 ? "es" : "") + " the reference finds " +
-                                (listed.empty() ? why : listed) + " (the interrupted call" + (crashes_ > 1 ? "s" : "") +
-                                " taken effect or not)";
+                                (listed.empty() ? why : listed) + Worlds::interrupted(crashes_, "call");
       if (trace_) {
         record_api_failure(trace_, call->shown_call(), "", explanation);
         trace_->steps.back().async_trace = std::move(async_trace);
@@ -268,23 +250,19 @@ class ApiSteps final : public CaseSteps {
       verdict_ = StepVerdict::fail(explanation + " (" + call->text + ")");
       return Drawn::command;
     }
-    if (kept.front() != 0) take_candidates(worlds_[kept.front()], worlds_[0]);
-    std::vector<Env> next;
-    for (std::size_t i : kept) {
-      bool seen = false;
-      for (const Env& m : next) seen = seen || same_references(m, worlds_[i]);
-      if (!seen) next.push_back(std::move(worlds_[i]));
-    }
-    worlds_ = std::move(next);
+    // The live candidate values go with the first world that explains them.
+    if (first_kept != 0) take_candidates(worlds_[first_kept], worlds_[0]);
+    worlds_.keep_at(explains);
+    worlds_.merge(same_references);
     if (trace_) record_api_step(trace_, call->shown_call(), call->outcome_text());
     outcome_ = {};
     return Drawn::command;
   }
 
-  static constexpr std::size_t kMaxWorlds = 1024;
+  using Worlds = PossibleWorlds<Env>;
   const ApiData& d_;
   const bool crashes_on_;
-  std::vector<Env> worlds_;  // one, except after crashes; [0] holds the live candidate values
+  Worlds worlds_;  // one, except after crashes; [0] holds the live candidate values
   Trace* trace_ = nullptr;
   StepOutcome outcome_;
   StepVerdict verdict_;  // a verdict decided while drawing (a crash, a swallowed crash)
