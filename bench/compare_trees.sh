@@ -67,9 +67,13 @@ i=1
 while [ "$i" -le "$rounds" ]; do
   for side in A B; do
     if [ "$side" = A ]; then bin="$a"; else bin="$b"; fi
-    # CSV: name,iterations,real_time,cpu_time,time_unit,...; one line per benchmark.
-    "$bin" --benchmark_filter="$filter" --benchmark_format=csv 2>/dev/null |
-      awk -F, -v side="$side" '/^"/ { gsub(/"/, "", $1); print side, $1, $4, $5 }' >>"$results"
+    # JSON, one field per line (CSV refuses benchmarks with different counters).
+    "$bin" --benchmark_filter="$filter" --benchmark_format=json 2>/dev/null |
+      awk -v side="$side" '
+        function value(line) { sub(/^[^:]*: */, "", line); sub(/,$/, "", line); gsub(/"/, "", line); return line }
+        /"name":/ { name = value($0) }
+        /"cpu_time":/ { cpu = value($0) }
+        /"time_unit":/ { printf "%s %s %.4g %s\n", side, name, cpu, value($0) }' >>"$results"
   done
   i=$((i + 1))
 done

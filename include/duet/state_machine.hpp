@@ -323,7 +323,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
     if constexpr (HasNextStates<Spec>) return step_relaxed(trace);
     if (states_.size() > 1) return step_after_crash(trace);
     State& state = states_.front();
-    std::vector<Result> wants;
+    std::vector<Result>& wants = expected_results();
     std::string async_trace;
     if (auto ended = expect_and_run(trace, wants, async_trace)) return std::move(*ended);
     if constexpr (HasExpected<Spec>) {
@@ -383,6 +383,13 @@ class StateMachineSteps final : public StateMachineStepsBase {
                     ") and went on: a crash must end the operation (let duet::crash through any catch (...))";
     }
     return ran;
+  }
+
+  // What each model state expects of this step: one vector for the case, so that a step
+  // allocates nothing for it (the hot path).
+  std::vector<Result>& expected_results() {
+    wants_.clear();
+    return wants_;
   }
 
   // The first phases of a step: what each model state expects (if the spec says), then the
@@ -448,7 +455,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
   // of them allows; those that disagree are dropped.
   StepVerdict step_after_crash(Trace* trace) {
     const Cmd& cmd = *cmd_;
-    std::vector<Result> wants;
+    std::vector<Result>& wants = expected_results();
     std::string async_trace;
     if (auto ended = expect_and_run(trace, wants, async_trace)) return std::move(*ended);
     std::string why;
@@ -501,7 +508,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
   // A relaxed spec: every state the model may be in sees the result and says which states may
   // follow; the model goes on in all of them, and a result none allows is the failure.
   StepVerdict step_relaxed(Trace* trace) {
-    std::vector<Result> wants;
+    std::vector<Result>& wants = expected_results();
     std::string async_trace;
     if (auto ended = expect_and_run(trace, wants, async_trace)) return std::move(*ended);
     States next;
@@ -539,6 +546,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
   using States = PossibleWorlds<State>;
   std::unique_ptr<typename Spec::Sut> sut_;
   States states_;  // one, except after crashes (or a relaxed step): every state the model may be in
+  std::vector<Result> wants_;  // expected_results()
   std::optional<Cmd> cmd_;
   Source* src_ = nullptr;
   std::size_t crashes_ = 0;
