@@ -75,7 +75,8 @@ struct Schedule {
 Schedule random();
 /// Probabilistic concurrency testing (Burckhardt et al.): random fiber priorities and depth-1
 /// priority change points; a bug that needs `depth` ordering constraints is found with
-/// probability at least 1/(n·k^(depth−1)) per run (n fibers, k steps).
+/// probability at least 1/(n·k^(depth−1)) per run (n fibers, k steps). Depth 0 is depth 1 (no
+/// change point), and reports name it pct(1).
 Schedule pct(std::size_t depth = 3);
 /// Every schedule of each program with at most `preemption_bound` preemptions, depth first,
 /// with sleep sets so that independent steps are not explored in both orders. Under the C++

@@ -2,6 +2,7 @@
 // strategy (AsyncOptions::schedule), its picks drawn from and recorded in the case's choice
 // stream (so the engine replays and shrinks them). Random and PCT: one run per case;
 // exhaustive: every schedule of the body within the bound, in one case.
+#include <chrono>
 #include <memory>
 
 #include "async/schedules.hpp"
@@ -61,12 +62,19 @@ CaseOutcome run_async_case(const std::string& name, const std::function<task<voi
   ScheduleStrategy& strategy = *schedules.strategy;
   strategy.begin_program({});
   const std::size_t runs = src.mode() == Source::Mode::random ? strategy.trials(1) : 1;
+  // A search stops at half the case timeout, so that it is never taken for a hang.
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(params.search_seconds));
   CaseOutcome out;
   for (std::size_t k = 0; k < runs; ++k) {
     const std::size_t schedule_start = src.position();
     out = run_body(name, body, options, params, trace);
     if (out.kind != CaseOutcome::Kind::pass) return out;
     if (runs == 1 || !strategy.more()) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      strategy.stop("the case's time allowance (half its case_timeout)");
+      break;
+    }
     src.truncate(schedule_start);
   }
   return out;

@@ -163,6 +163,39 @@ TEST(AsyncStrategies, TheCorrectTwinsPassUnderPct) {
   EXPECT_TRUE(latch.passed()) << latch.report;
 }
 
+// Five parties and four preemptions: more schedules than half of a 0.4 s case timeout can run.
+// The search stops there and the pass says it is incomplete and why, rather than claiming
+// coverage or being taken for a hang.
+duet::task<void> five_parties() {
+  Barrier<false> barrier(5);
+  std::vector<duet::future<void>> parties;
+  for (int i = 0; i < 5; ++i) parties.push_back(duet::spawn([](Barrier<false>& b) -> duet::task<void> {
+    b.arrive_and_wait();
+    co_return;
+  }(barrier)));
+  for (auto& p : parties) co_await p;
+}
+
+TEST(AsyncStrategies, AnExhaustiveSearchPastTheCasesAllowanceSaysItIsIncomplete) {
+  const duet::CheckResult r =
+      duet::check_async("five", five_parties, {.seed = 1, .case_timeout = 0.4}, {.schedule = duet::exhaustive(4)});
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_NE(r.coverage.find("exhaustive(4), incomplete for the body of \"five\": the search stopped at the case's "
+                            "time allowance (half its case_timeout); "),
+            std::string::npos)
+      << r.coverage;
+  EXPECT_EQ(r.cases, 1u);
+}
+
+// pct(0) has no meaning of its own: it runs as pct(1), and the pass names what ran.
+TEST(AsyncStrategies, PctZeroRunsAndIsNamedAsPctOne) {
+  const duet::CheckResult r =
+      duet::check_async("correct", three_parties<false>, {.seed = 1, .count = 20}, {.schedule = duet::pct(0)});
+  EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_NE(r.coverage.find("schedules drawn by pct(1)"), std::string::npos) << r.coverage;
+  EXPECT_EQ(duet::pct(0).depth, 1u);
+}
+
 // A failure found by a strategy replays from its token (picks read back with the plain picker)
 // and gives the same report twice from the same seed.
 TEST(AsyncStrategies, FailuresReplayFromTheirTokenAndRepeatFromTheSeed) {

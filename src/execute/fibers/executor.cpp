@@ -21,7 +21,7 @@
 namespace duet {
 
 Schedule random() { return {}; }
-Schedule pct(std::size_t depth) { return {Schedule::Kind::pct, depth, 0}; }
+Schedule pct(std::size_t depth) { return {Schedule::Kind::pct, std::max<std::size_t>(depth, 1), 0}; }
 Schedule exhaustive(std::size_t preemption_bound, std::size_t stale_reads) {
   return {Schedule::Kind::exhaustive, 0, preemption_bound, stale_reads};
 }

@@ -75,6 +75,7 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   Source scratch = Source::from_seed(0);  // the search's own record of its decisions
   std::unique_ptr<fiber::Explorer> explorer;
   bool done = false;
+  std::string stopped_for;  // why the search ended before its end (stop()), or empty
   std::optional<RecordingPicker> recording;
   std::optional<fiber::RandomPicker> replaying;
 
@@ -126,6 +127,10 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     recording.reset();
   }
   bool more() const override { return !done && !(explorer && explorer->stats().complete); }
+  void stop(std::string why) override {
+    stopped_for = std::move(why);
+    done = true;
+  }
   std::size_t trials(std::size_t) const override { return ~std::size_t{0}; }
   const fiber::ExplorerStats* search_stats() const override { return explorer ? &explorer->stats() : nullptr; }
   std::string coverage() const override {
@@ -144,9 +149,13 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
       return name + ", complete for " + shape_text(t, programs_name_) + ": all " + plural(t.schedules, "schedule", "schedules") +
              " with at most " + plural(bound, "preemption", "preemptions") + stale + (t.max_branches == 0 && t.programs == 1 ? "" : " of " + programs) +
              " explored" + redundant + beyond;
-    return name + ", incomplete for " + shape_text(t, programs_name_) + ": " + std::to_string(t.programs - t.complete) + " of " +
-           programs + " stopped at the search's budget of " + std::to_string(fiber::ExplorerConfig{}.max_schedules) +
-           " runs; " + plural(t.schedules, "schedule", "schedules") + " explored" + redundant;
+    const std::string at = stopped_for.empty()
+                               ? "the search's budget of " + std::to_string(fiber::ExplorerConfig{}.max_schedules) + " runs"
+                               : stopped_for;
+    const std::string stopped = t.programs == 1 ? "the search stopped at "
+                                                : std::to_string(t.programs - t.complete) + " of " + programs + " stopped at ";
+    return name + ", incomplete for " + shape_text(t, programs_name_) + ": " + stopped + at + "; " +
+           plural(t.schedules, "schedule", "schedules") + " explored" + redundant;
   }
   // "programs of 2 branches × up to 3 calls" (each branch's calls; the prefix and suffix run alone).
   static std::string shape_text(const Totals& t, const std::string& what) {
@@ -174,7 +183,7 @@ std::unique_ptr<ScheduleStrategy> make_schedule_strategy(const Schedule& schedul
 std::string schedule_name(const Schedule& schedule) {
   switch (schedule.kind) {
     case Schedule::Kind::pct:
-      return "pct(" + std::to_string(schedule.depth) + ")";
+      return "pct(" + std::to_string(std::max<std::size_t>(schedule.depth, 1)) + ")";  // what PctStrategy runs
     case Schedule::Kind::exhaustive:
       return "exhaustive(" + std::to_string(schedule.preemption_bound) + ")";
     default:

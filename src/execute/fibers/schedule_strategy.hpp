@@ -48,6 +48,9 @@ class ScheduleStrategy {
   virtual bool more() const { return true; }
   /// Runs to make of each program: `configured`, or as many as an exhaustive search has.
   virtual std::size_t trials(std::size_t configured) const { return configured; }
+  /// Ends a search before its end, for `why` ("the case's time allowance"): more() is false
+  /// from here and coverage() says why the search is incomplete.
+  virtual void stop(std::string why) { (void)why; }
   /// What the runs so far covered, for a pass (empty for the sampling strategies).
   virtual std::string coverage() const { return {}; }
   /// The exhaustive search of the current program so far, or null (sampling strategies).
