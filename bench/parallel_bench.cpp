@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include <duet/detail/search.hpp>
 #include <duet/duet.hpp>
 #include <duet/models/counter.hpp>
 

@@ -24,7 +24,8 @@
 #include "duet/detail/engine.hpp"
 #include "duet/executor.hpp"
 #include "duet/hash.hpp"
-#include "duet/detail/search.hpp"
+#include "duet/detail/erased_oracle.hpp"
+#include "duet/detail/rng.hpp"
 #include "duet/lin.hpp"
 #include "duet/result.hpp"
 #include "duet/state_machine.hpp"
@@ -272,7 +273,7 @@ struct TrialJudge {
     SearchBudget budget;
     budget.max_seconds = 10;
     try {
-      const SearchResult r = linearize(ops, oracle, consistency, budget);
+      const SearchResult r = linearize_short(ops, oracle, consistency, budget);
       nodes = r.nodes;
       if (r.verdict == SearchVerdict::unknown) {
         undecided = true;
