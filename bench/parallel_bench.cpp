@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
+#include <deque>
 #include <cstdlib>
 #include <atomic>
 #include <thread>
@@ -13,7 +15,9 @@
 
 #include <duet/detail/search.hpp>
 #include <duet/duet.hpp>
+#include <duet/sync.hpp>
 #include <duet/models/counter.hpp>
+#include <duet/models/queue.hpp>
 
 #if DUET_HAVE_LIBCUCKOO
 #include <libcuckoo/cuckoohash_map.hh>
@@ -97,6 +101,40 @@ void BM_Parallel_Trials(benchmark::State& st) {
   st.SetLabel(st.range(0) == 0 ? "persistent pool" : "threads per trial");
 }
 BENCHMARK(BM_Parallel_Trials)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// A parallel check's trials on fibers (deterministic, CPU-bound): each trial's history is
+// searched with the queue model as oracle, so this is where the search of short histories
+// shows. Trials per second of CPU time.
+struct LockedQueue {
+  struct Sut {
+    duet::mutex m;
+    std::deque<int> items;
+  };
+  static void push(Sut& q, int x) {
+    const std::lock_guard lock(q.m);
+    q.items.push_back(x);
+  }
+  static std::optional<int> try_pop(Sut& q) {
+    const std::lock_guard lock(q.m);
+    if (q.items.empty()) return std::nullopt;
+    const int x = q.items.front();
+    q.items.pop_front();
+    return x;
+  }
+};
+void BM_Parallel_FiberTrials_Queue(benchmark::State& st) {
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers();
+  pc.branch_length = static_cast<std::size_t>(st.range(0));
+  std::uint64_t trials = 0, seed = 1;
+  for (auto _ : st) {
+    const auto r = duet::check_parallel<duet::models::Queue<LockedQueue>>(pc, {.seed = seed++, .count = 100, .verbose = -1});
+    if (!r.passed()) st.SkipWithError("the check did not pass");
+    trials += r.trials;
+  }
+  st.counters["trials/s"] = benchmark::Counter(static_cast<double>(trials), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Parallel_FiberTrials_Queue)->Arg(3)->Arg(6)->Unit(benchmark::kMillisecond);
 
 #if DUET_HAVE_LIBCUCKOO
 // duet::Lin over a subject costly to make (a 4096-slot libcuckoo map): the candidate-as-oracle

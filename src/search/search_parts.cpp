@@ -146,40 +146,6 @@ std::ptrdiff_t add_pending_set(std::vector<std::uint64_t>& sets, const std::vect
   return (static_cast<std::ptrdiff_t>(sets.size()) - static_cast<std::ptrdiff_t>(before)) * 8;
 }
 
-void gather_window(const EventList& events, const PlacedSet& placed, const std::vector<std::uint32_t>& predecessors,
-                   const std::vector<TimedOp>& ops, const OperationTraits& traits, const std::vector<std::uint64_t>& urgency,
-                   Consistency consistency, std::vector<std::uint32_t>& candidates, std::uint64_t& node_class) {
-  std::vector<std::uint32_t>& c = candidates;
-  node_class = kFootprintAll;
-  c.clear();
-  bool blocked = false;  // some operation in the window waits for its process's previous one
-  std::uint32_t e = events.first();
-  for (; e != kNone && events.is_call(e); e = events.next(e)) {
-    const std::uint32_t op = events.op(e);
-    const std::uint32_t pred = predecessors[op];
-    if (pred == kNone || placed.is_placed(pred)) c.push_back(op);
-    else blocked = true;
-  }
-  // Partial-order reduction. Let u be the operation whose response is first. Whatever precedes
-  // u in a linearization was invoked before u returned, so it is among these candidates; those
-  // that commute with u and with everything u depends on can move, in their own order, to
-  // just after u (they return after u, so real time allows it). Hence only u's dependency
-  // class needs trying now. Footprints say what commutes: operations with different
-  // footprints commute; kFootprintAll commutes with nothing.
-  if (traits.has_footprints() && consistency == Consistency::linearizable && !blocked && e != kNone &&
-      ops[events.op(e)].response != TimedOp::kPending) {
-    const std::uint32_t u = events.op(e);
-    const std::uint64_t key = traits.footprint[u];
-    bool reducible = key != kFootprintAll && std::find(c.begin(), c.end(), u) != c.end();
-    for (std::size_t k = 0; k < c.size() && reducible; ++k) reducible = traits.footprint[c[k]] != kFootprintAll;
-    if (reducible) {
-      c.erase(std::remove_if(c.begin(), c.end(), [&](std::uint32_t op) { return traits.footprint[op] != key; }), c.end());
-      node_class = key;
-    }
-  }
-  std::sort(c.begin(), c.end(), [&](std::uint32_t a, std::uint32_t b) { return urgency[a] < urgency[b]; });
-}
-
 bool backjumping_applies(const std::vector<TimedOp>& ops, const std::vector<std::uint32_t>& predecessors,
                          const OperationTraits& traits, std::size_t pending_count, Consistency consistency,
                          bool collecting_end_states) {

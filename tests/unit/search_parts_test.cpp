@@ -109,11 +109,11 @@ TEST(SearchParts, TheReductionKeepsOnlyTheFirstResponsesClass) {
   search::gather_window(events, placed, pred, ops, plain, urgency, Consistency::linearizable, candidates, node_class);
   EXPECT_EQ(candidates, (std::vector<std::uint32_t>{1, 0, 2}));
   EXPECT_EQ(node_class, kFootprintAll);
-  search::OperationTraits keyed{{7, 7, 9}, {}};
+  search::OperationTraits keyed{{7, 7, 9}};
   search::gather_window(events, placed, pred, ops, keyed, urgency, Consistency::linearizable, candidates, node_class);
   EXPECT_EQ(candidates, (std::vector<std::uint32_t>{1, 0}));
   EXPECT_EQ(node_class, 7u);
-  search::OperationTraits one_commutes_with_nothing{{7, 7, kFootprintAll}, {}};
+  search::OperationTraits one_commutes_with_nothing{{7, 7, kFootprintAll}};
   search::gather_window(events, placed, pred, ops, one_commutes_with_nothing, urgency, Consistency::linearizable, candidates,
                         node_class);
   EXPECT_EQ(candidates.size(), 3u);
@@ -122,13 +122,13 @@ TEST(SearchParts, TheReductionKeepsOnlyTheFirstResponsesClass) {
 TEST(SearchParts, BackjumpingNeedsFootprintsNoPendingAndRealTimeProgramOrder) {
   const std::vector<TimedOp> ops{{1, 10, 20}, {1, 30, 40}, {2, 10, 40}};
   const std::vector<std::uint32_t> pred = search::process_predecessors(ops);
-  const search::OperationTraits keyed{{1, 2, 1}, {}};
+  const search::OperationTraits keyed{{1, 2, 1}};
   EXPECT_TRUE(search::backjumping_applies(ops, pred, keyed, 0, Consistency::linearizable, false));
   EXPECT_FALSE(search::backjumping_applies(ops, pred, search::OperationTraits{}, 0, Consistency::linearizable, false));
   EXPECT_FALSE(search::backjumping_applies(ops, pred, keyed, 1, Consistency::linearizable, false));
   EXPECT_FALSE(search::backjumping_applies(ops, pred, keyed, 0, Consistency::sequential, false));
   EXPECT_FALSE(search::backjumping_applies(ops, pred, keyed, 0, Consistency::linearizable, true));
-  EXPECT_FALSE(search::backjumping_applies(ops, pred, search::OperationTraits{{1, kFootprintAll, 1}, {}}, 0,
+  EXPECT_FALSE(search::backjumping_applies(ops, pred, search::OperationTraits{{1, kFootprintAll, 1}}, 0,
                                            Consistency::linearizable, false));
   // Process 1's second operation invoked at the very time its first returned: program order links classes.
   const std::vector<TimedOp> touching{{1, 10, 20}, {1, 20, 40}, {2, 10, 40}};
@@ -139,7 +139,7 @@ TEST(SearchParts, BackjumpingNeedsFootprintsNoPendingAndRealTimeProgramOrder) {
 TEST(SearchParts, TheClassPartitionHashesEachClasssPlacedSet) {
   const std::vector<TimedOp> ops{{1, 10, 20}, {2, 10, 20}, {3, 10, 20}};
   const search::PlacedSet placed(ops);
-  search::ClassPartition classes(search::OperationTraits{{5, 6, 5}, {}}, placed);
+  search::ClassPartition classes(search::OperationTraits{{5, 6, 5}}, placed);
   ASSERT_TRUE(classes.on());
   EXPECT_EQ(classes.class_of(0), classes.class_of(2));
   EXPECT_NE(classes.class_of(0), classes.class_of(1));
@@ -150,7 +150,7 @@ TEST(SearchParts, TheClassPartitionHashesEachClasssPlacedSet) {
   EXPECT_EQ(classes.bits(c)[0], 0b10u);  // op 2 is the class's second operation
   classes.toggle(2, placed);
   EXPECT_EQ(classes.hash(c), 0u);
-  EXPECT_FALSE(search::ClassPartition(search::OperationTraits{{5, kFootprintAll, 5}, {}}, placed).on());
+  EXPECT_FALSE(search::ClassPartition(search::OperationTraits{{5, kFootprintAll, 5}}, placed).on());
 }
 
 TEST(SearchParts, TheWorkBudgetChecksEvery1024UnitsAndNamesWhy) {

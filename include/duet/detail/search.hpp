@@ -57,17 +57,14 @@ SearchResult linearize(const std::vector<TimedOp>& ops, const Oracle& oracle, Co
 
 namespace search {
 
-/// What the oracle says of each operation, asked once before the search.
+/// The oracle's footprints, asked once before the search. (Whether an operation is read-only is
+/// asked as candidates come: a short search asks few.)
 template <class Oracle>
 OperationTraits traits_of(const Oracle& oracle, std::size_t n) {
   OperationTraits traits;
   if constexpr (requires { oracle.footprint(std::size_t{0}); }) {
     traits.footprint.resize(n);
     for (std::size_t i = 0; i < n; ++i) traits.footprint[i] = oracle.footprint(i);
-  }
-  if constexpr (requires { oracle.read_only(std::size_t{0}); }) {
-    traits.read_only.resize(n);
-    for (std::size_t i = 0; i < n; ++i) traits.read_only[i] = oracle.read_only(i);
   }
   return traits;
 }
@@ -183,10 +180,10 @@ class Linearizer {
     std::vector<std::uint32_t>& c = candidates_[depth_];
     const std::size_t capacity_before = c.capacity();
     gather_window(events_, placed_, predecessors_, ops_, traits_, urgency_, consistency_, c, node_class_[depth_]);
-    if (!traits_.read_only.empty()) {
+    if constexpr (requires { oracle_.read_only(std::size_t{0}); }) {
       for (std::size_t k = 0; k < c.size(); ++k) {
         const std::uint32_t op = c[k];
-        if (ops_[op].response == TimedOp::kPending || !traits_.read_only[op]) continue;
+        if (ops_[op].response == TimedOp::kPending || !oracle_.read_only(op)) continue;
         ++result_.nodes;
         work_.add(1);
         next_ = state_;
