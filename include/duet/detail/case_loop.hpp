@@ -16,6 +16,12 @@ struct StepVerdict {
   std::string message;               // fail, abandoned, error: one line
   std::optional<Step> failing_step;  // fail, seen without a trace: see CaseOutcome::failing_step
 
+  // Not an aggregate: `return {}`, every passing step's verdict, would value-initialise the
+  // whole std::optional<Step> (about 400 bytes zeroed per step: 8% of a sequential check's time).
+  StepVerdict() noexcept {}
+  StepVerdict(Kind k, std::string why, std::optional<Step> step)
+      : kind(k), message(std::move(why)), failing_step(std::move(step)) {}
+
   bool ok() const { return kind == Kind::ok; }
   static StepVerdict fail(std::string message, std::optional<Step> step = std::nullopt) {
     return {Kind::fail, std::move(message), std::move(step)};
