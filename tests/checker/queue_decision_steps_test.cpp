@@ -6,9 +6,11 @@
 #include <algorithm>
 
 #include "../../src/check/queue_decision.hpp"
+#include "decision_steps.hpp"
 
 namespace {
 
+using duet_test::times;
 using duet::detail::TimedOp;
 using duet::history::detail::Mode;
 using duet::history::detail::QueueOp;
@@ -20,13 +22,6 @@ using Ops = std::vector<std::uint32_t>;
 
 QueueOp enq(std::uint32_t value, Mode mode = Mode::ok) { return {true, mode, value}; }
 QueueOp deq(std::uint32_t value, Mode mode = Mode::ok) { return {false, mode, value}; }
-
-// Each operation on a process of its own, [invoke, response] (kPending: never returned).
-std::vector<TimedOp> times(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans) {
-  std::vector<TimedOp> timed;
-  for (const auto& [invoke, response] : spans) timed.push_back({static_cast<std::uint32_t>(timed.size()), invoke, response});
-  return timed;
-}
 
 Ops sorted(Ops ops) {
   std::sort(ops.begin(), ops.end());

@@ -4,15 +4,17 @@
 #include <gtest/gtest.h>
 
 #include "../../src/check/register_decision.hpp"
+#include "decision_steps.hpp"
 
 namespace {
 
+using duet_test::product;
+using duet_test::times;
+using duet_test::violation;
 using duet::detail::TimedOp;
 using duet::history::detail::kNoOp;
 using duet::history::detail::Mode;
 using duet::history::detail::RegisterOp;
-using duet::history::detail::Step;
-using duet::history::detail::Stop;
 using namespace duet::history::detail::register_decision;
 
 using Ops = std::vector<std::uint32_t>;
@@ -20,28 +22,6 @@ using Ops = std::vector<std::uint32_t>;
 RegisterOp read(std::uint32_t value, Mode mode = Mode::ok) { return {RegisterOp::read, mode, value}; }
 RegisterOp write(std::uint32_t value, Mode mode = Mode::ok) { return {RegisterOp::write, mode, value}; }
 RegisterOp cas(std::uint32_t from, std::uint32_t to, Mode mode = Mode::ok) { return {RegisterOp::cas, mode, from, to}; }
-
-// Each operation on a process of its own, [invoke, response] (kPending: never returned).
-std::vector<TimedOp> times(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans) {
-  std::vector<TimedOp> timed;
-  for (const auto& [invoke, response] : spans) timed.push_back({static_cast<std::uint32_t>(timed.size()), invoke, response});
-  return timed;
-}
-
-// What a step made (it must not have stopped), and where it stopped at a violation.
-template <class T>
-T product(Step<T> step) {
-  if (!std::holds_alternative<T>(step)) {
-    ADD_FAILURE() << "the step stopped";
-    return T{};
-  }
-  return std::get<T>(std::move(step));
-}
-template <class T>
-std::optional<Ops> violation(const Step<T>& step) {
-  if (!std::holds_alternative<Stop>(step)) return std::nullopt;
-  return std::get<Stop>(step).witness;
-}
 
 TEST(RegisterDecisionSteps, UniqueWritersNameEachValuesOneWriterOrRefuse) {
   const std::vector<RegisterOp> ops{write(1), cas(1, 2), cas(5, 6, Mode::fail), write(7, Mode::fail), read(2)};

@@ -5,13 +5,15 @@
 #include <algorithm>
 
 #include "../../src/check/set_decision.hpp"
+#include "decision_steps.hpp"
 
 namespace {
 
+using duet_test::product;
+using duet_test::times;
 using duet::detail::TimedOp;
 using duet::history::detail::Mode;
 using duet::history::detail::SetOp;
-using duet::history::detail::Step;
 using duet::history::detail::Stop;
 using namespace duet::history::detail::set_decision;
 
@@ -20,22 +22,6 @@ using Blocks = std::vector<Ops>;
 
 SetOp add(std::uint32_t element, Mode mode = Mode::ok) { return {SetOp::add, mode, element}; }
 SetOp read(Ops elements, Mode mode = Mode::ok) { return {SetOp::read, mode, 0, false, std::move(elements)}; }
-
-// Each operation on a process of its own, [invoke, response] (kPending: never returned).
-std::vector<TimedOp> times(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans) {
-  std::vector<TimedOp> timed;
-  for (const auto& [invoke, response] : spans) timed.push_back({static_cast<std::uint32_t>(timed.size()), invoke, response});
-  return timed;
-}
-
-template <class T>
-T product(Step<T> step) {
-  if (!std::holds_alternative<T>(step)) {
-    ADD_FAILURE() << "the step stopped";
-    return T{};
-  }
-  return std::get<T>(std::move(step));
-}
 
 const Ops kNoStart;
 
