@@ -1,5 +1,6 @@
-// The parts of a model's check of one part (duet/detail/history_search.hpp), alone: the part's
-// times as the search sees them, the operation that blocks a violation (from a decision's
+// The parts of a model's check of one part (duet/detail/history_search.hpp, the oracle-free
+// ones in src/check/history_search.cpp), alone: the part's times as the search sees them, the
+// short search after a decision, the operation that blocks a violation (from a decision's
 // witness or the search's partial order), and the diagnosis along the order.
 #include <gtest/gtest.h>
 
@@ -43,6 +44,38 @@ TEST(HistorySearchParts, TheBlockingOperationIsTheWitnesssLastToReturnOrTheFirst
   EXPECT_EQ(stuck_in_witness({2}, timed), std::nullopt);  // only a pending one
   EXPECT_EQ(stuck_after_order({0}, timed), std::optional<std::size_t>{3});  // 7 before 9
   EXPECT_EQ(stuck_after_order({0, 1, 3}, timed), std::nullopt);
+}
+
+TEST(HistorySearchParts, AShortSearchAfterADecisionShowsItsOrderOnlyWhenItRanToTheEnd) {
+  duet::detail::SearchBudget budget;
+  EXPECT_EQ(short_search_budget(budget).max_nodes, 50'000u);
+  budget.max_nodes = 10;
+  EXPECT_EQ(short_search_budget(budget).max_nodes, 10u);
+
+  auto decided = [] {
+    PartOutcome out;
+    out.search.verdict = SearchVerdict::violation;
+    out.search.nodes = 7;
+    out.search.witness = {1, 2};
+    return out;
+  };
+  duet::detail::SearchResult searched;
+  searched.verdict = SearchVerdict::violation;
+  searched.nodes = 5;
+  searched.order = {0, 3};
+  PartOutcome found = decided();
+  take_short_search(searched, found);
+  EXPECT_TRUE(found.partial_known);
+  EXPECT_EQ(found.search.order, (std::vector<std::size_t>{0, 3}));
+  EXPECT_EQ(found.search.witness, (std::vector<std::size_t>{1, 2}));  // the decision's, kept
+  EXPECT_EQ(found.search.nodes, 12u);
+
+  searched.verdict = SearchVerdict::unknown;
+  PartOutcome ran_out = decided();
+  take_short_search(searched, ran_out);
+  EXPECT_FALSE(ran_out.partial_known);
+  EXPECT_TRUE(ran_out.search.order.empty());
+  EXPECT_EQ(ran_out.search.verdict, SearchVerdict::violation);
 }
 
 // A register of small integers: write v, read v.

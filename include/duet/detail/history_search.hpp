@@ -65,64 +65,38 @@ struct PartOutcome {
 /// The part's operations as the search sees them (indices local to the part): times, and
 /// processes numbered densely in order of first appearance; an operation that ended in `info`
 /// never returned.
-inline std::vector<TimedOp> part_times(const History& h, const std::vector<std::size_t>& part) {
-  std::vector<TimedOp> timed(part.size());
-  std::unordered_map<std::int64_t, std::uint32_t> processes;
-  for (std::size_t i = 0; i < part.size(); ++i) {
-    const Operation& op = h.ops[part[i]];
-    auto [it, fresh] = processes.try_emplace(op.process, static_cast<std::uint32_t>(processes.size()));
-    timed[i].process = it->second;
-    timed[i].invoke = op.invoke;
-    timed[i].response = op.outcome == Outcome::info ? TimedOp::kPending : op.response;
-  }
-  return timed;
-}
+std::vector<TimedOp> part_times(const History& h, const std::vector<std::size_t>& part);
 
 /// The operation that blocks a violation a decision found (no search ran to its end): of the
 /// witness's completed operations, the last to return (the others, placed, leave it no room).
-inline std::optional<std::size_t> stuck_in_witness(const std::vector<std::size_t>& witness, const std::vector<TimedOp>& timed) {
-  std::optional<std::size_t> last;
-  for (std::size_t local : witness)
-    if (timed[local].response != TimedOp::kPending && (!last || timed[local].response > timed[*last].response)) last = local;
-  return last;
-}
+std::optional<std::size_t> stuck_in_witness(const std::vector<std::size_t>& witness, const std::vector<TimedOp>& timed);
 
 /// The operation that blocks a violation the search found: of those its longest partial order
 /// did not place, the first to have returned (every later operation would have to follow it,
 /// and it fits nowhere).
-inline std::optional<std::size_t> stuck_after_order(const std::vector<std::size_t>& order, const std::vector<TimedOp>& timed) {
-  std::vector<bool> placed(timed.size(), false);
-  for (std::size_t local : order) placed[local] = true;
-  std::optional<std::size_t> stuck;
-  for (std::size_t i = 0; i < timed.size(); ++i)
-    if (!placed[i] && timed[i].response != TimedOp::kPending && (!stuck || timed[i].response < timed[*stuck].response)) stuck = i;
-  return stuck;
-}
+std::optional<std::size_t> stuck_after_order(const std::vector<std::size_t>& order, const std::vector<TimedOp>& timed);
 
 /// A decision's verdict on the part (Oracle::decide), if the oracle has one and the part is
-/// of its kind. For a violation, the report's longest partial linearization, where a short
-/// search finds it (small histories): shown only when that search, too, ran to the end
-/// (PartOutcome::partial_known).
+/// of its kind.
 template <class Oracle>
-bool decide_part(const std::vector<TimedOp>& timed, const Oracle& oracle, const SearchBudget& budget, PartOutcome& out) {
+bool decide_part(const std::vector<TimedOp>& timed, const Oracle& oracle, PartOutcome& out) {
   if constexpr (requires { oracle.decide(timed); }) {
     std::optional<SearchResult> decided = oracle.decide(timed);
     if (!decided) return false;
     out.search = std::move(*decided);
-    if (out.search.verdict == SearchVerdict::violation) {
-      SearchBudget short_budget = budget;
-      short_budget.max_nodes = std::min<std::uint64_t>(budget.max_nodes, 50'000);
-      SearchResult searched = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, short_budget);
-      out.search.nodes += searched.nodes;
-      out.partial_known = searched.verdict != SearchVerdict::unknown;
-      if (searched.verdict == SearchVerdict::violation) out.search.order = std::move(searched.order);
-      if (searched.verdict == SearchVerdict::ok) out.search = std::move(searched);  // a witness order beats the decision
-    }
     return true;
   } else {
     return false;
   }
 }
+
+/// The budget of the short search after a decision's violation: at most 50,000 steps.
+SearchBudget short_search_budget(const SearchBudget& budget);
+
+/// What a short search after a decision's violation adds to it: the report's longest partial
+/// linearization, shown only when that search, too, ran to the end (PartOutcome::partial_known);
+/// or, should it find one, a witness order, which beats the decision.
+void take_short_search(SearchResult searched, PartOutcome& out);
 
 /// The diagnosis along the order found: the state after each operation (with `want_states`),
 /// and for a violation the operation that blocks and the state where it cannot be placed.
@@ -191,7 +165,9 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
   }
   // An oracle may decide its part without a search (a polynomial decision for histories of a
   // special kind); it says nothing when the part is not of that kind.
-  const bool decided = decide_part(timed, oracle, budget, out);
+  const bool decided = decide_part(timed, oracle, out);
+  if (decided && out.search.verdict == SearchVerdict::violation)  // (small histories: a short search finds the order)
+    take_short_search(duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, short_search_budget(budget)), out);
   const auto search_began = std::chrono::steady_clock::now();
   if (!decided) out.search = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, budget);
   const auto search_took = std::chrono::steady_clock::now() - search_began;
