@@ -148,81 +148,110 @@ std::string explain_violation(const History& h, const CheckReport& r, std::size_
   return s;
 }
 
-}  // namespace
-
-CheckReport check_history(const History& h, const CheckOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  CheckReport report;
-  report.model = options.model.empty() ? h.default_model : options.model;
+// The model the history is checked against (report.model: --model, else the history's own),
+// or an error naming the known ones.
+const Model& model_for(const History& h, const CheckOptions& options, const std::string& name) {
   // Where the file names its model (or would): the duet format's `;model` (or header) line.
   const std::string at = h.model_line > 0 ? h.source + ":" + std::to_string(h.model_line) : h.source;
-  if (report.model.empty())
-    throw std::invalid_argument(at + ": the history does not say which model it follows; pass one (--model)");
-  const Model* model = detail::find_model(report.model, options.models);
-  if (model == nullptr) {
-    std::string names;
-    if (options.models != nullptr)
-      for (const Model* m : options.models->all()) names += (names.empty() ? "" : ", ") + std::string(m->name());
-    for (const std::string& n : model_names())
-      if (options.models == nullptr || options.models->find(n) == nullptr) names += (names.empty() ? "" : ", ") + n;
-    const std::string known = " (known: " + names + ")";
-    if (!options.model.empty()) throw std::invalid_argument("unknown model '" + detail::cut(report.model) + "'" + known);
-    // The history's own: say where it came from.
-    throw std::invalid_argument(at + ": unknown model '" + detail::cut(report.model) + "'" +
-                                (h.model_line > 0 ? " in the `;model` line" : "") + known);
-  }
+  if (name.empty()) throw std::invalid_argument(at + ": the history does not say which model it follows; pass one (--model)");
+  const Model* model = detail::find_model(name, options.models);
+  if (model != nullptr) return *model;
+  std::string names;
+  if (options.models != nullptr)
+    for (const Model* m : options.models->all()) names += (names.empty() ? "" : ", ") + std::string(m->name());
+  for (const std::string& n : model_names())
+    if (options.models == nullptr || options.models->find(n) == nullptr) names += (names.empty() ? "" : ", ") + n;
+  const std::string known = " (known: " + names + ")";
+  if (!options.model.empty()) throw std::invalid_argument("unknown model '" + detail::cut(name) + "'" + known);
+  // The history's own: say where it came from.
+  throw std::invalid_argument(at + ": unknown model '" + detail::cut(name) + "'" + (h.model_line > 0 ? " in the `;model` line" : "") + known);
+}
 
-  // The initial state: --init, else the format's for the model it names, else the model's.
-  // Said in the report, so that a wrong assumption shows.
+// The initial state: --init, else the format's for the model it names, else the model's. Said
+// in the report (report.initial_state), so that a wrong assumption shows.
+std::optional<Value> initial_value(const History& h, const CheckOptions& options, const Model& model, CheckReport& report) {
   std::optional<Value> init = options.init;
   std::string init_source = "--init";
   if (!init && h.default_init && report.model == h.default_model) {
     init = h.default_init;
     init_source = h.format == Format::duet ? "the file's ;init line" : "the " + std::string(format_name(h.format)) + " format's default";
   }
-  report.initial_state = model->initial_state(init);  // throws for an --init that does not fit
+  report.initial_state = model.initial_state(init);  // throws for an --init that does not fit
   report.initial_state += init_source == "--init" && options.init ? " (--init)" : init ? " (" + init_source + "; use --init to change)" : " (use --init to change)";
+  return init;
+}
 
-  // Splitting is sound when real time alone orders each process's operations. Where one of
-  // them is invoked before (or at the very time) its predecessor returned, program order adds
-  // an edge the parts cannot see: keep the history whole.
-  const bool split = options.partition && !program_order_ties(h);
-  const std::vector<std::vector<std::size_t>> parts = split ? model->partition(h) : detail::single_part(h);
-  report.partitions = parts.size();
-
+// What the parts of one history share: one deadline for the whole file, however many parts
+// share it, and one memory budget (the parts' searches add up what they hold); a violation in
+// one part stops the others.
+struct HistoryBudget {
   std::atomic<bool> violation_found{false};
-  detail::SearchBudget budget;
-  // One deadline for the whole file, however many parts share it.
-  if (options.timeout_seconds > 0 && options.timeout_seconds < 1e8)
-    budget.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                  std::chrono::duration<double>(options.timeout_seconds));
-  budget.deadline = std::min(budget.deadline, options.deadline);
-  budget.max_memo_bytes = options.max_memory_bytes;
-  budget.cancel = options.cancel;
-  budget.max_nodes = std::numeric_limits<std::uint64_t>::max();
-  // One memory budget for the whole file too: the parts' searches add up what they hold.
   std::atomic<std::size_t> memory_in_use{0};
-  if (parts.size() > 1) {
-    budget.group_cancel = &violation_found;
-    budget.shared_memory = &memory_in_use;
-  }
+  detail::SearchBudget budget;
 
+  HistoryBudget(const CheckOptions& options, std::chrono::steady_clock::time_point start, std::size_t parts) {
+    if (options.timeout_seconds > 0 && options.timeout_seconds < 1e8)
+      budget.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(options.timeout_seconds));
+    budget.deadline = std::min(budget.deadline, options.deadline);
+    budget.max_memo_bytes = options.max_memory_bytes;
+    budget.cancel = options.cancel;
+    budget.max_nodes = std::numeric_limits<std::uint64_t>::max();
+    if (parts > 1) {
+      budget.group_cancel = &violation_found;
+      budget.shared_memory = &memory_in_use;
+    }
+  }
+};
+
+// Each part checked (in parallel when there are several); the first error of a part is the
+// error of the whole check.
+std::vector<detail::PartOutcome> check_parts(const History& h, const Model& model, const std::vector<std::vector<std::size_t>>& parts,
+                                             const CheckOptions& options, const std::optional<Value>& init, HistoryBudget& shared) {
   std::vector<detail::PartOutcome> outcomes(parts.size());
   std::vector<std::exception_ptr> errors(parts.size());
   auto run = [&](std::size_t p) {
     try {
-      outcomes[p] = model->check(h, parts[p], PartCheck{budget, options.want_states, init, options.failing_window, &violation_found});
-      if (outcomes[p].search.verdict == detail::SearchVerdict::violation) violation_found.store(true);
+      outcomes[p] = model.check(h, parts[p], PartCheck{shared.budget, options.want_states, init, options.failing_window, &shared.violation_found});
+      if (outcomes[p].search.verdict == detail::SearchVerdict::violation) shared.violation_found.store(true);
     } catch (...) {
       errors[p] = std::current_exception();
-      violation_found.store(true);  // stop the others: the history cannot be checked
+      shared.violation_found.store(true);  // stop the others: the history cannot be checked
     }
   };
   if (parts.size() == 1) run(0);
   else run_in_parallel(parts.size(), run);
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+  return outcomes;
+}
 
+// The report of the part that failed: its order, states, diagnosis, and witness or window.
+void report_violation(const History& h, const std::vector<std::size_t>& part, std::size_t parts, detail::PartOutcome& o, CheckReport& report) {
+  report.verdict = Verdict::not_linearizable;
+  report.order = std::move(o.search.order);
+  report.states = std::move(o.states);
+  report.stuck = o.stuck;
+  report.stuck_state = std::move(o.stuck_state);
+  report.witness = std::move(o.search.witness);
+  report.partial_linearization = o.partial_known;
+  report.nodes += o.window_nodes;
+  if (report.witness.empty() && !o.window.empty()) {
+    report.witness = std::move(o.window);
+    report.witness_open = std::move(o.window_open);
+    report.witness_start = std::move(o.window_start);
+    report.witness_is_window = true;
+  }
+  report.window_out_of_budget = o.window_out_of_budget;
+  if (parts > 1) report.partition_ops = part;
+  report.explanation = explain_violation(h, report, part.size());
+}
+
+// The parts' outcomes as one verdict: a violation (of the parts that failed, the one with a
+// witness or window, the first to fail, else the first), unknown (with why the search
+// stopped), or linearizable (one order merged from the parts').
+void report_outcomes(const History& h, const std::vector<std::vector<std::size_t>>& parts, std::vector<detail::PartOutcome>& outcomes,
+                     const CheckOptions& options, CheckReport& report) {
   std::optional<std::size_t> failed;
   bool unknown = false;
   duet::detail::SearchStop stop = duet::detail::SearchStop::none;
@@ -230,8 +259,6 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     const detail::PartOutcome& o = outcomes[p];
     report.nodes += o.search.nodes;
     report.peak_memo_bytes += o.search.memo_bytes;
-    // Of the parts that failed, the one with a witness or window is reported (the first to
-    // fail), else the first.
     if (o.search.verdict == detail::SearchVerdict::violation &&
         (!failed || (outcomes[*failed].search.witness.empty() && outcomes[*failed].window.empty() &&
                      (!o.search.witness.empty() || !o.window.empty()))))
@@ -242,24 +269,7 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     }
   }
   if (failed) {
-    detail::PartOutcome& o = outcomes[*failed];
-    report.verdict = Verdict::not_linearizable;
-    report.order = std::move(o.search.order);
-    report.states = std::move(o.states);
-    report.stuck = o.stuck;
-    report.stuck_state = std::move(o.stuck_state);
-    report.witness = std::move(o.search.witness);
-    report.partial_linearization = o.partial_known;
-    report.nodes += o.window_nodes;
-    if (report.witness.empty() && !o.window.empty()) {
-      report.witness = std::move(o.window);
-      report.witness_open = std::move(o.window_open);
-      report.witness_start = std::move(o.window_start);
-      report.witness_is_window = true;
-    }
-    report.window_out_of_budget = o.window_out_of_budget;
-    if (parts.size() > 1) report.partition_ops = parts[*failed];
-    report.explanation = explain_violation(h, report, parts[*failed].size());
+    report_violation(h, parts[*failed], parts.size(), outcomes[*failed], report);
   } else if (unknown) {
     report.verdict = Verdict::unknown;
     report.explanation = stop_reason(stop, options);
@@ -267,6 +277,25 @@ CheckReport check_history(const History& h, const CheckOptions& options) {
     report.verdict = Verdict::linearizable;
     merge_witnesses(h, outcomes, report);
   }
+}
+
+}  // namespace
+
+CheckReport check_history(const History& h, const CheckOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  CheckReport report;
+  report.model = options.model.empty() ? h.default_model : options.model;
+  const Model& model = model_for(h, options, report.model);
+  const std::optional<Value> init = initial_value(h, options, model, report);
+  // Splitting is sound when real time alone orders each process's operations. Where one of
+  // them is invoked before (or at the very time) its predecessor returned, program order adds
+  // an edge the parts cannot see: keep the history whole.
+  const bool split = options.partition && !program_order_ties(h);
+  const std::vector<std::vector<std::size_t>> parts = split ? model.partition(h) : detail::single_part(h);
+  report.partitions = parts.size();
+  HistoryBudget shared(options, start, parts.size());
+  std::vector<detail::PartOutcome> outcomes = check_parts(h, model, parts, options, init, shared);
+  report_outcomes(h, parts, outcomes, options, report);
   report.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

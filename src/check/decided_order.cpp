@@ -1,11 +1,12 @@
 // The check a decision's order passes before it may say "linearizable": the history's orders,
-// as the search respects them (search.hpp's event list and before_in_process).
+// as the search respects them (search.hpp's event list and before_in_process); and the
+// results a decision's violation makes.
+#include "decided_order.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
 #include <unordered_map>
-
-#include "model.hpp"
 
 namespace duet::history::detail {
 
@@ -38,6 +39,22 @@ bool order_fits_history(const std::vector<std::size_t>& order, const std::vector
     if (!pending) last[timed[i].process] = i;
   }
   return true;
+}
+
+SearchResult decided_violation(std::size_t nodes, std::vector<std::uint32_t> witness) {
+  witness.erase(std::remove(witness.begin(), witness.end(), kNoOp), witness.end());
+  std::sort(witness.begin(), witness.end());
+  witness.erase(std::unique(witness.begin(), witness.end()), witness.end());
+  SearchResult result;
+  result.verdict = SearchVerdict::violation;
+  result.nodes = nodes;
+  result.witness.assign(witness.begin(), witness.end());
+  return result;
+}
+
+std::optional<SearchResult> stopped(std::size_t nodes, const Stop& stop) {
+  if (!stop.witness) return std::nullopt;
+  return decided_violation(nodes, *stop.witness);
 }
 
 }  // namespace duet::history::detail

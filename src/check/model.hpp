@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -149,5 +150,32 @@ bool order_fits_history(const std::vector<std::size_t>& order, const std::vector
 std::optional<duet::detail::SearchResult> decide_unique_register(const std::vector<RegisterOp>& ops,
                                                                   const std::vector<duet::detail::TimedOp>& timed,
                                                                   std::uint32_t start);
+
+// ---- the kv store's compiled operations (models.cpp, kv_decision.cpp) ----
+struct KvOp {
+  enum Kind : std::uint8_t { get, put, append } kind;
+  Mode mode;
+  std::uint32_t key;    // dense index within the part
+  std::uint32_t value;  // interned: get's result, put's or append's argument
+};
+
+/// One key of a kv store translated onto the unique-value register (kv_decision.cpp): the
+/// register's operations (one per kv operation), its initial value's id, and per value id the
+/// operation that needs it (the get that reads it, or the append built on it; kNobody: none).
+struct KvRegister {
+  static constexpr std::uint32_t kNobody = std::numeric_limits<std::uint32_t>::max();
+  std::vector<RegisterOp> ops;
+  std::uint32_t start = 0;
+  std::vector<std::uint32_t> needed_by;
+};
+
+/// The translation of one key's operations (values interned in `values`, the key starting as
+/// `start_value`), or nothing when a value could come from two operations, or from none and yet
+/// is a prefix the reads need.
+std::optional<KvRegister> kv_as_register(const std::vector<KvOp>& ops, const Interner& values, std::uint32_t start_value);
+
+/// A violation the register's decision found on the translation, as a kv witness: each append
+/// in it with the get that needs what it made (alone it would be linearizable), sorted.
+void complete_kv_witness(const KvRegister& reg, std::vector<std::size_t>& witness);
 
 }  // namespace duet::history::detail

@@ -141,13 +141,6 @@ class CasRegister final : public Model {
 
 // ---------------------------------------------------------------- kv
 // Porcupine's key-value store: string keys, all starting as "", with get, put and append.
-struct KvOp {
-  enum Kind : std::uint8_t { get, put, append } kind;
-  Mode mode;
-  std::uint32_t key;    // dense index within the part
-  std::uint32_t value;  // interned: get's result, put's or append's argument
-};
-
 struct KvOracle {
   using State = std::vector<std::uint32_t>;  // interned value per key
   static constexpr bool memo = true;
@@ -199,105 +192,19 @@ struct KvOracle {
   }
 };
 
-// One key whose appended texts and put values name the operation that made each value a get
-// reads is a register in disguise: a value is made by a put of that text, or by an append of a
-// suffix to the value before it (a compare-and-set from that value to this one). Translated so,
-// the register's decision applies (register_decision.cpp); an operation whose result nobody
-// reads becomes a write of a value of its own. Nothing when a value could come from two
-// operations, or from none and yet is a prefix the reads need (then the search decides, or, for
-// a value nobody can make, the register's decision reports it).
+// One key is a register in disguise when its values each name the operation that made them
+// (kv_decision.cpp): the register's decision applies to its translation.
 std::optional<duet::detail::SearchResult> KvOracle::decide(const std::vector<TimedOp>& timed) const {
   if (keys != 1) return std::nullopt;
-  const std::size_t n = ops.size();
-  std::unordered_map<std::string, std::vector<std::uint32_t>> puts, appends;  // text -> operations
-  std::vector<std::size_t> lengths;                                         // of appended texts
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const KvOp& op = ops[i];
-    if (op.kind == KvOp::get || op.mode == Mode::fail) continue;
-    const std::string& t = values.text(op.value);
-    (op.kind == KvOp::put ? puts : appends)[t].push_back(i);
-    if (op.kind == KvOp::append) lengths.push_back(t.size());
-  }
-  std::sort(lengths.begin(), lengths.end());
-  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
-
-  // Values as register values: the start, what gets read, and (recursively) what appends need.
-  std::unordered_map<std::string, std::uint32_t> id;
-  std::vector<std::string> pending_values;
-  std::vector<std::uint32_t> needed_by;  // per value: the get that reads it, or the append built on it
-  auto value_id = [&](const std::string& v, std::uint32_t by) {
-    auto [it, fresh] = id.try_emplace(v, static_cast<std::uint32_t>(id.size()));
-    if (fresh) {
-      pending_values.push_back(v);
-      needed_by.push_back(by);
-    }
-    return it->second;
-  };
-  constexpr std::uint32_t kNobody = std::numeric_limits<std::uint32_t>::max();
-  const std::string& start_text = values.text(start[0]);
-  const std::uint32_t start_id = value_id(start_text, kNobody);  // (pending too: a put of it would be a second maker)
-  std::vector<RegisterOp> reg(n);
-  for (std::uint32_t i = 0; i < n; ++i)
-    if (ops[i].kind == KvOp::get) {
-      // A get that failed or whose result is unknown tells nothing: a read without a value.
-      reg[i] = ops[i].mode == Mode::ok ? RegisterOp{RegisterOp::read, Mode::ok, value_id(values.text(ops[i].value), i)}
-                                       : RegisterOp{RegisterOp::read, Mode::unknown_result};
-    }
-  std::vector<char> maker(n, 0);
-  while (!pending_values.empty()) {
-    const std::string v = std::move(pending_values.back());
-    pending_values.pop_back();
-    std::optional<std::uint32_t> made_by;
-    std::string before;
-    std::size_t makers = 0;
-    if (auto it = puts.find(v); it != puts.end()) {
-      makers += it->second.size();
-      made_by = it->second.front();
-    }
-    for (std::size_t len : lengths) {
-      if (len > v.size()) break;
-      auto it = appends.find(v.substr(v.size() - len));
-      if (it == appends.end()) continue;
-      makers += it->second.size();
-      made_by = it->second.front();
-      before = v.substr(0, v.size() - len);
-    }
-    if (v == start_text) {
-      if (makers > 0) return std::nullopt;  // the start, or made again: a search
-      continue;
-    }
-    if (makers > 1) return std::nullopt;  // two ways to make it: a search
-    if (makers == 0) continue;            // nobody makes it: the reads of it are violations
-    const std::uint32_t i = *made_by;
-    if (maker[i]) return std::nullopt;  // one operation making two values
-    maker[i] = 1;
-    const Mode mode = ops[i].mode == Mode::pending ? Mode::pending : Mode::ok;  // unknown result: it happened
-    reg[i] = ops[i].kind == KvOp::put ? RegisterOp{RegisterOp::write, mode, id.at(v)}
-                                      : RegisterOp{RegisterOp::cas, mode, value_id(before, i), id.at(v)};
-  }
-  // Puts and appends whose value nobody reads: a value of their own (a failed one: no effect).
-  std::uint32_t next_id = static_cast<std::uint32_t>(id.size());
-  for (std::uint32_t i = 0; i < n; ++i)
-    if (ops[i].kind != KvOp::get && !maker[i])
-      reg[i] = RegisterOp{RegisterOp::write, ops[i].mode == Mode::unknown_result ? Mode::ok : ops[i].mode, next_id++};
-
-  std::optional<duet::detail::SearchResult> d = decide_unique_register(reg, timed, start_id);
+  const std::optional<KvRegister> reg = kv_as_register(ops, values, start[0]);
+  if (!reg) return std::nullopt;
+  std::optional<duet::detail::SearchResult> d = decide_unique_register(reg->ops, timed, reg->start);
   if (d && d->verdict == SearchVerdict::ok) {  // the order, replayed on the store itself
     State s = start;
     for (std::size_t i : d->order)
       if (!apply(s, i)) return std::nullopt;
   }
-  if (d && d->verdict == SearchVerdict::violation) {
-    // An append follows the value before it only because a get read what it made (or what
-    // was built on that): the witness needs that get too, or alone it would be linearizable.
-    std::vector<std::size_t>& w = d->witness;
-    for (std::size_t k = 0; k < w.size(); ++k) {
-      if (reg[w[k]].kind != RegisterOp::cas) continue;
-      const std::uint32_t by = needed_by[reg[w[k]].b];
-      if (by != kNobody && std::find(w.begin(), w.end(), by) == w.end()) w.push_back(by);
-    }
-    std::sort(w.begin(), w.end());
-  }
+  if (d && d->verdict == SearchVerdict::violation) complete_kv_witness(*reg, d->witness);
   return d;
 }
 

@@ -14,192 +14,226 @@
 // linearized (a value dequeued twice or never enqueued, dequeued before it was enqueued, values
 // dequeued against their enqueue order, a dequeue that found the queue empty while a value was
 // certainly in it); otherwise the search decides.
-#include <algorithm>
-#include <limits>
-#include <queue>
-#include <unordered_map>
+#include "queue_decision.hpp"
 
-#include "model.hpp"
+#include <algorithm>
+#include <queue>
+#include <utility>
 
 namespace duet::history::detail {
 
-std::optional<SearchResult> decide_unique_queue(const std::vector<QueueOp>& ops, const std::vector<TimedOp>& timed) {
-  using duet::detail::SearchVerdict;
-  constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-  const std::size_t n = ops.size();
-  auto inv = [&](std::uint32_t i) { return timed[i].invoke; };
-  auto resp = [&](std::uint32_t i) { return timed[i].response; };  // kPending: never
-  auto pending = [&](std::uint32_t i) { return timed[i].response == TimedOp::kPending; };
+namespace queue_decision {
 
-  SearchResult result;
-  result.nodes = n;
-  auto violation = [&](std::vector<std::size_t> witness) {
-    result.verdict = SearchVerdict::violation;
-    witness.erase(std::remove(witness.begin(), witness.end(), std::size_t{kNone}), witness.end());
-    std::sort(witness.begin(), witness.end());
-    witness.erase(std::unique(witness.begin(), witness.end()), witness.end());
-    result.witness = std::move(witness);
-    return result;
-  };
-
-  // ---- what each value did: its enqueue, its dequeue; the empty dequeues; the failed ----
-  std::unordered_map<std::uint32_t, std::uint32_t> enqueue_of, dequeue_of;
-  std::vector<std::uint32_t> empties, failed;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const QueueOp& op = ops[i];
+Step<QueueValues> gather_values(const QueueHistory& history) {
+  QueueValues values;
+  for (std::uint32_t i = 0; i < history.size(); ++i) {
+    const QueueOp& op = history.ops[i];
     if (op.mode == Mode::fail) {
-      if (!pending(i)) failed.push_back(i);
+      if (!history.pending(i)) values.failed.push_back(i);
       continue;
     }
-    if (op.enqueue && !enqueue_of.emplace(op.value, i).second) return std::nullopt;  // enqueued twice
-    if (!op.enqueue && op.mode != Mode::ok) return std::nullopt;  // removed something, or nothing: a search
+    if (op.enqueue && !values.enqueue_of.emplace(op.value, i).second) return Stop::undecided();  // enqueued twice
+    if (!op.enqueue && op.mode != Mode::ok) return Stop::undecided();  // removed something, or nothing: a search
   }
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const QueueOp& op = ops[i];
+  for (std::uint32_t i = 0; i < history.size(); ++i) {
+    const QueueOp& op = history.ops[i];
     if (op.enqueue || op.mode != Mode::ok) continue;
     if (op.value == 0) {
-      empties.push_back(i);
+      values.empties.push_back(i);
       continue;
     }
-    auto e = enqueue_of.find(op.value);
-    if (e == enqueue_of.end()) return violation({i});                                    // never enqueued
-    if (auto [d, fresh] = dequeue_of.emplace(op.value, i); !fresh) return violation({d->second, i, e->second});  // twice
-    if (resp(i) < inv(e->second)) return violation({e->second, i});                     // before its enqueue began
+    auto e = values.enqueue_of.find(op.value);
+    if (e == values.enqueue_of.end()) return Stop::violation({i});  // never enqueued
+    if (auto [d, fresh] = values.dequeue_of.emplace(op.value, i); !fresh) return Stop::violation({d->second, i, e->second});  // twice
+    if (history.response(i) < history.invoke(e->second)) return Stop::violation({e->second, i});  // before its enqueue began
   }
-  // Values whose enqueue certainly happened: completed, or dequeued. (A pending enqueue of a
-  // value nobody dequeued may never have taken effect; leaving it out keeps a linearizable
-  // history linearizable.)
-  std::vector<std::uint32_t> dequeued, stayed;  // by value: dequeued, or in the queue at the end
-  for (const auto& [value, e] : enqueue_of) {
-    if (dequeue_of.count(value)) dequeued.push_back(value);
-    else if (!pending(e)) stayed.push_back(value);
+  for (const auto& [value, e] : values.enqueue_of) {
+    if (values.dequeue_of.count(value)) values.dequeued.push_back(value);
+    else if (!history.pending(e)) values.stayed.push_back(value);
   }
-  auto enq = [&](std::uint32_t value) { return enqueue_of.at(value); };
-  auto deq = [&](std::uint32_t value) { return dequeue_of.at(value); };
+  return values;
+}
 
-  // The patterns, for when the construction does not go through.
-  auto find_pattern = [&]() -> std::optional<SearchResult> {
-    for (std::uint32_t y : dequeued) {
-      for (std::uint32_t x : stayed)  // x came in before y, and y left while x never did
-        if (resp(enq(x)) < inv(enq(y))) return violation({enq(x), enq(y), deq(y)});
-      for (std::uint32_t x : dequeued)  // x came in before y, y left before x did
-        if (x != y && resp(enq(x)) < inv(enq(y)) && resp(deq(y)) < inv(deq(x)))
-          return violation({enq(x), enq(y), deq(y), deq(x)});
-    }
-    for (std::uint32_t d : empties) {  // the queue held x all through d
-      for (std::uint32_t x : stayed)
-        if (resp(enq(x)) < inv(d)) return violation({enq(x), d});
-      for (std::uint32_t x : dequeued)
-        if (resp(enq(x)) < inv(d) && resp(d) < inv(deq(x))) return violation({enq(x), d, deq(x)});
-    }
-    return std::nullopt;
-  };
+std::optional<std::vector<std::uint32_t>> find_pattern(const QueueHistory& history, const QueueValues& values) {
+  auto enq = [&](std::uint32_t value) { return values.enqueue(value); };
+  auto deq = [&](std::uint32_t value) { return values.dequeue(value); };
+  auto before = [&](std::uint32_t a, std::uint32_t b) { return history.response(a) < history.invoke(b); };  // a returned before b began
+  for (std::uint32_t y : values.dequeued) {
+    for (std::uint32_t x : values.stayed)  // x came in before y, and y left while x never did
+      if (before(enq(x), enq(y))) return std::vector<std::uint32_t>{enq(x), enq(y), deq(y)};
+    for (std::uint32_t x : values.dequeued)  // x came in before y, y left before x did
+      if (x != y && before(enq(x), enq(y)) && before(deq(y), deq(x))) return std::vector<std::uint32_t>{enq(x), enq(y), deq(y), deq(x)};
+  }
+  for (std::uint32_t d : values.empties) {  // the queue held x all through d
+    for (std::uint32_t x : values.stayed)
+      if (before(enq(x), d)) return std::vector<std::uint32_t>{enq(x), d};
+    for (std::uint32_t x : values.dequeued)
+      if (before(enq(x), d) && before(d, deq(x))) return std::vector<std::uint32_t>{enq(x), d, deq(x)};
+  }
+  return std::nullopt;
+}
 
-  // ---- one order of the dequeued values, extending both real-time orders ----
-  std::vector<std::uint32_t> by_enqueue = dequeued, by_dequeue = dequeued;
-  std::sort(by_enqueue.begin(), by_enqueue.end(), [&](std::uint32_t a, std::uint32_t b) { return resp(enq(a)) < resp(enq(b)); });
-  std::sort(by_dequeue.begin(), by_dequeue.end(), [&](std::uint32_t a, std::uint32_t b) { return resp(deq(a)) < resp(deq(b)); });
+std::optional<std::vector<std::uint32_t>> dequeue_order(const QueueHistory& history, const QueueValues& values) {
+  auto enq_response = [&](std::uint32_t value) { return history.response(values.enqueue(value)); };
+  auto deq_response = [&](std::uint32_t value) { return history.response(values.dequeue(value)); };
+  std::vector<std::uint32_t> by_enqueue = values.dequeued, by_dequeue = values.dequeued;
+  std::sort(by_enqueue.begin(), by_enqueue.end(), [&](std::uint32_t a, std::uint32_t b) { return enq_response(a) < enq_response(b); });
+  std::sort(by_dequeue.begin(), by_dequeue.end(), [&](std::uint32_t a, std::uint32_t b) { return deq_response(a) < deq_response(b); });
   std::unordered_map<std::uint32_t, char> taken;
-  taken.reserve(dequeued.size());
-  std::vector<std::uint32_t> order_values;
-  order_values.reserve(dequeued.size() + stayed.size());
+  taken.reserve(values.dequeued.size());
+  std::vector<std::uint32_t> order;
+  order.reserve(values.dequeued.size() + values.stayed.size());
   std::size_t first_e = 0, first_d = 0;
-  while (order_values.size() < dequeued.size()) {
+  while (order.size() < values.dequeued.size()) {
     while (taken.count(by_enqueue[first_e])) ++first_e;
     while (taken.count(by_dequeue[first_d])) ++first_d;
     // y may go next when everything that returned before it began (both ways) has gone.
-    const std::uint64_t enq_bound = resp(enq(by_enqueue[first_e])), deq_bound = resp(deq(by_dequeue[first_d]));
-    std::uint32_t next = kNone;
-    // Of those, the one whose enqueue returned first: enqueues are what the merge below cannot
-    // put off, so their order is the one to follow (by dequeues instead, the merge got stuck on
-    // 2 of 3 80-client histories).
+    const std::uint64_t enq_bound = enq_response(by_enqueue[first_e]), deq_bound = deq_response(by_dequeue[first_d]);
+    std::uint32_t next = kNoOp;
+    // Of those, the one whose enqueue returned first: enqueues are what the merge cannot put
+    // off, so their order is the one to follow (by dequeues instead, the merge got stuck on 2
+    // of 3 80-client histories).
     for (std::size_t k = first_e; k < by_enqueue.size(); ++k) {
       const std::uint32_t y = by_enqueue[k];
       // (a value dequeued before y was enqueued was ahead of y too: deq_bound bounds y's enqueue)
-      if (!taken.count(y) && inv(enq(y)) <= std::min(enq_bound, deq_bound) && inv(deq(y)) <= deq_bound) {
+      if (!taken.count(y) && history.invoke(values.enqueue(y)) <= std::min(enq_bound, deq_bound) &&
+          history.invoke(values.dequeue(y)) <= deq_bound) {
         next = y;
         break;
       }
     }
-    if (next == kNone) return find_pattern();  // a cycle, hence two values that must each come first
+    if (next == kNoOp) return std::nullopt;  // a cycle, hence two values that must each come first
     taken[next] = 1;
-    order_values.push_back(next);
+    order.push_back(next);
   }
-  std::sort(stayed.begin(), stayed.end(), [&](std::uint32_t a, std::uint32_t b) { return resp(enq(a)) < resp(enq(b)); });
-  order_values.insert(order_values.end(), stayed.begin(), stayed.end());
+  return order;
+}
 
-  // ---- merge: enqueues and dequeues in that order, empty dequeues, failed operations ----
-  std::vector<std::uint32_t> enqueues, dequeues;
-  for (std::uint32_t v : order_values) enqueues.push_back(enq(v));
-  for (std::size_t k = 0; k < dequeued.size(); ++k) dequeues.push_back(deq(order_values[k]));
-  auto by_invoke = [&](std::vector<std::uint32_t>& v) {
-    std::sort(v.begin(), v.end(), [&](std::uint32_t a, std::uint32_t b) { return inv(a) < inv(b); });
+void sort_for_merge(const QueueHistory& history, QueueValues& values) {
+  std::sort(values.stayed.begin(), values.stayed.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return history.response(values.enqueue(a)) < history.response(values.enqueue(b));
+  });
+  auto by_invoke = [&](std::vector<std::uint32_t>& ops) {
+    std::sort(ops.begin(), ops.end(), [&](std::uint32_t a, std::uint32_t b) { return history.invoke(a) < history.invoke(b); });
   };
-  by_invoke(empties);
-  by_invoke(failed);
-  std::vector<char> placed(n, 0);
-  using Due = std::pair<std::uint64_t, std::uint32_t>;  // (response, op) of what is still to place
-  std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
-  for (const auto* list : {&enqueues, &dequeues, &empties, &failed})
-    for (std::uint32_t i : *list)
-      if (!pending(i)) due.emplace(resp(i), i);
-  std::vector<std::size_t> order;
-  order.reserve(enqueues.size() + dequeues.size() + empties.size() + failed.size());
-  auto place = [&](std::uint32_t i) {
-    placed[i] = 1;
-    order.push_back(i);
-  };
-  // Enqueues just in time (Lowe): none goes before it must, so the queue stays as short as it
-  // can be, which is what dequeues that find it empty need. At each step the operation that
-  // returned first among those left decides what goes next: itself, or what must precede it.
-  std::vector<std::uint32_t> role(n, kNone);  // enqueue: position in `enqueues`; dequeue: in `dequeues`
-  for (std::uint32_t k = 0; k < enqueues.size(); ++k) role[enqueues[k]] = k;
-  for (std::uint32_t k = 0; k < dequeues.size(); ++k) role[dequeues[k]] = k;
-  const std::size_t total = enqueues.size() + dequeues.size() + empties.size() + failed.size();
-  std::size_t e = 0, d = 0, next_failed = 0, next_empty = 0;
-  auto ready = [&](std::uint32_t i, std::uint64_t bound) { return inv(i) <= bound; };
-  while (order.size() < total) {
-    while (!due.empty() && placed[due.top().second]) due.pop();
-    const std::uint64_t bound = due.empty() ? TimedOp::kPending : due.top().first;  // ready: began by then
-    const std::size_t size = e - d;
+  by_invoke(values.empties);
+  by_invoke(values.failed);
+}
+
+namespace {
+
+// The merge of merge_operations. Enqueues go just in time (Lowe): none goes before it must, so
+// the queue stays as short as it can be, which is what dequeues that find it empty need. At
+// each step the operation that returned first among those left decides what goes next:
+// itself, or what must precede it.
+class Merge {
+ public:
+  Merge(const QueueHistory& history, const QueueValues& values, const std::vector<std::uint32_t>& value_order)
+      : history_(history), empties_(values.empties), failed_(values.failed), placed_(history.size(), 0), role_(history.size(), kNoOp) {
+    for (std::uint32_t v : value_order) enqueues_.push_back(values.enqueue(v));
+    for (std::size_t k = 0; k < values.dequeued.size(); ++k) dequeues_.push_back(values.dequeue(value_order[k]));
+    using List = const std::vector<std::uint32_t>*;
+    for (List list : {List{&enqueues_}, List{&dequeues_}, List{&empties_}, List{&failed_}})
+      for (std::uint32_t i : *list)
+        if (!history.pending(i)) due_.emplace(history.response(i), i);
+    for (std::uint32_t k = 0; k < enqueues_.size(); ++k) role_[enqueues_[k]] = k;
+    for (std::uint32_t k = 0; k < dequeues_.size(); ++k) role_[dequeues_[k]] = k;
+    total_ = enqueues_.size() + dequeues_.size() + empties_.size() + failed_.size();
+    order_.reserve(total_);
+  }
+
+  std::optional<std::vector<std::size_t>> run() {
+    while (order_.size() < total_) {
+      while (!due_.empty() && placed_[due_.top().second]) due_.pop();
+      const std::uint64_t bound = due_.empty() ? TimedOp::kPending : due_.top().first;  // ready: began by then
+      const bool progress = place_changeless(bound);
+      if (dequeue_next() && ready(dequeues_[dequeued_], bound)) {
+        // Dequeues go as soon as they may (their value in, real time allowing): an early
+        // dequeue shortens the queue, which only helps the dequeues that find it empty.
+        place(dequeues_[dequeued_++]);
+        continue;
+      }
+      if (progress) continue;
+      const std::uint32_t step = next_step();
+      if (step == kNoOp || !ready(step, bound)) return std::nullopt;
+      place(step);
+      history_.ops[step].enqueue ? ++enqueued_ : ++dequeued_;
+    }
+    return std::move(order_);
+  }
+
+ private:
+  bool ready(std::uint32_t i, std::uint64_t bound) const { return history_.invoke(i) <= bound; }
+  bool dequeue_next() const { return dequeued_ < std::min(enqueued_, dequeues_.size()); }  // the next dequeue's value is in
+  void place(std::uint32_t i) {
+    placed_[i] = 1;
+    order_.push_back(i);
+  }
+  // Failed operations change nothing, nor does an empty dequeue while the queue is empty:
+  // placed as soon as they may be, they are in nobody's way. (The bound only grows, so what is
+  // left of each list is a suffix in invocation order.)
+  bool place_changeless(std::uint64_t bound) {
     bool progress = false;
-    // Failed operations change nothing, nor does an empty dequeue while the queue is empty:
-    // placed as soon as they may be, they are in nobody's way. (The bound only grows, so what
-    // is left of each list is a suffix in invocation order.)
-    for (; next_failed < failed.size() && ready(failed[next_failed], bound); progress = true) place(failed[next_failed++]);
-    if (size == 0)
-      for (; next_empty < empties.size() && ready(empties[next_empty], bound); progress = true) place(empties[next_empty++]);
-    // Dequeues go as soon as they may (their value in, real time allowing): an early dequeue
-    // shortens the queue, which only helps the dequeues that find it empty.
-    const bool dequeue_next = d < std::min(e, dequeues.size());  // the next dequeue's value is in
-    if (dequeue_next && ready(dequeues[d], bound)) {
-      place(dequeues[d++]);
-      continue;
-    }
-    if (progress) continue;
-    std::uint32_t step = kNone;
-    if (due.empty()) {  // only pending enqueues are left, with their dequeues
-      step = dequeue_next ? dequeues[d] : e < enqueues.size() ? enqueues[e] : kNone;
-    } else {
-      const std::uint32_t u = due.top().second;
-      if (ops[u].enqueue || (ops[u].value != 0 && e <= role[u]))
-        step = e < enqueues.size() ? enqueues[e] : kNone;  // u, or an enqueue it needs, comes next
-      else
-        step = dequeue_next ? dequeues[d] : kNone;  // dequeues until u (or, for an empty one, until empty)
-    }
-    if (step == kNone || !ready(step, bound)) return find_pattern();
-    place(step);
-    ops[step].enqueue ? ++e : ++d;
+    for (; next_failed_ < failed_.size() && ready(failed_[next_failed_], bound); progress = true) place(failed_[next_failed_++]);
+    if (enqueued_ == dequeued_)
+      for (; next_empty_ < empties_.size() && ready(empties_[next_empty_], bound); progress = true) place(empties_[next_empty_++]);
+    return progress;
+  }
+  // What the first operation left to return needs next (kNoOp: nothing can go).
+  std::uint32_t next_step() const {
+    const std::uint32_t next_enqueue = enqueued_ < enqueues_.size() ? enqueues_[enqueued_] : kNoOp;
+    const std::uint32_t next_dequeue = dequeue_next() ? dequeues_[dequeued_] : kNoOp;
+    if (due_.empty()) return next_dequeue != kNoOp ? next_dequeue : next_enqueue;  // only pending enqueues are left, with their dequeues
+    const std::uint32_t first = due_.top().second;
+    if (history_.ops[first].enqueue || (history_.ops[first].value != 0 && enqueued_ <= role_[first]))
+      return next_enqueue;  // first, or an enqueue it needs, comes next
+    return next_dequeue;    // dequeues until first (or, for an empty one, until empty)
   }
 
-  // ---- the order, replayed on the queue and checked against the history ----
+  const QueueHistory& history_;
+  const std::vector<std::uint32_t>& empties_;
+  const std::vector<std::uint32_t>& failed_;
+  std::vector<std::uint32_t> enqueues_, dequeues_;  // in the value order
+  std::vector<char> placed_;
+  using Due = std::pair<std::uint64_t, std::uint32_t>;  // (response, op) of what is still to place
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+  std::vector<std::uint32_t> role_;  // enqueue: position in enqueues_; dequeue: in dequeues_
+  std::size_t total_ = 0;
+  std::vector<std::size_t> order_;
+  std::size_t enqueued_ = 0, dequeued_ = 0, next_failed_ = 0, next_empty_ = 0;
+};
+
+}  // namespace
+
+std::optional<std::vector<std::size_t>> merge_operations(const QueueHistory& history, const QueueValues& values,
+                                                         const std::vector<std::uint32_t>& value_order) {
+  return Merge(history, values, value_order).run();
+}
+
+}  // namespace queue_decision
+
+std::optional<SearchResult> decide_unique_queue(const std::vector<QueueOp>& ops, const std::vector<TimedOp>& timed) {
+  using namespace queue_decision;
+  const QueueHistory history{ops, timed};
+  Step<QueueValues> gathered = gather_values(history);
+  if (auto* stop = std::get_if<Stop>(&gathered)) return stopped(ops.size(), *stop);
+  QueueValues& values = std::get<QueueValues>(gathered);
+  // Where the construction does not go through, a violation only on a pattern.
+  auto pattern = [&]() -> std::optional<SearchResult> {
+    std::optional<std::vector<std::uint32_t>> witness = find_pattern(history, values);
+    if (!witness) return std::nullopt;
+    return decided_violation(ops.size(), std::move(*witness));
+  };
+  std::optional<std::vector<std::uint32_t>> value_order = dequeue_order(history, values);
+  if (!value_order) return pattern();
+  sort_for_merge(history, values);
+  value_order->insert(value_order->end(), values.stayed.begin(), values.stayed.end());
+  std::optional<std::vector<std::size_t>> order = merge_operations(history, values, *value_order);
+  if (!order) return pattern();
   std::vector<std::uint32_t> queue;
-  for (std::size_t i : order)
-    if (!queue_apply(ops[i], queue)) return find_pattern();
-  if (!order_fits_history(order, timed)) return find_pattern();
-  result.verdict = SearchVerdict::ok;
-  result.order = std::move(order);
-  result.memo_bytes = n * 6 * sizeof(std::uint32_t);
+  std::optional<SearchResult> result = certify_order(std::move(*order), timed, [&](std::size_t i) { return queue_apply(ops[i], queue); });
+  if (!result) return pattern();
+  result->memo_bytes = ops.size() * 6 * sizeof(std::uint32_t);
   return result;
 }
 

@@ -381,3 +381,41 @@ TEST(FailingWindow, OutOfBudgetClaimsNothing) {
 }
 
 }  // namespace
+
+namespace {
+
+// The parts of the shrinking, alone: a cut's operations and which of them are open, and the
+// times cuts fall at.
+TEST(FailingWindowParts, ACutHoldsWhatRanBeforeItsEndAndAfterItsFrontOpenWhereItCrossesThem) {
+  using duet::detail::TimedOp;
+  using duet::history::detail::WindowCut;
+  const TimedOp before{0, 0, 2}, across_front{1, 1, 6}, inside{0, 7, 8}, across_end{1, 9, 20}, after{0, 21, 22},
+      pending{2, 3, TimedOp::kPending};
+  const WindowCut cut{10, true, 5};
+  EXPECT_FALSE(cut.contains(before));  // returned by the front
+  EXPECT_TRUE(cut.contains(across_front));
+  EXPECT_TRUE(cut.contains(inside));
+  EXPECT_TRUE(cut.contains(across_end));
+  EXPECT_FALSE(cut.contains(after));  // invoked after the end
+  EXPECT_TRUE(cut.contains(pending));
+  EXPECT_TRUE(cut.open(across_front));
+  EXPECT_FALSE(cut.open(inside));
+  EXPECT_TRUE(cut.open(across_end));
+  EXPECT_FALSE(cut.open(pending));  // pending anyway
+  const WindowCut whole;
+  EXPECT_TRUE(whole.contains(before) && whole.contains(after));
+  EXPECT_FALSE(whole.open(before) || whole.open(across_end));
+}
+
+TEST(FailingWindowParts, CutsFallAtEachResponseOnceInOrder) {
+  using duet::detail::TimedOp;
+  const std::vector<TimedOp> timed{{0, 0, 9}, {1, 1, 3}, {2, 2, TimedOp::kPending}, {0, 10, 3}, {1, 4, 12}};
+  const std::vector<std::uint64_t> times = duet::history::detail::cut_times(timed);
+  EXPECT_EQ(times, (std::vector<std::uint64_t>{3, 9, 12}));
+  EXPECT_EQ(duet::history::detail::first_at_or_after(times, 0), 0u);
+  EXPECT_EQ(duet::history::detail::first_at_or_after(times, 9), 1u);
+  EXPECT_EQ(duet::history::detail::first_at_or_after(times, 10), 2u);
+  EXPECT_EQ(duet::history::detail::first_at_or_after(times, 13), 3u);
+}
+
+}  // namespace

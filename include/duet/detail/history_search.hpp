@@ -62,21 +62,99 @@ struct PartOutcome {
   bool window_out_of_budget = false;  // a window was sought, and none found within its budget
 };
 
+/// The part's operations as the search sees them (indices local to the part): times, and
+/// processes numbered densely in order of first appearance; an operation that ended in `info`
+/// never returned.
+std::vector<TimedOp> part_times(const History& h, const std::vector<std::size_t>& part);
+
+/// The operation that blocks a violation a decision found (no search ran to its end): of the
+/// witness's completed operations, the last to return (the others, placed, leave it no room).
+std::optional<std::size_t> stuck_in_witness(const std::vector<std::size_t>& witness, const std::vector<TimedOp>& timed);
+
+/// The operation that blocks a violation the search found: of those its longest partial order
+/// did not place, the first to have returned (every later operation would have to follow it,
+/// and it fits nowhere).
+std::optional<std::size_t> stuck_after_order(const std::vector<std::size_t>& order, const std::vector<TimedOp>& timed);
+
+/// A decision's verdict on the part (Oracle::decide), if the oracle has one and the part is
+/// of its kind.
+template <class Oracle>
+bool decide_part(const std::vector<TimedOp>& timed, const Oracle& oracle, PartOutcome& out) {
+  if constexpr (requires { oracle.decide(timed); }) {
+    std::optional<SearchResult> decided = oracle.decide(timed);
+    if (!decided) return false;
+    out.search = std::move(*decided);
+    return true;
+  } else {
+    return false;
+  }
+}
+
+/// The budget of the short search after a decision's violation: at most 50,000 steps.
+SearchBudget short_search_budget(const SearchBudget& budget);
+
+/// What a short search after a decision's violation adds to it: the report's longest partial
+/// linearization, shown only when that search, too, ran to the end (PartOutcome::partial_known);
+/// or, should it find one, a witness order, which beats the decision.
+void take_short_search(SearchResult searched, PartOutcome& out);
+
+/// The diagnosis along the order found: the state after each operation (with `want_states`),
+/// and for a violation the operation that blocks and the state where it cannot be placed.
+template <class Oracle>
+void diagnose_part(const std::vector<TimedOp>& timed, const std::vector<std::size_t>& part, const Oracle& oracle, bool want_states,
+                   PartOutcome& out) {
+  const bool violation = out.search.verdict == SearchVerdict::violation;
+  if (!want_states && !violation) return;
+  typename Oracle::State s = oracle.initial();
+  for (std::size_t local : out.search.order) {
+    oracle.apply(s, local);
+    if (want_states) out.states.push_back(oracle.show(s));
+  }
+  if (!violation) return;
+  if (!out.partial_known) {
+    // Decided without a search: no partial linearization to show, but a witness.
+    if (std::optional<std::size_t> last = stuck_in_witness(out.search.witness, timed)) out.stuck = part[*last];
+    return;
+  }
+  if (std::optional<std::size_t> stuck = stuck_after_order(out.search.order, timed)) out.stuck = part[*stuck];
+  out.stuck_state = oracle.show(s);
+}
+
+/// A violation only the search found, shrunk to a failing window (PartOutcome::window...),
+/// spending at most about twice what the search spent in steps (4M at least: small windows are
+/// cheap), and no longer than the search took (50 ms at least): the window never costs much
+/// more than the check.
+template <class Oracle>
+void seek_window(const std::vector<TimedOp>& timed, const std::vector<std::size_t>& part, const Oracle& oracle, const SearchBudget& budget,
+                 std::chrono::steady_clock::duration search_took, PartOutcome& out) {
+  std::vector<bool> read_only(part.size(), false);
+  if constexpr (requires { oracle.read_only(std::size_t{0}); })
+    for (std::size_t i = 0; i < part.size(); ++i) read_only[i] = timed[i].response != TimedOp::kPending && oracle.read_only(i);
+  std::optional<std::size_t> stuck_local;
+  for (std::size_t i = 0; out.stuck && i < part.size(); ++i)
+    if (part[i] == *out.stuck) stuck_local = i;
+  const std::uint64_t allowance = std::max<std::uint64_t>(4'000'000, 2 * out.search.nodes);
+  SearchBudget window_budget = budget;
+  window_budget.deadline = std::min(budget.deadline, std::chrono::steady_clock::now() +
+                                                         std::max<std::chrono::steady_clock::duration>(search_took, std::chrono::milliseconds(50)));
+  auto w = failing_window(timed, oracle, window_budget, stuck_local, read_only, allowance);
+  out.window_nodes = w.nodes;
+  out.window_out_of_budget = w.out_of_budget;
+  if (w.ops.size() == part.size() && w.open.empty() && w.start.empty()) return;  // nothing smaller than the part
+  for (std::size_t i : w.ops) out.window.push_back(part[i]);
+  for (std::size_t i : w.open) out.window_open.push_back(part[i]);
+  for (const auto& s : w.start) out.window_start.push_back(oracle.show(s));
+  // Shortest first, then in text order: numbers come out in numeric order.
+  std::sort(out.window_start.begin(), out.window_start.end(),
+            [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() < b.size() : a < b; });
+}
+
 /// Runs the search for one part with an oracle built for it (indices local to the part), and
 /// fills in the diagnosis: states along the order, the stuck operation and its state.
 template <class Oracle>
 PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, const Oracle& oracle, const PartCheck& check) {
   const SearchBudget& budget = check.budget;
-  const bool want_states = check.want_states;
-  std::vector<TimedOp> timed(part.size());
-  std::unordered_map<std::int64_t, std::uint32_t> processes;
-  for (std::size_t i = 0; i < part.size(); ++i) {
-    const Operation& op = h.ops[part[i]];
-    auto [it, fresh] = processes.try_emplace(op.process, static_cast<std::uint32_t>(processes.size()));
-    timed[i].process = it->second;
-    timed[i].invoke = op.invoke;
-    timed[i].response = op.outcome == Outcome::info ? TimedOp::kPending : op.response;
-  }
+  const std::vector<TimedOp> timed = part_times(h, part);
   PartOutcome out;
   // The deadline may have passed while the history was read or this part prepared: the
   // search's own setup is not worth starting then (on a huge part it takes a while).
@@ -87,84 +165,19 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
   }
   // An oracle may decide its part without a search (a polynomial decision for histories of a
   // special kind); it says nothing when the part is not of that kind.
-  bool decided = false;
-  if constexpr (requires { oracle.decide(timed); }) {
-    if (std::optional<SearchResult> d = oracle.decide(timed)) {
-      out.search = std::move(*d);
-      decided = true;
-      if (out.search.verdict == SearchVerdict::violation) {
-        // The report's longest partial linearization, where a short search finds it (small
-        // histories): shown only when that search, too, ran to the end.
-        SearchBudget short_budget = budget;
-        short_budget.max_nodes = std::min<std::uint64_t>(budget.max_nodes, 50'000);
-        SearchResult searched = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, short_budget);
-        out.search.nodes += searched.nodes;
-        out.partial_known = searched.verdict != SearchVerdict::unknown;
-        if (searched.verdict == SearchVerdict::violation) out.search.order = std::move(searched.order);
-        if (searched.verdict == SearchVerdict::ok) out.search = std::move(searched);  // a witness order beats the decision
-      }
-    }
-  }
+  const bool decided = decide_part(timed, oracle, out);
+  if (decided && out.search.verdict == SearchVerdict::violation)  // (small histories: a short search finds the order)
+    take_short_search(duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, short_search_budget(budget)), out);
   const auto search_began = std::chrono::steady_clock::now();
   if (!decided) out.search = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, budget);
   const auto search_took = std::chrono::steady_clock::now() - search_began;
-  const bool violation = out.search.verdict == SearchVerdict::violation;
-  if (want_states || violation) {
-    typename Oracle::State s = oracle.initial();
-    for (std::size_t local : out.search.order) {
-      oracle.apply(s, local);
-      if (want_states) out.states.push_back(oracle.show(s));
-    }
-    if (violation && !out.partial_known) {
-      // Decided without a search: no partial linearization to show, but a witness. The one
-      // that blocks is the witness's last to return (the others, placed, leave it no room).
-      std::optional<std::size_t> last;
-      for (std::size_t local : out.search.witness)
-        if (timed[local].response != TimedOp::kPending && (!last || timed[local].response > timed[*last].response)) last = local;
-      if (last) out.stuck = part[*last];
-    } else if (violation) {
-      // The operation that blocks: of those not placed, the first to have returned (every
-      // later operation would have to follow it, and it fits nowhere).
-      std::vector<bool> placed(part.size(), false);
-      for (std::size_t local : out.search.order) placed[local] = true;
-      std::optional<std::size_t> stuck;
-      for (std::size_t i = 0; i < part.size(); ++i)
-        if (!placed[i] && timed[i].response != TimedOp::kPending && (!stuck || timed[i].response < timed[*stuck].response))
-          stuck = i;
-      if (stuck) out.stuck = part[*stuck];
-      out.stuck_state = oracle.show(s);
-    }
-  }
+  diagnose_part(timed, part, oracle, check.want_states, out);
   // The first part of a history to fail stops the others; it alone seeks a window (one is
-  // reported).
+  // reported), where only the search found the violation.
+  const bool violation = out.search.verdict == SearchVerdict::violation;
   const bool first_to_fail = violation && (check.violation_found == nullptr || !check.violation_found->exchange(true));
-  if (first_to_fail && out.partial_known && out.search.witness.empty() && check.want_window) {
-    // Only the search found it: shrink it to a failing window, spending at most about twice
-    // what the search spent in steps (4M at least: small windows are cheap), and no longer
-    // than the search took (50 ms at least): the window never costs much more than the check.
-    std::vector<bool> read_only(part.size(), false);
-    if constexpr (requires { oracle.read_only(std::size_t{0}); })
-      for (std::size_t i = 0; i < part.size(); ++i) read_only[i] = timed[i].response != TimedOp::kPending && oracle.read_only(i);
-    std::optional<std::size_t> stuck_local;
-    for (std::size_t i = 0; out.stuck && i < part.size(); ++i)
-      if (part[i] == *out.stuck) stuck_local = i;
-    const std::uint64_t allowance = std::max<std::uint64_t>(4'000'000, 2 * out.search.nodes);
-    SearchBudget window_budget = budget;
-    window_budget.deadline = std::min(budget.deadline, std::chrono::steady_clock::now() +
-                                                           std::max<std::chrono::steady_clock::duration>(search_took, std::chrono::milliseconds(50)));
-    auto w = failing_window(timed, oracle, window_budget, stuck_local, read_only, allowance);
-    out.window_nodes = w.nodes;
-    out.window_out_of_budget = w.out_of_budget;
-    if (w.ops.size() < part.size() || !w.open.empty() || !w.start.empty()) {
-      for (std::size_t i : w.ops) out.window.push_back(part[i]);
-      for (std::size_t i : w.open) out.window_open.push_back(part[i]);
-      for (const auto& s : w.start) out.window_start.push_back(oracle.show(s));
-      // Shortest first, then in text order: numbers come out in numeric order.
-      std::sort(out.window_start.begin(), out.window_start.end(), [](const std::string& a, const std::string& b) {
-        return a.size() != b.size() ? a.size() < b.size() : a < b;
-      });
-    }
-  }
+  if (first_to_fail && out.partial_known && out.search.witness.empty() && check.want_window)
+    seek_window(timed, part, oracle, budget, search_took, out);
   for (std::size_t& i : out.search.order) i = part[i];
   for (std::size_t& i : out.search.witness) i = part[i];
   return out;

@@ -130,261 +130,317 @@ bool reachable_states(const Oracle& oracle, const std::vector<std::size_t>& ops,
   return true;
 }
 
-/// Shrinks a violation of `timed` under `oracle` to a failing window, spending at most
-/// `allowance` search steps (and stopping at the budget's deadline), keeping the smallest
-/// window that failed. `stuck`: the operation the search could not place (it usually belongs
-/// to the window: cuts around it are tried first); `read_only`: per operation, completed and
-/// never changes the state.
-template <class Oracle>
-FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::detail::TimedOp>& timed, const Oracle& oracle,
-                                                     const duet::detail::SearchBudget& budget, std::optional<std::size_t> stuck,
-                                                     const std::vector<bool>& read_only, std::uint64_t allowance) {
-  using duet::detail::SearchVerdict;
-  using duet::detail::TimedOp;
-  using State = typename Oracle::State;
-  constexpr std::size_t kMaxSearches = 4000;
-  constexpr std::size_t kMaxStartStates = 64;  // more: the states are collected stretch by stretch
-  const std::size_t n = timed.size();
-  std::uint64_t spent = 0;
-  std::size_t searches = 0;
+/// A candidate window: the operations invoked by `end_time` that had not returned by `front`
+/// (when there is one). Open: completed ones that return after end_time, or were invoked by
+/// `front`.
+struct WindowCut {
+  std::uint64_t end_time = duet::detail::TimedOp::kPending;
+  bool has_front = false;
+  std::uint64_t front = 0;
 
-  auto budget_left = [&] {
+  bool contains(const duet::detail::TimedOp& op) const {
+    if (op.invoke > end_time) return false;
+    return !has_front || op.response == duet::detail::TimedOp::kPending || op.response > front;
+  }
+  bool open(const duet::detail::TimedOp& op) const {
+    if (op.response == duet::detail::TimedOp::kPending) return false;  // pending anyway
+    return op.response > end_time || (has_front && op.invoke <= front);
+  }
+};
+
+/// The times a cut may fall at: the responses, in order, each once.
+inline std::vector<std::uint64_t> cut_times(const std::vector<duet::detail::TimedOp>& timed) {
+  std::vector<std::uint64_t> times;
+  for (const duet::detail::TimedOp& t : timed)
+    if (t.response != duet::detail::TimedOp::kPending) times.push_back(t.response);
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  return times;
+}
+
+/// The first of the sorted `times` at or after `t`.
+inline std::size_t first_at_or_after(const std::vector<std::uint64_t>& times, std::uint64_t t) {
+  return static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
+}
+
+/// The work of failing_window (below): its allowance, the candidate windows it builds and
+/// searches, and its steps, each a method: around the stuck operation (0), the earliest end
+/// (1), read-only operations dropped (2), the latest front (3).
+template <class Oracle>
+class WindowShrinker {
+ public:
+  using State = typename Oracle::State;
+  using TimedOp = duet::detail::TimedOp;
+
+  WindowShrinker(const std::vector<TimedOp>& timed, const Oracle& oracle, const duet::detail::SearchBudget& budget,
+                 std::optional<std::size_t> stuck, const std::vector<bool>& read_only, std::uint64_t allowance)
+      : timed_(timed),
+        oracle_(oracle),
+        budget_(budget),
+        stuck_(stuck),
+        read_only_(read_only),
+        allowance_(allowance),
+        n_(timed.size()),
+        window_{&oracle, {}, oracle.initial()},
+        dropped_(timed.size(), false),
+        from_start_{oracle.initial()},
+        times_(cut_times(timed)) {}
+
+  FailingWindow<State> run() {
+    // 0. Where the search got stuck: that operation alone, then windows grown around it, each
+    // starting in every state the operations that may precede it reach (when those are few). A
+    // grown window is kept aside: the cuts below, with the states collected exactly, may find
+    // a smaller one within what is left of the allowance.
+    std::optional<FailingWindow<State>> grown;
+    if (stuck_ && timed_[*stuck_].response != TimedOp::kPending) {
+      std::vector<State> states;
+      if (states_by(timed_[*stuck_].response, *stuck_, states)) {
+        if (std::optional<FailingWindow<State>> alone = stuck_alone(states)) return std::move(*alone);
+        grown = grow_around_stuck(states);
+      }
+    }
+    WindowCut cut = earliest_end();
+    // 2. Read-only operations dropped, from the start (cheap, and every later search is shorter).
+    drop_read_only(cut, from_start_);
+    std::vector<State> starts = from_start_;
+    latest_front(cut, starts);
+    // 4. From the front's states, more reads may go.
+    if (cut.has_front) drop_read_only(cut, starts);
+    FailingWindow<State> cuts = finish(cut, cut.has_front ? std::move(starts) : std::vector<State>{});
+    if (grown && grown->ops.size() <= cuts.ops.size()) {
+      grown->nodes = spent_;
+      return std::move(*grown);
+    }
+    return cuts;
+  }
+
+ private:
+  static constexpr std::size_t kMaxSearches = 4000;
+  static constexpr std::size_t kMaxStartStates = 64;  // more: the states are collected stretch by stretch
+
+  bool budget_left() const {
     // (The searches check the caller's cancel flag only now and then; a small one would finish.)
-    if (budget.cancel != nullptr && budget.cancel->load(std::memory_order_relaxed)) return false;
-    return spent < allowance && searches < kMaxSearches && std::chrono::steady_clock::now() < budget.deadline;
-  };
-  auto search_budget = [&] {
-    duet::detail::SearchBudget b = budget;
-    b.max_nodes = std::min(budget.max_nodes, allowance - spent);
+    if (budget_.cancel != nullptr && budget_.cancel->load(std::memory_order_relaxed)) return false;
+    return spent_ < allowance_ && searches_ < kMaxSearches && std::chrono::steady_clock::now() < budget_.deadline;
+  }
+  duet::detail::SearchBudget search_budget() const {
+    duet::detail::SearchBudget b = budget_;
+    b.max_nodes = std::min(budget_.max_nodes, allowance_ - spent_);
     b.group_cancel = nullptr;  // set by this very violation (the siblings stop; this goes on)
     // (shared_memory stays: siblings winding down still count against the one budget)
     return b;
-  };
+  }
+  bool is_read_only(std::size_t k) const { return k < read_only_.size() && read_only_[k]; }
 
-  // A window: the operations invoked by `end_time` that had not returned by `front` (when
-  // there is one), less `dropped`. Open: completed ones that return after end_time, or were
-  // invoked by `front`.
-  struct Cut {
-    std::uint64_t end_time = TimedOp::kPending;
-    bool has_front = false;
-    std::uint64_t front = 0;
-  };
-  auto in_window = [&](std::size_t k, const Cut& c) {
-    if (timed[k].invoke > c.end_time) return false;
-    return !c.has_front || timed[k].response == TimedOp::kPending || timed[k].response > c.front;
-  };
-  auto is_open = [&](std::size_t k, const Cut& c) {
-    if (timed[k].response == TimedOp::kPending) return false;  // pending anyway
-    return timed[k].response > c.end_time || (c.has_front && timed[k].invoke <= c.front);
-  };
-  WindowOracle<Oracle> window{&oracle, {}, oracle.initial()};
-  std::vector<TimedOp> sub;
-  auto build = [&](const Cut& c, const std::vector<bool>& dropped) {
-    window.map.clear();
-    sub.clear();
-    for (std::size_t k = 0; k < n; ++k) {
-      if (!in_window(k, c) || dropped[k]) continue;
-      TimedOp t = timed[k];
-      if (is_open(k, c)) t.response = TimedOp::kPending;
-      window.map.push_back(k);
-      sub.push_back(t);
+  // The window `cut` less `dropped`, into window_ and sub_.
+  void build(const WindowCut& cut, const std::vector<bool>& dropped) {
+    window_.map.clear();
+    sub_.clear();
+    for (std::size_t k = 0; k < n_; ++k) {
+      if (!cut.contains(timed_[k]) || dropped[k]) continue;
+      TimedOp t = timed_[k];
+      if (cut.open(timed_[k])) t.response = TimedOp::kPending;
+      window_.map.push_back(k);
+      sub_.push_back(t);
     }
-  };
+  }
+
   // Does the window have no linearization from any of `starts`?
-  auto fails = [&](const Cut& c, const std::vector<bool>& dropped, const std::vector<State>& starts) {
+  bool fails(const WindowCut& cut, const std::vector<bool>& dropped, const std::vector<State>& starts) {
     if (starts.empty() || !budget_left()) return false;
-    build(c, dropped);
-    spent += n;  // building it
+    build(cut, dropped);
+    spent_ += n_;  // building it
     for (const State& s : starts) {
       if (!budget_left()) return false;
-      ++searches;
-      window.start = s;
-      const duet::detail::SearchResult r = duet::detail::linearize(sub, window, duet::detail::Consistency::linearizable, search_budget());
-      spent += std::max<std::uint64_t>(r.nodes, 1);
-      if (r.verdict != SearchVerdict::violation) return false;
+      ++searches_;
+      window_.start = s;
+      const duet::detail::SearchResult r = duet::detail::linearize(sub_, window_, duet::detail::Consistency::linearizable, search_budget());
+      spent_ += std::max<std::uint64_t>(r.nodes, 1);
+      if (r.verdict != duet::detail::SearchVerdict::violation) return false;
     }
     return true;
-  };
+  }
+
   // The states a stretch of the history can end in, from any of `starts`: every end state of
   // its linearizations (operations still running at either end are open). False when they
   // could not all be collected within `limit` steps in all.
-  auto states_after = [&](const Cut& stretch, const std::vector<State>& starts, std::uint64_t limit, std::vector<State>& out) {
+  bool states_after(const WindowCut& stretch, const std::vector<State>& starts, std::uint64_t limit, std::vector<State>& out) {
     out.clear();
-    build(stretch, std::vector<bool>(n, false));
-    spent += n;
+    build(stretch, std::vector<bool>(n_, false));
+    spent_ += n_;
     duet::detail::EndStates<State> ends;
     for (const State& s : starts) {
-      if (!budget_left() || spent >= limit) return false;
-      ++searches;
-      window.start = s;
+      if (!budget_left() || spent_ >= limit) return false;
+      ++searches_;
+      window_.start = s;
       duet::detail::SearchBudget b = search_budget();
-      b.max_nodes = std::min(b.max_nodes, limit - spent);
-      const duet::detail::SearchResult r = duet::detail::linearize(sub, window, duet::detail::Consistency::linearizable, b, &ends);
-      spent += std::max<std::uint64_t>(r.nodes, 1);
-      if (r.verdict == SearchVerdict::unknown) return false;
+      b.max_nodes = std::min(b.max_nodes, limit - spent_);
+      const duet::detail::SearchResult r = duet::detail::linearize(sub_, window_, duet::detail::Consistency::linearizable, b, &ends);
+      spent_ += std::max<std::uint64_t>(r.nodes, 1);
+      if (r.verdict == duet::detail::SearchVerdict::unknown) return false;
     }
     out = std::move(ends.states);
     return !out.empty();
-  };
+  }
 
-  std::vector<bool> dropped(n, false);
-  const std::vector<State> from_start{oracle.initial()};
+  // The read-only operations of `cut` that may still go.
+  std::vector<std::size_t> read_only_candidates(const WindowCut& cut) const {
+    std::vector<std::size_t> candidates;
+    for (std::size_t k = 0; k < n_; ++k)
+      if (is_read_only(k) && !dropped_[k] && cut.contains(timed_[k])) candidates.push_back(k);
+    return candidates;
+  }
+
   // Dropping read-only operations: first every one but the stuck operation (often the whole
   // answer, in one search per start state), then halves, quarters, ... (delta debugging).
-  auto drop_read_only = [&](const Cut& c, const std::vector<State>& from) {
-    std::vector<std::size_t> candidates;
-    for (std::size_t k = 0; k < n; ++k)
-      if (k < read_only.size() && read_only[k] && !dropped[k] && in_window(k, c)) candidates.push_back(k);
-    if (stuck && candidates.size() > 1 && std::find(candidates.begin(), candidates.end(), *stuck) != candidates.end()) {
-      for (std::size_t k : candidates) dropped[k] = k != *stuck;
-      if (fails(c, dropped, from)) candidates = {*stuck};
+  void drop_read_only(const WindowCut& cut, const std::vector<State>& from) {
+    std::vector<std::size_t> candidates = read_only_candidates(cut);
+    if (stuck_ && candidates.size() > 1 && std::find(candidates.begin(), candidates.end(), *stuck_) != candidates.end()) {
+      for (std::size_t k : candidates) dropped_[k] = k != *stuck_;
+      if (fails(cut, dropped_, from)) candidates = {*stuck_};
       else
-        for (std::size_t k : candidates) dropped[k] = false;
+        for (std::size_t k : candidates) dropped_[k] = false;
     }
     for (std::size_t chunk = candidates.size(); chunk >= 1 && !candidates.empty();) {
       for (std::size_t at = 0; at < candidates.size();) {
         const std::size_t to = std::min(candidates.size(), at + chunk);
-        for (std::size_t x = at; x < to; ++x) dropped[candidates[x]] = true;
-        if (fails(c, dropped, from)) {
+        for (std::size_t x = at; x < to; ++x) dropped_[candidates[x]] = true;
+        if (fails(cut, dropped_, from)) {
           candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(at), candidates.begin() + static_cast<std::ptrdiff_t>(to));
         } else {
-          for (std::size_t x = at; x < to; ++x) dropped[candidates[x]] = false;
+          for (std::size_t x = at; x < to; ++x) dropped_[candidates[x]] = false;
           at = to;
         }
       }
       if (chunk == 1) break;
       chunk = (chunk + 1) / 2;
     }
-  };
-  // Cut times: the responses, in order.
-  std::vector<std::uint64_t> times;
-  for (const TimedOp& t : timed)
-    if (t.response != TimedOp::kPending) times.push_back(t.response);
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-
-  // The window `c` less `dropped`, starting in `start` (empty: the initial state).
-  auto finish = [&](const Cut& c, std::vector<State> start) {
-    FailingWindow<State> out;
-    for (std::size_t k = 0; k < n; ++k) {
-      if (!in_window(k, c) || dropped[k]) continue;
-      out.ops.push_back(k);
-      if (is_open(k, c)) out.open.push_back(k);
-    }
-    out.start = std::move(start);
-    out.nodes = spent;
-    out.out_of_budget = !budget_left() && out.ops.size() == n && out.open.empty() && out.start.empty();
-    return out;
-  };
-
-  // 0. Where the search got stuck: that operation alone, then windows grown around it, each
-  // starting in every state the operations that may precede it reach (when those are few). A
-  // grown window is kept aside: the cuts below, with the states collected exactly, may find a
-  // smaller one within what is left of the allowance.
-  std::optional<FailingWindow<State>> grown;
-  if (stuck && timed[*stuck].response != TimedOp::kPending) {
-    const TimedOp& s = timed[*stuck];
-    std::vector<State> states;
-    // The operations invoked by `t` (but `except`), applied freely from the initial state.
-    auto states_by = [&](std::uint64_t t, std::size_t except) {
-      std::vector<std::size_t> before;
-      for (std::size_t k = 0; k < n; ++k)
-        if (k != except && timed[k].invoke <= t && !(k < read_only.size() && read_only[k])) before.push_back(k);
-      spent += n;
-      std::uint64_t applies = 0;
-      const bool few = budget_left() && reachable_states(oracle, before, oracle.initial(), kMaxStartStates, allowance - spent, applies, states);
-      spent += applies;
-      return few;
-    };
-    std::vector<bool> all_but_stuck(n, true);
-    all_but_stuck[*stuck] = false;
-    bool few = states_by(s.response, *stuck);
-    if (few && fails(Cut{s.response}, all_but_stuck, states)) {
-      dropped = all_but_stuck;
-      return finish(Cut{s.response}, std::move(states));
-    }
-    // Returns before the stuck operation began: [0, began); its own return: times[returned].
-    const auto began = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), s.invoke) - times.begin());
-    const auto returned = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), s.response) - times.begin());
-    for (std::size_t j = 1; few && budget_left(); j *= 2) {
-      Cut c{times[std::min(times.size() - 1, returned + j - 1)]};
-      if (began >= j) {
-        c.has_front = true;
-        c.front = times[began - j];
-        if (!states_by(c.front, n)) break;
-      }
-      if (fails(c, dropped, c.has_front ? states : from_start)) {
-        std::vector<State> start = c.has_front ? states : std::vector<State>{};
-        drop_read_only(c, c.has_front ? states : from_start);
-        grown = finish(c, std::move(start));
-        std::fill(dropped.begin(), dropped.end(), false);
-        break;
-      }
-      if (!c.has_front && returned + j >= times.size()) break;  // the whole history, and no failure
-    }
   }
 
-  // 1. The earliest end that still fails (times.size(): no cut). The stuck operation's return
+  // The window `cut` less dropped_, starting in `start` (empty: the initial state).
+  FailingWindow<State> finish(const WindowCut& cut, std::vector<State> start) const {
+    FailingWindow<State> out;
+    for (std::size_t k = 0; k < n_; ++k) {
+      if (!cut.contains(timed_[k]) || dropped_[k]) continue;
+      out.ops.push_back(k);
+      if (cut.open(timed_[k])) out.open.push_back(k);
+    }
+    out.start = std::move(start);
+    out.nodes = spent_;
+    out.out_of_budget = !budget_left() && out.ops.size() == n_ && out.open.empty() && out.start.empty();
+    return out;
+  }
+
+  // The operations invoked by `t` (but `except`), applied freely from the initial state, into
+  // `states`: false when they are too many (or the allowance ran out).
+  bool states_by(std::uint64_t t, std::size_t except, std::vector<State>& states) {
+    std::vector<std::size_t> before;
+    for (std::size_t k = 0; k < n_; ++k)
+      if (k != except && timed_[k].invoke <= t && !is_read_only(k)) before.push_back(k);
+    spent_ += n_;
+    std::uint64_t applies = 0;
+    const bool few = budget_left() && reachable_states(oracle_, before, oracle_.initial(), kMaxStartStates, allowance_ - spent_, applies, states);
+    spent_ += applies;
+    return few;
+  }
+
+  // 0, alone: the stuck operation fails from every state those before it can leave.
+  std::optional<FailingWindow<State>> stuck_alone(std::vector<State>& states) {
+    const WindowCut cut{timed_[*stuck_].response};
+    std::vector<bool> all_but_stuck(n_, true);
+    all_but_stuck[*stuck_] = false;
+    if (!fails(cut, all_but_stuck, states)) return std::nullopt;
+    dropped_ = all_but_stuck;
+    return finish(cut, std::move(states));
+  }
+
+  // 0, grown: fronts and ends a doubling number of returns away from the stuck operation.
+  std::optional<FailingWindow<State>> grow_around_stuck(std::vector<State>& states) {
+    const TimedOp& s = timed_[*stuck_];
+    // Returns before the stuck operation began: [0, began); its own return: times_[returned].
+    const std::size_t began = first_at_or_after(times_, s.invoke), returned = first_at_or_after(times_, s.response);
+    for (std::size_t j = 1; budget_left(); j *= 2) {
+      WindowCut cut{times_[std::min(times_.size() - 1, returned + j - 1)]};
+      if (began >= j) {
+        cut.has_front = true;
+        cut.front = times_[began - j];
+        if (!states_by(cut.front, n_, states)) break;
+      }
+      if (fails(cut, dropped_, cut.has_front ? states : from_start_)) {
+        std::vector<State> start = cut.has_front ? states : std::vector<State>{};
+        drop_read_only(cut, cut.has_front ? states : from_start_);
+        FailingWindow<State> grown = finish(cut, std::move(start));
+        std::fill(dropped_.begin(), dropped_.end(), false);
+        return grown;
+      }
+      if (!cut.has_front && returned + j >= times_.size()) break;  // the whole history, and no failure
+    }
+    return std::nullopt;
+  }
+
+  // 1. The earliest end that still fails (times_.size(): no cut). The stuck operation's return
   // first: the other searches then run on windows no longer than that one.
-  Cut cut;
-  {
-    std::size_t lo = 0, hi = times.size();
-    if (stuck && timed[*stuck].response != TimedOp::kPending) {
-      const auto at = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), timed[*stuck].response) - times.begin());
-      if (fails(Cut{times[at]}, dropped, from_start)) hi = at;
+  WindowCut earliest_end() {
+    std::size_t lo = 0, hi = times_.size();
+    if (stuck_ && timed_[*stuck_].response != TimedOp::kPending) {
+      const std::size_t at = first_at_or_after(times_, timed_[*stuck_].response);
+      if (fails(WindowCut{times_[at]}, dropped_, from_start_)) hi = at;
       else lo = at + 1;
     }
     while (lo < hi) {
       const std::size_t mid = lo + (hi - lo) / 2;
-      if (fails(Cut{times[mid]}, dropped, from_start)) hi = mid;
+      if (fails(WindowCut{times_[mid]}, dropped_, from_start_)) hi = mid;
       else lo = mid + 1;
     }
-    if (hi < times.size()) cut.end_time = times[hi];
+    WindowCut cut;
+    if (hi < times_.size()) cut.end_time = times_[hi];
+    return cut;
   }
 
-  // 2. Read-only operations dropped, from the start (cheap, and every later search is shorter).
-  drop_read_only(cut, from_start);
-
-  // 3. The latest front that still fails, from every state the operations before it can
-  // leave. Those states are collected stretch by stretch (fronts every few returns): the
-  // states at the first front from the initial state, at each next one from the states at the
-  // one before. Any linearization of the history passes each front in one of them (an
-  // operation running across a front is open on both sides, so the collection may hold more
-  // states than the history can reach, never fewer). Half of what is left is spent on this at
-  // most; fronts beyond it are not tried. Then a binary search over the fronts, the last one
-  // before the stuck operation began first (the window then holds that operation whole). The
-  // reads dropped stay dropped: a window less read-only operations is a relaxation of it.
-  std::vector<State> starts = from_start;
-  {
+  // The fronts to try before `cut`'s end, every few returns, with the states the history can
+  // be in at each: at the first from the initial state, at each next one from the states at
+  // the one before. Half of what is left of the allowance at most; fronts beyond it are not
+  // tried.
+  void collect_fronts(const WindowCut& cut, std::vector<std::uint64_t>& fronts, std::vector<std::vector<State>>& states_at) {
     // Short stretches on short histories (more fronts to try), at most 16 returns on long ones.
-    const std::size_t stretch_returns = std::clamp<std::size_t>(times.size() / 64, 2, 16);
-    std::vector<std::uint64_t> fronts;
-    std::vector<std::vector<State>> states_at;
+    const std::size_t stretch_returns = std::clamp<std::size_t>(times_.size() / 64, 2, 16);
     std::size_t since = 0;
-    const std::uint64_t limit = spent + (allowance > spent ? (allowance - spent) / 2 : 0);
+    const std::uint64_t limit = spent_ + (allowance_ > spent_ ? (allowance_ - spent_) / 2 : 0);
     std::vector<State> found;
-    for (std::uint64_t t : times) {
+    for (std::uint64_t t : times_) {
       if (t >= cut.end_time) break;
       if (++since < stretch_returns) continue;
       since = 0;
-      const Cut stretch{t, !fronts.empty(), fronts.empty() ? 0 : fronts.back()};
-      if (!states_after(stretch, states_at.empty() ? from_start : states_at.back(), limit, found)) break;
+      const WindowCut stretch{t, !fronts.empty(), fronts.empty() ? 0 : fronts.back()};
+      if (!states_after(stretch, states_at.empty() ? from_start_ : states_at.back(), limit, found)) break;
       fronts.push_back(t);
       states_at.push_back(found);
     }
+  }
+
+  // 3. The latest front that still fails, from every state the operations before it can leave
+  // (any linearization of the history passes each front in one of them: an operation running
+  // across a front is open on both sides, so the collection may hold more states than the
+  // history can reach, never fewer). A binary search over the fronts, the last one before the
+  // stuck operation began first (the window then holds that operation whole). The reads
+  // dropped stay dropped: a window less read-only operations is a relaxation of it.
+  void latest_front(WindowCut& cut, std::vector<State>& starts) {
+    std::vector<std::uint64_t> fronts;
+    std::vector<std::vector<State>> states_at;
+    collect_fronts(cut, fronts, states_at);
     auto try_front = [&](std::size_t i) {
-      Cut c = cut;
+      WindowCut c = cut;
       c.has_front = true;
       c.front = fronts[i];
-      if (!fails(c, dropped, states_at[i])) return false;
+      if (!fails(c, dropped_, states_at[i])) return false;
       cut = c;
       starts = states_at[i];
       return true;
     };
     // Fronts [0, lo) are known to fail (or below the best), [hi, size) not to.
     std::size_t lo = 0, hi = fronts.size();
-    if (stuck && !fronts.empty()) {
-      const auto at = static_cast<std::size_t>(std::lower_bound(fronts.begin(), fronts.end(), timed[*stuck].invoke) - fronts.begin());
+    if (stuck_ && !fronts.empty()) {
+      const std::size_t at = first_at_or_after(fronts, timed_[*stuck_].invoke);
       if (at > 0) {
         if (try_front(at - 1)) lo = at;
         else hi = at - 1;
@@ -397,14 +453,32 @@ FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::det
     }
   }
 
-  // 4. From the front's states, more reads may go.
-  if (cut.has_front) drop_read_only(cut, starts);
-  FailingWindow<State> cuts = finish(cut, cut.has_front ? std::move(starts) : std::vector<State>{});
-  if (grown && grown->ops.size() <= cuts.ops.size()) {
-    grown->nodes = spent;
-    return std::move(*grown);
-  }
-  return cuts;
+  const std::vector<TimedOp>& timed_;
+  const Oracle& oracle_;
+  const duet::detail::SearchBudget& budget_;
+  const std::optional<std::size_t> stuck_;
+  const std::vector<bool>& read_only_;  // per operation: completed and never changes the state
+  const std::uint64_t allowance_;
+  const std::size_t n_;
+  std::uint64_t spent_ = 0;
+  std::size_t searches_ = 0;
+  WindowOracle<Oracle> window_;  // the candidate window being searched
+  std::vector<TimedOp> sub_;     // ... and its operations' times
+  std::vector<bool> dropped_;    // read-only operations dropped so far
+  const std::vector<State> from_start_;
+  const std::vector<std::uint64_t> times_;  // where cuts may fall
+};
+
+/// Shrinks a violation of `timed` under `oracle` to a failing window, spending at most
+/// `allowance` search steps (and stopping at the budget's deadline), keeping the smallest
+/// window that failed. `stuck`: the operation the search could not place (it usually belongs
+/// to the window: cuts around it are tried first); `read_only`: per operation, completed and
+/// never changes the state.
+template <class Oracle>
+FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::detail::TimedOp>& timed, const Oracle& oracle,
+                                                     const duet::detail::SearchBudget& budget, std::optional<std::size_t> stuck,
+                                                     const std::vector<bool>& read_only, std::uint64_t allowance) {
+  return WindowShrinker<Oracle>(timed, oracle, budget, stuck, read_only, allowance).run();
 }
 
 }  // namespace duet::history::detail
