@@ -5,7 +5,7 @@
 //
 // One child serves many requests (a whole search, then one replay after another), so the cost
 // is a fork per death, not per case. A request and its answer are opaque bytes here; the engine
-// (run.cpp) says what they hold.
+// (protocol.hpp) says what they hold.
 #pragma once
 
 #include <cstdint>
