@@ -29,7 +29,7 @@ class CaseBackend {
   virtual ~CaseBackend() = default;
   /// One case, as the request says (traced if asked); a case that killed the process is a failure
   /// (CaseRun::death).
-  virtual CaseRun run_case(const RunRequest& request) = 0;
+  virtual CaseRun run_case(RunRequest request) = 0;
   /// The search from the run's seed, counting into `counts`, until a budget runs out or a case
   /// fails; progress lines on `progress`.
   virtual SearchEnd search(SearchCounts& counts, Clock::time_point start, Progress& progress) = 0;
@@ -48,7 +48,7 @@ class CaseBackend {
 class InProcessBackend final : public CaseBackend {
  public:
   InProcessBackend(RunContext& context, bool in_child) : context_(context), in_child_(in_child) {}
-  CaseRun run_case(const RunRequest& request) override;
+  CaseRun run_case(RunRequest request) override;
   SearchEnd search(SearchCounts& counts, Clock::time_point start, Progress& progress) override {
     return search_cases(counts, start, &progress);
   }
@@ -78,7 +78,7 @@ class ForkedBackend final : public CaseBackend {
  public:
   /// Throws std::exception when the isolation cannot be set up.
   explicit ForkedBackend(RunContext& context);
-  CaseRun run_case(const RunRequest& request) override;
+  CaseRun run_case(RunRequest request) override;
   SearchEnd search(SearchCounts& counts, Clock::time_point start, Progress& progress) override;
   ShrinkOutcome shrink(const ShrinkStart& failing, const ShrinkBudget& budget, Progress& progress,
                        const std::string& token) override;

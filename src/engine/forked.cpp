@@ -16,9 +16,10 @@ ForkedBackend::ForkedBackend(RunContext& context) : context_(context), child_sid
                                            context.settings.case_timeout);
 }
 
-CaseRun ForkedBackend::run_case(const RunRequest& request) {
-  std::optional<std::string> answer = isolation_->call(encode_request(request));
-  if (!answer) return died(request.traced);
+CaseRun ForkedBackend::run_case(RunRequest request) {
+  const bool traced = request.traced;
+  std::optional<std::string> answer = isolation_->call(encode_request(std::move(request)));
+  if (!answer) return died(traced);
   return decode_answer<RunAnswer>(*answer).run;
 }
 
@@ -141,8 +142,11 @@ bool ForkedBackend::after_shrink_death(ShrinkStart& best, ShrinkOutcome& total,
 }
 
 std::string ForkedBackend::serve(const std::string& bytes) {
-  const Request request = decode_request(bytes);
-  if (const auto* run = std::get_if<RunRequest>(&request)) return encode_answer(RunAnswer{child_side_.run_case(*run), run->traced});
+  Request request = decode_request(bytes);
+  if (auto* run = std::get_if<RunRequest>(&request)) {
+    const bool traced = run->traced;
+    return encode_answer(RunAnswer{child_side_.run_case(std::move(*run)), traced});
+  }
   if (const auto* shrink = std::get_if<ShrinkRequest>(&request)) return serve_shrink(*shrink);
   const Property& property = context_.property;
   SearchAnswer answer;

@@ -12,11 +12,12 @@
 namespace duet::detail {
 namespace {
 
-Source source_of(const RunRequest& request) {
+// The request's choices are moved into the Source; its bytes must outlive it.
+Source source_of(RunRequest& request) {
   if (request.bytes)
     return Source::from_bytes(std::span(reinterpret_cast<const std::uint8_t*>(request.bytes->data()), request.bytes->size()));
   if (request.seed) return Source::from_seed(*request.seed);
-  return Source::replay(request.choices);
+  return Source::replay(std::move(request.choices));
 }
 
 // Counts one case of the search.
@@ -57,7 +58,7 @@ CaseOutcome InProcessBackend::run_guarded(Source& src, Trace* trace) {
   return o;
 }
 
-CaseRun InProcessBackend::run_case(const RunRequest& request) {
+CaseRun InProcessBackend::run_case(RunRequest request) {
   CaseRun run;
   Source src = source_of(request);
   run.trace.record_pass = request.record_pass;
