@@ -103,8 +103,6 @@ class Isolation {
   void reset_shrink_progress();
   /// Records a traced case's steps in shared memory as it runs.
   static CaseObserver* observer();
-  /// True in a child process of isolation mode.
-  static bool in_child();
 
   struct Shared;  // the memory shared with the child (isolate.cpp)
 
