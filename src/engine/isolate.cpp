@@ -59,7 +59,6 @@ std::int64_t now_ns() {
 // The child's view (set once, right after the fork).
 Isolation::Shared* child_shared = nullptr;
 ChoiceTap child_tap;
-bool is_child = false;
 
 // exit() during a case: record how it was called and end the child at once (static destructors
 // of the test binary must not run in the child). Registered in the child, so it runs before the
@@ -261,7 +260,6 @@ void Isolation::spawn() {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(0);  // the parent was gone before prctl
-    is_child = true;
     child_shared = shared_;
     child_tap.choices = shared_->choices;
     child_tap.capacity = Shared::kChoices;
@@ -524,6 +522,5 @@ void Isolation::reset_shrink_progress() {
 
 SearchCounts& Isolation::child_counts() { return child_shared->counts; }
 CaseObserver* Isolation::observer() { return &shared_observer; }
-bool Isolation::in_child() { return is_child; }
 
 }  // namespace duet::detail

@@ -5,7 +5,7 @@
 //
 // One child serves many requests (a whole search, then one replay after another), so the cost
 // is a fork per death, not per case. A request and its answer are opaque bytes here; the engine
-// (run.cpp) says what they hold.
+// (protocol.hpp) says what they hold.
 #pragma once
 
 #include <cstdint>
@@ -103,8 +103,6 @@ class Isolation {
   void reset_shrink_progress();
   /// Records a traced case's steps in shared memory as it runs.
   static CaseObserver* observer();
-  /// True in a child process of isolation mode.
-  static bool in_child();
 
   struct Shared;  // the memory shared with the child (isolate.cpp)
 

@@ -74,6 +74,10 @@ class WireReader {
     return v;
   }
   bool done() const { return p_ == end_; }
+  /// A whole message has been read: bytes left over mean it was not the message expected.
+  void expect_end() const {
+    if (p_ != end_) throw std::runtime_error("isolation: a message from the child process is longer than expected");
+  }
   // A count of items that each take at least one byte: no more than the bytes left.
   std::size_t count() {
     const std::uint64_t n = u64();

@@ -1,0 +1,103 @@
+// Where a check's cases run: in this process (InProcessBackend) or in isolation's child process
+// (ForkedBackend, DUET_FORK=1). The code that searches, shrinks, replays and reports asks a
+// CaseBackend and never which one it is; the choice is made once, by run_property.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/clock.hpp"
+#include "engine/isolate.hpp"
+#include "engine/progress.hpp"
+#include "engine/protocol.hpp"
+#include "engine/run_context.hpp"
+#include "shrink/shrink.hpp"
+
+namespace duet::detail {
+
+/// A failing case to shrink: its choices, command boundaries and concurrent mark.
+struct ShrinkStart {
+  std::vector<std::uint64_t> choices;
+  std::vector<Source::Span> spans;
+  std::size_t concurrent_start = Source::kNoMark;
+};
+
+class CaseBackend {
+ public:
+  virtual ~CaseBackend() = default;
+  /// One case, as the request says (traced if asked); a case that killed the process is a failure
+  /// (CaseRun::death).
+  virtual CaseRun run_case(RunRequest request) = 0;
+  /// The search from the run's seed, counting into `counts`, until a budget runs out or a case
+  /// fails; progress lines on `progress`.
+  virtual SearchEnd search(SearchCounts& counts, Clock::time_point start, Progress& progress) = 0;
+  /// Shrinks a failing case that has failed again on replay; `token` reproduces the original.
+  virtual ShrinkOutcome shrink(const ShrinkStart& failing, const ShrinkBudget& budget, Progress& progress,
+                               const std::string& token) = 0;
+  /// After a passing search: why it exercised nothing it should have (empty: it did, or only the
+  /// process that ran the cases could tell).
+  virtual std::string unexercised() const = 0;
+  /// Where the cases ran, for the progress and pass lines: "" or ", in a child process".
+  virtual std::string where() const = 0;
+};
+
+/// Cases run here, under the run's monitor. In isolation's child it serves the parent's requests,
+/// telling Isolation where each case begins and ends.
+class InProcessBackend final : public CaseBackend {
+ public:
+  InProcessBackend(RunContext& context, bool in_child) : context_(context), in_child_(in_child) {}
+  CaseRun run_case(RunRequest request) override;
+  SearchEnd search(SearchCounts& counts, Clock::time_point start, Progress& progress) override {
+    return search_cases(counts, start, &progress);
+  }
+  ShrinkOutcome shrink(const ShrinkStart& failing, const ShrinkBudget& budget, Progress& progress,
+                       const std::string& token) override;
+  std::string unexercised() const override { return context_.property.execution->unexercised(); }
+  std::string where() const override { return {}; }
+  /// The search loop (the engine's hot path); `progress` null in isolation's child.
+  SearchEnd search_cases(SearchCounts& counts, Clock::time_point start, Progress* progress);
+
+ private:
+  /// Runs one case on `src`, turning what escapes it into an outcome.
+  CaseOutcome run_guarded(Source& src, Trace* trace);
+  /// The search's case `index`, of `seed` (restarted in `src`), under the monitor.
+  CaseOutcome run_seeded(Source& src, Trace* trace, std::uint64_t index, std::uint64_t seed);
+
+  RunContext& context_;
+  bool in_child_;
+  // Freed when memory runs out, so that the report can still be made.
+  // Not zeroed: untouched, the pages cost nothing (a fuzzer runs a check per input).
+  std::unique_ptr<char[]> reserve_ = std::make_unique_for_overwrite<char[]>(4 << 20);
+};
+
+/// Cases run in isolation's child process, which serves the requests with an InProcessBackend of
+/// its own: a case that crashes, hangs or ends the process kills the child, not the check.
+class ForkedBackend final : public CaseBackend {
+ public:
+  /// Throws std::exception when the isolation cannot be set up.
+  explicit ForkedBackend(RunContext& context);
+  CaseRun run_case(RunRequest request) override;
+  SearchEnd search(SearchCounts& counts, Clock::time_point start, Progress& progress) override;
+  ShrinkOutcome shrink(const ShrinkStart& failing, const ShrinkBudget& budget, Progress& progress,
+                       const std::string& token) override;
+  std::string unexercised() const override { return {}; }
+  std::string where() const override { return ", in a child process"; }
+
+ private:
+  /// The child's side: one request's answer.
+  std::string serve(const std::string& request);
+  std::string serve_shrink(const ShrinkRequest& request);
+  /// The case the child died running (a failure), from what it left.
+  CaseRun died(bool traced) const;
+  /// A child died on a shrink candidate: go on from the smaller of it and the last case kept.
+  /// False when it died outside the case (keep what there is).
+  bool after_shrink_death(ShrinkStart& best, ShrinkOutcome& total, std::map<std::vector<std::uint64_t>, KnownDeath, ChoicesLess>& deaths);
+
+  RunContext& context_;
+  InProcessBackend child_side_;
+  std::unique_ptr<Isolation> isolation_;
+};
+
+}  // namespace duet::detail

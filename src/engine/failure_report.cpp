@@ -1,0 +1,189 @@
+#include "engine/failure_report.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "engine/backend.hpp"
+
+namespace duet::detail {
+namespace {
+
+// "f1  load  atomic#0  = 0  x.hpp:21" with its step number and runs of spaces dropped.
+std::string trace_line_text(const std::string& line) {
+  std::string s;
+  std::size_t i = line.find_first_not_of(' ');
+  i = i == std::string::npos ? line.size() : line.find(' ', i);  // the step number
+  for (; i < line.size(); ++i)
+    if (line[i] != ' ' || (!s.empty() && s.back() != ' ')) s += line[i];
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// Where the interleavings of two runs first differ; empty when they do not.
+std::string interleaving_divergence(const Trace& first, const Trace& replay) {
+  const auto& a = first.interleaving;
+  const auto& b = replay.interleaving;
+  for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    if (i < a.size() && i < b.size() && a[i] == b[i]) continue;
+    return "the replay diverged at step " + std::to_string(i) + " (expected `" +
+           (i < a.size() ? trace_line_text(a[i]) : std::string("the end of the run")) + "`, got `" +
+           (i < b.size() ? trace_line_text(b[i]) : std::string("the end of the run")) + "`)";
+  }
+  return {};
+}
+
+// A Y-program's calls in order, each with where it is ("branch 0, call 2").
+std::vector<std::pair<std::string, std::string>> placed_calls(const Trace& t) {
+  std::vector<std::pair<std::string, std::string>> c;  // call, where
+  for (std::size_t k = 0; k < t.y_prefix.size(); ++k) c.emplace_back(t.y_prefix[k], "prefix call " + std::to_string(k + 1));
+  for (std::size_t b = 0; b < t.y_branches.size(); ++b)
+    for (std::size_t k = 0; k < t.y_branches[b].size(); ++k)
+      c.emplace_back(t.y_branches[b][k], "branch " + std::to_string(b) + ", call " + std::to_string(k + 1));
+  for (std::size_t k = 0; k < t.y_suffix.size(); ++k) c.emplace_back(t.y_suffix[k], "suffix call " + std::to_string(k + 1));
+  return c;
+}
+
+CheckResult failure_result(ReportData data, std::uint64_t commands) {
+  CheckResult r;
+  r.status = data.error ? CheckResult::Status::error : CheckResult::Status::failed;
+  r.name = data.name;
+  r.seed = data.seed;
+  r.cases = data.cases;
+  r.discarded = data.rejected;
+  r.commands = commands;
+  r.shrink_steps = data.shrink_steps;
+  r.shrink_tries = data.shrink_tries;
+  r.shrink_end = data.shrink_end;
+  r.failing_length = data.trace.diagram.empty() ? data.trace.steps.size() : y_calls(data.trace);
+  r.replay_token = data.token;
+  r.draft_path = data.draft_path;
+  r.report = format_report(data);
+  return r;
+}
+
+// Re-runs the case for its trace; a failure that does not come back is tried again (thread timing).
+CaseRun traced_rerun(RunContext& context, ReportData& data, const std::vector<std::uint64_t>& choices,
+                     std::optional<std::uint64_t> seed_of_case) {
+  CaseRun run;
+  for (int attempt = 0; attempt < context.replay_attempts(); ++attempt) {
+    const MonitorScope watched(context.monitor, data.token);
+    run = context.backend->run_case(RunRequest{seed_of_case, choices, std::nullopt, true, context.property.execution->exact_replay()});
+    data.death_output = run.death ? run.death->output : std::string();
+    data.died = run.death.has_value();
+    data.replay_isolated = context.replay_isolated;
+    if (!uneventful(run.outcome)) break;
+  }
+  return run;
+}
+
+// A failure that did not come back on replay: shown as first seen where it was.
+void show_as_first_seen(const FailureMemory::Seen* seen, bool cheap_trace, ReportData& data, Trace& trace, CaseOutcome& o) {
+  // A death no replay repeated still shows its last words (a sanitizer's report).
+  if (seen && data.death_output.empty()) data.death_output = seen->death_output;
+  if (cheap_trace && seen) {
+    // Thread timing: show the failing run seen for these very choices (the replay token
+    // re-runs the program).
+    trace = seen->trace;
+    o.kind = CaseOutcome::Kind::fail;
+    o.message = seen->message;
+    return;
+  }
+  data.nondeterministic = true;
+  if (!seen) return;
+  // Show the failure as first seen: the steps before it as replayed (they agreed with the model
+  // both times), then the failing step as it was observed.
+  data.message = seen->message;
+  if (seen->failing_step && seen->commands > 0) {
+    trace.steps.resize(std::min<std::size_t>(trace.steps.size(), seen->commands - 1));
+    trace.steps.push_back(*seen->failing_step);
+    trace.failed = true;
+    data.first_seen = true;
+  }
+}
+
+}  // namespace
+
+std::size_t y_calls(const Trace& t) {
+  std::size_t n = t.y_prefix.size() + t.y_suffix.size();
+  for (const auto& b : t.y_branches) n += b.size();
+  return n;
+}
+
+std::string divergence(const Trace& first, const std::string& first_message, const Trace& replay, const CaseOutcome& o) {
+  if (o.kind == CaseOutcome::Kind::error) return "the replay ended in an error instead: " + o.message;
+  if (o.kind == CaseOutcome::Kind::overrun) return "the replay ran out of recorded choices: it drew more than the failing run";
+  if (std::string where = interleaving_divergence(first, replay); !where.empty()) return where;
+  const auto ca = placed_calls(first), cb = placed_calls(replay);
+  if (ca != cb) return "the replay drew a different program from the same choices (the spec's generators read something besides the choice stream)";
+  for (std::size_t k = 0; k < ca.size() && k < first.y_results.size() && k < replay.y_results.size(); ++k)
+    if (first.y_results[k] != replay.y_results[k])
+      return "the replay diverged at the result of `" + ca[k].first + "`, " + ca[k].second + " (expected " +
+             first.y_results[k] + ", got " + replay.y_results[k] + ")";
+  if (o.kind != CaseOutcome::Kind::fail)
+    return "the replay ran the same interleaving with the same results and passed: the oracle (the model or the spec's checks) is nondeterministic";
+  if (o.message != first_message)
+    return "the replay ran the same interleaving with the same results but failed differently (first: " + first_message +
+           "; replay: " + o.message + ")";
+  return {};
+}
+
+std::string death_message(const Death& d) {
+  switch (d.kind) {
+    case Death::Kind::signal: return "the process died of " + d.what() + " while running the case";
+    case Death::Kind::exit_call: return "the case ended the process with " + d.what() + ": it must not end the process";
+    case Death::Kind::exit_status: return "the process died while running the case: " + d.what();
+    case Death::Kind::hang:
+      return d.what() + ": the case was still running at the time limit (DUET_CASE_TIMEOUT)";
+  }
+  return d.what();
+}
+
+std::string death_comment(const Death& d) {
+  switch (d.kind) {
+    case Death::Kind::signal: return "the process died here: " + d.what();
+    case Death::Kind::exit_call: return d.what() + " ended the process here";
+    case Death::Kind::exit_status: return "the process died here: " + d.what();
+    case Death::Kind::hang: return "still running here: " + d.what();
+  }
+  return d.what();
+}
+
+CheckResult report_failure(RunContext& context, ReportData data, const std::vector<std::uint64_t>& choices,
+                           std::optional<std::uint64_t> seed_of_case, std::uint64_t commands) {
+  ReplayRecord rec = context.record(data.cases, data.shrink_steps, choices, seed_of_case);
+  rec.seed = data.seed;
+  rec.trials = data.trials;  // the search's, so that the token's replay reads the same
+  rec.overlapped = data.overlapped;
+  rec.cpus = data.cpus;
+  data.token = encode_token(rec);
+  // Re-run for the trace. A failure that does not come back is reported as such.
+  CaseRun run = traced_rerun(context, data, choices, seed_of_case);
+  CaseOutcome& o = run.outcome;
+  Trace& trace = run.trace;
+  const FailureMemory::Seen* seen = seed_of_case ? nullptr : context.failures.find(choices);
+  if (context.property.execution->exact_replay() && seen && !data.error) {
+    // The replay must run exactly as the failing run did; where it did not, the test is
+    // nondeterministic and the failure is no counterexample: say where, show it as seen.
+    data.divergence = divergence(seen->trace, seen->message, trace, o);
+    if (!data.divergence.empty()) {
+      data.error = true;
+      data.nondeterministic = true;
+      data.message = seen->message;
+      data.trace = seen->trace;
+      return failure_result(std::move(data), commands);
+    }
+  }
+  if (uneventful(o)) show_as_first_seen(seen, context.property.cheap_trace, data, trace, o);
+  if (!uneventful(o)) data.message = o.message;
+  data.trace = std::move(trace);
+  if (!data.error && data.trace.no_draft.empty()) {
+    try {
+      data.draft_path = write_draft_test(data, context.settings.output_dir);
+    } catch (const std::exception& e) {
+      data.draft_error = e.what();
+    }
+  }
+  return failure_result(std::move(data), commands);
+}
+
+}  // namespace duet::detail

@@ -1,0 +1,128 @@
+// The in-process backend: a case runs here, its escapes turned into outcomes; and the search
+// loop, the engine's hot path.
+#include <new>
+#include <span>
+
+#include "duet/faults.hpp"
+#include "duet/show.hpp"
+#include "engine/backend.hpp"
+#include "engine/search.hpp"
+#include "engine/shrinking.hpp"
+
+namespace duet::detail {
+namespace {
+
+// The request's choices are moved into the Source; its bytes must outlive it.
+Source source_of(RunRequest& request) {
+  if (request.bytes)
+    return Source::from_bytes(std::span(reinterpret_cast<const std::uint8_t*>(request.bytes->data()), request.bytes->size()));
+  if (request.seed) return Source::from_seed(*request.seed);
+  return Source::replay(std::move(request.choices));
+}
+
+// Counts one case of the search.
+void count_case(SearchCounts& counts, const CaseOutcome& o) {
+  counts.commands += o.commands;
+  counts.trials += o.trials;
+  counts.overlapped += o.overlapped;
+  counts.cpus = std::max(counts.cpus, o.cpus);
+  counts.attempts += o.attempts;
+  counts.rejected += o.rejected;
+  counts.overruns += o.kind == CaseOutcome::Kind::overrun;
+  counts.busy += o.commands > 0;
+}
+
+}  // namespace
+
+CaseOutcome InProcessBackend::run_guarded(Source& src, Trace* trace) {
+  CaseOutcome o;
+  try {
+    const CaseScope scope(src);  // duet::run and fault points draw from this case's stream
+    return context_.property.run_case(src, context_.params, trace);
+  } catch (const Overrun&) {
+    o.kind = CaseOutcome::Kind::overrun;
+  } catch (const EngineError& e) {  // duet's own limit: not the code's failure
+    o.kind = CaseOutcome::Kind::error;
+    o.message = e.what();
+  } catch (const std::bad_alloc&) {
+    // Memory ran out where the front end could not capture it as a result (its own handling
+    // needs memory too): the case failed, and shrinks like any failure. The reserve frees
+    // room to report it.
+    reserve_.reset();
+    o.kind = CaseOutcome::Kind::fail;
+    o.message = "out of memory: std::bad_alloc was thrown after the steps shown, where it could not be captured as a result";
+  } catch (...) {
+    o.kind = CaseOutcome::Kind::error;
+    o.message = "an exception escaped the case outside any command: " + describe_current_exception();
+  }
+  return o;
+}
+
+CaseRun InProcessBackend::run_case(RunRequest request) {
+  CaseRun run;
+  Source src = source_of(request);
+  run.trace.record_pass = request.record_pass;
+  if (in_child_ && request.traced) run.trace.observer = Isolation::observer();  // a death still has its trace
+  if (in_child_) Isolation::begin_case(src);
+  run.outcome = run_guarded(src, request.traced ? &run.trace : nullptr);
+  if (in_child_) Isolation::end_case();
+  run.trace.observer = nullptr;
+  run.choices = src.choices();
+  run.spans = src.spans();
+  run.concurrent_start = src.concurrent_start();
+  return run;
+}
+
+CaseOutcome InProcessBackend::run_seeded(Source& src, Trace* trace, std::uint64_t index, std::uint64_t seed) {
+  const MonitorScope watched(context_.monitor, index, seed);
+  if (in_child_) Isolation::begin_case(src);
+  CaseOutcome o = run_guarded(src, trace);
+  if (in_child_) Isolation::end_case();
+  return o;
+}
+
+SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point start, Progress* progress) {
+  const Settings& settings = context_.settings;
+  const Property& property = context_.property;
+  SearchEnd end;
+  Source src = Source::from_seed(0);
+  for (std::uint64_t i = counts.cases;; ++i) {
+    if (i >= settings.count) break;
+    if (settings.time > 0 && since(start) >= settings.time) break;
+    if (!settings.budget_given && property.max_overlapped_trials > 0 && counts.overlapped >= property.max_overlapped_trials) break;
+    const std::uint64_t seed = case_seed(settings, i);
+    src.restart(seed);
+    counts.cases = i + 1;
+    Trace scratch;
+    CaseOutcome o = run_seeded(src, property.cheap_trace ? &scratch : nullptr, i, seed);
+    count_case(counts, o);
+    if (o.kind == CaseOutcome::Kind::abandoned) {
+      ++counts.abandoned;
+      if (end.abandon_reason.empty()) end.abandon_reason = o.message;
+    }
+    if (o.kind == CaseOutcome::Kind::fail || o.kind == CaseOutcome::Kind::error) {
+      end.failed = true;
+      end.case_seed = seed;
+      end.run.outcome = std::move(o);
+      end.run.choices = src.choices();
+      end.run.spans = src.spans();
+      end.run.concurrent_start = src.concurrent_start();
+      end.run.trace = std::move(scratch);
+      return end;
+    }
+    if (counts.commands == 0 && counts.rejected >= 1000) {
+      end.nothing_generated = true;
+      return end;
+    }
+    if (property.covered && property.covered()) break;
+    if (progress && progress->due()) print_search_progress(context_, *progress, counts, where());
+  }
+  return end;
+}
+
+ShrinkOutcome InProcessBackend::shrink(const ShrinkStart& failing, const ShrinkBudget& budget, Progress& progress,
+                                       const std::string& token) {
+  return shrink_here(*this, context_, failing, budget, progress, token);
+}
+
+}  // namespace duet::detail

@@ -1,0 +1,133 @@
+// The messages of isolation mode: what the test process asks its child (run a case, shrink a
+// failing case, search) and what the child answers. Each is a struct with one write/read pair
+// (protocol.cpp), so that a field's order is written down once; a message cut short, with bytes
+// left over or with a value out of range throws std::runtime_error.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "duet/detail/engine.hpp"
+#include "engine/clock.hpp"
+#include "engine/isolate.hpp"
+#include "engine/wire.hpp"
+#include "shrink/shrink.hpp"
+
+namespace duet::detail {
+
+/// One run of one case, in this process or in isolation's child.
+struct CaseRun {
+  CaseOutcome outcome;
+  std::vector<std::uint64_t> choices;
+  std::vector<Source::Span> spans;
+  std::size_t concurrent_start = Source::kNoMark;
+  Trace trace;
+  std::optional<Death> death;  // the child died running it (the parent's own record: never sent)
+};
+
+/// How a search ended.
+struct SearchEnd {
+  bool failed = false;  // a case failed or erred: `run` holds it
+  std::uint64_t case_seed = 0;
+  CaseRun run;
+  std::string abandon_reason;
+  bool nothing_generated = false;  // every attempt so far rejected (see InProcessBackend::search_cases)
+  /// Where the search ran in isolation's child: Property::coverage as the child saw it (where its
+  /// branches ran); the parent's Property saw no case.
+  std::optional<std::string> coverage;
+};
+
+/// Run one case: of `seed`, of the recorded `choices`, or of a fuzzer's `bytes`. Answer: RunAnswer.
+struct RunRequest {
+  std::optional<std::uint64_t> seed;
+  std::vector<std::uint64_t> choices;  // without a seed or bytes
+  std::optional<std::string> bytes;
+  bool traced = false;       // the answer carries the case's trace
+  bool record_pass = false;  // Trace::record_pass
+  void write(WireWriter& out) const;
+  static RunRequest read(WireReader& in);
+};
+
+struct RunAnswer {
+  CaseRun run;
+  bool with_trace = false;  // run.trace is sent
+  void write(WireWriter& out) const;
+  static RunAnswer read(WireReader& in);
+};
+
+/// A shrink candidate that killed an earlier child: a failing case, with what it drew.
+struct KnownDeath {
+  std::vector<std::uint64_t> candidate;
+  std::vector<std::uint64_t> choices;
+  std::vector<Source::Span> spans;
+  std::size_t concurrent_start = Source::kNoMark;
+};
+
+/// Shrink the failing case of `choices` in the child, within the budget. Answer: ShrinkAnswer.
+struct ShrinkRequest {
+  std::vector<std::uint64_t> choices;
+  std::vector<Source::Span> spans;
+  std::size_t concurrent_start = Source::kNoMark;
+  std::uint64_t max_tries = 0;
+  std::chrono::nanoseconds max_time{0};
+  std::vector<KnownDeath> deaths;  // answered without running them again
+  void write(WireWriter& out) const;
+  static ShrinkRequest read(WireReader& in);
+};
+
+/// The child's record of a failing run (thread timing: it may not come back when replayed).
+struct FailureRecord {
+  Trace trace;
+  CaseOutcome outcome;
+};
+
+struct ShrinkAnswer {
+  std::vector<std::uint64_t> choices;  // the smallest failing case found
+  std::uint64_t accepted = 0, tried = 0;
+  ShrinkStop stop = ShrinkStop::fixed_point;
+  std::optional<FailureRecord> failure;  // of `choices`, when the child saw it fail
+  void write(WireWriter& out) const;
+  static ShrinkAnswer read(WireReader& in);
+};
+
+/// Search in the child, timed from `start` (the parent's clock: the same across fork).
+/// Answer: SearchAnswer; the counts are in shared memory.
+struct SearchRequest {
+  Clock::time_point start;
+  void write(WireWriter& out) const;
+  static SearchRequest read(WireReader& in);
+};
+
+struct SearchAnswer {
+  SearchEnd end;  // end.run only when end.failed, and its trace only with `with_trace`
+  bool with_trace = false;
+  void write(WireWriter& out) const;
+  static SearchAnswer read(WireReader& in);
+};
+
+/// What the parent may ask: each request is sent behind its kind.
+using Request = std::variant<RunRequest, ShrinkRequest, SearchRequest>;
+
+std::string encode_request(const Request& request);
+Request decode_request(const std::string& bytes);
+
+/// An answer's bytes, and back (the whole message: bytes left over throw).
+template <class Answer>
+std::string encode_answer(const Answer& answer) {
+  WireWriter out;
+  answer.write(out);
+  return out.take();
+}
+template <class Answer>
+Answer decode_answer(const std::string& bytes) {
+  WireReader in(bytes);
+  Answer answer = Answer::read(in);
+  in.expect_end();
+  return answer;
+}
+
+}  // namespace duet::detail

@@ -1,0 +1,64 @@
+#include "engine/search.hpp"
+
+#include <algorithm>
+
+#include "engine/backend.hpp"
+#include "engine/shrinking.hpp"
+#include "engine/verdicts.hpp"
+#include "report/report.hpp"
+#include "show/text.hpp"
+
+namespace duet::detail {
+namespace {
+
+// The search's first failing (or erring) case: shrunk and reported.
+CheckResult report_search_failure(RunContext& context, SearchEnd& end, const SearchCounts& c, Clock::time_point start) {
+  const Settings& s = context.settings;
+  CaseRun& failing = end.run;
+  if (failing.outcome.kind == CaseOutcome::Kind::fail)
+    context.failures.remember(failing.choices, std::move(failing.trace), failing.outcome, failing.death);
+  ReportData data;
+  data.name = s.name;
+  data.seed = s.seed;
+  data.cases = c.cases;
+  data.attempts = c.attempts;
+  data.rejected = c.rejected;
+  data.error = failing.outcome.kind == CaseOutcome::Kind::error;
+  data.trials = c.trials;
+  data.overlapped = c.overlapped;
+  data.cpus = c.cpus;
+  if (data.error && failing.death)  // the child died outside any case: nothing to replay
+    return nothing_tested(s.name, failing.outcome.message + (failing.death->output.empty() ? "" : "\n" + failing.death->output));
+  // A case the child died in is shrunk from its recorded choices: its seed cannot be replayed
+  // here without running it in this process.
+  CheckResult r = shrink_and_report(context, std::move(data), failing, failing.death ? std::nullopt : std::optional(end.case_seed),
+                                    c.commands, start);
+  r.trials = c.trials;
+  r.overlapped_trials = c.overlapped;
+  r.cpus = c.cpus;
+  return r;
+}
+
+}  // namespace
+
+void print_search_progress(const RunContext& context, Progress& progress, const SearchCounts& c, const std::string& where) {
+  const Settings& s = context.settings;
+  // Parallel runs count programs and the trials that ran them; sequential ones, cases.
+  const double t = std::max(progress.seconds(), 1e-9);
+  const std::string rate = printf_string("%.0f %s/s", static_cast<double>(c.trials > 0 ? c.trials : c.cases) / t,
+                                         c.trials > 0 ? "trials" : "cases");
+  std::string what = std::to_string(c.cases) + (c.trials > 0 ? " programs, " + std::to_string(c.trials) + " trials" : " cases");
+  if (s.count != ~std::uint64_t{0}) what += " of " + std::to_string(s.count);
+  progress.print("searching", what + ", " + progress.elapsed(s.time) + ", " + rate + where);
+}
+
+CheckResult run_search(RunContext& context) {
+  const auto start = Clock::now();
+  Progress progress(context.settings.name, context.settings.verbose);
+  SearchCounts counts;
+  SearchEnd end = context.backend->search(counts, start, progress);
+  if (end.failed) return report_search_failure(context, end, counts, start);
+  return search_verdict(context, *context.backend, end, counts, since(start));
+}
+
+}  // namespace duet::detail

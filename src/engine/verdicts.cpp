@@ -1,0 +1,142 @@
+#include "engine/verdicts.hpp"
+
+#include <cstdio>
+#include <optional>
+
+#include "report/report.hpp"
+
+namespace duet::detail {
+namespace {
+
+// Under 1% of the trials with calls of different branches running at once: the branches
+// essentially ran one after the other.
+bool too_little_overlap(std::uint64_t trials, std::uint64_t overlapped) { return trials > 0 && overlapped * 100 < trials; }
+
+/// A parallel check whose branches never ran at once: an error that says why and what to do.
+CheckResult inconclusive(CheckResult r, const std::string& overlap) {
+  r.status = CheckResult::Status::error;
+  r.report = "duet: " + r.name + ": inconclusive: the branches' calls (almost) never overlapped in time (" + overlap +
+             "), so a race could not have shown up; this is not a pass.\n" +
+             (r.coverage.empty() ? std::string() : "  " + r.coverage + ".\n") +
+             "  Give the check at least as many free CPUs as branches (check the process's CPU affinity and\n"
+             "  the machine's load; ParallelConfig::pin_threads is on by default), run it longer (DUET_TIME),\n"
+             "  or run it on duet::fibers() for code written with duet/sync.hpp.\n";
+  return r;
+}
+
+// Why a search that found no failure checked nothing, if it did not.
+std::optional<std::string> nothing_checked(const SearchEnd& end, const SearchCounts& c) {
+  const std::uint64_t i = c.cases;
+  if (end.nothing_generated)
+    return "the spec cannot generate any command: all " + std::to_string(c.rejected) +
+           " attempts so far were rejected by its precondition or a filter";
+  if (c.abandoned > 0 && c.abandoned == c.busy)
+    return "every scenario was abandoned (" + end.abandon_reason + "); nothing was checked";
+  if (i > 0 && c.overruns == i) return std::string("every case ran out of input bytes before finishing; nothing was checked");
+  if (c.commands == 0 && (c.rejected > 0 || i >= 50))
+    return "the spec generated no command in " + std::to_string(i) + " cases (" + std::to_string(c.rejected) +
+           " attempts rejected)";
+  if (i == 0) return std::string("no case ran (DUET_COUNT=0 or DUET_TIME too small)");
+  return std::nullopt;
+}
+
+// "duet: Queue: 100 cases passed, 1234 commands, 0.0% discarded, 0.12 s (seed 0x...)", and the coverage.
+void print_pass(const Settings& s, const CheckResult& r, const SearchEnd& end, const SearchCounts& c, const std::string& where) {
+  std::string abandoned_text;
+  if (c.abandoned > 0) abandoned_text = ", " + std::to_string(c.abandoned) + " abandoned (" + end.abandon_reason + ")";
+  if (c.trials > 0) abandoned_text += ", " + overlap_text(c.trials, c.overlapped, c.cpus);
+  abandoned_text += where;
+  std::fprintf(stdout, "duet: %s: %s passed, %s, %.1f%% discarded%s, %.2f s (seed 0x%016llx)\n", s.name.c_str(),
+               (c.trials > 0 ? plural(c.cases, "program", "programs") : plural(c.cases, "case", "cases")).c_str(),
+               plural(c.commands, "command", "commands").c_str(),
+               c.attempts ? 100.0 * static_cast<double>(c.rejected) / static_cast<double>(c.attempts) : 0.0,
+               abandoned_text.c_str(), r.seconds, static_cast<unsigned long long>(s.seed));
+  if (!r.coverage.empty()) std::fprintf(stdout, "duet: %s: %s\n", s.name.c_str(), r.coverage.c_str());
+}
+
+}  // namespace
+
+CheckResult nothing_tested(const std::string& name, const std::string& why) {
+  CheckResult r;
+  r.status = CheckResult::Status::error;
+  r.name = name;
+  r.report = "duet: " + name + ": error: " + why + "\n  nothing was tested\n";
+  return r;
+}
+
+CheckResult search_verdict(const RunContext& context, const CaseBackend& backend, const SearchEnd& end,
+                           const SearchCounts& c, double seconds) {
+  const Settings& s = context.settings;
+  const Property& p = context.property;
+  if (std::optional<std::string> why = nothing_checked(end, c)) return nothing_tested(s.name, *why);
+  CheckResult r;
+  r.status = CheckResult::Status::passed;
+  r.name = s.name;
+  r.seed = s.seed;
+  r.cases = c.cases;
+  r.commands = c.commands;
+  r.trials = c.trials;
+  r.overlapped_trials = c.overlapped;
+  r.cpus = c.cpus;
+  r.discarded = c.rejected;
+  r.seconds = seconds;
+  if (end.coverage) r.coverage = *end.coverage;
+  else if (p.coverage) r.coverage = p.coverage();
+  if (!p.domain.empty()) r.coverage += (r.coverage.empty() ? "" : "; ") + ("the calls drew " + p.domain);
+  if (!p.expect_failure)
+    if (std::string why = backend.unexercised(); !why.empty()) return nothing_tested(s.name, why);
+  // A parallel check on threads whose branches (almost) never ran at once could not have
+  // seen a race: not a pass.
+  if (p.execution->needs_overlap() && !p.expect_failure && too_little_overlap(c.trials, c.overlapped))
+    return inconclusive(r, overlap_text(c.trials, c.overlapped, c.cpus));
+  if (s.verbose >= 0 && !p.expect_failure) print_pass(s, r, end, c, backend.where());  // a negative test says its own verdict
+  return r;
+}
+
+CheckResult single_case_passed(const RunContext& context, const CaseOutcome& o, Clock::time_point start) {
+  CheckResult r;
+  r.status = CheckResult::Status::passed;
+  r.name = context.settings.name;
+  r.cases = 1;
+  r.commands = o.commands;
+  r.trials = o.trials;
+  r.overlapped_trials = o.overlapped;
+  r.cpus = o.cpus;
+  r.seconds = since(start);
+  return r;
+}
+
+CheckResult expected_failure_verdict(CheckResult r, const Settings& s, const Property& p, const std::string& replayed) {
+  if (!replayed.empty() && r.status == CheckResult::Status::passed) {
+    r.status = CheckResult::Status::failed;
+    r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency): " + replayed +
+               " (fixed, or the test is nondeterministic)\n";
+    return r;
+  }
+  if (r.status == CheckResult::Status::failed) {
+    r.status = CheckResult::Status::passed;
+    const std::string found = "duet: " + r.name + ": unsafe, as expected: " +
+                              (!replayed.empty() ? replayed
+                                                 : "a counterexample after " + plural(r.cases, "program", "programs") + ", " +
+                                                       overlap_text(r.trials, r.overlapped_trials, r.cpus));
+    r.report = found + "\n" + r.report;
+    if (s.verbose >= 0) std::fprintf(stdout, "%s (%zu calls; the report is in CheckResult::report, or DUET_VERBOSE=1)\n", found.c_str(), r.failing_length);
+  } else if (r.status == CheckResult::Status::passed) {
+    r.status = CheckResult::Status::failed;
+    char seed[32];
+    std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(r.seed));
+    r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency), found none in " +
+               plural(r.cases, "program", "programs") + ", " + overlap_text(r.trials, r.overlapped_trials, r.cpus) +
+               " (seed " + seed + ")" +
+               (!s.budget_given && p.max_overlapped_trials > 0 && r.overlapped_trials >= p.max_overlapped_trials
+                    ? "; the default budget ends after " + plural(p.max_overlapped_trials, "trial", "trials") +
+                          " with overlapping branches: give it a time (DUET_TIME) to go on\n"
+                    : "; give it more time (DUET_TIME) or more trials\n");
+    if (r.trials > 0 && too_little_overlap(r.trials, r.overlapped_trials))
+      r.report += "  The branches (almost) never ran at once: give the check at least as many free CPUs as branches.\n";
+    if (!p.domain.empty()) r.report += "  The calls drew " + p.domain + ".\n";
+  }
+  return r;
+}
+
+}  // namespace duet::detail
