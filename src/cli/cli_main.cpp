@@ -212,6 +212,112 @@ void print_order(const History& h, const CheckReport& r, std::size_t limit) {
   }
 }
 
+// How the files came out, for the summary and the exit status.
+struct Tally {
+  std::size_t linearizable = 0, violations = 0, unknown = 0, unreadable = 0, unwritten = 0;
+};
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Reads and checks one file into h and r; false when it could not (out of time: unknown;
+// unreadable), after printing its verdict line.
+bool read_and_check(const std::string& file, const Options& o, std::chrono::steady_clock::time_point t0, History& h,
+                    CheckReport& r, Tally& tally) {
+  // One deadline for the file, from the moment it starts being read: reading, parsing and
+  // checking all come out of it.
+  const auto deadline = o.check.timeout_seconds > 0
+                            ? t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       std::chrono::duration<double>(o.check.timeout_seconds))
+                            : kNoDeadline;
+  try {
+    h = file == "-" ? read_history_stdin(o.format, deadline, o.read) : read_history(file, o.format, deadline, o.read);
+    CheckOptions options = o.check;
+    options.deadline = deadline;
+    options.want_states = !o.html.empty() || o.witness || !o.quiet;
+    r = check_history(h, options);
+    return true;
+  } catch (const TimeBudgetExceeded& e) {
+    // Out of time before the search: unknown, as for a search that runs out.
+    ++tally.unknown;
+    std::printf("%s\tunknown\t%.1f\n", file.c_str(), milliseconds_since(t0));
+    if (!o.quiet) std::printf("  %s\n", e.what());
+    std::fflush(stdout);
+  } catch (const std::exception& e) {
+    ++tally.unreadable;
+    std::printf("%s\tunreadable\t%.1f\n", file.c_str(), milliseconds_since(t0));
+    std::fflush(stdout);
+    // Every message names its file: those that do not (std::bad_alloc) get its name.
+    const std::string source = file == "-" ? "<stdin>" : file;
+    const std::string what = e.what();
+    std::cerr << "duet-check: " << (what.rfind(source + ":", 0) == 0 ? "" : source + ": ") << what << "\n";
+  }
+  return false;
+}
+
+// The lines under a verdict (without --quiet): sizes, the initial state, and why a history is
+// not linearizable or unknown.
+void print_details(const History& h, const CheckReport& r, const Options& o) {
+  std::cout << "  " << h.ops.size() << " operations, model " << r.model << ", " << r.partitions
+            << (r.partitions == 1 ? " partition" : " partitions") << ", " << r.nodes << " search steps\n";
+  std::cout << "  assuming " << r.initial_state << "\n";
+  if (r.verdict == Verdict::not_linearizable) {
+    std::string line;
+    for (char c : r.explanation) {
+      line += c;
+      if (c == '\n') {
+        std::cout << "  " << line;
+        line.clear();
+      }
+    }
+    if (!line.empty()) std::cout << "  " << line << "\n";
+    if (r.partial_linearization) {
+      std::cout << "  longest partial linearization (state after each):\n";
+      print_order(h, r, o.witness ? r.order.size() : 12);
+      if (r.stuck) std::cout << "  cannot place: " << op_line(h, *r.stuck) << "\n  in state: " << r.stuck_state << "\n";
+    }
+  } else if (r.verdict == Verdict::unknown) {
+    std::cout << "  " << r.explanation << "\n";
+  }
+}
+
+// Writes the file's timeline page (--html), counting a page that could not be written.
+void write_timeline(const Options& o, const std::string& file, const History& h, const CheckReport& r,
+                    std::set<std::string>& html_names, Tally& tally) {
+  const std::string path = html_path(o, file, html_names);
+  std::ofstream out(path, std::ios::binary);
+  out << render_timeline_html(h, r);
+  out.flush();
+  if (!out) {
+    std::cerr << "duet-check: cannot write " << path << "\n";
+    ++tally.unwritten;
+  } else if (!o.quiet) {
+    std::cout << "  timeline: " << path << "\n";
+  }
+}
+
+// One file: its verdict line, the details, the witness and the timeline page.
+void check_one_file(const std::string& file, const Options& o, std::set<std::string>& html_names, Tally& tally) {
+  const auto t0 = std::chrono::steady_clock::now();
+  History h;
+  CheckReport r;
+  if (!read_and_check(file, o, t0, h, r, tally)) return;
+  std::printf("%s\t%s\t%.1f\n", file.c_str(), std::string(verdict_name(r.verdict)).c_str(), milliseconds_since(t0));
+  switch (r.verdict) {
+    case Verdict::linearizable: ++tally.linearizable; break;
+    case Verdict::not_linearizable: ++tally.violations; break;
+    case Verdict::unknown: ++tally.unknown; break;
+  }
+  if (!o.quiet) print_details(h, r, o);
+  if (o.witness && r.verdict == Verdict::linearizable) {
+    std::cout << "  witness (a linearization" << (r.partitions > 1 ? ", merged from the partitions'" : "") << "):\n";
+    print_order(h, r, r.order.size());
+  }
+  if (!o.html.empty()) write_timeline(o, file, h, r, html_names, tally);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 namespace duet::history {
@@ -220,97 +326,15 @@ int cli_main(int argc, char** argv, const Models& models) {
   Options o = parse_args(argc, argv, models);
   o.check.models = &models;
   const auto start = std::chrono::steady_clock::now();
-  std::size_t linearizable = 0, violations = 0, unknown = 0, unreadable = 0, unwritten = 0;
+  Tally tally;
   std::set<std::string> html_names;
-  for (const std::string& file : o.files) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto elapsed = [&] {
-      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    };
-    // One deadline for the file, from the moment it starts being read: reading, parsing and
-    // checking all come out of it.
-    const auto deadline = o.check.timeout_seconds > 0
-                              ? t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                         std::chrono::duration<double>(o.check.timeout_seconds))
-                              : kNoDeadline;
-    History h;
-    CheckReport r;
-    try {
-      h = file == "-" ? read_history_stdin(o.format, deadline, o.read) : read_history(file, o.format, deadline, o.read);
-      CheckOptions options = o.check;
-      options.deadline = deadline;
-      options.want_states = !o.html.empty() || o.witness || !o.quiet;
-      r = check_history(h, options);
-    } catch (const TimeBudgetExceeded& e) {
-      // Out of time before the search: unknown, as for a search that runs out.
-      ++unknown;
-      std::printf("%s\tunknown\t%.1f\n", file.c_str(), elapsed());
-      if (!o.quiet) std::printf("  %s\n", e.what());
-      std::fflush(stdout);
-      continue;
-    } catch (const std::exception& e) {
-      ++unreadable;
-      std::printf("%s\tunreadable\t%.1f\n", file.c_str(), elapsed());
-      std::fflush(stdout);
-      // Every message names its file: those that do not (std::bad_alloc) get its name.
-      const std::string source = file == "-" ? "<stdin>" : file;
-      const std::string what = e.what();
-      std::cerr << "duet-check: " << (what.rfind(source + ":", 0) == 0 ? "" : source + ": ") << what << "\n";
-      continue;
-    }
-    std::printf("%s\t%s\t%.1f\n", file.c_str(), std::string(verdict_name(r.verdict)).c_str(), elapsed());
-    switch (r.verdict) {
-      case Verdict::linearizable: ++linearizable; break;
-      case Verdict::not_linearizable: ++violations; break;
-      case Verdict::unknown: ++unknown; break;
-    }
-    if (!o.quiet) {
-      std::cout << "  " << h.ops.size() << " operations, model " << r.model << ", " << r.partitions
-                << (r.partitions == 1 ? " partition" : " partitions") << ", " << r.nodes << " search steps\n";
-      std::cout << "  assuming " << r.initial_state << "\n";
-      if (r.verdict == Verdict::not_linearizable) {
-        std::string line;
-        for (char c : r.explanation) {
-          line += c;
-          if (c == '\n') {
-            std::cout << "  " << line;
-            line.clear();
-          }
-        }
-        if (!line.empty()) std::cout << "  " << line << "\n";
-        if (r.partial_linearization) {
-          std::cout << "  longest partial linearization (state after each):\n";
-          print_order(h, r, o.witness ? r.order.size() : 12);
-          if (r.stuck) std::cout << "  cannot place: " << op_line(h, *r.stuck) << "\n  in state: " << r.stuck_state << "\n";
-        }
-      } else if (r.verdict == Verdict::unknown) {
-        std::cout << "  " << r.explanation << "\n";
-      }
-    }
-    if (o.witness && r.verdict == Verdict::linearizable) {
-      std::cout << "  witness (a linearization" << (r.partitions > 1 ? ", merged from the partitions'" : "") << "):\n";
-      print_order(h, r, r.order.size());
-    }
-    if (!o.html.empty()) {
-      const std::string path = html_path(o, file, html_names);
-      std::ofstream out(path, std::ios::binary);
-      out << render_timeline_html(h, r);
-      out.flush();
-      if (!out) {
-        std::cerr << "duet-check: cannot write " << path << "\n";
-        ++unwritten;
-      } else if (!o.quiet) {
-        std::cout << "  timeline: " << path << "\n";
-      }
-    }
-    std::fflush(stdout);
-  }
-  const double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  for (const std::string& file : o.files) check_one_file(file, o, html_names, tally);
+  const double total = milliseconds_since(start);
   std::printf("%zu files: %zu linearizable, %zu not linearizable, %zu unknown, %zu unreadable (%.1f ms)\n", o.files.size(),
-              linearizable, violations, unknown, unreadable, total);
-  if (unwritten > 0) std::printf("%zu timeline pages could not be written\n", unwritten);
-  if (unknown > 0 || unreadable > 0 || unwritten > 0) return 2;
-  return violations > 0 ? 1 : 0;
+              tally.linearizable, tally.violations, tally.unknown, tally.unreadable, total);
+  if (tally.unwritten > 0) std::printf("%zu timeline pages could not be written\n", tally.unwritten);
+  if (tally.unknown > 0 || tally.unreadable > 0 || tally.unwritten > 0) return 2;
+  return tally.violations > 0 ? 1 : 0;
 }
 
 }  // namespace duet::history

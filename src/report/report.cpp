@@ -87,7 +87,8 @@ std::string identifier(const std::string& name) {
   return id;
 }
 
-std::string format_report(const ReportData& d) {
+// The first line: what failed, after how many cases, and how far it shrank.
+static std::string report_headline(const ReportData& d) {
   std::string out = "duet: " + d.name + ": ";
   if (!d.divergence.empty()) {
     out += "error: the test is nondeterministic: " + d.divergence + "\n";
@@ -97,25 +98,27 @@ std::string format_report(const ReportData& d) {
            "  make the test deterministic, then run it again. The failing trial as first seen:";
   } else if (d.error) {
     out += "error: " + d.message + "\n  nothing was tested";
+  } else if (d.trace.diagram.empty()) {
+    out += (d.from_bytes ? std::string("failed on a fuzzer's input")
+                         : "failed after " + plural(d.cases, "case", "cases") + " (seed " + hex(d.seed) + ")") +
+           "; " + shrunk_to(d, plural(d.trace.steps.size(), "step", "steps"));
   } else {
-    if (d.trace.diagram.empty()) {
-      out += (d.from_bytes ? std::string("failed on a fuzzer's input")
-                           : "failed after " + plural(d.cases, "case", "cases") + " (seed " + hex(d.seed) + ")") +
-             "; " + shrunk_to(d, plural(d.trace.steps.size(), "step", "steps"));
-    } else {
-      std::size_t calls = d.trace.y_prefix.size() + d.trace.y_suffix.size();
-      for (const auto& b : d.trace.y_branches) calls += b.size();
-      // On threads, whether the branches ran at once at all is part of what the failure shows.
-      out += (d.from_bytes ? std::string("failed on a fuzzer's input, ") : "failed after " + plural(d.cases, "program", "programs") + ", ") +
-             (d.cpus > 0 ? overlap_text(d.trials, d.overlapped, d.cpus) : plural(d.trials, "trial", "trials")) +
-             (d.from_bytes ? std::string() : " (seed " + hex(d.seed) + ")") + "; " + shrunk_to(d, plural(calls, "call", "calls"));
-    }
+    std::size_t calls = d.trace.y_prefix.size() + d.trace.y_suffix.size();
+    for (const auto& b : d.trace.y_branches) calls += b.size();
+    // On threads, whether the branches ran at once at all is part of what the failure shows.
+    out += (d.from_bytes ? std::string("failed on a fuzzer's input, ") : "failed after " + plural(d.cases, "program", "programs") + ", ") +
+           (d.cpus > 0 ? overlap_text(d.trials, d.overlapped, d.cpus) : plural(d.trials, "trial", "trials")) +
+           (d.from_bytes ? std::string() : " (seed " + hex(d.seed) + ")") + "; " + shrunk_to(d, plural(calls, "call", "calls"));
   }
-  out += "\n";
-  if (d.divergence.empty()) out += shrink_note(d);
-  if (!d.divergence.empty()) {
-    // Said in the header.
-  } else if (d.nondeterministic && d.first_seen)
+  return out + "\n";
+}
+
+// A shrink that stopped early, and a failure that did not come back when replayed.
+static std::string report_warnings(const ReportData& d) {
+  // A nondeterministic test says so in its headline.
+  if (!d.divergence.empty()) return "";
+  std::string out = shrink_note(d);
+  if (d.nondeterministic && d.first_seen)
     out += "  warning: the failure did not reproduce when replayed; the candidate or the spec is\n"
            "  nondeterministic (global state, time, addresses, threads?). Shown: the failing step as\n"
            "  first seen, after the steps before it as replayed.\n";
@@ -123,87 +126,108 @@ std::string format_report(const ReportData& d) {
     out += "  warning: the failure did not reproduce when replayed; the candidate or the spec is\n"
            "  nondeterministic (global state, time, addresses, threads?). Shown: the case as replayed,\n"
            "  where it passed" + (d.message.empty() ? std::string(".\n") : "; when first run it failed: " + d.message + "\n");
-  if (!d.trace.diagram.empty()) {
-    out += "\n";
-    if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
-    out += d.trace.diagram;
-    out += "\n  " + d.trace.verdict + ".\n";
-    if (!d.trace.noise.empty()) out += "  noise: " + d.trace.noise + ".\n";
-    if (!d.trace.interleaving.empty()) {
-      out += "\n  interleaving (fiber scheduler, " + d.trace.schedule + " schedules), " +
-             plural(d.trace.interleaving.size(), "step", "steps") + ":\n";
-      // One column per fiber when the table fits, else one line per step. The table's first
-      // line is its header; the rest are steps, one per row.
-      const auto& columns = d.trace.interleaving_columns;
-      const bool table = !columns.empty();
-      const auto& rows = table ? columns : d.trace.interleaving;
-      const std::size_t first = table ? 1 : 0;
-      if (table) out += "    " + columns.front() + "\n";
-      // Long runs (a livelock) show their start and their end.
-      constexpr std::size_t kHead = 40, kTail = 40;
-      const std::size_t n = rows.size() - first;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (n > kHead + kTail && i == kHead) {
-          out += "    ... " + plural(n - kHead - kTail, "step", "steps") + " not shown ...\n";
-          i = n - kTail;
-        }
-        out += "    " + rows[first + i] + "\n";
-      }
-      if (d.divergence.empty()) out += "  (The replay token re-runs this program with this interleaving, step for step.)\n";
-    } else if (d.died) {
-      out += "  (The replay token re-runs this program, in a child process, until a trial ends the process\n"
-             "  again or the trials run out.)\n";
-    } else {
-      out += "  (The replay token re-runs this program; on threads, whether the same interleaving recurs is\n"
-             "  a matter of chance, so it runs the program until a trial fails or the trials run out.)\n";
+  return out;
+}
+
+// The fiber scheduler's interleaving: one column per fiber when the table fits, else one line
+// per step.
+static std::string report_interleaving(const ReportData& d) {
+  std::string out = "\n  interleaving (fiber scheduler, " + d.trace.schedule + " schedules), " +
+                    plural(d.trace.interleaving.size(), "step", "steps") + ":\n";
+  // The table's first line is its header; the rest are steps, one per row.
+  const auto& columns = d.trace.interleaving_columns;
+  const bool table = !columns.empty();
+  const auto& rows = table ? columns : d.trace.interleaving;
+  const std::size_t first = table ? 1 : 0;
+  if (table) out += "    " + columns.front() + "\n";
+  // Long runs (a livelock) show their start and their end.
+  constexpr std::size_t kHead = 40, kTail = 40;
+  const std::size_t n = rows.size() - first;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (n > kHead + kTail && i == kHead) {
+      out += "    ... " + plural(n - kHead - kTail, "step", "steps") + " not shown ...\n";
+      i = n - kTail;
     }
-  } else if (!d.trace.setup.empty() || !d.trace.steps.empty()) {
-    out += "\n";
-    std::size_t width = 0;
-    for (const auto& s : d.trace.steps) width = std::max(width, s.code.size() + 1);
-    width = std::min<std::size_t>(std::max<std::size_t>(width, 16), 48);
-    if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
-    for (std::size_t i = 0; i < d.trace.steps.size(); ++i) {
-      const Step& s = d.trace.steps[i];
-      char num[32];
-      std::snprintf(num, sizeof num, "  %4zu  ", i + 1);
-      std::string line = num + (s.assertion ? "assert(" + s.code + " == " + s.expected + ")" : s.code) + ";";
-      // The failing step's explanation already says what the candidate did.
-      const std::string comment = !s.explanation.empty() ? "<-- " + s.explanation
-                                  : !s.crash.empty()     ? "crash at " + s.crash + "; recovered"
-                                                         : s.observed;
-      if (!comment.empty()) {
-        line.resize(std::max(line.size() + 2, 8 + width + 1), ' ');
-        line += "// " + comment;
-      }
-      out += line + "\n";
-      // The async runs of the step, indented under it.
-      for (std::size_t at = 0; at < s.async_trace.size();) {
-        const std::size_t end = s.async_trace.find('\n', at);
-        const std::size_t stop = end == std::string::npos ? s.async_trace.size() : end;
-        out += "          | " + s.async_trace.substr(at, stop - at) + "\n";
-        at = stop + 1;
-      }
-    }
-    // A failure no step was marked with (memory ran out between steps, say): say it after them.
-    if (!d.error && !d.trace.failed && !d.message.empty()) out += "  then: " + d.message + "\n";
+    out += "    " + rows[first + i] + "\n";
   }
-  if (!d.error && d.trace.steps.empty() && d.trace.diagram.empty() && !d.message.empty()) out += "  " + d.message + "\n";
-  if (!d.death_output.empty()) {
-    // A sanitizer's report of the minimal case, or the candidate's last words: the end of it.
-    std::vector<std::string> lines;
-    std::istringstream text(d.death_output);
-    for (std::string line; std::getline(text, line);) lines.push_back(line);
-    constexpr std::size_t kShown = 60;
-    const std::size_t first = lines.size() > kShown ? lines.size() - kShown : 0;
-    out += "\n  what the process wrote to stderr before it died" + std::string(first ? " (the last 60 lines)" : "") + ":\n";
-    for (std::size_t i = first; i < lines.size(); ++i) out += "    | " + lines[i] + "\n";
+  if (d.divergence.empty()) out += "  (The replay token re-runs this program with this interleaving, step for step.)\n";
+  return out;
+}
+
+// A Y-program's failure: its diagram, the verdict, and how the replay token runs it again.
+static std::string report_y_program(const ReportData& d) {
+  std::string out = "\n";
+  if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
+  out += d.trace.diagram;
+  out += "\n  " + d.trace.verdict + ".\n";
+  if (!d.trace.noise.empty()) out += "  noise: " + d.trace.noise + ".\n";
+  if (!d.trace.interleaving.empty()) {
+    out += report_interleaving(d);
+  } else if (d.died) {
+    out += "  (The replay token re-runs this program, in a child process, until a trial ends the process\n"
+           "  again or the trials run out.)\n";
+  } else {
+    out += "  (The replay token re-runs this program; on threads, whether the same interleaving recurs is\n"
+           "  a matter of chance, so it runs the program until a trial fails or the trials run out.)\n";
   }
-  if (d.error && d.trace.steps.empty() && d.trace.diagram.empty()) out += "\n";
+  return out;
+}
+
+// One numbered step as C++, its comment aligned at `width`, and its async runs under it.
+static std::string report_step(const Step& s, std::size_t number, std::size_t width) {
+  char num[32];
+  std::snprintf(num, sizeof num, "  %4zu  ", number);
+  std::string line = num + (s.assertion ? "assert(" + s.code + " == " + s.expected + ")" : s.code) + ";";
+  // The failing step's explanation already says what the candidate did.
+  const std::string comment = !s.explanation.empty() ? "<-- " + s.explanation
+                              : !s.crash.empty()     ? "crash at " + s.crash + "; recovered"
+                                                     : s.observed;
+  if (!comment.empty()) {
+    line.resize(std::max(line.size() + 2, 8 + width + 1), ' ');
+    line += "// " + comment;
+  }
+  std::string out = line + "\n";
+  // The async runs of the step, indented under it.
+  for (std::size_t at = 0; at < s.async_trace.size();) {
+    const std::size_t end = s.async_trace.find('\n', at);
+    const std::size_t stop = end == std::string::npos ? s.async_trace.size() : end;
+    out += "          | " + s.async_trace.substr(at, stop - at) + "\n";
+    at = stop + 1;
+  }
+  return out;
+}
+
+// A sequential case's failure: its setup and numbered steps.
+static std::string report_steps(const ReportData& d) {
+  std::string out = "\n";
+  std::size_t width = 0;
+  for (const auto& s : d.trace.steps) width = std::max(width, s.code.size() + 1);
+  width = std::min<std::size_t>(std::max<std::size_t>(width, 16), 48);
+  if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
+  for (std::size_t i = 0; i < d.trace.steps.size(); ++i) out += report_step(d.trace.steps[i], i + 1, width);
+  // A failure no step was marked with (memory ran out between steps, say): say it after them.
+  if (!d.error && !d.trace.failed && !d.message.empty()) out += "  then: " + d.message + "\n";
+  return out;
+}
+
+// A sanitizer's report of the minimal case, or the candidate's last words: the end of it.
+static std::string report_death_output(const ReportData& d) {
+  std::vector<std::string> lines;
+  std::istringstream text(d.death_output);
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  constexpr std::size_t kShown = 60;
+  const std::size_t first = lines.size() > kShown ? lines.size() - kShown : 0;
+  std::string out = "\n  what the process wrote to stderr before it died" + std::string(first ? " (the last 60 lines)" : "") + ":\n";
+  for (std::size_t i = first; i < lines.size(); ++i) out += "    | " + lines[i] + "\n";
+  return out;
+}
+
+// The closing lines: the replay token, the draft test, discarded attempts, the times.
+static std::string report_footer(const ReportData& d) {
   // A case that ends its process replays in a child process too (else the replay ends the test):
   // said only where the replay would not be isolated anyway.
   const bool fork_to_replay = d.died && !d.replay_isolated;
-  out += "\n  replay:     " + std::string(fork_to_replay ? "DUET_FORK=1 " : "") + "DUET_REPLAY=" + d.token + "\n";
+  std::string out = "\n  replay:     " + std::string(fork_to_replay ? "DUET_FORK=1 " : "") + "DUET_REPLAY=" + d.token + "\n";
   if (!d.draft_path.empty()) out += "  draft test: " + d.draft_path + "\n";
   // An error has no draft to explain the absence of: nothing failed.
   else if (!d.trace.no_draft.empty() && !d.error) out += "  draft test: none (" + d.trace.no_draft + ")\n";
@@ -223,6 +247,16 @@ std::string format_report(const ReportData& d) {
   return out;
 }
 
+std::string format_report(const ReportData& d) {
+  std::string out = report_headline(d) + report_warnings(d);
+  if (!d.trace.diagram.empty()) out += report_y_program(d);
+  else if (!d.trace.setup.empty() || !d.trace.steps.empty()) out += report_steps(d);
+  if (!d.error && d.trace.steps.empty() && d.trace.diagram.empty() && !d.message.empty()) out += "  " + d.message + "\n";
+  if (!d.death_output.empty()) out += report_death_output(d);
+  if (d.error && d.trace.steps.empty() && d.trace.diagram.empty()) out += "\n";
+  return out + report_footer(d);
+}
+
 // The lines that make the draft's subject, indented: the trace's draft setup (a model over a
 // binding: an adapter that calls the subject through the binding), else its setup.
 static std::string draft_setup(const Trace& t, const std::string& indent) {
@@ -233,40 +267,29 @@ static std::string draft_setup(const Trace& t, const std::string& indent) {
   return out;
 }
 
-// A Y-program's draft runs the program and checks its outcome: on fibers it replays the failing
-// interleaving with duet::run_fibers (so it fails every time, as reported); on threads it runs
-// the program until the unexplained results come back. Either passes once the candidate no
-// longer gives them. It checks that one outcome, not every order (duet's replay does that).
-static std::string format_y_draft(const ReportData& d) {
-  const Trace& t = d.trace;
-  const bool fibers = !t.interleaving.empty();
-  // Calls that never returned: the run itself failed (a deadlock, a data race): the draft
-  // checks that the run completes, and has no results to compare.
-  bool completed = true;
-  for (const std::string& r : t.y_results) completed = completed && r != "(did not return)" && r != "(not started)";
-  std::size_t next = 0;
-  auto call = [&](const std::string& code) {
+namespace {
+
+// The draft's capture of each call in turn: r1, r2, ... in program order.
+struct DraftCalls {
+  std::size_t count = 0;
+  std::string operator()(const std::string& code) {
     std::string line = "r";  // appended, not "r" + ...: GCC 12's -Wrestrict misfires on that
-    line += std::to_string(++next);
+    line += std::to_string(++count);
     line += " = duet::capture([&] { return " + code + "; });";
     return line;
-  };
-  std::string results_list, unexplained_list;
-  for (std::size_t i = 0; i < t.y_results.size(); ++i) {
-    results_list += (i ? ", r" : "r") + std::to_string(i + 1) + ".show()";
-    unexplained_list += (i ? ", " : "") + show_string(t.y_results[i]);
   }
-  std::string declared = "duet::Result";
-  for (std::size_t i = 0; i < t.y_results.size(); ++i) declared += (i ? ", r" : " r") + std::to_string(i + 1);
-  declared += ";";
+};
 
+}  // namespace
+
+// The comment above a Y-program's draft (what failed, the diagram, how the draft runs it) and
+// its #include lines.
+static std::string y_draft_preamble(const ReportData& d, bool fibers, bool completed) {
   std::string out;
   out += "// Draft reproducer written by duet for " + d.name + ".\n";
-  {
-    std::istringstream message(d.message + " in this program:");
-    for (std::string line; std::getline(message, line);) out += "// " + line + "\n";
-  }
-  std::istringstream diagram(t.diagram);
+  std::istringstream message(d.message + " in this program:");
+  for (std::string line; std::getline(message, line);) out += "// " + line + "\n";
+  std::istringstream diagram(d.trace.diagram);
   for (std::string line; std::getline(diagram, line);) out += "//   " + line + "\n";
   if (fibers)
     out += "// It replays the failing interleaving on duet's fiber scheduler, so it fails as reported,\n"
@@ -282,6 +305,64 @@ static std::string format_y_draft(const ReportData& d) {
   if (fibers) out += "#include <duet/result.hpp>\n";
   out += "#include <gtest/gtest.h>\n\n";
   out += fibers ? "#include <string>\n#include <vector>\n\n" : "#include <atomic>\n#include <string>\n#include <thread>\n#include <vector>\n\n";
+  return out;
+}
+
+// "  // producer" after a branch's opening line, when the branch has a role.
+static std::string y_role_comment(const Trace& t, std::size_t branch) {
+  return branch < t.y_roles.size() ? "  // " + t.y_roles[branch] : std::string();
+}
+
+// The branches as fibers, run in the failing schedule by duet::run_fibers.
+static std::string y_draft_fiber_branches(const Trace& t, DraftCalls& call) {
+  std::string out = "  const duet::FiberRun run = duet::run_fibers(\n      {\n";
+  for (std::size_t b = 0; b < t.y_branches.size(); ++b) {
+    out += "          [&] {" + y_role_comment(t, b) + "\n";
+    for (const auto& c : t.y_branches[b]) out += "            " + call(c) + "\n";
+    out += "          },\n";
+  }
+  out += "      },\n      " + show_string(t.fiber_schedule);
+  if (!t.fiber_options.empty()) out += ", " + t.fiber_options;
+  out += ");\n";
+  out += "  ASSERT_TRUE(run.completed) << run.failure;\n";
+  return out;
+}
+
+// The branches as threads that start together and are joined.
+static std::string y_draft_thread_branches(const Trace& t, DraftCalls& call) {
+  const std::size_t nb = t.y_branches.size();
+  std::string out = "    std::atomic<int> ready{0};  // the branches start together\n";
+  for (std::size_t b = 0; b < nb; ++b) {
+    out += "    std::thread t" + std::to_string(b) + "([&] {" + y_role_comment(t, b) + "\n";
+    out += "      ready.fetch_add(1);\n      while (ready.load() < " + std::to_string(nb) + ") std::this_thread::yield();\n";
+    for (const auto& c : t.y_branches[b]) out += "      " + call(c) + "\n";
+    out += "    });\n";
+  }
+  for (std::size_t b = 0; b < nb; ++b) out += "    t" + std::to_string(b) + ".join();\n";
+  return out;
+}
+
+// A Y-program's draft runs the program and checks its outcome: on fibers it replays the failing
+// interleaving with duet::run_fibers (so it fails every time, as reported); on threads it runs
+// the program until the unexplained results come back. Either passes once the candidate no
+// longer gives them. It checks that one outcome, not every order (duet's replay does that).
+static std::string format_y_draft(const ReportData& d) {
+  const Trace& t = d.trace;
+  const bool fibers = !t.interleaving.empty();
+  // Calls that never returned: the run itself failed (a deadlock, a data race): the draft
+  // checks that the run completes, and has no results to compare.
+  bool completed = true;
+  for (const std::string& r : t.y_results) completed = completed && r != "(did not return)" && r != "(not started)";
+  std::string results_list, unexplained_list;
+  std::string declared = "duet::Result";
+  for (std::size_t i = 0; i < t.y_results.size(); ++i) {
+    results_list += (i ? ", r" : "r") + std::to_string(i + 1) + ".show()";
+    unexplained_list += (i ? ", " : "") + show_string(t.y_results[i]);
+    declared += (i ? ", r" : " r") + std::to_string(i + 1);
+  }
+  declared += ";";
+
+  std::string out = y_draft_preamble(d, fibers, completed);
   out += "TEST(" + identifier(d.name) + ", DuetRepro) {\n";
   std::string in = "  ";
   if (!fibers) {
@@ -291,30 +372,9 @@ static std::string format_y_draft(const ReportData& d) {
   }
   out += draft_setup(t, in);
   out += in + declared + "\n";
+  DraftCalls call;
   for (const auto& c : t.y_prefix) out += in + call(c) + "\n";
-  const std::size_t nb = t.y_branches.size();
-  auto role_comment = [&](std::size_t b) { return b < t.y_roles.size() ? "  // " + t.y_roles[b] : std::string(); };
-  if (fibers) {
-    out += "  const duet::FiberRun run = duet::run_fibers(\n      {\n";
-    for (std::size_t b = 0; b < nb; ++b) {
-      out += "          [&] {" + role_comment(b) + "\n";
-      for (const auto& c : t.y_branches[b]) out += "            " + call(c) + "\n";
-      out += "          },\n";
-    }
-    out += "      },\n      " + show_string(t.fiber_schedule);
-    if (!t.fiber_options.empty()) out += ", " + t.fiber_options;
-    out += ");\n";
-    out += "  ASSERT_TRUE(run.completed) << run.failure;\n";
-  } else {
-    out += "    std::atomic<int> ready{0};  // the branches start together\n";
-    for (std::size_t b = 0; b < nb; ++b) {
-      out += "    std::thread t" + std::to_string(b) + "([&] {" + role_comment(b) + "\n";
-      out += "      ready.fetch_add(1);\n      while (ready.load() < " + std::to_string(nb) + ") std::this_thread::yield();\n";
-      for (const auto& c : t.y_branches[b]) out += "      " + call(c) + "\n";
-      out += "    });\n";
-    }
-    for (std::size_t b = 0; b < nb; ++b) out += "    t" + std::to_string(b) + ".join();\n";
-  }
+  out += fibers ? y_draft_fiber_branches(t, call) : y_draft_thread_branches(t, call);
   for (const auto& c : t.y_suffix) out += in + call(c) + "\n";
   if (fibers && completed) {
     out += "  const std::vector<std::string> results = {" + results_list + "};\n";

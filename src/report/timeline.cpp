@@ -242,83 +242,109 @@ struct Selection {
   std::size_t after = 0;
 };
 
+// What the page's data block costs so far, operation by operation: each row, the lane of each
+// process first seen, each string first used.
+struct WindowCost {
+  const History& history;
+  const Prepared& prepared;
+  std::vector<char> used;                   // per string: already paid for
+  std::unordered_set<std::int64_t> processes;  // lanes already paid for
+  std::vector<char> paid;                   // per op: paid for first (the witness)
+  std::size_t lane_size;
+  std::size_t spent = 0;
+
+  WindowCost(const History& h, const Prepared& p)
+      : history(h), prepared(p), used(p.strings.size(), 0), paid(h.ops.size(), 0),
+        // A process's lane entry: id (or its quoted form), first row, row count, three commas.
+        lane_size(22 + 2 * digits(h.ops.size()) + 3) {}
+
+  std::size_t cost(std::size_t i) const {
+    std::size_t c = prepared.row_size[i];
+    if (!processes.count(history.ops[i].process)) c += lane_size;
+    if (!used[prepared.label[i]]) c += prepared.string_json_size[prepared.label[i]] + 1;
+    if (prepared.state[i] >= 0 && !used[static_cast<std::size_t>(prepared.state[i])] && prepared.state[i] != static_cast<std::int64_t>(prepared.label[i]))
+      c += prepared.string_json_size[static_cast<std::size_t>(prepared.state[i])] + 1;
+    return c;
+  }
+
+  // Pays for operation i if the total stays within limit; false when it would not.
+  bool take(std::size_t i, std::size_t limit) {
+    if (paid[i]) return true;
+    const std::size_t c = cost(i);
+    if (spent + c > limit) return false;
+    spent += c;
+    processes.insert(history.ops[i].process);
+    used[prepared.label[i]] = 1;
+    if (prepared.state[i] >= 0) used[static_cast<std::size_t>(prepared.state[i])] = 1;
+    return true;
+  }
+
+  // The whole history's data block: every lane, row and string once.
+  std::size_t total() const {
+    std::size_t sum = prepared.processes * lane_size;
+    std::vector<char> seen(prepared.strings.size(), 0);
+    for (std::size_t i = 0; i < history.ops.size(); ++i) {
+      sum += prepared.row_size[i];
+      for (std::int64_t s : {static_cast<std::int64_t>(prepared.label[i]), prepared.state[i]})
+        if (s >= 0 && !seen[static_cast<std::size_t>(s)]) {
+          seen[static_cast<std::size_t>(s)] = 1;
+          sum += prepared.string_json_size[static_cast<std::size_t>(s)] + 1;
+        }
+    }
+    return sum;
+  }
+};
+
+// The contiguous part of the window, [lo, hi) in invocation order, within budget: around the
+// stuck operation, two operations before it for each after it (what was linearized before it is
+// the explanation); from the beginning when nothing is stuck.
+std::pair<std::size_t, std::size_t> contiguous_window(const Prepared& p, std::size_t n, WindowCost& window,
+                                                      std::size_t budget) {
+  std::size_t lo = 0, hi = 0;
+  if (p.stuck) {
+    lo = *p.stuck;
+    hi = lo;
+    if (window.take(hi, budget)) ++hi;
+  }
+  bool left = lo > 0, right = hi < n && hi > lo;
+  if (!p.stuck) right = n > 0;
+  for (unsigned turn = 0; left || right; ++turn) {
+    if (left && (turn % 3 != 2 || !right)) {
+      if (window.take(lo - 1, budget)) { --lo; left = lo > 0; }
+      else left = false;
+    } else if (right) {
+      if (window.take(hi, budget)) { ++hi; right = hi < n; }
+      else right = false;
+    }
+  }
+  return {lo, hi};
+}
+
 // Everything fits, or a window: contiguous in invocation order around the stuck operation (the
 // beginning otherwise), then earlier operations still running inside the window (long or
 // indeterminate ones), nearest first, since they are concurrent with what is shown.
 Selection choose(const History& h, const Prepared& p, std::size_t budget) {
   const std::size_t n = h.ops.size();
   Selection sel;
-  std::vector<char> used(p.strings.size(), 0);
-  std::unordered_set<std::int64_t> processes;
-  // A process's lane entry: id (or its quoted form), first row, row count, three commas.
-  const std::size_t lane_size = 22 + 2 * digits(n) + 3;
-  std::size_t spent = 0;
-  auto cost = [&](std::size_t i) {
-    std::size_t c = p.row_size[i];
-    if (!processes.count(h.ops[i].process)) c += lane_size;
-    if (!used[p.label[i]]) c += p.string_json_size[p.label[i]] + 1;
-    if (p.state[i] >= 0 && !used[static_cast<std::size_t>(p.state[i])] && p.state[i] != static_cast<std::int64_t>(p.label[i]))
-      c += p.string_json_size[static_cast<std::size_t>(p.state[i])] + 1;
-    return c;
-  };
-  std::vector<char> paid(n, 0);  // the witness's operations are paid for first
-  auto take = [&](std::size_t i, std::size_t limit) {
-    if (paid[i]) return true;
-    const std::size_t c = cost(i);
-    if (spent + c > limit) return false;
-    spent += c;
-    processes.insert(h.ops[i].process);
-    used[p.label[i]] = 1;
-    if (p.state[i] >= 0) used[static_cast<std::size_t>(p.state[i])] = 1;
-    return true;
-  };
-  std::size_t total = p.processes * lane_size;
-  {
-    std::vector<char> seen(p.strings.size(), 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      total += p.row_size[i];
-      for (std::int64_t s : {static_cast<std::int64_t>(p.label[i]), p.state[i]})
-        if (s >= 0 && !seen[static_cast<std::size_t>(s)]) {
-          seen[static_cast<std::size_t>(s)] = 1;
-          total += p.string_json_size[static_cast<std::size_t>(s)] + 1;
-        }
-    }
-  }
-  if (total <= budget) {
+  WindowCost window(h, p);
+  if (window.total() <= budget) {
     sel.ops.resize(n);
     for (std::size_t i = 0; i < n; ++i) sel.ops[i] = i;
     return sel;
   }
   // The witness is the explanation: shown whatever the window (it is a few operations).
   for (std::size_t i = 0; i < p.in_witness.size(); ++i)
-    if (p.in_witness[i] && take(i, budget)) paid[i] = 1;
-  // Contiguous part: 90% of the budget, two operations before the stuck one for each after it
-  // (what was linearized before it is the explanation).
-  const std::size_t contiguous_budget = budget / 10 * 9;
-  std::size_t lo = 0, hi = 0;
-  if (p.stuck) {
-    lo = *p.stuck;
-    hi = lo;
-    if (take(hi, contiguous_budget)) ++hi;
-  }
-  bool left = lo > 0, right = hi < n && hi > lo;
-  if (!p.stuck) right = n > 0;
-  for (unsigned turn = 0; left || right; ++turn) {
-    if (left && (turn % 3 != 2 || !right)) {
-      if (take(lo - 1, contiguous_budget)) { --lo; left = lo > 0; }
-      else left = false;
-    } else if (right) {
-      if (take(hi, contiguous_budget)) { ++hi; right = hi < n; }
-      else right = false;
-    }
-  }
+    if (p.in_witness[i] && window.take(i, budget)) window.paid[i] = 1;
+  // Contiguous part: 90% of the budget.
+  const auto contiguous = contiguous_window(p, n, window, budget / 10 * 9);
+  const std::size_t lo = contiguous.first, hi = contiguous.second;
   std::vector<std::size_t> extra;
   if (hi > lo) {
     const std::uint64_t start = h.ops[lo].invoke;
     for (std::size_t i = lo; i-- > 0;) {
       const Operation& op = h.ops[i];
       if (op.response != Operation::kPending && op.response < start) continue;
-      if (!take(i, budget)) break;
+      if (!window.take(i, budget)) break;
       extra.push_back(i);
     }
   }
@@ -326,13 +352,129 @@ Selection choose(const History& h, const Prepared& p, std::size_t budget) {
   for (std::size_t i = lo; i < hi; ++i) sel.ops.push_back(i);
   const std::size_t window_ops = sel.ops.size();
   for (std::size_t i = 0; i < n; ++i)
-    if (paid[i] && (i < lo || i >= hi) && std::find(extra.begin(), extra.end(), i) == extra.end()) sel.ops.push_back(i);
+    if (window.paid[i] && (i < lo || i >= hi) && std::find(extra.begin(), extra.end(), i) == extra.end()) sel.ops.push_back(i);
   if (sel.ops.size() > window_ops) std::sort(sel.ops.begin(), sel.ops.end());
   const auto shown_before = static_cast<std::size_t>(std::count_if(sel.ops.begin(), sel.ops.end(), [&](std::size_t i) { return i < lo; }));
   const auto shown_after = static_cast<std::size_t>(std::count_if(sel.ops.begin(), sel.ops.end(), [&](std::size_t i) { return i >= hi; }));
   sel.before = lo - shown_before;
   sel.after = n - hi - shown_after;
   return sel;
+}
+
+// Each shown operation's bar as event ranks: time compressed to the order of the events, so the
+// page reads the same whatever the clock's scale. Pending operations end at end_rank.
+struct Bars {
+  std::vector<std::size_t> start, end;
+  std::size_t end_rank = 0;
+};
+
+Bars bar_ranks(const std::vector<Operation>& ops, const Selection& sel) {
+  std::vector<std::uint64_t> times;
+  times.reserve(sel.ops.size() * 2);
+  for (std::size_t i : sel.ops) {
+    times.push_back(ops[i].invoke);
+    if (ops[i].response != Operation::kPending) times.push_back(ops[i].response);
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  Bars bars;
+  bars.end_rank = times.size();
+  auto rank = [&](std::uint64_t t) {
+    return static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
+  };
+  bars.start.resize(sel.ops.size());
+  bars.end.resize(sel.ops.size());
+  for (std::size_t k = 0; k < sel.ops.size(); ++k) {
+    const Operation& op = ops[sel.ops[k]];
+    bars.start[k] = rank(op.invoke);
+    bars.end[k] = op.response == Operation::kPending ? bars.end_rank : std::max(bars.start[k], rank(op.response));
+  }
+  return bars;
+}
+
+// The page's rows: a lane per process, split in sub-lanes where its bars overlap.
+struct Lanes {
+  std::vector<std::size_t> row;  // per shown operation
+  std::string json;              // process, first row, row count, ...
+  std::size_t rows = 0;
+};
+
+// A process normally runs one operation at a time, but an indeterminate one never ends;
+// overlapping bars of one process get stacked rows instead of hiding each other.
+Lanes sub_lanes(const std::vector<Operation>& ops, const Selection& sel, const Bars& bars) {
+  std::map<std::int64_t, std::vector<std::size_t>> by_process;
+  for (std::size_t k = 0; k < sel.ops.size(); ++k) by_process[ops[sel.ops[k]].process].push_back(k);
+  Lanes lanes;
+  lanes.row.resize(sel.ops.size());
+  for (auto& [process, ks] : by_process) {
+    std::stable_sort(ks.begin(), ks.end(), [&](std::size_t a, std::size_t b) { return bars.start[a] < bars.start[b]; });
+    std::vector<std::size_t> row_end;  // per sub-lane: end rank of its last bar
+    for (std::size_t k : ks) {
+      std::size_t j = 0;
+      while (j < row_end.size() && row_end[j] > bars.start[k]) ++j;
+      if (j == row_end.size()) row_end.push_back(0);
+      row_end[j] = std::max(bars.end[k], bars.start[k] + 1);
+      lanes.row[k] = lanes.rows + j;
+    }
+    if (!lanes.json.empty()) lanes.json += ',';
+    // Process ids beyond JS's exact integers travel as strings.
+    const bool exact = process >= -static_cast<std::int64_t>(kMaxSafeJsInteger) && process <= static_cast<std::int64_t>(kMaxSafeJsInteger);
+    lanes.json += exact ? std::to_string(process) : '"' + std::to_string(process) + '"';
+    lanes.json += ',' + std::to_string(lanes.rows) + ',' + std::to_string(row_end.size());
+    lanes.rows += row_end.size();
+  }
+  return lanes;
+}
+
+// The flags field of operation i's row.
+unsigned op_flags(const Operation& op, std::size_t i, const Prepared& p) {
+  unsigned flags = 0;
+  if (op.outcome == Outcome::fail) flags |= kFail;
+  if (op.outcome == Outcome::info || op.response == Operation::kPending) flags |= kInfo;
+  if (op.result_unknown) flags |= kUnknownResult;
+  if (p.stuck && *p.stuck == i) flags |= kStuck;
+  if (!p.other_partition.empty() && p.other_partition[i]) flags |= kOtherPartition;
+  if (!p.in_witness.empty() && p.in_witness[i]) flags |= kWitness;
+  if (!p.witness_open.empty() && p.witness_open[i]) flags |= kWitnessOpen;
+  return flags;
+}
+
+// The window's string table, in first-use order: the page's index of each string it uses.
+struct WindowStrings {
+  std::vector<std::int64_t> local;  // per string of the history: its index here, or -1
+  std::vector<std::size_t> table;   // per string here: its index in the history
+
+  std::size_t index(std::size_t s) {
+    if (local[s] < 0) {
+      local[s] = static_cast<std::int64_t>(table.size());
+      table.push_back(s);
+    }
+    return static_cast<std::size_t>(local[s]);
+  }
+};
+
+// The "o" array: 12 numbers per shown operation (see render_data's row layout).
+std::string op_rows(const std::vector<Operation>& ops, const Prepared& p, const Selection& sel, const Bars& bars,
+                    const Lanes& lanes, WindowStrings& strings) {
+  std::string o;
+  o.reserve(sel.ops.size() * 40);
+  for (std::size_t k = 0; k < sel.ops.size(); ++k) {
+    const std::size_t i = sel.ops[k];
+    const Operation& op = ops[i];
+    const unsigned flags = op_flags(op, i, p);
+    const std::size_t label = strings.index(p.label[i]);
+    const std::size_t state = p.state[i] >= 0 ? strings.index(static_cast<std::size_t>(p.state[i])) + 1 : 0;
+    if (k > 0) o += ',';
+    o += std::to_string(i) + ',' + std::to_string(lanes.row[k]) + ',' + std::to_string(bars.start[k]) + ',' +
+         std::to_string(bars.end[k]) + ',' + std::to_string(flags) + ',' + std::to_string(label) + ',' +
+         std::to_string(p.position[i] + 1) + ',' + std::to_string(state) + ',' + std::to_string(op.invoke_line) + ',' +
+         std::to_string(op.response_line) + ',';
+    put_time(o, op.invoke);
+    o += ',';
+    if (op.response == Operation::kPending) o += "-1";
+    else put_time(o, op.response);
+  }
+  return o;
 }
 
 // The data block: {"n":rows,"r":ranks,"rows":sub-lanes,"p":[process,first row,row count...],
@@ -342,97 +484,23 @@ Selection choose(const History& h, const Prepared& p, std::size_t budget) {
 // flags, label, position in the order + 1 (0: none), state + 1 (0: none), invoke line,
 // response line, invoke time, response time (-1: pending).
 std::string render_data(const History& h, const CheckReport& r, const Prepared& p, const Selection& sel) {
-  const auto& ops = h.ops;
-  // Time compressed to event ranks: readable whatever the clock's scale.
-  std::vector<std::uint64_t> times;
-  times.reserve(sel.ops.size() * 2);
-  for (std::size_t i : sel.ops) {
-    times.push_back(ops[i].invoke);
-    if (ops[i].response != Operation::kPending) times.push_back(ops[i].response);
-  }
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  const std::size_t end_rank = times.size();
-  auto rank = [&](std::uint64_t t) {
-    return static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
-  };
-  std::vector<std::size_t> start(sel.ops.size()), end(sel.ops.size());
-  for (std::size_t k = 0; k < sel.ops.size(); ++k) {
-    const Operation& op = ops[sel.ops[k]];
-    start[k] = rank(op.invoke);
-    end[k] = op.response == Operation::kPending ? end_rank : std::max(start[k], rank(op.response));
-  }
-  // Sub-lanes: a process normally runs one operation at a time, but an indeterminate one never
-  // ends; overlapping bars of one process get stacked rows instead of hiding each other.
-  std::map<std::int64_t, std::vector<std::size_t>> by_process;
-  for (std::size_t k = 0; k < sel.ops.size(); ++k) by_process[ops[sel.ops[k]].process].push_back(k);
-  std::vector<std::size_t> row(sel.ops.size());
-  std::string lanes;
-  std::size_t rows = 0;
-  for (auto& [process, ks] : by_process) {
-    std::stable_sort(ks.begin(), ks.end(), [&](std::size_t a, std::size_t b) { return start[a] < start[b]; });
-    std::vector<std::size_t> row_end;  // per sub-lane: end rank of its last bar
-    for (std::size_t k : ks) {
-      std::size_t j = 0;
-      while (j < row_end.size() && row_end[j] > start[k]) ++j;
-      if (j == row_end.size()) row_end.push_back(0);
-      row_end[j] = std::max(end[k], start[k] + 1);
-      row[k] = rows + j;
-    }
-    if (!lanes.empty()) lanes += ',';
-    // Process ids beyond JS's exact integers travel as strings.
-    const bool exact = process >= -static_cast<std::int64_t>(kMaxSafeJsInteger) && process <= static_cast<std::int64_t>(kMaxSafeJsInteger);
-    lanes += exact ? std::to_string(process) : '"' + std::to_string(process) + '"';
-    lanes += ',' + std::to_string(rows) + ',' + std::to_string(row_end.size());
-    rows += row_end.size();
-  }
-  // String table of the window, in first-use order.
-  std::vector<std::int64_t> local(p.strings.size(), -1);
-  std::vector<std::size_t> table;
-  auto local_index = [&](std::size_t s) {
-    if (local[s] < 0) {
-      local[s] = static_cast<std::int64_t>(table.size());
-      table.push_back(s);
-    }
-    return static_cast<std::size_t>(local[s]);
-  };
-  std::string o;
-  o.reserve(sel.ops.size() * 40);
-  for (std::size_t k = 0; k < sel.ops.size(); ++k) {
-    const std::size_t i = sel.ops[k];
-    const Operation& op = ops[i];
-    unsigned flags = 0;
-    if (op.outcome == Outcome::fail) flags |= kFail;
-    if (op.outcome == Outcome::info || op.response == Operation::kPending) flags |= kInfo;
-    if (op.result_unknown) flags |= kUnknownResult;
-    if (p.stuck && *p.stuck == i) flags |= kStuck;
-    if (!p.other_partition.empty() && p.other_partition[i]) flags |= kOtherPartition;
-    if (!p.in_witness.empty() && p.in_witness[i]) flags |= kWitness;
-    if (!p.witness_open.empty() && p.witness_open[i]) flags |= kWitnessOpen;
-    const std::size_t label = local_index(p.label[i]);
-    const std::size_t state = p.state[i] >= 0 ? local_index(static_cast<std::size_t>(p.state[i])) + 1 : 0;
-    if (k > 0) o += ',';
-    o += std::to_string(i) + ',' + std::to_string(row[k]) + ',' + std::to_string(start[k]) + ',' + std::to_string(end[k]) + ',' +
-         std::to_string(flags) + ',' + std::to_string(label) + ',' + std::to_string(p.position[i] + 1) + ',' +
-         std::to_string(state) + ',' + std::to_string(op.invoke_line) + ',' + std::to_string(op.response_line) + ',';
-    put_time(o, op.invoke);
-    o += ',';
-    if (op.response == Operation::kPending) o += "-1";
-    else put_time(o, op.response);
-  }
-  std::string d = "{\"n\":" + std::to_string(sel.ops.size()) + ",\"r\":" + std::to_string(end_rank) +
-                  ",\"rows\":" + std::to_string(rows) + ",\"L\":" + std::to_string(r.order.size()) + ",\"v\":";
+  const Bars bars = bar_ranks(h.ops, sel);
+  const Lanes lanes = sub_lanes(h.ops, sel, bars);
+  WindowStrings strings{std::vector<std::int64_t>(p.strings.size(), -1), {}};
+  const std::string o = op_rows(h.ops, p, sel, bars, lanes, strings);
+  std::string d = "{\"n\":" + std::to_string(sel.ops.size()) + ",\"r\":" + std::to_string(bars.end_rank) +
+                  ",\"rows\":" + std::to_string(lanes.rows) + ",\"L\":" + std::to_string(r.order.size()) + ",\"v\":";
   put_json(d, verdict_name(r.verdict));
   d += ",\"ss\":";
   put_json(d, p.stuck ? p.stuck_state : std::string());
   // "fw": the witness is a failing window the search's violation was shrunk to.
   d += r.witness_is_window && !r.witness.empty() ? ",\"fw\":1" : ",\"fw\":0";
-  d += ",\"p\":[" + lanes + "],\"o\":[";
+  d += ",\"p\":[" + lanes.json + "],\"o\":[";
   d += o;
   d += "],\"s\":[";
-  for (std::size_t k = 0; k < table.size(); ++k) {
+  for (std::size_t k = 0; k < strings.table.size(); ++k) {
     if (k > 0) d += ',';
-    put_json(d, p.strings[table[k]]);
+    put_json(d, p.strings[strings.table[k]]);
   }
   d += "]}";
   return d;
@@ -784,84 +852,83 @@ document.body.setAttribute('data-rendered', String(n));
 })();
 )js";
 
-// Everything above the data block.
-std::string render_prefix(const History& h, const CheckReport& r, const Prepared& p, const Selection& sel,
-                          std::size_t explanation_cap, std::size_t max_bytes) {
-  const std::string source = clean(h.source.empty() ? std::string("<input>") : h.source, 500);
-  const std::string verdict(verdict_name(r.verdict));
-  std::string o;
-  o += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
-  put_html(o, source);
-  o += " \xE2\x80\x94 duet timeline (" + verdict + ")</title>\n<style>";
-  o += kStyle;
-  o += "</style></head>\n<body>\n<header class=\"top\">\n<div class=\"title\"><h1>Linearizability timeline</h1>"
-       "<span class=\"verdict v-" + verdict + "\">" + verdict + "</span></div>\n<dl class=\"facts\">";
-  auto fact = [&](std::string_view name, const std::string& escaped) {
-    o += "<div><dt>";
-    o += name;
-    o += "</dt><dd>" + escaped + "</dd></div>";
-  };
-  fact("Source", html(source));
-  fact("Model", html(p.model.empty() ? std::string("?") : p.model));
-  fact("Operations", std::to_string(h.ops.size()));
-  fact("Processes", std::to_string(p.processes));
-  fact("Partitions", std::to_string(r.partitions));
+// One entry of the header's facts: a name and its (escaped) value.
+void put_fact(std::string& o, std::string_view name, const std::string& escaped) {
+  o += "<div><dt>";
+  o += name;
+  o += "</dt><dd>" + escaped + "</dd></div>";
+}
+
+// The header's facts: source, model, counts, the witness or the order, the search's cost.
+std::string render_facts(const History& h, const CheckReport& r, const Prepared& p, const std::string& source) {
+  std::string o = "<dl class=\"facts\">";
+  put_fact(o, "Source", html(source));
+  put_fact(o, "Model", html(p.model.empty() ? std::string("?") : p.model));
+  put_fact(o, "Operations", std::to_string(h.ops.size()));
+  put_fact(o, "Processes", std::to_string(p.processes));
+  put_fact(o, "Partitions", std::to_string(r.partitions));
   if (r.verdict == Verdict::not_linearizable && !r.partial_linearization)
-    fact("Witness", std::to_string(r.witness.size()) + " operations");
+    put_fact(o, "Witness", std::to_string(r.witness.size()) + " operations");
   else
-    fact(r.verdict == Verdict::linearizable ? "Linearized" : "Longest partial order", std::to_string(r.order.size()));
+    put_fact(o, r.verdict == Verdict::linearizable ? "Linearized" : "Longest partial order", std::to_string(r.order.size()));
   if (r.verdict == Verdict::not_linearizable && r.witness_is_window && !r.witness.empty())
-    fact("Failing window", std::to_string(r.witness.size()) + " operations");
+    put_fact(o, "Failing window", std::to_string(r.witness.size()) + " operations");
   else if (r.verdict == Verdict::not_linearizable && r.partial_linearization && !r.witness.empty())
-    fact("Witness", std::to_string(r.witness.size()) + " operations");
+    put_fact(o, "Witness", std::to_string(r.witness.size()) + " operations");
   if (r.verdict == Verdict::not_linearizable && !r.witness_start.empty()) {
-    fact("Window starts in", html(clean(detail::start_states_list(r.witness_start), kStuckStateCap)));
+    put_fact(o, "Window starts in", html(clean(detail::start_states_list(r.witness_start), kStuckStateCap)));
   }
-  if (r.nodes) fact("Search steps", std::to_string(r.nodes));
-  if (r.milliseconds > 0) fact("Check time", std::to_string(static_cast<std::uint64_t>(r.milliseconds + 0.5)) + " ms");
+  if (r.nodes) put_fact(o, "Search steps", std::to_string(r.nodes));
+  if (r.milliseconds > 0) put_fact(o, "Check time", std::to_string(static_cast<std::uint64_t>(r.milliseconds + 0.5)) + " ms");
   o += "</dl>\n";
-  if (p.stuck) {
-    const Operation& op = h.ops[*p.stuck];
-    o += "<div class=\"stuckbox\"><b>Stuck operation</b> #" + std::to_string(*p.stuck) + " (process " +
-         std::to_string(op.process) + (op.invoke_line ? ", line " + std::to_string(op.invoke_line) : std::string()) +
-         "): <code>";
-    put_html(o, p.strings[p.label[*p.stuck]]);
-    if (r.partial_linearization) {
-      o += "</code> cannot be linearized after the " + std::to_string(r.order.size()) +
-           " operations of the order.<br>State there: <code>";
-      put_html(o, p.stuck_state);
-      o += "</code></div>\n";
-    } else {
-      o += "</code> cannot be linearized with the other " + std::to_string(r.witness.empty() ? 0 : r.witness.size() - 1) +
-           " operations of the witness (outlined), which alone have no linearization; decided without a search.</div>\n";
-    }
+  return o;
+}
+
+// The stuck operation and why it cannot be placed (empty when nothing is stuck).
+std::string render_stuck(const History& h, const CheckReport& r, const Prepared& p) {
+  if (!p.stuck) return "";
+  const Operation& op = h.ops[*p.stuck];
+  std::string o = "<div class=\"stuckbox\"><b>Stuck operation</b> #" + std::to_string(*p.stuck) + " (process " +
+                  std::to_string(op.process) + (op.invoke_line ? ", line " + std::to_string(op.invoke_line) : std::string()) +
+                  "): <code>";
+  put_html(o, p.strings[p.label[*p.stuck]]);
+  if (r.partial_linearization) {
+    o += "</code> cannot be linearized after the " + std::to_string(r.order.size()) +
+         " operations of the order.<br>State there: <code>";
+    put_html(o, p.stuck_state);
+    o += "</code></div>\n";
+  } else {
+    o += "</code> cannot be linearized with the other " + std::to_string(r.witness.empty() ? 0 : r.witness.size() - 1) +
+         " operations of the witness (outlined), which alone have no linearization; decided without a search.</div>\n";
   }
-  const std::string explanation = clean(r.explanation, explanation_cap);
-  if (!explanation.empty()) {
-    o += "<details open><summary>Explanation</summary><pre class=\"expl\">";
-    put_html(o, explanation);
-    o += "</pre></details>\n";
-  }
-  o += "</header>\n";
-  if (sel.before || sel.after) {
-    o += "<div class=\"omitted\" id=\"omitted\"><b>Window of " + std::to_string(sel.ops.size()) + " of " +
-         std::to_string(h.ops.size()) + " operations</b> (the page is limited to " + std::to_string(max_bytes) +
-         " bytes; " + (p.stuck ? "around the stuck operation" : "from the beginning") + ")";
-    o += "<div class=\"counts\">";
-    if (sel.before) o += "<span>\xE2\x97\x80 " + std::to_string(sel.before) + " operations before not shown</span>";
-    if (sel.after) o += "<span>" + std::to_string(sel.after) + " operations after not shown \xE2\x96\xB6</span>";
-    o += "</div></div>\n";
-  }
-  o += "<div class=\"tools\"><label>Zoom <input id=\"zoom\" type=\"range\" min=\"2\" max=\"200\" step=\"1\" value=\"16\"></label>"
-       "<button id=\"fit\" type=\"button\">Fit width</button><button id=\"gostuck\" type=\"button\">Go to stuck operation</button>"
-       "<span>ctrl + wheel zooms</span><div class=\"legend\">"
-       "<span><i style=\"background:#dbe7fd;border:1px solid #6e9ef0\"></i>linearized</span>"
-       "<span><i style=\"background:#1f6feb;border-radius:6px;width:14px\"></i>order</span>"
-       "<span><i style=\"background:#ffe4e1;border:2px solid #cf222e\"></i>stuck</span>"
-       "<span><i style=\"background:#eceef1;border:1px solid #b6bcc4\"></i>not placed</span>"
-       "<span><i style=\"background:repeating-linear-gradient(135deg,#f6e7d0 0 4px,#fcf4e8 4px 8px);border:1px solid #d39a4a\"></i>failed</span>"
-       "<span><i style=\"background:linear-gradient(to right,#e4e7eb,#fff);border:1px dashed #8c959f\"></i>indeterminate</span>";
+  return o;
+}
+
+// What a window left out (empty when everything is shown).
+std::string render_omitted(const History& h, const Prepared& p, const Selection& sel, std::size_t max_bytes) {
+  if (!sel.before && !sel.after) return "";
+  std::string o = "<div class=\"omitted\" id=\"omitted\"><b>Window of " + std::to_string(sel.ops.size()) + " of " +
+                  std::to_string(h.ops.size()) + " operations</b> (the page is limited to " + std::to_string(max_bytes) +
+                  " bytes; " + (p.stuck ? "around the stuck operation" : "from the beginning") + ")";
+  o += "<div class=\"counts\">";
+  if (sel.before) o += "<span>\xE2\x97\x80 " + std::to_string(sel.before) + " operations before not shown</span>";
+  if (sel.after) o += "<span>" + std::to_string(sel.after) + " operations after not shown \xE2\x96\xB6</span>";
+  o += "</div></div>\n";
+  return o;
+}
+
+// The zoom tools and the legend, then the empty timeline the script draws, up to the data block.
+std::string render_tools(const CheckReport& r, const Prepared& p) {
+  std::string o =
+      "<div class=\"tools\"><label>Zoom <input id=\"zoom\" type=\"range\" min=\"2\" max=\"200\" step=\"1\" value=\"16\"></label>"
+      "<button id=\"fit\" type=\"button\">Fit width</button><button id=\"gostuck\" type=\"button\">Go to stuck operation</button>"
+      "<span>ctrl + wheel zooms</span><div class=\"legend\">"
+      "<span><i style=\"background:#dbe7fd;border:1px solid #6e9ef0\"></i>linearized</span>"
+      "<span><i style=\"background:#1f6feb;border-radius:6px;width:14px\"></i>order</span>"
+      "<span><i style=\"background:#ffe4e1;border:2px solid #cf222e\"></i>stuck</span>"
+      "<span><i style=\"background:#eceef1;border:1px solid #b6bcc4\"></i>not placed</span>"
+      "<span><i style=\"background:repeating-linear-gradient(135deg,#f6e7d0 0 4px,#fcf4e8 4px 8px);border:1px solid #d39a4a\"></i>failed</span>"
+      "<span><i style=\"background:linear-gradient(to right,#e4e7eb,#fff);border:1px dashed #8c959f\"></i>indeterminate</span>";
   if (!p.other_partition.empty())
     o += "<span><i style=\"background:#eceef1;border:1px solid #b6bcc4;opacity:.35\"></i>other partitions</span>";
   if (!p.in_witness.empty())
@@ -874,6 +941,33 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
        "(one step per distinct event time); numbered markers are the linearization order.</footer>\n"
        "<noscript><p style=\"margin:0 24px\">The timeline is drawn by JavaScript; the summary above does not need it.</p></noscript>\n"
        "<script type=\"application/json\" id=\"duet-data\">";
+  return o;
+}
+
+// Everything above the data block.
+std::string render_prefix(const History& h, const CheckReport& r, const Prepared& p, const Selection& sel,
+                          std::size_t explanation_cap, std::size_t max_bytes) {
+  const std::string source = clean(h.source.empty() ? std::string("<input>") : h.source, 500);
+  const std::string verdict(verdict_name(r.verdict));
+  std::string o;
+  o += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+  put_html(o, source);
+  o += " \xE2\x80\x94 duet timeline (" + verdict + ")</title>\n<style>";
+  o += kStyle;
+  o += "</style></head>\n<body>\n<header class=\"top\">\n<div class=\"title\"><h1>Linearizability timeline</h1>"
+       "<span class=\"verdict v-" + verdict + "\">" + verdict + "</span></div>\n";
+  o += render_facts(h, r, p, source);
+  o += render_stuck(h, r, p);
+  const std::string explanation = clean(r.explanation, explanation_cap);
+  if (!explanation.empty()) {
+    o += "<details open><summary>Explanation</summary><pre class=\"expl\">";
+    put_html(o, explanation);
+    o += "</pre></details>\n";
+  }
+  o += "</header>\n";
+  o += render_omitted(h, p, sel, max_bytes);
+  o += render_tools(r, p);
   return o;
 }
 
