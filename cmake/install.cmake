@@ -5,8 +5,10 @@
 #   target_link_libraries(my_tests PRIVATE duet::gtest_main duet::history)
 #
 # Components: duet (the engine: Threads, Boost.Context), gtest (duet::gtest, duet::gtest_main:
-# GoogleTest), history (duet::history: oneTBB). A component's dependency is searched only when
-# the component is asked for, or quietly when none is named.
+# GoogleTest), history (duet::history: oneTBB), models (duet::models, the ready-made models,
+# and duet::models_lockfree, the Boost.Lockfree bindings: nothing beyond the engine's Boost),
+# models_tbb (duet::models_tbb, the oneTBB bindings: oneTBB). A component's dependency is
+# searched only when the component is asked for, or quietly when none is named.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -26,17 +28,23 @@ if(TARGET duet-check)
   add_dependencies(duet-installed duet-check)
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/duet DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The ready-made models: #include <duet/models/queue.hpp>, as in the tutorial.
+# The ready-made models and bindings (duet::models, duet::models_lockfree, duet::models_tbb):
+# #include <duet/models/queue.hpp>, as in the tutorial. Only correct ones: the buggy subjects
+# duet's own tests find are in tests/support.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/models/duet/models DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/duet)
 install(EXPORT duetTargets NAMESPACE duet:: DESTINATION ${DUET_CMAKE_DIR})
 
 set(DUET_HAS_GTEST OFF)
 set(DUET_HAS_HISTORY OFF)
+set(DUET_HAS_MODELS_TBB OFF)
 if(TARGET duet_gtest)
   set(DUET_HAS_GTEST ON)
 endif()
 if(TARGET duet_history)
   set(DUET_HAS_HISTORY ON)
+endif()
+if(TARGET duet_models_tbb)
+  set(DUET_HAS_MODELS_TBB ON)
 endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/duetConfig.cmake.in
   ${PROJECT_BINARY_DIR}/duetConfig.cmake INSTALL_DESTINATION ${DUET_CMAKE_DIR})

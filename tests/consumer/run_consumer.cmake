@@ -10,9 +10,10 @@
 #                     prints "skipped: ..." where DUET_SOURCE is not a git checkout
 # Then builds and runs the consumer project (tests/consumer/<project>: a test binary, a checker
 # of the user's own, instrumented std:: code), and a newcomer's first red test linking
-# duet::gtest_main alone (tests/consumer/first_red), which must fail with duet's report; an
-# embedded duet must have built none of the libraries that test does not link. ONLY_FIRST_RED
-# skips the consumer project (tests/consumer/measure_routes.sh times the first red test).
+# duet::gtest_main and duet::models (tests/consumer/first_red), which must fail with duet's
+# report; an embedded duet must have built none of the libraries that test does not link.
+# ONLY_FIRST_RED skips the consumer project (tests/consumer/measure_routes.sh times the first
+# red test).
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 set(flags "-Wall -Wextra -Werror")
@@ -120,7 +121,7 @@ if(NOT ONLY_FIRST_RED)
   endif()
 endif()
 
-# ---- a newcomer's first red test, linking duet::gtest_main alone ----
+# ---- a newcomer's first red test, linking duet::gtest_main and duet::models ----
 string(TIMESTAMP start "%s")
 run(${CMAKE_COMMAND} -S ${DUET_SOURCE}/tests/consumer/first_red -B ${WORK}/first -DROUTE=${project}
     -DCMAKE_CXX_COMPILER=${CXX} "-DCMAKE_CXX_FLAGS=${flags}" ${route_args})

@@ -1,6 +1,6 @@
 // The instrumented subjects of models/ through the parallel runner on fibers: the correct ones
-// pass, the buggy ones are found, shrunk and reported with their interleaving, and the same
-// seed finds the same counterexample.
+// pass, the buggy ones (support/buggy_subjects.hpp) are found, shrunk and reported with their
+// interleaving, and the same seed finds the same counterexample.
 #include <duet/models/bounded_buffer.hpp>
 #include <duet/models/ms_queue.hpp>
 #include <duet/models/seqlock.hpp>
@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+
+#include "support/buggy_subjects.hpp"
 
 namespace {
 

@@ -1,9 +1,9 @@
 // The concurrent subjects of models/ (spin locks, Treiber stacks, the Michael–Scott queue,
-// seqlocks, bounded buffers), driven directly by the fiber scheduler under seeded random picks:
-// the correct ones keep their invariants over thousands of schedules, the buggy ones are caught
-// within a bounded number of seeds, the same seed catching them the same way. Then the same
-// classes instantiated with the std types on real threads, and their specs checked
-// sequentially against their models.
+// seqlocks, bounded buffers) and their buggy versions (support/buggy_subjects.hpp), driven
+// directly by the fiber scheduler under seeded random picks: the correct ones keep their
+// invariants over thousands of schedules, the buggy ones are caught within a bounded number of
+// seeds, the same seed catching them the same way. Then the same classes instantiated with the
+// std types on real threads, and their specs checked sequentially against their models.
 #include <gtest/gtest.h>
 
 #include <duet/duet.hpp>
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "fiber_support.hpp"
+#include "support/buggy_subjects.hpp"
 
 // Every member of every subject compiles with both kinds of types, buggy ones included.
 namespace duet::models {
@@ -43,14 +44,14 @@ template class AbaTreiberStack<int, StdSync>;
 template class AbaTreiberStack<int, FiberSync>;
 template class MsQueue<int, StdSync>;
 template class MsQueue<int, FiberSync>;
-template class BasicSeqLock<int, StdSync, SeqLockRead::recheck>;
-template class BasicSeqLock<int, StdSync, SeqLockRead::no_recheck>;
-template class BasicSeqLock<int, FiberSync, SeqLockRead::recheck>;
-template class BasicSeqLock<int, FiberSync, SeqLockRead::no_recheck>;
-template class BasicBoundedBuffer<int, StdSync, BufferWait::while_loop>;
-template class BasicBoundedBuffer<int, StdSync, BufferWait::if_once>;
-template class BasicBoundedBuffer<int, FiberSync, BufferWait::while_loop>;
-template class BasicBoundedBuffer<int, FiberSync, BufferWait::if_once>;
+template class BasicSeqLock<int, StdSync, SeqLockRecheck>;
+template class BasicSeqLock<int, StdSync, SeqLockNoRecheck>;
+template class BasicSeqLock<int, FiberSync, SeqLockRecheck>;
+template class BasicSeqLock<int, FiberSync, SeqLockNoRecheck>;
+template class BasicBoundedBuffer<int, StdSync, WaitInLoop>;
+template class BasicBoundedBuffer<int, StdSync, WaitOnce>;
+template class BasicBoundedBuffer<int, FiberSync, WaitInLoop>;
+template class BasicBoundedBuffer<int, FiberSync, WaitOnce>;
 }  // namespace duet::models
 
 namespace {

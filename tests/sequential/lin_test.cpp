@@ -84,7 +84,9 @@ TEST(Lin, NotDefaultConstructibleWithoutInitIsAnError) {
 TEST(Lin, GeneratedCallsPrintAsCpp) {
   const auto lin = vector_lin();
   auto src = duet::Source::replay({0, 0, 5});  // push_back, small mode, 5
-  const auto call = lin.generate_call(src);
+  duet::detail::LinCall<std::vector<int>> call;
+  duet::detail::StepVerdict failure;
+  ASSERT_EQ(duet::detail::LinAccess::description(lin)->draw_call(src, call, failure), duet::detail::CaseSteps::Drawn::command);
   EXPECT_EQ(call.text, "v.push_back(5)");
   std::vector<int> v;
   EXPECT_TRUE(call.run(v).is_void());

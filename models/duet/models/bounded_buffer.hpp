@@ -1,10 +1,11 @@
 // A lock-based bounded queue (the classic bounded buffer): a ring of slots, one mutex, and two
 // condition variables, not_full for producers and not_empty for consumers. BoundedBuffer waits
-// in a `while` loop, as it must; IfWaitBoundedBuffer waits under an `if`, so after a spurious
-// wake-up, or after another consumer (producer) took the item (slot) it was woken for before it
-// got the mutex back (a stolen wake-up), it pops from an empty buffer (pushes into a full one).
-// The ring checks that itself and throws std::logic_error; only the `if` wait can trip it.
-// Both check as a BoundedQueue (models/duet/models/bounded_queue.hpp), through the timed calls.
+// in a `while` loop, as it must: after a spurious wake-up, or after another consumer (producer)
+// took the item (slot) it was woken for before it got the mutex back (a stolen wake-up), it
+// waits again. The ring checks that it never pops from an empty buffer (pushes into a full
+// one) and throws std::logic_error if it does; a wait that did not check again could trip it
+// (duet's own tests check such a buffer, with a Wait policy of their own, and find it). It
+// checks as a BoundedQueue (models/duet/models/bounded_queue.hpp), through the timed calls.
 //
 //   duet::models::BoundedBuffer<int> q(8);                          // std types: production
 //   duet::models::BoundedBuffer<int, duet::models::FiberSync> f(2); // duet types: fiber runs
@@ -12,7 +13,6 @@
 //   bool ok = q.try_push_for(2, 1ms);  std::optional<int> y = q.try_pop_for(1ms);
 //
 //   duet::check_parallel<duet::models::BoundedBufferSpec<>>(...);        // passes
-//   duet::expect_unsafe<duet::models::IfWaitBoundedBufferSpec<>>(...);   // pop from empty
 //
 // In fiber runs condition-variable waits may wake spuriously (drawn from the choice stream) and
 // a timed wait times out only when no fiber can proceed, so the specs' timed calls give up only
@@ -20,6 +20,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -33,10 +34,21 @@
 
 namespace duet::models {
 
-/// How a bounded buffer waits for room or for an item: re-checking in a loop (correct), or once.
-enum class BufferWait { while_loop, if_once };
+/// How a bounded buffer waits for room or for an item (BasicBoundedBuffer's Wait policy): in a
+/// loop that checks again after every wake-up, spurious or stolen.
+struct WaitInLoop {
+  /// Waits on `cv` while blocked() (with `lk` held); false when `deadline` passed first.
+  template <class Lock, class CondVar, class Blocked, class TimePoint>
+  static bool wait_while(Lock& lk, CondVar& cv, Blocked blocked, const TimePoint* deadline) {
+    while (blocked()) {
+      if (deadline == nullptr) cv.wait(lk);
+      else if (cv.wait_until(lk, *deadline) == std::cv_status::timeout) return !blocked();
+    }
+    return true;
+  }
+};
 
-template <class T, SyncTraits Sync = StdSync, BufferWait Wait = BufferWait::while_loop>
+template <class T, SyncTraits Sync = StdSync, class Wait = WaitInLoop>
 class BasicBoundedBuffer {
   using lock_t = std::unique_lock<typename Sync::mutex>;
   using clock = std::chrono::steady_clock;
@@ -82,20 +94,12 @@ class BasicBoundedBuffer {
   bool full() const { return count_.get() == slots_.size(); }
   bool empty() const { return count_.get() == 0; }
 
-  // Waits on `cv` while blocked() (with `lk` held); false when `deadline` passed first.
+  // Waits on `cv` while blocked() (with `lk` held), as the Wait policy does; false when
+  // `deadline` passed first.
   template <class Blocked>
   bool wait_while(lock_t& lk, typename Sync::condition_variable& cv, Blocked blocked,
                   const clock::time_point* deadline) {
-    if constexpr (Wait == BufferWait::while_loop) {
-      while (blocked()) {
-        if (deadline == nullptr) cv.wait(lk);
-        else if (cv.wait_until(lk, *deadline) == std::cv_status::timeout) return !blocked();
-      }
-    } else if (blocked()) {  // BUG: waits once and does not check again
-      if (deadline == nullptr) cv.wait(lk);
-      else if (cv.wait_until(lk, *deadline) == std::cv_status::timeout) return false;
-    }
-    return true;
+    return Wait::wait_while(lk, cv, blocked, deadline);
   }
 
   // The ring, with the lock held. Its checks are the buffer's own assertions.
@@ -125,10 +129,7 @@ class BasicBoundedBuffer {
 };
 
 template <class T, SyncTraits Sync = StdSync>
-using BoundedBuffer = BasicBoundedBuffer<T, Sync, BufferWait::while_loop>;
-/// BUGGY: `if` instead of `while` around the condition-variable waits.
-template <class T, SyncTraits Sync = StdSync>
-using IfWaitBoundedBuffer = BasicBoundedBuffer<T, Sync, BufferWait::if_once>;
+using BoundedBuffer = BasicBoundedBuffer<T, Sync, WaitInLoop>;
 
 /// Binds a bounded buffer of ints, capacity 2, to the BoundedQueue model through its timed
 /// calls. The timeout, 100 µs, is how long a call on threads waits for a concurrent one to make
@@ -145,11 +146,8 @@ struct BoundedBufferBinding {
   static std::optional<int> pop(Sut& q) { return q.try_pop_for(timeout); }
 };
 
-/// push(x) and pop() (timed) on a BoundedBuffer<int> (linearizable) / an IfWaitBoundedBuffer<int>
-/// (pops from an empty buffer: a std::logic_error no order explains).
+/// push(x) and pop() (timed) on a BoundedBuffer<int>: linearizable.
 template <SyncTraits Sync = FiberSync>
 using BoundedBufferSpec = BoundedQueue<BoundedBufferBinding<BoundedBuffer<int, Sync>>>;
-template <SyncTraits Sync = FiberSync>
-using IfWaitBoundedBufferSpec = BoundedQueue<BoundedBufferBinding<IfWaitBoundedBuffer<int, Sync>>>;
 
 }  // namespace duet::models

@@ -1,15 +1,15 @@
 // A seqlock guarding a pair of values: writers (serialised by a mutex) make the sequence
 // counter odd, write both fields, and make it even again; readers take no lock, and retry
-// while the counter is odd or changed under them. SeqLock is correct; NoRecheckSeqLock, which
-// does not read the counter again after the fields, returns torn pairs (one field from one
-// write, one from another). Both check as a PairRegister (models/duet/models/pair_register.hpp).
+// while the counter is odd or changed under them. A reader that did not read the counter again
+// after the fields would return torn pairs (one field from one write, one from another): duet's
+// own tests check such a seqlock, with a Read policy of their own, and find it. It checks as a
+// PairRegister (models/duet/models/pair_register.hpp).
 //
 //   duet::models::SeqLock<int> s;                              // std types: production
 //   duet::models::SeqLock<int, duet::models::FiberSync> f;     // duet types: fiber runs
 //   s.write(1, 2);  auto [a, b] = s.read();
 //
 //   duet::check_parallel<duet::models::SeqLockSpec<>>(...);           // passes
-//   duet::expect_unsafe<duet::models::NoRecheckSeqLockSpec<>>(...);   // finds a torn read
 //
 // The fields are Sync::atomics, not plain variables: a reader reads them while a writer may be
 // writing them, which with plain variables is a data race (undefined behaviour in C++, and a
@@ -27,10 +27,17 @@
 
 namespace duet::models {
 
-/// Whether a seqlock reader reads the sequence counter again after the fields (it must).
-enum class SeqLockRead { recheck, no_recheck };
+/// How a seqlock reader knows the fields it read belong to one write (BasicSeqLock's Read
+/// policy): it reads the sequence counter again, and the pair stands only if no write began
+/// since `before` was read.
+struct SeqLockRecheck {
+  template <class Counter>
+  static bool unchanged(const Counter& seq, unsigned before) {
+    return seq.load() == before;
+  }
+};
 
-template <class T, SyncTraits Sync = StdSync, SeqLockRead Read = SeqLockRead::recheck>
+template <class T, SyncTraits Sync = StdSync, class Read = SeqLockRecheck>
 class BasicSeqLock {
  public:
   void write(T first, T second) {
@@ -51,11 +58,7 @@ class BasicSeqLock {
       }
       const T first = first_.load();
       const T second = second_.load();
-      if constexpr (Read == SeqLockRead::recheck) {
-        if (seq_.load() == before) return {first, second};  // no write began meanwhile
-      } else {
-        return {first, second};  // BUG: a write may have begun after `before` was read
-      }
+      if (Read::unchanged(seq_, before)) return {first, second};  // no write began meanwhile
     }
   }
 
@@ -67,10 +70,7 @@ class BasicSeqLock {
 };
 
 template <class T, SyncTraits Sync = StdSync>
-using SeqLock = BasicSeqLock<T, Sync, SeqLockRead::recheck>;
-/// BUGGY: reads without re-checking the counter.
-template <class T, SyncTraits Sync = StdSync>
-using NoRecheckSeqLock = BasicSeqLock<T, Sync, SeqLockRead::no_recheck>;
+using SeqLock = BasicSeqLock<T, Sync, SeqLockRecheck>;
 
 /// Binds a seqlock of ints to the PairRegister model.
 template <class S>
@@ -80,10 +80,8 @@ struct SeqLockBinding {
   static std::pair<int, int> read(Sut& s) { return s.read(); }
 };
 
-/// write(a, b) and read() on a SeqLock<int> (linearizable) / a NoRecheckSeqLock<int> (not).
+/// write(a, b) and read() on a SeqLock<int>: linearizable.
 template <SyncTraits Sync = FiberSync>
 using SeqLockSpec = PairRegister<SeqLockBinding<SeqLock<int, Sync>>>;
-template <SyncTraits Sync = FiberSync>
-using NoRecheckSeqLockSpec = PairRegister<SeqLockBinding<NoRecheckSeqLock<int, Sync>>>;
 
 }  // namespace duet::models

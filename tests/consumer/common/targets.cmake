@@ -4,7 +4,7 @@
 # line, and plain std:: code on the fiber scheduler through duet_instrument.
 enable_testing()
 add_executable(consumer_tests ${CMAKE_CURRENT_LIST_DIR}/consumer_test.cpp)
-target_link_libraries(consumer_tests PRIVATE duet::gtest_main duet::history)
+target_link_libraries(consumer_tests PRIVATE duet::gtest_main duet::models duet::history)
 target_compile_definitions(consumer_tests PRIVATE DUET_EXPECTED_VERSION="${duet_VERSION}")
 add_test(NAME consumer_tests COMMAND consumer_tests)
 

@@ -1,0 +1,303 @@
+// A state-machine spec under threads: the model (or, for a relaxed spec, the set of states it
+// may be in) as the search core's oracle, the spec's Y-programs (ModelYSteps: drawn from the
+// model's states, every interleaving checked against the preconditions), the operations its
+// generator draws (for roles), and the parallel property.
+// Included by duet/parallel.hpp; not a public header.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "duet/detail/erased_oracle.hpp"
+#include "duet/detail/rng.hpp"
+#include "duet/detail/y_program.hpp"
+#include "duet/hash.hpp"
+#include "duet/state_machine.hpp"
+
+namespace duet {
+namespace detail {
+
+/// The state-machine model as the search core's oracle.
+template <class Spec>
+struct ModelOracle {
+  using State = typename Spec::State;
+  using Cmd = typename Spec::Cmd;
+  static constexpr bool memo = EqualityComparable<State>;
+  const std::vector<Cmd>* cmds;
+  const std::vector<Observed>* observed;
+  State initial() const { return initial_state<Spec>(); }
+  bool apply(State& s, std::size_t i) const {
+    const Cmd& c = (*cmds)[i];
+    const Result& got = (*observed)[i].result;
+    if constexpr (HasPrecondition<Spec>)
+      if (!Spec::precondition(c, s)) return false;
+    if constexpr (HasExpected<Spec>)
+      if (!(Spec::expected(c, s) == got)) return false;
+    if constexpr (HasPostcondition<Spec>)
+      if (!Spec::postcondition(c, s, got).ok) return false;
+    apply_next<Spec>(c, s);
+    return true;
+  }
+  std::uint64_t hash(const State& s) const { return hash_value(s); }
+  bool equal(const State& a, const State& b) const {
+    if constexpr (memo) return a == b;
+    else return false;
+  }
+};
+
+/// A relaxed spec (next_states) as the search core's oracle: its state is the set of states the
+/// model may be in, each call's observed result taking every one of them to the states it
+/// allows. Deciding on sets keeps the search exact (an order fits if some choice of states fits
+/// it all the way), and memoises on the set: two prefixes that leave the same set are one.
+template <class Spec>
+struct RelaxedModelOracle {
+  using ModelState = typename Spec::State;
+  using State = std::vector<ModelState>;
+  using Cmd = typename Spec::Cmd;
+  static constexpr bool memo = EqualityComparable<ModelState>;
+  const std::vector<Cmd>* cmds;
+  const std::vector<Observed>* observed;
+  const std::vector<Caller>* callers = nullptr;  // each call's thread (null: all the main thread's)
+  State initial() const { return {initial_state<Spec>()}; }
+  bool apply(State& states, std::size_t i) const {
+    const Cmd& c = (*cmds)[i];
+    const Result& got = (*observed)[i].result;
+    State next;
+    for (const ModelState& s : states) {
+      if constexpr (HasPrecondition<Spec>)
+        if (!Spec::precondition(c, s)) continue;
+      for (ModelState& t : next_states_of<Spec>(c, s, got, callers ? (*callers)[i] : Caller{})) {
+        if constexpr (memo)
+          if (std::find(next.begin(), next.end(), t) != next.end()) continue;
+        next.push_back(std::move(t));
+      }
+    }
+    states = std::move(next);
+    return !states.empty();
+  }
+  // Order-independent: a set's hash does not depend on the order its states were reached in.
+  std::uint64_t hash(const State& states) const {
+    std::uint64_t h = states.size();
+    for (const ModelState& s : states) h += mix64(hash_value(s));
+    return h;
+  }
+  bool equal(const State& a, const State& b) const {
+    if constexpr (memo) {
+      if (a.size() != b.size()) return false;
+      for (const ModelState& x : a)
+        if (std::find(b.begin(), b.end(), x) == b.end()) return false;
+      return true;
+    } else {
+      return false;
+    }
+  }
+};
+
+/// The oracle of a state-machine spec: relaxed or not.
+template <class Spec>
+using SpecOracle = std::conditional_t<HasNextStates<Spec>, RelaxedModelOracle<Spec>, ModelOracle<Spec>>;
+
+/// A state-machine spec's Y-programs: the prefix drawn from the initial state, each branch from
+/// the state after the prefix, the suffix after the prefix and all branches in order; the
+/// model is the oracle.
+template <class Spec>
+class ModelYSteps final : public YSteps {
+  using Cmd = typename Spec::Cmd;
+  using State = typename Spec::State;
+
+ public:
+  ModelYSteps() : state_(initial_state<Spec>()) {}
+
+  void begin_part(Part part, std::size_t branch, const std::vector<std::string>* ops) override {
+    ops_ = ops;
+    if (part == Part::prefix) {
+      drawing_ = &state_;
+    } else if (part == Part::branch) {
+      if (branch == 0) {
+        after_prefix_ = state_;
+        prefix_ = cmds_.size();
+      }
+      branch_state_ = *after_prefix_;
+      drawing_ = &branch_state_;
+    } else {
+      // The suffix is drawn from the state after the branches run one after another: one of
+      // the orders the search may pick. accept() checks its preconditions in every order.
+      after_branches_ = *after_prefix_;
+      for (std::size_t i = prefix_; i < cmds_.size(); ++i) apply_next<Spec>(cmds_[i], *after_branches_);
+      drawing_ = &*after_branches_;
+    }
+  }
+
+  CaseSteps::Drawn draw_call(Source& src, Trace*, StepVerdict& failure) override {
+    std::optional<Cmd> c;
+    CaseSteps::Drawn drawn = draw_command<Spec>(src, *drawing_, std::span(drawing_, 1), c, failure);
+    // Another role's operation is drawn again here, not counted as a discard: the spec's
+    // generator does not know roles, so its draws for a role are not its waste.
+    for (int again = 0; ops_ && drawn == CaseSteps::Drawn::command && !op_allowed(ops_, op_name(show_command<Spec>(*c)));
+         ++again) {
+      if (again == kDrawAttempts) return CaseSteps::Drawn::rejected;
+      drawn = draw_command<Spec>(src, *drawing_, std::span(drawing_, 1), c, failure);
+    }
+    if (drawn != CaseSteps::Drawn::command) return drawn;
+    apply_next<Spec>(*c, *drawing_);
+    cmds_.push_back(std::move(*c));
+    return drawn;
+  }
+
+  // Every interleaving of the branches must satisfy every precondition (qcheck-stm's
+  // all_interleavings_ok), or a correct candidate could be blamed for the spec's partiality.
+  bool accept(const YShape& shape, StepVerdict& failure) override {
+    if constexpr (HasPrecondition<Spec>) {
+      std::uint64_t budget = 20000;
+      std::vector<std::size_t> pos(shape.branches.size(), 0);
+      std::vector<std::size_t> start(shape.branches.size());
+      for (std::size_t b = 0, at = shape.prefix; b < shape.branches.size(); at += shape.branches[b], ++b) start[b] = at;
+      const std::size_t suffix_at = shape.size() - shape.suffix;
+      std::function<bool(const State&)> all_ok = [&](const State& s) -> bool {
+        if (budget-- == 0) return false;
+        bool any = false;
+        for (std::size_t b = 0; b < pos.size(); ++b) {
+          if (pos[b] == shape.branches[b]) continue;
+          any = true;
+          const Cmd& c = cmds_[start[b] + pos[b]];
+          if (!Spec::precondition(c, s)) return false;
+          State t = s;
+          apply_next<Spec>(c, t);
+          ++pos[b];
+          const bool ok = all_ok(t);
+          --pos[b];
+          if (!ok) return false;
+        }
+        if (!any) {
+          State t = s;
+          for (std::size_t k = 0; k < shape.suffix; ++k) {
+            if (!Spec::precondition(cmds_[suffix_at + k], t)) return false;
+            apply_next<Spec>(cmds_[suffix_at + k], t);
+          }
+        }
+        return true;
+      };
+      try {
+        if (after_prefix_ && !all_ok(*after_prefix_)) return false;
+      } catch (const EngineSignal&) {
+        throw;
+      } catch (...) {
+        failure = StepVerdict::error(threw("the spec's `precondition`"));
+        return false;
+      }
+    } else {
+      (void)shape;
+      (void)failure;
+    }
+    return true;
+  }
+
+  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise,
+                    std::vector<Observed>& observed) override {
+    const TrialRunner<typename Spec::Sut> runner{
+        [] { return make_sut<Spec>(); }, [this](std::size_t i, typename Spec::Sut& sut) { return Spec::run(cmds_[i], sut); }};
+    return run_trial_verdict(runner, shape, executor, noise, observed, sut_maker<Spec>());
+  }
+
+  bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
+                 Consistency consistency) override {
+    SpecOracle<Spec> oracle{&cmds_, &observed};
+    std::vector<Caller> callers;
+    if constexpr (NextStatesOfCaller<Spec>) {
+      callers = callers_of(shape);
+      oracle.callers = &callers;
+    }
+    return judge(y_history(shape, observed), oracle, consistency);
+  }
+
+  std::string violation(Consistency consistency) const override {
+    return "no " + consistency_name(consistency) + " order of the calls explains the results";
+  }
+
+  void record(Trace* trace, const YShape& shape, const std::vector<Observed>& observed,
+              const std::string& verdict) const override {
+    std::vector<std::string> calls;
+    for (const Cmd& c : cmds_) calls.push_back(show_command<Spec>(c));
+    record_y(trace, shape, calls, observed, setup_cpp<Spec>(), verdict);
+    if (trace) trace->draft_setup = draft_setup_cpp<Spec>();
+  }
+
+ private:
+  std::vector<Cmd> cmds_;
+  State state_;  // the prefix's, as it is drawn
+  std::optional<State> after_prefix_, after_branches_;
+  State branch_state_ = state_;
+  State* drawing_ = &state_;
+  std::size_t prefix_ = 0;
+  const std::vector<std::string>* ops_ = nullptr;
+};
+
+/// The names of the operations a state-machine spec's generator draws, as calls print them,
+/// found by random walks from the initial state (a fixed seed: the same names every run). Roles
+/// that name an operation not among them are refused before the check runs.
+template <class Spec>
+std::vector<std::string> sampled_op_names(std::size_t draws = 2000) {
+  std::vector<std::string> names;
+  try {
+    Source src = Source::from_seed(0x0d0e5e11);
+    std::optional<typename Spec::State> state;
+    for (std::size_t i = 0; i < draws; ++i) {
+      if (i % 25 == 0) state.emplace(initial_state<Spec>());
+      std::optional<typename Spec::Cmd> c;
+      StepVerdict failure;
+      const CaseSteps::Drawn drawn = draw_command<Spec>(src, *state, std::span(&*state, 1), c, failure);
+      if (drawn == CaseSteps::Drawn::failed) break;
+      if (drawn != CaseSteps::Drawn::command) continue;
+      std::string name = op_name(show_command<Spec>(*c));
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+      apply_next<Spec>(*c, *state);
+    }
+  } catch (const EngineSignal&) {
+    throw;
+  } catch (...) {
+    // The spec's own code threw: the check itself will say so; the names seen so far stand.
+  }
+  return names;
+}
+
+template <class Spec>
+CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp) {
+  std::optional<ModelYSteps<Spec>> steps;
+  try {
+    steps.emplace();
+  } catch (const EngineSignal&) {
+    throw;
+  } catch (...) {
+    CaseOutcome out;
+    out.kind = CaseOutcome::Kind::error;
+    out.message = threw("the model's initial state");
+    return out;
+  }
+  return run_y_case(*steps, pp, src, trace, cp);
+}
+
+template <class Spec>
+Property parallel_property(const ParallelConfig& pc) {
+  Property p = state_machine_property<Spec>();
+  auto pp = parallel_params(pc, p);
+  p.spec_id = hash32(p.name + "/parallel" + shape_signature(pc));
+  p.run_case = [pp](Source& src, const CaseParams& cp, Trace* trace) { return run_parallel_case<Spec>(*pp, src, trace, cp); };
+  return p;
+}
+
+/// Validates the shape, and the roles against the operations the spec's generator draws.
+template <class Spec>
+std::string spec_parallel_error(const ParallelConfig& pc) {
+  std::string why = check_parallel_config(pc);
+  if (why.empty() && !pc.roles.empty()) why = roles_error(pc, sampled_op_names<Spec>());
+  return why;
+}
+
+}  // namespace detail
+}  // namespace duet

@@ -1,0 +1,206 @@
+// A state-machine spec as the engine reads it: the concepts that say which optional members a
+// spec has, the accessors that supply their defaults (the candidate's maker, the model's initial
+// state, how a command prints, the model's transition in either form), and draw_command, through
+// which every front end over a state-machine spec draws, sequential or parallel.
+// Included by duet/state_machine.hpp after the vocabulary it uses (Verdict, Caller); not a
+// public header.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "duet/detail/case_loop.hpp"
+#include "duet/detail/engine.hpp"
+#include "duet/gen.hpp"
+#include "duet/result.hpp"
+#include "duet/show.hpp"
+
+namespace duet {
+namespace detail {
+
+
+template <class Spec>
+concept StateMachineSpec = requires(const typename Spec::State& state, const typename Spec::Cmd& cmd,
+                                    typename Spec::Sut& sut) {
+  typename Spec::Sut;
+  typename Spec::State;
+  typename Spec::Cmd;
+  { Spec::command(state) } -> std::convertible_to<Gen<typename Spec::Cmd>>;
+  { Spec::run(cmd, sut) } -> std::convertible_to<Result>;
+};
+
+template <class Spec>
+concept HasExpected = requires(const typename Spec::State& s, const typename Spec::Cmd& c) {
+  { Spec::expected(c, s) } -> std::convertible_to<Result>;
+};
+template <class Spec>
+concept HasPostcondition = requires(const typename Spec::State& s, const typename Spec::Cmd& c, const Result& r) {
+  { Spec::postcondition(c, s, r) } -> std::convertible_to<Verdict>;
+};
+template <class Spec>
+concept HasPrecondition = requires(const typename Spec::State& s, const typename Spec::Cmd& c) {
+  { Spec::precondition(c, s) } -> std::convertible_to<bool>;
+};
+template <class Spec>
+concept NextByValue = requires(const typename Spec::Cmd& c, typename Spec::State s) {
+  { Spec::next(c, std::move(s)) } -> std::convertible_to<typename Spec::State>;
+};
+template <class Spec>
+concept NextInPlace = requires(const typename Spec::Cmd& c, typename Spec::State& s) {
+  { Spec::next(c, s) } -> std::same_as<void>;
+} && !requires(const typename Spec::Cmd& c, const typename Spec::State& s) {
+  Spec::next(c, s);  // a void next() taking the state by value or const& could not change it
+};
+
+template <class Spec>
+concept NextStatesOfCaller =
+    requires(const typename Spec::State& s, const typename Spec::Cmd& c, const Result& r, Caller who) {
+      { Spec::next_states(c, s, r, who) } -> std::convertible_to<std::vector<typename Spec::State>>;
+    };
+
+/// A relaxed spec: the model sees the candidate's result and says which states it allows next
+/// (none: the result is not allowed; several: the model goes on in all of them). It replaces
+/// expected, postcondition and next for judging a step; `next`, if the spec also has one, is
+/// what generation follows where results are not known yet (the branches of a parallel program).
+template <class Spec>
+concept HasNextStates = NextStatesOfCaller<Spec> ||
+                        requires(const typename Spec::State& s, const typename Spec::Cmd& c, const Result& r) {
+                          { Spec::next_states(c, s, r) } -> std::convertible_to<std::vector<typename Spec::State>>;
+                        };
+
+/// A relaxed spec's next_states, given the caller when it takes one.
+template <class Spec>
+std::vector<typename Spec::State> next_states_of(const typename Spec::Cmd& c, const typename Spec::State& s, const Result& r,
+                                                 Caller who) {
+  if constexpr (NextStatesOfCaller<Spec>) return Spec::next_states(c, s, r, who);
+  else return Spec::next_states(c, s, r);
+}
+
+/// A spec that says how to rebuild the candidate after a crash: crash injection is on.
+template <class Spec>
+concept HasRecover = requires(typename Spec::Sut& sut) { Spec::recover(sut); };
+
+template <class Spec>
+std::uint64_t crash_one_in() {
+  if constexpr (requires { { Spec::crash_one_in } -> std::convertible_to<std::uint64_t>; }) return Spec::crash_one_in;
+  else return 25;
+}
+
+template <class Spec>
+std::string sut_name() {
+  if constexpr (requires { Spec::sut_name; }) return std::string(Spec::sut_name);
+  else return "sut";
+}
+
+template <class Spec>
+std::string show_command(const typename Spec::Cmd& cmd) {
+  if constexpr (requires { { Spec::show(cmd) } -> std::convertible_to<std::string>; })
+    return sut_name<Spec>() + "." + std::string(Spec::show(cmd));
+  else
+    return sut_name<Spec>() + "." + duet::show(cmd);
+}
+
+template <class Spec>
+typename Spec::State initial_state() {
+  if constexpr (requires { { Spec::init_state() } -> std::convertible_to<typename Spec::State>; })
+    return Spec::init_state();
+  else return typename Spec::State{};
+}
+
+template <class Spec>
+std::unique_ptr<typename Spec::Sut> make_sut() {
+  using Sut = typename Spec::Sut;
+  if constexpr (requires { { Spec::init_sut() } -> std::convertible_to<std::unique_ptr<Sut>>; })
+    return Spec::init_sut();
+  else if constexpr (requires { Spec::init_sut(); })
+    return std::unique_ptr<Sut>(new Sut(Spec::init_sut()));  // prvalue: no move needed
+  else return std::make_unique<Sut>();
+}
+
+/// Who makes the candidate, as an error names it: the spec's init_sut or the constructor.
+template <class Spec>
+constexpr const char* sut_maker() {
+  if constexpr (requires { Spec::init_sut(); }) return "the spec's `init_sut`";
+  else return "the candidate's default constructor";
+}
+
+template <class Spec>
+std::string setup_cpp() {
+  if constexpr (requires { { Spec::setup_cpp() } -> std::convertible_to<std::string>; })
+    return Spec::setup_cpp();
+  else return duet::type_name<typename Spec::Sut>() + " " + sut_name<Spec>() + ";";
+}
+
+/// What a draft test makes the subject with when that is not setup_cpp() (empty: setup_cpp()):
+/// the ready-made models give an adapter that calls the subject through its binding, so that
+/// the draft's calls (`q.push(0)`) compile whatever the subject's own names are.
+template <class Spec>
+std::string draft_setup_cpp() {
+  if constexpr (requires { { Spec::draft_setup_cpp() } -> std::convertible_to<std::string>; })
+    return Spec::draft_setup_cpp();
+  else return {};
+}
+
+/// The model's transition, whichever form the spec gives: `void next(const Cmd&, State&)` or
+/// `State next(const Cmd&, State)`.
+template <class Spec>
+void apply_next(const typename Spec::Cmd& cmd, typename Spec::State& state) {
+  if constexpr (NextInPlace<Spec>) Spec::next(cmd, state);
+  else if constexpr (NextByValue<Spec>) state = Spec::next(cmd, std::move(state));
+  // else: a relaxed spec without next (generation stays in the state it had), or
+  // state_machine_property's static_assert says what is missing, once.
+}
+
+
+/// "candidate returned 0; the model allows 1" (want given), or
+/// "candidate threw std::out_of_range(\"...\"); the model does not allow it: why".
+std::string disagreement(const Result& got, const Result* want, const std::string& why);
+void record_step(Trace* trace, std::string code, const Result& observed);
+void record_failure(Trace* trace, const Result* expected, std::string explanation);
+/// The failing step as record_step and record_failure would have traced it.
+Step failing_step(std::string code, const Result& observed, const Result* expected, std::string explanation);
+
+/// Draws a command from `from` and checks the spec's precondition in every state of `states`
+/// (a case after a crash has several; a parallel branch, one). The generator and the
+/// precondition are the spec's own code: when they throw, the spec is wrong, not the candidate
+/// (an error naming the function, not a failure to shrink). Every front end over a
+/// state-machine spec draws through here, sequential or parallel.
+template <class Spec>
+CaseSteps::Drawn draw_command(Source& src, const typename Spec::State& from,
+                              std::span<const typename Spec::State> states, std::optional<typename Spec::Cmd>& out,
+                              StepVerdict& failure) {
+  using Drawn = CaseSteps::Drawn;
+  try {
+    out.emplace(Spec::command(from)(src));
+  } catch (const Discard&) {
+    return Drawn::rejected;
+  } catch (const EngineSignal&) {
+    throw;
+  } catch (...) {
+    failure = StepVerdict::error(threw("the spec's generator `command`"));
+    return Drawn::failed;
+  }
+  if constexpr (HasPrecondition<Spec>) {
+    try {
+      for (const auto& s : states)
+        if (!Spec::precondition(*out, s)) return Drawn::rejected;
+    } catch (const EngineSignal&) {
+      throw;
+    } catch (...) {
+      failure = StepVerdict::error(threw("the spec's `precondition`") + " on " + show_command<Spec>(*out));
+      return Drawn::failed;
+    }
+  } else {
+    (void)states;
+  }
+  return Drawn::command;
+}
+
+}  // namespace detail
+}  // namespace duet
