@@ -64,14 +64,8 @@ void expect_pass(std::vector<Line>& summary, const std::string& what, const duet
   summary.push_back({what, r.passed(), r.passed() ? "passed (" + count(r) + ")" : "FAILED"});
 }
 
-}  // namespace
-
-int main() {
-  // Each line as it is printed, also into a pipe (`make demo | tee demo.log`).
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  std::vector<Line> summary;
-  std::printf("== duet demo ==\n\n");
-
+// Demos 1 to 5: sequential checks, a model or a reference against a candidate.
+void sequential_demos(std::vector<Line>& summary) {
   std::printf("-- 1. a bounded ring-buffer queue against a std::deque model (state machine) --\n");
   std::printf("   the buggy queue's read index wraps to 1 instead of 0\n\n");
   expect_bug(summary, "buggy ring buffer", duet::check_sequential<ring::BuggyRingBufferSpec>({.name = "BuggyRingBuffer"}));
@@ -98,7 +92,10 @@ int main() {
   std::printf("   (invariant-only mode, as in ArtiCheck: the contents stay right, only the balance check sees it)\n\n");
   expect_bug(summary, "root-only AVL join", avl::solo_spec(avl::union_root_only).check({.time = 30}));
   expect_pass(summary, "correct AVL join", avl::solo_spec(avl::union_).check());
+}
 
+// Demos 6 and 7: Y-shaped programs on threads, against a model and against the candidate itself.
+void parallel_demos(std::vector<Line>& summary) {
   std::printf("-- 6. a queue under threads: Y-shaped programs, checked for linearizability --\n\n");
   expect_pass(summary, "tbb::concurrent_queue", duet::check_parallel<duet::models::Queue<duet::models::TbbQueue>>({}, {.name = "tbb::concurrent_queue"}));
 
@@ -109,7 +106,10 @@ int main() {
                         .op("size", [](std::vector<int>& v) { return v.size(); });
   const duet::CheckResult unsafe = duet::check_parallel(vector_lin, {}, {.time = 30});
   expect_bug(summary, "std::vector on threads", unsafe);
+}
 
+// Demo 8: recorded histories, Jepsen's and a racy store's, checked by duet's history checker.
+void history_demos(std::vector<Line>& summary) {
   std::printf("\n-- 8. recorded histories: Jepsen's etcd logs, and a stress run recorded on threads --\n\n");
   for (const char* name : {"etcd_000.log", "etcd_002.log"}) {
     const auto h = duet::history::read_history(std::string(DUET_HISTORIES_DIR) + "/etcd/" + name);
@@ -134,7 +134,10 @@ int main() {
     }
   }
   summary.push_back({"kv store losing appends", found, lost});
+}
 
+// Demo 9: a key-value store over a block device with async I/O and injected crashes.
+void crash_demos(std::vector<Line>& summary) {
   std::printf("\n-- 9. a key-value store over a block device, async I/O, crashes injected (the seed study) --\n");
   std::printf("   remove() leaves its directory write to the next update: a crash in between brings the key back\n\n");
   expect_bug(summary, "kv store, stale directory",
@@ -144,6 +147,19 @@ int main() {
              duet::check_sequential<kv::Spec<kv::Bug::directory_before_data>>({.name = "KvDirectoryFirst"}));
   expect_pass(summary, "crash-safe kv store",
               duet::check_sequential<kv::Spec<kv::Bug::none, true>>({.name = "KvStore"}));
+}
+
+}  // namespace
+
+int main() {
+  // Each line as it is printed, also into a pipe (`make demo | tee demo.log`).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  std::vector<Line> summary;
+  std::printf("== duet demo ==\n\n");
+  sequential_demos(summary);
+  parallel_demos(summary);
+  history_demos(summary);
+  crash_demos(summary);
 
   std::printf("\n== summary ==\n");
   bool all = true;

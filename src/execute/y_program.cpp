@@ -115,18 +115,36 @@ std::string Noise::describe() const {
 
 std::string consistency_name(Consistency c) { return c == Consistency::linearizable ? "linearizable" : "sequentially consistent"; }
 
-CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp) {
+namespace {
+
+// One Y-program case: the program drawn from the stream and accepted by the front end, then run
+// trial by trial until one is not explained.
+struct YCase {
+  YSteps& steps;
+  const ParallelParams& pp;
+  Source& src;
+  Trace* trace;
+  const CaseParams& cp;
   CaseOutcome out;
-  auto end = [&](StepVerdict v) {
+  YShape shape;
+  std::size_t stop_at = Source::kNoMark;
+  StepVerdict failure;  // why drawing failed, when `failed`
+  bool failed = false;
+  Noise noise;
+  std::vector<Observed> observed;
+
+  YCase(YSteps& y_steps, const ParallelParams& parallel, Source& source, Trace* case_trace, const CaseParams& params)
+      : steps(y_steps), pp(parallel), src(source), trace(case_trace), cp(params) {}
+
+  // The case ends on a failure or an error of the spec.
+  CaseOutcome end(StepVerdict v) {
     out.kind = v.kind == StepVerdict::Kind::error ? CaseOutcome::Kind::error : CaseOutcome::Kind::fail;
     out.message = std::move(v.message);
     return out;
-  };
-  YShape shape;
-  std::size_t stop_at = Source::kNoMark;
-  StepVerdict failure;
-  bool failed = false;
-  auto draw_part = [&](YSteps::Part part, std::size_t branch, std::size_t max) {
+  }
+
+  // Draws the calls of one part of the program (a branch draws from its role's operations).
+  std::size_t draw_part(YSteps::Part part, std::size_t branch, std::size_t max) {
     const std::vector<std::string>* ops = nullptr;
     if (part == YSteps::Part::branch && !pp.branch_role.empty()) ops = &pp.config.roles[pp.branch_role[branch]].ops;
     steps.begin_part(part, branch, ops);
@@ -140,38 +158,35 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
       failed = failed || drawn == CaseSteps::Drawn::failed;
       return drawn == CaseSteps::Drawn::command;
     });
-  };
-  shape.prefix = draw_part(YSteps::Part::prefix, 0, pp.config.prefix_length);
-  if (failed) return end(std::move(failure));
-  // A call moved out of a branch goes where the prefix's "no more" choice was (else the
-  // prefix is full).
-  if (stop_at != Source::kNoMark) src.mark_concurrent_start(stop_at);
-  for (std::size_t b = 0; b < branch_count(pp.config); ++b) {
-    shape.branches.push_back(draw_part(YSteps::Part::branch, b, pp.config.branch_length));
-    if (failed) return end(std::move(failure));
   }
-  shape.roles = pp.branch_labels;
-  shape.suffix = draw_part(YSteps::Part::suffix, 0, pp.config.suffix_length);
-  if (failed) return end(std::move(failure));
-  Noise noise;
-  if (pp.noise) {
-    // A choice of the program, so it replays with the token and shrinks to none when the
-    // failure does not need it; the delays themselves follow from the program's choices.
+
+  // Prefix, branches and suffix; false when a draw failed (`failure` says why).
+  bool draw_program() {
+    shape.prefix = draw_part(YSteps::Part::prefix, 0, pp.config.prefix_length);
+    if (failed) return false;
+    // A call moved out of a branch goes where the prefix's "no more" choice was (else the
+    // prefix is full).
+    if (stop_at != Source::kNoMark) src.mark_concurrent_start(stop_at);
+    for (std::size_t b = 0; b < branch_count(pp.config); ++b) {
+      shape.branches.push_back(draw_part(YSteps::Part::branch, b, pp.config.branch_length));
+      if (failed) return false;
+    }
+    shape.roles = pp.branch_labels;
+    shape.suffix = draw_part(YSteps::Part::suffix, 0, pp.config.suffix_length);
+    return !failed;
+  }
+
+  // A choice of the program, so it replays with the token and shrinks to none when the failure
+  // does not need it; the delays themselves follow from the program's choices.
+  void draw_noise() {
+    if (!pp.noise) return;
     noise.level = static_cast<unsigned>(src.draw(Noise::kLevels));
     noise.yields = pp.noise_yields;
     for (std::uint64_t c : src.choices()) noise.seed = hash_combine(noise.seed, c);
   }
-  if (!steps.accept(shape, failure)) {
-    if (!failure.ok()) return end(std::move(failure));
-    ++out.rejected;
-    return out;
-  }
-  out.commands = shape.size();
-  if (!steps.runnable(shape)) return out;
 
-  std::vector<Observed> observed;
-  if (trace && trace->observer) {
-    // Isolation mode: if a trial kills the process, the report still shows the program.
+  // Isolation mode: if a trial kills the process, the report still shows the program.
+  void show_program_before_trials() {
     Trace drawn;
     steps.record(&drawn, shape, std::vector<Observed>(shape.size()), "");
     // The calls without results: none has run yet.
@@ -183,11 +198,16 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
     drawn.failed = false;
     trace->observer->steps_done(drawn);
   }
+
+  CaseOutcome run_trials();
+};
+
+// On fibers every trial draws its schedule from the stream. A trial that passes gives its
+// choices back (random mode), so a failing case's choices are its program and the failing
+// schedule only: the token replays that schedule in the first trial, and the shrinker reduces
+// program and schedule together. Replays run that one trial.
+CaseOutcome YCase::run_trials() {
   TrialJudge judge;
-  // On fibers every trial draws its schedule from the stream. A trial that passes gives its
-  // choices back (random mode), so a failing case's choices are its program and the failing
-  // schedule only: the token replays that schedule in the first trial, and the shrinker
-  // reduces program and schedule together. Replays run that one trial.
   TrialDriver& driver = pp.executor->trial_driver();
   std::size_t schedule_start = 0;
   auto record_trial = [&](const std::string& verdict) {
@@ -239,6 +259,23 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
     return fail_trial(steps.violation(pp.config.consistency));
   }
   return out;
+}
+
+}  // namespace
+
+CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp) {
+  YCase y_case(steps, pp, src, trace, cp);
+  if (!y_case.draw_program()) return y_case.end(std::move(y_case.failure));
+  y_case.draw_noise();
+  if (!steps.accept(y_case.shape, y_case.failure)) {
+    if (!y_case.failure.ok()) return y_case.end(std::move(y_case.failure));
+    ++y_case.out.rejected;
+    return y_case.out;
+  }
+  y_case.out.commands = y_case.shape.size();
+  if (!steps.runnable(y_case.shape)) return y_case.out;
+  if (trace && trace->observer) y_case.show_program_before_trials();
+  return y_case.run_trials();
 }
 
 std::string shape_signature(const ParallelConfig& pc) {

@@ -247,112 +247,168 @@ std::string show_under(const S& spec, const X& x) {
 
 /// Deconstructs the two sides' results under spec: compares concrete parts (false and a
 /// mismatch when they differ), binds abstract parts as new handles. Solo mode (no reference):
-/// r is ignored, nothing is compared. `text` receives what the step prints.
+/// r is ignored, nothing is compared. `text` receives what the step prints. One part per kind
+/// of spec below; each recurses through this one.
+template <bool Solo, class S, class RV, class CV>
+bool deconstruct(const S& spec, RV&& r, CV&& c, Env& env, std::string& text, std::optional<Mismatch>& mismatch);
+
+/// The two sides differ in shape (one optional empty, vector sizes, variant alternatives): the
+/// mismatch shows both whole.
+template <class S, class RV, class CV>
+bool shape_mismatch(const S& spec, const RV& r, const CV& c, std::optional<Mismatch>& mismatch) {
+  mismatch = Mismatch{show_under(spec, c), show_under(spec, r)};
+  return false;
+}
+
+/// An abstract part: bound as a new handle (both sides' values, or the candidate's alone).
+template <class S, class RV, class CV>
+bool deconstruct_abstract(const S& spec, [[maybe_unused]] RV&& r, CV&& c, Env& env, std::string& text) {
+  using Store = HandleStore<typename S::declared_ref_type, typename S::cand_type>;
+  auto& store = static_cast<Store&>(*env.stores[spec.id]);
+  std::string name = env.fresh(spec.id);
+  if constexpr (Store::solo) store.entries.push_back({{}, typename S::cand_type(std::forward<CV>(c)), name});
+  else
+    store.entries.push_back(
+        {typename S::declared_ref_type(std::forward<RV>(r)), typename S::cand_type(std::forward<CV>(c)), name});
+  text = std::move(name);
+  return true;
+}
+
+/// A concrete value: printed, and compared with the reference's.
+template <bool Solo, class S, class RV, class CV>
+bool deconstruct_value(const S& spec, [[maybe_unused]] const RV& r, const CV& c, std::string& text,
+                       std::optional<Mismatch>& mismatch) {
+  using T = typename S::type;
+  const T& cv = c;
+  text = spec.show(cv);
+  if constexpr (!Solo) {
+    const T& rv = r;
+    if (!spec.same(rv, cv)) {
+      mismatch = Mismatch{text, spec.show(rv)};
+      return false;
+    }
+  }
+  return true;
+}
+
+/// A std::pair: both parts, "{first, second}".
+template <bool Solo, class S, class RV, class CV>
+bool deconstruct_pair(const S& spec, RV&& r, CV&& c, Env& env, std::string& text, std::optional<Mismatch>& mismatch) {
+  std::string a, b;
+  if (!deconstruct<Solo>(spec.first, std::forward<RV>(r).first, std::forward<CV>(c).first, env, a, mismatch)) return false;
+  if (!deconstruct<Solo>(spec.second, std::forward<RV>(r).second, std::forward<CV>(c).second, env, b, mismatch))
+    return false;
+  text = "{" + a + ", " + b + "}";
+  return true;
+}
+
+/// A std::tuple: every part in order, "{a, b, ...}".
+template <bool Solo, class S, class RV, class CV>
+bool deconstruct_tuple(const S& spec, RV&& r, CV&& c, Env& env, std::string& text, std::optional<Mismatch>& mismatch) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    std::string parts[sizeof...(I)];
+    const bool ok = (deconstruct<Solo>(std::get<I>(spec.parts), std::get<I>(std::forward<RV>(r)),
+                                       std::get<I>(std::forward<CV>(c)), env, parts[I], mismatch) &&
+                     ...);
+    if (ok) {
+      text = "{";
+      for (std::size_t i = 0; i < sizeof...(I); ++i) text += (i ? ", " : "") + parts[i];
+      text += "}";
+    }
+    return ok;
+  }(std::make_index_sequence<std::tuple_size_v<decltype(spec.parts)>>{});
+}
+
+/// A std::optional: both empty, or both holding values that agree.
+template <bool Solo, class S, class RV, class CV>
+bool deconstruct_optional(const S& spec, [[maybe_unused]] RV&& r, CV&& c, Env& env, std::string& text,
+                          std::optional<Mismatch>& mismatch) {
+  if constexpr (!Solo) {
+    if (static_cast<bool>(r) != static_cast<bool>(c)) return shape_mismatch(spec, r, c, mismatch);
+  }
+  if (!c) {
+    text = "std::nullopt";
+    return true;
+  }
+  if constexpr (Solo) return deconstruct<Solo>(spec.inner, std::as_const(*c), *std::forward<CV>(c), env, text, mismatch);
+  else return deconstruct<Solo>(spec.inner, *std::forward<RV>(r), *std::forward<CV>(c), env, text, mismatch);
+}
+
+/// A std::vector: the same size on both sides, then element by element.
+template <bool Solo, class S, class RV, class CV>
+bool deconstruct_vector(const S& spec, [[maybe_unused]] RV&& r, CV&& c, Env& env, std::string& text,
+                        std::optional<Mismatch>& mismatch) {
+  if constexpr (!Solo) {
+    if (r.size() != c.size()) return shape_mismatch(spec, r, c, mismatch);
+  }
+  text = "{";
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    std::string part;
+    bool ok;
+    if constexpr (Solo) ok = deconstruct<Solo>(spec.element, std::as_const(c[i]), std::move(c[i]), env, part, mismatch);
+    else ok = deconstruct<Solo>(spec.element, std::move(r[i]), std::move(c[i]), env, part, mismatch);
+    if (!ok) return false;
+    text += (i ? ", " : "") + part;
+  }
+  text += "}";
+  return true;
+}
+
+/// A std::variant: the same alternative on both sides, then that alternative.
+template <bool Solo, class S, class RV, class CV>
+bool deconstruct_variant(const S& spec, [[maybe_unused]] RV&& r, CV&& c, Env& env, std::string& text,
+                         std::optional<Mismatch>& mismatch) {
+  if constexpr (!Solo) {
+    if (r.index() != c.index()) return shape_mismatch(spec, r, c, mismatch);
+  }
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    bool ok = true;
+    auto one = [&]<std::size_t J>(std::integral_constant<std::size_t, J>) {
+      if (c.index() != J) return;
+      if constexpr (Solo)
+        ok = deconstruct<Solo>(std::get<J>(spec.alternatives), std::as_const(std::get<J>(c)),
+                               std::get<J>(std::forward<CV>(c)), env, text, mismatch);
+      else
+        ok = deconstruct<Solo>(std::get<J>(spec.alternatives), std::get<J>(std::forward<RV>(r)),
+                               std::get<J>(std::forward<CV>(c)), env, text, mismatch);
+    };
+    (one(std::integral_constant<std::size_t, I>{}), ...);
+    return ok;
+  }(std::make_index_sequence<std::tuple_size_v<decltype(spec.alternatives)>>{});
+}
+
+/// A mapped result (map_into): each side mapped by its function, then deconstructed.
+template <bool Solo, class S, class RV, class CV>
+bool deconstruct_mapped(const S& spec, [[maybe_unused]] RV&& r, CV&& c, Env& env, std::string& text,
+                        std::optional<Mismatch>& mismatch) {
+  if constexpr (Solo) {
+    auto mapped = spec.fc(std::forward<CV>(c));
+    return deconstruct<Solo>(spec.spec, std::as_const(mapped), std::move(mapped), env, text, mismatch);
+  }
+  else return deconstruct<Solo>(spec.spec, spec.fr(std::forward<RV>(r)), spec.fc(std::forward<CV>(c)), env, text, mismatch);
+}
+
 template <bool Solo, class S, class RV, class CV>
 bool deconstruct(const S& spec, RV&& r, CV&& c, Env& env, std::string& text, std::optional<Mismatch>& mismatch) {
   constexpr SpecKind k = S::spec_kind;
   if constexpr (k == SpecKind::abstract) {
-    using Store = HandleStore<typename S::declared_ref_type, typename S::cand_type>;
-    auto& store = static_cast<Store&>(*env.stores[spec.id]);
-    std::string name = env.fresh(spec.id);
-    if constexpr (Store::solo) store.entries.push_back({{}, typename S::cand_type(std::forward<CV>(c)), name});
-    else
-      store.entries.push_back(
-          {typename S::declared_ref_type(std::forward<RV>(r)), typename S::cand_type(std::forward<CV>(c)), name});
-    text = std::move(name);
-    return true;
+    return deconstruct_abstract(spec, std::forward<RV>(r), std::forward<CV>(c), env, text);
   } else if constexpr (k == SpecKind::value) {
-    using T = typename S::type;
-    const T& cv = c;
-    text = spec.show(cv);
-    if constexpr (!Solo) {
-      const T& rv = r;
-      if (!spec.same(rv, cv)) {
-        mismatch = Mismatch{text, spec.show(rv)};
-        return false;
-      }
-    }
-    return true;
+    return deconstruct_value<Solo>(spec, r, c, text, mismatch);
   } else if constexpr (k == SpecKind::unit) {
     return true;
   } else if constexpr (k == SpecKind::pair) {
-    std::string a, b;
-    if (!deconstruct<Solo>(spec.first, std::forward<RV>(r).first, std::forward<CV>(c).first, env, a, mismatch)) return false;
-    if (!deconstruct<Solo>(spec.second, std::forward<RV>(r).second, std::forward<CV>(c).second, env, b, mismatch))
-      return false;
-    text = "{" + a + ", " + b + "}";
-    return true;
+    return deconstruct_pair<Solo>(spec, std::forward<RV>(r), std::forward<CV>(c), env, text, mismatch);
   } else if constexpr (k == SpecKind::tuple) {
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      std::string parts[sizeof...(I)];
-      const bool ok = (deconstruct<Solo>(std::get<I>(spec.parts), std::get<I>(std::forward<RV>(r)),
-                                         std::get<I>(std::forward<CV>(c)), env, parts[I], mismatch) &&
-                       ...);
-      if (ok) {
-        text = "{";
-        for (std::size_t i = 0; i < sizeof...(I); ++i) text += (i ? ", " : "") + parts[i];
-        text += "}";
-      }
-      return ok;
-    }(std::make_index_sequence<std::tuple_size_v<decltype(spec.parts)>>{});
+    return deconstruct_tuple<Solo>(spec, std::forward<RV>(r), std::forward<CV>(c), env, text, mismatch);
   } else if constexpr (k == SpecKind::optional) {
-    if constexpr (!Solo) {
-      if (static_cast<bool>(r) != static_cast<bool>(c)) {
-        mismatch = Mismatch{show_under(spec, c), show_under(spec, r)};
-        return false;
-      }
-    }
-    if (!c) {
-      text = "std::nullopt";
-      return true;
-    }
-    if constexpr (Solo) return deconstruct<Solo>(spec.inner, std::as_const(*c), *std::forward<CV>(c), env, text, mismatch);
-    else return deconstruct<Solo>(spec.inner, *std::forward<RV>(r), *std::forward<CV>(c), env, text, mismatch);
+    return deconstruct_optional<Solo>(spec, std::forward<RV>(r), std::forward<CV>(c), env, text, mismatch);
   } else if constexpr (k == SpecKind::vector) {
-    if constexpr (!Solo) {
-      if (r.size() != c.size()) {
-        mismatch = Mismatch{show_under(spec, c), show_under(spec, r)};
-        return false;
-      }
-    }
-    text = "{";
-    for (std::size_t i = 0; i < c.size(); ++i) {
-      std::string part;
-      bool ok;
-      if constexpr (Solo) ok = deconstruct<Solo>(spec.element, std::as_const(c[i]), std::move(c[i]), env, part, mismatch);
-      else ok = deconstruct<Solo>(spec.element, std::move(r[i]), std::move(c[i]), env, part, mismatch);
-      if (!ok) return false;
-      text += (i ? ", " : "") + part;
-    }
-    text += "}";
-    return true;
+    return deconstruct_vector<Solo>(spec, std::forward<RV>(r), std::forward<CV>(c), env, text, mismatch);
   } else if constexpr (k == SpecKind::variant) {
-    if constexpr (!Solo) {
-      if (r.index() != c.index()) {
-        mismatch = Mismatch{show_under(spec, c), show_under(spec, r)};
-        return false;
-      }
-    }
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      bool ok = true;
-      auto one = [&]<std::size_t J>(std::integral_constant<std::size_t, J>) {
-        if (c.index() != J) return;
-        if constexpr (Solo)
-          ok = deconstruct<Solo>(std::get<J>(spec.alternatives), std::as_const(std::get<J>(c)),
-                                 std::get<J>(std::forward<CV>(c)), env, text, mismatch);
-        else
-          ok = deconstruct<Solo>(std::get<J>(spec.alternatives), std::get<J>(std::forward<RV>(r)),
-                                 std::get<J>(std::forward<CV>(c)), env, text, mismatch);
-      };
-      (one(std::integral_constant<std::size_t, I>{}), ...);
-      return ok;
-    }(std::make_index_sequence<std::tuple_size_v<decltype(spec.alternatives)>>{});
+    return deconstruct_variant<Solo>(spec, std::forward<RV>(r), std::forward<CV>(c), env, text, mismatch);
   } else if constexpr (k == SpecKind::map_into) {
-    if constexpr (Solo) {
-      auto mapped = spec.fc(std::forward<CV>(c));
-      return deconstruct<Solo>(spec.spec, std::as_const(mapped), std::move(mapped), env, text, mismatch);
-    }
-    else return deconstruct<Solo>(spec.spec, spec.fr(std::forward<RV>(r)), spec.fc(std::forward<CV>(c)), env, text, mismatch);
+    return deconstruct_mapped<Solo>(spec, std::forward<RV>(r), std::forward<CV>(c), env, text, mismatch);
   } else {
     static_assert(k != SpecKind::may_throw && k != SpecKind::nondet,
                   "duet: may_throw and nondet apply to a whole result, not to a part of one");
