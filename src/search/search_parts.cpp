@@ -167,7 +167,7 @@ bool backjumping_applies(const std::vector<TimedOp>& ops, const std::vector<std:
   return std::none_of(traits.footprint.begin(), traits.footprint.end(), [](std::uint64_t fp) { return fp == kFootprintAll; });
 }
 
-ClassPartition::ClassPartition(const OperationTraits& traits, const PlacedSet&) {
+ClassPartition::ClassPartition(const OperationTraits& traits) {
   const std::size_t n = traits.footprint.size();
   std::vector<std::uint32_t> counts;
   class_of_.resize(n);

@@ -139,7 +139,7 @@ TEST(SearchParts, BackjumpingNeedsFootprintsNoPendingAndRealTimeProgramOrder) {
 TEST(SearchParts, TheClassPartitionHashesEachClasssPlacedSet) {
   const std::vector<TimedOp> ops{{1, 10, 20}, {2, 10, 20}, {3, 10, 20}};
   const search::PlacedSet placed(ops);
-  search::ClassPartition classes(search::OperationTraits{{5, 6, 5}}, placed);
+  search::ClassPartition classes(search::OperationTraits{{5, 6, 5}});
   ASSERT_TRUE(classes.on());
   EXPECT_EQ(classes.class_of(0), classes.class_of(2));
   EXPECT_NE(classes.class_of(0), classes.class_of(1));
@@ -150,7 +150,7 @@ TEST(SearchParts, TheClassPartitionHashesEachClasssPlacedSet) {
   EXPECT_EQ(classes.bits(c)[0], 0b10u);  // op 2 is the class's second operation
   classes.toggle(2, placed);
   EXPECT_EQ(classes.hash(c), 0u);
-  EXPECT_FALSE(search::ClassPartition(search::OperationTraits{{5, kFootprintAll, 5}}, placed).on());
+  EXPECT_FALSE(search::ClassPartition(search::OperationTraits{{5, kFootprintAll, 5}}).on());
 }
 
 TEST(SearchParts, TheWorkBudgetChecksEvery1024UnitsAndNamesWhy) {

@@ -92,7 +92,7 @@ class Linearizer {
         urgency_(urgency_ranks(ops, consistency, events_)), work_(budget), memory_(budget), use_memo_(memo_on(oracle)),
         backjump_(use_memo_ && backjumping_applies(ops, predecessors_, traits_, placed_.pending_count(), consistency,
                                                    end_states != nullptr)),
-        classes_(backjump_ && NogoodTable<Oracle>::kSupported ? ClassPartition(traits_, placed_) : ClassPartition()),
+        classes_(backjump_ && NogoodTable<Oracle>::kSupported ? ClassPartition(traits_) : ClassPartition()),
         nogoods_(classes_.on()), state_(oracle.initial()), next_(state_) {
     for (const TimedOp& op : ops) completed_ += op.response != TimedOp::kPending;
     memory_.memo_bytes = memo_.index_bytes();

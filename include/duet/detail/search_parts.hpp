@@ -222,7 +222,7 @@ class ClassPartition {
  public:
   ClassPartition() = default;
   /// Classes of `traits`' footprints; empty (off) when some operation commutes with nothing.
-  ClassPartition(const OperationTraits& traits, const PlacedSet& placed);
+  explicit ClassPartition(const OperationTraits& traits);
   bool on() const { return !class_footprint_.empty(); }
   std::uint32_t class_of(std::uint32_t op) const { return class_of_[op]; }
   std::uint32_t class_of_footprint(std::uint64_t footprint) const { return class_index_.at(footprint); }
