@@ -49,16 +49,20 @@ struct PersistentArraySpec {
   using Cmd = std::variant<Make, Get, Set>;
   static duet::Gen<Cmd> command(const State& s) {
     static const auto element = duet::integers<std::int64_t>(0, 1000);
-    static const duet::Gen<Cmd> make = duet::construct<Make>(duet::integers(0, 15), element).map([](Make m) { return Cmd(m); });
+    static const duet::Gen<Cmd> make =
+        duet::construct<Make>(duet::integers(0, 15), element).map([](Make m) { return Cmd(m); });
     if (s.empty() || s.size() >= 32) return make;
     // An array, then an index into it (dependent generation), as the API spec does.
     return duet::integers<std::size_t>(0, s.size() - 1).bind([&s](std::size_t a) -> duet::Gen<Cmd> {
       if (s[a].empty()) return make;
       auto index = duet::integers(0, static_cast<int>(s[a].size()) - 1);
-      return duet::one_of(make, index.map([a](int i) { return Cmd(Get{a, i}); }),
-                          index.bind([a](int i) {
-                            return duet::integers<std::int64_t>(0, 1000).map([a, i](std::int64_t x) { return Cmd(Set{a, i, x}); });
-                          }));
+      return duet::one_of(
+          make, index.map([a](int i) {
+            return Cmd(Get{a, i});
+          }),
+          index.bind([a](int i) {
+            return duet::integers<std::int64_t>(0, 1000).map([a, i](std::int64_t x) { return Cmd(Set{a, i, x}); });
+          }));
     });
   }
   static duet::Result run(const Cmd& c, Sut& arrays) {

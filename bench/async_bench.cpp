@@ -48,9 +48,7 @@ void kv_scenarios(benchmark::State& state) {
   state.counters["commands/s"] = benchmark::Counter(static_cast<double>(commands), benchmark::Counter::kIsRate);
 }
 void BM_AsyncKvScenariosWithCrashes(benchmark::State& state) { kv_scenarios<kv::Spec<kv::Bug::none>>(state); }
-void BM_AsyncKvScenariosWithoutCrashes(benchmark::State& state) {
-  kv_scenarios<NoCrashes<kv::Spec<kv::Bug::none>>>(state);
-}
+void BM_AsyncKvScenariosWithoutCrashes(benchmark::State& state) { kv_scenarios<NoCrashes<kv::Spec<kv::Bug::none>>>(state); }
 BENCHMARK(BM_AsyncKvScenariosWithCrashes)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AsyncKvScenariosWithoutCrashes)->Unit(benchmark::kMillisecond);
 

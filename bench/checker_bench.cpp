@@ -72,7 +72,9 @@ void check_family(benchmark::State& st, const std::vector<std::string>& files, b
 }
 
 // Arg: 1 shrinks each violation to a failing window (the default), 0 does not.
-void Checker_Etcd70(benchmark::State& st) { check_family(st, files_in(kHistories + "/etcd", ".log"), true, st.range(0) != 0); }
+void Checker_Etcd70(benchmark::State& st) {
+  check_family(st, files_in(kHistories + "/etcd", ".log"), true, st.range(0) != 0);
+}
 BENCHMARK(Checker_Etcd70)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 
 void Checker_EtcdFile(benchmark::State& st) {
@@ -116,8 +118,11 @@ double mean_overlap(const History& h) {
 // Scaling: kv histories recorded from a correct store on duet's thread pool, with clients x
 // operations growing well past c10 (10 clients, ~400 operations), checked unpartitioned.
 void Checker_KvScaling(benchmark::State& st) {
-  const KvStress run{.clients = static_cast<std::size_t>(st.range(0)), .ops_per_client = static_cast<std::size_t>(st.range(1)),
-                     .keys = 10, .seed = 11, .max_delay = std::chrono::microseconds(st.range(2))};
+  const KvStress run{.clients = static_cast<std::size_t>(st.range(0)),
+                     .ops_per_client = static_cast<std::size_t>(st.range(1)),
+                     .keys = 10,
+                     .seed = 11,
+                     .max_delay = std::chrono::microseconds(st.range(2))};
   const History h = record_kv_stress<LockedKv>(run);
   std::uint64_t nodes = 0;
   std::size_t memo = 0;
@@ -154,8 +159,10 @@ BENCHMARK(Checker_KvScaling)
 //
 //   build/bin/duet-bench --benchmark_filter=Checker_Family --benchmark_counters_tabular=true
 void Checker_Family(benchmark::State& st) {
-  const duet_test::Family f{.object = static_cast<duet_test::Object>(st.range(0)), .clients = static_cast<std::size_t>(st.range(1)),
-                            .ops_per_client = 100, .bug = static_cast<duet_test::Bug>(st.range(2))};
+  const duet_test::Family f{.object = static_cast<duet_test::Object>(st.range(0)),
+                            .clients = static_cast<std::size_t>(st.range(1)),
+                            .ops_per_client = 100,
+                            .bug = static_cast<duet_test::Bug>(st.range(2))};
   const History h = duet_test::generate(f);
   CheckReport r;
   for (auto _ : st) {
@@ -163,11 +170,13 @@ void Checker_Family(benchmark::State& st) {
     options.partition = st.range(3) != 0;
     options.timeout_seconds = 60;
     if (const char* t = std::getenv("DUET_BENCH_TIMEOUT_S")) options.timeout_seconds = std::atof(t);
-    if (const char* mib = std::getenv("DUET_BENCH_MEMORY_MIB")) options.max_memory_bytes = std::size_t(std::atoll(mib)) << 20;
+    if (const char* mib = std::getenv("DUET_BENCH_MEMORY_MIB"))
+      options.max_memory_bytes = std::size_t(std::atoll(mib)) << 20;
     r = check_history(h, options);
   }
   const Verdict expected = f.bug == duet_test::Bug::none ? Verdict::linearizable : Verdict::not_linearizable;
-  if (r.verdict != expected && r.verdict != Verdict::unknown) st.SkipWithError(("wrong verdict " + std::string(verdict_name(r.verdict))).c_str());
+  if (r.verdict != expected && r.verdict != Verdict::unknown)
+    st.SkipWithError(("wrong verdict " + std::string(verdict_name(r.verdict))).c_str());
   st.counters["ops"] = static_cast<double>(h.ops.size());
   st.counters["overlap"] = mean_overlap(h);
   st.counters["steps"] = static_cast<double>(r.nodes);
@@ -194,7 +203,8 @@ BENCHMARK(Checker_Family)
 //
 // Checker_FailingWindowLong/AT/WINDOW: the same with 10 clients x 20,000 operations (200,000).
 void failing_window(benchmark::State& st, std::size_t clients, std::size_t ops_per_client, std::size_t at, bool window) {
-  const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = clients, .ops_per_client = ops_per_client, .values = 5};
+  const duet_test::Family f{
+      .object = duet_test::Object::cas_register, .clients = clients, .ops_per_client = ops_per_client, .values = 5};
   History h = duet_test::generate(f);
   for (std::size_t i = at; i < h.ops.size(); ++i)
     if (h.ops[i].f == "read" && h.ops[i].outcome == duet::history::Outcome::ok) {
@@ -208,7 +218,8 @@ void failing_window(benchmark::State& st, std::size_t clients, std::size_t ops_p
     options.failing_window = window;
     r = check_history(h, options);
   }
-  if (r.verdict != Verdict::not_linearizable) st.SkipWithError(("wrong verdict " + std::string(verdict_name(r.verdict))).c_str());
+  if (r.verdict != Verdict::not_linearizable)
+    st.SkipWithError(("wrong verdict " + std::string(verdict_name(r.verdict))).c_str());
   st.counters["ops"] = static_cast<double>(h.ops.size());
   st.counters["steps"] = static_cast<double>(r.nodes);
   st.counters["window"] = static_cast<double>(r.witness.size());

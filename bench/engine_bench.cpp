@@ -34,35 +34,29 @@ struct DequeSpec {
   using State = std::vector<int>;
   using Cmd = std::variant<Push, Pop, Size>;
   static duet::Gen<Cmd> command(const State& s) {
-    static const duet::Gen<Cmd> with_pop = duet::one_of(
-        duet::construct<Push>(duet::integers(-100, 100)).map([](Push p) { return Cmd(p); }), duet::just(Cmd(Pop{})),
-        duet::just(Cmd(Size{})));
+    static const duet::Gen<Cmd> with_pop =
+        duet::one_of(duet::construct<Push>(duet::integers(-100, 100)).map([](Push p) { return Cmd(p); }),
+                     duet::just(Cmd(Pop{})), duet::just(Cmd(Size{})));
     static const duet::Gen<Cmd> without_pop = duet::one_of(
         duet::construct<Push>(duet::integers(-100, 100)).map([](Push p) { return Cmd(p); }), duet::just(Cmd(Size{})));
     return s.empty() ? without_pop : with_pop;
   }
   static duet::Result run(const Cmd& c, Sut& d) {
     switch (c.index()) {
-      case 0:
-        d.push_back(std::get<Push>(c).x);
-        return {};
+      case 0: d.push_back(std::get<Push>(c).x); return {};
       case 1: {
         const int x = d.front();
         d.pop_front();
         return x;
       }
-      default:
-        return d.size();
+      default: return d.size();
     }
   }
   static duet::Result expected(const Cmd& c, const State& s) {
     switch (c.index()) {
-      case 0:
-        return {};
-      case 1:
-        return s.front();
-      default:
-        return s.size();
+      case 0: return {};
+      case 1: return s.front();
+      default: return s.size();
     }
   }
   static void next(const Cmd& c, State& s) {
@@ -262,5 +256,3 @@ BENCHMARK(BM_Shrink_RingBuffer_RapidCheck)->Unit(benchmark::kMillisecond);
 #endif
 
 }  // namespace
-
-

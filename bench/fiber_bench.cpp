@@ -325,7 +325,8 @@ struct DisjointN {
       br.push_back([this, f] {
         for (int i = 0; i < 3; ++i) own[static_cast<std::size_t>(f)].fetch_add(1);
       });
-    return {br, [this] {
+    return {br,
+            [this] {
               for (auto& x : own) x.store(0);
             },
             [] { return false; }};

@@ -94,7 +94,8 @@ void BM_Parallel_Trials(benchmark::State& st) {
                                  : std::shared_ptr<duet::Executor>(duet::make_thread_per_run());
   std::uint64_t trials = 0, seed = 1;
   for (auto _ : st) {
-    const auto r = duet::check_parallel<duet::models::Counter<AtomicCounter>>(pc, {.seed = seed++, .count = 100, .verbose = -1});
+    const auto r =
+        duet::check_parallel<duet::models::Counter<AtomicCounter>>(pc, {.seed = seed++, .count = 100, .verbose = -1});
     trials += r.trials;
   }
   st.counters["trials/s"] = benchmark::Counter(static_cast<double>(trials), benchmark::Counter::kIsRate);
@@ -144,12 +145,17 @@ using CuckooMap = libcuckoo::cuckoohash_map<int, int>;
 void BM_Parallel_LinHeavySubject(benchmark::State& st) {
   duet::Lin<CuckooMap> lin("cuckoo4096", "m");
   lin.init([] { return std::make_unique<CuckooMap>(4096); }, "libcuckoo::cuckoohash_map<int, int> m(4096);")
-      .op("insert", [](CuckooMap& m, int k, int v) { return m.insert(k, v); }, duet::integers(0, 3), duet::integers(0, 9))
-      .op("find", [](CuckooMap& m, int k) {
+      .op(
+          "insert", [](CuckooMap& m, int k, int v) { return m.insert(k, v); }, duet::integers(0, 3), duet::integers(0, 9))
+      .op(
+          "find",
+          [](CuckooMap& m, int k) {
             int v = 0;
             return m.find(k, v) ? std::optional<int>(v) : std::nullopt;
-          }, duet::integers(0, 3))
-      .op("erase", [](CuckooMap& m, int k) { return m.erase(k); }, duet::integers(0, 3));
+          },
+          duet::integers(0, 3))
+      .op(
+          "erase", [](CuckooMap& m, int k) { return m.erase(k); }, duet::integers(0, 3));
   if (st.range(0) == 1) lin.reset([](CuckooMap& m) { m.clear(); });
   duet::ParallelConfig pc;
   pc.branch_length = static_cast<std::size_t>(st.range(1));
@@ -162,7 +168,13 @@ void BM_Parallel_LinHeavySubject(benchmark::State& st) {
   st.counters["trials/s"] = benchmark::Counter(static_cast<double>(trials), benchmark::Counter::kIsRate);
   st.SetLabel(st.range(0) == 0 ? "no reset: a new map per trial and per search" : "Lin::reset");
 }
-BENCHMARK(BM_Parallel_LinHeavySubject)->Args({0, 3})->Args({1, 3})->Args({0, 6})->Args({1, 6})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Parallel_LinHeavySubject)
+    ->Args({0, 3})
+    ->Args({1, 3})
+    ->Args({0, 6})
+    ->Args({1, 6})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 #endif
 
 struct RacyCounter {
@@ -208,7 +220,8 @@ BENCHMARK(BM_Parallel_Detection_RacyCounter)->Unit(benchmark::kMillisecond)->Ite
 void BM_Parallel_Detection_StdVector(benchmark::State& st) {
   auto lin = duet::Lin<std::vector<int>>("std::vector", "v")
                  .init(reserved_vector, "std::vector<int> v; v.reserve(1024);")
-                 .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::integers(0, 9))
+                 .op(
+                     "push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::integers(0, 9))
                  .op("size", [](std::vector<int>& v) { return v.size(); })
                  .op("back", [](std::vector<int>& v) { return v.empty() ? -1 : v.back(); });
   detection(st, [&](std::uint64_t seed) {
@@ -280,8 +293,8 @@ void bug_class(benchmark::State& st, const duet::Lin<T>& lin) {
   for (auto _ : st) {
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
       const auto start = std::chrono::steady_clock::now();
-      const auto r =
-          duet::expect_unsafe(lin, {.pin_threads = pin, .noise = noise}, {.seed = seed, .time = cap, .shrink_steps = 0, .verbose = -1});
+      const auto r = duet::expect_unsafe(lin, {.pin_threads = pin, .noise = noise},
+                                         {.seed = seed, .time = cap, .shrink_steps = 0, .verbose = -1});
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       trials.push_back(static_cast<double>(r.trials));
       missed += !r.passed();

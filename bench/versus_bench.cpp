@@ -30,20 +30,16 @@ namespace {
 
 // range(0) of every benchmark here: how the branches run.
 enum Way { kThreads, kRandom, kPct2, kPct3, kExhaustive2 };
-constexpr const char* kWayName[] = {"thread pool", "fibers random", "fibers pct(2)", "fibers pct(3)", "fibers exhaustive(2)"};
+constexpr const char* kWayName[] = {"thread pool", "fibers random", "fibers pct(2)", "fibers pct(3)",
+                                    "fibers exhaustive(2)"};
 
 std::shared_ptr<duet::Executor> executor(int way) {
   switch (way) {
-    case kRandom:
-      return duet::fibers(duet::random());
-    case kPct2:
-      return duet::fibers(duet::pct(2));
-    case kPct3:
-      return duet::fibers(duet::pct(3));
-    case kExhaustive2:
-      return duet::fibers(duet::exhaustive(2));
-    default:
-      return duet::make_thread_pool();
+    case kRandom: return duet::fibers(duet::random());
+    case kPct2: return duet::fibers(duet::pct(2));
+    case kPct3: return duet::fibers(duet::pct(3));
+    case kExhaustive2: return duet::fibers(duet::exhaustive(2));
+    default: return duet::make_thread_pool();
   }
 }
 
@@ -56,7 +52,8 @@ void BM_Versus_Trials2x4(benchmark::State& st) {
   pc.executor = executor(way);
   std::uint64_t trials = 0, calls = 0, programs = 0, seed = 1;
   for (auto _ : st) {
-    const auto r = duet::check_parallel<fiber_subjects::CounterSpec<false>>(pc, {.seed = seed++, .count = 100, .verbose = -1});
+    const auto r =
+        duet::check_parallel<fiber_subjects::CounterSpec<false>>(pc, {.seed = seed++, .count = 100, .verbose = -1});
     if (!r) st.SkipWithError("the correct counter failed");
     trials += r.trials;
     calls += r.commands;
@@ -91,7 +88,8 @@ class AtomicVector {
 
 const duet::Lin<AtomicVector>& vector_lin() {
   static const auto lin = duet::Lin<AtomicVector>("AtomicVector", "v")
-                              .op("push_back", [](AtomicVector& v, int x) { v.push_back(x); }, duet::integers(0, 9))
+                              .op(
+                                  "push_back", [](AtomicVector& v, int x) { v.push_back(x); }, duet::integers(0, 9))
                               .op("size", [](const AtomicVector& v) { return v.size(); })
                               .op("back", [](const AtomicVector& v) { return v.back(); });
   return lin;
@@ -148,7 +146,8 @@ void detection(benchmark::State& st, Check check) {
       std::shared_ptr<Stamped> stamped;
       if (way == kThreads) pc.executor = stamped = std::make_shared<Stamped>(pc.executor);
       const auto start = std::chrono::steady_clock::now();
-      const duet::CheckResult r = check(pc, duet::Config{.seed = seed, .time = kCapSeconds, .shrink_steps = 0, .verbose = -1});
+      const duet::CheckResult r =
+          check(pc, duet::Config{.seed = seed, .time = kCapSeconds, .shrink_steps = 0, .verbose = -1});
       if (r.status == duet::CheckResult::Status::error) {
         st.SkipWithError("the check could not run");
         return;
@@ -160,7 +159,8 @@ void detection(benchmark::State& st, Check check) {
       trials.push_back(found ? static_cast<double>(r.trials) : kMiss);
       ms.push_back(found ? 1e3 * r.seconds : kMiss);
       if (stamped) {
-        search_ms.push_back(found ? 1e3 * std::chrono::duration<double>(stamped->ends.at(r.trials - 1) - start).count() : kMiss);
+        search_ms.push_back(found ? 1e3 * std::chrono::duration<double>(stamped->ends.at(r.trials - 1) - start).count()
+                                  : kMiss);
         if (found) replay_runs = std::max(replay_runs, static_cast<double>(stamped->ends.size() - r.trials));
       }
     }
@@ -185,7 +185,8 @@ void BM_Versus_Detect_RacyCounter(benchmark::State& st) {
   });
 }
 void BM_Versus_Detect_AtomicVector(benchmark::State& st) {
-  detection(st, [](const duet::ParallelConfig& pc, const duet::Config& c) { return duet::check_parallel(vector_lin(), pc, c); });
+  detection(st,
+            [](const duet::ParallelConfig& pc, const duet::Config& c) { return duet::check_parallel(vector_lin(), pc, c); });
 }
 void detect_args(benchmark::internal::Benchmark* b) {
   b->DenseRange(kThreads, kExhaustive2)->ArgName("way")->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();

@@ -38,7 +38,8 @@ class LockedQueue {
 
 TEST(LockedQueue, LinearizableAsItsOwnOracle) {
   auto lin = duet::Lin<LockedQueue>("LockedQueue", "q")
-                 .op("push", [](LockedQueue& q, int x) { q.push(x); }, duet::integers(0, 9))
+                 .op(
+                     "push", [](LockedQueue& q, int x) { q.push(x); }, duet::integers(0, 9))
                  .op("try_pop", [](LockedQueue& q) { return q.try_pop(); });
   EXPECT_TRUE(duet::check_parallel(lin));
 }

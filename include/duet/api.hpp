@@ -88,9 +88,26 @@ struct invalid {
 
 namespace detail {
 // What kind of spec a type is (dispatch without guessing from members).
-enum class SpecKind { none, abstract, abstract_where, value, unit, pair, tuple, optional, vector, variant, may_throw, nondet, map_into, map_outof };
+enum class SpecKind {
+  none,
+  abstract,
+  abstract_where,
+  value,
+  unit,
+  pair,
+  tuple,
+  optional,
+  vector,
+  variant,
+  may_throw,
+  nondet,
+  map_into,
+  map_outof
+};
 template <class S>
-concept SpecType = requires { S::spec_kind; };
+concept SpecType = requires {
+  S::spec_kind;
+};
 /// S's kind, or none for types that are not specs (generators, callables).
 template <class S>
 constexpr SpecKind kind_of() {
@@ -177,9 +194,8 @@ template <class T>
 Value<T> value() {
   static_assert(detail::EqualityComparable<T>,
                 "duet::value<T>: the result type has no operator== (pass an equality: duet::value<T>(eq, print))");
-  static_assert(printable<T>(),
-                "duet::value<T>: the result type has no printer (define duet_show or operator<<, or pass "
-                "one: duet::value<T>(eq, print))");
+  static_assert(printable<T>(), "duet::value<T>: the result type has no printer (define duet_show or operator<<, or pass "
+                                "one: duet::value<T>(eq, print))");
   return {};
 }
 template <class T, class Eq, class Print>
@@ -308,11 +324,13 @@ constexpr bool contains_abstract() {
   else if constexpr (k == SpecKind::optional) return contains_abstract<decltype(S::inner)>();
   else if constexpr (k == SpecKind::vector) return contains_abstract<decltype(S::element)>();
   else if constexpr (k == SpecKind::tuple)
-    return []<class... X>(std::type_identity<std::tuple<X...>>) { return (contains_abstract<X>() || ...); }(
-        std::type_identity<decltype(S::parts)>{});
+    return []<class... X>(std::type_identity<std::tuple<X...>>) {
+      return (contains_abstract<X>() || ...);
+    }(std::type_identity<decltype(S::parts)>{});
   else if constexpr (k == SpecKind::variant)
-    return []<class... X>(std::type_identity<std::tuple<X...>>) { return (contains_abstract<X>() || ...); }(
-        std::type_identity<decltype(S::alternatives)>{});
+    return []<class... X>(std::type_identity<std::tuple<X...>>) {
+      return (contains_abstract<X>() || ...);
+    }(std::type_identity<decltype(S::alternatives)>{});
   else if constexpr (k == SpecKind::may_throw || k == SpecKind::nondet || k == SpecKind::map_into)
     return contains_abstract<decltype(S::spec)>();
   else return false;
@@ -456,13 +474,11 @@ class Api {
   /// and operations with no reference are not supported here.
   ///
   ///   EXPECT_TRUE(api.check_parallel({.branches = 2}));
-  CheckResult check_parallel(const ParallelConfig& pc = {}, const Config& config = {},
-                             const ApiOptions& options = {}) const;
+  CheckResult check_parallel(const ParallelConfig& pc = {}, const Config& config = {}, const ApiOptions& options = {}) const;
   /// The negative test: passes when a program with an unexplainable outcome is found.
   ///
   ///   EXPECT_TRUE(api.expect_unsafe({.branches = 2}));
-  CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = {},
-                            const ApiOptions& options = {}) const;
+  CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = {}, const ApiOptions& options = {}) const;
 
   /// One scenario from raw bytes (a fuzzer's input); see duet::check_sequential_bytes.
   ///

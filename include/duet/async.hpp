@@ -66,15 +66,15 @@ struct virtual_clock {
 
 /// Settings of a duet::run. Inside a check the case's choice stream replaces the seed.
 struct AsyncOptions {
-  std::uint64_t seed = 0;                // the schedule's seed, outside a check
+  std::uint64_t seed = 0;  // the schedule's seed, outside a check
   /// How each run's schedule is chosen: duet::random() (the default), duet::pct(depth), or, for
   /// duet::check_async only, duet::exhaustive(bound): every schedule of the body within the
   /// bound, in each case. PCT learns its run length from the earlier runs of the check
   /// (check_async) or of the case (a spec's duet::run calls); a run outside any check has no
   /// earlier runs, so its priorities alone decide (no change points).
   Schedule schedule = {};
-  std::size_t max_steps = 100'000;       // switch points before the run is a livelock
-  std::size_t stack_size = 256 * 1024;   // per fiber
+  std::size_t max_steps = 100'000;      // switch points before the run is a livelock
+  std::size_t stack_size = 256 * 1024;  // per fiber
   /// How atomics' memory orders are treated (docs/memory-model.md); DUET_MEMORY_MODEL=sc|cpp
   /// overrides it, as for duet::fibers().
   MemoryModel memory_model = MemoryModel::cpp;
@@ -133,7 +133,9 @@ struct Outcome {
   std::variant<std::monostate, T, std::exception_ptr> v;
   bool ready() const { return v.index() != 0; }
   template <class U>
-  void set(U&& u) { v.template emplace<1>(std::forward<U>(u)); }
+  void set(U&& u) {
+    v.template emplace<1>(std::forward<U>(u));
+  }
   void fail(std::exception_ptr e) { v.template emplace<2>(std::move(e)); }
   T take() {
     if (v.index() == 2) std::rethrow_exception(std::get<2>(v));
@@ -188,7 +190,9 @@ struct Promise : PromiseBase {
   task<T> get_return_object() noexcept;
   void unhandled_exception() noexcept { outcome.fail(std::current_exception()); }
   template <class U = T>
-  void return_value(U&& u) { outcome.set(std::forward<U>(u)); }
+  void return_value(U&& u) {
+    outcome.set(std::forward<U>(u));
+  }
 };
 template <>
 struct Promise<void> : PromiseBase {
@@ -229,11 +233,11 @@ struct SharedState {
 /// timeout. Returns false on timeout.
 template <class Ready>
 bool wait_until_ready(fiber::Runtime& rt, Ready ready, std::uint64_t timeout_ns) {
-  const std::uint64_t deadline =
-      timeout_ns == fiber::kNoTimeout ? fiber::kNoTimeout : fiber::t_virtual_ns + timeout_ns;
+  const std::uint64_t deadline = timeout_ns == fiber::kNoTimeout ? fiber::kNoTimeout : fiber::t_virtual_ns + timeout_ns;
   while (!ready()) {
-    const std::uint64_t left =
-        deadline == fiber::kNoTimeout ? fiber::kNoTimeout : (deadline > fiber::t_virtual_ns ? deadline - fiber::t_virtual_ns : 0);
+    const std::uint64_t left = deadline == fiber::kNoTimeout
+                                   ? fiber::kNoTimeout
+                                   : (deadline > fiber::t_virtual_ns ? deadline - fiber::t_virtual_ns : 0);
     if (fiber::block_for(rt, left) == fiber::WakeReason::timeout && !ready()) return false;
   }
   return true;
@@ -365,7 +369,8 @@ class [[nodiscard]] future {
     }
     using namespace detail::fiber;
     enter(*rt, Op::await, ObjectKind::future, s_.get(), std::memory_order_seq_cst, loc);
-    const bool ok = detail::async::wait_until_ready(*rt, [&] { return s_->outcome.ready(); }, timeout_ns);
+    const bool ok = detail::async::wait_until_ready(
+        *rt, [&] { return s_->outcome.ready(); }, timeout_ns);
     leave(*rt, Op::await);
     return ok;
   }
@@ -410,9 +415,7 @@ class promise {
   void set_value(U&& value, duet::source_location loc = duet::source_location::current()) {
     set([&](auto& o) { o.set(std::forward<U>(value)); }, loc);
   }
-  void set_value(duet::source_location loc = duet::source_location::current())
-    requires std::is_void_v<T>
-  {
+  void set_value(duet::source_location loc = duet::source_location::current()) requires std::is_void_v<T> {
     set([](auto& o) { o.set(); }, loc);
   }
   void set_exception(std::exception_ptr e, duet::source_location loc = duet::source_location::current()) {
@@ -580,7 +583,8 @@ class channel {
       return {};
     }
     enter(*rt, Op::send, kKind, this, std::memory_order_seq_cst, loc);
-    detail::async::wait_until_ready(*rt, [&] { return closed_ || items_.size() < capacity_; }, kNoTimeout);
+    detail::async::wait_until_ready(
+        *rt, [&] { return closed_ || items_.size() < capacity_; }, kNoTimeout);
     leave(*rt, Op::send, {}, value_of(value));
     if (closed_) throw channel_closed();
     items_.push_back(std::move(value));
@@ -595,7 +599,8 @@ class channel {
       return {pop()};
     }
     enter(*rt, Op::receive, kKind, this, std::memory_order_seq_cst, loc);
-    detail::async::wait_until_ready(*rt, [&] { return closed_ || !items_.empty(); }, kNoTimeout);
+    detail::async::wait_until_ready(
+        *rt, [&] { return closed_ || !items_.empty(); }, kNoTimeout);
     std::optional<T> v = pop();
     leave(*rt, Op::receive, v ? value_of(*v) : detail::fiber::Value{});
     wake_all(*rt, this);

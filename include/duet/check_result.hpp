@@ -24,8 +24,8 @@ concept AssertionResultLike = requires(A a, const char* s) {
 
 // [[nodiscard]]: a check whose result is dropped passes silently whatever it found, so every
 // function returning one warns when its result is unused (an error under -Werror).
-struct [[nodiscard("a check's result says whether it passed: EXPECT_TRUE(check), or read .passed() and .report")]]
-CheckResult {
+struct [[nodiscard(
+    "a check's result says whether it passed: EXPECT_TRUE(check), or read .passed() and .report")]] CheckResult {
   enum class Status {
     passed,  // every case agreed
     failed,  // a disagreement (or a crash of the spec's code) was found: see report
@@ -36,17 +36,17 @@ CheckResult {
   /// replayed, so there was nothing to shrink.
   enum class ShrinkEnd { none, fixed_point, step_budget, time_budget, not_reproduced };
   Status status = Status::error;
-  std::string report;         // the whole text printed for a failure or error
-  std::string name;           // the check's name
-  std::uint64_t seed = 0;     // the run's seed
-  std::uint64_t cases = 0;    // cases run
-  std::uint64_t discarded = 0;  // generation attempts rejected (precondition, filter)
-  std::uint64_t commands = 0;   // commands run in all cases
-  std::uint64_t trials = 0;     // parallel runner: program runs in all cases
+  std::string report;                   // the whole text printed for a failure or error
+  std::string name;                     // the check's name
+  std::uint64_t seed = 0;               // the run's seed
+  std::uint64_t cases = 0;              // cases run
+  std::uint64_t discarded = 0;          // generation attempts rejected (precondition, filter)
+  std::uint64_t commands = 0;           // commands run in all cases
+  std::uint64_t trials = 0;             // parallel runner: program runs in all cases
   std::uint64_t overlapped_trials = 0;  // of which branches' calls overlapped in time
-  std::uint64_t cpus = 0;       // the most distinct CPUs a trial's branches ran on (0: not measured)
-  std::uint64_t shrink_steps = 0;  // replays the shrinker accepted
-  std::uint64_t shrink_tries = 0;  // replays the shrinker tried
+  std::uint64_t cpus = 0;               // the most distinct CPUs a trial's branches ran on (0: not measured)
+  std::uint64_t shrink_steps = 0;       // replays the shrinker accepted
+  std::uint64_t shrink_tries = 0;       // replays the shrinker tried
   ShrinkEnd shrink_end = ShrinkEnd::none;
   std::size_t failing_length = 0;  // steps in the shrunk scenario
   std::string replay_token;        // DUET_REPLAY value for the shrunk case

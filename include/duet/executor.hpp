@@ -120,8 +120,8 @@ std::shared_ptr<Executor> fibers(Schedule schedule = random(), FiberOptions opti
 
 /// What duet::run_fibers did.
 struct FiberRun {
-  bool completed = false;  // every fiber finished
-  std::string failure;     // otherwise: the deadlock, livelock, data race or misuse, described
+  bool completed = false;                 // every fiber finished
+  std::string failure;                    // otherwise: the deadlock, livelock, data race or misuse, described
   std::vector<std::string> interleaving;  // the run, one line per step, as duet's reports print it
 };
 

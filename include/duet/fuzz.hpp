@@ -36,7 +36,8 @@ using FuzzTarget = std::function<CheckResult(std::span<const std::uint8_t> bytes
 ///   duet::FuzzTarget target = duet::fuzz_sequential<RingBufferSpec>();  // DUET_FUZZ_TARGET(target)
 template <class Spec>
 FuzzTarget fuzz_sequential() {
-  return [](std::span<const std::uint8_t> bytes, const Config& config) { return check_sequential_bytes<Spec>(bytes, config); };
+  return
+      [](std::span<const std::uint8_t> bytes, const Config& config) { return check_sequential_bytes<Spec>(bytes, config); };
 }
 
 /// A duet::Api spec's target (Api::check_bytes); the Api is copied into the target.
@@ -54,7 +55,9 @@ inline FuzzTarget fuzz_api(Api api, ApiOptions options = {}) {
 ///   duet::FuzzTarget target = duet::fuzz_parallel<CounterSpec>({.executor = duet::fibers()});
 template <class Spec>
 FuzzTarget fuzz_parallel(ParallelConfig pc) {
-  return [pc](std::span<const std::uint8_t> bytes, const Config& config) { return check_parallel_bytes<Spec>(bytes, pc, config); };
+  return [pc](std::span<const std::uint8_t> bytes, const Config& config) {
+    return check_parallel_bytes<Spec>(bytes, pc, config);
+  };
 }
 
 namespace detail {
@@ -66,8 +69,8 @@ int fuzz_one(const FuzzTarget& target, const std::uint8_t* data, std::size_t siz
 
 /// Defines LLVMFuzzerTestOneInput from a duet::FuzzTarget (or any callable taking the bytes and
 /// a duet::Config and returning a duet::CheckResult), built once, on the first input.
-#define DUET_FUZZ_TARGET(...)                                                          \
-  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {  \
+#define DUET_FUZZ_TARGET(...)                                                         \
+  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
     static const ::duet::FuzzTarget duet_fuzz_target = (__VA_ARGS__);                 \
-    return ::duet::detail::fuzz_one(duet_fuzz_target, data, size);                   \
+    return ::duet::detail::fuzz_one(duet_fuzz_target, data, size);                    \
   }

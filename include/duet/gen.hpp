@@ -154,9 +154,13 @@ Gen<T> integers(T lo, T hi) {
     if constexpr (std::is_signed_v<T>) return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
     else return static_cast<std::uint64_t>(v);
   };
-  const std::uint64_t candidates[7] = {bits(target), bits(T(1)), bits(static_cast<T>(-1)),
-                                       bits(static_cast<T>(lo + (lo < hi))), bits(static_cast<T>(hi - (lo < hi))),
-                                       bits(lo), bits(hi)};
+  const std::uint64_t candidates[7] = {bits(target),
+                                       bits(T(1)),
+                                       bits(static_cast<T>(-1)),
+                                       bits(static_cast<T>(lo + (lo < hi))),
+                                       bits(static_cast<T>(hi - (lo < hi))),
+                                       bits(lo),
+                                       bits(hi)};
   const detail::IntegerRange range =
       detail::integer_range(bits(lo), bits(hi), bits(target), std::is_signed_v<T>, candidates);
   return [range](Source& s) { return static_cast<T>(detail::draw_integer(range, s)); };

@@ -51,12 +51,9 @@ class GtestAssertionCapture final : public AssertionCapture {
       testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results_};
 };
 
-inline std::unique_ptr<AssertionCapture> make_gtest_assertion_capture() {
-  return std::make_unique<GtestAssertionCapture>();
-}
+inline std::unique_ptr<AssertionCapture> make_gtest_assertion_capture() { return std::make_unique<GtestAssertionCapture>(); }
 
 // Registered by including this header: any test file that uses duet with GoogleTest.
-inline const bool gtest_assertion_capture_registered =
-    (set_assertion_capture(&make_gtest_assertion_capture), true);
+inline const bool gtest_assertion_capture_registered = (set_assertion_capture(&make_gtest_assertion_capture), true);
 
 }  // namespace duet::detail

@@ -51,15 +51,24 @@ std::uint64_t hash_value(const T& v) {
   using detail::mix64;
   if constexpr (detail::HasAdlHash<T>) return static_cast<std::uint64_t>(duet_hash(v));
   else if constexpr (detail::StdHashable<T>) return mix64(static_cast<std::uint64_t>(std::hash<T>{}(v)));
-  else if constexpr (requires { v.first; v.second; })
+  else if constexpr (requires {
+                       v.first;
+                       v.second;
+                     })
     return hash_combine(hash_value(v.first), hash_value(v.second));
   else if constexpr (requires { typename std::tuple_size<T>::type; })
-    return std::apply([](const auto&... x) {
-      std::uint64_t h = 0x7u;
-      ((h = hash_combine(h, hash_value(x))), ...);
-      return h;
-    }, v);
-  else if constexpr (requires { v.has_value(); *v; }) return v ? hash_combine(1, hash_value(*v)) : 0;
+    return std::apply(
+        [](const auto&... x) {
+          std::uint64_t h = 0x7u;
+          ((h = hash_combine(h, hash_value(x))), ...);
+          return h;
+        },
+        v);
+  else if constexpr (requires {
+                       v.has_value();
+                       *v;
+                     })
+    return v ? hash_combine(1, hash_value(*v)) : 0;
   else if constexpr (detail::Iterable<T>) {
     std::uint64_t h = 0x1234u;
     for (const auto& x : v) h = hash_combine(h, hash_value(x));

@@ -37,18 +37,43 @@ inline constexpr std::size_t kQuoteBytes = 200;
 struct Value {
   enum class Kind : std::uint8_t { nil, boolean, integer, real, string, keyword, symbol, vector, map };
   Kind kind = Kind::nil;
-  bool flag = false;           // boolean
-  std::int64_t number = 0;     // integer
-  double real_number = 0;      // real
-  std::string text;            // string, keyword, symbol
-  std::vector<Value> items;    // vector (and list); map: keys and values alternate
+  bool flag = false;         // boolean
+  std::int64_t number = 0;   // integer
+  double real_number = 0;    // real
+  std::string text;          // string, keyword, symbol
+  std::vector<Value> items;  // vector (and list); map: keys and values alternate
 
   static Value nil() { return {}; }
-  static Value boolean(bool b) { Value v; v.kind = Kind::boolean; v.flag = b; return v; }
-  static Value integer(std::int64_t n) { Value v; v.kind = Kind::integer; v.number = n; return v; }
-  static Value string(std::string s) { Value v; v.kind = Kind::string; v.text = std::move(s); return v; }
-  static Value keyword(std::string s) { Value v; v.kind = Kind::keyword; v.text = std::move(s); return v; }
-  static Value vector(std::vector<Value> xs) { Value v; v.kind = Kind::vector; v.items = std::move(xs); return v; }
+  static Value boolean(bool b) {
+    Value v;
+    v.kind = Kind::boolean;
+    v.flag = b;
+    return v;
+  }
+  static Value integer(std::int64_t n) {
+    Value v;
+    v.kind = Kind::integer;
+    v.number = n;
+    return v;
+  }
+  static Value string(std::string s) {
+    Value v;
+    v.kind = Kind::string;
+    v.text = std::move(s);
+    return v;
+  }
+  static Value keyword(std::string s) {
+    Value v;
+    v.kind = Kind::keyword;
+    v.text = std::move(s);
+    return v;
+  }
+  static Value vector(std::vector<Value> xs) {
+    Value v;
+    v.kind = Kind::vector;
+    v.items = std::move(xs);
+    return v;
+  }
 
   bool is_nil() const { return kind == Kind::nil; }
   bool is_integer() const { return kind == Kind::integer; }
@@ -77,17 +102,17 @@ enum class Outcome : std::uint8_t {
 struct Operation {
   static constexpr std::uint64_t kPending = std::numeric_limits<std::uint64_t>::max();
   std::int64_t process = 0;
-  std::string f;              // read, write, cas, get, put, append, txn, enqueue, ...
-  std::optional<Value> key;   // kv histories: the key
-  Value input;                // the invocation's :value (write 3, cas [1 2], put "x", txn [...])
-  Value output;               // the completion's :value (ok read 3, get "x"); nil if none
+  std::string f;             // read, write, cas, get, put, append, txn, enqueue, ...
+  std::optional<Value> key;  // kv histories: the key
+  Value input;               // the invocation's :value (write 3, cas [1 2], put "x", txn [...])
+  Value output;              // the completion's :value (ok read 3, get "x"); nil if none
   Outcome outcome = Outcome::ok;
   /// Jepsen log `:fail :read :timed-out`: the operation completed and its result is unknown.
   bool result_unknown = false;
-  std::uint64_t invoke = 0;          // a time: position in the file, or nanoseconds (duet format)
-  std::uint64_t response = kPending; // kPending when outcome == info
-  std::size_t invoke_line = 0;       // 1-based lines in the source, for messages
-  std::size_t response_line = 0;     // 0 when pending
+  std::uint64_t invoke = 0;           // a time: position in the file, or nanoseconds (duet format)
+  std::uint64_t response = kPending;  // kPending when outcome == info
+  std::size_t invoke_line = 0;        // 1-based lines in the source, for messages
+  std::size_t response_line = 0;      // 0 when pending
 };
 
 /// One line for messages: "process 3: cas [1 2] -> fail (line 12)".
@@ -108,7 +133,7 @@ Format parse_format_name(std::string_view);
 /// operation did not happen and is dropped at parse time. An invocation with no completion by
 /// the end of the file is indeterminate (info).
 struct History {
-  std::string source;                  // file name, for messages
+  std::string source;  // file name, for messages
   Format format = Format::duet;
   std::vector<Operation> ops;
   /// Model suggested by the data: "cas-register" (Jepsen log, EDN), "multi-register" (EDN
@@ -234,7 +259,7 @@ std::string_view verdict_name(Verdict);  // "linearizable", "not-linearizable", 
 class Models;  // duet/history_model.hpp: models of your own
 
 struct CheckOptions {
-  std::string model;                        // empty: History::default_model
+  std::string model;  // empty: History::default_model
   /// The model's initial state (duet-check --init): for cas-register an integer or nil, for
   /// multi-register a map {register value} or one value for every register, for kv a map
   /// {key "value"}, for queue and set a vector, for counter an integer (docs/checker.md).
@@ -243,13 +268,13 @@ struct CheckOptions {
   std::optional<Value> init;
   /// Models beside duet's own (a model there replaces one of duet's of the same name).
   const Models* models = nullptr;
-  double timeout_seconds = 0;               // 0: none; on expiry the verdict is unknown
+  double timeout_seconds = 0;  // 0: none; on expiry the verdict is unknown
   /// An absolute end as well (the earlier one wins): duet-check's, which starts when it starts
   /// reading the file.
   std::chrono::steady_clock::time_point deadline = kNoDeadline;
   std::size_t max_memory_bytes = std::size_t{2} << 30;  // memo size; beyond it: unknown
-  bool partition = true;                    // split partitionable models (kv per key)
-  bool want_states = false;                 // fill CheckReport::states (for the timeline)
+  bool partition = true;                                // split partitionable models (kv per key)
+  bool want_states = false;                             // fill CheckReport::states (for the timeline)
   /// a violation only the search found: shrink the history to a failing window
   /// (CheckReport::witness), for at most twice the search's steps and about its time
   bool failing_window = true;
@@ -308,9 +333,9 @@ struct CheckReport {
   /// want_states: the model state after each operation of `order` (printed; when partitioned,
   /// the state of that operation's partition).
   std::vector<std::string> states;
-  std::string explanation;    // human-readable diagnosis (violation or why unknown)
+  std::string explanation;  // human-readable diagnosis (violation or why unknown)
   std::size_t partitions = 1;
-  std::uint64_t nodes = 0;    // search steps (model applications)
+  std::uint64_t nodes = 0;  // search steps (model applications)
   std::size_t peak_memo_bytes = 0;
   double milliseconds = 0;
 };

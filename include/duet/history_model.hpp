@@ -112,12 +112,12 @@ concept DeterministicStep = requires(const Spec& m, typename Spec::State& s, con
 template <class Spec>
 concept NondeterministicStep = requires(const Spec& m, const typename Spec::State& s, const Operation& op,
                                         std::vector<typename Spec::State>& next) {
-  { m.step(s, op, next) };
+  {m.step(s, op, next)};
 };
 template <class Spec>
-concept ModelSpec = std::copy_constructible<typename Spec::State> &&
-                    std::equality_comparable<typename Spec::State> && (DeterministicStep<Spec> || NondeterministicStep<Spec>) &&
-                    (requires(const Spec& m) { m.init(); } || requires(const Spec& m, const std::optional<Value>& v) { m.init(v); });
+concept ModelSpec = std::copy_constructible<typename Spec::State> && std::equality_comparable<typename Spec::State> &&
+    (DeterministicStep<Spec> || NondeterministicStep<Spec>)&&(
+        requires(const Spec& m) { m.init(); } || requires(const Spec& m, const std::optional<Value>& v) { m.init(v); });
 
 template <class Spec>
 std::uint64_t spec_hash(const Spec& m, const typename Spec::State& s) {
@@ -127,7 +127,10 @@ std::uint64_t spec_hash(const Spec& m, const typename Spec::State& s) {
 
 template <class Spec>
 std::string spec_show(const Spec& m, const typename Spec::State& s) {
-  if constexpr (requires { { m.show(s) } -> std::convertible_to<std::string>; }) return m.show(s);
+  if constexpr (requires {
+                  { m.show(s) } -> std::convertible_to<std::string>;
+                })
+    return m.show(s);
   else if constexpr (duet::printable<typename Spec::State>()) return duet::show(s);
   else return "(a state; give the model a show(const State&) to print it)";
 }
@@ -198,7 +201,8 @@ struct SpecOracle {
   bool read_only(std::size_t i) const {
     // Not for a nondeterministic model: its oracle state is the set of states it may be in, and
     // a read narrows that set, so placing a read early may rule out every linearization.
-    if constexpr (!kNondeterministic && requires(const Operation& op) { spec->read_only(op); }) return spec->read_only(*ops[i]);
+    if constexpr (!kNondeterministic && requires(const Operation& op) { spec->read_only(op); })
+      return spec->read_only(*ops[i]);
     else return false;
   }
   std::string show(const State& s) const {
@@ -228,20 +232,24 @@ class SpecModel final : public Model {
   std::string_view name() const override { return name_; }
   std::string_view summary() const override { return summary_; }
   std::vector<std::vector<std::size_t>> partition(const History& h) const override {
-    if constexpr (requires(const Operation& op) { { spec_.keys(op) } -> std::convertible_to<std::vector<std::string>>; })
+    if constexpr (requires(const Operation& op) {
+                    { spec_.keys(op) } -> std::convertible_to<std::vector<std::string>>;
+                  })
       return components_by_key(h, [&](const Operation& op) { return spec_.keys(op); });
-    else
-      return Model::partition(h);
+    else return Model::partition(h);
   }
   std::string initial_state(const std::optional<Value>& init) const override {
     const typename Spec::State s = start(init);
-    if constexpr (requires { { spec_.describe_initial(init) } -> std::convertible_to<std::string>; })
+    if constexpr (requires {
+                    { spec_.describe_initial(init) } -> std::convertible_to<std::string>;
+                  })
       return spec_.describe_initial(init);
-    else
-      return "the state starts as " + spec_show(spec_, s);
+    else return "the state starts as " + spec_show(spec_, s);
   }
   PartOutcome check(const History& h, const std::vector<std::size_t>& part, const PartCheck& c) const override {
-    constexpr bool has_footprint = requires(const Operation& op) { { spec_.footprint(op) } -> std::convertible_to<std::string>; };
+    constexpr bool has_footprint = requires(const Operation& op) {
+      { spec_.footprint(op) } -> std::convertible_to<std::string>;
+    };
     using Oracle = std::conditional_t<has_footprint, SpecOracleWithFootprints<Spec>, SpecOracle<Spec>>;
     Oracle oracle;
     oracle.spec = &spec_;
@@ -318,8 +326,7 @@ class SpecModel final : public Model {
 class Models {
  public:
   template <class Spec>
-    requires detail::ModelSpec<Spec>
-  Models& add(std::string name, std::string summary, Spec spec = Spec{}) {
+  requires detail::ModelSpec<Spec> Models& add(std::string name, std::string summary, Spec spec = Spec{}) {
     return add(std::make_unique<detail::SpecModel<Spec>>(std::move(name), std::move(summary), std::move(spec)));
   }
   /// A model written against the Model interface directly.

@@ -73,7 +73,8 @@ class Lin {
                   "duet::Lin::op: the function must be callable as f(T&, args...) with one generator per argument");
     detail::LinOp<T> def;
     def.name = name;
-    def.generate = detail::lin_call_generator<T>(std::move(name), data_->var, std::move(f), std::make_tuple(std::move(gens)...));
+    def.generate =
+        detail::lin_call_generator<T>(std::move(name), data_->var, std::move(f), std::make_tuple(std::move(gens)...));
     data_->ops.push_back(std::move(def));
     return *this;
   }

@@ -43,15 +43,15 @@ struct Role {
 /// The shape of Y-programs and how they run. Defaults: see docs/parallel.md for the
 /// measurements behind them.
 struct ParallelConfig {
-  std::size_t branches = 2;        // 2 to 8; with roles, the roles' counts add up to it
+  std::size_t branches = 2;  // 2 to 8; with roles, the roles' counts add up to it
   // Which operations each branch may call (none: every branch may call every operation). The
   // prefix and the suffix run alone, ordered before and after every branch, and may call any
   // operation (a handle's constructor, say). See Role.
   std::vector<Role> roles = {};
-  std::size_t branch_length = 4;   // calls per branch at most (about half on average)
-  std::size_t prefix_length = 3;   // calls before the branches at most
-  std::size_t suffix_length = 0;   // calls after the branches at most
-  std::size_t trials = 20;         // runs of each program (stops at the first failing one)
+  std::size_t branch_length = 4;  // calls per branch at most (about half on average)
+  std::size_t prefix_length = 3;  // calls before the branches at most
+  std::size_t suffix_length = 0;  // calls after the branches at most
+  std::size_t trials = 20;        // runs of each program (stops at the first failing one)
   Consistency consistency = Consistency::linearizable;
   // Pin every branch (the calling thread runs branch 0) to its own CPU for the check, when the
   // process may use at least as many CPUs as there are branches; the caller's affinity is
@@ -115,8 +115,7 @@ template <class Spec>
 CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = {}) {
   if (auto why = detail::spec_parallel_error<Spec>(pc); !why.empty())
     return detail::parallel_config_error(type_name<Spec>(), why);
-  return detail::run_property(detail::expecting_failure(detail::parallel_property<Spec>(detail::unsafe_config(pc))),
-                              config);
+  return detail::run_property(detail::expecting_failure(detail::parallel_property<Spec>(detail::unsafe_config(pc))), config);
 }
 
 /// Y-programs over a signature-only description, with the candidate as its own oracle: an

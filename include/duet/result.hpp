@@ -44,17 +44,14 @@ inline constexpr std::size_t kInlineResultSize = 16;
 
 template <class T>
 constexpr bool stored_inline = sizeof(T) <= kInlineResultSize &&
-                               alignof(T) <= alignof(std::max_align_t) &&
-                               std::is_trivially_copyable_v<T>;
+                               alignof(T) <= alignof(std::max_align_t) && std::is_trivially_copyable_v<T>;
 
 template <class T>
 const ValueOps* value_ops() {
   static const ValueOps ops{
       typeid(T),
       stored_inline<T>,
-      [](const void* a, const void* b) {
-        return static_cast<bool>(*static_cast<const T*>(a) == *static_cast<const T*>(b));
-      },
+      [](const void* a, const void* b) { return static_cast<bool>(*static_cast<const T*>(a) == *static_cast<const T*>(b)); },
       [](const void* a) { return duet::show(*static_cast<const T*>(a)); },
       [] { return duet::type_name<T>(); },
       [](void* dst, const void* src) {
@@ -83,12 +80,10 @@ class Result {
     using U = std::conditional_t<std::is_convertible_v<T, std::string_view> &&
                                      !std::is_same_v<std::remove_cvref_t<T>, std::string>,
                                  std::string, std::remove_cvref_t<T>>;
-    static_assert(detail::EqualityComparable<U>,
-                  "duet: a result type needs operator== so the candidate's result can be "
-                  "compared with the model's");
-    static_assert(printable<U>(),
-                  "duet: a result type needs a printer: define `std::string duet_show(const T&)` "
-                  "in its namespace, or operator<<");
+    static_assert(detail::EqualityComparable<U>, "duet: a result type needs operator== so the candidate's result can be "
+                                                 "compared with the model's");
+    static_assert(printable<U>(), "duet: a result type needs a printer: define `std::string duet_show(const T&)` "
+                                  "in its namespace, or operator<<");
     kind_ = Kind::value;
     ops_ = detail::value_ops<U>();
     if constexpr (detail::stored_inline<U>) new (buf_) U(std::forward<T>(v));
@@ -154,14 +149,11 @@ class Result {
   friend bool operator==(const Result& a, const Result& b) {
     if (a.kind_ != b.kind_) return false;
     switch (a.kind_) {
-      case Kind::none:
-        return true;
-      case Kind::value:
-        return a.ops_->type == b.ops_->type && a.ops_->equal(a.data(), b.data());
+      case Kind::none: return true;
+      case Kind::value: return a.ops_->type == b.ops_->type && a.ops_->equal(a.data(), b.data());
       default:
         return a.exc_->type == b.exc_->type &&
-               (a.exc_->message.empty() || b.exc_->message.empty() ||
-                a.exc_->message == b.exc_->message);
+               (a.exc_->message.empty() || b.exc_->message.empty() || a.exc_->message == b.exc_->message);
     }
   }
 

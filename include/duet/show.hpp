@@ -45,20 +45,34 @@ concept HasAdlShow = requires(const T& v) {
   { duet_show(v) } -> std::convertible_to<std::string>;
 };
 template <class T>
-concept Streamable = requires(std::ostream& os, const T& v) { os << v; };
+concept Streamable = requires(std::ostream& os, const T& v) {
+  os << v;
+};
 
-template <class T> struct is_optional : std::false_type {};
-template <class T> struct is_optional<std::optional<T>> : std::true_type {};
-template <class T> struct is_vector : std::false_type {};
-template <class T, class A> struct is_vector<std::vector<T, A>> : std::true_type {};
-template <class T> struct is_deque : std::false_type {};
-template <class T, class A> struct is_deque<std::deque<T, A>> : std::true_type {};
-template <class T> struct is_pair : std::false_type {};
-template <class A, class B> struct is_pair<std::pair<A, B>> : std::true_type {};
-template <class T> struct is_tuple : std::false_type {};
-template <class... Ts> struct is_tuple<std::tuple<Ts...>> : std::true_type {};
-template <class T> struct is_variant : std::false_type {};
-template <class... Ts> struct is_variant<std::variant<Ts...>> : std::true_type {};
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_vector : std::false_type {};
+template <class T, class A>
+struct is_vector<std::vector<T, A>> : std::true_type {};
+template <class T>
+struct is_deque : std::false_type {};
+template <class T, class A>
+struct is_deque<std::deque<T, A>> : std::true_type {};
+template <class T>
+struct is_pair : std::false_type {};
+template <class A, class B>
+struct is_pair<std::pair<A, B>> : std::true_type {};
+template <class T>
+struct is_tuple : std::false_type {};
+template <class... Ts>
+struct is_tuple<std::tuple<Ts...>> : std::true_type {};
+template <class T>
+struct is_variant : std::false_type {};
+template <class... Ts>
+struct is_variant<std::variant<Ts...>> : std::true_type {};
 }  // namespace detail
 
 /// The C++ spelling of a type, as a reader would write it ("int", "std::string",
@@ -81,15 +95,11 @@ std::string type_name_impl() {
   else if constexpr (std::is_same_v<T, double>) return "double";
   else if constexpr (std::is_same_v<T, float>) return "float";
   else if constexpr (std::is_same_v<T, std::string>) return "std::string";
-  else if constexpr (is_optional<T>::value)
-    return "std::optional<" + type_name<typename T::value_type>() + ">";
-  else if constexpr (is_vector<T>::value)
-    return "std::vector<" + type_name<typename T::value_type>() + ">";
-  else if constexpr (is_deque<T>::value)
-    return "std::deque<" + type_name<typename T::value_type>() + ">";
+  else if constexpr (is_optional<T>::value) return "std::optional<" + type_name<typename T::value_type>() + ">";
+  else if constexpr (is_vector<T>::value) return "std::vector<" + type_name<typename T::value_type>() + ">";
+  else if constexpr (is_deque<T>::value) return "std::deque<" + type_name<typename T::value_type>() + ">";
   else if constexpr (is_pair<T>::value)
-    return "std::pair<" + type_name<typename T::first_type>() + ", " +
-           type_name<typename T::second_type>() + ">";
+    return "std::pair<" + type_name<typename T::first_type>() + ", " + type_name<typename T::second_type>() + ">";
   else return demangle(typeid(T).name());
 }
 }  // namespace detail
@@ -130,14 +140,12 @@ std::string show_range(const Range& r) {
 template <class T>
 constexpr bool printable() {
   using U = std::remove_cvref_t<T>;
-  if constexpr (std::is_arithmetic_v<U> || std::is_enum_v<U> ||
-                std::is_convertible_v<U, std::string_view> || std::is_same_v<U, std::monostate> ||
-                std::is_same_v<U, std::nullopt_t>)
+  if constexpr (std::is_arithmetic_v<U> || std::is_enum_v<U> || std::is_convertible_v<U, std::string_view> ||
+                std::is_same_v<U, std::monostate> || std::is_same_v<U, std::nullopt_t>)
     return true;
   else if constexpr (detail::HasAdlShow<U> || detail::Streamable<U>) return true;
   else if constexpr (detail::is_optional<U>::value) return printable<typename U::value_type>();
-  else if constexpr (detail::is_vector<U>::value || detail::is_deque<U>::value)
-    return printable<typename U::value_type>();
+  else if constexpr (detail::is_vector<U>::value || detail::is_deque<U>::value) return printable<typename U::value_type>();
   else if constexpr (detail::is_pair<U>::value)
     return printable<typename U::first_type>() && printable<typename U::second_type>();
   else if constexpr (detail::is_tuple<U>::value || detail::is_variant<U>::value)
@@ -157,31 +165,26 @@ std::string show(const T& v) {
     return detail::show_floating(static_cast<double>(v), std::is_same_v<U, float>);
   else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>)
     return detail::show_integer(static_cast<long long>(v), true, sizeof(U) * 8);
-  else if constexpr (std::is_integral_v<U>)
-    return detail::show_unsigned(static_cast<unsigned long long>(v));
+  else if constexpr (std::is_integral_v<U>) return detail::show_unsigned(static_cast<unsigned long long>(v));
   else if constexpr (std::is_enum_v<U>)
     return "static_cast<" + type_name<U>() + ">(" + show(static_cast<std::underlying_type_t<U>>(v)) + ")";
-  else if constexpr (std::is_convertible_v<const U&, std::string_view>)
-    return detail::show_string(std::string_view(v));
+  else if constexpr (std::is_convertible_v<const U&, std::string_view>) return detail::show_string(std::string_view(v));
   else if constexpr (std::is_same_v<U, std::monostate>) return "std::monostate{}";
   else if constexpr (std::is_same_v<U, std::nullopt_t>) return "std::nullopt";
   else if constexpr (detail::is_optional<U>::value) return v ? show(*v) : "std::nullopt";
   else if constexpr (detail::is_vector<U>::value || detail::is_deque<U>::value)
     return type_name<U>() + detail::show_range(v);
-  else if constexpr (detail::is_pair<U>::value)
-    return "std::pair{" + show(v.first) + ", " + show(v.second) + "}";
+  else if constexpr (detail::is_pair<U>::value) return "std::pair{" + show(v.first) + ", " + show(v.second) + "}";
   else if constexpr (detail::is_tuple<U>::value)
     return "std::tuple{" + detail::show_elements(v, std::make_index_sequence<std::tuple_size_v<U>>{}) + "}";
-  else if constexpr (detail::is_variant<U>::value)
-    return std::visit([](const auto& x) { return show(x); }, v);
+  else if constexpr (detail::is_variant<U>::value) return std::visit([](const auto& x) { return show(x); }, v);
   else if constexpr (detail::Streamable<U>) {
     std::ostringstream os;
     os << v;
     return os.str();
   } else {
-    static_assert(printable<U>(),
-                  "duet cannot print this type: define `std::string duet_show(const T&)` in "
-                  "the type's namespace, or operator<<");
+    static_assert(printable<U>(), "duet cannot print this type: define `std::string duet_show(const T&)` in "
+                                  "the type's namespace, or operator<<");
     return {};
   }
 }

@@ -97,15 +97,13 @@ template <class T, class D>
 T atomic_add(T a, D b) {
   if constexpr (std::is_integral_v<T>)
     return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
-  else
-    return a + b;
+  else return a + b;
 }
 template <class T, class D>
 T atomic_sub(T a, D b) {
   if constexpr (std::is_integral_v<T>)
     return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
-  else
-    return a - b;
+  else return a - b;
 }
 
 inline void register_object(fiber::ObjectKind kind, const void* object, duet::source_location loc) noexcept {
@@ -200,37 +198,32 @@ class atomic : public detail::atomic_types<T> {
     return a_.compare_exchange_weak(expected, desired, order);
   }
 
-  T fetch_add(diff arg, std::memory_order order = sc, loc_t loc = loc_t::current()) noexcept
-    requires detail::atomic_arithmetic<T>
-  {
+  T fetch_add(diff arg, std::memory_order order = sc,
+              loc_t loc = loc_t::current()) noexcept requires detail::atomic_arithmetic<T> {
     if (detail::fiber::current()) [[unlikely]]
       return rmw([&](std::atomic<T>& a) { return a.fetch_add(arg); }, order, loc);
     return a_.fetch_add(arg, order);
   }
-  T fetch_sub(diff arg, std::memory_order order = sc, loc_t loc = loc_t::current()) noexcept
-    requires detail::atomic_arithmetic<T>
-  {
+  T fetch_sub(diff arg, std::memory_order order = sc,
+              loc_t loc = loc_t::current()) noexcept requires detail::atomic_arithmetic<T> {
     if (detail::fiber::current()) [[unlikely]]
       return rmw([&](std::atomic<T>& a) { return a.fetch_sub(arg); }, order, loc);
     return a_.fetch_sub(arg, order);
   }
-  T fetch_and(T arg, std::memory_order order = sc, loc_t loc = loc_t::current()) noexcept
-    requires detail::atomic_integral<T>
-  {
+  T fetch_and(T arg, std::memory_order order = sc,
+              loc_t loc = loc_t::current()) noexcept requires detail::atomic_integral<T> {
     if (detail::fiber::current()) [[unlikely]]
       return rmw([&](std::atomic<T>& a) { return a.fetch_and(arg); }, order, loc);
     return a_.fetch_and(arg, order);
   }
-  T fetch_or(T arg, std::memory_order order = sc, loc_t loc = loc_t::current()) noexcept
-    requires detail::atomic_integral<T>
-  {
+  T fetch_or(T arg, std::memory_order order = sc,
+             loc_t loc = loc_t::current()) noexcept requires detail::atomic_integral<T> {
     if (detail::fiber::current()) [[unlikely]]
       return rmw([&](std::atomic<T>& a) { return a.fetch_or(arg); }, order, loc);
     return a_.fetch_or(arg, order);
   }
-  T fetch_xor(T arg, std::memory_order order = sc, loc_t loc = loc_t::current()) noexcept
-    requires detail::atomic_integral<T>
-  {
+  T fetch_xor(T arg, std::memory_order order = sc,
+              loc_t loc = loc_t::current()) noexcept requires detail::atomic_integral<T> {
     if (detail::fiber::current()) [[unlikely]]
       return rmw([&](std::atomic<T>& a) { return a.fetch_xor(arg); }, order, loc);
     return a_.fetch_xor(arg, order);
@@ -269,49 +262,31 @@ class atomic : public detail::atomic_types<T> {
     store(v.value, sc, v.loc);
     return v.value;
   }
-  T operator++() noexcept
-    requires(detail::atomic_integral<T> || detail::atomic_pointer<T>)
-  {
+  T operator++() noexcept requires(detail::atomic_integral<T> || detail::atomic_pointer<T>) {
     return detail::atomic_add(fetch_add(1, sc, loc_t{}), 1);
   }
-  T operator++(int) noexcept
-    requires(detail::atomic_integral<T> || detail::atomic_pointer<T>)
-  {
+  T operator++(int) noexcept requires(detail::atomic_integral<T> || detail::atomic_pointer<T>) {
     return fetch_add(1, sc, loc_t{});
   }
-  T operator--() noexcept
-    requires(detail::atomic_integral<T> || detail::atomic_pointer<T>)
-  {
+  T operator--() noexcept requires(detail::atomic_integral<T> || detail::atomic_pointer<T>) {
     return detail::atomic_sub(fetch_sub(1, sc, loc_t{}), 1);
   }
-  T operator--(int) noexcept
-    requires(detail::atomic_integral<T> || detail::atomic_pointer<T>)
-  {
+  T operator--(int) noexcept requires(detail::atomic_integral<T> || detail::atomic_pointer<T>) {
     return fetch_sub(1, sc, loc_t{});
   }
-  T operator+=(detail::Located<diff> v) noexcept
-    requires detail::atomic_arithmetic<T>
-  {
+  T operator+=(detail::Located<diff> v) noexcept requires detail::atomic_arithmetic<T> {
     return detail::atomic_add(fetch_add(v.value, sc, v.loc), v.value);
   }
-  T operator-=(detail::Located<diff> v) noexcept
-    requires detail::atomic_arithmetic<T>
-  {
+  T operator-=(detail::Located<diff> v) noexcept requires detail::atomic_arithmetic<T> {
     return detail::atomic_sub(fetch_sub(v.value, sc, v.loc), v.value);
   }
-  T operator&=(detail::Located<T> v) noexcept
-    requires detail::atomic_integral<T>
-  {
+  T operator&=(detail::Located<T> v) noexcept requires detail::atomic_integral<T> {
     return static_cast<T>(fetch_and(v.value, sc, v.loc) & v.value);
   }
-  T operator|=(detail::Located<T> v) noexcept
-    requires detail::atomic_integral<T>
-  {
+  T operator|=(detail::Located<T> v) noexcept requires detail::atomic_integral<T> {
     return static_cast<T>(fetch_or(v.value, sc, v.loc) | v.value);
   }
-  T operator^=(detail::Located<T> v) noexcept
-    requires detail::atomic_integral<T>
-  {
+  T operator^=(detail::Located<T> v) noexcept requires detail::atomic_integral<T> {
     return static_cast<T>(fetch_xor(v.value, sc, v.loc) ^ v.value);
   }
 
@@ -349,7 +324,8 @@ class atomic : public detail::atomic_types<T> {
 ///   data.store(42, std::memory_order_relaxed);
 ///   duet::atomic_thread_fence(std::memory_order_release);
 ///   ready.store(true, std::memory_order_relaxed);
-inline void atomic_thread_fence(std::memory_order order, duet::source_location loc = duet::source_location::current()) noexcept {
+inline void atomic_thread_fence(std::memory_order order,
+                                duet::source_location loc = duet::source_location::current()) noexcept {
   if (auto* rt = detail::fiber::current()) [[unlikely]]
     return detail::fiber::fence(*rt, order, loc);
   std::atomic_thread_fence(order);
@@ -369,9 +345,7 @@ class var {
   static constexpr auto kKind = detail::fiber::ObjectKind::var;
 
  public:
-  var(loc_t loc = loc_t::current())
-    requires std::default_initializable<T>
-      : v_() {
+  var(loc_t loc = loc_t::current()) requires std::default_initializable<T> : v_() {
     detail::register_object(kKind, this, loc);
   }
   var(T v, loc_t loc = loc_t::current()) : v_(std::move(v)) { detail::register_object(kKind, this, loc); }
@@ -597,9 +571,7 @@ class unique_lock_impl {
     owns_ = true;
   }
   unique_lock_impl(M& m, std::defer_lock_t, loc_t loc = loc_t::current()) noexcept : m_(&m), loc_(loc) {}
-  unique_lock_impl(M& m, std::try_to_lock_t, loc_t loc = loc_t::current()) : m_(&m), loc_(loc) {
-    owns_ = try_acquire(loc);
-  }
+  unique_lock_impl(M& m, std::try_to_lock_t, loc_t loc = loc_t::current()) : m_(&m), loc_(loc) { owns_ = try_acquire(loc); }
   unique_lock_impl(M& m, std::adopt_lock_t, loc_t loc = loc_t::current()) noexcept : m_(&m), owns_(true), loc_(loc) {}
   ~unique_lock_impl() {
     if (owns_) release_lock(loc_);
@@ -645,22 +617,16 @@ class unique_lock_impl {
 
  private:
   void acquire(loc_t loc) {
-    if constexpr (Shared)
-      m_->lock_shared(loc);
-    else
-      m_->lock(loc);
+    if constexpr (Shared) m_->lock_shared(loc);
+    else m_->lock(loc);
   }
   bool try_acquire(loc_t loc) {
-    if constexpr (Shared)
-      return m_->try_lock_shared(loc);
-    else
-      return m_->try_lock(loc);
+    if constexpr (Shared) return m_->try_lock_shared(loc);
+    else return m_->try_lock(loc);
   }
   void release_lock(loc_t loc) {
-    if constexpr (Shared)
-      m_->unlock_shared(loc);
-    else
-      m_->unlock(loc);
+    if constexpr (Shared) m_->unlock_shared(loc);
+    else m_->unlock(loc);
   }
   // std's errors for locking without a mutex, relocking, or unlocking what is not owned.
   void check(bool locking) const {

@@ -16,7 +16,8 @@
 #define DUET_DETAIL_VERSION(a, b, c) DUET_DETAIL_TEXT(a) "." DUET_DETAIL_TEXT(b) "." DUET_DETAIL_TEXT(c)
 namespace duet {
 /// "MAJOR.MINOR.PATCH"; `duet-check --version` and `--duet_help` print it.
-inline constexpr const char version_string[] = DUET_DETAIL_VERSION(DUET_VERSION_MAJOR, DUET_VERSION_MINOR, DUET_VERSION_PATCH);
+inline constexpr const char version_string[] =
+    DUET_DETAIL_VERSION(DUET_VERSION_MAJOR, DUET_VERSION_MINOR, DUET_VERSION_PATCH);
 }  // namespace duet
 #undef DUET_DETAIL_VERSION
 #undef DUET_DETAIL_TEXT

@@ -46,8 +46,8 @@ CaseOutcome run_body(const std::string& name, const std::function<task<void>()>&
   }
   if (!threw && !asserted) return out;
   out.kind = CaseOutcome::Kind::fail;
-  out.message = asserted ? "assertion failed: " + params.capture->messages_since(assertions_before)
-                         : "the body threw " + got.show();
+  out.message =
+      asserted ? "assertion failed: " + params.capture->messages_since(assertions_before) : "the body threw " + got.show();
   if (trace) record_failure(trace, nullptr, out.message);
   else out.failing_step = failing_step(code, got, nullptr, out.message);
   return out;
@@ -63,8 +63,8 @@ CaseOutcome run_async_case(const std::string& name, const std::function<task<voi
   strategy.begin_program({});
   const std::size_t runs = src.mode() == Source::Mode::random ? strategy.trials(1) : 1;
   // A search stops at half the case timeout, so that it is never taken for a hang.
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(params.search_seconds));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                               std::chrono::duration<double>(params.search_seconds));
   CaseOutcome out;
   for (std::size_t k = 0; k < runs; ++k) {
     const std::size_t schedule_start = src.position();
@@ -83,7 +83,8 @@ CaseOutcome run_async_case(const std::string& name, const std::function<task<voi
 }  // namespace
 }  // namespace detail
 
-CheckResult check_async(std::string name, std::function<task<void>()> body, const Config& config, const AsyncOptions& options) {
+CheckResult check_async(std::string name, std::function<task<void>()> body, const Config& config,
+                        const AsyncOptions& options) {
   if (!body) return detail::nothing_tested(name, "duet::check_async: no body");
   detail::Property p;
   p.name = name;

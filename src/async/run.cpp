@@ -40,7 +40,8 @@ thread_local ThreadScheduler t_scheduler;
 fiber::Scheduler& scheduler_for(const AsyncOptions& o) {
   ThreadScheduler& t = t_scheduler;
   const fiber::SchedulerConfig c = scheduler_config(o);
-  if (!t.scheduler || t.stack_size != o.stack_size || t.max_steps != o.max_steps || t.cpp_memory_model != c.cpp_memory_model) {
+  if (!t.scheduler || t.stack_size != o.stack_size || t.max_steps != o.max_steps ||
+      t.cpp_memory_model != c.cpp_memory_model) {
     t.scheduler = std::make_unique<fiber::Scheduler>(c);
     t.stack_size = o.stack_size;
     t.max_steps = o.max_steps;
@@ -183,12 +184,12 @@ std::exception_ptr run_root(std::function<void()>& root, const AsyncOptions& opt
     case fiber::Outcome::crashed:
       return std::make_exception_ptr(crash(r->crash + " (" + fiber::location(r->crash_loc) + ")"));
     case fiber::Outcome::limit:
-      return std::make_exception_ptr(fiber_limit("duet::run at " + fiber::location(loc) + " stopped at duet's limit: " + r->limit));
-    case fiber::Outcome::deadlock:
       return std::make_exception_ptr(
-          starved("duet::run starved: every fiber waits and nothing in the run can wake it (no timer is due)" + waits_text(*r)));
-    default:
-      return std::make_exception_ptr(async_failure("duet::run failed: " + fiber::describe(*r, sched.trace())));
+          fiber_limit("duet::run at " + fiber::location(loc) + " stopped at duet's limit: " + r->limit));
+    case fiber::Outcome::deadlock:
+      return std::make_exception_ptr(starved(
+          "duet::run starved: every fiber waits and nothing in the run can wake it (no timer is due)" + waits_text(*r)));
+    default: return std::make_exception_ptr(async_failure("duet::run failed: " + fiber::describe(*r, sched.trace())));
   }
 }
 

@@ -21,11 +21,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct RunSearch {
-  bool searching = false;        // random mode: the run searched gets the search's schedules
-  std::size_t target = 0;        // the run searched now
-  std::size_t next_run = 0;      // exhaustive runs begun in this execution
-  std::size_t runs_seen = 0;     // the most in one execution
-  bool target_met = false;       // in this execution
+  bool searching = false;                     // random mode: the run searched gets the search's schedules
+  std::size_t target = 0;                     // the run searched now
+  std::size_t next_run = 0;                   // exhaustive runs begun in this execution
+  std::size_t runs_seen = 0;                  // the most in one execution
+  bool target_met = false;                    // in this execution
   std::unique_ptr<CheckSchedules> schedules;  // the target's scheduler and search
   Schedule schedule;                          // as the target asked
 
@@ -116,8 +116,9 @@ CaseOutcome search_case_runs(const RunCase& execute, Source& src, const CasePara
 std::string RunSearchTotals::coverage() const {
   if (cases == 0) return {};
   const std::string name = "exhaustive(" + std::to_string(bound) + ")";
-  const std::string limits = plural(bound, "preemption", "preemptions") +
-                             (memory_model ? " and at most " + plural(stale_reads, "stale read", "stale reads") : std::string());
+  const std::string limits =
+      plural(bound, "preemption", "preemptions") +
+      (memory_model ? " and at most " + plural(stale_reads, "stale read", "stale reads") : std::string());
   const std::string what = name + " for the duet::run calls of " + plural(cases, "case", "cases") +
                            ", each run searched alone from the state its case's commands left";
   const std::string done = plural(schedules, "schedule", "schedules") + " of " + plural(runs, "run", "runs") +
@@ -125,11 +126,13 @@ std::string RunSearchTotals::coverage() const {
                            " the sleep sets found redundant), in " + plural(executions, "execution", "executions") +
                            " of the cases; a case's other runs drew random schedules";
   if (complete == runs && timed_out == 0)
-    return what + ", complete: all " + done + "; schedules with more preemptions, and combinations of the runs' schedules, were not explored";
+    return what + ", complete: all " + done +
+           "; schedules with more preemptions, and combinations of the runs' schedules, were not explored";
   std::string stopped;
   if (timed_out != 0)
-    stopped += plural(timed_out, "case", "cases") +
-               " stopped at the case's time allowance (half its case_timeout), the run being searched and the case's later runs left incomplete";
+    stopped +=
+        plural(timed_out, "case", "cases") +
+        " stopped at the case's time allowance (half its case_timeout), the run being searched and the case's later runs left incomplete";
   if (const std::size_t over_budget = runs - complete - runs_out_of_time; over_budget != 0)
     stopped += (stopped.empty() ? "" : ", ") + plural(over_budget, "run", "runs") + " stopped at the search's budget of " +
                std::to_string(fiber::ExplorerConfig{}.max_schedules) + " runs";

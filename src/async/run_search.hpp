@@ -19,13 +19,13 @@ namespace duet::detail::async {
 
 /// What the searches of a check's cases covered, for its pass line.
 struct RunSearchTotals {
-  std::size_t cases = 0;       // cases with at least one exhaustive run
-  std::size_t runs = 0;        // runs searched (one search each)
-  std::size_t complete = 0;    // of which searched completely
-  std::size_t schedules = 0;   // distinct schedules explored, over the runs
-  std::size_t redundant = 0;   // runs the sleep sets found redundant
-  std::size_t executions = 0;  // executions of cases, the first of each included
-  std::size_t timed_out = 0;   // cases whose search stopped at the case's time allowance
+  std::size_t cases = 0;             // cases with at least one exhaustive run
+  std::size_t runs = 0;              // runs searched (one search each)
+  std::size_t complete = 0;          // of which searched completely
+  std::size_t schedules = 0;         // distinct schedules explored, over the runs
+  std::size_t redundant = 0;         // runs the sleep sets found redundant
+  std::size_t executions = 0;        // executions of cases, the first of each included
+  std::size_t timed_out = 0;         // cases whose search stopped at the case's time allowance
   std::size_t runs_out_of_time = 0;  // runs whose search the allowance cut short
   std::size_t bound = 0, stale_reads = 0;
   bool memory_model = false;

@@ -55,7 +55,8 @@ void run_in_parallel(std::size_t n, Run& run) {
 bool program_order_ties(const History& h) {
   std::vector<const Operation*> by_invoke;
   for (const Operation& op : h.ops) by_invoke.push_back(&op);
-  std::stable_sort(by_invoke.begin(), by_invoke.end(), [](const Operation* a, const Operation* b) { return a->invoke < b->invoke; });
+  std::stable_sort(by_invoke.begin(), by_invoke.end(),
+                   [](const Operation* a, const Operation* b) { return a->invoke < b->invoke; });
   std::unordered_map<std::int64_t, std::uint64_t> last_response;
   for (const Operation* o : by_invoke) {
     const Operation& op = *o;
@@ -97,7 +98,8 @@ void merge_witnesses(const History& h, std::vector<detail::PartOutcome>& outcome
 std::string stop_reason(duet::detail::SearchStop stop, const CheckOptions& options) {
   switch (stop) {
     case duet::detail::SearchStop::time:
-      if (options.timeout_seconds <= 0) return "the search ran out of time (its deadline passed)";  // CheckOptions::deadline alone
+      if (options.timeout_seconds <= 0)
+        return "the search ran out of time (its deadline passed)";  // CheckOptions::deadline alone
       return "the search ran out of time (" + std::to_string(options.timeout_seconds) + " s); give it more with --timeout";
     case duet::detail::SearchStop::memory:
       return "the search's memo reached its memory budget (" + std::to_string(options.max_memory_bytes >> 20) + " MiB)";
@@ -122,15 +124,21 @@ std::string explain_violation(const History& h, const CheckReport& r, std::size_
   if (!r.witness.empty() && r.witness_is_window) {
     // A failing window the history was shrunk to (duet/detail/history_window.hpp).
     s += r.witness.size() == 1 ? std::string("The failing window: this operation alone has no linearization either")
-                               : "The failing window: these " + std::to_string(r.witness.size()) + " operations alone have no linearization either";
+                               : "The failing window: these " + std::to_string(r.witness.size()) +
+                                     " operations alone have no linearization either";
     if (!r.witness_start.empty()) {
       const char* them = r.witness.size() == 1 ? "it" : "them";
       s += ", starting from ";
-      if (r.witness_start.size() == 1) s += std::string("the state the operations before ") + them + " leave, " + r.witness_start[0];
-      else s += std::string("any state the operations before ") + them + " can leave (" + detail::start_states_list(r.witness_start) + ")";
+      if (r.witness_start.size() == 1)
+        s += std::string("the state the operations before ") + them + " leave, " + r.witness_start[0];
+      else
+        s += std::string("any state the operations before ") + them + " can leave (" +
+             detail::start_states_list(r.witness_start) + ")";
     }
-    s += r.witness_open.empty() ? std::string(":\n")
-                                : " (open: running where the window is cut, they may have taken effect with the result they recorded, or not at all):\n";
+    s +=
+        r.witness_open.empty()
+            ? std::string(":\n")
+            : " (open: running where the window is cut, they may have taken effect with the result they recorded, or not at all):\n";
   } else if (!r.witness.empty()) {
     s += "These " + std::to_string(r.witness.size()) + " operations alone have no linearization:\n";
   } else if (r.window_out_of_budget) {
@@ -144,7 +152,8 @@ std::string explain_violation(const History& h, const CheckReport& r, std::size_
     const bool open = std::find(r.witness_open.begin(), r.witness_open.end(), i) != r.witness_open.end();
     s += "  #" + std::to_string(i) + " " + detail::cut(describe(h.ops[i])) + (open ? "  [open]" : "") + "\n";
   }
-  if (r.witness.size() > kShown) s += "  ... and " + std::to_string(r.witness.size() - kShown) + " more (CheckReport::witness)\n";
+  if (r.witness.size() > kShown)
+    s += "  ... and " + std::to_string(r.witness.size() - kShown) + " more (CheckReport::witness)\n";
   return s;
 }
 
@@ -153,7 +162,8 @@ std::string explain_violation(const History& h, const CheckReport& r, std::size_
 const Model& model_for(const History& h, const CheckOptions& options, const std::string& name) {
   // Where the file names its model (or would): the duet format's `;model` (or header) line.
   const std::string at = h.model_line > 0 ? h.source + ":" + std::to_string(h.model_line) : h.source;
-  if (name.empty()) throw std::invalid_argument(at + ": the history does not say which model it follows; pass one (--model)");
+  if (name.empty())
+    throw std::invalid_argument(at + ": the history does not say which model it follows; pass one (--model)");
   const Model* model = detail::find_model(name, options.models);
   if (model != nullptr) return *model;
   std::string names;
@@ -164,7 +174,8 @@ const Model& model_for(const History& h, const CheckOptions& options, const std:
   const std::string known = " (known: " + names + ")";
   if (!options.model.empty()) throw std::invalid_argument("unknown model '" + detail::cut(name) + "'" + known);
   // The history's own: say where it came from.
-  throw std::invalid_argument(at + ": unknown model '" + detail::cut(name) + "'" + (h.model_line > 0 ? " in the `;model` line" : "") + known);
+  throw std::invalid_argument(at + ": unknown model '" + detail::cut(name) + "'" +
+                              (h.model_line > 0 ? " in the `;model` line" : "") + known);
 }
 
 // The initial state: --init, else the format's for the model it names, else the model's. Said
@@ -174,10 +185,13 @@ std::optional<Value> initial_value(const History& h, const CheckOptions& options
   std::string init_source = "--init";
   if (!init && h.default_init && report.model == h.default_model) {
     init = h.default_init;
-    init_source = h.format == Format::duet ? "the file's ;init line" : "the " + std::string(format_name(h.format)) + " format's default";
+    init_source = h.format == Format::duet ? "the file's ;init line"
+                                           : "the " + std::string(format_name(h.format)) + " format's default";
   }
   report.initial_state = model.initial_state(init);  // throws for an --init that does not fit
-  report.initial_state += init_source == "--init" && options.init ? " (--init)" : init ? " (" + init_source + "; use --init to change)" : " (use --init to change)";
+  report.initial_state += init_source == "--init" && options.init ? " (--init)"
+                          : init                                  ? " (" + init_source + "; use --init to change)"
+                                                                  : " (use --init to change)";
   return init;
 }
 
@@ -206,13 +220,15 @@ struct HistoryBudget {
 
 // Each part checked (in parallel when there are several); the first error of a part is the
 // error of the whole check.
-std::vector<detail::PartOutcome> check_parts(const History& h, const Model& model, const std::vector<std::vector<std::size_t>>& parts,
-                                             const CheckOptions& options, const std::optional<Value>& init, HistoryBudget& shared) {
+std::vector<detail::PartOutcome> check_parts(const History& h, const Model& model,
+                                             const std::vector<std::vector<std::size_t>>& parts, const CheckOptions& options,
+                                             const std::optional<Value>& init, HistoryBudget& shared) {
   std::vector<detail::PartOutcome> outcomes(parts.size());
   std::vector<std::exception_ptr> errors(parts.size());
   auto run = [&](std::size_t p) {
     try {
-      outcomes[p] = model.check(h, parts[p], PartCheck{shared.budget, options.want_states, init, options.failing_window, &shared.violation_found});
+      outcomes[p] = model.check(
+          h, parts[p], PartCheck{shared.budget, options.want_states, init, options.failing_window, &shared.violation_found});
       if (outcomes[p].search.verdict == detail::SearchVerdict::violation) shared.violation_found.store(true);
     } catch (...) {
       errors[p] = std::current_exception();
@@ -227,7 +243,8 @@ std::vector<detail::PartOutcome> check_parts(const History& h, const Model& mode
 }
 
 // The report of the part that failed: its order, states, diagnosis, and witness or window.
-void report_violation(const History& h, const std::vector<std::size_t>& part, std::size_t parts, detail::PartOutcome& o, CheckReport& report) {
+void report_violation(const History& h, const std::vector<std::size_t>& part, std::size_t parts, detail::PartOutcome& o,
+                      CheckReport& report) {
   report.verdict = Verdict::not_linearizable;
   report.order = std::move(o.search.order);
   report.states = std::move(o.states);
@@ -250,8 +267,8 @@ void report_violation(const History& h, const std::vector<std::size_t>& part, st
 // The parts' outcomes as one verdict: a violation (of the parts that failed, the one with a
 // witness or window, the first to fail, else the first), unknown (with why the search
 // stopped), or linearizable (one order merged from the parts').
-void report_outcomes(const History& h, const std::vector<std::vector<std::size_t>>& parts, std::vector<detail::PartOutcome>& outcomes,
-                     const CheckOptions& options, CheckReport& report) {
+void report_outcomes(const History& h, const std::vector<std::vector<std::size_t>>& parts,
+                     std::vector<detail::PartOutcome>& outcomes, const CheckOptions& options, CheckReport& report) {
   std::optional<std::size_t> failed;
   bool unknown = false;
   duet::detail::SearchStop stop = duet::detail::SearchStop::none;
@@ -265,7 +282,8 @@ void report_outcomes(const History& h, const std::vector<std::vector<std::size_t
       failed = p;
     if (o.search.verdict == detail::SearchVerdict::unknown) {
       unknown = true;  // out of budget, or stopped by the caller or by a sibling's violation
-      if (stop == duet::detail::SearchStop::none || o.search.stop != duet::detail::SearchStop::cancelled) stop = o.search.stop;
+      if (stop == duet::detail::SearchStop::none || o.search.stop != duet::detail::SearchStop::cancelled)
+        stop = o.search.stop;
     }
   }
   if (failed) {

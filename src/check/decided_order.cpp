@@ -29,7 +29,8 @@ bool order_fits_history(const std::vector<std::size_t>& order, const std::vector
   // does not hold back its process's later ones.
   std::vector<std::uint32_t> by_invoke(n);
   std::iota(by_invoke.begin(), by_invoke.end(), 0u);
-  std::stable_sort(by_invoke.begin(), by_invoke.end(), [&](std::uint32_t x, std::uint32_t y) { return timed[x].invoke < timed[y].invoke; });
+  std::stable_sort(by_invoke.begin(), by_invoke.end(),
+                   [&](std::uint32_t x, std::uint32_t y) { return timed[x].invoke < timed[y].invoke; });
   std::unordered_map<std::uint32_t, std::uint32_t> last;  // process -> its last completed operation
   for (std::uint32_t i : by_invoke) {
     const bool pending = timed[i].response == TimedOp::kPending;

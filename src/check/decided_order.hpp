@@ -45,7 +45,8 @@ std::optional<SearchResult> stopped(std::size_t nodes, const Stop& stop);
 /// in order, stopping at the first that is not), and the history's orders respected
 /// (order_fits_history). The ok result with that order, or nothing.
 template <class LegalStep>
-std::optional<SearchResult> certify_order(std::vector<std::size_t> order, const std::vector<TimedOp>& timed, LegalStep&& legal_step) {
+std::optional<SearchResult> certify_order(std::vector<std::size_t> order, const std::vector<TimedOp>& timed,
+                                          LegalStep&& legal_step) {
   for (std::size_t op : order)
     if (!legal_step(op)) return std::nullopt;
   if (!order_fits_history(order, timed)) return std::nullopt;

@@ -32,7 +32,8 @@ std::optional<std::size_t> stuck_after_order(const std::vector<std::size_t>& ord
   for (std::size_t local : order) placed[local] = true;
   std::optional<std::size_t> stuck;
   for (std::size_t i = 0; i < timed.size(); ++i)
-    if (!placed[i] && timed[i].response != TimedOp::kPending && (!stuck || timed[i].response < timed[*stuck].response)) stuck = i;
+    if (!placed[i] && timed[i].response != TimedOp::kPending && (!stuck || timed[i].response < timed[*stuck].response))
+      stuck = i;
   return stuck;
 }
 

@@ -50,7 +50,8 @@ namespace {
 // recursively, what appends need), each waiting for its maker to be found.
 class Translation {
  public:
-  Translation(const std::vector<KvOp>& ops, const Interner& values) : ops_(ops), values_(values), makers_(kv_makers(ops, values)) {
+  Translation(const std::vector<KvOp>& ops, const Interner& values)
+      : ops_(ops), values_(values), makers_(kv_makers(ops, values)) {
     reg_.ops.resize(ops.size());
     maker_.assign(ops.size(), 0);
   }
@@ -61,8 +62,9 @@ class Translation {
     for (std::uint32_t i = 0; i < ops_.size(); ++i)
       if (ops_[i].kind == KvOp::get) {
         // A get that failed or whose result is unknown tells nothing: a read without a value.
-        reg_.ops[i] = ops_[i].mode == Mode::ok ? RegisterOp{RegisterOp::read, Mode::ok, value_id(values_.text(ops_[i].value), i)}
-                                               : RegisterOp{RegisterOp::read, Mode::unknown_result};
+        reg_.ops[i] = ops_[i].mode == Mode::ok
+                          ? RegisterOp{RegisterOp::read, Mode::ok, value_id(values_.text(ops_[i].value), i)}
+                          : RegisterOp{RegisterOp::read, Mode::unknown_result};
       }
     while (!waiting_.empty()) {
       const std::string v = std::move(waiting_.back());
@@ -73,7 +75,8 @@ class Translation {
     auto next_id = static_cast<std::uint32_t>(id_.size());
     for (std::uint32_t i = 0; i < ops_.size(); ++i)
       if (ops_[i].kind != KvOp::get && !maker_[i])
-        reg_.ops[i] = RegisterOp{RegisterOp::write, ops_[i].mode == Mode::unknown_result ? Mode::ok : ops_[i].mode, next_id++};
+        reg_.ops[i] =
+            RegisterOp{RegisterOp::write, ops_[i].mode == Mode::unknown_result ? Mode::ok : ops_[i].mode, next_id++};
     return std::move(reg_);
   }
 

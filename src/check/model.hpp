@@ -119,7 +119,7 @@ inline bool queue_apply(const QueueOp& op, std::vector<std::uint32_t>& s) {
 /// without searching (queue_decision.cpp); nothing when it is not of that kind or the
 /// construction does not go through.
 std::optional<duet::detail::SearchResult> decide_unique_queue(const std::vector<QueueOp>& ops,
-                                                               const std::vector<duet::detail::TimedOp>& timed);
+                                                              const std::vector<duet::detail::TimedOp>& timed);
 
 // ---- the set's compiled operations (models.cpp, set_decision.cpp) ----
 struct SetOp {
@@ -134,8 +134,8 @@ struct SetOp {
 /// added at most once (Jepsen's set workload), from the sorted initial elements `start`,
 /// without searching (set_decision.cpp); nothing when it is not of that kind.
 std::optional<duet::detail::SearchResult> decide_grow_only_set(const std::vector<SetOp>& ops,
-                                                                const std::vector<duet::detail::TimedOp>& timed,
-                                                                const std::vector<std::uint32_t>& start);
+                                                               const std::vector<duet::detail::TimedOp>& timed,
+                                                               const std::vector<std::uint32_t>& start);
 
 /// Does `order` (indices into `timed`) respect the history as the search's orders do: real time
 /// (nothing placed after an operation returned before that operation began), each process's
@@ -148,8 +148,8 @@ bool order_fits_history(const std::vector<std::size_t>& order, const std::vector
 /// kind or the construction does not go through (the search then decides). See
 /// register_decision.cpp.
 std::optional<duet::detail::SearchResult> decide_unique_register(const std::vector<RegisterOp>& ops,
-                                                                  const std::vector<duet::detail::TimedOp>& timed,
-                                                                  std::uint32_t start);
+                                                                 const std::vector<duet::detail::TimedOp>& timed,
+                                                                 std::uint32_t start);
 
 // ---- the kv store's compiled operations (models.cpp, kv_decision.cpp) ----
 struct KvOp {

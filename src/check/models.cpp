@@ -60,7 +60,8 @@ struct RegisterValues {
   }
 };
 
-std::uint32_t register_value(const History& h, const Operation& op, const Value& v, const char* what, RegisterValues& values) {
+std::uint32_t register_value(const History& h, const Operation& op, const Value& v, const char* what,
+                             RegisterValues& values) {
   if (v.is_nil()) return kNil;
   if (v.is_integer()) return values.id(v.number);
   reject(h, op, std::string(what) + " must be an integer or nil, not " + v.to_string(kQuoteBytes));
@@ -92,7 +93,8 @@ struct RegisterOracle {
 std::optional<std::int64_t> register_init(std::string_view model, const Value& v) {
   if (v.is_nil()) return std::nullopt;
   if (v.is_integer()) return v.number;
-  throw std::invalid_argument("--init for " + std::string(model) + " must be an integer or nil, not " + v.to_string(kQuoteBytes));
+  throw std::invalid_argument("--init for " + std::string(model) + " must be an integer or nil, not " +
+                              v.to_string(kQuoteBytes));
 }
 
 class CasRegister final : public Model {
@@ -161,8 +163,7 @@ struct KvOracle {
       case KvOp::append: {
         const std::uint64_t k = (std::uint64_t{s[op.key]} << 32) | op.value;
         auto it = appended.find(k);
-        if (it == appended.end())
-          it = appended.emplace(k, values.id(values.text(s[op.key]) + values.text(op.value))).first;
+        if (it == appended.end()) it = appended.emplace(k, values.id(values.text(s[op.key]) + values.text(op.value))).first;
         s[op.key] = it->second;
         return true;
       }
@@ -240,7 +241,8 @@ class Kv final : public Model {
   std::string initial_state(const std::optional<Value>& init) const override {
     const std::map<std::string, std::string> given = kv_init(init);
     if (given.empty()) return "every key starts as \"\"";
-    return "keys start as --init gives (" + std::to_string(given.size()) + (given.size() == 1 ? " key" : " keys") + "), the others as \"\"";
+    return "keys start as --init gives (" + std::to_string(given.size()) + (given.size() == 1 ? " key" : " keys") +
+           "), the others as \"\"";
   }
   std::vector<std::vector<std::size_t>> partition(const History& h) const override {
     return components_by_key(h, [&](const Operation& op) { return std::vector<std::string>{kv_key(h, op)}; });
@@ -352,11 +354,13 @@ MultiInit multi_init(const std::optional<Value>& init) {
   if (!init || init->is_nil()) return out;
   if (init->kind != Value::Kind::map) {
     if (init->kind == Value::Kind::vector)
-      throw std::invalid_argument("--init for multi-register must be a value or a map {register value}, not " + init->to_string(kQuoteBytes));
+      throw std::invalid_argument("--init for multi-register must be a value or a map {register value}, not " +
+                                  init->to_string(kQuoteBytes));
     out.all = *init;
     return out;
   }
-  for (std::size_t i = 0; i + 1 < init->items.size(); i += 2) out.by_register[init->items[i].to_string()] = init->items[i + 1];
+  for (std::size_t i = 0; i + 1 < init->items.size(); i += 2)
+    out.by_register[init->items[i].to_string()] = init->items[i + 1];
   return out;
 }
 
@@ -417,7 +421,8 @@ class MultiRegister final : public Model {
 std::vector<Value> elements_init(const char* model, const std::optional<Value>& init) {
   if (!init || init->is_nil()) return {};
   if (init->kind != Value::Kind::vector)
-    throw std::invalid_argument(std::string("--init for ") + model + " must be a vector of elements, not " + init->to_string(kQuoteBytes));
+    throw std::invalid_argument(std::string("--init for ") + model + " must be a vector of elements, not " +
+                                init->to_string(kQuoteBytes));
   return init->items;
 }
 
@@ -563,13 +568,15 @@ class Set final : public Model {
         s.kind = op.f == "add" ? SetOp::add : op.f == "remove" ? SetOp::remove : SetOp::contains;
         s.value = oracle.values.id(op.input.to_string());
         if (s.kind == SetOp::contains && s.mode == Mode::ok) {
-          if (op.output.kind != Value::Kind::boolean) reject(h, op, "contains must return true or false, not " + op.output.to_string(kQuoteBytes));
+          if (op.output.kind != Value::Kind::boolean)
+            reject(h, op, "contains must return true or false, not " + op.output.to_string(kQuoteBytes));
           s.answer = op.output.flag;
         }
       } else if (op.f == "read") {
         s.kind = SetOp::read;
         if (s.mode == Mode::ok) {
-          if (op.output.kind != Value::Kind::vector) reject(h, op, "read must return a vector of elements, not " + op.output.to_string(kQuoteBytes));
+          if (op.output.kind != Value::Kind::vector)
+            reject(h, op, "read must return a vector of elements, not " + op.output.to_string(kQuoteBytes));
           for (const Value& e : op.output.items) s.elements.push_back(oracle.values.id(e.to_string()));
           std::sort(s.elements.begin(), s.elements.end());
           s.elements.erase(std::unique(s.elements.begin(), s.elements.end()), s.elements.end());
@@ -600,7 +607,8 @@ struct CounterOracle {
     const Op& op = ops[i];
     if (op.mode == Mode::fail) return true;
     if (op.read) return op.mode != Mode::ok || s == op.value;
-    s = static_cast<std::int64_t>(static_cast<std::uint64_t>(s) + static_cast<std::uint64_t>(op.value));  // wraps, like the hardware
+    s = static_cast<std::int64_t>(static_cast<std::uint64_t>(s) +
+                                  static_cast<std::uint64_t>(op.value));  // wraps, like the hardware
     return true;
   }
   std::uint64_t hash(const State& s) const { return static_cast<std::uint64_t>(s); }
@@ -611,7 +619,8 @@ struct CounterOracle {
 
 std::int64_t counter_init(const std::optional<Value>& init) {
   if (!init || init->is_nil()) return 0;
-  if (!init->is_integer()) throw std::invalid_argument("--init for counter must be an integer, not " + init->to_string(kQuoteBytes));
+  if (!init->is_integer())
+    throw std::invalid_argument("--init for counter must be an integer, not " + init->to_string(kQuoteBytes));
   return init->number;
 }
 
@@ -630,7 +639,8 @@ class Counter final : public Model {
       CounterOracle::Op c{false, mode_of(op), 1};
       if (op.f == "read") {
         c.read = true;
-        if (c.mode == Mode::ok && !op.output.is_integer()) reject(h, op, "read must return an integer, not " + op.output.to_string(kQuoteBytes));
+        if (c.mode == Mode::ok && !op.output.is_integer())
+          reject(h, op, "read must return an integer, not " + op.output.to_string(kQuoteBytes));
         c.value = op.output.number;
       } else if (op.f == "add") {
         if (!op.input.is_integer()) reject(h, op, "add needs an integer, not " + op.input.to_string(kQuoteBytes));
@@ -647,9 +657,11 @@ class Counter final : public Model {
 }  // namespace
 
 std::vector<const Model*> all_models() {
-  static const CasRegister cas_register("cas-register", std::nullopt,
-                                        "register with read, write, cas; starts empty (nil) unless --init or the format says otherwise");
-  static const CasRegister cas_register_0("cas-register-0", 0, "cas-register starting at 0 (the same as --model cas-register --init 0)");
+  static const CasRegister cas_register(
+      "cas-register", std::nullopt,
+      "register with read, write, cas; starts empty (nil) unless --init or the format says otherwise");
+  static const CasRegister cas_register_0("cas-register-0", 0,
+                                          "cas-register starting at 0 (the same as --model cas-register --init 0)");
   static const Kv kv;
   static const MultiRegister multi_register;
   static const Queue queue;

@@ -44,7 +44,8 @@ Step<QueueValues> gather_values(const QueueHistory& history) {
     }
     auto e = values.enqueue_of.find(op.value);
     if (e == values.enqueue_of.end()) return Stop::violation({i});  // never enqueued
-    if (auto [d, fresh] = values.dequeue_of.emplace(op.value, i); !fresh) return Stop::violation({d->second, i, e->second});  // twice
+    if (auto [d, fresh] = values.dequeue_of.emplace(op.value, i); !fresh)
+      return Stop::violation({d->second, i, e->second});                                          // twice
     if (history.response(i) < history.invoke(e->second)) return Stop::violation({e->second, i});  // before its enqueue began
   }
   for (const auto& [value, e] : values.enqueue_of) {
@@ -57,12 +58,15 @@ Step<QueueValues> gather_values(const QueueHistory& history) {
 std::optional<std::vector<std::uint32_t>> find_pattern(const QueueHistory& history, const QueueValues& values) {
   auto enq = [&](std::uint32_t value) { return values.enqueue(value); };
   auto deq = [&](std::uint32_t value) { return values.dequeue(value); };
-  auto before = [&](std::uint32_t a, std::uint32_t b) { return history.response(a) < history.invoke(b); };  // a returned before b began
+  auto before = [&](std::uint32_t a, std::uint32_t b) {
+    return history.response(a) < history.invoke(b);
+  };  // a returned before b began
   for (std::uint32_t y : values.dequeued) {
     for (std::uint32_t x : values.stayed)  // x came in before y, and y left while x never did
       if (before(enq(x), enq(y))) return std::vector<std::uint32_t>{enq(x), enq(y), deq(y)};
     for (std::uint32_t x : values.dequeued)  // x came in before y, y left before x did
-      if (x != y && before(enq(x), enq(y)) && before(deq(y), deq(x))) return std::vector<std::uint32_t>{enq(x), enq(y), deq(y), deq(x)};
+      if (x != y && before(enq(x), enq(y)) && before(deq(y), deq(x)))
+        return std::vector<std::uint32_t>{enq(x), enq(y), deq(y), deq(x)};
   }
   for (std::uint32_t d : values.empties) {  // the queue held x all through d
     for (std::uint32_t x : values.stayed)
@@ -77,8 +81,10 @@ std::optional<std::vector<std::uint32_t>> dequeue_order(const QueueHistory& hist
   auto enq_response = [&](std::uint32_t value) { return history.response(values.enqueue(value)); };
   auto deq_response = [&](std::uint32_t value) { return history.response(values.dequeue(value)); };
   std::vector<std::uint32_t> by_enqueue = values.dequeued, by_dequeue = values.dequeued;
-  std::sort(by_enqueue.begin(), by_enqueue.end(), [&](std::uint32_t a, std::uint32_t b) { return enq_response(a) < enq_response(b); });
-  std::sort(by_dequeue.begin(), by_dequeue.end(), [&](std::uint32_t a, std::uint32_t b) { return deq_response(a) < deq_response(b); });
+  std::sort(by_enqueue.begin(), by_enqueue.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return enq_response(a) < enq_response(b); });
+  std::sort(by_dequeue.begin(), by_dequeue.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return deq_response(a) < deq_response(b); });
   std::unordered_map<std::uint32_t, char> taken;
   taken.reserve(values.dequeued.size());
   std::vector<std::uint32_t> order;
@@ -114,7 +120,8 @@ void sort_for_merge(const QueueHistory& history, QueueValues& values) {
     return history.response(values.enqueue(a)) < history.response(values.enqueue(b));
   });
   auto by_invoke = [&](std::vector<std::uint32_t>& ops) {
-    std::sort(ops.begin(), ops.end(), [&](std::uint32_t a, std::uint32_t b) { return history.invoke(a) < history.invoke(b); });
+    std::sort(ops.begin(), ops.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return history.invoke(a) < history.invoke(b); });
   };
   by_invoke(values.empties);
   by_invoke(values.failed);
@@ -129,7 +136,11 @@ namespace {
 class Merge {
  public:
   Merge(const QueueHistory& history, const QueueValues& values, const std::vector<std::uint32_t>& value_order)
-      : history_(history), empties_(values.empties), failed_(values.failed), placed_(history.size(), 0), role_(history.size(), kNoOp) {
+      : history_(history),
+        empties_(values.empties),
+        failed_(values.failed),
+        placed_(history.size(), 0),
+        role_(history.size(), kNoOp) {
     for (std::uint32_t v : value_order) enqueues_.push_back(values.enqueue(v));
     for (std::size_t k = 0; k < values.dequeued.size(); ++k) dequeues_.push_back(values.dequeue(value_order[k]));
     using List = const std::vector<std::uint32_t>*;
@@ -174,16 +185,19 @@ class Merge {
   // left of each list is a suffix in invocation order.)
   bool place_changeless(std::uint64_t bound) {
     bool progress = false;
-    for (; next_failed_ < failed_.size() && ready(failed_[next_failed_], bound); progress = true) place(failed_[next_failed_++]);
+    for (; next_failed_ < failed_.size() && ready(failed_[next_failed_], bound); progress = true)
+      place(failed_[next_failed_++]);
     if (enqueued_ == dequeued_)
-      for (; next_empty_ < empties_.size() && ready(empties_[next_empty_], bound); progress = true) place(empties_[next_empty_++]);
+      for (; next_empty_ < empties_.size() && ready(empties_[next_empty_], bound); progress = true)
+        place(empties_[next_empty_++]);
     return progress;
   }
   // What the first operation left to return needs next (kNoOp: nothing can go).
   std::uint32_t next_step() const {
     const std::uint32_t next_enqueue = enqueued_ < enqueues_.size() ? enqueues_[enqueued_] : kNoOp;
     const std::uint32_t next_dequeue = dequeue_next() ? dequeues_[dequeued_] : kNoOp;
-    if (due_.empty()) return next_dequeue != kNoOp ? next_dequeue : next_enqueue;  // only pending enqueues are left, with their dequeues
+    if (due_.empty())
+      return next_dequeue != kNoOp ? next_dequeue : next_enqueue;  // only pending enqueues are left, with their dequeues
     const std::uint32_t first = due_.top().second;
     if (history_.ops[first].enqueue || (history_.ops[first].value != 0 && enqueued_ <= role_[first]))
       return next_enqueue;  // first, or an enqueue it needs, comes next
@@ -231,7 +245,8 @@ std::optional<SearchResult> decide_unique_queue(const std::vector<QueueOp>& ops,
   std::optional<std::vector<std::size_t>> order = merge_operations(history, values, *value_order);
   if (!order) return pattern();
   std::vector<std::uint32_t> queue;
-  std::optional<SearchResult> result = certify_order(std::move(*order), timed, [&](std::size_t i) { return queue_apply(ops[i], queue); });
+  std::optional<SearchResult> result =
+      certify_order(std::move(*order), timed, [&](std::size_t i) { return queue_apply(ops[i], queue); });
   if (!result) return pattern();
   result->memo_bytes = ops.size() * 6 * sizeof(std::uint32_t);
   return result;

@@ -202,8 +202,8 @@ Step<std::vector<std::uint32_t>> order_blocks(const std::vector<Block>& blocks, 
   return order;
 }
 
-ValueOrder block_order(const RegisterHistory& history, const std::vector<Block>& blocks, const std::vector<std::uint32_t>& block_order,
-                       const std::vector<Segment>& segments) {
+ValueOrder block_order(const RegisterHistory& history, const std::vector<Block>& blocks,
+                       const std::vector<std::uint32_t>& block_order, const std::vector<Segment>& segments) {
   ValueOrder out;
   out.ops.reserve(history.size());
   std::vector<std::uint32_t> readers;
@@ -215,7 +215,8 @@ ValueOrder block_order(const RegisterHistory& history, const std::vector<Block>&
         out.value_after.push_back(segment.value);
       }
       readers = segment.readers;
-      std::sort(readers.begin(), readers.end(), [&](std::uint32_t x, std::uint32_t y) { return history.response(x) < history.response(y); });
+      std::sort(readers.begin(), readers.end(),
+                [&](std::uint32_t x, std::uint32_t y) { return history.response(x) < history.response(y); });
       for (std::uint32_t r : readers) {
         out.ops.push_back(r);
         out.value_after.push_back(segment.value);
@@ -227,9 +228,12 @@ ValueOrder block_order(const RegisterHistory& history, const std::vector<Block>&
 std::pair<std::size_t, std::size_t> Gaps::allowed(const RegisterHistory& history, std::uint32_t i) const {
   // Nothing after returned before i began, nothing before began after i returned.
   const Time invoke = history.invoke(i), response = history.response(i);
-  const auto first = std::partition_point(suffix_min_response.begin(), suffix_min_response.end(), [&](Time t) { return t < invoke; });
-  const auto end = std::partition_point(prefix_max_invoke.begin(), prefix_max_invoke.end(), [&](Time t) { return t <= response; });
-  return {static_cast<std::size_t>(first - suffix_min_response.begin()), static_cast<std::size_t>(end - prefix_max_invoke.begin())};
+  const auto first =
+      std::partition_point(suffix_min_response.begin(), suffix_min_response.end(), [&](Time t) { return t < invoke; });
+  const auto end =
+      std::partition_point(prefix_max_invoke.begin(), prefix_max_invoke.end(), [&](Time t) { return t <= response; });
+  return {static_cast<std::size_t>(first - suffix_min_response.begin()),
+          static_cast<std::size_t>(end - prefix_max_invoke.begin())};
 }
 
 Gaps gaps_of(const RegisterHistory& history, const ValueOrder& order) {
@@ -239,10 +243,13 @@ Gaps gaps_of(const RegisterHistory& history, const ValueOrder& order) {
   gaps.value_after = &order.value_after;
   gaps.prefix_max_invoke.assign(m + 1, -1);
   gaps.suffix_min_response.assign(m + 1, kNever);
-  for (std::size_t k = 0; k < m; ++k) gaps.prefix_max_invoke[k + 1] = std::max(gaps.prefix_max_invoke[k], history.invoke(order.ops[k]));
-  for (std::size_t k = m; k-- > 0;) gaps.suffix_min_response[k] = std::min(gaps.suffix_min_response[k + 1], history.response(order.ops[k]));
+  for (std::size_t k = 0; k < m; ++k)
+    gaps.prefix_max_invoke[k + 1] = std::max(gaps.prefix_max_invoke[k], history.invoke(order.ops[k]));
+  for (std::size_t k = m; k-- > 0;)
+    gaps.suffix_min_response[k] = std::min(gaps.suffix_min_response[k + 1], history.response(order.ops[k]));
   gaps.next_change.assign(m + 2, m + 1);
-  for (std::size_t g = m; g-- > 0;) gaps.next_change[g] = gaps.value_at(g + 1) != gaps.value_at(g) ? g + 1 : gaps.next_change[g + 1];
+  for (std::size_t g = m; g-- > 0;)
+    gaps.next_change[g] = gaps.value_at(g + 1) != gaps.value_at(g) ? g + 1 : gaps.next_change[g + 1];
   return gaps;
 }
 
@@ -260,7 +267,8 @@ namespace {
 // operations' responses (a Fenwick tree of maxima).
 class LatestGapBefore {
  public:
-  explicit LatestGapBefore(std::vector<Time> responses) : responses_(std::move(responses)), latest_(responses_.size() + 1, 0) {
+  explicit LatestGapBefore(std::vector<Time> responses)
+      : responses_(std::move(responses)), latest_(responses_.size() + 1, 0) {
     std::sort(responses_.begin(), responses_.end());
   }
   std::size_t before(Time t) const {
@@ -269,7 +277,8 @@ class LatestGapBefore {
     return gap;
   }
   void returned_at(Time response, std::size_t gap) {
-    for (std::size_t k = rank_below(response) + 1; k < latest_.size(); k += k & (~k + 1)) latest_[k] = std::max(latest_[k], gap);
+    for (std::size_t k = rank_below(response) + 1; k < latest_.size(); k += k & (~k + 1))
+      latest_[k] = std::max(latest_[k], gap);
   }
 
  private:
@@ -282,8 +291,8 @@ class LatestGapBefore {
 
 }  // namespace
 
-std::optional<std::vector<std::pair<std::size_t, std::uint32_t>>> place_left_out(const RegisterHistory& history, const Gaps& gaps,
-                                                                                 const std::vector<std::uint32_t>& left_out) {
+std::optional<std::vector<std::pair<std::size_t, std::uint32_t>>> place_left_out(
+    const RegisterHistory& history, const Gaps& gaps, const std::vector<std::uint32_t>& left_out) {
   // Among themselves they keep real time too: one that returned before another began goes to a
   // gap no later than the other's. Taken in order of invocation, each goes to the first gap at
   // or after those of the ones that returned before it began.
@@ -323,7 +332,8 @@ SearchResult explain_violation(std::vector<std::uint32_t> witness, const KeptWri
   witness.erase(std::remove(witness.begin(), witness.end(), kNoOp), witness.end());
   for (std::size_t k = 0; k < witness.size(); ++k) {
     const std::uint32_t observer = kept.kept_for[witness[k]];
-    if (observer != kNoOp && std::find(witness.begin(), witness.end(), observer) == witness.end()) witness.push_back(observer);
+    if (observer != kNoOp && std::find(witness.begin(), witness.end(), observer) == witness.end())
+      witness.push_back(observer);
   }
   return decided_violation(nodes, std::move(witness));
 }

@@ -51,7 +51,7 @@ std::optional<Writers> unique_writers(const RegisterHistory& history);
 /// Which writers take part: completed ones, and pending ones whose value is observed (by a read
 /// or a kept compare-and-set, which took effect and so observed its expected value in turn).
 struct KeptWriters {
-  std::vector<char> kept;             // per operation
+  std::vector<char> kept;               // per operation
   std::vector<std::uint32_t> kept_for;  // a writer kept for an observer: that observer (else kNoOp)
 };
 KeptWriters kept_writers(const RegisterHistory& history, const Writers& writers);
@@ -93,8 +93,8 @@ struct ValueOrder {
   std::vector<std::uint32_t> ops;
   std::vector<std::uint32_t> value_after;
 };
-ValueOrder block_order(const RegisterHistory& history, const std::vector<Block>& blocks, const std::vector<std::uint32_t>& block_order,
-                       const std::vector<Segment>& segments);
+ValueOrder block_order(const RegisterHistory& history, const std::vector<Block>& blocks,
+                       const std::vector<std::uint32_t>& block_order, const std::vector<Segment>& segments);
 
 /// The places ("gaps": gap g lies before the order's g-th operation) of an order, as the
 /// operations left out of it see them.
@@ -119,7 +119,8 @@ std::vector<std::uint32_t> left_out(const RegisterHistory& history, const KeptWr
 /// A gap for each operation left out (gap, operation), keeping real time among them too, each
 /// failed cas where the register differs from what it expected; nothing when one finds no
 /// place.
-std::optional<std::vector<std::pair<std::size_t, std::uint32_t>>> place_left_out(const RegisterHistory& history, const Gaps& gaps,
+std::optional<std::vector<std::pair<std::size_t, std::uint32_t>>> place_left_out(const RegisterHistory& history,
+                                                                                 const Gaps& gaps,
                                                                                  const std::vector<std::uint32_t>& left_out);
 
 /// The order with the operations placed in their gaps (in a gap, by response).

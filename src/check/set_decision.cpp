@@ -51,8 +51,9 @@ Step<std::vector<std::uint32_t>> chain_reads(const SetHistory& history, const Se
       if (!history.initial(x) && operations.add_of.find(x) == operations.add_of.end()) return Stop::violation({r});
   }
   std::vector<std::uint32_t> reads = operations.reads;
-  std::stable_sort(reads.begin(), reads.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return history.ops[a].elements.size() < history.ops[b].elements.size(); });
+  std::stable_sort(reads.begin(), reads.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return history.ops[a].elements.size() < history.ops[b].elements.size();
+  });
   for (std::size_t k = 1; k < reads.size(); ++k) {
     const std::vector<std::uint32_t>&a = history.ops[reads[k - 1]].elements, &b = history.ops[reads[k]].elements;
     if (!std::includes(b.begin(), b.end(), a.begin(), a.end())) return Stop::violation({reads[k - 1], reads[k]});
@@ -70,7 +71,8 @@ std::vector<std::vector<std::uint32_t>> level_blocks(const SetHistory& history, 
     std::set_difference(level.begin(), level.end(), before->begin(), before->end(), std::back_inserter(added));
     for (std::uint32_t x : added) adds.push_back(operations.add_of.at(x));
     std::vector<std::uint32_t> same;
-    for (; k < chained_reads.size() && history.ops[chained_reads[k]].elements == level; ++k) same.push_back(chained_reads[k]);
+    for (; k < chained_reads.size() && history.ops[chained_reads[k]].elements == level; ++k)
+      same.push_back(chained_reads[k]);
     blocks.push_back(std::move(adds));
     blocks.push_back(std::move(same));
     before = &level;
@@ -122,7 +124,8 @@ std::vector<std::size_t> placed_order(const SetHistory& history, const std::vect
   return order;
 }
 
-SearchResult explain_violation(const SetHistory& history, const SetOperations& operations, const std::vector<std::uint32_t>& core) {
+SearchResult explain_violation(const SetHistory& history, const SetOperations& operations,
+                               const std::vector<std::uint32_t>& core) {
   std::vector<std::uint32_t> witness;
   for (std::uint32_t i : core) {
     witness.push_back(i);
@@ -145,15 +148,18 @@ std::optional<SearchResult> decide_grow_only_set(const std::vector<SetOp>& ops, 
   if (!operations) return std::nullopt;
   const Step<std::vector<std::uint32_t>> reads = chain_reads(history, *operations);
   if (auto* stop = std::get_if<Stop>(&reads)) return explain_violation(history, *operations, *stop->witness);
-  const std::vector<std::vector<std::uint32_t>> blocks = level_blocks(history, *operations, std::get<std::vector<std::uint32_t>>(reads));
+  const std::vector<std::vector<std::uint32_t>> blocks =
+      level_blocks(history, *operations, std::get<std::vector<std::uint32_t>>(reads));
   const Step<Placement> placement = place_blocks(history, blocks);
   if (auto* stop = std::get_if<Stop>(&placement)) return explain_violation(history, *operations, *stop->witness);
   std::vector<std::uint32_t> state = start;
-  return certify_order(placed_order(history, blocks, std::get<Placement>(placement), operations->others), timed, [&](std::size_t i) {
-    const SetOp& op = ops[i];
-    if (op.kind == SetOp::add && op.mode != Mode::fail) state.insert(std::lower_bound(state.begin(), state.end(), op.value), op.value);
-    return !(op.kind == SetOp::read && op.mode == Mode::ok && state != op.elements);
-  });
+  return certify_order(placed_order(history, blocks, std::get<Placement>(placement), operations->others), timed,
+                       [&](std::size_t i) {
+                         const SetOp& op = ops[i];
+                         if (op.kind == SetOp::add && op.mode != Mode::fail)
+                           state.insert(std::lower_bound(state.begin(), state.end(), op.value), op.value);
+                         return !(op.kind == SetOp::read && op.mode == Mode::ok && state != op.elements);
+                       });
 }
 
 }  // namespace duet::history::detail

@@ -60,6 +60,7 @@ std::vector<std::size_t> placed_order(const SetHistory& history, const std::vect
 
 /// The decision's result for a violation: the operations of `core`, and the adds of every
 /// element their reads returned.
-SearchResult explain_violation(const SetHistory& history, const SetOperations& operations, const std::vector<std::uint32_t>& core);
+SearchResult explain_violation(const SetHistory& history, const SetOperations& operations,
+                               const std::vector<std::uint32_t>& core);
 
 }  // namespace duet::history::detail::set_decision

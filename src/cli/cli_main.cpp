@@ -41,35 +41,34 @@ struct Options {
   std::vector<std::string> files;
 };
 
-constexpr const char* kUsage =
-    "usage: duet-check [options] FILE...\n"
-    "Checks recorded concurrent histories for linearizability against a model\n"
-    "(FILE - reads standard input).\n"
-    "\n"
-    "  --model NAME        the model (default: from the format; --list-models shows them)\n"
-    "  --init VALUE        the model's initial state, in EDN: 0, nil, {:x 0 :y 1}, [1 2]\n"
-    "                      (default: empty, or the format's; each report says which)\n"
-    "  --format F          auto (default), jepsen-log, kv-log, edn or duet\n"
-    "  --timeout SECONDS   per file, reading and parsing included; when it runs out the\n"
-    "                      verdict is unknown (default: none; at most 10000000, about 115 days)\n"
-    "  --memory MIB        memo budget per file (default 2048, at most 1048576 = 1 TiB);\n"
-    "                      beyond it: unknown\n"
-    "  --max-input MIB     refuse a history file larger than this (default 512)\n"
-    "  --input-timeout SECONDS\n"
-    "                      read an input that is not a regular file (a FIFO, a pipe, a\n"
-    "                      device) for at most this long (default 10); --timeout, when\n"
-    "                      shorter, still wins\n"
-    "  --no-partition      search partitionable models (kv) as one history\n"
-    "  --no-window         do not shrink a violation the search found to a failing window\n"
-    "                      (which takes at most about the search's time again)\n"
-    "  --html OUT.html     write the timeline page (several files: OUT.<file name>.html)\n"
-    "  --witness           print a linearization order of each linearizable history\n"
-    "  --quiet             only the one-line verdicts and the summary\n"
-    "  --list-models       print the models and exit\n"
-    "  --version           print duet's version and exit\n"
-    "\n"
-    "Prints FILE<TAB>verdict<TAB>milliseconds per file, then a summary. Exit status: 0 all\n"
-    "linearizable, 1 some not linearizable, 2 some unknown or unreadable.\n";
+constexpr const char* kUsage = "usage: duet-check [options] FILE...\n"
+                               "Checks recorded concurrent histories for linearizability against a model\n"
+                               "(FILE - reads standard input).\n"
+                               "\n"
+                               "  --model NAME        the model (default: from the format; --list-models shows them)\n"
+                               "  --init VALUE        the model's initial state, in EDN: 0, nil, {:x 0 :y 1}, [1 2]\n"
+                               "                      (default: empty, or the format's; each report says which)\n"
+                               "  --format F          auto (default), jepsen-log, kv-log, edn or duet\n"
+                               "  --timeout SECONDS   per file, reading and parsing included; when it runs out the\n"
+                               "                      verdict is unknown (default: none; at most 10000000, about 115 days)\n"
+                               "  --memory MIB        memo budget per file (default 2048, at most 1048576 = 1 TiB);\n"
+                               "                      beyond it: unknown\n"
+                               "  --max-input MIB     refuse a history file larger than this (default 512)\n"
+                               "  --input-timeout SECONDS\n"
+                               "                      read an input that is not a regular file (a FIFO, a pipe, a\n"
+                               "                      device) for at most this long (default 10); --timeout, when\n"
+                               "                      shorter, still wins\n"
+                               "  --no-partition      search partitionable models (kv) as one history\n"
+                               "  --no-window         do not shrink a violation the search found to a failing window\n"
+                               "                      (which takes at most about the search's time again)\n"
+                               "  --html OUT.html     write the timeline page (several files: OUT.<file name>.html)\n"
+                               "  --witness           print a linearization order of each linearizable history\n"
+                               "  --quiet             only the one-line verdicts and the summary\n"
+                               "  --list-models       print the models and exit\n"
+                               "  --version           print duet's version and exit\n"
+                               "\n"
+                               "Prints FILE<TAB>verdict<TAB>milliseconds per file, then a summary. Exit status: 0 all\n"
+                               "linearizable, 1 some not linearizable, 2 some unknown or unreadable.\n";
 
 [[noreturn]] void usage_error(const std::string& what) {
   std::cerr << "duet-check: " << what << "\n" << kUsage;
@@ -92,7 +91,8 @@ double parse_positive(const std::string& flag, const char* text, const char* uni
 
 double parse_timeout(const std::string& flag, const char* text, const char* omitted = "no limit") {
   const double v = parse_positive(flag, text, "seconds", omitted);
-  if (v > kMaxTimeoutSeconds) usage_error(flag + " is at most 10000000 seconds (about 115 days), not '" + text + "'; omit it for " + omitted);
+  if (v > kMaxTimeoutSeconds)
+    usage_error(flag + " is at most 10000000 seconds (about 115 days), not '" + text + "'; omit it for " + omitted);
   return v;
 }
 
@@ -111,7 +111,8 @@ Value parse_init(const char* text) {
     duet::history::detail::EdnReader r(text, source, 1, "value");
     if (!r.skip_space()) usage_error("--init needs a value (EDN: 0, nil, {:x 0}, [1 2])");
     Value v = r.read();
-    if (r.skip_space()) usage_error(std::string("--init takes one EDN value; after it comes `") + std::string(r.rest()) + "`");
+    if (r.skip_space())
+      usage_error(std::string("--init takes one EDN value; after it comes `") + std::string(r.rest()) + "`");
     return v;
   } catch (const ParseError& e) {
     usage_error(std::string("--init: ") + e.what());
@@ -227,10 +228,9 @@ bool read_and_check(const std::string& file, const Options& o, std::chrono::stea
                     CheckReport& r, Tally& tally) {
   // One deadline for the file, from the moment it starts being read: reading, parsing and
   // checking all come out of it.
-  const auto deadline = o.check.timeout_seconds > 0
-                            ? t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                       std::chrono::duration<double>(o.check.timeout_seconds))
-                            : kNoDeadline;
+  const auto deadline = o.check.timeout_seconds > 0 ? t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                               std::chrono::duration<double>(o.check.timeout_seconds))
+                                                    : kNoDeadline;
   try {
     h = file == "-" ? read_history_stdin(o.format, deadline, o.read) : read_history(file, o.format, deadline, o.read);
     CheckOptions options = o.check;

@@ -31,8 +31,7 @@ struct Line {
 };
 
 std::string count(const duet::CheckResult& r) {
-  if (r.trials > 0)
-    return std::to_string(r.cases) + " programs, " + std::to_string(r.trials) + " trials on threads";
+  if (r.trials > 0) return std::to_string(r.cases) + " programs, " + std::to_string(r.trials) + " trials on threads";
   return std::to_string(r.cases) + " cases, " + std::to_string(r.commands) + " operations";
 }
 
@@ -76,13 +75,13 @@ void sequential_demos(std::vector<Line>& summary) {
   std::printf("   Ed's set writes in place instead of copying\n\n");
   using namespace persistent;
   expect_bug(summary, "Ed's persistent array", spec(ed::make, ed::get, ed::set).check({}, {.fuel = 5}));
-  expect_pass(summary, "copying persistent array",
-              spec(fixed::make, fixed::get, fixed::set).check({}, {.fuel = 5}));
+  expect_pass(summary, "copying persistent array", spec(fixed::make, fixed::get, fixed::set).check({}, {.fuel = 5}));
 
   std::printf("-- 3. an increasing-sequence generator, with a nondeterministic spec (Monolith) --\n");
   std::printf("   next() may return any number above the previous one; this one wraps modulo 4\n\n");
-  expect_bug(summary, "wrapping generator",
-             increasing::spec<increasing::modulo4::Generator>(increasing::modulo4::create, increasing::modulo4::next).check());
+  expect_bug(
+      summary, "wrapping generator",
+      increasing::spec<increasing::modulo4::Generator>(increasing::modulo4::create, increasing::modulo4::next).check());
 
   std::printf("-- 4. Patricia-tree maps against std::map: union compares branching masks as signed --\n\n");
   // Searching stops at the first failure; the larger budget only matters on an unlucky seed.
@@ -97,12 +96,14 @@ void sequential_demos(std::vector<Line>& summary) {
 // Demos 6 and 7: Y-shaped programs on threads, against a model and against the candidate itself.
 void parallel_demos(std::vector<Line>& summary) {
   std::printf("-- 6. a queue under threads: Y-shaped programs, checked for linearizability --\n\n");
-  expect_pass(summary, "tbb::concurrent_queue", duet::check_parallel<duet::models::Queue<duet::models::TbbQueue>>({}, {.name = "tbb::concurrent_queue"}));
+  expect_pass(summary, "tbb::concurrent_queue",
+              duet::check_parallel<duet::models::Queue<duet::models::TbbQueue>>({}, {.name = "tbb::concurrent_queue"}));
 
   std::printf("-- 7. std::vector under threads, with no model: the candidate is its own oracle --\n\n");
   auto vector_lin = duet::Lin<std::vector<int>>("std::vector", "v")
                         .init(reserved_vector, "std::vector<int> v; v.reserve(1024);")
-                        .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::integers(0, 9))
+                        .op(
+                            "push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::integers(0, 9))
                         .op("size", [](std::vector<int>& v) { return v.size(); });
   const duet::CheckResult unsafe = duet::check_parallel(vector_lin, {}, {.time = 30});
   expect_bug(summary, "std::vector on threads", unsafe);
@@ -117,7 +118,7 @@ void history_demos(std::vector<Line>& summary) {
     std::printf("%s: %s (%zu operations, %.1f ms)\n%s\n", name, std::string(duet::history::verdict_name(r.verdict)).c_str(),
                 h.ops.size(), r.milliseconds, r.explanation.c_str());
     const bool expected = r.verdict == (name[6] == '0' && name[7] == '0' ? duet::history::Verdict::not_linearizable
-                                                                          : duet::history::Verdict::linearizable);
+                                                                         : duet::history::Verdict::linearizable);
     summary.push_back({std::string("Jepsen log ") + name, expected, std::string(duet::history::verdict_name(r.verdict))});
   }
   // A key-value store whose append reads and writes back under two locks loses updates when
@@ -129,7 +130,8 @@ void history_demos(std::vector<Line>& summary) {
     const auto r = duet::history::check_history(h, {.timeout_seconds = 10});
     if (r.verdict == duet::history::Verdict::not_linearizable) {
       found = true;
-      lost = "not linearizable in recorded run " + std::to_string(seed) + " (" + std::to_string(h.ops.size()) + " operations)";
+      lost =
+          "not linearizable in recorded run " + std::to_string(seed) + " (" + std::to_string(h.ops.size()) + " operations)";
       std::printf("racy kv store, run %llu: %s\n", static_cast<unsigned long long>(seed), r.explanation.c_str());
     }
   }
@@ -145,8 +147,7 @@ void crash_demos(std::vector<Line>& summary) {
   std::printf("   set() of a value over one sector writes the directory before the data\n\n");
   expect_bug(summary, "kv store, directory first",
              duet::check_sequential<kv::Spec<kv::Bug::directory_before_data>>({.name = "KvDirectoryFirst"}));
-  expect_pass(summary, "crash-safe kv store",
-              duet::check_sequential<kv::Spec<kv::Bug::none, true>>({.name = "KvStore"}));
+  expect_pass(summary, "crash-safe kv store", duet::check_sequential<kv::Spec<kv::Bug::none, true>>({.name = "KvStore"}));
 }
 
 }  // namespace

@@ -93,7 +93,8 @@ class ForkedBackend final : public CaseBackend {
   CaseRun died(bool traced) const;
   /// A child died on a shrink candidate: go on from the smaller of it and the last case kept.
   /// False when it died outside the case (keep what there is).
-  bool after_shrink_death(ShrinkStart& best, ShrinkOutcome& total, std::map<std::vector<std::uint64_t>, KnownDeath, ChoicesLess>& deaths);
+  bool after_shrink_death(ShrinkStart& best, ShrinkOutcome& total,
+                          std::map<std::vector<std::uint64_t>, KnownDeath, ChoicesLess>& deaths);
 
   RunContext& context_;
   InProcessBackend child_side_;

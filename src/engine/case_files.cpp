@@ -81,18 +81,20 @@ CaseFile read_case_file(const std::string& path, std::size_t cap, double seconds
   if (::fstat(d.fd, &st) != 0) throw std::invalid_argument("cannot read " + path + ": " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw std::invalid_argument(path + " is a directory, not a case file");
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > cap)
-    throw std::invalid_argument(path + " is " + std::to_string(st.st_size) + " bytes, more than " + std::to_string(cap >> 20) +
-                                " MiB: no case file is that large");
+    throw std::invalid_argument(path + " is " + std::to_string(st.st_size) + " bytes, more than " +
+                                std::to_string(cap >> 20) + " MiB: no case file is that large");
   CaseFile f;
   f.path = path;
   f.bytes = read_bounded(d.fd, path, st.st_mode, cap, seconds);
   if (f.bytes.empty())
-    throw std::invalid_argument(path + " is empty" + (S_ISREG(st.st_mode) ? "" : std::string(" (") + kind_of(st.st_mode) + " with no writer?)") +
+    throw std::invalid_argument(path + " is empty" +
+                                (S_ISREG(st.st_mode) ? "" : std::string(" (") + kind_of(st.st_mode) + " with no writer?)") +
                                 ": a case file holds a replay token or a fuzzer's input");
   if (f.bytes.rfind("duet1.", 0) == 0) {
     f.is_token = true;
     f.token = f.bytes;
-    while (!f.token.empty() && (f.token.back() == '\n' || f.token.back() == '\r' || f.token.back() == ' ' || f.token.back() == '\t'))
+    while (!f.token.empty() &&
+           (f.token.back() == '\n' || f.token.back() == '\r' || f.token.back() == ' ' || f.token.back() == '\t'))
       f.token.pop_back();
     f.bytes.clear();
   }

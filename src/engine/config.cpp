@@ -102,9 +102,9 @@ const detail::SettingInfo* near_setting(std::string_view name) {
 std::string variable_of(const detail::SettingInfo& s) { return "DUET_" + upper(s.knob); }
 
 // DUET_* variables of duet's own tests, benchmarks and scripts: not settings, never errors.
-constexpr std::string_view kOtherVariables[] = {"DUET_SOAK",        "DUET_HISTORIES",      "DUET_FUZZ",
-                                                "DUET_BENCH",       "DUET_SHRINK_QUALITY", "DUET_UPDATE_GOLDEN",
-                                                "DUET_TEST_",       "DUET_REFERENCE_",     "DUET_CROSS_"};
+constexpr std::string_view kOtherVariables[] = {"DUET_SOAK",  "DUET_HISTORIES",      "DUET_FUZZ",
+                                                "DUET_BENCH", "DUET_SHRINK_QUALITY", "DUET_UPDATE_GOLDEN",
+                                                "DUET_TEST_", "DUET_REFERENCE_",     "DUET_CROSS_"};
 
 // An environment variable that looks like a misspelled setting (DUET_SED, duet_seed) is an
 // error: silently ignored, it would run a random seed, say, while the user believes it fixed.
@@ -115,12 +115,14 @@ void check_environment_names() {
     const std::string name(entry.substr(0, entry.find('=')));
     if (name.size() < 4 || upper(name.substr(0, 4)) != "DUET") continue;
     bool setting_or_ours = false;  // a setting itself, or one of duet's own variables
-    for (const detail::SettingInfo& s : detail::settings_table()) setting_or_ours = setting_or_ours || name == variable_of(s);
+    for (const detail::SettingInfo& s : detail::settings_table())
+      setting_or_ours = setting_or_ours || name == variable_of(s);
     for (std::string_view prefix : kOtherVariables) setting_or_ours = setting_or_ours || name.rfind(prefix, 0) == 0;
     if (setting_or_ours) continue;
     if (const detail::SettingInfo* meant = near_setting(std::string_view(name).substr(4)))
-      throw std::invalid_argument("the environment variable " + detail::excerpt(name) + " is not a duet setting: did you mean " +
-                                  variable_of(*meant) + "? (--duet_help lists them)");
+      throw std::invalid_argument("the environment variable " + detail::excerpt(name) +
+                                  " is not a duet setting: did you mean " + variable_of(*meant) +
+                                  "? (--duet_help lists them)");
   }
 }
 
@@ -242,8 +244,7 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   bool seed_outside = false;
   // Drawn only when no seed is given (opening the random device costs more than a fuzzer's case).
   s.seed = pick<std::uint64_t>(c.seed, "seed", 0, u64, &seed_outside);
-  if (!seed_outside && !c.seed)
-    s.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  if (!seed_outside && !c.seed) s.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   s.seed_given = seed_outside || c.seed.has_value();
   bool count_outside = false, time_outside = false;
   s.count = pick<std::uint64_t>(c.count, "count", ~std::uint64_t{0}, u64, &count_outside);
@@ -273,7 +274,8 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   s.shrink_time = saturated(pick<double>(c.shrink_time, "shrink_time", 30.0, secs));
   s.shrink_steps = pick<std::uint64_t>(c.shrink_steps, "shrink_steps", 100000, u64);
   s.output_dir = pick<std::string>(c.output_dir, "output_dir", "duet-output", text);
-  if (s.output_dir.empty()) throw std::invalid_argument("Config::output_dir is empty: give a directory, or leave the field unset");
+  if (s.output_dir.empty())
+    throw std::invalid_argument("Config::output_dir is empty: give a directory, or leave the field unset");
   // -1: no line for a passing check; 0: that line; 1: failure reports on stderr as well.
   s.verbose = pick<int>(c.verbose, "verbose", 0, [](const std::string& t, const std::string& w) {
     if (t == "-1") return -1;
@@ -285,8 +287,8 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   s.shard_index = pick<std::uint32_t>(c.shard_index, "shard_index", 0, u32);
   if (s.shards == 0) throw std::invalid_argument("DUET_SHARDS must be at least 1");
   if (s.shard_index >= s.shards)
-    throw std::invalid_argument("DUET_SHARD_INDEX=" + std::to_string(s.shard_index) + " must be below DUET_SHARDS=" +
-                                std::to_string(s.shards));
+    throw std::invalid_argument("DUET_SHARD_INDEX=" + std::to_string(s.shard_index) +
+                                " must be below DUET_SHARDS=" + std::to_string(s.shards));
   s.isolate = pick<bool>(c.isolate, "fork", default_isolate, [](const std::string& t, const std::string& w) {
     if (truthy(t)) return true;
     if (falsy(t)) return false;

@@ -96,14 +96,16 @@ void on_exit_during_case() {
     header.cases = state.index.load() + 1;
     token.assign(seed_token, write_seed_token(seed_token, sizeof seed_token, header, state.case_seed.load()));
   }
-  const std::string text =
-      "\nduet: " + state.name +
-      ": error: the process was ended by exit() or quick_exit() while a case was running: the\n"
-      "  candidate, the model or the spec called it. The test has not passed: duet ends the process\n"
-      "  with status " + std::to_string(kExitDuringCase) + " instead.\n"
-      "  The case is not shrunk: shrinking needs the process to outlive the exit. Run the test with\n"
-      "  DUET_FORK=1 (Config::isolate): cases then run in a child process, and this one is shrunk.\n"
-      "  replay:     DUET_REPLAY=" + token + "\n";
+  const std::string text = "\nduet: " + state.name +
+                           ": error: the process was ended by exit() or quick_exit() while a case was running: the\n"
+                           "  candidate, the model or the spec called it. The test has not passed: duet ends the process\n"
+                           "  with status " +
+                           std::to_string(kExitDuringCase) +
+                           " instead.\n"
+                           "  The case is not shrunk: shrinking needs the process to outlive the exit. Run the test with\n"
+                           "  DUET_FORK=1 (Config::isolate): cases then run in a child process, and this one is shrunk.\n"
+                           "  replay:     DUET_REPLAY=" +
+                           token + "\n";
   write_all(text.data(), text.size());
   std::_Exit(kExitDuringCase);
 }

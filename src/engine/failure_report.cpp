@@ -67,7 +67,8 @@ CaseRun traced_rerun(RunContext& context, ReportData& data, const std::vector<st
   CaseRun run;
   for (int attempt = 0; attempt < context.replay_attempts(); ++attempt) {
     const MonitorScope watched(context.monitor, data.token);
-    run = context.backend->run_case(RunRequest{seed_of_case, choices, std::nullopt, true, context.property.execution->exact_replay()});
+    run = context.backend->run_case(
+        RunRequest{seed_of_case, choices, std::nullopt, true, context.property.execution->exact_replay()});
     data.death_output = run.death ? run.death->output : std::string();
     data.died = run.death.has_value();
     data.replay_isolated = context.replay_isolated;
@@ -111,10 +112,12 @@ std::size_t y_calls(const Trace& t) {
 
 std::string divergence(const Trace& first, const std::string& first_message, const Trace& replay, const CaseOutcome& o) {
   if (o.kind == CaseOutcome::Kind::error) return "the replay ended in an error instead: " + o.message;
-  if (o.kind == CaseOutcome::Kind::overrun) return "the replay ran out of recorded choices: it drew more than the failing run";
+  if (o.kind == CaseOutcome::Kind::overrun)
+    return "the replay ran out of recorded choices: it drew more than the failing run";
   if (std::string where = interleaving_divergence(first, replay); !where.empty()) return where;
   const auto ca = placed_calls(first), cb = placed_calls(replay);
-  if (ca != cb) return "the replay drew a different program from the same choices (the spec's generators read something besides the choice stream)";
+  if (ca != cb)
+    return "the replay drew a different program from the same choices (the spec's generators read something besides the choice stream)";
   for (std::size_t k = 0; k < ca.size() && k < first.y_results.size() && k < replay.y_results.size(); ++k)
     if (first.y_results[k] != replay.y_results[k])
       return "the replay diverged at the result of `" + ca[k].first + "`, " + ca[k].second + " (expected " +
@@ -132,8 +135,7 @@ std::string death_message(const Death& d) {
     case Death::Kind::signal: return "the process died of " + d.what() + " while running the case";
     case Death::Kind::exit_call: return "the case ended the process with " + d.what() + ": it must not end the process";
     case Death::Kind::exit_status: return "the process died while running the case: " + d.what();
-    case Death::Kind::hang:
-      return d.what() + ": the case was still running at the time limit (DUET_CASE_TIMEOUT)";
+    case Death::Kind::hang: return d.what() + ": the case was still running at the time limit (DUET_CASE_TIMEOUT)";
   }
   return d.what();
 }

@@ -95,9 +95,9 @@ ShrinkOutcome ForkedBackend::shrink(const ShrinkStart& failing, const ShrinkBudg
     if (!progress.due()) return;
     const ShrinkProgress sp = isolation_->shrink_progress();
     progress.print("shrinking", std::to_string(total.tried + sp.tried) + " replays, smallest failing case " +
-                                    std::to_string(sp.accepted ? sp.choices.size() : best.choices.size()) + " choices (from " +
-                                    std::to_string(original) + "), " + progress.elapsed(context_.settings.shrink_time) +
-                                    where());
+                                    std::to_string(sp.accepted ? sp.choices.size() : best.choices.size()) +
+                                    " choices (from " + std::to_string(original) + "), " +
+                                    progress.elapsed(context_.settings.shrink_time) + where());
   };
   for (;;) {
     const auto left = deadline - Clock::now();
@@ -105,8 +105,12 @@ ShrinkOutcome ForkedBackend::shrink(const ShrinkStart& failing, const ShrinkBudg
       total.stop = total.tried >= budget.max_tries ? ShrinkStop::step_budget : ShrinkStop::time_budget;
       break;
     }
-    ShrinkRequest request{best.choices, best.spans, best.concurrent_start, budget.max_tries - total.tried,
-                          std::chrono::duration_cast<std::chrono::nanoseconds>(left), {}};
+    ShrinkRequest request{best.choices,
+                          best.spans,
+                          best.concurrent_start,
+                          budget.max_tries - total.tried,
+                          std::chrono::duration_cast<std::chrono::nanoseconds>(left),
+                          {}};
     for (const auto& [candidate, death] : deaths) request.deaths.push_back(death);
     isolation_->reset_shrink_progress();
     if (std::optional<std::string> answer = isolation_->call(encode_request(request), print_progress)) {
@@ -115,7 +119,8 @@ ShrinkOutcome ForkedBackend::shrink(const ShrinkStart& failing, const ShrinkBudg
       total.accepted += shrunk.accepted;
       total.tried += shrunk.tried;
       total.stop = shrunk.stop;
-      if (shrunk.failure) context_.failures.remember(total.choices, std::move(shrunk.failure->trace), shrunk.failure->outcome);
+      if (shrunk.failure)
+        context_.failures.remember(total.choices, std::move(shrunk.failure->trace), shrunk.failure->outcome);
       return total;
     }
     if (!after_shrink_death(best, total, deaths)) break;

@@ -15,7 +15,8 @@ namespace {
 // The request's choices are moved into the Source; its bytes must outlive it.
 Source source_of(RunRequest& request) {
   if (request.bytes)
-    return Source::from_bytes(std::span(reinterpret_cast<const std::uint8_t*>(request.bytes->data()), request.bytes->size()));
+    return Source::from_bytes(
+        std::span(reinterpret_cast<const std::uint8_t*>(request.bytes->data()), request.bytes->size()));
   if (request.seed) return Source::from_seed(*request.seed);
   return Source::replay(std::move(request.choices));
 }
@@ -89,7 +90,8 @@ SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point
   for (std::uint64_t i = counts.cases;; ++i) {
     if (i >= settings.count) break;
     if (settings.time > 0 && since(start) >= settings.time) break;
-    if (!settings.budget_given && property.max_overlapped_trials > 0 && counts.overlapped >= property.max_overlapped_trials) break;
+    if (!settings.budget_given && property.max_overlapped_trials > 0 && counts.overlapped >= property.max_overlapped_trials)
+      break;
     const std::uint64_t seed = case_seed(settings, i);
     src.restart(seed);
     counts.cases = i + 1;

@@ -166,8 +166,9 @@ std::string sanitizer_headline(const std::string& out) {
     const char* text;
     std::size_t hidden;  // leading characters of `text` not shown ("ERROR: ")
   };
-  for (const Key key : {Key{"ERROR: AddressSanitizer: ", 7}, Key{"ERROR: LeakSanitizer: ", 7}, Key{"WARNING: ThreadSanitizer: ", 9},
-                        Key{"ERROR: MemorySanitizer: ", 7}, Key{"runtime error: ", 0}}) {
+  for (const Key key :
+       {Key{"ERROR: AddressSanitizer: ", 7}, Key{"ERROR: LeakSanitizer: ", 7}, Key{"WARNING: ThreadSanitizer: ", 9},
+        Key{"ERROR: MemorySanitizer: ", 7}, Key{"runtime error: ", 0}}) {
     const std::size_t at = out.find(key.text);
     if (at == std::string::npos) continue;
     std::size_t from = at + key.hidden;
@@ -193,17 +194,13 @@ std::string Death::what() const {
       if (const char* t = signal_text(code)) s = t;
       else s = printf_string("signal %d (%s)", code, strsignal(code));
       break;
-    case Kind::exit_call:
-      s = code < 0 ? "a call of quick_exit()" : "a call of exit(" + std::to_string(code) + ")";
-      break;
+    case Kind::exit_call: s = code < 0 ? "a call of quick_exit()" : "a call of exit(" + std::to_string(code) + ")"; break;
     case Kind::exit_status:
       // A sanitizer ends the process with its own status after its report: the report says more.
       if (!sanitizer.empty()) return sanitizer + " (exit status " + std::to_string(code) + ")";
       s = "an exit with status " + std::to_string(code);
       break;
-    case Kind::hang:
-      s = printf_string("hang after %.0f ms", limit_ms);
-      break;
+    case Kind::hang: s = printf_string("hang after %.0f ms", limit_ms); break;
   }
   if (!sanitizer.empty()) s += ", " + sanitizer;
   return s;
@@ -357,7 +354,8 @@ void Isolation::collect_death(bool hung, int status) {
   if (output_fd_ >= 0) {
     const off_t size = ::lseek(output_fd_, 0, SEEK_END);
     if (size > static_cast<off_t>(forwarded_)) {
-      const std::uint64_t from = std::max<std::uint64_t>(forwarded_, static_cast<std::uint64_t>(size) > 8192 ? static_cast<std::uint64_t>(size) - 8192 : 0);
+      const std::uint64_t from = std::max<std::uint64_t>(
+          forwarded_, static_cast<std::uint64_t>(size) > 8192 ? static_cast<std::uint64_t>(size) - 8192 : 0);
       std::string out(static_cast<std::size_t>(static_cast<std::uint64_t>(size) - from), '\0');
       const ssize_t n = ::pread(output_fd_, out.data(), out.size(), static_cast<off_t>(from));
       out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
@@ -382,7 +380,8 @@ void Isolation::collect_death(bool hung, int status) {
         r.trace.reset();  // written halfway when the child died: no partial trace
       }
     }
-    if (s.calling_len > 0 && s.calling_len <= Shared::kCalling) r.calling.assign(s.calling, static_cast<std::size_t>(s.calling_len));
+    if (s.calling_len > 0 && s.calling_len <= Shared::kCalling)
+      r.calling.assign(s.calling, static_cast<std::size_t>(s.calling_len));
   }
   remains_ = std::move(r);
 }
@@ -440,7 +439,8 @@ std::optional<std::string> Isolation::call(const std::string& request, const std
     } else {
       pollfd p{fd_, POLLIN, 0};
       const int ready = ::poll(&p, 1, wait_ms);
-      if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("isolation: poll failed: ") + std::strerror(errno));
+      if (ready < 0 && errno != EINTR)
+        throw std::runtime_error(std::string("isolation: poll failed: ") + std::strerror(errno));
       if (ready > 0) {
         std::optional<std::string> answer = read_message(fd_, now_ns() + kStuckOutsideCasesNs);
         if (answer) {
@@ -484,10 +484,11 @@ void Isolation::shrink_tried(const std::vector<std::uint64_t>& candidate) {
   s.candidate_count = candidate.size() + 1;  // +1: 0 means none
 }
 
-void Isolation::shrink_kept(const std::vector<std::uint64_t>& choices, const std::vector<Source::Span>& spans, std::size_t mark) {
+void Isolation::shrink_kept(const std::vector<std::uint64_t>& choices, const std::vector<Source::Span>& spans,
+                            std::size_t mark) {
   Shared& s = *child_shared;
   if (choices.size() > Shared::kChoices || spans.size() > Shared::kSpans) return;  // too big to keep: the last one stays
-  s.best_count = 0;  // invalid while it is rewritten
+  s.best_count = 0;                                                                // invalid while it is rewritten
   std::copy(choices.begin(), choices.end(), s.best);
   std::copy(spans.begin(), spans.end(), s.best_spans);
   s.best_span_count = spans.size();

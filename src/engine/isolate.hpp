@@ -29,8 +29,8 @@ struct Death {
     exit_status,  // ended some other way (_exit, a sanitizer's report) with this status
     hang          // still running at the case time limit: killed
   } kind = Kind::signal;
-  int code = 0;          // the signal, or the exit status (exit_call: -1 for quick_exit)
-  double limit_ms = 0;   // hang: the limit it ran past
+  int code = 0;           // the signal, or the exit status (exit_call: -1 for quick_exit)
+  double limit_ms = 0;    // hang: the limit it ran past
   std::string sanitizer;  // a sanitizer's headline, e.g. "AddressSanitizer: SEGV on unknown address 0x000000000000"
   std::string output;     // the end of what the child wrote to stderr (a sanitizer's report)
 
@@ -41,14 +41,14 @@ struct Death {
 /// The counters a search keeps, in shared memory under isolation so that the parent can show
 /// progress and still has them when the child dies.
 struct SearchCounts {
-  std::uint64_t cases = 0, commands = 0, attempts = 0, rejected = 0, overruns = 0, abandoned = 0, busy = 0,
-                trials = 0, overlapped = 0, cpus = 0;
+  std::uint64_t cases = 0, commands = 0, attempts = 0, rejected = 0, overruns = 0, abandoned = 0, busy = 0, trials = 0,
+                overlapped = 0, cpus = 0;
 };
 
 /// What a dead child left behind.
 struct Remains {
   Death death;
-  bool in_case = false;  // a case was running when it died
+  bool in_case = false;                // a case was running when it died
   std::vector<std::uint64_t> choices;  // the case's choices up to its death
   bool choices_complete = true;        // false: more than the tap holds
   std::vector<Source::Span> spans;
@@ -97,7 +97,8 @@ class Isolation {
   static SearchCounts& child_counts();
   /// A shrink in the child: one more candidate tried; a case kept.
   static void shrink_tried(const std::vector<std::uint64_t>& candidate);
-  static void shrink_kept(const std::vector<std::uint64_t>& choices, const std::vector<Source::Span>& spans, std::size_t mark);
+  static void shrink_kept(const std::vector<std::uint64_t>& choices, const std::vector<Source::Span>& spans,
+                          std::size_t mark);
   /// The parent's view of it (reset before each shrink request).
   ShrinkProgress shrink_progress() const;
   void reset_shrink_progress();
@@ -121,8 +122,8 @@ class Isolation {
   double hang_seconds_;
   Shared* shared_ = nullptr;
   pid_t pid_ = -1;
-  int fd_ = -1;         // the parent's end of the socket
-  int output_fd_ = -1;  // the child's stderr (a memory file the parent reads)
+  int fd_ = -1;                  // the parent's end of the socket
+  int output_fd_ = -1;           // the child's stderr (a memory file the parent reads)
   std::uint64_t forwarded_ = 0;  // bytes of it already copied to the parent's stderr
   std::uint64_t children_ = 0;
   Remains remains_;

@@ -62,11 +62,12 @@ class Watchdog {
       cv_.wait_for(lock, std::chrono::milliseconds(100));
       if (running_ && since(started_) > timeout_) {
         std::string token = token_.empty() && seed_token ? seed_token(case_seed_, index_) : token_;
-        std::fprintf(stderr,
-                     "\nduet: %s: error: a case has run for more than %.1f s: the candidate (or the spec) hangs.\n"
-                     "  replay:     DUET_REPLAY=%s\n  (raise the limit with DUET_CASE_TIMEOUT; with DUET_FORK=1 the case runs in a child\n"
-                     "  process, and a hang is shrunk and shown)\n",
-                     name_.c_str(), timeout_, token.c_str());
+        std::fprintf(
+            stderr,
+            "\nduet: %s: error: a case has run for more than %.1f s: the candidate (or the spec) hangs.\n"
+            "  replay:     DUET_REPLAY=%s\n  (raise the limit with DUET_CASE_TIMEOUT; with DUET_FORK=1 the case runs in a child\n"
+            "  process, and a hang is shrunk and shown)\n",
+            name_.c_str(), timeout_, token.c_str());
         std::fflush(stderr);
         std::_Exit(3);
       }

@@ -125,7 +125,8 @@ ShrinkAnswer ShrinkAnswer::read(WireReader& in) {
   answer.accepted = in.u64();
   answer.tried = in.u64();
   const std::uint64_t stop = in.u64();
-  if (stop > static_cast<std::uint64_t>(ShrinkStop::time_budget)) throw std::runtime_error("isolation: a malformed shrink answer");
+  if (stop > static_cast<std::uint64_t>(ShrinkStop::time_budget))
+    throw std::runtime_error("isolation: a malformed shrink answer");
   answer.stop = static_cast<ShrinkStop>(stop);
   if (in.boolean()) {
     FailureRecord failure;
@@ -137,7 +138,8 @@ ShrinkAnswer ShrinkAnswer::read(WireReader& in) {
 }
 
 void SearchRequest::write(WireWriter& out) const {
-  out.u64(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count()));
+  out.u64(
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count()));
 }
 
 SearchRequest SearchRequest::read(WireReader& in) {
@@ -172,7 +174,9 @@ std::string encode_request(const Request& request) {
   std::visit(
       [&out](const auto& message) {
         using Message = std::decay_t<decltype(message)>;
-        out.u64(std::is_same_v<Message, RunRequest> ? kRunKind : std::is_same_v<Message, ShrinkRequest> ? kShrinkKind : kSearchKind);
+        out.u64(std::is_same_v<Message, RunRequest>      ? kRunKind
+                : std::is_same_v<Message, ShrinkRequest> ? kShrinkKind
+                                                         : kSearchKind);
         message.write(out);
       },
       request);

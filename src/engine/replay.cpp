@@ -44,7 +44,8 @@ ReplayRuns replay_runs(RunContext& context, const ReplayRecord& rec, const std::
   while (runs.attempts < static_cast<std::uint64_t>(context.replay_attempts())) {
     {
       const MonitorScope watched(context.monitor, token);
-      runs.last = context.backend->run_case(RunRequest{rec.case_seed, rec.choices, std::nullopt, context.property.cheap_trace, false});
+      runs.last = context.backend->run_case(
+          RunRequest{rec.case_seed, rec.choices, std::nullopt, context.property.cheap_trace, false});
     }
     ++runs.attempts;
     runs.trials += runs.last.outcome.trials;
@@ -64,7 +65,8 @@ std::string refusal(const RunContext& context, const ReplayRecord& rec, const st
   if (!rec.executor.empty()) by = (rec.executor != p.execution->name() ? "a check on " : "another test on ") + rec.executor;
   return "the token in " + from + " was recorded by " + by + ", not by " + context.settings.name +
          (p.execution->name() == "sequential" ? std::string() : " on " + p.execution->name()) +
-         (regression ? " (move the file to that test's directory, or delete it)" : " (run only that test, e.g. with --gtest_filter)");
+         (regression ? " (move the file to that test's directory, or delete it)"
+                     : " (run only that test, e.g. with --gtest_filter)");
 }
 
 /// Why a fuzzer's input in `path` cannot be replayed by this check (empty: it can).
@@ -76,7 +78,8 @@ std::string bytes_refusal(const RunContext& context, const std::string& path) {
 }
 
 // A replayed token's failure, reported as the recorded run's.
-CheckResult report_replayed_failure(RunContext& context, const ReplayRecord& rec, ReplayRuns& runs, Clock::time_point start) {
+CheckResult report_replayed_failure(RunContext& context, const ReplayRecord& rec, ReplayRuns& runs,
+                                    Clock::time_point start) {
   const CaseOutcome& o = runs.last.outcome;
   ReportData data;
   data.name = context.settings.name;
@@ -110,14 +113,16 @@ CheckResult replay_record(RunContext& context, const ReplayRecord& rec, const st
   if (uneventful(o)) {
     context.replay_summary = "replayed " + label + ": passed, the failure did not come back in " + runs.text();
     if (!regression && s.verbose >= 0 && !context.property.expect_failure)
-      std::fprintf(stdout, "duet: %s: %s (fixed, or the test is nondeterministic)\n", s.name.c_str(), context.replay_summary.c_str());
+      std::fprintf(stdout, "duet: %s: %s (fixed, or the test is nondeterministic)\n", s.name.c_str(),
+                   context.replay_summary.c_str());
     return runs.counted(single_case_passed(context, o, start));
   }
   if (o.kind == CaseOutcome::Kind::fail) context.failures.remember(runs.last.choices, std::move(runs.last.trace), o);
-  context.replay_summary = "replayed " + label + ": " +
-                           (o.kind == CaseOutcome::Kind::error ? std::string("ended in an error") : std::string("failed as recorded")) +
-                           (runs.trials > 0 ? ", on its " + ordinal(runs.trials) + " trial" : std::string()) +
-                           (runs.attempts > 1 ? ", in " + plural(runs.attempts, "replay", "replays") : std::string());
+  context.replay_summary =
+      "replayed " + label + ": " +
+      (o.kind == CaseOutcome::Kind::error ? std::string("ended in an error") : std::string("failed as recorded")) +
+      (runs.trials > 0 ? ", on its " + ordinal(runs.trials) + " trial" : std::string()) +
+      (runs.attempts > 1 ? ", in " + plural(runs.attempts, "replay", "replays") : std::string());
   return report_replayed_failure(context, rec, runs, start);
 }
 
@@ -177,7 +182,8 @@ CheckResult replay_token(RunContext& context, const std::string& token, const st
   } catch (const std::invalid_argument& e) {
     return nothing_tested(context.settings.name, std::string(e.what()) + " (from " + from + ")");
   }
-  if (std::string why = refusal(context, rec, from, regression); !why.empty()) return nothing_tested(context.settings.name, why);
+  if (std::string why = refusal(context, rec, from, regression); !why.empty())
+    return nothing_tested(context.settings.name, why);
   // Generate under the settings the case was recorded with, whatever the current ones; the
   // random cases after a regression case go back to the run's own.
   struct Restore {
@@ -201,7 +207,8 @@ CheckResult bytes_case(RunContext& context, std::span<const std::uint8_t> bytes,
   }
   const CaseOutcome& o = run.outcome;
   const std::string what =
-      replayed ? "replayed " + *replayed + " (" + plural(bytes.size(), "byte", "bytes") + ", a fuzzer's input)" : std::string();
+      replayed ? "replayed " + *replayed + " (" + plural(bytes.size(), "byte", "bytes") + ", a fuzzer's input)"
+               : std::string();
   if (replayed && uneventful(o) && (o.kind != CaseOutcome::Kind::pass || o.commands == 0)) {
     const std::string why = o.kind == CaseOutcome::Kind::overrun     ? "its bytes ran out before the case ended"
                             : o.kind == CaseOutcome::Kind::abandoned ? "the case was abandoned (" + o.message + ")"
@@ -263,9 +270,10 @@ std::optional<CheckResult> replay_regressions(RunContext& context) {
   }
   context.replay_summary.clear();  // the search decides the check
   if (!files.empty() && s.verbose >= 0)
-    std::fprintf(stdout, "duet: %s: %s passed%s\n", s.name.c_str(), plural(passed, "regression case", "regression cases").c_str(),
-                 skipped == 0 ? ""
-                              : (", " + std::to_string(skipped) + " of the shared directory skipped (another executor's)").c_str());
+    std::fprintf(
+        stdout, "duet: %s: %s passed%s\n", s.name.c_str(), plural(passed, "regression case", "regression cases").c_str(),
+        skipped == 0 ? ""
+                     : (", " + std::to_string(skipped) + " of the shared directory skipped (another executor's)").c_str());
   return std::nullopt;
 }
 

@@ -49,8 +49,9 @@ void save_as_regression(const RunContext& context, CheckResult& r) {
   const Settings& s = context.settings;
   if (s.regressions.empty() || r.status != CheckResult::Status::failed || r.replay_token.empty()) return;
   try {
-    r.report += "  saved:      " + save_regression(s.regressions, s.name, context.property.execution->name(), r.replay_token) +
-                " (a regression case: commit it)\n";
+    r.report +=
+        "  saved:      " + save_regression(s.regressions, s.name, context.property.execution->name(), r.replay_token) +
+        " (a regression case: commit it)\n";
   } catch (const std::exception& e) {
     r.report += "  saved:      no: " + std::string(e.what()) + "\n";
   }

@@ -28,11 +28,12 @@ CheckResult report_search_failure(RunContext& context, SearchEnd& end, const Sea
   data.overlapped = c.overlapped;
   data.cpus = c.cpus;
   if (data.error && failing.death)  // the child died outside any case: nothing to replay
-    return nothing_tested(s.name, failing.outcome.message + (failing.death->output.empty() ? "" : "\n" + failing.death->output));
+    return nothing_tested(s.name,
+                          failing.outcome.message + (failing.death->output.empty() ? "" : "\n" + failing.death->output));
   // A case the child died in is shrunk from its recorded choices: its seed cannot be replayed
   // here without running it in this process.
-  CheckResult r = shrink_and_report(context, std::move(data), failing, failing.death ? std::nullopt : std::optional(end.case_seed),
-                                    c.commands, start);
+  CheckResult r = shrink_and_report(context, std::move(data), failing,
+                                    failing.death ? std::nullopt : std::optional(end.case_seed), c.commands, start);
   r.trials = c.trials;
   r.overlapped_trials = c.overlapped;
   r.cpus = c.cpus;
@@ -47,7 +48,8 @@ void print_search_progress(const RunContext& context, Progress& progress, const 
   const double t = std::max(progress.seconds(), 1e-9);
   const std::string rate = printf_string("%.0f %s/s", static_cast<double>(c.trials > 0 ? c.trials : c.cases) / t,
                                          c.trials > 0 ? "trials" : "cases");
-  std::string what = std::to_string(c.cases) + (c.trials > 0 ? " programs, " + std::to_string(c.trials) + " trials" : " cases");
+  std::string what =
+      std::to_string(c.cases) + (c.trials > 0 ? " programs, " + std::to_string(c.trials) + " trials" : " cases");
   if (s.count != ~std::uint64_t{0}) what += " of " + std::to_string(s.count);
   progress.print("searching", what + ", " + progress.elapsed(s.time) + ", " + rate + where);
 }

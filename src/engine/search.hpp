@@ -13,6 +13,7 @@ namespace duet::detail {
 CheckResult run_search(RunContext& context);
 
 /// The search's progress line; `where`: where the cases run (CaseBackend::where).
-void print_search_progress(const RunContext& context, Progress& progress, const SearchCounts& counts, const std::string& where);
+void print_search_progress(const RunContext& context, Progress& progress, const SearchCounts& counts,
+                           const std::string& where);
 
 }  // namespace duet::detail

@@ -19,7 +19,8 @@ constexpr SettingInfo kSettings[] = {
      "Number of cases to run (parallel checks: programs). With a count and no time, the count alone decides."},
     {"time", "time", "SECONDS", "1 s; 60 s for expect_unsafe; none when a count is set",
      "Time budget of the search: 250ms, 2.5, 2min. 0 means no limit and needs a count."},
-    {"max_length", "max_length", "N", "100", "Most commands in one case (steps of a sequential case, calls of a parallel program)."},
+    {"max_length", "max_length", "N", "100",
+     "Most commands in one case (steps of a sequential case, calls of a parallel program)."},
     {"mean_length", "mean_length", "N", "10", "Mean number of commands in a case; at least 1."},
     {"replay", "replay", "TOKEN", "none",
      "Replay the failing case a report printed (duet1.…) instead of searching; the report comes out the same, with a line saying how the replay ended."},
@@ -69,19 +70,21 @@ std::string variable(const SettingInfo& s) {
   return var + "=" + (*s.value ? s.value : "1");
 }
 
-std::string flag(const SettingInfo& s) { return std::string("--duet_") + s.knob + (*s.value ? std::string("=") + s.value : std::string()); }
+std::string flag(const SettingInfo& s) {
+  return std::string("--duet_") + s.knob + (*s.value ? std::string("=") + s.value : std::string());
+}
 
 }  // namespace
 
 std::span<const SettingInfo> settings_table() { return kSettings; }
 
 std::string settings_markdown() {
-  std::string out =
-      "| variable | flag | `duet::Config` field | default | meaning |\n"
-      "|---|---|---|---|---|\n";
+  std::string out = "| variable | flag | `duet::Config` field | default | meaning |\n"
+                    "|---|---|---|---|---|\n";
   for (const SettingInfo& s : kSettings)
-    out += "| `" + variable(s) + "` | `" + flag(s) + "` | " + (s.field ? std::string("`") + s.field + "`" : std::string("—")) +
-           " | " + (*s.fallback ? s.fallback : "—") + " | " + s.meaning + " |\n";
+    out += "| `" + variable(s) + "` | `" + flag(s) + "` | " +
+           (s.field ? std::string("`") + s.field + "`" : std::string("—")) + " | " + (*s.fallback ? s.fallback : "—") +
+           " | " + s.meaning + " |\n";
   out += "\n`duet::Config::name` (code only) names a check in reports and file names; default: the spec's type name.\n";
   return out;
 }
@@ -89,11 +92,12 @@ std::string settings_markdown() {
 }  // namespace detail
 
 std::string settings_help() {
-  std::string out = std::string("duet ") + version_string +
-                    " settings. Each is an environment variable and a flag of the test binary, and most are a field of\n"
-                    "duet::Config; the flag wins over the variable, which wins over the code. An empty or malformed\n"
-                    "value is an error that names it, and so is a DUET_* variable or --duet* flag that is a near miss of one\n"
-                    "(DUET_SED, --duet-seed). Times over 1e8 s count as 1e8 s. Reference: docs/reference.md#settings.\n\n";
+  std::string out =
+      std::string("duet ") + version_string +
+      " settings. Each is an environment variable and a flag of the test binary, and most are a field of\n"
+      "duet::Config; the flag wins over the variable, which wins over the code. An empty or malformed\n"
+      "value is an error that names it, and so is a DUET_* variable or --duet* flag that is a near miss of one\n"
+      "(DUET_SED, --duet-seed). Times over 1e8 s count as 1e8 s. Reference: docs/reference.md#settings.\n\n";
   for (const detail::SettingInfo& s : detail::settings_table()) {
     std::string head = "  " + detail::flag(s);
     head.resize(std::max<std::size_t>(head.size() + 2, 30), ' ');

@@ -32,7 +32,8 @@ Replayed replay_choices(CaseBackend& backend, RunContext& context, const std::ve
   for (int attempt = 0; attempt < context.replay_attempts(); ++attempt) {
     CaseRun run = backend.run_case(RunRequest{std::nullopt, choices, std::nullopt, context.property.cheap_trace, false});
     trials += run.outcome.trials;
-    r = {run.outcome.kind == CaseOutcome::Kind::fail, std::move(run.choices), std::move(run.spans), run.concurrent_start, trials};
+    r = {run.outcome.kind == CaseOutcome::Kind::fail, std::move(run.choices), std::move(run.spans), run.concurrent_start,
+         trials};
     if (r.fails) {
       context.failures.remember(r.consumed, std::move(run.trace), run.outcome);
       break;
@@ -58,8 +59,8 @@ ShrinkOutcome shrink_here(CaseBackend& backend, RunContext& context, const Shrin
     }
     if (progress.due())
       progress.print("shrinking", std::to_string(replays) + " replays (" + std::to_string(still_failing) +
-                                      " still failing), smallest failing case " + std::to_string(smallest) + " choices (from " +
-                                      std::to_string(failing.choices.size()) + "), " +
+                                      " still failing), smallest failing case " + std::to_string(smallest) +
+                                      " choices (from " + std::to_string(failing.choices.size()) + "), " +
                                       progress.elapsed(context.settings.shrink_time));
     return r;
   };
@@ -72,7 +73,8 @@ CheckResult shrink_and_report(RunContext& context, ReportData data, const CaseRu
   data.search_seconds = since(start);
   const std::vector<std::uint64_t>& original = failed_case.choices;
   if (data.error)
-    return report_failure(context, std::move(data), seed_of_case ? std::vector<std::uint64_t>{} : original, seed_of_case, commands);
+    return report_failure(context, std::move(data), seed_of_case ? std::vector<std::uint64_t>{} : original, seed_of_case,
+                          commands);
   const auto shrink_start = Clock::now();
   const std::string original_token = encode_token(context.record(data.cases, 0, original, std::nullopt));
   // The case must fail again on replay before shrinking means anything; report_failure reports a

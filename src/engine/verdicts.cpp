@@ -32,7 +32,8 @@ std::optional<std::string> nothing_checked(const SearchEnd& end, const SearchCou
            " attempts so far were rejected by its precondition or a filter";
   if (c.abandoned > 0 && c.abandoned == c.busy)
     return "every scenario was abandoned (" + end.abandon_reason + "); nothing was checked";
-  if (i > 0 && c.overruns == i) return std::string("every case ran out of input bytes before finishing; nothing was checked");
+  if (i > 0 && c.overruns == i)
+    return std::string("every case ran out of input bytes before finishing; nothing was checked");
   if (c.commands == 0 && (c.rejected > 0 || i >= 50))
     return "the spec generated no command in " + std::to_string(i) + " cases (" + std::to_string(c.rejected) +
            " attempts rejected)";
@@ -41,7 +42,8 @@ std::optional<std::string> nothing_checked(const SearchEnd& end, const SearchCou
 }
 
 // "duet: Queue: 100 cases passed, 1234 commands, 0.0% discarded, 0.12 s (seed 0x...)", and the coverage.
-void print_pass(const Settings& s, const CheckResult& r, const SearchEnd& end, const SearchCounts& c, const std::string& where) {
+void print_pass(const Settings& s, const CheckResult& r, const SearchEnd& end, const SearchCounts& c,
+                const std::string& where) {
   std::string abandoned_text;
   if (c.abandoned > 0) abandoned_text = ", " + std::to_string(c.abandoned) + " abandoned (" + end.abandon_reason + ")";
   if (c.trials > 0) abandoned_text += ", " + overlap_text(c.trials, c.overlapped, c.cpus);
@@ -89,7 +91,8 @@ CheckResult search_verdict(const RunContext& context, const CaseBackend& backend
   // seen a race: not a pass.
   if (p.execution->needs_overlap() && !p.expect_failure && too_little_overlap(c.trials, c.overlapped))
     return inconclusive(r, overlap_text(c.trials, c.overlapped, c.cpus));
-  if (s.verbose >= 0 && !p.expect_failure) print_pass(s, r, end, c, backend.where());  // a negative test says its own verdict
+  if (s.verbose >= 0 && !p.expect_failure)
+    print_pass(s, r, end, c, backend.where());  // a negative test says its own verdict
   return r;
 }
 
@@ -117,10 +120,12 @@ CheckResult expected_failure_verdict(CheckResult r, const Settings& s, const Pro
     r.status = CheckResult::Status::passed;
     const std::string found = "duet: " + r.name + ": unsafe, as expected: " +
                               (!replayed.empty() ? replayed
-                                                 : "a counterexample after " + plural(r.cases, "program", "programs") + ", " +
-                                                       overlap_text(r.trials, r.overlapped_trials, r.cpus));
+                                                 : "a counterexample after " + plural(r.cases, "program", "programs") +
+                                                       ", " + overlap_text(r.trials, r.overlapped_trials, r.cpus));
     r.report = found + "\n" + r.report;
-    if (s.verbose >= 0) std::fprintf(stdout, "%s (%zu calls; the report is in CheckResult::report, or DUET_VERBOSE=1)\n", found.c_str(), r.failing_length);
+    if (s.verbose >= 0)
+      std::fprintf(stdout, "%s (%zu calls; the report is in CheckResult::report, or DUET_VERBOSE=1)\n", found.c_str(),
+                   r.failing_length);
   } else if (r.status == CheckResult::Status::passed) {
     r.status = CheckResult::Status::failed;
     char seed[32];

@@ -107,7 +107,8 @@ void write_outcome(WireWriter& w, const CaseOutcome& o) {
 CaseOutcome read_outcome(WireReader& r) {
   CaseOutcome o;
   const std::uint64_t kind = r.u64();
-  if (kind > static_cast<std::uint64_t>(CaseOutcome::Kind::error)) throw std::runtime_error("isolation: a malformed outcome");
+  if (kind > static_cast<std::uint64_t>(CaseOutcome::Kind::error))
+    throw std::runtime_error("isolation: a malformed outcome");
   o.kind = static_cast<CaseOutcome::Kind>(kind);
   o.message = r.str();
   o.commands = r.u64();

@@ -58,7 +58,8 @@ class WireReader {
   bool boolean() { return u64() != 0; }
   std::string str() {
     const std::uint64_t n = u64();
-    if (n > static_cast<std::uint64_t>(end_ - p_)) throw std::runtime_error("isolation: a message from the child process ends early");
+    if (n > static_cast<std::uint64_t>(end_ - p_))
+      throw std::runtime_error("isolation: a message from the child process ends early");
     std::string s(p_, static_cast<std::size_t>(n));
     p_ += n;
     return s;
@@ -81,7 +82,8 @@ class WireReader {
   // A count of items that each take at least one byte: no more than the bytes left.
   std::size_t count() {
     const std::uint64_t n = u64();
-    if (n > static_cast<std::uint64_t>(end_ - p_)) throw std::runtime_error("isolation: a message from the child process ends early");
+    if (n > static_cast<std::uint64_t>(end_ - p_))
+      throw std::runtime_error("isolation: a message from the child process ends early");
     return static_cast<std::size_t>(n);
   }
 

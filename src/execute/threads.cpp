@@ -344,7 +344,7 @@ class ThreadPool final : public Executor, public TrialDriver {
   bool holding_ = false;
   bool caller_pinned_ = false;
   std::atomic<std::size_t> placed_for_{0};  // branches the current placement has a CPU of its own for
-  std::size_t placed_shared_ = 0;  // or: branches placed round robin on fewer CPUs
+  std::size_t placed_shared_ = 0;           // or: branches placed round robin on fewer CPUs
   pthread_t caller_{};
   cpu_set_t caller_mask_{};
   std::string placement_;

@@ -113,7 +113,9 @@ std::string Noise::describe() const {
          (yields ? ", and yields" : "") + " (noise level " + std::to_string(level) + " of " + std::to_string(kLevels) + ")";
 }
 
-std::string consistency_name(Consistency c) { return c == Consistency::linearizable ? "linearizable" : "sequentially consistent"; }
+std::string consistency_name(Consistency c) {
+  return c == Consistency::linearizable ? "linearizable" : "sequentially consistent";
+}
 
 namespace {
 
@@ -288,9 +290,11 @@ std::string shape_signature(const ParallelConfig& pc) {
     roles += "/role:" + r.name + "*" + std::to_string(r.count);
     for (const std::string& op : r.ops) roles += "," + op;
   }
-  return (execution == "threads" ? std::string() : "/" + execution) + "/b" + std::to_string(branch_count(pc)) + "/l" + std::to_string(pc.branch_length) + "/p" +
-         std::to_string(pc.prefix_length) + "/s" + std::to_string(pc.suffix_length) + "/t" + std::to_string(pc.trials) +
-         (pc.consistency == Consistency::linearizable ? "/lin" : "/sc") + (pc.noise.value_or(false) && !deterministic ? "/noise" : "") + roles;
+  return (execution == "threads" ? std::string() : "/" + execution) + "/b" + std::to_string(branch_count(pc)) + "/l" +
+         std::to_string(pc.branch_length) + "/p" + std::to_string(pc.prefix_length) + "/s" +
+         std::to_string(pc.suffix_length) + "/t" + std::to_string(pc.trials) +
+         (pc.consistency == Consistency::linearizable ? "/lin" : "/sc") +
+         (pc.noise.value_or(false) && !deterministic ? "/noise" : "") + roles;
 }
 
 std::string op_name(std::string_view call) {
@@ -320,8 +324,8 @@ std::string roles_error(const ParallelConfig& pc, const std::vector<std::string>
       if (std::find(known.begin(), known.end(), op) == known.end()) {
         std::string list;
         for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-        return "role " + r.name + " names the operation `" + op + "`, which the spec does not have (its operations: " +
-               (list.empty() ? "none drawn" : list) + ")";
+        return "role " + r.name + " names the operation `" + op +
+               "`, which the spec does not have (its operations: " + (list.empty() ? "none drawn" : list) + ")";
       }
   return {};
 }

@@ -106,7 +106,8 @@ class ApiSteps final : public CaseSteps {
   StepVerdict step(Trace*) override {
     if (!verdict_.ok()) return std::move(verdict_);
     switch (outcome_.status) {
-      case StepOutcome::Status::failed: return StepVerdict::fail(std::move(outcome_.message), std::move(outcome_.failing_step));
+      case StepOutcome::Status::failed:
+        return StepVerdict::fail(std::move(outcome_.message), std::move(outcome_.failing_step));
       case StepOutcome::Status::abandoned: return StepVerdict::abandoned(std::move(outcome_.message));
       case StepOutcome::Status::spec_error: return StepVerdict::error(std::move(outcome_.message));
       default: return {};
@@ -234,7 +235,8 @@ class ApiSteps final : public CaseSteps {
       if (!expected.empty() && std::find(allowed.begin(), allowed.end(), expected) == allowed.end())
         allowed.push_back(expected);
     }
-    const std::size_t first_kept = static_cast<std::size_t>(std::find(explains.begin(), explains.end(), true) - explains.begin());
+    const std::size_t first_kept =
+        static_cast<std::size_t>(std::find(explains.begin(), explains.end(), true) - explains.begin());
     if (first_kept == explains.size()) {
       std::string listed;
       for (std::size_t i = 0; i < allowed.size(); ++i)
@@ -335,8 +337,7 @@ class ApiYSteps final : public YSteps {
   bool runnable(const YShape&) const override { return !calls_.empty(); }
 
   // `observed` holds the branch calls only: the prefix is checked on both sides as it runs.
-  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise,
-                    std::vector<Observed>& observed) override {
+  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise, std::vector<Observed>& observed) override {
     Env env = fresh_env(d_);
     std::string why;
     for (auto& c : prefix_) {
@@ -544,8 +545,7 @@ CheckResult Api::check_parallel(const ParallelConfig& pc, const Config& config, 
 
 CheckResult Api::expect_unsafe(const ParallelConfig& pc, const Config& config, const ApiOptions& options) const {
   if (std::string why = parallel_error(pc, ops_); !why.empty()) return detail::parallel_config_error(name_, why);
-  return detail::run_property(detail::expecting_failure(parallel_property(detail::unsafe_config(pc), options)),
-                              config);
+  return detail::run_property(detail::expecting_failure(parallel_property(detail::unsafe_config(pc), options)), config);
 }
 
 static Config with_fuel(Config config, const ApiOptions& options) {

@@ -40,8 +40,7 @@ IntegerRange integer_range(std::uint64_t lo, std::uint64_t hi, std::uint64_t tar
   range.span = hi - lo;
   std::size_t n = 0;
   for (std::uint64_t e : candidates)
-    if (!less(e, lo) && !less(hi, e) && std::find(range.edges, range.edges + n, e) == range.edges + n)
-      range.edges[n++] = e;
+    if (!less(e, lo) && !less(hi, e) && std::find(range.edges, range.edges + n, e) == range.edges + n) range.edges[n++] = e;
   auto distance = [&](std::uint64_t e) { return less(e, target) ? target - e : e - target; };
   std::stable_sort(range.edges, range.edges + n,
                    [&](std::uint64_t a, std::uint64_t b) { return distance(a) < distance(b); });

@@ -24,16 +24,12 @@ void Source::tap_sync() const {
 std::uint64_t Source::draw(std::uint64_t max) {
   std::uint64_t v;
   switch (mode_) {
-    case Mode::random:
-      v = rng_.below_or_equal(max);
-      break;
+    case Mode::random: v = rng_.below_or_equal(max); break;
     case Mode::replay:
       v = pos_ < replayed_.size() ? replayed_[pos_] : 0;
       if (v > max) v = max;
       break;
-    default:
-      v = from_bytes_draw(max);
-      break;
+    default: v = from_bytes_draw(max); break;
   }
   ++pos_;
   if (recorded_.size() >= kMaxChoices) throw Overrun{};

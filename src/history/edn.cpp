@@ -15,11 +15,25 @@ bool is_token_char(char ch) {
   if (c >= 0x80) return true;
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
   switch (c) {
-    case '.': case '*': case '+': case '!': case '-': case '_': case '?': case '$': case '%':
-    case '&': case '=': case '<': case '>': case '/': case ':': case '\'': case '#': case '|':
-      return true;
-    default:
-      return false;
+    case '.':
+    case '*':
+    case '+':
+    case '!':
+    case '-':
+    case '_':
+    case '?':
+    case '$':
+    case '%':
+    case '&':
+    case '=':
+    case '<':
+    case '>':
+    case '/':
+    case ':':
+    case '\'':
+    case '#':
+    case '|': return true;
+    default: return false;
   }
 }
 
@@ -93,7 +107,9 @@ bool EdnReader::skip_space(int depth) {
       if (depth >= kMaxEdnDepth) fail(line_, "nesting too deep (more than " + std::to_string(kMaxEdnDepth) + " levels)");
       const std::size_t at = line_;
       pos_ += 2;
-      if (!skip_space(depth + 1)) fail(end_line(), std::string("unexpected end of ") + unit_ + ": `#_` at line " + std::to_string(at) + " discards nothing");
+      if (!skip_space(depth + 1))
+        fail(end_line(),
+             std::string("unexpected end of ") + unit_ + ": `#_` at line " + std::to_string(at) + " discards nothing");
       (void)read_form(depth + 1);
       continue;
     }
@@ -116,7 +132,9 @@ Value EdnReader::read_form(int depth) {
     case '(': return read_sequence(')', Value::Kind::vector, '(', depth);
     case '{': return read_sequence('}', Value::Kind::map, '{', depth);
     case '"': return read_string();
-    case ']': case ')': case '}': fail(line_, "unexpected `" + std::string(1, c) + "` (nothing to close)");
+    case ']':
+    case ')':
+    case '}': fail(line_, "unexpected `" + std::string(1, c) + "` (nothing to close)");
     case '\\': fail(line_, "character literals (`\\c`) are not supported");
     case ':': {
       ++pos_;
@@ -138,7 +156,8 @@ Value EdnReader::read_form(int depth) {
         ++pos_;
         const std::string_view tag = read_token();
         if (!skip_space(depth + 1))
-          fail(end_line(), std::string("unexpected end of ") + unit_ + ": the tag `#" + snippet(tag) + "` at line " + std::to_string(at) + " has no value");
+          fail(end_line(), std::string("unexpected end of ") + unit_ + ": the tag `#" + snippet(tag) + "` at line " +
+                               std::to_string(at) + " has no value");
         return read_form(depth + 1);
       }
       fail(line_, "unsupported EDN dispatch `#" + shown(n) + "` (only sets `#{...}`, tags and `#_` are read)");
@@ -184,7 +203,8 @@ Value EdnReader::read_sequence(char close, Value::Kind kind, char open, int dept
   for (;;) {
     if (!skip_space(depth + 1)) {
       if (std::string_view(unit_) == "file")
-        fail(end_line(), std::string("unexpected end of file: the `") + open + "` opened at line " + std::to_string(open_line) + " is not closed");
+        fail(end_line(), std::string("unexpected end of file: the `") + open + "` opened at line " +
+                             std::to_string(open_line) + " is not closed");
       fail(end_line(), std::string("unexpected end of ") + unit_ + ": the `" + open + "` is not closed");
     }
     const char c = text_[pos_];

@@ -150,7 +150,8 @@ bool is_jepsen_event(std::string_view message) {
   if (is_event_type_field(type)) return true;
   std::string_view digits = process;
   if (digits.front() == '-' || digits.front() == '+') digits.remove_prefix(1);
-  const bool number = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool number =
+      !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
   return number || process.front() == ':';
 }
 
@@ -175,8 +176,7 @@ class Pairer {
   // fail_drops: `:fail` means the operation did not happen (EDN, kv); otherwise it completed
   // without effect (Jepsen log).
   // expected_ops: a guess for reserving (about half the lines are invocations).
-  Pairer(const std::string& source, bool fail_drops, std::size_t expected_ops)
-      : source_(source), fail_drops_(fail_drops) {
+  Pairer(const std::string& source, bool fail_drops, std::size_t expected_ops) : source_(source), fail_drops_(fail_drops) {
     ops_.reserve(expected_ops);
     dropped_.reserve(expected_ops);
   }
@@ -212,7 +212,8 @@ class Pairer {
     if (e.f != op.f)
       fail(source_, e.line,
            "`" + std::string(type_name(e.type)) + " :" + detail::cut(e.f) + "` for process " + std::to_string(e.process) +
-               " does not match its pending `:invoke :" + detail::cut(op.f) + "` from line " + std::to_string(op.invoke_line));
+               " does not match its pending `:invoke :" + detail::cut(op.f) + "` from line " +
+               std::to_string(op.invoke_line));
     switch (e.type) {
       case EventType::ok:
         op.outcome = Outcome::ok;
@@ -226,10 +227,8 @@ class Pairer {
         op.outcome = Outcome::fail;
         op.result_unknown = op.f == "read";  // a failed read completed, telling nothing
         break;
-      case EventType::info:
-        return;  // indeterminate: stays pending; the process may invoke again
-      case EventType::invoke:
-        break;
+      case EventType::info: return;  // indeterminate: stays pending; the process may invoke again
+      case EventType::invoke: break;
     }
     op.response = time;
     op.response_line = e.line;
@@ -319,7 +318,8 @@ std::int64_t parse_process(std::string_view text, const std::string& source, std
   if (text.empty()) fail(source, line, "empty process field");
   std::string_view digits = text;
   if (digits.front() == '+' || digits.front() == '-') digits.remove_prefix(1);
-  const bool numeric = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool numeric =
+      !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (!numeric) fail(source, line, "process id `" + snippet(text) + "` is not an integer");
   if (digits.size() > 1 && digits.front() == '0')
     fail(source, line, "process id `" + snippet(text) + "` is not an integer (EDN integers have no leading zeros)");
@@ -382,7 +382,8 @@ History parse_jepsen_log(std::string_view text, const std::string& source, Deadl
            "expected 4 fields after `jepsen.util` (process, type, function, value; separated by tabs or spaces), found " +
                std::to_string(fields));
     const Value f = read_field(function, number, source, "function", deadline);
-    if (f.kind != Value::Kind::keyword) fail(source, number, "the function must be a keyword like :read, found `" + snippet(function) + "`");
+    if (f.kind != Value::Kind::keyword)
+      fail(source, number, "the function must be a keyword like :read, found `" + snippet(function) + "`");
     e.f = f.text;
     EdnReader r(rest, source, number, "line", &deadline);
     r.skip_space();
@@ -424,7 +425,8 @@ History parse_kv_log(std::string_view text, const std::string& source, DeadlineC
   while (lines.next(line)) {
     const std::string_view t = trim(line);
     if (t.empty() || t.front() == ';') continue;
-    Value m = read_map_line(line, lines.number, source, "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}", deadline);
+    Value m =
+        read_map_line(line, lines.number, source, "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}", deadline);
     ++entries;
     Event e;
     if (event_from_map(m, lines.number, source, e)) pairer.add(std::move(e));
@@ -469,13 +471,15 @@ History parse_edn(std::string_view text, const std::string& source, DeadlineChec
       r.fail(line, std::string("`") + c + "` does not match the `" + open + "` opened at line " + std::to_string(open_line));
     Value m = r.read(1);
     if (m.kind != Value::Kind::map)
-      r.fail(line, "expected an operation map like `{:process 0, :type :invoke, :f :read, :value nil}`, found `" + shown(m) + "`");
+      r.fail(line,
+             "expected an operation map like `{:process 0, :type :invoke, :f :read, :value nil}`, found `" + shown(m) + "`");
     ++entries;
     Event e;
     if (!event_from_map(m, line, source, e)) continue;
     pairer.add(std::move(e));
   }
-  if (r.skip_space()) r.fail(r.line(), std::string("unexpected text after the closing `") + close + "`: `" + snippet(r.rest()) + "`");
+  if (r.skip_space())
+    r.fail(r.line(), std::string("unexpected text after the closing `") + close + "`: `" + snippet(r.rest()) + "`");
   if (entries == 0) fail(source, open_line, "no operations found (read as edn: the history is empty)");
   History h = paired_history(source, Format::edn, pairer.finish(), "cas-register");
   knossos_defaults(h);
@@ -540,7 +544,8 @@ History parse_duet(std::string_view text, const std::string& source, DeadlineChe
       if (t.substr(0, kDuetHeader.size()) == kDuetHeader) {
         const std::string_view version = trim(t.substr(kDuetHeader.size()));
         if (version != "1")
-          fail(source, lines.number, "unsupported duet history version `" + snippet(version) + "` (this reader knows version 1)");
+          fail(source, lines.number,
+               "unsupported duet history version `" + snippet(version) + "` (this reader knows version 1)");
         header = true;
         h.model_line = lines.number;  // where a `;model` line would go
         continue;
@@ -566,9 +571,9 @@ History parse_duet(std::string_view text, const std::string& source, DeadlineChe
       }
       continue;  // a comment
     }
-    const Value m = read_map_line(line, lines.number, source,
-                                  "{:process 0, :invoke 1200, :complete 1350, :type :ok, :f :put, :key \"3\", :input \"x\", :value nil}",
-                                  deadline);
+    const Value m = read_map_line(
+        line, lines.number, source,
+        "{:process 0, :invoke 1200, :complete 1350, :type :ok, :f :put, :key \"3\", :input \"x\", :value nil}", deadline);
     h.ops.push_back(duet_operation(m, lines.number, source));
   }
   if (!header) fail(source, 1, "no operations found (read as duet: no `;duet-history 1` header)");
@@ -653,20 +658,22 @@ std::string mib(std::size_t bytes) {
 // TimeBudgetExceeded. A regular file is read in chunks with the clock checked between them;
 // anything else (a FIFO, a pipe, a terminal, a device) is polled with the time left first, and
 // has a deadline of its own (limits.non_regular_seconds), so that a FIFO with no writer ends.
-std::string read_all(int fd, const std::string& source, std::chrono::steady_clock::time_point deadline, const ReadLimits& limits) {
+std::string read_all(int fd, const std::string& source, std::chrono::steady_clock::time_point deadline,
+                     const ReadLimits& limits) {
   struct stat st {};
   const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   auto too_large = [&] {
-    fail(source, 0, "the input is larger than " + mib(limits.max_bytes) +
-                        ", the limit for one history (raise it with --max-input MIB, or ReadLimits::max_bytes)");
+    fail(source, 0,
+         "the input is larger than " + mib(limits.max_bytes) +
+             ", the limit for one history (raise it with --max-input MIB, or ReadLimits::max_bytes)");
   };
   if (regular && static_cast<std::uint64_t>(st.st_size) > limits.max_bytes) too_large();
   // A non-regular input's own deadline, when it comes before the caller's.
   bool input_deadline = false;
   if (!regular) {
     const auto own = std::chrono::steady_clock::now() +
-                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(
-                         std::min(limits.non_regular_seconds, 1e9)));  // (1e9 s: no overflow)
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(std::min(limits.non_regular_seconds, 1e9)));  // (1e9 s: no overflow)
     if (own < deadline) {
       deadline = own;
       input_deadline = true;
@@ -688,7 +695,8 @@ std::string read_all(int fd, const std::string& source, std::chrono::steady_cloc
                                  std::to_string(text.size()) + " bytes read (change it with --input-timeout SECONDS)");
       }
       if (now >= deadline)
-        throw TimeBudgetExceeded("the time budget ran out while reading the file (" + std::to_string(text.size()) + " bytes read)");
+        throw TimeBudgetExceeded("the time budget ran out while reading the file (" + std::to_string(text.size()) +
+                                 " bytes read)");
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
       wait_ms = static_cast<int>(std::min<decltype(left)>(left, INT_MAX));
     }
@@ -738,7 +746,8 @@ History parse_history(std::string_view text, Format format, const std::string& s
   }
 }
 
-History read_history(const std::string& path, Format format, std::chrono::steady_clock::time_point deadline, const ReadLimits& limits) {
+History read_history(const std::string& path, Format format, std::chrono::steady_clock::time_point deadline,
+                     const ReadLimits& limits) {
   // Non-blocking: opening a FIFO would otherwise wait for a writer, with no deadline.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) fail(path, 0, std::string("cannot read file: ") + std::strerror(errno));

@@ -13,10 +13,12 @@ Recorder::Recorder(std::size_t clients, std::string model, Clock clock)
 std::uint64_t Recorder::now() const { return clock_ ? clock_() : duet::detail::event_time(); }
 
 std::size_t Recorder::invoke(std::size_t process, std::string f, std::optional<Value> key, Value input) {
-  if (process >= per_client_.size()) throw std::out_of_range("duet::history::Recorder: no client " + std::to_string(process));
+  if (process >= per_client_.size())
+    throw std::out_of_range("duet::history::Recorder: no client " + std::to_string(process));
   std::vector<Operation>& mine = per_client_[process];
   if (!mine.empty() && !completed_[process].back())
-    throw std::logic_error("duet::history::Recorder: client " + std::to_string(process) + " invoked twice without completing");
+    throw std::logic_error("duet::history::Recorder: client " + std::to_string(process) +
+                           " invoked twice without completing");
   Operation op;
   op.process = static_cast<std::int64_t>(process);
   op.f = std::move(f);

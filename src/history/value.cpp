@@ -56,7 +56,11 @@ struct Printer {
 // Bytes of the escape for c in a string literal, 1 for a plain character.
 std::size_t escaped_size(unsigned char c) {
   switch (c) {
-    case '"': case '\\': case '\n': case '\t': case '\r': return 2;
+    case '"':
+    case '\\':
+    case '\n':
+    case '\t':
+    case '\r': return 2;
     default: return c < 0x20 || c == 0x7f ? 6 : 1;
   }
 }
@@ -114,7 +118,10 @@ void put(Printer& p, const Value& v) {
       return;
     }
     case Value::Kind::string: put_quoted(p, v.text); return;
-    case Value::Kind::keyword: p.put(':'); p.put(v.text); return;
+    case Value::Kind::keyword:
+      p.put(':');
+      p.put(v.text);
+      return;
     case Value::Kind::symbol: p.put(v.text); return;
     case Value::Kind::vector:
     case Value::Kind::map: {

@@ -20,9 +20,7 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
-std::string seconds(double s) {
-  return printf_string("%.2f s", s);
-}
+std::string seconds(double s) { return printf_string("%.2f s", s); }
 
 
 // "shrunk to 3 steps in 13 shrink steps", or "not shrunk (11 calls)" when the failure did not
@@ -46,11 +44,11 @@ std::string shrink_note(const ReportData& d) {
       std::snprintf(budget, sizeof budget, "%g s budget (DUET_SHRINK_TIME)", d.shrink_time_budget);
       break;
     case End::not_reproduced:
-      return "  not shrunk: the failure did not come back in " + plural(static_cast<std::uint64_t>(d.replays_tried), "replay", "replays") +
-             " of the case" + (d.replay_trials > 0 ? " (" + plural(d.replay_trials, "trial", "trials") + ")" : std::string()) +
+      return "  not shrunk: the failure did not come back in " +
+             plural(static_cast<std::uint64_t>(d.replays_tried), "replay", "replays") + " of the case" +
+             (d.replay_trials > 0 ? " (" + plural(d.replay_trials, "trial", "trials") + ")" : std::string()) +
              ", so no smaller case could be told to fail: shown unshrunk, as first seen\n";
-    default:
-      return "";
+    default: return "";
   }
   return std::string("  shrinking stopped by its ") + budget + " after " +
          plural(d.shrink_steps, "shrink step", "shrink steps") + ": the case may not be minimal\n";
@@ -106,9 +104,11 @@ static std::string report_headline(const ReportData& d) {
     std::size_t calls = d.trace.y_prefix.size() + d.trace.y_suffix.size();
     for (const auto& b : d.trace.y_branches) calls += b.size();
     // On threads, whether the branches ran at once at all is part of what the failure shows.
-    out += (d.from_bytes ? std::string("failed on a fuzzer's input, ") : "failed after " + plural(d.cases, "program", "programs") + ", ") +
+    out += (d.from_bytes ? std::string("failed on a fuzzer's input, ")
+                         : "failed after " + plural(d.cases, "program", "programs") + ", ") +
            (d.cpus > 0 ? overlap_text(d.trials, d.overlapped, d.cpus) : plural(d.trials, "trial", "trials")) +
-           (d.from_bytes ? std::string() : " (seed " + hex(d.seed) + ")") + "; " + shrunk_to(d, plural(calls, "call", "calls"));
+           (d.from_bytes ? std::string() : " (seed " + hex(d.seed) + ")") + "; " +
+           shrunk_to(d, plural(calls, "call", "calls"));
   }
   return out + "\n";
 }
@@ -125,7 +125,8 @@ static std::string report_warnings(const ReportData& d) {
   else if (d.nondeterministic)
     out += "  warning: the failure did not reproduce when replayed; the candidate or the spec is\n"
            "  nondeterministic (global state, time, addresses, threads?). Shown: the case as replayed,\n"
-           "  where it passed" + (d.message.empty() ? std::string(".\n") : "; when first run it failed: " + d.message + "\n");
+           "  where it passed" +
+           (d.message.empty() ? std::string(".\n") : "; when first run it failed: " + d.message + "\n");
   return out;
 }
 
@@ -217,7 +218,8 @@ static std::string report_death_output(const ReportData& d) {
   for (std::string line; std::getline(text, line);) lines.push_back(line);
   constexpr std::size_t kShown = 60;
   const std::size_t first = lines.size() > kShown ? lines.size() - kShown : 0;
-  std::string out = "\n  what the process wrote to stderr before it died" + std::string(first ? " (the last 60 lines)" : "") + ":\n";
+  std::string out =
+      "\n  what the process wrote to stderr before it died" + std::string(first ? " (the last 60 lines)" : "") + ":\n";
   for (std::size_t i = first; i < lines.size(); ++i) out += "    | " + lines[i] + "\n";
   return out;
 }
@@ -304,7 +306,8 @@ static std::string y_draft_preamble(const ReportData& d, bool fibers, bool compl
   out += "#include <duet/" + std::string(fibers ? "executor" : "result") + ".hpp>\n";
   if (fibers) out += "#include <duet/result.hpp>\n";
   out += "#include <gtest/gtest.h>\n\n";
-  out += fibers ? "#include <string>\n#include <vector>\n\n" : "#include <atomic>\n#include <string>\n#include <thread>\n#include <vector>\n\n";
+  out += fibers ? "#include <string>\n#include <vector>\n\n"
+                : "#include <atomic>\n#include <string>\n#include <thread>\n#include <vector>\n\n";
   return out;
 }
 
@@ -382,7 +385,8 @@ static std::string format_y_draft(const ReportData& d) {
     out += "  EXPECT_NE(results, (std::vector<std::string>{" + unexplained_list + "}));\n";
   } else if (!fibers) {
     out += "    const std::vector<std::string> results = {" + results_list + "};\n";
-    out += "    ASSERT_NE(results, unexplained) << \"trial \" << trial << \": no order of the calls gives these results\";\n";
+    out +=
+        "    ASSERT_NE(results, unexplained) << \"trial \" << trial << \": no order of the calls gives these results\";\n";
     out += "  }\n";
   }
   out += "}\n";
@@ -427,13 +431,15 @@ std::string format_draft_test(const ReportData& d) {
       // which fails while the call crashes, hangs or ends the process, and passes once the call
       // returns.
       out += "  // duet: " + s.explanation + ".\n";
-      out += "  EXPECT_EXIT(\n      {\n        alarm(10);  // a hang ends the child (SIGALRM)\n        " + s.code +
-             ";\n        std::_Exit(42);  // the call returned\n      },\n      ::testing::ExitedWithCode(42), \"\")\n      << " +
-             show_string("duet saw this call end the process: " + s.died) + ";\n";
+      out +=
+          "  EXPECT_EXIT(\n      {\n        alarm(10);  // a hang ends the child (SIGALRM)\n        " + s.code +
+          ";\n        std::_Exit(42);  // the call returned\n      },\n      ::testing::ExitedWithCode(42), \"\")\n      << " +
+          show_string("duet saw this call end the process: " + s.died) + ";\n";
     } else if (failing && !s.check.empty()) {
       // The call itself did what it should; the check after it failed: run both.
       if (s.kind == Step::Kind::value) out += "  EXPECT_EQ(" + macro_arg(s.code) + ", " + macro_arg(s.observed) + ");\n";
-      else if (s.kind == Step::Kind::exception) out += "  EXPECT_THROW(" + macro_arg(s.code) + ", " + s.exception_type + ");\n";
+      else if (s.kind == Step::Kind::exception)
+        out += "  EXPECT_THROW(" + macro_arg(s.code) + ", " + s.exception_type + ");\n";
       else out += "  " + s.code + ";\n";
       out += "  EXPECT_TRUE(" + macro_arg(s.check) + ") << " + show_string(s.explanation) + ";\n";
     } else if (failing && !s.expected.empty() && s.expected_exception) {
@@ -443,7 +449,8 @@ std::string format_draft_test(const ReportData& d) {
     } else if (failing && s.kind == Step::Kind::value) {
       // No single right result (a postcondition judged it): the wrong one must not come back,
       // so the draft fails as reported and passes once the candidate is fixed.
-      out += "  EXPECT_NE(" + macro_arg(s.code) + ", " + macro_arg(s.observed) + ") << " + show_string(s.explanation) + ";\n";
+      out +=
+          "  EXPECT_NE(" + macro_arg(s.code) + ", " + macro_arg(s.observed) + ") << " + show_string(s.explanation) + ";\n";
     } else if (failing && s.kind == Step::Kind::exception) {
       out += "  try {\n    " + s.code + ";\n  } catch (const " + s.exception_type + "&) {\n    ADD_FAILURE() << " +
              show_string(s.explanation) + ";\n  }\n";

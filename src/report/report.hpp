@@ -11,10 +11,10 @@ namespace duet::detail {
 struct ReportData {
   std::string name;
   Trace trace;
-  std::string message;  // one line: the disagreement, or what went wrong
-  bool error = false;   // the spec could not run: nothing was tested
+  std::string message;            // one line: the disagreement, or what went wrong
+  bool error = false;             // the spec could not run: nothing was tested
   bool nondeterministic = false;  // the failure did not reproduce when replayed
-  bool first_seen = false;  // nondeterministic: the trace ends in the failing step as first seen
+  bool first_seen = false;        // nondeterministic: the trace ends in the failing step as first seen
   /// A replay that should have been exact ran differently: where (with `error`: the failure is
   /// shown as first seen, no draft is written).
   std::string divergence;
@@ -23,22 +23,22 @@ struct ReportData {
   std::uint64_t shrink_steps = 0;
   std::uint64_t shrink_tries = 0;
   CheckResult::ShrinkEnd shrink_end = CheckResult::ShrinkEnd::none;
-  double shrink_time_budget = 0;        // seconds, for the report's note on a stopped shrink
+  double shrink_time_budget = 0;         // seconds, for the report's note on a stopped shrink
   std::uint64_t shrink_step_budget = 0;  // replays
   int replays_tried = 0;                 // replays of the case before shrinking (not_reproduced)
   std::uint64_t replay_trials = 0;       // the program runs those replays made (parallel runner)
   std::uint64_t attempts = 0, rejected = 0;
-  std::uint64_t trials = 0;  // parallel runner: program runs (0 for sequential checks)
+  std::uint64_t trials = 0;                // parallel runner: program runs (0 for sequential checks)
   std::uint64_t overlapped = 0, cpus = 0;  // on threads: trials whose branches overlapped; CPUs seen
   double search_seconds = 0, shrink_seconds = 0;
   bool replayed = false;  // this report comes from DUET_REPLAY
   /// A replay's outcome with the replay's own counts ("replayed DUET_REPLAY: failed as recorded,
   /// on its 3rd trial"), shown on its own line: the rest of the report reads as the recorded run's.
   std::string replay_outcome;
-  bool from_bytes = false;  // the case came from a fuzzer's input (or a file of one), not a seed
-  bool died = false;  // isolation: the case ends its process (the replay needs isolation too)
+  bool from_bytes = false;       // the case came from a fuzzer's input (or a file of one), not a seed
+  bool died = false;             // isolation: the case ends its process (the replay needs isolation too)
   bool replay_isolated = false;  // a replay is isolated without DUET_FORK=1 (by the code or by default)
-  std::string death_output;  // isolation: what the dead child last wrote to stderr (a sanitizer's report)
+  std::string death_output;      // isolation: what the dead child last wrote to stderr (a sanitizer's report)
   std::string token;
   std::string draft_path;   // where the draft test was written, or empty
   std::string draft_error;  // why it could not be written

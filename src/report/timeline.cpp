@@ -40,10 +40,20 @@ std::string valid_utf8(std::string_view s) {
     const auto c = static_cast<unsigned char>(s[i]);
     std::size_t len = 0;
     std::uint32_t cp = 0;
-    if (c < 0x80) { out += s[i++]; continue; }
-    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+    if (c < 0x80) {
+      out += s[i++];
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    }
     bool ok = len != 0 && i + len <= s.size();
     for (std::size_t k = 1; ok && k < len; ++k) {
       const auto cc = static_cast<unsigned char>(s[i + k]);
@@ -51,9 +61,15 @@ std::string valid_utf8(std::string_view s) {
       cp = (cp << 6) | (cc & 0x3F);
     }
     // Reject overlong forms, surrogates and code points beyond U+10FFFF.
-    if (ok) ok = !(len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) && !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF));
-    if (ok) { out.append(s.substr(i, len)); i += len; }
-    else { out += "\xEF\xBF\xBD"; ++i; }
+    if (ok)
+      ok = !(len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) && !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF));
+    if (ok) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
   }
   return out;
 }
@@ -127,12 +143,18 @@ std::size_t json_size(std::string_view s) {
 
 std::size_t digits(std::uint64_t v) {
   std::size_t d = 1;
-  while (v >= 10) { v /= 10; ++d; }
+  while (v >= 10) {
+    v /= 10;
+    ++d;
+  }
   return d;
 }
 
 void put_time(std::string& out, std::uint64_t t) {
-  if (t <= kMaxSafeJsInteger) { out += std::to_string(t); return; }
+  if (t <= kMaxSafeJsInteger) {
+    out += std::to_string(t);
+    return;
+  }
   out += '"';
   out += std::to_string(t);
   out += '"';
@@ -157,16 +179,24 @@ std::string op_label(const Operation& op) {
 }
 
 // Row flags (shared with the page's script).
-enum : unsigned { kFail = 1, kInfo = 2, kUnknownResult = 4, kStuck = 8, kOtherPartition = 16, kWitness = 32, kWitnessOpen = 64 };
+enum : unsigned {
+  kFail = 1,
+  kInfo = 2,
+  kUnknownResult = 4,
+  kStuck = 8,
+  kOtherPartition = 16,
+  kWitness = 32,
+  kWitnessOpen = 64
+};
 
 // Everything about the operations that does not depend on which of them are shown.
 struct Prepared {
   std::vector<std::string> strings;  // labels and states, deduplicated, in first-use order
   std::vector<std::size_t> string_json_size;
-  std::vector<std::size_t> label;            // per op: index in strings
-  std::vector<std::int64_t> position;        // per op: index in the order, or -1
-  std::vector<std::int64_t> state;           // per op: index in strings, or -1
-  std::vector<std::size_t> row_size;         // per op: an upper bound of its row's JSON size
+  std::vector<std::size_t> label;      // per op: index in strings
+  std::vector<std::int64_t> position;  // per op: index in the order, or -1
+  std::vector<std::int64_t> state;     // per op: index in strings, or -1
+  std::vector<std::size_t> row_size;   // per op: an upper bound of its row's JSON size
   std::optional<std::size_t> stuck;
   std::vector<bool> other_partition;  // per op: not in the partition that failed
   std::vector<bool> in_witness;       // per op: in the violation's witness (empty: no witness)
@@ -247,14 +277,17 @@ struct Selection {
 struct WindowCost {
   const History& history;
   const Prepared& prepared;
-  std::vector<char> used;                   // per string: already paid for
+  std::vector<char> used;                      // per string: already paid for
   std::unordered_set<std::int64_t> processes;  // lanes already paid for
-  std::vector<char> paid;                   // per op: paid for first (the witness)
+  std::vector<char> paid;                      // per op: paid for first (the witness)
   std::size_t lane_size;
   std::size_t spent = 0;
 
   WindowCost(const History& h, const Prepared& p)
-      : history(h), prepared(p), used(p.strings.size(), 0), paid(h.ops.size(), 0),
+      : history(h),
+        prepared(p),
+        used(p.strings.size(), 0),
+        paid(h.ops.size(), 0),
         // A process's lane entry: id (or its quoted form), first row, row count, three commas.
         lane_size(22 + 2 * digits(h.ops.size()) + 3) {}
 
@@ -262,7 +295,8 @@ struct WindowCost {
     std::size_t c = prepared.row_size[i];
     if (!processes.count(history.ops[i].process)) c += lane_size;
     if (!used[prepared.label[i]]) c += prepared.string_json_size[prepared.label[i]] + 1;
-    if (prepared.state[i] >= 0 && !used[static_cast<std::size_t>(prepared.state[i])] && prepared.state[i] != static_cast<std::int64_t>(prepared.label[i]))
+    if (prepared.state[i] >= 0 && !used[static_cast<std::size_t>(prepared.state[i])] &&
+        prepared.state[i] != static_cast<std::int64_t>(prepared.label[i]))
       c += prepared.string_json_size[static_cast<std::size_t>(prepared.state[i])] + 1;
     return c;
   }
@@ -310,11 +344,15 @@ std::pair<std::size_t, std::size_t> contiguous_window(const Prepared& p, std::si
   if (!p.stuck) right = n > 0;
   for (unsigned turn = 0; left || right; ++turn) {
     if (left && (turn % 3 != 2 || !right)) {
-      if (window.take(lo - 1, budget)) { --lo; left = lo > 0; }
-      else left = false;
+      if (window.take(lo - 1, budget)) {
+        --lo;
+        left = lo > 0;
+      } else left = false;
     } else if (right) {
-      if (window.take(hi, budget)) { ++hi; right = hi < n; }
-      else right = false;
+      if (window.take(hi, budget)) {
+        ++hi;
+        right = hi < n;
+      } else right = false;
     }
   }
   return {lo, hi};
@@ -352,10 +390,13 @@ Selection choose(const History& h, const Prepared& p, std::size_t budget) {
   for (std::size_t i = lo; i < hi; ++i) sel.ops.push_back(i);
   const std::size_t window_ops = sel.ops.size();
   for (std::size_t i = 0; i < n; ++i)
-    if (window.paid[i] && (i < lo || i >= hi) && std::find(extra.begin(), extra.end(), i) == extra.end()) sel.ops.push_back(i);
+    if (window.paid[i] && (i < lo || i >= hi) && std::find(extra.begin(), extra.end(), i) == extra.end())
+      sel.ops.push_back(i);
   if (sel.ops.size() > window_ops) std::sort(sel.ops.begin(), sel.ops.end());
-  const auto shown_before = static_cast<std::size_t>(std::count_if(sel.ops.begin(), sel.ops.end(), [&](std::size_t i) { return i < lo; }));
-  const auto shown_after = static_cast<std::size_t>(std::count_if(sel.ops.begin(), sel.ops.end(), [&](std::size_t i) { return i >= hi; }));
+  const auto shown_before =
+      static_cast<std::size_t>(std::count_if(sel.ops.begin(), sel.ops.end(), [&](std::size_t i) { return i < lo; }));
+  const auto shown_after =
+      static_cast<std::size_t>(std::count_if(sel.ops.begin(), sel.ops.end(), [&](std::size_t i) { return i >= hi; }));
   sel.before = lo - shown_before;
   sel.after = n - hi - shown_after;
   return sel;
@@ -418,7 +459,8 @@ Lanes sub_lanes(const std::vector<Operation>& ops, const Selection& sel, const B
     }
     if (!lanes.json.empty()) lanes.json += ',';
     // Process ids beyond JS's exact integers travel as strings.
-    const bool exact = process >= -static_cast<std::int64_t>(kMaxSafeJsInteger) && process <= static_cast<std::int64_t>(kMaxSafeJsInteger);
+    const bool exact =
+        process >= -static_cast<std::int64_t>(kMaxSafeJsInteger) && process <= static_cast<std::int64_t>(kMaxSafeJsInteger);
     lanes.json += exact ? std::to_string(process) : '"' + std::to_string(process) + '"';
     lanes.json += ',' + std::to_string(lanes.rows) + ',' + std::to_string(row_end.size());
     lanes.rows += row_end.size();
@@ -879,7 +921,8 @@ std::string render_facts(const History& h, const CheckReport& r, const Prepared&
     put_fact(o, "Window starts in", html(clean(detail::start_states_list(r.witness_start), kStuckStateCap)));
   }
   if (r.nodes) put_fact(o, "Search steps", std::to_string(r.nodes));
-  if (r.milliseconds > 0) put_fact(o, "Check time", std::to_string(static_cast<std::uint64_t>(r.milliseconds + 0.5)) + " ms");
+  if (r.milliseconds > 0)
+    put_fact(o, "Check time", std::to_string(static_cast<std::uint64_t>(r.milliseconds + 0.5)) + " ms");
   o += "</dl>\n";
   return o;
 }
@@ -889,8 +932,8 @@ std::string render_stuck(const History& h, const CheckReport& r, const Prepared&
   if (!p.stuck) return "";
   const Operation& op = h.ops[*p.stuck];
   std::string o = "<div class=\"stuckbox\"><b>Stuck operation</b> #" + std::to_string(*p.stuck) + " (process " +
-                  std::to_string(op.process) + (op.invoke_line ? ", line " + std::to_string(op.invoke_line) : std::string()) +
-                  "): <code>";
+                  std::to_string(op.process) +
+                  (op.invoke_line ? ", line " + std::to_string(op.invoke_line) : std::string()) + "): <code>";
   put_html(o, p.strings[p.label[*p.stuck]]);
   if (r.partial_linearization) {
     o += "</code> cannot be linearized after the " + std::to_string(r.order.size()) +
@@ -934,13 +977,14 @@ std::string render_tools(const CheckReport& r, const Prepared& p) {
   if (!p.in_witness.empty())
     o += std::string("<span><i style=\"background:#fff;outline:2px dashed #bf8700\"></i>") +
          (r.witness_is_window ? "failing window" : "witness") + "</span>";
-  o += "</div></div>\n"
-       "<main class=\"tl\"><div class=\"names\" id=\"names\"></div><div class=\"sc\" id=\"sc\"><div class=\"cv\" id=\"cv\"></div></div></main>\n"
-       "<section class=\"panel\" id=\"panel\"></section>\n<div class=\"tip\" id=\"tip\" hidden></div>\n"
-       "<footer>Drawn by duet from the check report: bars span invocation to completion on a compressed time axis "
-       "(one step per distinct event time); numbered markers are the linearization order.</footer>\n"
-       "<noscript><p style=\"margin:0 24px\">The timeline is drawn by JavaScript; the summary above does not need it.</p></noscript>\n"
-       "<script type=\"application/json\" id=\"duet-data\">";
+  o +=
+      "</div></div>\n"
+      "<main class=\"tl\"><div class=\"names\" id=\"names\"></div><div class=\"sc\" id=\"sc\"><div class=\"cv\" id=\"cv\"></div></div></main>\n"
+      "<section class=\"panel\" id=\"panel\"></section>\n<div class=\"tip\" id=\"tip\" hidden></div>\n"
+      "<footer>Drawn by duet from the check report: bars span invocation to completion on a compressed time axis "
+      "(one step per distinct event time); numbered markers are the linearization order.</footer>\n"
+      "<noscript><p style=\"margin:0 24px\">The timeline is drawn by JavaScript; the summary above does not need it.</p></noscript>\n"
+      "<script type=\"application/json\" id=\"duet-data\">";
   return o;
 }
 
@@ -956,7 +1000,8 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
   o += " \xE2\x80\x94 duet timeline (" + verdict + ")</title>\n<style>";
   o += kStyle;
   o += "</style></head>\n<body>\n<header class=\"top\">\n<div class=\"title\"><h1>Linearizability timeline</h1>"
-       "<span class=\"verdict v-" + verdict + "\">" + verdict + "</span></div>\n";
+       "<span class=\"verdict v-" +
+       verdict + "\">" + verdict + "</span></div>\n";
   o += render_facts(h, r, p, source);
   o += render_stuck(h, r, p);
   const std::string explanation = clean(r.explanation, explanation_cap);
@@ -996,8 +1041,8 @@ std::string render_timeline_html(const History& h, const CheckReport& r, std::si
   worst.before = worst.after = h.ops.size() + 1;
   worst.ops.resize(h.ops.size());
   for (std::size_t cap : {kExplanationCap, std::size_t{2000}}) {
-    const std::size_t fixed = render_prefix(h, r, p, worst, cap, max_bytes).size() + suffix.size() +
-                              render_data(h, r, p, Selection{}).size();
+    const std::size_t fixed =
+        render_prefix(h, r, p, worst, cap, max_bytes).size() + suffix.size() + render_data(h, r, p, Selection{}).size();
     if (fixed >= max_bytes) continue;
     std::size_t budget = max_bytes - fixed;
     // The size estimate is an upper bound, so the first try fits, typically 20% under the

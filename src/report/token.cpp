@@ -16,9 +16,7 @@ std::uint32_t checksum(std::string_view bytes) {
   return h;
 }
 
-[[noreturn]] void invalid(const std::string& why) {
-  throw std::invalid_argument("invalid replay token: " + why);
-}
+[[noreturn]] void invalid(const std::string& why) { throw std::invalid_argument("invalid replay token: " + why); }
 
 // Streams bytes into base64url while keeping the checksum: no allocation, so the crash
 // handler can use it.
@@ -121,8 +119,9 @@ ReplayRecord decode_token(const std::string& raw) {
     for (int k = 0; k < 64; ++k)
       if (kAlphabet[k] == c) v = k;
     // Quoted escaped: half a UTF-8 sequence in a report is text no XML reader accepts.
-    if (v < 0) invalid("character '" + excerpt(token.substr(i, 1)) + "' at position " + std::to_string(i + kPrefix.size()) +
-                       " is not part of a token");
+    if (v < 0)
+      invalid("character '" + excerpt(token.substr(i, 1)) + "' at position " + std::to_string(i + kPrefix.size()) +
+              " is not part of a token");
     acc = (acc << 6) | static_cast<std::uint32_t>(v);
     bits += 6;
     if (bits >= 8) {
@@ -133,7 +132,8 @@ ReplayRecord decode_token(const std::string& raw) {
   if (bytes.size() < 5) invalid("too short (truncated?)");
   const std::string_view body(bytes.data(), bytes.size() - 4);
   std::uint32_t stored = 0;
-  for (int i = 0; i < 4; ++i) stored |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[body.size() + i])) << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    stored |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[body.size() + i])) << (8 * i);
   if (stored != checksum(body)) invalid("checksum mismatch (the token was truncated or altered)");
 
   std::size_t pos = 0;

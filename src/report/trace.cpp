@@ -95,7 +95,9 @@ void record_api_failure(Trace* trace, std::string code, std::string expected, st
 }
 
 std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls, const std::vector<std::string>& results) {
-  auto cell = [&](std::size_t i) { return results[i].empty() ? calls[i] : calls[i] + " : " + results[i]; };  // "" : a binding
+  auto cell = [&](std::size_t i) {
+    return results[i].empty() ? calls[i] : calls[i] + " : " + results[i];
+  };  // "" : a binding
   const std::size_t nb = shape.branches.size();
   std::vector<std::size_t> start(nb);
   std::vector<std::size_t> width(nb, 8);
@@ -142,14 +144,14 @@ std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls
   return out;
 }
 
-void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls, const std::vector<Observed>& observed,
-              const std::string& setup, const std::string& verdict) {
+void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls,
+              const std::vector<Observed>& observed, const std::string& setup, const std::string& verdict) {
   std::vector<std::string> results;
   // A fiber run that failed mid-program (a deadlock) leaves calls that never returned (invoked,
   // no response) or never started.
   for (const Observed& o : observed)
-    results.push_back(o.invoke == 0 ? "(not started)"
-                      : o.response == 0 ? "(did not return)"
+    results.push_back(o.invoke == 0        ? "(not started)"
+                      : o.response == 0    ? "(did not return)"
                       : o.result.is_void() ? "()"
                                            : o.result.show());
   trace->setup = setup;
@@ -158,7 +160,8 @@ void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>&
   trace->diagram = y_diagram(shape, calls, results);
   trace->y_results.clear();
   for (std::size_t k = 0; k < observed.size(); ++k)
-    trace->y_results.push_back(observed[k].invoke == 0 || observed[k].response == 0 ? results[k] : observed[k].result.show());
+    trace->y_results.push_back(observed[k].invoke == 0 || observed[k].response == 0 ? results[k]
+                                                                                    : observed[k].result.show());
   trace->y_prefix.clear();
   trace->y_branches.clear();
   trace->y_suffix.clear();

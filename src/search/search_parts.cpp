@@ -55,7 +55,9 @@ std::vector<EventKey> sorted_event_keys(const std::vector<TimedOp>& ops, Consist
 }  // namespace
 
 EventList::EventList(const std::vector<TimedOp>& ops, Consistency consistency)
-    : head_(static_cast<std::uint32_t>(2 * ops.size())), events_(2 * ops.size() + 1), call_of_(ops.size()),
+    : head_(static_cast<std::uint32_t>(2 * ops.size())),
+      events_(2 * ops.size() + 1),
+      call_of_(ops.size()),
       return_of_(ops.size()) {
   const std::vector<EventKey> keys = sorted_event_keys(ops, consistency);
   std::uint32_t prev = head_;
@@ -73,7 +75,8 @@ std::vector<std::uint32_t> process_predecessors(const std::vector<TimedOp>& ops)
   std::vector<std::uint32_t> before_in_process(n, kNone);
   std::vector<std::uint32_t> by_invoke(n);
   std::iota(by_invoke.begin(), by_invoke.end(), 0u);
-  std::stable_sort(by_invoke.begin(), by_invoke.end(), [&](std::uint32_t a, std::uint32_t b) { return ops[a].invoke < ops[b].invoke; });
+  std::stable_sort(by_invoke.begin(), by_invoke.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return ops[a].invoke < ops[b].invoke; });
   std::unordered_map<std::uint32_t, std::uint32_t> last;
   for (std::uint32_t i : by_invoke) {
     auto it = last.find(ops[i].process);
@@ -164,7 +167,8 @@ bool backjumping_applies(const std::vector<TimedOp>& ops, const std::vector<std:
     if (predecessors[i] != kNone && ops[i].invoke <= ops[predecessors[i]].response) return false;
   // And every operation in one class: one that commutes with nothing (kFootprintAll) touches
   // every class's part, so undoing it can help any class, and no failure is one class's.
-  return std::none_of(traits.footprint.begin(), traits.footprint.end(), [](std::uint64_t fp) { return fp == kFootprintAll; });
+  return std::none_of(traits.footprint.begin(), traits.footprint.end(),
+                      [](std::uint64_t fp) { return fp == kFootprintAll; });
 }
 
 ClassPartition::ClassPartition(const OperationTraits& traits) {
@@ -195,9 +199,9 @@ ClassPartition::ClassPartition(const OperationTraits& traits) {
 WorkBudget::WorkBudget(const SearchBudget& budget) : budget_(budget), deadline_(budget.deadline) {
   // Beyond a few years, or not a number: no limit (and no overflow converting it).
   if (budget.max_seconds > 0 && budget.max_seconds < 1e8)
-    deadline_ = std::min(deadline_, std::chrono::steady_clock::now() +
-                                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                             std::chrono::duration<double>(budget.max_seconds)));
+    deadline_ = std::min(deadline_,
+                         std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                                std::chrono::duration<double>(budget.max_seconds)));
 }
 
 SearchStop WorkBudget::check(std::uint64_t nodes, std::chrono::nanoseconds teardown) const {

@@ -64,8 +64,8 @@ std::string show_floating(double v, bool is_float) {
   if (std::isnan(v)) return "NAN";
   if (std::isinf(v)) return v < 0 ? "-INFINITY" : "INFINITY";
   char buf[64];
-  auto [end, ec] = is_float ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
-                            : std::to_chars(buf, buf + sizeof buf, v);
+  auto [end, ec] =
+      is_float ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v)) : std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, end);
   // Keep it a floating literal: "1" would read as an int in a draft test.
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
@@ -160,9 +160,7 @@ std::string excerpt(std::string_view text, std::size_t max) {
   return out;
 }
 
-std::string describe_current_exception() {
-  return exception_text(Result::current_exception());
-}
+std::string describe_current_exception() { return exception_text(Result::current_exception()); }
 
 std::string threw(std::string_view who) { return std::string(who) + " threw " + describe_current_exception(); }
 
@@ -184,12 +182,9 @@ Result Result::current_exception() {
 
 std::string Result::show() const {
   switch (kind_) {
-    case Kind::none:
-      return "(void)";
-    case Kind::value:
-      return ops_->show(data());
-    default:
-      return "throws " + detail::exception_text(*this);
+    case Kind::none: return "(void)";
+    case Kind::value: return ops_->show(data());
+    default: return "throws " + detail::exception_text(*this);
   }
 }
 

@@ -23,7 +23,11 @@ class Shrinker {
  public:
   Shrinker(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans, const Replay& replay,
            const ShrinkBudget& budget, std::size_t concurrent_start)
-      : current_(std::move(choices)), spans_(std::move(spans)), mark_(concurrent_start), replay_(replay), budget_(budget),
+      : current_(std::move(choices)),
+        spans_(std::move(spans)),
+        mark_(concurrent_start),
+        replay_(replay),
+        budget_(budget),
         deadline_(std::chrono::steady_clock::now() + budget.max_time) {}
 
   void set_on_accept(OnAccept f) { on_accept_ = std::move(f); }
@@ -83,7 +87,9 @@ class Shrinker {
 
   // The order every accepted step decreases: length, then choices in the concurrent part,
   // then lexicographic. Well founded, so shrinking ends.
-  bool smaller(const std::vector<std::uint64_t>& c, std::size_t c_mark) const { return shrink_smaller(c, c_mark, current_, mark_); }
+  bool smaller(const std::vector<std::uint64_t>& c, std::size_t c_mark) const {
+    return shrink_smaller(c, c_mark, current_, mark_);
+  }
 
   // A call of a branch moved to the end of the sequential prefix: less concurrency to explain.
   bool move_into_sequential_part() {

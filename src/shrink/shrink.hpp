@@ -15,11 +15,11 @@ namespace duet::detail {
 
 /// What a replay of candidate choices did.
 struct Replayed {
-  bool fails = false;                   // still fails: the candidate is acceptable if smaller
-  std::vector<std::uint64_t> consumed;  // the choices actually drawn (the new case)
-  std::vector<Source::Span> spans;      // command boundaries within them
+  bool fails = false;                              // still fails: the candidate is acceptable if smaller
+  std::vector<std::uint64_t> consumed;             // the choices actually drawn (the new case)
+  std::vector<Source::Span> spans;                 // command boundaries within them
   std::size_t concurrent_start = Source::kNoMark;  // see Source::mark_concurrent_start
-  std::uint64_t trials = 0;             // parallel runner: program runs over all attempts
+  std::uint64_t trials = 0;                        // parallel runner: program runs over all attempts
 };
 using Replay = std::function<Replayed(const std::vector<std::uint64_t>&)>;
 
@@ -45,9 +45,9 @@ struct ShrinkOutcome {
 using OnAccept = std::function<void(const std::vector<std::uint64_t>& choices, const std::vector<Source::Span>& spans,
                                     std::size_t concurrent_start)>;
 
-ShrinkOutcome shrink(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans,
-                     const Replay& replay, const ShrinkBudget& budget,
-                     std::size_t concurrent_start = Source::kNoMark, const OnAccept& on_accept = {});
+ShrinkOutcome shrink(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans, const Replay& replay,
+                     const ShrinkBudget& budget, std::size_t concurrent_start = Source::kNoMark,
+                     const OnAccept& on_accept = {});
 
 /// The order shrinking decreases: a (with its concurrent mark) is smaller than b.
 bool shrink_smaller(const std::vector<std::uint64_t>& a, std::size_t a_mark, const std::vector<std::uint64_t>& b,

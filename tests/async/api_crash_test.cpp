@@ -73,12 +73,14 @@ duet::Api log_api() {
   duet::Api api("Log");
   auto log = api.abstract<std::vector<int>, Log<bug>>("log");
   api.recover(log, [](Log<bug>& l) { l.recover(); });
-  api.op("open", duet::args(), log, [] { return std::vector<int>{}; }, [] { return Log<bug>(); });
+  api.op(
+      "open", duet::args(), log, [] { return std::vector<int>{}; }, [] { return Log<bug>(); });
   api.op(
       "append", duet::args(log, duet::integers<int>(1, 9)), duet::unit(), [](std::vector<int>& r, int v) { r.push_back(v); },
       [](Log<bug>& l, int v) { l.append(v); });
-  api.op("read", duet::args(log), duet::value<std::vector<int>>(), [](std::vector<int>& r) { return r; },
-         [](Log<bug>& l) { return l.read(); });
+  api.op(
+      "read", duet::args(log), duet::value<std::vector<int>>(), [](std::vector<int>& r) { return r; },
+      [](Log<bug>& l) { return l.read(); });
   return api;
 }
 
@@ -93,8 +95,8 @@ TEST(ApiCrash, ACorrectLogPassesWithCrashesInjected) {
 TEST(ApiCrash, ALengthWrittenBeforeTheDataIsFoundAndShrunkOnEverySeed) {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const duet::CheckResult r =
-        log_api<LogBug::length_before_data>().check({.seed = seed, .count = 5000, .output_dir = std::string(kOut), .name = "log_length_first"});
+    const duet::CheckResult r = log_api<LogBug::length_before_data>().check(
+        {.seed = seed, .count = 5000, .output_dir = std::string(kOut), .name = "log_length_first"});
     ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
     EXPECT_EQ(r.failing_length, 3u) << r.report;  // open, the crashed append, read
     EXPECT_NE(r.report.find("append(log0, 1);"), std::string::npos) << r.report;
@@ -104,7 +106,8 @@ TEST(ApiCrash, ALengthWrittenBeforeTheDataIsFoundAndShrunkOnEverySeed) {
               std::string::npos)
         << r.report;
     EXPECT_NE(r.report.find("draft test: none (a crash was injected"), std::string::npos) << r.report;
-    const duet::CheckResult again = log_api<LogBug::length_before_data>().check({.replay = r.replay_token, .output_dir = std::string(kOut)});
+    const duet::CheckResult again =
+        log_api<LogBug::length_before_data>().check({.replay = r.replay_token, .output_dir = std::string(kOut)});
     ASSERT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
     EXPECT_EQ(again.failing_length, 3u);
     if (seed == 1) std::printf("%s\n", r.report.c_str());
@@ -121,12 +124,14 @@ TEST(ApiCrash, ACandidateThatSwallowsTheCrashFails) {
 TEST(ApiCrash, WithoutRecoverNoCrashIsInjected) {
   duet::Api api("Log");
   auto log = api.abstract<std::vector<int>, Log<LogBug::length_before_data>>("log");
-  api.op("open", duet::args(), log, [] { return std::vector<int>{}; }, [] { return Log<LogBug::length_before_data>(); });
+  api.op(
+      "open", duet::args(), log, [] { return std::vector<int>{}; }, [] { return Log<LogBug::length_before_data>(); });
   api.op(
       "append", duet::args(log, duet::integers<int>(1, 9)), duet::unit(), [](std::vector<int>& r, int v) { r.push_back(v); },
       [](Log<LogBug::length_before_data>& l, int v) { l.append(v); });
-  api.op("read", duet::args(log), duet::value<std::vector<int>>(), [](std::vector<int>& r) { return r; },
-         [](Log<LogBug::length_before_data>& l) { return l.read(); });
+  api.op(
+      "read", duet::args(log), duet::value<std::vector<int>>(), [](std::vector<int>& r) { return r; },
+      [](Log<LogBug::length_before_data>& l) { return l.read(); });
   const duet::CheckResult r = api.check({.seed = 1, .count = 500});
   EXPECT_EQ(r.status, duet::CheckResult::Status::passed) << r.report;
 }
@@ -136,7 +141,8 @@ TEST(ApiCrash, ARecoverThatThrowsIsReported) {
   duet::Api api("Log");
   auto log = api.abstract<std::vector<int>, Log<LogBug::none>>("log");
   api.recover(log, [](Log<LogBug::none>&) { throw std::runtime_error("cannot mount"); });
-  api.op("open", duet::args(), log, [] { return std::vector<int>{}; }, [] { return Log<LogBug::none>(); });
+  api.op(
+      "open", duet::args(), log, [] { return std::vector<int>{}; }, [] { return Log<LogBug::none>(); });
   api.op(
       "append", duet::args(log, duet::integers<int>(1, 9)), duet::unit(), [](std::vector<int>& r, int v) { r.push_back(v); },
       [](Log<LogBug::none>& l, int v) { l.append(v); });
@@ -161,10 +167,12 @@ TEST(ApiCrash, AnArgumentGeneratorThatThrowsAfterACrashIsASpecError) {
       if (crashed_in_this_case) throw std::runtime_error("no values after a crash");
       return v;
     });
-    api.op("open", duet::args(), log, [] { return std::vector<int>{}; }, [] {
-      crashed_in_this_case = false;
-      return Log<LogBug::none>();
-    });
+    api.op(
+        "open", duet::args(), log, [] { return std::vector<int>{}; },
+        [] {
+          crashed_in_this_case = false;
+          return Log<LogBug::none>();
+        });
     api.op(
         "append", duet::args(log, values), duet::unit(), [](std::vector<int>& r, int v) { r.push_back(v); },
         [](Log<LogBug::none>& l, int v) { l.append(v); });
@@ -184,8 +192,10 @@ TEST(ApiCrash, ANonCopyableTypeBesideARecoveredOneIsAClearError) {
   auto log = api.abstract<std::vector<int>, Log<LogBug::none>>("log");
   auto box = api.abstract<Unique, int>("u");  // a move-only reference type
   api.recover(log, [](Log<LogBug::none>& l) { l.recover(); });
-  api.op("open", duet::args(), log, [] { return std::vector<int>{}; }, [] { return Log<LogBug::none>(); });
-  api.op("box", duet::args(), box, [] { return Unique(); }, [] { return 0; });
+  api.op(
+      "open", duet::args(), log, [] { return std::vector<int>{}; }, [] { return Log<LogBug::none>(); });
+  api.op(
+      "box", duet::args(), box, [] { return Unique(); }, [] { return 0; });
   api.op(
       "append", duet::args(log, duet::integers<int>(1, 9)), duet::unit(), [](std::vector<int>& r, int v) { r.push_back(v); },
       [](Log<LogBug::none>& l, int v) { l.append(v); });
@@ -209,7 +219,8 @@ void kv_found_on_every_seed(std::size_t steps, const std::string& must_show, con
     EXPECT_NE(r.report.find("// crash at disk."), std::string::npos) << r.report;
     EXPECT_NE(r.report.find("<-- candidate finds"), std::string::npos) << r.report;
     EXPECT_NE(r.report.find(must_show), std::string::npos) << r.report;
-    const duet::CheckResult again = kv::api<bug>().check({.replay = r.replay_token, .output_dir = std::string(kOut), .name = name});
+    const duet::CheckResult again =
+        kv::api<bug>().check({.replay = r.replay_token, .output_dir = std::string(kOut), .name = name});
     ASSERT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
     EXPECT_EQ(again.failing_length, steps);
     if (seed == 1) std::printf("%s\n", r.report.c_str());
@@ -230,7 +241,8 @@ TEST(ApiCrash, KvStaleDirectoryFoundOnEverySeed) {
 // bytes where the worlds have nullopt or the value.
 TEST(ApiCrash, KvDirectoryBeforeDataFoundOnEverySeed) {
   kv_found_on_every_seed<kv::Bug::directory_before_data>(
-      3, "set(db0, \"a\", \"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklm\");", "kv_api_directory_before_data");
+      3, "set(db0, \"a\", \"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklm\");",
+      "kv_api_directory_before_data");
 }
 
 TEST(ApiCrash, KvCorrectStorePassesThousandsOfScenariosWithCrashes) {

@@ -35,12 +35,14 @@ void found_on_every_seed(std::size_t steps, const std::string& must_show, const 
     EXPECT_NE(r.report.find("after the crash the model allows"), std::string::npos) << r.report;
     EXPECT_NE(r.report.find(must_show), std::string::npos) << r.report;
     EXPECT_NE(r.report.find("| duet::run at kv_store_spec.hpp"), std::string::npos) << "no async trace\n" << r.report;
-    const duet::CheckResult again = duet::check_sequential<Spec>({.replay = r.replay_token, .output_dir = std::string(kOut), .name = name});
+    const duet::CheckResult again =
+        duet::check_sequential<Spec>({.replay = r.replay_token, .output_dir = std::string(kOut), .name = name});
     ASSERT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
     EXPECT_EQ(scenario(again.report), scenario(r.report));
     if (seed == 1) std::printf("%s\n", r.report.c_str());
     std::printf("%s seed %llu: found after %llu cases in %.3f s, shrunk to %zu steps\n", name,
-                static_cast<unsigned long long>(seed), static_cast<unsigned long long>(r.cases), r.seconds, r.failing_length);
+                static_cast<unsigned long long>(seed), static_cast<unsigned long long>(r.cases), r.seconds,
+                r.failing_length);
   }
 }
 
@@ -54,7 +56,8 @@ TEST(KvStoreSeeds, StaleDirectoryFoundOnEverySeedShrunkToFourSteps) {
 //   kv.set("a", <65 bytes>) /* crash */; kv.get("a") -> 65 zero bytes (allowed: nullopt or the value)
 TEST(KvStoreSeeds, DirectoryBeforeDataFoundOnEverySeedShrunkToTwoSteps) {
   found_on_every_seed<kv::Spec<kv::Bug::directory_before_data>>(
-      2, "kv.set(\"a\", \"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklm\");", "kv_directory_before_data");
+      2, "kv.set(\"a\", \"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklm\");",
+      "kv_directory_before_data");
 }
 
 TEST(KvStoreSeeds, CorrectStorePassesTenThousandScenariosWithCrashes) {
@@ -65,8 +68,9 @@ TEST(KvStoreSeeds, CorrectStorePassesTenThousandScenariosWithCrashes) {
     EXPECT_TRUE(r) << r.report;
     EXPECT_EQ(r.cases, 10000u);
     const std::uint64_t crashes = kv::recoveries - before;
-    std::printf("write-%s: 10000 scenarios, %llu commands, %llu crashes recovered, %.2f s\n", write_back ? "back" : "through",
-                static_cast<unsigned long long>(r.commands), static_cast<unsigned long long>(crashes), r.seconds);
+    std::printf("write-%s: 10000 scenarios, %llu commands, %llu crashes recovered, %.2f s\n",
+                write_back ? "back" : "through", static_cast<unsigned long long>(r.commands),
+                static_cast<unsigned long long>(crashes), r.seconds);
     EXPECT_GT(crashes, 3000u) << "crash injection hardly happened";
   }
 }

@@ -131,11 +131,13 @@ TEST(AsyncLifetime, CheckAsyncFindsAScheduleDependentRaceAndReplaysIt) {
   };
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const duet::CheckResult r = duet::check_async("racing flag", body, {.seed = seed, .count = 1000, .output_dir = std::string(kOut)});
+    const duet::CheckResult r =
+        duet::check_async("racing flag", body, {.seed = seed, .count = 1000, .output_dir = std::string(kOut)});
     ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
     EXPECT_NE(r.report.find("data race on var#"), std::string::npos) << r.report;
     EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::fixed_point) << r.report;
-    const duet::CheckResult again = duet::check_async("racing flag", body, {.replay = r.replay_token, .output_dir = std::string(kOut)});
+    const duet::CheckResult again =
+        duet::check_async("racing flag", body, {.replay = r.replay_token, .output_dir = std::string(kOut)});
     ASSERT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
   }
 }
@@ -151,9 +153,7 @@ duet::task<void> alive_at_once(int n) {
   for (auto& f : all) co_await f;
 }
 
-TEST(AsyncLimit, SixtyThreeSpawnedFibersAliveAtOnceRun) {
-  EXPECT_NO_THROW(duet::run(alive_at_once(63)));
-}
+TEST(AsyncLimit, SixtyThreeSpawnedFibersAliveAtOnceRun) { EXPECT_NO_THROW(duet::run(alive_at_once(63))); }
 
 TEST(AsyncLimit, PastTheLimitIsDuetsErrorNamingTheLimitAndHowToRaiseIt) {
   try {

@@ -45,8 +45,6 @@ TEST(AsyncMemoryModel, ReleasePublicationNeverDoes) {
   EXPECT_EQ(read_values(true, duet::MemoryModel::cpp), (std::set<int>{42}));
 }
 
-TEST(AsyncMemoryModel, SeqCstModelNeverDoes) {
-  EXPECT_EQ(read_values(false, duet::MemoryModel::sc), (std::set<int>{42}));
-}
+TEST(AsyncMemoryModel, SeqCstModelNeverDoes) { EXPECT_EQ(read_values(false, duet::MemoryModel::sc), (std::set<int>{42})); }
 
 }  // namespace

@@ -84,8 +84,9 @@ TEST(PlugInCallbacks, SlotClaimedAtCompletionLosesARecordFoundAndReplayed) {
     ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
     EXPECT_NE(r.report.find("assertion failed"), std::string::npos) << r.report;
     EXPECT_NE(r.report.find("| duet::run at"), std::string::npos) << r.report;  // the interleaving is shown
-    const duet::CheckResult again = duet::check_async("two_appends", two_appends<cblog::Reserve::at_completion>,
-                                                      {.replay = r.replay_token, .output_dir = std::string("duet-output/async")});
+    const duet::CheckResult again =
+        duet::check_async("two_appends", two_appends<cblog::Reserve::at_completion>,
+                          {.replay = r.replay_token, .output_dir = std::string("duet-output/async")});
     EXPECT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
     if (seed == 1) std::printf("%s\n", r.report.c_str());
   }

@@ -96,8 +96,8 @@ TEST(AsyncClock, BackOffUpToAMinuteRunsInMicrosecondsDeterministically) {
   EXPECT_EQ(duet::run(retry_with_backoff(100, &attempts)), -1);
   const auto slept = duet::virtual_clock::now() - before;
   const auto real = std::chrono::steady_clock::now() - real_start;
-  EXPECT_EQ(attempts, 6);              // tries at 0, 1, 3, 7, 15, 31 s; 63 s would pass the minute
-  EXPECT_EQ(slept, 31s);               // 1 + 2 + 4 + 8 + 16
+  EXPECT_EQ(attempts, 6);  // tries at 0, 1, 3, 7, 15, 31 s; 63 s would pass the minute
+  EXPECT_EQ(slept, 31s);   // 1 + 2 + 4 + 8 + 16
   EXPECT_LT(real, 10ms * duet_test::time_scale()) << "virtual sleeps must not sleep";
   attempts = 0;
   EXPECT_EQ(duet::run(retry_with_backoff(3, &attempts)), 4);
@@ -109,7 +109,9 @@ TEST(AsyncClock, TheEarliestDeadlineWakesFirstAndTimeStandsStillWhileAnyFiberRun
     const auto t0 = duet::virtual_clock::now();
     auto sleeper = [&](std::string name, std::chrono::seconds d) -> duet::task<void> {
       co_await duet::sleep_for(d);
-      order.push_back(name + "@" + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(duet::virtual_clock::now() - t0).count()));
+      order.push_back(
+          name + "@" +
+          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(duet::virtual_clock::now() - t0).count()));
     };
     auto busy = [&]() -> duet::task<void> {
       for (int i = 0; i < 50; ++i) duet::yield();  // time does not pass while this can run
@@ -261,8 +263,7 @@ TEST(AsyncSync, ConditionVariableTimeoutsFollowTheirDeadlines) {
     co_await b;
     co_return order;
   };
-  for (std::uint64_t seed = 0; seed < 10; ++seed)
-    EXPECT_EQ(duet::run(root(), {.seed = seed}), (std::vector<int>{2, 5}));
+  for (std::uint64_t seed = 0; seed < 10; ++seed) EXPECT_EQ(duet::run(root(), {.seed = seed}), (std::vector<int>{2, 5}));
 }
 
 }  // namespace

@@ -67,7 +67,9 @@ struct PermitsSpec {
   using Sut = Permits<kCheckThenTake>;
   using State = int;  // permits left
   using Cmd = std::variant<Release, Contend>;
-  static duet::Gen<Cmd> command(const State&) { return duet::one_of(duet::just(Cmd(Release{})), duet::just(Cmd(Contend{}))); }
+  static duet::Gen<Cmd> command(const State&) {
+    return duet::one_of(duet::just(Cmd(Release{})), duet::just(Cmd(Contend{})));
+  }
   static duet::Result run(const Cmd& c, Sut& s) {
     if (std::holds_alternative<Release>(c)) {
       s.release();
@@ -153,15 +155,18 @@ duet::Api permits_api() {
   duet::Api api("Permits");
   using P = std::shared_ptr<Permits<kCheckThenTake>>;  // a handle: the pool itself does not move
   auto permits = api.abstract<int, P>("permits");
-  api.op("make", duet::args(), permits, [] { return 0; }, [] { return std::make_shared<Permits<kCheckThenTake>>(); });
-  api.op("release", duet::args(permits), duet::unit(), [](int& n) { ++n; }, [](P& p) { p->release(); });
-  api.op("contend", duet::args(permits), duet::value<int>(),
-         [](int& n) {
-           const int got = std::min(n, 2);
-           n -= got;
-           return got;
-         },
-         [](P& p) { return duet::run(contend(*p), {.schedule = duet::exhaustive(1)}); });
+  api.op(
+      "make", duet::args(), permits, [] { return 0; }, [] { return std::make_shared<Permits<kCheckThenTake>>(); });
+  api.op(
+      "release", duet::args(permits), duet::unit(), [](int& n) { ++n; }, [](P& p) { p->release(); });
+  api.op(
+      "contend", duet::args(permits), duet::value<int>(),
+      [](int& n) {
+        const int got = std::min(n, 2);
+        n -= got;
+        return got;
+      },
+      [](P& p) { return duet::run(contend(*p), {.schedule = duet::exhaustive(1)}); });
   return api;
 }
 

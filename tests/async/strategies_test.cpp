@@ -141,7 +141,8 @@ TEST(AsyncStrategies, ALostWakeupInABarrierIsFoundWithPctAndExhaustive) {
 }
 
 TEST(AsyncStrategies, ALostWakeupInALatchIsFoundWithPctAndExhaustive) {
-  expect_starved(duet::check_async("latch", two_workers_one_waiter<true>, {.seed = 1, .count = 2000}, {.schedule = duet::pct(2)}));
+  expect_starved(
+      duet::check_async("latch", two_workers_one_waiter<true>, {.seed = 1, .count = 2000}, {.schedule = duet::pct(2)}));
   expect_starved(duet::check_async("latch", two_workers_one_waiter<true>, {.seed = 1}, {.schedule = duet::exhaustive(2)}));
 }
 
@@ -151,15 +152,18 @@ TEST(AsyncStrategies, TheExhaustivePassSaysWhatItCovered) {
     ASSERT_TRUE(r.passed()) << r.report;
     EXPECT_EQ(r.cases, 1u) << "one complete search covers the body: it is the same program in every case";
     EXPECT_NE(r.coverage.find("exhaustive(2), complete for the body of \"correct\": all "), std::string::npos) << r.coverage;
-    EXPECT_NE(r.coverage.find("with at most 2 preemptions and at most 2 stale reads explored"), std::string::npos) << r.coverage;
+    EXPECT_NE(r.coverage.find("with at most 2 preemptions and at most 2 stale reads explored"), std::string::npos)
+        << r.coverage;
   }
 }
 
 TEST(AsyncStrategies, TheCorrectTwinsPassUnderPct) {
-  const duet::CheckResult barrier = duet::check_async("barrier", three_parties<false>, {.seed = 1, .count = 500}, {.schedule = duet::pct(3)});
+  const duet::CheckResult barrier =
+      duet::check_async("barrier", three_parties<false>, {.seed = 1, .count = 500}, {.schedule = duet::pct(3)});
   EXPECT_TRUE(barrier.passed()) << barrier.report;
   EXPECT_NE(barrier.coverage.find("schedules drawn by pct(3)"), std::string::npos) << barrier.coverage;
-  const duet::CheckResult latch = duet::check_async("latch", two_workers_one_waiter<false>, {.seed = 1, .count = 500}, {.schedule = duet::pct(3)});
+  const duet::CheckResult latch =
+      duet::check_async("latch", two_workers_one_waiter<false>, {.seed = 1, .count = 500}, {.schedule = duet::pct(3)});
   EXPECT_TRUE(latch.passed()) << latch.report;
 }
 
@@ -169,10 +173,11 @@ TEST(AsyncStrategies, TheCorrectTwinsPassUnderPct) {
 duet::task<void> five_parties() {
   Barrier<false> barrier(5);
   std::vector<duet::future<void>> parties;
-  for (int i = 0; i < 5; ++i) parties.push_back(duet::spawn([](Barrier<false>& b) -> duet::task<void> {
-    b.arrive_and_wait();
-    co_return;
-  }(barrier)));
+  for (int i = 0; i < 5; ++i)
+    parties.push_back(duet::spawn([](Barrier<false>& b) -> duet::task<void> {
+      b.arrive_and_wait();
+      co_return;
+    }(barrier)));
   for (auto& p : parties) co_await p;
 }
 
@@ -200,11 +205,14 @@ TEST(AsyncStrategies, PctZeroRunsAndIsNamedAsPctOne) {
 // and gives the same report twice from the same seed.
 TEST(AsyncStrategies, FailuresReplayFromTheirTokenAndRepeatFromTheSeed) {
   for (const duet::Schedule& s : {duet::pct(2), duet::exhaustive(1)}) {
-    const duet::CheckResult first = duet::check_async("barrier", three_parties<true>, {.seed = 7, .count = 2000}, {.schedule = s});
-    const duet::CheckResult again = duet::check_async("barrier", three_parties<true>, {.seed = 7, .count = 2000}, {.schedule = s});
+    const duet::CheckResult first =
+        duet::check_async("barrier", three_parties<true>, {.seed = 7, .count = 2000}, {.schedule = s});
+    const duet::CheckResult again =
+        duet::check_async("barrier", three_parties<true>, {.seed = 7, .count = 2000}, {.schedule = s});
     ASSERT_EQ(first.status, duet::CheckResult::Status::failed) << first.report;
     EXPECT_EQ(first.replay_token, again.replay_token);
-    const duet::CheckResult replayed = duet::check_async("barrier", three_parties<true>, {.replay = first.replay_token}, {.schedule = s});
+    const duet::CheckResult replayed =
+        duet::check_async("barrier", three_parties<true>, {.replay = first.replay_token}, {.schedule = s});
     EXPECT_EQ(replayed.status, duet::CheckResult::Status::failed) << replayed.report;
     EXPECT_NE(replayed.report.find("starved"), std::string::npos) << replayed.report;
   }
@@ -241,11 +249,12 @@ TEST(AsyncStrategies, PctInTheRunsOfASpec) {
 // (tests/async/spec_runs_test.cpp has more); a duet::run outside any check refuses it, as an
 // error of the caller.
 TEST(AsyncStrategies, ExhaustiveInTheRunsOfASpec) {
-  const duet::CheckResult lost =
-      duet::check_sequential<BarrierRoundsSpec<true, duet::Schedule::Kind::exhaustive>>({.seed = 1, .count = 3, .max_length = 3});
+  const duet::CheckResult lost = duet::check_sequential<BarrierRoundsSpec<true, duet::Schedule::Kind::exhaustive>>(
+      {.seed = 1, .count = 3, .max_length = 3});
   ASSERT_EQ(lost.status, duet::CheckResult::Status::failed) << lost.report;
   EXPECT_NE(lost.report.find("duet::starved"), std::string::npos) << lost.report;
-  const duet::CheckResult r = duet::check_sequential<BarrierRoundsSpec<false, duet::Schedule::Kind::exhaustive>>({.seed = 1, .count = 3, .max_length = 3});
+  const duet::CheckResult r = duet::check_sequential<BarrierRoundsSpec<false, duet::Schedule::Kind::exhaustive>>(
+      {.seed = 1, .count = 3, .max_length = 3});
   EXPECT_TRUE(r.passed()) << r.report;
   EXPECT_NE(r.coverage.find("exhaustive(1) for the duet::run calls of "), std::string::npos) << r.coverage;
   EXPECT_THROW(duet::run(three_parties<false>(), {.schedule = duet::exhaustive()}), std::runtime_error);
@@ -272,8 +281,9 @@ TEST(AsyncStrategies, CasesToFindOnTwentySeeds) {
       std::sort(cases.begin(), cases.end());
       if (cases.empty()) continue;
       std::printf("%s, %s: found on %zu of 20 seeds, cases to find: median %llu, most %llu\n", subject.name,
-                  s.kind == duet::Schedule::Kind::random ? "random" : ("pct(" + std::to_string(s.depth) + ")").c_str(), cases.size(),
-                  static_cast<unsigned long long>(cases[cases.size() / 2]), static_cast<unsigned long long>(cases.back()));
+                  s.kind == duet::Schedule::Kind::random ? "random" : ("pct(" + std::to_string(s.depth) + ")").c_str(),
+                  cases.size(), static_cast<unsigned long long>(cases[cases.size() / 2]),
+                  static_cast<unsigned long long>(cases.back()));
     }
 }
 

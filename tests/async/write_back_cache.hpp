@@ -75,11 +75,14 @@ class Cache {
   std::array<bool, kSlots> dirty_{};
 };
 
-struct Put { std::uint64_t slot; int value; };
-struct Get { std::uint64_t slot; };
-inline std::string duet_show(const Put& c) {
-  return "put(" + std::to_string(c.slot) + ", " + std::to_string(c.value) + ")";
-}
+struct Put {
+  std::uint64_t slot;
+  int value;
+};
+struct Get {
+  std::uint64_t slot;
+};
+inline std::string duet_show(const Put& c) { return "put(" + std::to_string(c.slot) + ", " + std::to_string(c.value) + ")"; }
 inline std::string duet_show(const Get& c) { return "get(" + std::to_string(c.slot) + ")"; }
 
 inline std::uint64_t recoveries = 0;  // tests count the crashes they made
@@ -152,7 +155,8 @@ duet::Api api() {
   auto cache = api.abstract<Ref, H>("cache");
   api.recover(cache, [](H& h) { h.remount(); });
   const auto slot = duet::integers<std::uint64_t>(0, kSlots - 1);
-  api.op("open", duet::args(), cache, [] { return Ref{}; }, [] { return H(); });
+  api.op(
+      "open", duet::args(), cache, [] { return Ref{}; }, [] { return H(); });
   api.op(
       "put", duet::args(cache, slot, duet::integers<int>(1, 9)), duet::unit(),
       [](Ref& r, std::uint64_t s, int v) { r[s] = v; },
@@ -160,8 +164,9 @@ duet::Api api() {
         h.cache().put(s, v);
         duet::run(h.cache().flush());
       });
-  api.op("get", duet::args(cache, slot), duet::value<int>(), [](Ref& r, std::uint64_t s) { return r[s]; },
-         [](H& h, std::uint64_t s) { return h.cache().get(s); });
+  api.op(
+      "get", duet::args(cache, slot), duet::value<int>(), [](Ref& r, std::uint64_t s) { return r[s]; },
+      [](H& h, std::uint64_t s) { return h.cache().get(s); });
   return api;
 }
 

@@ -40,7 +40,8 @@ TEST(CheckerCli, OneLinePerFileAndExitStatus) {
   EXPECT_EQ(ok.status, 0) << ok.out;
   EXPECT_NE(ok.out.find(kHistories + "/etcd/etcd_002.log\tlinearizable\t"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find(kHistories + "/kv/c01-ok.txt\tlinearizable\t"), std::string::npos) << ok.out;
-  EXPECT_NE(ok.out.find("2 files: 2 linearizable, 0 not linearizable, 0 unknown, 0 unreadable"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("2 files: 2 linearizable, 0 not linearizable, 0 unknown, 0 unreadable"), std::string::npos)
+      << ok.out;
 
   const CliRun bad = duet_check("--quiet " + kHistories + "/etcd/etcd_002.log " + kHistories + "/etcd/etcd_000.log");
   EXPECT_EQ(bad.status, 1) << bad.out;
@@ -55,7 +56,8 @@ TEST(CheckerCli, OneLinePerFileAndExitStatus) {
 TEST(CheckerCli, ViolationIsExplained) {
   const CliRun r = duet_check(kHistories + "/etcd/etcd_000.log");
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.out.find("The operation that cannot be placed: #43 process 11: read -> 2 (line 85)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("The operation that cannot be placed: #43 process 11: read -> 2 (line 85)"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("longest partial linearization (state after each):"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("cannot place: #43 process 11: read -> 2"), std::string::npos) << r.out;
   // The state there is the one after the last operation of the partial order.
@@ -132,8 +134,9 @@ TEST(CheckerCli, HtmlTimelineIsWritten) {
 TEST(CheckerCli, PagesOfFilesWithTheSameNameDoNotOverwriteEachOther) {
   const std::string dir = testing::TempDir() + "duet_cli_same_name";
   std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/a " + dir + "/b").c_str());
-  std::system(("cp " + kHistories + "/etcd/etcd_000.log " + dir + "/a/x.log && cp " + kHistories + "/etcd/etcd_002.log " + dir +
-               "/b/x.log").c_str());
+  std::system(("cp " + kHistories + "/etcd/etcd_000.log " + dir + "/a/x.log && cp " + kHistories + "/etcd/etcd_002.log " +
+               dir + "/b/x.log")
+                  .c_str());
   const CliRun r = duet_check("--quiet --html " + dir + "/out.html " + dir + "/a/x.log " + dir + "/b/x.log");
   EXPECT_EQ(r.status, 1) << r.out;
   std::ifstream first(dir + "/out.x.log.html"), second(dir + "/out.1.x.log.html");
@@ -176,8 +179,9 @@ TEST(CheckerCli, UnknownModelIsAUsageError) {
 double reported_ms(const CliRun& r, const std::string& file) {
   const std::smatch m = [&] {
     std::smatch found;
-    std::regex_search(r.out, found, std::regex("(^|\n)" + std::regex_replace(file, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-                                               "\t[a-z-]+\t([0-9.]+)\n"));
+    std::regex_search(r.out, found,
+                      std::regex("(^|\n)" + std::regex_replace(file, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                                 "\t[a-z-]+\t([0-9.]+)\n"));
     return found;
   }();
   return m.empty() ? -1 : std::stod(m[2].str());
@@ -196,9 +200,9 @@ TEST(CheckerCli, TimeoutEndsWaitingForAFifoWithNoWriter) {
   EXPECT_NE(r.out.find("1 files: 0 linearizable, 0 not linearizable, 1 unknown, 0 unreadable"), std::string::npos) << r.out;
   EXPECT_LT(seconds, 5.0);
   // Without --timeout a writer is waited for, as before.
-  const CliRun fed = duet_check_with_prefix("(sleep 0.3; cat " + std::string(DUET_CHECKER_DATA_DIR) + "/sample.duet > " + dir +
-                                                "/history.fifo) & timeout 20 ",
-                                            "--quiet " + dir + "/history.fifo");
+  const CliRun fed = duet_check_with_prefix(
+      "(sleep 0.3; cat " + std::string(DUET_CHECKER_DATA_DIR) + "/sample.duet > " + dir + "/history.fifo) & timeout 20 ",
+      "--quiet " + dir + "/history.fifo");
   EXPECT_EQ(fed.status, 0) << fed.out;
   EXPECT_NE(fed.out.find("history.fifo\tlinearizable\t"), std::string::npos) << fed.out;
 }
@@ -211,9 +215,10 @@ TEST(CheckerCli, EndlessOrSilentInputEndsWithoutATimeout) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
   EXPECT_EQ(zero.status, 2) << zero.out;
   EXPECT_NE(zero.out.find("/dev/zero\tunreadable\t"), std::string::npos) << zero.out;
-  EXPECT_NE(zero.out.find("duet-check: /dev/zero:0: the input is larger than 512 MiB, the limit for one history (raise it with "
-                          "--max-input MIB"),
-            std::string::npos)
+  EXPECT_NE(
+      zero.out.find("duet-check: /dev/zero:0: the input is larger than 512 MiB, the limit for one history (raise it with "
+                    "--max-input MIB"),
+      std::string::npos)
       << zero.out;
   const CliRun small = duet_check("--max-input 0.5 /dev/zero");
   EXPECT_NE(small.out.find("the input is larger than 0.5 MiB"), std::string::npos) << small.out;
@@ -225,11 +230,13 @@ TEST(CheckerCli, EndlessOrSilentInputEndsWithoutATimeout) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
   EXPECT_EQ(fifo.status, 2) << fifo.out;
   EXPECT_NE(fifo.out.find(dir + "/h.fifo\tunknown\t"), std::string::npos) << fifo.out;
-  EXPECT_NE(fifo.out.find("\n  reading took longer than 0.5 s, the limit for an input that is not a regular file"), std::string::npos)
+  EXPECT_NE(fifo.out.find("\n  reading took longer than 0.5 s, the limit for an input that is not a regular file"),
+            std::string::npos)
       << fifo.out;
   // The usage says what the defaults are.
   const CliRun help = duet_check("--help");
-  EXPECT_NE(help.out.find("--max-input MIB     refuse a history file larger than this (default 512)"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--max-input MIB     refuse a history file larger than this (default 512)"), std::string::npos)
+      << help.out;
   EXPECT_NE(help.out.find("device) for at most this long (default 10)"), std::string::npos) << help.out;
   std::system(("rm -rf " + dir).c_str());
 }
@@ -258,8 +265,9 @@ TEST(CheckerCli, TimeoutCoversReadingAndParsingABigFile) {
   const CliRun r = duet_check("--timeout 0.001 " + path);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find(path + "\tunknown\t"), std::string::npos) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n  the time budget ran out while (reading the file \\([0-9]+ bytes read\\)|"
-                                                  "parsing the file \\([0-9]+ bytes read, stopped at line [0-9]+\\))\n")))
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex("\n  the time budget ran out while (reading the file \\([0-9]+ bytes read\\)|"
+                                          "parsing the file \\([0-9]+ bytes read, stopped at line [0-9]+\\))\n")))
       << r.out;
   EXPECT_LT(reported_ms(r, path), 2000) << r.out;
   std::remove(path.c_str());
@@ -310,7 +318,8 @@ TEST(CheckerCli, HugeValueGivesAShortError) {
   const CliRun r = duet_check(path);
   EXPECT_EQ(r.status, 2);
   EXPECT_LT(r.out.size(), 2048u) << r.out.substr(0, 1000);
-  EXPECT_NE(r.out.find("duet-check: " + path + ":1: the value written must be an integer or nil, not \"xxx"), std::string::npos)
+  EXPECT_NE(r.out.find("duet-check: " + path + ":1: the value written must be an integer or nil, not \"xxx"),
+            std::string::npos)
       << r.out.substr(0, 1000);
   EXPECT_NE(r.out.find("... (10000002 bytes)"), std::string::npos) << r.out.substr(0, 1000);
   EXPECT_LT(reported_ms(r, path), 3000) << r.out.substr(0, 1000);
@@ -335,7 +344,8 @@ TEST(CheckerCli, InitChangesTheAssumedStateAndSaysSo) {
   const std::string file = kHistories + "/variants/register.vector.edn";
   const CliRun edn = duet_check(file);
   EXPECT_EQ(edn.status, 0) << edn.out;
-  EXPECT_NE(edn.out.find("assuming the register starts at 0 (the edn format's default; use --init to change)"), std::string::npos)
+  EXPECT_NE(edn.out.find("assuming the register starts at 0 (the edn format's default; use --init to change)"),
+            std::string::npos)
       << edn.out;
   const CliRun given = duet_check("--init 3 " + file);
   EXPECT_NE(given.out.find("assuming the register starts at 3 (--init)"), std::string::npos) << given.out;
@@ -347,7 +357,8 @@ TEST(CheckerCli, InitChangesTheAssumedStateAndSaysSo) {
   EXPECT_NE(two.out.find("--init takes one EDN value; after it comes `2`"), std::string::npos) << two.out;
   const CliRun misfit = duet_check("--init '{:a 1}' " + file);
   EXPECT_EQ(misfit.status, 2) << misfit.out;
-  EXPECT_NE(misfit.out.find("--init for cas-register must be an integer or nil, not {:a 1}"), std::string::npos) << misfit.out;
+  EXPECT_NE(misfit.out.find("--init for cas-register must be an integer or nil, not {:a 1}"), std::string::npos)
+      << misfit.out;
 }
 
 }  // namespace

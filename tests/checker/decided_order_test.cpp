@@ -20,12 +20,12 @@ using duet::history::detail::stopped;
 const std::vector<TimedOp> kTimed{{0, 0, 2}, {1, 1, 3}, {0, 5, 6}, {1, 4, TimedOp::kPending}};
 
 TEST(DecidedOrder, FitsTheHistoryOnlyInAnOrderItsTimesAndProcessesAllow) {
-  EXPECT_TRUE(order_fits_history({0, 1, 2}, kTimed));     // the pending one left out
-  EXPECT_TRUE(order_fits_history({1, 0, 3, 2}, kTimed));  // overlapping ones either way
-  EXPECT_FALSE(order_fits_history({2, 0, 1}, kTimed));    // 2 began after 0 returned
-  EXPECT_FALSE(order_fits_history({0, 1}, kTimed));       // a completed one missing
-  EXPECT_FALSE(order_fits_history({0, 1, 1, 2}, kTimed)); // one placed twice
-  EXPECT_FALSE(order_fits_history({0, 1, 7}, kTimed));    // no such operation
+  EXPECT_TRUE(order_fits_history({0, 1, 2}, kTimed));      // the pending one left out
+  EXPECT_TRUE(order_fits_history({1, 0, 3, 2}, kTimed));   // overlapping ones either way
+  EXPECT_FALSE(order_fits_history({2, 0, 1}, kTimed));     // 2 began after 0 returned
+  EXPECT_FALSE(order_fits_history({0, 1}, kTimed));        // a completed one missing
+  EXPECT_FALSE(order_fits_history({0, 1, 1, 2}, kTimed));  // one placed twice
+  EXPECT_FALSE(order_fits_history({0, 1, 7}, kTimed));     // no such operation
 }
 
 TEST(DecidedOrder, CertifiesOnlyAnOrderEveryStepOfWhichIsLegal) {
@@ -47,7 +47,7 @@ TEST(DecidedOrder, CertifiesOnlyAnOrderEveryStepOfWhichIsLegal) {
     return op != 1;
   };
   EXPECT_FALSE(certify_order({0, 1, 2}, kTimed, illegal_1).has_value());
-  EXPECT_EQ(applied, (std::vector<std::size_t>{0, 1}));  // stops at the first illegal step
+  EXPECT_EQ(applied, (std::vector<std::size_t>{0, 1}));                   // stops at the first illegal step
   EXPECT_FALSE(certify_order({2, 0, 1}, kTimed, legal_all).has_value());  // legal, against real time
 }
 

@@ -42,7 +42,8 @@ History random_kv(std::mt19937_64& rng, int ops, int keys, bool with_pending, bo
   std::map<std::string, std::string> store;
   std::vector<std::size_t> by_point(plan.size());
   for (std::size_t i = 0; i < plan.size(); ++i) by_point[i] = i;
-  std::stable_sort(by_point.begin(), by_point.end(), [&](std::size_t a, std::size_t b) { return plan[a].point < plan[b].point; });
+  std::stable_sort(by_point.begin(), by_point.end(),
+                   [&](std::size_t a, std::size_t b) { return plan[a].point < plan[b].point; });
   h.ops.resize(plan.size());
   std::vector<std::vector<std::string>> past(keys);
   for (std::size_t i : by_point) {
@@ -50,7 +51,7 @@ History random_kv(std::mt19937_64& rng, int ops, int keys, bool with_pending, bo
     const std::string key = std::to_string(rng() % keys);
     op.process = plan[i].process * 100 + static_cast<int>(i);  // one operation per process id: no program order
     op.key = Value::string(key);
-    op.invoke = plan[i].invoke * 2;          // even: invocations and responses never tie
+    op.invoke = plan[i].invoke * 2;  // even: invocations and responses never tie
     op.response = plan[i].response * 2 + 1;
     const std::string v = marked ? "<" + std::to_string(i) + ">" : std::to_string(i) + ";";
     switch (rng() % 3) {
@@ -179,7 +180,9 @@ History random_register(std::mt19937_64& rng, int n) {
     const int kind = static_cast<int>(rng() % 3);
     op.f = kind == 0 ? "read" : kind == 1 ? "write" : "cas";
     if (kind == 1) op.input = Value::integer(static_cast<std::int64_t>(rng() % 3));
-    if (kind == 2) op.input = Value::vector({Value::integer(static_cast<std::int64_t>(rng() % 3)), Value::integer(static_cast<std::int64_t>(rng() % 3))});
+    if (kind == 2)
+      op.input = Value::vector(
+          {Value::integer(static_cast<std::int64_t>(rng() % 3)), Value::integer(static_cast<std::int64_t>(rng() % 3))});
     h.ops.push_back(op);
   }
   std::stable_sort(points.begin(), points.end());
@@ -266,8 +269,8 @@ using duet::detail::TimedOp;
 struct KvStep {
   int kind;  // 0 get, 1 put, 2 append
   int key;
-  int value;               // put/append: the value's id (as text: "<id>;")
-  std::string expected;    // get: the result observed
+  int value;             // put/append: the value's id (as text: "<id>;")
+  std::string expected;  // get: the result observed
 };
 
 struct PlainKv {
@@ -315,7 +318,7 @@ void random_timed_kv(std::mt19937_64& rng, int n, int keys, bool pending, bool t
     TimedOp op;
     op.process = static_cast<std::uint32_t>(p);
     op.invoke = free_at[p] + (ties ? 0 : 1) + rng() % 3;  // ties: may start when the previous one returned
-    op.response = op.invoke + rng() % 4;  // coarse clock: many ties
+    op.response = op.invoke + rng() % 4;                  // coarse clock: many ties
     free_at[p] = op.response;
     plan.push_back({op.invoke + rng() % (op.response - op.invoke + 1), ops.size()});
     ops.push_back(op);

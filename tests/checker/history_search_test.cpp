@@ -41,7 +41,7 @@ TEST(HistorySearchParts, APartsTimesNumberItsProcessesDenselyAndLeaveInfoPending
 TEST(HistorySearchParts, TheBlockingOperationIsTheWitnesssLastToReturnOrTheFirstUnplacedToReturn) {
   const std::vector<TimedOp> timed{{0, 0, 5}, {1, 1, 9}, {2, 2, TimedOp::kPending}, {0, 6, 7}};
   EXPECT_EQ(stuck_in_witness({0, 2, 3}, timed), std::optional<std::size_t>{3});
-  EXPECT_EQ(stuck_in_witness({2}, timed), std::nullopt);  // only a pending one
+  EXPECT_EQ(stuck_in_witness({2}, timed), std::nullopt);                    // only a pending one
   EXPECT_EQ(stuck_after_order({0}, timed), std::optional<std::size_t>{3});  // 7 before 9
   EXPECT_EQ(stuck_after_order({0, 1, 3}, timed), std::nullopt);
 }

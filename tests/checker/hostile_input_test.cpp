@@ -73,9 +73,11 @@ TEST(HostileInput, HugeValueInAModelErrorIsQuotedBriefly) {
   // A million-element vector where a counter wants an integer, and a 10 MB function name.
   std::string items;
   for (int i = 0; i < 1'000'000; ++i) items += "1 ";
-  const History v = parse_history(";duet-history 1\n;model counter\n{:process 0, :invoke 1, :complete 2, :type :ok, :f :add, "
-                                  ":input [" + items + "]}\n",
-                                  Format::automatic, "v.duet");
+  const History v =
+      parse_history(";duet-history 1\n;model counter\n{:process 0, :invoke 1, :complete 2, :type :ok, :f :add, "
+                    ":input [" +
+                        items + "]}\n",
+                    Format::automatic, "v.duet");
   t0 = Clock::now();
   const std::string ev = check_error(v);
   EXPECT_LT(seconds_since(t0), 1.0);
@@ -83,12 +85,14 @@ TEST(HostileInput, HugeValueInAModelErrorIsQuotedBriefly) {
   EXPECT_EQ(ev.rfind("v.duet:3: add needs an integer, not [1 1 1", 0), 0u) << ev.substr(0, 300);
   EXPECT_NE(ev.find("... (2000001 bytes)"), std::string::npos) << ev.substr(0, 600);
 
-  const History f = parse_history(";duet-history 1\n;model kv\n{:process 0, :invoke 1, :complete 2, :type :ok, :f :" + x +
-                                      ", :key \"k\"}\n",
-                                  Format::automatic, "f.duet");
+  const History f = parse_history(
+      ";duet-history 1\n;model kv\n{:process 0, :invoke 1, :complete 2, :type :ok, :f :" + x + ", :key \"k\"}\n",
+      Format::automatic, "f.duet");
   const std::string ef = check_error(f);
   EXPECT_LT(ef.size(), 1024u);
-  EXPECT_EQ(ef.rfind("f.duet:3: the kv model has get, put and append, not '" + std::string(200, 'x') + "... (10000000 bytes)'", 0), 0u)
+  EXPECT_EQ(
+      ef.rfind("f.duet:3: the kv model has get, put and append, not '" + std::string(200, 'x') + "... (10000000 bytes)'", 0),
+      0u)
       << ef.substr(0, 600);
 }
 
@@ -97,8 +101,9 @@ TEST(HostileInput, HugeInputInAParseErrorIsQuotedBriefly) {
   // A completion whose function does not match its invocation's: both names are quoted.
   std::string e = parse_error("{:process 0, :type :invoke, :f :" + x + "}\n{:process 0, :type :ok, :f :" + x + "y}\n");
   EXPECT_LT(e.size(), 1024u) << e.substr(0, 600);
-  EXPECT_EQ(e, "t:2: `:ok :" + std::string(200, 'x') + "... (10000001 bytes)` for process 0 does not match its pending `:invoke :" +
-                   std::string(200, 'x') + "... (10000000 bytes)` from line 1");
+  EXPECT_EQ(e, "t:2: `:ok :" + std::string(200, 'x') +
+                   "... (10000001 bytes)` for process 0 does not match its pending `:invoke :" + std::string(200, 'x') +
+                   "... (10000000 bytes)` from line 1");
   // A value in the wrong place.
   const auto t0 = Clock::now();
   e = parse_error(";duet-history 1\n{:process \"" + x + "\", :invoke 1, :complete 2, :type :ok, :f :read}\n");
@@ -108,8 +113,8 @@ TEST(HostileInput, HugeInputInAParseErrorIsQuotedBriefly) {
   const History h = parse_history(";duet-history 1\n;model " + x + "\n", Format::automatic, "m.duet");
   const std::string em = check_error(h);
   EXPECT_LT(em.size(), 1024u);
-  EXPECT_EQ(em, "m.duet:2: unknown model '" + std::string(200, 'x') + "... (10000000 bytes)' in the `;model` line (known: " +
-                    known_models() + ")");
+  EXPECT_EQ(em, "m.duet:2: unknown model '" + std::string(200, 'x') +
+                    "... (10000000 bytes)' in the `;model` line (known: " + known_models() + ")");
 }
 
 // ---- 2. a deadline for reading and parsing ----
@@ -130,14 +135,16 @@ TEST(HostileInput, DeadlineStopsParsingAndReading) {
     (void)parse_history(text, Format::automatic, "big.txt", past);
     ADD_FAILURE() << "parsed past its deadline";
   } catch (const TimeBudgetExceeded& e) {
-    const std::string prefix = "the time budget ran out while parsing the file (" + std::to_string(text.size()) + " bytes read, stopped at line ";
+    const std::string prefix =
+        "the time budget ran out while parsing the file (" + std::to_string(text.size()) + " bytes read, stopped at line ";
     EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
   }
   // Every format checks it.
   for (Format f : {Format::kv_log, Format::edn, Format::jepsen_log, Format::duet}) {
     std::string other;
     for (int i = 0; i < 3000; ++i) {
-      if (f == Format::edn) other += (i == 0 ? "[" : "") + std::string("{:process ") + std::to_string(i) + ", :type :invoke, :f :read}\n";
+      if (f == Format::edn)
+        other += (i == 0 ? "[" : "") + std::string("{:process ") + std::to_string(i) + ", :type :invoke, :f :read}\n";
       if (f == Format::jepsen_log) other += "INFO  jepsen.util - " + std::to_string(i) + "\t:invoke\t:read\tnil\n";
       if (f == Format::duet) other += i == 0 ? ";duet-history 1\n" : "{:process 0, :invoke 1, :type :info, :f :read}\n";
     }
@@ -174,8 +181,9 @@ TEST(HostileInput, InputLargerThanTheLimitIsRefused) {
   EXPECT_EQ(ReadLimits{}.max_bytes, std::size_t{512} << 20);
   ReadLimits one_mib;
   one_mib.max_bytes = std::size_t{1} << 20;
-  const std::string refused = ":0: the input is larger than 1 MiB, the limit for one history (raise it with --max-input MIB, or "
-                              "ReadLimits::max_bytes)";
+  const std::string refused =
+      ":0: the input is larger than 1 MiB, the limit for one history (raise it with --max-input MIB, or "
+      "ReadLimits::max_bytes)";
   // A regular file: refused by its size, before it is read.
   const std::string path = testing::TempDir() + "duet_hostile_large.txt";
   std::ofstream(path) << kv_lines(20'000);  // about 2 MB
@@ -211,8 +219,9 @@ TEST(HostileInput, InputThatIsNotAFileHasADeadlineOfItsOwn) {
     (void)read_history(dir + "/h.fifo", Format::automatic, kNoDeadline, quick);
     ADD_FAILURE() << "read a FIFO with no writer";
   } catch (const TimeBudgetExceeded& e) {
-    EXPECT_STREQ(e.what(), "reading took longer than 0.3 s, the limit for an input that is not a regular file (a FIFO, a pipe, a "
-                           "device); 0 bytes read (change it with --input-timeout SECONDS)");
+    EXPECT_STREQ(e.what(),
+                 "reading took longer than 0.3 s, the limit for an input that is not a regular file (a FIFO, a pipe, a "
+                 "device); 0 bytes read (change it with --input-timeout SECONDS)");
   }
   const double seconds = seconds_since(t0);
   EXPECT_GE(seconds, 0.25);
@@ -284,7 +293,8 @@ TEST(HostileInput, RegisterModelsTakeEveryInt64) {
   for (const char* model : {"cas-register", "cas-register-0"}) {
     CheckOptions options;
     options.model = model;
-    EXPECT_EQ(check_history(parse_history(ok, Format::automatic, "min.log"), options).verdict, Verdict::linearizable) << model;
+    EXPECT_EQ(check_history(parse_history(ok, Format::automatic, "min.log"), options).verdict, Verdict::linearizable)
+        << model;
   }
   // INT64_MIN is a value, not the empty register: reading it from the empty register is wrong,
   // and the state shows it as the number it is.
@@ -292,9 +302,9 @@ TEST(HostileInput, RegisterModelsTakeEveryInt64) {
   const CheckReport r = check_history(h);
   EXPECT_EQ(r.verdict, Verdict::not_linearizable);
   EXPECT_EQ(r.stuck_state, "nil");
-  const History w = parse_history(jepsen({"0\t:invoke\t:write\t" + lo, "0\t:ok\t:write\t" + lo, "0\t:invoke\t:read\tnil",
-                                          "0\t:ok\t:read\tnil"}),
-                                  Format::automatic, "min.log");
+  const History w = parse_history(
+      jepsen({"0\t:invoke\t:write\t" + lo, "0\t:ok\t:write\t" + lo, "0\t:invoke\t:read\tnil", "0\t:ok\t:read\tnil"}),
+      Format::automatic, "min.log");
   const CheckReport rw = check_history(w);
   EXPECT_EQ(rw.verdict, Verdict::not_linearizable);
   EXPECT_EQ(rw.stuck_state, lo);
@@ -303,16 +313,20 @@ TEST(HostileInput, RegisterModelsTakeEveryInt64) {
 TEST(HostileInput, ProcessIdsAreEdnIntegersInEveryFormat) {
   // Jepsen log: the process field.
   EXPECT_EQ(parse_history(jepsen({"+5\t:invoke\t:read\tnil"}), Format::automatic, "t").ops.at(0).process, 5);
-  EXPECT_EQ(parse_history(jepsen({std::to_string(kMin) + "\t:invoke\t:read\tnil"}), Format::automatic, "t").ops.at(0).process, kMin);
+  EXPECT_EQ(
+      parse_history(jepsen({std::to_string(kMin) + "\t:invoke\t:read\tnil"}), Format::automatic, "t").ops.at(0).process,
+      kMin);
   EXPECT_EQ(parse_history(jepsen({"-0\t:invoke\t:read\tnil"}), Format::automatic, "t").ops.at(0).process, 0);
-  EXPECT_EQ(parse_error(jepsen({"010\t:invoke\t:read\tnil"})), "t:1: process id `010` is not an integer (EDN integers have no leading zeros)");
+  EXPECT_EQ(parse_error(jepsen({"010\t:invoke\t:read\tnil"})),
+            "t:1: process id `010` is not an integer (EDN integers have no leading zeros)");
   EXPECT_EQ(parse_error(jepsen({"\t:invoke\t:read\tnil"})), "t:1: empty process field");
   EXPECT_EQ(parse_error(jepsen({"+\t:invoke\t:read\tnil"})), "t:1: process id `+` is not an integer");
   EXPECT_EQ(parse_error(jepsen({"+-5\t:invoke\t:read\tnil"})), "t:1: process id `+-5` is not an integer");
   EXPECT_EQ(parse_error(jepsen({"-9223372036854775809\t:invoke\t:read\tnil"})),
             "t:1: process id `-9223372036854775809` is out of range (64-bit)");
   // ... and its value field, read as EDN.
-  EXPECT_EQ(parse_error(jepsen({"0\t:invoke\t:write\t010"})), "t:1: invalid number `010` (EDN integers have no leading zeros)");
+  EXPECT_EQ(parse_error(jepsen({"0\t:invoke\t:write\t010"})),
+            "t:1: invalid number `010` (EDN integers have no leading zeros)");
   EXPECT_EQ(parse_history(jepsen({"0\t:invoke\t:write\t+7"}), Format::automatic, "t").ops.at(0).input, Value::integer(7));
 
   // kv log: :process. A keyword (:nemesis) is not a client; anything else that is not an
@@ -326,7 +340,8 @@ TEST(HostileInput, ProcessIdsAreEdnIntegersInEveryFormat) {
   EXPECT_EQ(parse_error(kv("010")), "t:1: invalid number `010` (EDN integers have no leading zeros)");
   EXPECT_EQ(parse_error(kv("nil")), "t:1: :process must be an integer (or a keyword such as :nemesis), found `nil`");
   EXPECT_EQ(parse_error(kv("\"\"")), "t:1: :process must be an integer (or a keyword such as :nemesis), found `\"\"`");
-  EXPECT_EQ(parse_error("[" + kv("1.5") + "]"), "t:1: :process must be an integer (or a keyword such as :nemesis), found `1.5`");
+  EXPECT_EQ(parse_error("[" + kv("1.5") + "]"),
+            "t:1: :process must be an integer (or a keyword such as :nemesis), found `1.5`");
 }
 
 // ---- 5. every error about the input has its file and line ----
@@ -347,7 +362,8 @@ TEST(HostileInput, ModelErrorsNameTheFileAndLine) {
   // Histories recorded in memory have no lines: the source alone, not ":0".
   Recorder rec(1, "kv");
   rec.complete(0, rec.invoke(0, "cas", Value::string("k"), Value::nil()), Value::nil());
-  EXPECT_EQ(check_error(rec.history("run")).rfind("run: the kv model has get, put and append, not 'cas' (process 0: cas", 0), 0u)
+  EXPECT_EQ(check_error(rec.history("run")).rfind("run: the kv model has get, put and append, not 'cas' (process 0: cas", 0),
+            0u)
       << check_error(rec.history("run"));
   Recorder unnamed(1, "");
   EXPECT_EQ(check_error(unnamed.history("run")), "run: the history does not say which model it follows; pass one (--model)");

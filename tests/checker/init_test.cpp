@@ -19,21 +19,20 @@ CheckReport check(const std::string& text, std::optional<Value> init = std::null
 }
 
 // Jepsen log: a read that returns 0 with nothing written.
-const std::string kReadsZero =
-    "INFO  jepsen.util - 0\t:invoke\t:read\tnil\n"
-    "INFO  jepsen.util - 0\t:ok\t:read\t0\n";
+const std::string kReadsZero = "INFO  jepsen.util - 0\t:invoke\t:read\tnil\n"
+                               "INFO  jepsen.util - 0\t:ok\t:read\t0\n";
 // ... and one that returns nil (the empty register) after a write of 0 that may come after it.
-const std::string kReadsNil =
-    "INFO  jepsen.util - 0\t:invoke\t:read\tnil\n"
-    "INFO  jepsen.util - 0\t:ok\t:read\tnil\n"
-    "INFO  jepsen.util - 1\t:invoke\t:write\t0\n"
-    "INFO  jepsen.util - 1\t:ok\t:write\t0\n";
+const std::string kReadsNil = "INFO  jepsen.util - 0\t:invoke\t:read\tnil\n"
+                              "INFO  jepsen.util - 0\t:ok\t:read\tnil\n"
+                              "INFO  jepsen.util - 1\t:invoke\t:write\t0\n"
+                              "INFO  jepsen.util - 1\t:ok\t:write\t0\n";
 
 TEST(CheckerInit, RegisterFromZeroAndFromNil) {
   const CheckReport from_nil = check(kReadsZero);
   EXPECT_EQ(from_nil.verdict, Verdict::not_linearizable);
   EXPECT_EQ(from_nil.initial_state, "the register starts empty (nil) (use --init to change)");
-  EXPECT_NE(from_nil.explanation.find("assuming the register starts empty (nil)"), std::string::npos) << from_nil.explanation;
+  EXPECT_NE(from_nil.explanation.find("assuming the register starts empty (nil)"), std::string::npos)
+      << from_nil.explanation;
   const CheckReport from_zero = check(kReadsZero, Value::integer(0));
   EXPECT_EQ(from_zero.verdict, Verdict::linearizable);
   EXPECT_EQ(from_zero.initial_state, "the register starts at 0 (--init)");
@@ -46,32 +45,28 @@ TEST(CheckerInit, RegisterFromZeroAndFromNil) {
 }
 
 TEST(CheckerInit, EdnRegistersStartAtZeroAndSaySo) {
-  const std::string edn =
-      "[{:process 0, :type :invoke, :f :read, :value nil}\n"
-      " {:process 0, :type :ok, :f :read, :value 0}]\n";
+  const std::string edn = "[{:process 0, :type :invoke, :f :read, :value nil}\n"
+                          " {:process 0, :type :ok, :f :read, :value 0}]\n";
   const CheckReport r = check(edn);
   EXPECT_EQ(r.verdict, Verdict::linearizable);
   EXPECT_EQ(r.initial_state, "the register starts at 0 (the edn format's default; use --init to change)");
   EXPECT_EQ(check(edn, Value::integer(5)).verdict, Verdict::not_linearizable);
   // Knossos: a read of nil tells nothing, whatever the register holds.
-  const std::string nil_read =
-      "[{:process 0, :type :invoke, :f :write, :value 3}\n"
-      " {:process 0, :type :ok, :f :write, :value 3}\n"
-      " {:process 0, :type :invoke, :f :read, :value nil}\n"
-      " {:process 0, :type :ok, :f :read, :value nil}]\n";
+  const std::string nil_read = "[{:process 0, :type :invoke, :f :write, :value 3}\n"
+                               " {:process 0, :type :ok, :f :write, :value 3}\n"
+                               " {:process 0, :type :invoke, :f :read, :value nil}\n"
+                               " {:process 0, :type :ok, :f :read, :value nil}]\n";
   EXPECT_EQ(check(nil_read).verdict, Verdict::linearizable);
   // The format's default holds for the model it names, not for another one given.
-  const std::string counter =
-      "[{:process 0, :type :invoke, :f :read, :value nil}\n"
-      " {:process 0, :type :ok, :f :read, :value 0}]\n";
+  const std::string counter = "[{:process 0, :type :invoke, :f :read, :value nil}\n"
+                              " {:process 0, :type :ok, :f :read, :value 0}]\n";
   EXPECT_EQ(check(counter, std::nullopt, "counter").initial_state, "the counter starts at 0 (use --init to change)");
 }
 
 TEST(CheckerInit, MultiRegisterFromAValueOrAMap) {
   // Knossos multi-register: a transaction reads x = 0 and y = 1 before anything is written.
-  const std::string edn =
-      "[{:process 0, :type :invoke, :f :txn, :value [[:r :x nil] [:r :y nil]]}\n"
-      " {:process 0, :type :ok, :f :txn, :value [[:r :x 0] [:r :y 1]]}]\n";
+  const std::string edn = "[{:process 0, :type :invoke, :f :txn, :value [[:r :x nil] [:r :y nil]]}\n"
+                          " {:process 0, :type :ok, :f :txn, :value [[:r :x 0] [:r :y 1]]}]\n";
   const CheckReport nil = check(edn);
   EXPECT_EQ(nil.verdict, Verdict::not_linearizable);
   EXPECT_EQ(nil.initial_state, "every register starts at nil (use --init to change)");

@@ -32,18 +32,21 @@ TEST(CheckerModels, JepsenRegisterStartsEmptyAndFailedCasDidNotMatch) {
   EXPECT_EQ(verdict(log({"0\t:invoke\t:read\tnil", "0\t:ok\t:read\t0"})), Verdict::not_linearizable);
   // A failed cas is legal only where the register does not hold the expected value.
   const char* write1[] = {"0\t:invoke\t:write\t1", "0\t:ok\t:write\t1"};
-  EXPECT_EQ(verdict(log({write1[0], write1[1], "1\t:invoke\t:cas\t[1 2]", "1\t:fail\t:cas\t[1 2]"})), Verdict::not_linearizable);
+  EXPECT_EQ(verdict(log({write1[0], write1[1], "1\t:invoke\t:cas\t[1 2]", "1\t:fail\t:cas\t[1 2]"})),
+            Verdict::not_linearizable);
   EXPECT_EQ(verdict(log({write1[0], write1[1], "1\t:invoke\t:cas\t[3 2]", "1\t:fail\t:cas\t[3 2]"})), Verdict::linearizable);
   // A timed-out read says nothing; a timed-out write may or may not have happened.
-  EXPECT_EQ(verdict(log({write1[0], write1[1], "1\t:invoke\t:read\tnil", "1\t:fail\t:read\t:timed-out"})), Verdict::linearizable);
-  EXPECT_EQ(verdict(log({"0\t:invoke\t:write\t5", "0\t:info\t:write\t:timed-out", "1\t:invoke\t:read\tnil", "1\t:ok\t:read\t5",
-                         "2\t:invoke\t:read\tnil", "2\t:ok\t:read\t5"})),
+  EXPECT_EQ(verdict(log({write1[0], write1[1], "1\t:invoke\t:read\tnil", "1\t:fail\t:read\t:timed-out"})),
             Verdict::linearizable);
-  EXPECT_EQ(verdict(log({"0\t:invoke\t:write\t5", "0\t:info\t:write\t:timed-out", "1\t:invoke\t:read\tnil", "1\t:ok\t:read\tnil"})),
+  EXPECT_EQ(verdict(log({"0\t:invoke\t:write\t5", "0\t:info\t:write\t:timed-out", "1\t:invoke\t:read\tnil",
+                         "1\t:ok\t:read\t5", "2\t:invoke\t:read\tnil", "2\t:ok\t:read\t5"})),
+            Verdict::linearizable);
+  EXPECT_EQ(verdict(log(
+                {"0\t:invoke\t:write\t5", "0\t:info\t:write\t:timed-out", "1\t:invoke\t:read\tnil", "1\t:ok\t:read\tnil"})),
             Verdict::linearizable);
   // Once seen, a pending write took effect: reading the old value later is a violation.
-  EXPECT_EQ(verdict(log({"0\t:invoke\t:write\t5", "0\t:info\t:write\t:timed-out", "1\t:invoke\t:read\tnil", "1\t:ok\t:read\t5",
-                         "2\t:invoke\t:read\tnil", "2\t:ok\t:read\tnil"})),
+  EXPECT_EQ(verdict(log({"0\t:invoke\t:write\t5", "0\t:info\t:write\t:timed-out", "1\t:invoke\t:read\tnil",
+                         "1\t:ok\t:read\t5", "2\t:invoke\t:read\tnil", "2\t:ok\t:read\tnil"})),
             Verdict::not_linearizable);
 }
 
@@ -60,34 +63,31 @@ TEST(CheckerModels, KnossosRegisterStartsAtZeroAndNilReadsTellNothing) {
 }
 
 TEST(CheckerModels, MultiRegisterTransactions) {
-  const std::string txn_ok =
-      "[{:process 0, :type :invoke, :f :txn, :value [[:w 1 5] [:w 2 6]]}"
-      " {:process 0, :type :ok, :f :txn, :value [[:w 1 5] [:w 2 6]]}"
-      " {:process 1, :type :invoke, :f :txn, :value [[:r 1 nil] [:r 2 nil]]}"
-      " {:process 1, :type :ok, :f :txn, :value [[:r 1 5] [:r 2 6]]}]";
+  const std::string txn_ok = "[{:process 0, :type :invoke, :f :txn, :value [[:w 1 5] [:w 2 6]]}"
+                             " {:process 0, :type :ok, :f :txn, :value [[:w 1 5] [:w 2 6]]}"
+                             " {:process 1, :type :invoke, :f :txn, :value [[:r 1 nil] [:r 2 nil]]}"
+                             " {:process 1, :type :ok, :f :txn, :value [[:r 1 5] [:r 2 6]]}]";
   EXPECT_EQ(verdict(txn_ok), Verdict::linearizable);
   // A torn read: half of an atomic transaction.
-  const std::string torn =
-      "[{:process 0, :type :invoke, :f :txn, :value [[:w 1 5] [:w 2 6]]}"
-      " {:process 0, :type :ok, :f :txn, :value [[:w 1 5] [:w 2 6]]}"
-      " {:process 1, :type :invoke, :f :txn, :value [[:r 1 nil] [:r 2 nil]]}"
-      " {:process 1, :type :ok, :f :txn, :value [[:r 1 5] [:r 2 nil]]}"
-      " {:process 2, :type :invoke, :f :txn, :value [[:r 2 nil]]}"
-      " {:process 2, :type :ok, :f :txn, :value [[:r 2 9]]}]";
+  const std::string torn = "[{:process 0, :type :invoke, :f :txn, :value [[:w 1 5] [:w 2 6]]}"
+                           " {:process 0, :type :ok, :f :txn, :value [[:w 1 5] [:w 2 6]]}"
+                           " {:process 1, :type :invoke, :f :txn, :value [[:r 1 nil] [:r 2 nil]]}"
+                           " {:process 1, :type :ok, :f :txn, :value [[:r 1 5] [:r 2 nil]]}"
+                           " {:process 2, :type :invoke, :f :txn, :value [[:r 2 nil]]}"
+                           " {:process 2, :type :ok, :f :txn, :value [[:r 2 9]]}]";
   EXPECT_EQ(verdict(torn), Verdict::not_linearizable);
   EXPECT_EQ(parse_history(txn_ok, Format::automatic, "x").default_model, "multi-register");
 }
 
 TEST(CheckerModels, KvPartitionedAndWhole) {
-  const std::string kv =
-      "{:process 0, :type :invoke, :f :put, :key \"a\", :value \"1\"}\n"
-      "{:process 0, :type :ok, :f :put, :key \"a\", :value \"1\"}\n"
-      "{:process 1, :type :invoke, :f :append, :key \"b\", :value \"x\"}\n"
-      "{:process 1, :type :ok, :f :append, :key \"b\", :value \"x\"}\n"
-      "{:process 2, :type :invoke, :f :get, :key \"a\", :value nil}\n"
-      "{:process 2, :type :ok, :f :get, :key \"a\", :value \"1\"}\n"
-      "{:process 2, :type :invoke, :f :get, :key \"b\", :value nil}\n"
-      "{:process 2, :type :ok, :f :get, :key \"b\", :value \"\"}\n";
+  const std::string kv = "{:process 0, :type :invoke, :f :put, :key \"a\", :value \"1\"}\n"
+                         "{:process 0, :type :ok, :f :put, :key \"a\", :value \"1\"}\n"
+                         "{:process 1, :type :invoke, :f :append, :key \"b\", :value \"x\"}\n"
+                         "{:process 1, :type :ok, :f :append, :key \"b\", :value \"x\"}\n"
+                         "{:process 2, :type :invoke, :f :get, :key \"a\", :value nil}\n"
+                         "{:process 2, :type :ok, :f :get, :key \"a\", :value \"1\"}\n"
+                         "{:process 2, :type :invoke, :f :get, :key \"b\", :value nil}\n"
+                         "{:process 2, :type :ok, :f :get, :key \"b\", :value \"\"}\n";
   for (bool partition : {true, false}) {
     EXPECT_EQ(verdict(kv, "", partition), Verdict::not_linearizable) << "stale read of b";
     std::string fixed = kv;
@@ -121,14 +121,16 @@ TEST(CheckerModels, QueueSetCounter) {
   EXPECT_EQ(verdict(duet_ops("set", {":f :add, :input 3", ":f :add, :input 4", ":f :remove, :input 3",
                                      ":f :contains, :input 3, :value false", ":f :read, :value [4]"})),
             Verdict::linearizable);
-  EXPECT_EQ(verdict(duet_ops("set", {":f :add, :input 3", ":f :contains, :input 3, :value false"})), Verdict::not_linearizable);
+  EXPECT_EQ(verdict(duet_ops("set", {":f :add, :input 3", ":f :contains, :input 3, :value false"})),
+            Verdict::not_linearizable);
   EXPECT_EQ(verdict(duet_ops("counter", {":f :add, :input 3", ":f :inc", ":f :read, :value 4"})), Verdict::linearizable);
   EXPECT_EQ(verdict(duet_ops("counter", {":f :add, :input 3", ":f :read, :value 4"})), Verdict::not_linearizable);
 }
 
 TEST(CheckerModels, OperationsThatDoNotFitTheModelAreErrorsWithTheirLine) {
-  const History h = parse_history(log({"0\t:invoke\t:write\t1", "0\t:ok\t:write\t1", "1\t:invoke\t:cas\t7", "1\t:ok\t:cas\t7"}),
-                                  Format::automatic, "bad.log");
+  const History h =
+      parse_history(log({"0\t:invoke\t:write\t1", "0\t:ok\t:write\t1", "1\t:invoke\t:cas\t7", "1\t:ok\t:cas\t7"}),
+                    Format::automatic, "bad.log");
   try {
     check_history(h);
     FAIL() << "a cas with a single value was accepted";
@@ -144,7 +146,8 @@ TEST(CheckerModels, OperationsThatDoNotFitTheModelAreErrorsWithTheirLine) {
     check_history(h, unknown);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown model 'btree' (known: cas-register, cas-register-0, kv"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("unknown model 'btree' (known: cas-register, cas-register-0, kv"),
+              std::string::npos);
   }
 }
 
@@ -153,13 +156,15 @@ TEST(CheckerModels, OperationsThatDoNotFitTheModelAreErrorsWithTheirLine) {
 TEST(CheckerModels, ModelErrorInOnePartitionIsAnError) {
   std::string kv;
   for (int i = 0; i < 20; ++i)  // a hard key, so that its part would run a long time
-    kv += "{:process " + std::to_string(i) + ", :type :invoke, :f :append, :key \"hard\", :value \"" + std::to_string(i % 10) + ";\"}\n";
+    kv += "{:process " + std::to_string(i) + ", :type :invoke, :f :append, :key \"hard\", :value \"" +
+          std::to_string(i % 10) + ";\"}\n";
   kv += "{:process 50, :type :invoke, :f :cas, :key \"odd\", :value [1 2]}\n"
         "{:process 50, :type :ok, :f :cas, :key \"odd\", :value [1 2]}\n"
         "{:process 51, :type :invoke, :f :get, :key \"hard\", :value nil}\n"
         "{:process 51, :type :ok, :f :get, :key \"hard\", :value \"never0;\"}\n";
   for (int i = 0; i < 20; ++i)
-    kv += "{:process " + std::to_string(i) + ", :type :ok, :f :append, :key \"hard\", :value \"" + std::to_string(i % 10) + ";\"}\n";
+    kv += "{:process " + std::to_string(i) + ", :type :ok, :f :append, :key \"hard\", :value \"" + std::to_string(i % 10) +
+          ";\"}\n";
   const History h = parse_history(kv, Format::kv_log, "odd.txt");
   CheckOptions options;
   options.timeout_seconds = 20;
@@ -246,7 +251,8 @@ TEST(CheckerBudgets, FirstViolationCancelsOtherPartitions) {
   // Key "hard": 24 concurrent appends of distinct values and a get that sees none of them in
   // an impossible combination; key "bad": an immediate stale read.
   for (int i = 0; i < 24; ++i)
-    kv += "{:process " + std::to_string(i) + ", :type :invoke, :f :append, :key \"hard\", :value \"" + std::to_string(i % 10) + ";\"}\n";
+    kv += "{:process " + std::to_string(i) + ", :type :invoke, :f :append, :key \"hard\", :value \"" +
+          std::to_string(i % 10) + ";\"}\n";
   kv += "{:process 100, :type :invoke, :f :put, :key \"bad\", :value \"1\"}\n"
         "{:process 100, :type :ok, :f :put, :key \"bad\", :value \"1\"}\n"
         "{:process 101, :type :invoke, :f :get, :key \"bad\", :value nil}\n"
@@ -254,7 +260,8 @@ TEST(CheckerBudgets, FirstViolationCancelsOtherPartitions) {
         "{:process 102, :type :invoke, :f :get, :key \"hard\", :value nil}\n"
         "{:process 102, :type :ok, :f :get, :key \"hard\", :value \"never0;\"}\n";
   for (int i = 0; i < 24; ++i)
-    kv += "{:process " + std::to_string(i) + ", :type :ok, :f :append, :key \"hard\", :value \"" + std::to_string(i % 10) + ";\"}\n";
+    kv += "{:process " + std::to_string(i) + ", :type :ok, :f :append, :key \"hard\", :value \"" + std::to_string(i % 10) +
+          ";\"}\n";
   const History h = parse_history(kv, Format::kv_log, "two-keys");
   CheckOptions options;
   options.timeout_seconds = 20;  // were the cancel broken, the hard key would run this long
@@ -311,8 +318,9 @@ TEST(CheckerBudgets, TimeoutCoversTheWholeFile) {
 }
 
 TEST(CheckerBudgets, HugeTimeoutAndZeroMemoryMeanNoLimit) {
-  const History h = parse_history("[{:process 0, :type :invoke, :f :write, :value 1} {:process 0, :type :ok, :f :write, :value 1}]",
-                                  Format::edn, "one write");
+  const History h =
+      parse_history("[{:process 0, :type :invoke, :f :write, :value 1} {:process 0, :type :ok, :f :write, :value 1}]",
+                    Format::edn, "one write");
   for (double timeout : {1e12, std::numeric_limits<double>::infinity()}) {
     CheckOptions options;
     options.timeout_seconds = timeout;
@@ -327,12 +335,11 @@ TEST(CheckerBudgets, HugeTimeoutAndZeroMemoryMeanNoLimit) {
 // program order then orders them, an edge between keys that per-key parts cannot see. The
 // history is kept whole, and both ways agree.
 TEST(CheckerModels, TiesWithinAProcessKeepTheHistoryWhole) {
-  const std::string text =
-      ";duet-history 1\n;model kv\n"
-      "{:process 0, :invoke 0, :complete 5, :type :ok, :f :get, :key \"x\", :value \"v\"}\n"
-      "{:process 0, :invoke 5, :complete 10, :type :ok, :f :put, :key \"y\", :input \"w\"}\n"
-      "{:process 1, :invoke 0, :complete 5, :type :ok, :f :get, :key \"y\", :value \"w\"}\n"
-      "{:process 1, :invoke 5, :complete 10, :type :ok, :f :put, :key \"x\", :input \"v\"}\n";
+  const std::string text = ";duet-history 1\n;model kv\n"
+                           "{:process 0, :invoke 0, :complete 5, :type :ok, :f :get, :key \"x\", :value \"v\"}\n"
+                           "{:process 0, :invoke 5, :complete 10, :type :ok, :f :put, :key \"y\", :input \"w\"}\n"
+                           "{:process 1, :invoke 0, :complete 5, :type :ok, :f :get, :key \"y\", :value \"w\"}\n"
+                           "{:process 1, :invoke 5, :complete 10, :type :ok, :f :put, :key \"x\", :input \"v\"}\n";
   const History h = parse_history(text, Format::automatic, "ties");
   const CheckReport parts = check_history(h);
   EXPECT_EQ(parts.verdict, Verdict::not_linearizable);
@@ -343,8 +350,9 @@ TEST(CheckerModels, TiesWithinAProcessKeepTheHistoryWhole) {
 }
 
 TEST(CheckerBudgets, CancelAfterTheEndChangesNothing) {
-  const History h = parse_history("[{:process 0, :type :invoke, :f :write, :value 1} {:process 0, :type :ok, :f :write, :value 1}]",
-                                  Format::edn, "one write");
+  const History h =
+      parse_history("[{:process 0, :type :invoke, :f :write, :value 1} {:process 0, :type :ok, :f :write, :value 1}]",
+                    Format::edn, "one write");
   std::atomic<bool> cancel{true};  // set, but the search finishes before it looks
   CheckOptions options;
   options.cancel = &cancel;

@@ -351,7 +351,8 @@ TEST(HistoryParse, EdnValues) {
   EXPECT_EQ(v.items[8].real_number, -2000.0);
   EXPECT_EQ(v.items[9].kind, Value::Kind::real);
   EXPECT_EQ(v.items[9].real_number, 4.0);
-  EXPECT_EQ(v.items[10], Value::string("q\"\\\n\t\xC3\xA9" "A"));
+  EXPECT_EQ(v.items[10], Value::string("q\"\\\n\t\xC3\xA9"
+                                       "A"));
   EXPECT_EQ(v.items[11], Value::keyword("kw"));
   EXPECT_EQ(v.items[12].kind, Value::Kind::symbol);
   EXPECT_EQ(v.items[12].text, "ns/sym");
@@ -365,7 +366,9 @@ TEST(HistoryParse, EdnValues) {
 
 TEST(HistoryParse, IntegerLimits) {
   const auto value_of = [](const std::string& number) {
-    return parse_history("{:process 0, :type :invoke, :f :write, :value " + number + "}", Format::kv_log, "t").ops.at(0).input;
+    return parse_history("{:process 0, :type :invoke, :f :write, :value " + number + "}", Format::kv_log, "t")
+        .ops.at(0)
+        .input;
   };
   EXPECT_EQ(value_of("9223372036854775807"), Value::integer(std::numeric_limits<std::int64_t>::max()));
   EXPECT_EQ(value_of("-9223372036854775808"), Value::integer(std::numeric_limits<std::int64_t>::min()));
@@ -488,7 +491,8 @@ const BadFile kBadFiles[] = {
     {"jepsen_bad_value.log", Format::automatic, 1, "unexpected end of line: the `[` is not closed"},
     {"jepsen_missing_field.log", Format::automatic, 1,
      "expected 4 fields after `jepsen.util` (process, type, function, value; separated by tabs or spaces), found 3"},
-    {"missing_type.txt", Format::automatic, 2, "operation has no :type (in `{:process 0, :f :get, :key \"1\", :value \"x\"}`)"},
+    {"missing_type.txt", Format::automatic, 2,
+     "operation has no :type (in `{:process 0, :f :get, :key \"1\", :value \"x\"}`)"},
     {"unknown_type.txt", Format::automatic, 2, "unknown :type `:done` (expected :invoke, :ok, :fail or :info)"},
     {"integer_overflow.edn", Format::automatic, 2, "integer `99999999999999999999` is out of range (64-bit)"},
     {"deep_nesting.edn", Format::automatic, 2, "nesting too deep (more than 256 levels)"},
@@ -525,18 +529,20 @@ TEST(HistoryParse, ExplicitFormatThatDoesNotFitSaysWhatTheFileLooksLike) {
   const std::string etcd = kHistories + "/etcd/etcd_000.log";
   Failure f = failure_of_file(etcd, Format::edn);
   EXPECT_EQ(f.line, 1u);
-  EXPECT_EQ(f.message,
-            "expected an EDN vector `[...]` or list `(...)` of operation maps, found `INFO  jepsen.util - 0\\x09:invoke\\x09:read\\x09nil` "
-            "(read as edn, but the file looks like jepsen-log)");
+  EXPECT_EQ(
+      f.message,
+      "expected an EDN vector `[...]` or list `(...)` of operation maps, found `INFO  jepsen.util - 0\\x09:invoke\\x09:read\\x09nil` "
+      "(read as edn, but the file looks like jepsen-log)");
   f = failure_of_file(etcd, Format::kv_log);
   EXPECT_EQ(f.line, 1u);
   EXPECT_NE(f.message.find("expected one EDN map per line"), std::string::npos) << f.message;
   EXPECT_NE(f.message.find("(read as kv-log, but the file looks like jepsen-log)"), std::string::npos) << f.message;
   f = failure_of_file(kHistories + "/kv/c01-ok.txt", Format::jepsen_log);
   EXPECT_EQ(f.line, 1u);
-  EXPECT_EQ(f.message,
-            "no operations found (read as jepsen-log: no line of the form `INFO  jepsen.util - "
-            "PROCESS :TYPE :F VALUE`, fields separated by tabs or spaces) (read as jepsen-log, but the file looks like kv-log)");
+  EXPECT_EQ(
+      f.message,
+      "no operations found (read as jepsen-log: no line of the form `INFO  jepsen.util - "
+      "PROCESS :TYPE :F VALUE`, fields separated by tabs or spaces) (read as jepsen-log, but the file looks like kv-log)");
   f = failure_of_file(kHistories + "/kv/c01-ok.txt", Format::duet);
   EXPECT_EQ(f.line, 1u);
   EXPECT_EQ(f.message.substr(0, 38), "expected the header `;duet-history 1`,");
@@ -588,7 +594,8 @@ TEST(HistoryParse, RoundTripsAnEtcdHistory) {
 }
 
 TEST(HistoryParse, RoundTripsEdnHistoriesAndAwkwardValues) {
-  for (const char* name : {"knossos/cas-register/good/mongodb-v0-ack-rollback-0.edn", "knossos/cas-register/good/mongodb-v0-ack-rollback-.edn"}) {
+  for (const char* name : {"knossos/cas-register/good/mongodb-v0-ack-rollback-0.edn",
+                           "knossos/cas-register/good/mongodb-v0-ack-rollback-.edn"}) {
     const History h = read_history(kHistories + "/" + name);
     expect_same_ops(h, parse_history(write_duet_history(h)));
   }

@@ -10,12 +10,12 @@
 
 namespace {
 
-using duet_test::times;
 using duet::detail::TimedOp;
 using duet::history::detail::Mode;
 using duet::history::detail::QueueOp;
 using duet::history::detail::Step;
 using duet::history::detail::Stop;
+using duet_test::times;
 using namespace duet::history::detail::queue_decision;
 
 using Ops = std::vector<std::uint32_t>;
@@ -126,8 +126,8 @@ TEST(QueueDecisionSteps, SortingForTheMergeOrdersWhatStayedAndTheChangelessOpera
   const QueueHistory history{ops, timed};
   QueueValues values = gathered(history);
   sort_for_merge(history, values);
-  EXPECT_EQ(values.stayed, (Ops{2, 1}));    // by their enqueue's response
-  EXPECT_EQ(values.empties, (Ops{3, 2}));   // by invocation
+  EXPECT_EQ(values.stayed, (Ops{2, 1}));   // by their enqueue's response
+  EXPECT_EQ(values.empties, (Ops{3, 2}));  // by invocation
   EXPECT_EQ(values.failed, (Ops{5, 4}));
 }
 

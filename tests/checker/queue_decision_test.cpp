@@ -117,7 +117,8 @@ TEST(QueueDecision, AgreesWithTheSearchOnSmallFamilyHistories) {
   int decided = 0, violations = 0;
   for (duet_test::Bug bug : {duet_test::Bug::none, duet_test::Bug::stale_read, duet_test::Bug::lost_write})
     for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-      const duet_test::Family f{.object = duet_test::Object::queue, .clients = 4, .ops_per_client = 6, .seed = seed, .bug = bug};
+      const duet_test::Family f{
+          .object = duet_test::Object::queue, .clients = 4, .ops_per_client = 6, .seed = seed, .bug = bug};
       duet::history::History h;
       try {
         h = duet_test::generate(f);
@@ -129,7 +130,8 @@ TEST(QueueDecision, AgreesWithTheSearchOnSmallFamilyHistories) {
       for (const duet::history::Operation& op : h.ops) {
         const bool enqueue = op.f == "enqueue";
         const duet::history::Value& v = enqueue ? op.input : op.output;
-        const std::uint32_t id = v.is_nil() ? 0 : ids.try_emplace(v.to_string(), static_cast<std::uint32_t>(ids.size() + 1)).first->second;
+        const std::uint32_t id =
+            v.is_nil() ? 0 : ids.try_emplace(v.to_string(), static_cast<std::uint32_t>(ids.size() + 1)).first->second;
         c.ops.push_back({enqueue, Mode::ok, id});
         c.timed.push_back({static_cast<std::uint32_t>(op.process), op.invoke, op.response});
       }
@@ -150,7 +152,8 @@ TEST(QueueDecision, DecidesEightyClientHistories) {
     duet::history::CheckOptions options;
     options.timeout_seconds = 10;
     const duet::history::CheckReport r = duet::history::check_history(h, options);
-    ASSERT_EQ(r.verdict, bug == duet_test::Bug::none ? duet::history::Verdict::linearizable : duet::history::Verdict::not_linearizable)
+    ASSERT_EQ(r.verdict,
+              bug == duet_test::Bug::none ? duet::history::Verdict::linearizable : duet::history::Verdict::not_linearizable)
         << duet_test::bug_name(bug) << ": " << r.explanation;
     if (bug == duet_test::Bug::none) continue;
     ASSERT_FALSE(r.witness.empty());

@@ -8,13 +8,13 @@
 
 namespace {
 
-using duet_test::product;
-using duet_test::times;
-using duet_test::violation;
 using duet::detail::TimedOp;
 using duet::history::detail::kNoOp;
 using duet::history::detail::Mode;
 using duet::history::detail::RegisterOp;
+using duet_test::product;
+using duet_test::times;
+using duet_test::violation;
 using namespace duet::history::detail::register_decision;
 
 using Ops = std::vector<std::uint32_t>;
@@ -41,7 +41,8 @@ TEST(RegisterDecisionSteps, UniqueWritersNameEachValuesOneWriterOrRefuse) {
 TEST(RegisterDecisionSteps, PendingWritersTakePartOnlyWhenTheirValueIsObserved) {
   // 0 pending write 1, read by 3; 1 pending cas 1 -> 2, read by 4 (so 0 is needed by it too);
   // 2 pending write 9, never read.
-  const std::vector<RegisterOp> ops{write(1, Mode::pending), cas(1, 2, Mode::pending), write(9, Mode::pending), read(1), read(2)};
+  const std::vector<RegisterOp> ops{write(1, Mode::pending), cas(1, 2, Mode::pending), write(9, Mode::pending), read(1),
+                                    read(2)};
   const auto timed = times({{0, TimedOp::kPending}, {1, TimedOp::kPending}, {2, TimedOp::kPending}, {3, 4}, {5, 6}});
   const RegisterHistory history{ops, timed, 0};
   const KeptWriters kept = kept_writers(history, *unique_writers(history));

@@ -107,7 +107,8 @@ TEST(RegisterDecision, AgreesWithTheSearchOnRandomHistories) {
   const int rounds = std::getenv("DUET_SOAK") != nullptr ? 200'000 : 4000;  // make soak: 50 times more
   for (int round = 0; round < rounds; ++round) {
     const Case c = random_case(rng, 4 + static_cast<int>(rng() % 22), 2 + static_cast<int>(rng() % 4));
-    const std::optional<duet::detail::SearchResult> d = duet::history::detail::decide_unique_register(c.ops, c.timed, c.start);
+    const std::optional<duet::detail::SearchResult> d =
+        duet::history::detail::decide_unique_register(c.ops, c.timed, c.start);
     const SearchVerdict expected = search(c);
     ASSERT_NE(expected, SearchVerdict::unknown);
     if (!d) continue;
@@ -116,7 +117,8 @@ TEST(RegisterDecision, AgreesWithTheSearchOnRandomHistories) {
     if (d->verdict == SearchVerdict::violation) {
       ++violations;
       ASSERT_FALSE(d->witness.empty()) << "round " << round;
-      EXPECT_EQ(search(c, d->witness), SearchVerdict::violation) << "round " << round << ": the witness alone is linearizable";
+      EXPECT_EQ(search(c, d->witness), SearchVerdict::violation)
+          << "round " << round << ": the witness alone is linearizable";
       ++witnesses_checked;
     }
   }
@@ -127,7 +129,8 @@ TEST(RegisterDecision, AgreesWithTheSearchOnRandomHistories) {
 }
 
 TEST(RegisterDecision, StaysOutOfHistoriesWithRepeatedValues) {
-  std::vector<RegisterOp> ops{{RegisterOp::write, Mode::ok, 1}, {RegisterOp::write, Mode::ok, 1}, {RegisterOp::read, Mode::ok, 1}};
+  std::vector<RegisterOp> ops{
+      {RegisterOp::write, Mode::ok, 1}, {RegisterOp::write, Mode::ok, 1}, {RegisterOp::read, Mode::ok, 1}};
   std::vector<TimedOp> timed{{0, 0, 2}, {1, 1, 3}, {2, 4, 5}};
   EXPECT_FALSE(duet::history::detail::decide_unique_register(ops, timed, 0).has_value());
 }
@@ -154,8 +157,11 @@ TEST(RegisterDecision, DecidesEightyClientHistories) {
 TEST(RegisterDecision, ViolationsComeWithASmallWitness) {
   for (std::size_t clients : {20u, 80u})
     for (std::uint64_t seed : {1u, 2u, 3u}) {
-      const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = clients, .ops_per_client = 100,
-                                .seed = seed, .bug = duet_test::Bug::stale_read};
+      const duet_test::Family f{.object = duet_test::Object::cas_register,
+                                .clients = clients,
+                                .ops_per_client = 100,
+                                .seed = seed,
+                                .bug = duet_test::Bug::stale_read};
       const duet::history::History h = duet_test::generate(f);
       const duet::history::CheckReport r = duet::history::check_history(h);
       ASSERT_EQ(r.verdict, duet::history::Verdict::not_linearizable) << h.source;
@@ -176,8 +182,8 @@ TEST(RegisterDecision, ViolationsComeWithASmallWitness) {
 // On a small history the short search runs to its end: the report has both the longest partial
 // linearization (with the state where it is stuck) and the witness.
 TEST(RegisterDecision, SmallViolationsKeepTheirPartialLinearization) {
-  const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = 5, .ops_per_client = 40,
-                            .bug = duet_test::Bug::stale_read};
+  const duet_test::Family f{
+      .object = duet_test::Object::cas_register, .clients = 5, .ops_per_client = 40, .bug = duet_test::Bug::stale_read};
   const duet::history::CheckReport r = duet::history::check_history(duet_test::generate(f));
   ASSERT_EQ(r.verdict, duet::history::Verdict::not_linearizable);
   EXPECT_TRUE(r.partial_linearization);
@@ -202,7 +208,8 @@ TEST(RegisterDecision, DecidesEightyClientKvHistoriesPerKey) {
     ASSERT_FALSE(r.witness.empty());
     EXPECT_LE(r.witness.size(), 20u);
     const duet::history::History window = duet_test::sub_history(h, r.witness);
-    EXPECT_EQ(duet::history::check_history(window).verdict, duet::history::Verdict::not_linearizable) << duet_test::bug_name(bug);
+    EXPECT_EQ(duet::history::check_history(window).verdict, duet::history::Verdict::not_linearizable)
+        << duet_test::bug_name(bug);
   }
 }
 

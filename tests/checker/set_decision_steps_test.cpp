@@ -9,12 +9,12 @@
 
 namespace {
 
-using duet_test::product;
-using duet_test::times;
 using duet::detail::TimedOp;
 using duet::history::detail::Mode;
 using duet::history::detail::SetOp;
 using duet::history::detail::Stop;
+using duet_test::product;
+using duet_test::times;
 using namespace duet::history::detail::set_decision;
 
 using Ops = std::vector<std::uint32_t>;
@@ -26,7 +26,8 @@ SetOp read(Ops elements, Mode mode = Mode::ok) { return {SetOp::read, mode, 0, f
 const Ops kNoStart;
 
 TEST(SetDecisionSteps, GatheringSortsAddsReadsAndTheRest) {
-  const std::vector<SetOp> ops{add(1), add(2, Mode::fail), read({1}), read({}, Mode::pending), read({}, Mode::unknown_result)};
+  const std::vector<SetOp> ops{add(1), add(2, Mode::fail), read({1}), read({}, Mode::pending),
+                               read({}, Mode::unknown_result)};
   const auto timed = times({{0, 1}, {2, 3}, {4, 5}, {6, TimedOp::kPending}, {7, 8}});
   const std::optional<SetOperations> operations = gather_operations({ops, timed, kNoStart});
   ASSERT_TRUE(operations.has_value());

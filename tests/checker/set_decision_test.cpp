@@ -107,7 +107,8 @@ History random_set_history(std::mt19937_64& rng, int n, int processes, bool corr
       std::vector<Value>& items = op.output.items;
       const std::uint64_t how = rng() % 3;
       if (how == 0 && !items.empty()) items.erase(items.begin() + static_cast<std::ptrdiff_t>(rng() % items.size()));
-      else if (how == 1) items.push_back(Value::integer(static_cast<std::int64_t>(1 + rng() % static_cast<std::uint64_t>(next))));
+      else if (how == 1)
+        items.push_back(Value::integer(static_cast<std::int64_t>(1 + rng() % static_cast<std::uint64_t>(next))));
       else std::reverse(items.begin(), items.end());  // the same set: still right
       break;
     }
@@ -119,7 +120,8 @@ TEST(SetDecision, AgreesWithTheSearchAndItsWitnessFailsAlone) {
   const int rounds = std::getenv("DUET_SOAK") ? 200000 : 4000;
   int violations = 0, linearizable = 0, witnessed = 0;
   for (int round = 0; round < rounds; ++round) {
-    const History h = random_set_history(rng, 3 + static_cast<int>(rng() % 14), 2 + static_cast<int>(rng() % 3), round % 2 == 1);
+    const History h =
+        random_set_history(rng, 3 + static_cast<int>(rng() % 14), 2 + static_cast<int>(rng() % 3), round % 2 == 1);
     const CheckReport decided = check(h, "set");
     const CheckReport searched = check(h, "searched-set");
     ASSERT_NE(searched.verdict, Verdict::unknown);
@@ -133,7 +135,8 @@ TEST(SetDecision, AgreesWithTheSearchAndItsWitnessFailsAlone) {
     if (decided.witness.empty() || !decided.witness_open.empty() || !decided.witness_start.empty()) continue;
     ++witnessed;
     EXPECT_EQ(check(duet_test::sub_history(h, decided.witness), "searched-set").verdict, Verdict::not_linearizable)
-        << "round " << round << ": the witness alone is linearizable\n" << duet::history::write_duet_history(h);
+        << "round " << round << ": the witness alone is linearizable\n"
+        << duet::history::write_duet_history(h);
   }
   std::printf("%d linearizable, %d violations (%d with a decision's witness)\n", linearizable, violations, witnessed);
   EXPECT_GT(linearizable, rounds / 4);
@@ -176,7 +179,8 @@ TEST(SetDecision, DecidesFortyClientHistories) {
     ASSERT_FALSE(r.witness.empty());
     EXPECT_LT(r.witness.size(), h.ops.size());
     // (Re-checked by the decision: the search alone cannot take thousands of concurrent adds.)
-    EXPECT_EQ(check(duet_test::sub_history(h, r.witness), "set").verdict, Verdict::not_linearizable) << duet_test::bug_name(bug);
+    EXPECT_EQ(check(duet_test::sub_history(h, r.witness), "set").verdict, Verdict::not_linearizable)
+        << duet_test::bug_name(bug);
   }
 }
 

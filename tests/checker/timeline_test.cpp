@@ -179,7 +179,9 @@ TEST(Timeline, BarLabelsSayWhatHappened) {
   CheckReport r;
   r.verdict = Verdict::linearizable;
   const Data d = decode(render_timeline_html(h, r));
-  auto label = [&](std::size_t opi) { return d.strings.at(static_cast<std::size_t>(d.num(static_cast<std::size_t>(d.row_of(opi)), 5))); };
+  auto label = [&](std::size_t opi) {
+    return d.strings.at(static_cast<std::size_t>(d.num(static_cast<std::size_t>(d.row_of(opi)), 5)));
+  };
   EXPECT_EQ(label(0), "cas [1 2] -> ok");
   EXPECT_EQ(label(1), "read -> 3");
   EXPECT_EQ(label(2), "write 4 -> ok");
@@ -346,8 +348,8 @@ TEST(Timeline, ViolationWindowIsAroundTheStuckOperation) {
 
 // A violation decided without a search: its witness outlined, the stuck box saying so.
 TEST(Timeline, WitnessIsOutlined) {
-  const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = 20, .ops_per_client = 100,
-                            .bug = duet_test::Bug::stale_read};
+  const duet_test::Family f{
+      .object = duet_test::Object::cas_register, .clients = 20, .ops_per_client = 100, .bug = duet_test::Bug::stale_read};
   const History h = duet_test::generate(f);
   const CheckReport r = check_history(h);
   ASSERT_FALSE(r.witness.empty());
@@ -373,13 +375,13 @@ TEST(Timeline, FailingWindowIsOutlinedAndItsOpenOperationsFlagged) {
   // A read of the initial nil after a write returned: the window ends when the longest write
   // returns, and the write still running then (invoked during the read) is open. (A value
   // written twice: no decision applies, only the search.)
-  const History h = duet::history::parse_history(
-      ";duet-history 1\n;model cas-register\n"
-      "{:process 1, :invoke 3, :complete 20, :type :ok, :f :write, :input 2, :value nil}\n"
-      "{:process 0, :invoke 4, :complete 6, :type :ok, :f :write, :input 3, :value nil}\n"
-      "{:process 0, :invoke 8, :complete 10, :type :ok, :f :read, :value nil}\n"
-      "{:process 3, :invoke 9, :complete 30, :type :ok, :f :write, :input 2, :value nil}\n",
-      duet::history::Format::duet, "stale.duet");
+  const History h =
+      duet::history::parse_history(";duet-history 1\n;model cas-register\n"
+                                   "{:process 1, :invoke 3, :complete 20, :type :ok, :f :write, :input 2, :value nil}\n"
+                                   "{:process 0, :invoke 4, :complete 6, :type :ok, :f :write, :input 3, :value nil}\n"
+                                   "{:process 0, :invoke 8, :complete 10, :type :ok, :f :read, :value nil}\n"
+                                   "{:process 3, :invoke 9, :complete 30, :type :ok, :f :write, :input 2, :value nil}\n",
+                                   duet::history::Format::duet, "stale.duet");
   duet::history::CheckOptions options;
   options.want_states = true;
   const CheckReport r = check_history(h, options);
@@ -396,7 +398,8 @@ TEST(Timeline, FailingWindowIsOutlinedAndItsOpenOperationsFlagged) {
     EXPECT_EQ((flags & 64) != 0, open) << op;
   }
   EXPECT_NE(page.find("\"fw\":1"), std::string::npos);
-  EXPECT_NE(page.find("<dt>Failing window</dt><dd>" + std::to_string(r.witness.size()) + " operations</dd>"), std::string::npos);
+  EXPECT_NE(page.find("<dt>Failing window</dt><dd>" + std::to_string(r.witness.size()) + " operations</dd>"),
+            std::string::npos);
   EXPECT_NE(page.find("Longest partial order"), std::string::npos);
   EXPECT_NE(page.find("State there:"), std::string::npos);
   EXPECT_EQ(page.find("Window starts in"), std::string::npos) << "not cut at the front";
@@ -404,7 +407,8 @@ TEST(Timeline, FailingWindowIsOutlinedAndItsOpenOperationsFlagged) {
 
 // Cut at the front: the states the window starts in are named.
 TEST(Timeline, FailingWindowCutAtTheFrontNamesItsStartStates) {
-  const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = 10, .ops_per_client = 200, .seed = 4, .values = 5};
+  const duet_test::Family f{
+      .object = duet_test::Object::cas_register, .clients = 10, .ops_per_client = 200, .seed = 4, .values = 5};
   History h = duet_test::generate(f);
   for (std::size_t i = 1500; i < h.ops.size(); ++i)
     if (h.ops[i].f == "read" && h.ops[i].outcome == Outcome::ok) {
@@ -473,7 +477,7 @@ TEST(Timeline, EmptyHistoryAndMalformedReports) {
   const Data d = decode(render_timeline_html(empty, r));
   EXPECT_EQ(d.n, 0u);
   auto c = crafted_register();
-  c.report.order.push_back(100000);            // out of range
+  c.report.order.push_back(100000);             // out of range
   c.report.order.push_back(c.report.order[0]);  // twice
   c.report.stuck = 999999;
   const Data e = decode(render_timeline_html(c.history, c.report));
@@ -518,8 +522,7 @@ TEST(Timeline, OtherPartitionsAreDimmed) {
   r.stuck = 5;
   const std::string page = render_timeline_html(h, r);
   const Data d = decode(page);
-  for (std::size_t row = 0; row < d.n; ++row)
-    EXPECT_EQ((d.num(row, 4) & 16) != 0, d.num(row, 0) < 3) << "row " << row;
+  for (std::size_t row = 0; row < d.n; ++row) EXPECT_EQ((d.num(row, 4) & 16) != 0, d.num(row, 0) < 3) << "row " << row;
   EXPECT_NE(page.find("other partitions</span>"), std::string::npos);
   r.partition_ops.clear();
   const std::string whole = render_timeline_html(h, r);

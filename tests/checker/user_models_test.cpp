@@ -166,19 +166,17 @@ TEST(UserModels, NondeterministicReadsAreNotPlacedEarly) {
 }
 
 TEST(UserModels, GrowOnlySetFromEdn) {
-  const std::string ok =
-      "[{:process 0, :type :invoke, :f :add, :value 1}\n"
-      " {:process 1, :type :invoke, :f :read, :value nil}\n"
-      " {:process 0, :type :ok, :f :add, :value 1}\n"
-      " {:process 1, :type :ok, :f :read, :value []}\n"
-      " {:process 1, :type :invoke, :f :read, :value nil}\n"
-      " {:process 1, :type :ok, :f :read, :value [1]}]\n";
+  const std::string ok = "[{:process 0, :type :invoke, :f :add, :value 1}\n"
+                         " {:process 1, :type :invoke, :f :read, :value nil}\n"
+                         " {:process 0, :type :ok, :f :add, :value 1}\n"
+                         " {:process 1, :type :ok, :f :read, :value []}\n"
+                         " {:process 1, :type :invoke, :f :read, :value nil}\n"
+                         " {:process 1, :type :ok, :f :read, :value [1]}]\n";
   EXPECT_EQ(check(ok, "gset").verdict, Verdict::linearizable);
-  const std::string bad =
-      "[{:process 0, :type :invoke, :f :add, :value 1}\n"
-      " {:process 0, :type :ok, :f :add, :value 1}\n"
-      " {:process 1, :type :invoke, :f :read, :value nil}\n"
-      " {:process 1, :type :ok, :f :read, :value []}]\n";
+  const std::string bad = "[{:process 0, :type :invoke, :f :add, :value 1}\n"
+                          " {:process 0, :type :ok, :f :add, :value 1}\n"
+                          " {:process 1, :type :invoke, :f :read, :value nil}\n"
+                          " {:process 1, :type :ok, :f :read, :value []}]\n";
   EXPECT_EQ(check(bad, "gset").verdict, Verdict::not_linearizable);
 }
 

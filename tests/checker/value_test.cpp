@@ -61,7 +61,13 @@ TEST(HistoryValue, BoundedPrinterCutsAndNamesTheFullSize) {
     EXPECT_EQ(cut, full.substr(0, 30) + "... (" + std::to_string(full.size()) + " bytes)");
   }
   // Never half a UTF-8 character: "é" is two bytes.
-  EXPECT_EQ(Value::string("ab\xC3\xA9" "cd").to_string(4), "\"ab... (8 bytes)");
-  EXPECT_EQ(Value::string("ab\xC3\xA9" "cd").to_string(5), "\"ab\xC3\xA9... (8 bytes)");
+  EXPECT_EQ(Value::string("ab\xC3\xA9"
+                          "cd")
+                .to_string(4),
+            "\"ab... (8 bytes)");
+  EXPECT_EQ(Value::string("ab\xC3\xA9"
+                          "cd")
+                .to_string(5),
+            "\"ab\xC3\xA9... (8 bytes)");
 }
 }  // namespace

@@ -26,8 +26,9 @@ std::string slurp(const std::string& path) {
 TEST(FormatVariants, EveryVariantReadsAsItsGroupExpects) {
   const std::string dir = kHistories + "/variants";
   std::size_t checked = 0;
-  for (const auto& [group, prefix, ext] : {std::tuple{"register-log", "register.", ".log"},
-                                           std::tuple{"register-edn", "register.", ".edn"}, std::tuple{"kv", "kv.", ".txt"}}) {
+  for (const auto& [group, prefix, ext] :
+       {std::tuple{"register-log", "register.", ".log"}, std::tuple{"register-edn", "register.", ".edn"},
+        std::tuple{"kv", "kv.", ".txt"}}) {
     const std::string expected = slurp(dir + "/" + group + ".expected.duet");
     ASSERT_FALSE(expected.empty()) << group;
     std::size_t files = 0;

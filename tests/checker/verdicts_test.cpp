@@ -89,7 +89,9 @@ TEST(CheckerVerdicts, WitnessRespectsRealTime) {
         std::optional<std::int64_t> reg;
         for (std::size_t i : r.order) {
           const Operation& op = h.ops[i];
-          const auto value = [](const Value& v) { return v.is_nil() ? std::optional<std::int64_t>() : std::optional(v.number); };
+          const auto value = [](const Value& v) {
+            return v.is_nil() ? std::optional<std::int64_t>() : std::optional(v.number);
+          };
           if (op.f == "read" && op.outcome == Outcome::ok) EXPECT_EQ(reg, value(op.output)) << describe(op);
           if (op.f == "write" && op.outcome != Outcome::fail) reg = value(op.input);
           if (op.f == "cas") {

@@ -109,8 +109,8 @@ void expect_relaxation_shape(const History& h, const CheckReport& r, const std::
   if (!r.witness_start.empty())
     for (const Operation& op : h.ops)
       if (op.outcome != Outcome::info && fits(op.response)) explained = true;
-  EXPECT_TRUE(explained) << what << ": the window is not the history cut at an end" << (r.witness_start.empty() ? "" : " and a front")
-                         << ", less read-only operations";
+  EXPECT_TRUE(explained) << what << ": the window is not the history cut at an end"
+                         << (r.witness_start.empty() ? "" : " and a front") << ", less read-only operations";
 }
 
 // Re-checks a window as check_history sees histories: from each start state (as --init), with
@@ -133,7 +133,10 @@ void expect_window_fails(const History& h, const CheckReport& r, const std::stri
 // A correct register history with values 0..4 (the decision does not apply), with one read at
 // `at` (an index into ops) changed to a value no write before it wrote: a local violation.
 History register_with_bad_read(std::size_t clients, std::size_t at, std::uint64_t seed, std::size_t ops_per_client = 200) {
-  const duet_test::Family f{.object = duet_test::Object::cas_register, .clients = clients, .ops_per_client = ops_per_client, .seed = seed,
+  const duet_test::Family f{.object = duet_test::Object::cas_register,
+                            .clients = clients,
+                            .ops_per_client = ops_per_client,
+                            .seed = seed,
                             .values = 5};
   History h = duet_test::generate(f);
   for (std::size_t i = at; i < h.ops.size(); ++i) {
@@ -161,7 +164,8 @@ TEST(FailingWindow, TwoThousandOperationsShrinkToALocalWindow) {
       expect_window_fails(h, r, model, what);
       // The read of a value nothing writes fails from every state: it alone is the window.
       EXPECT_EQ(r.witness.size(), 1u) << what << ": " << r.explanation;
-      EXPECT_NE(r.explanation.find("The failing window: this operation alone has no linearization either, starting from any state"),
+      EXPECT_NE(r.explanation.find(
+                    "The failing window: this operation alone has no linearization either, starting from any state"),
                 std::string::npos)
           << r.explanation;
     }
@@ -188,7 +192,8 @@ TEST(FailingWindow, ImpossibleReadInALongHistoryIsTheWindowAloneAndCheap) {
   EXPECT_TRUE(r.witness_is_window);
   EXPECT_EQ(r.witness_start, (std::vector<std::string>{"0", "1", "2", "3", "4", "nil"})) << r.explanation;
   expect_window_fails(h, r, "cas-register", "impossible read");
-  const double search = std::chrono::duration<double>(t1 - t0).count(), with_window = std::chrono::duration<double>(t2 - t1).count();
+  const double search = std::chrono::duration<double>(t1 - t0).count(),
+               with_window = std::chrono::duration<double>(t2 - t1).count();
   std::printf("search alone %.2f s, with the window %.2f s\n", search, with_window);
   EXPECT_LT(with_window, 1.5 * search + 0.2);
 }
@@ -222,7 +227,8 @@ TEST(FailingWindow, RandomHistoriesWindowsFailAlone) {
   for (int trial = 0; trial < 600; ++trial) {
     std::vector<std::size_t> by_point;
     const int n = 6 + static_cast<int>(rng() % 14);
-    const std::vector<duet_test::PlannedCall> plan = duet_test::random_execution(rng, n, 2 + static_cast<int>(rng() % 3), by_point);
+    const std::vector<duet_test::PlannedCall> plan =
+        duet_test::random_execution(rng, n, 2 + static_cast<int>(rng() % 3), by_point);
     const bool counter = trial % 2 == 1;
     History h;
     h.ops.resize(plan.size());
@@ -317,7 +323,8 @@ TEST(FailingWindow, NeverFoundInALinearizableHistory) {
   for (int trial = 0; trial < 300; ++trial) {
     std::vector<std::size_t> by_point;
     const int n = 4 + static_cast<int>(rng() % 16);
-    const std::vector<duet_test::PlannedCall> plan = duet_test::random_execution(rng, n, 2 + static_cast<int>(rng() % 3), by_point);
+    const std::vector<duet_test::PlannedCall> plan =
+        duet_test::random_execution(rng, n, 2 + static_cast<int>(rng() % 3), by_point);
     std::vector<WindowOp> ops(plan.size());
     std::vector<duet::detail::TimedOp> timed(plan.size());
     int state = 0;
@@ -328,16 +335,21 @@ TEST(FailingWindow, NeverFoundInALinearizableHistory) {
       else if (dice < 7) ops[k] = {1, state, 0};
       else if (state == a) ops[k] = {2, a, b}, state = b;
       else ops[k] = {3, a, 0};
-      timed[k] = {plan[k].process, plan[k].invoke, rng() % 8 == 0 && ops[k].kind != 1 ? duet::detail::TimedOp::kPending : plan[k].response};
+      timed[k] = {plan[k].process, plan[k].invoke,
+                  rng() % 8 == 0 && ops[k].kind != 1 ? duet::detail::TimedOp::kPending : plan[k].response};
     }
     const WindowOracleUnderTest oracle{&ops};
-    ASSERT_EQ(duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable).verdict, duet::detail::SearchVerdict::ok);
+    ASSERT_EQ(duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable).verdict,
+              duet::detail::SearchVerdict::ok);
     std::vector<bool> read_only(ops.size());
-    for (std::size_t i = 0; i < ops.size(); ++i) read_only[i] = timed[i].response != duet::detail::TimedOp::kPending && oracle.read_only(i);
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      read_only[i] = timed[i].response != duet::detail::TimedOp::kPending && oracle.read_only(i);
     for (std::size_t stuck = 0; stuck < ops.size(); ++stuck) {
-      const auto w = duet::history::detail::failing_window(timed, oracle, duet::detail::SearchBudget{}, stuck, read_only, 1'000'000);
+      const auto w =
+          duet::history::detail::failing_window(timed, oracle, duet::detail::SearchBudget{}, stuck, read_only, 1'000'000);
       ++shrunk;
-      ASSERT_EQ(w.ops.size(), ops.size()) << "trial " << trial << ", stuck " << stuck << ": a window in a linearizable history";
+      ASSERT_EQ(w.ops.size(), ops.size()) << "trial " << trial << ", stuck " << stuck
+                                          << ": a window in a linearizable history";
       ASSERT_TRUE(w.open.empty() && w.start.empty()) << "trial " << trial;
     }
   }
@@ -361,7 +373,8 @@ TEST(FailingWindow, OutOfBudgetClaimsNothing) {
   for (std::size_t i = 0; i < ops.size(); ++i) read_only[i] = oracle.read_only(i);
   const std::size_t stuck = ops.size() - 1;
   // With room: the window is the write and the bad read, or the bad read alone from its start.
-  const auto w = duet::history::detail::failing_window(timed, oracle, duet::detail::SearchBudget{}, stuck, read_only, 1'000'000);
+  const auto w =
+      duet::history::detail::failing_window(timed, oracle, duet::detail::SearchBudget{}, stuck, read_only, 1'000'000);
   EXPECT_LE(w.ops.size(), 2u);
   EXPECT_FALSE(w.out_of_budget);
   EXPECT_NE(std::find(w.ops.begin(), w.ops.end(), stuck), w.ops.end());
@@ -373,7 +386,8 @@ TEST(FailingWindow, OutOfBudgetClaimsNothing) {
   duet::detail::SearchBudget late;
   late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
   expect_whole(duet::history::detail::failing_window(timed, oracle, late, stuck, read_only, 1'000'000), "deadline passed");
-  expect_whole(duet::history::detail::failing_window(timed, oracle, duet::detail::SearchBudget{}, stuck, read_only, 0), "no steps");
+  expect_whole(duet::history::detail::failing_window(timed, oracle, duet::detail::SearchBudget{}, stuck, read_only, 0),
+               "no steps");
   std::atomic<bool> stop{true};
   duet::detail::SearchBudget cancelled;
   cancelled.cancel = &stop;

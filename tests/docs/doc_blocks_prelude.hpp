@@ -39,13 +39,13 @@
 
 #include <unistd.h>  // alarm, in the draft tests docs/isolation.md shows
 
-#include "avl.hpp"               // the AVL set (docs/api.md)
-#include "callback_log.hpp"      // the callback-based log (docs/async.md)
-#include "history_models.hpp"    // models of your own for the checker (docs/checker.md)
-#include "increasing.hpp"        // nondeterministic references (docs/reference.md)
-#include "kv_store_spec.hpp"     // the key-value store over a block device (docs/async.md)
-#include "persistent_array.hpp"  // Ed's persistent arrays (the tutorial, docs/api.md)
-#include "ring_buffer.hpp"       // the tutorial's ring buffer
+#include "avl.hpp"                        // the AVL set (docs/api.md)
+#include "callback_log.hpp"               // the callback-based log (docs/async.md)
+#include "history_models.hpp"             // models of your own for the checker (docs/checker.md)
+#include "increasing.hpp"                 // nondeterministic references (docs/reference.md)
+#include "kv_store_spec.hpp"              // the key-value store over a block device (docs/async.md)
+#include "persistent_array.hpp"           // Ed's persistent arrays (the tutorial, docs/api.md)
+#include "ring_buffer.hpp"                // the tutorial's ring buffer
 #include "support/crashing_subjects.hpp"  // subjects that crash, hang or exit (docs/isolation.md)
 
 // The docs name the persistent arrays' reference and Ed's candidate by their short namespaces.
@@ -131,5 +131,6 @@ struct CounterSpec {
 // std::vector described by its signature: not safe for concurrent use (docs/parallel.md).
 inline const duet::Lin<std::vector<int>> vector_lin =
     duet::Lin<std::vector<int>>("vector", "v")
-        .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::integers(0, 9))
+        .op(
+            "push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::integers(0, 9))
         .op("size", [](std::vector<int>& v) { return v.size(); });

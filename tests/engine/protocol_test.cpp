@@ -208,8 +208,9 @@ TEST(Protocol, CutShortOrOverlongMessagesThrow) {
   expect_every_prefix_throws(encode_request(SearchRequest{Clock::now()}), request);
   expect_every_prefix_throws(encode_answer(RunAnswer{sample_run(), true}),
                              [](const std::string& bytes) { decode_answer<RunAnswer>(bytes); });
-  expect_every_prefix_throws(encode_answer(ShrinkAnswer{{1}, 1, 2, ShrinkStop::fixed_point, FailureRecord{sample_trace(), sample_outcome()}}),
-                             [](const std::string& bytes) { decode_answer<ShrinkAnswer>(bytes); });
+  expect_every_prefix_throws(
+      encode_answer(ShrinkAnswer{{1}, 1, 2, ShrinkStop::fixed_point, FailureRecord{sample_trace(), sample_outcome()}}),
+      [](const std::string& bytes) { decode_answer<ShrinkAnswer>(bytes); });
   SearchAnswer search;
   search.end.failed = true;
   search.end.run = sample_run();

@@ -174,10 +174,8 @@ TEST(FiberFormat, EveryCellSaysWhatItsLineSays) {
       // event's fiber's cell is the filled one.
       std::vector<std::string> cells(1);
       for (const char c : table[i + 1]) {
-        if (c == '|')
-          cells.emplace_back();
-        else
-          cells.back().push_back(c);
+        if (c == '|') cells.emplace_back();
+        else cells.back().push_back(c);
       }
       const std::uint32_t fiber = s.trace()[i].fiber;
       ASSERT_LT(fiber + 1, cells.size()) << table[i + 1];

@@ -107,7 +107,9 @@ TEST(MemoryModelLitmus, StoreBufferingWithSeqCstFencesNeverBothZero) {
 }
 
 TEST(MemoryModelLitmus, SequentialConsistencyModelNeverShowsAWeakOutcome) {
-  EXPECT_EQ(explore(sb(memory_order_relaxed, memory_order_relaxed), [] { return regs(2); }, false).outcomes,
+  EXPECT_EQ(explore(
+                sb(memory_order_relaxed, memory_order_relaxed), [] { return regs(2); }, false)
+                .outcomes,
             all_of({"0 1", "1 0", "1 1"}));
 }
 
@@ -149,8 +151,7 @@ TEST(MemoryModelLitmus, MessagePassingWithFencesNeverFlagWithoutData) {
 // ---- IRIW: independent reads of independent writes ----
 
 Branches iriw(std::memory_order st, std::memory_order ld) {
-  return {[=] { x.store(1, st); },
-          [=] { y.store(1, st); },
+  return {[=] { x.store(1, st); }, [=] { y.store(1, st); },
           [=] {
             r[0] = x.load(ld);
             r[1] = y.load(ld);
@@ -195,8 +196,7 @@ TEST(MemoryModelLitmus, CoherenceWriteRead) {
                       },
                       [] { x.store(2, memory_order_relaxed); }};
   // A fiber never reads older than its own store: never 0.
-  EXPECT_EQ(explore(b, [] { return regs(1) + " " + std::to_string(x.load()); }).outcomes,
-            all_of({"1 1", "1 2", "2 2"}));
+  EXPECT_EQ(explore(b, [] { return regs(1) + " " + std::to_string(x.load()); }).outcomes, all_of({"1 1", "1 2", "2 2"}));
 }
 
 TEST(MemoryModelLitmus, CoherenceReadWrite) {
@@ -206,8 +206,7 @@ TEST(MemoryModelLitmus, CoherenceReadWrite) {
                       },
                       [] { x.store(2, memory_order_relaxed); }};
   // Never a read of a store that comes after the fiber's own in modification order: not "2 2".
-  EXPECT_EQ(explore(b, [] { return regs(1) + " " + std::to_string(x.load()); }).outcomes,
-            all_of({"0 1", "0 2", "2 1"}));
+  EXPECT_EQ(explore(b, [] { return regs(1) + " " + std::to_string(x.load()); }).outcomes, all_of({"0 1", "0 2", "2 1"}));
 }
 
 TEST(MemoryModelLitmus, CoherenceWriteWrite) {
@@ -418,7 +417,9 @@ TEST(MemoryModelLitmus, SleepSetsLoseNoOutcome) {
 
 TEST(MemoryModelLitmus, TheStaleReadBoundLimitsTheSearch) {
   // With no stale read allowed, the model's search shows only sequentially consistent outcomes.
-  EXPECT_EQ(explore(sb(memory_order_relaxed, memory_order_relaxed), [] { return regs(2); }, true, true, 0).outcomes,
+  EXPECT_EQ(explore(
+                sb(memory_order_relaxed, memory_order_relaxed), [] { return regs(2); }, true, true, 0)
+                .outcomes,
             all_of({"0 1", "1 0", "1 1"}));
 }
 

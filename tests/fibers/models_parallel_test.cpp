@@ -69,8 +69,9 @@ TEST_P(CorrectUnderStrategy, TreiberStackPasses) { expect_passes_under<TreiberSt
 TEST_P(CorrectUnderStrategy, MsQueuePasses) { expect_passes_under<MsQueueSpec<>>(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, CorrectUnderStrategy,
-                         ::testing::Values(duet::random(), duet::pct(3), duet::exhaustive(2)),
-                         [](const auto& info) { return std::string(info.index == 0 ? "random" : info.index == 1 ? "pct3" : "exhaustive2"); });
+                         ::testing::Values(duet::random(), duet::pct(3), duet::exhaustive(2)), [](const auto& info) {
+                           return std::string(info.index == 0 ? "random" : info.index == 1 ? "pct3" : "exhaustive2");
+                         });
 
 template <class Spec>
 duet::CheckResult expect_found(std::uint64_t seed) {
@@ -98,12 +99,16 @@ TEST(FiberModelsParallel, ExhaustiveSearchOfTwoByThreeSpinLockProgramsCompletes)
   const std::string out = testing::internal::GetCapturedStdout();
   ASSERT_TRUE(r.passed()) << r.report;
   // It names the shape it covered, and claims nothing beyond it.
-  EXPECT_EQ(r.coverage.rfind("exhaustive(2), complete for programs of 2 branches × up to 3 calls: all ", 0), 0u) << r.coverage;
+  EXPECT_EQ(r.coverage.rfind("exhaustive(2), complete for programs of 2 branches × up to 3 calls: all ", 0), 0u)
+      << r.coverage;
   EXPECT_NE(r.coverage.find("; programs with more branches, longer branches or more preemptions were not explored"),
             std::string::npos)
       << r.coverage;
   // (Programs that drew no call have nothing to run and are not counted.)
-  EXPECT_TRUE(std::regex_search(r.coverage, std::regex(" schedules with at most 2 preemptions and at most 2 stale reads of the [0-9]+ programs explored \\(plus ")))
+  EXPECT_TRUE(std::regex_search(
+      r.coverage,
+      std::regex(
+          " schedules with at most 2 preemptions and at most 2 stale reads of the [0-9]+ programs explored \\(plus ")))
       << r.coverage;
   EXPECT_NE(out.find(r.coverage), std::string::npos) << out;  // on the pass line's next line
   // Each program ran once per schedule explored (and per redundant run): many more trials
@@ -135,6 +140,8 @@ TEST_P(FiberUnsafeAba, TreiberStackWithAFreeListIsFound) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, FiberUnsafeAba, ::testing::Values(duet::pct(3), duet::exhaustive(2), duet::random()),
-                         [](const auto& info) { return std::string(info.index == 0 ? "pct3" : info.index == 1 ? "exhaustive2" : "random"); });
+                         [](const auto& info) {
+                           return std::string(info.index == 0 ? "pct3" : info.index == 1 ? "exhaustive2" : "random");
+                         });
 
 }  // namespace

@@ -474,9 +474,9 @@ TEST(RunFibers, ReplaysTheReportedSchedule) {
   auto run = [&] {
     Counter<true> c;
     duet::Result a, b;
-    duet::FiberRun fr = duet::run_fibers({[&] { a = duet::capture([&] { return c.incr(); }); },
-                                          [&] { b = duet::capture([&] { return c.incr(); }); }},
-                                         schedule[1].str());
+    duet::FiberRun fr = duet::run_fibers(
+        {[&] { a = duet::capture([&] { return c.incr(); }); }, [&] { b = duet::capture([&] { return c.incr(); }); }},
+        schedule[1].str());
     EXPECT_TRUE(fr.completed) << fr.failure;
     // The lost update, as reported: both increments return 1.
     EXPECT_EQ(a.show(), "1");
@@ -491,9 +491,8 @@ TEST(RunFibers, ReplaysTheReportedSchedule) {
 TEST(RunFibers, PastTheScheduleTheCurrentFiberKeepsRunning) {
   Counter<true> c;
   duet::Result a, b;
-  const duet::FiberRun fr = duet::run_fibers({[&] { a = duet::capture([&] { return c.incr(); }); },
-                                              [&] { b = duet::capture([&] { return c.incr(); }); }},
-                                             "");
+  const duet::FiberRun fr = duet::run_fibers(
+      {[&] { a = duet::capture([&] { return c.incr(); }); }, [&] { b = duet::capture([&] { return c.incr(); }); }}, "");
   ASSERT_TRUE(fr.completed) << fr.failure;
   EXPECT_EQ(a.show(), "1");  // fiber 0 ran to its end first: no lost update
   EXPECT_EQ(b.show(), "2");

@@ -97,8 +97,8 @@ TEST(FiberScheduler, SameDrawsGiveTheSameTraceByteForByte) {
     for (std::size_t i = 0; i < raw.size(); ++i) {
       const fb::TraceEvent &a = raw[i], &b = s.trace()[i];
       EXPECT_TRUE(a.step == b.step && a.fiber == b.fiber && a.event.op == b.event.op && a.event.kind == b.event.kind &&
-                  a.event.object == b.event.object && a.event.loc.line() == b.event.loc.line() && a.read.type == b.read.type &&
-                  a.written.type == b.written.type &&
+                  a.event.object == b.event.object && a.event.loc.line() == b.event.loc.line() &&
+                  a.read.type == b.read.type && a.written.type == b.written.type &&
                   (a.read.type == fb::ValueType::pointer || (a.read == b.read && a.written == b.written)))
           << "event " << i;
     }
@@ -392,7 +392,9 @@ TEST(FiberScheduler, StepAndFiberAreVisibleFromInsideARun) {
                          a.store(1);
                          seen.push_back({s.current_fiber(), s.step()});
                        },
-                       [&] { seen.push_back({s.current_fiber(), s.step()}); }};
+                       [&] {
+                         seen.push_back({s.current_fiber(), s.step()});
+                       }};
   run_replay(s, br, {});
   // Zero draws: fiber 0 runs first; its start is step 0, its store step 1.
   ASSERT_EQ(seen.size(), 3u);

@@ -175,8 +175,8 @@ struct Explored {
   std::vector<std::uint64_t> failing_choices;
   std::string failing_trace;
   std::size_t failing_preemptions = 0;
-  std::set<std::string> keys;           // traces of the complete (non-redundant) schedules
-  std::set<std::string> all_keys;       // of every run
+  std::set<std::string> keys;      // traces of the complete (non-redundant) schedules
+  std::set<std::string> all_keys;  // of every run
   std::size_t max_preemptions = 0;
   std::size_t max_trace_preemptions = 0;
   double seconds = 0;
@@ -271,7 +271,8 @@ TEST(FiberStrategies, DependenceIsSameObjectWithAWrite) {
   EXPECT_TRUE(fb::dependent(ev(fb::Op::notify_one, 4, fb::ObjectKind::condition_variable),
                             ev(fb::Op::wait, 4, fb::ObjectKind::condition_variable)));
   // A condition-variable wait also releases its (unnamed) mutex.
-  EXPECT_TRUE(fb::dependent(ev(fb::Op::lock, 5, fb::ObjectKind::mutex), ev(fb::Op::wait, 4, fb::ObjectKind::condition_variable)));
+  EXPECT_TRUE(
+      fb::dependent(ev(fb::Op::lock, 5, fb::ObjectKind::mutex), ev(fb::Op::wait, 4, fb::ObjectKind::condition_variable)));
 }
 
 // ---- PCT ----
@@ -327,8 +328,7 @@ TEST(FiberStrategies, PctFindsADepthTwoBugAtTheBoundedRate) {
     Depth2 p(idle);
     const std::size_t n = p.branches.size();
     const double bound = fb::PctPicker::bound(n, k, 2);  // 1/(n k)
-    const double observed =
-        rate(p, 6000, [](duet::Source& src) { return std::make_unique<fb::PctPicker>(src, 2, k); });
+    const double observed = rate(p, 6000, [](duet::Source& src) { return std::make_unique<fb::PctPicker>(src, 2, k); });
     // This program's exact rate: fiber 0's priority above fiber 1's (half the orders; the idle
     // fiber's place does not matter) and the change point at the one step between fiber 0's
     // stores (1/k). With two fibers that is the bound itself.
@@ -350,7 +350,7 @@ TEST(FiberStrategies, PctLearnsTheStepCountFromEarlierRuns) {
   fb::PctPicker pct(src, 2);
   p.reset();
   s.run(p.branches, pct);
-  EXPECT_EQ(pct.steps(), 0u);  // no change points in the first run
+  EXPECT_EQ(pct.steps(), 0u);          // no change points in the first run
   EXPECT_FALSE(p.failed(s.result()));  // so the highest-priority fiber ran to its end first
   ASSERT_GT(pct.steps_seen(), 0u);
   std::size_t found_at = 0;
@@ -422,10 +422,8 @@ void expect_failing_run_replays(Program& p, fb::Picker& picker, duet::Source& sr
 TEST(FiberStrategies, EveryStrategysFailingRunReplaysWithTheRandomPicker) {
   for (int which = 0; which < 2; ++which) {
     std::unique_ptr<Program> p;
-    if (which == 0)
-      p = std::make_unique<RacyCounter>(3);
-    else
-      p = std::make_unique<CvProgram>();
+    if (which == 0) p = std::make_unique<RacyCounter>(3);
+    else p = std::make_unique<CvProgram>();
     duet::Source src = duet::Source::from_seed(1);
     fb::RandomPicker random(src);
     expect_failing_run_replays(*p, random, src, "random");
@@ -500,7 +498,8 @@ TEST(FiberStrategies, ExhaustiveExploresWhichWaiterIsWokenAndSpuriousWakeUps) {
       std::set<std::uint32_t> waiting;
       bool spurious = false, both_waited = false;
       for (const fb::TraceEvent& e : s.trace()) {
-        if (e.event.op == fb::Op::wake && e.read.bits == static_cast<std::uint64_t>(fb::WakeReason::spurious)) spurious = true;
+        if (e.event.op == fb::Op::wake && e.read.bits == static_cast<std::uint64_t>(fb::WakeReason::spurious))
+          spurious = true;
         if (e.event.op == fb::Op::wait) waiting.insert(e.fiber);
         if (e.event.op == fb::Op::wake) waiting.erase(e.fiber);
         if (e.event.op == fb::Op::notify_one && e.fiber == 2) both_waited = waiting.size() == 2;
@@ -517,15 +516,16 @@ TEST(FiberStrategies, ExhaustiveExploresWhichWaiterIsWokenAndSpuriousWakeUps) {
       EXPECT_GT(spurious_runs, 0u);
     }
     report("relay over a condition variable, bound 0, spurious bound " + std::to_string(spurious_bound) + ": " +
-           std::to_string(ex.stats().schedules) + " schedules, " + std::to_string(spurious_runs) + " with a spurious wake-up");
+           std::to_string(ex.stats().schedules) + " schedules, " + std::to_string(spurious_runs) +
+           " with a spurious wake-up");
   }
 }
 
 TEST(FiberStrategies, ExhaustiveFindsTheRacyCounterOnItsFirstPass) {
   RacyCounter p(2);
   const Explored e = explore(p, {.preemption_bound = 2});
-  report(describe("racy counter 2x1, bound 2", e) + "; first failure at run " + std::to_string(e.first_failure) +
-         " with " + std::to_string(e.failing_preemptions) + " preemption(s)");
+  report(describe("racy counter 2x1, bound 2", e) + "; first failure at run " + std::to_string(e.first_failure) + " with " +
+         std::to_string(e.failing_preemptions) + " preemption(s)");
   ASSERT_GT(e.failures, 0u);
   EXPECT_TRUE(e.stats.complete);
   EXPECT_LE(e.first_failure, 3u);  // depth-first from the non-preemptive schedule: the first preemption tried

@@ -147,13 +147,14 @@ TEST(FiberSync, SpinningOnAFlagNobodySetsIsALivelock) {
   EXPECT_EQ(alone.steps, 2'000u + 1);  // the start, then one load per allowed switch point
   const std::string d = fb::describe(alone, s.trace(), 5);
   EXPECT_TRUE(contains(d, "livelock or spin loop: 2001 steps without finishing; the last ones:")) << d;
-  EXPECT_TRUE(contains(d, "load") && contains(d, "atomic#0") && contains(d, "= false") && contains(d, here(spin_line)))
-      << d;
+  EXPECT_TRUE(contains(d, "load") && contains(d, "atomic#0") && contains(d, "= false") && contains(d, here(spin_line))) << d;
   // With company that yields: still nobody sets the flag.
   for (std::uint64_t seed = 0; seed < 20; ++seed) {
-    const auto& r = run_seed(s, Branches{spin, [&] {
-                                           while (!flag.load()) duet::yield();
-                                         }},
+    const auto& r = run_seed(s,
+                             Branches{spin,
+                                      [&] {
+                                        while (!flag.load()) duet::yield();
+                                      }},
                              seed);
     ASSERT_EQ(r.outcome, fb::Outcome::livelock) << fb::describe(r, s.trace());
   }
@@ -167,15 +168,29 @@ TEST(FiberSync, SpinWaitsCompleteUnderTheNeverPreemptingPicker) {
   duet::atomic<bool> flag{false};
   duet::atomic<int> word{0};
   const std::vector<std::pair<const char*, std::function<void()>>> spinners = {
-      {"explicit yield", [&] { while (!flag.load()) duet::yield(); }},
-      {"repeated load", [&] { while (!flag.load()) {} }},
-      {"loads of two objects", [&] { while (!flag.load()) word.load(); }},
+      {"explicit yield",
+       [&] {
+         while (!flag.load()) duet::yield();
+       }},
+      {"repeated load",
+       [&] {
+         while (!flag.load()) {
+         }
+       }},
+      {"loads of two objects",
+       [&] {
+         while (!flag.load()) word.load();
+       }},
       {"failing CAS",
        [&] {
          bool expected = true;
          while (!flag.compare_exchange_strong(expected, false)) expected = true;
        }},
-      {"exchange that changes nothing", [&] { while (!word.exchange(0)) {} }},
+      {"exchange that changes nothing",
+       [&] {
+         while (!word.exchange(0)) {
+         }
+       }},
   };
   for (const auto& [name, spin] : spinners) {
     SCOPED_TRACE(name);
@@ -547,7 +562,8 @@ TEST(FiberSync, TraceLinesNameOperationObjectValueAndLocation) {
   EXPECT_TRUE(contains(all, "lock")) << all;
   bool cas_line = false;
   for (const auto& l : lines)
-    cas_line = cas_line || (contains(l, "cas") && contains(l, "atomic#") && contains(l, "5 -> 6") && contains(l, here(line)));
+    cas_line =
+        cas_line || (contains(l, "cas") && contains(l, "atomic#") && contains(l, "5 -> 6") && contains(l, here(line)));
   EXPECT_TRUE(cas_line) << all;
   EXPECT_TRUE(contains(lines.back(), "exit")) << all;
 }

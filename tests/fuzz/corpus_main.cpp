@@ -111,16 +111,78 @@ class Mutator {
 
   std::string token() {
     static constexpr std::string_view kTokens[] = {
-        "[", "]", "{", "}", "(", ")", "\"", "\\", ";", ",", ":", "#", "#{", "#_", "#inst ", "##Inf", "\\u", "\\u00",
-        "\n", "\t", " ", "\r\n", "nil", "true", "-", "+", ".", "e", "N", "M", "1.5", "-0.0", "1e999", "1e-400",
-        "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
-        "99999999999999999999999999", "0", "-1", ":invoke", ":ok", ":fail", ":info", ":process", ":type", ":f",
-        ":value", ":key", ":invoke 0", ":complete 1", ":input", ":unknown true", ":nemesis", ":txn", ":cas", ":read",
-        ":write", "jepsen.util - ", "INFO  jepsen.util - 1\t:invoke\t:read\tnil\n", "INFO  jepsen.util - 1\t:ok\t:read\t3\n",
-        ";duet-history 1\n", ";model kv\n", ";model\n", "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}\n",
+        "[",
+        "]",
+        "{",
+        "}",
+        "(",
+        ")",
+        "\"",
+        "\\",
+        ";",
+        ",",
+        ":",
+        "#",
+        "#{",
+        "#_",
+        "#inst ",
+        "##Inf",
+        "\\u",
+        "\\u00",
+        "\n",
+        "\t",
+        " ",
+        "\r\n",
+        "nil",
+        "true",
+        "-",
+        "+",
+        ".",
+        "e",
+        "N",
+        "M",
+        "1.5",
+        "-0.0",
+        "1e999",
+        "1e-400",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "99999999999999999999999999",
+        "0",
+        "-1",
+        ":invoke",
+        ":ok",
+        ":fail",
+        ":info",
+        ":process",
+        ":type",
+        ":f",
+        ":value",
+        ":key",
+        ":invoke 0",
+        ":complete 1",
+        ":input",
+        ":unknown true",
+        ":nemesis",
+        ":txn",
+        ":cas",
+        ":read",
+        ":write",
+        "jepsen.util - ",
+        "INFO  jepsen.util - 1\t:invoke\t:read\tnil\n",
+        "INFO  jepsen.util - 1\t:ok\t:read\t3\n",
+        ";duet-history 1\n",
+        ";model kv\n",
+        ";model\n",
+        "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}\n",
         "{:process 0, :type :ok, :f :get, :key \"1\", :value \"x\"}\n",
         "{:process 0, :invoke 5, :complete 3, :type :ok, :f :read, :input nil, :value nil}\n",
-        std::string_view("\0", 1), "\xff", "\xEF\xBB\xBF", "\x7f"};
+        std::string_view("\0", 1),
+        "\xff",
+        "\xEF\xBB\xBF",
+        "\x7f"};
     return std::string(kTokens[below(std::size(kTokens))]);
   }
 
@@ -168,9 +230,7 @@ class Mutator {
         break;
       }
       case 7:  // insert a token
-      case 8:
-        s.insert(below(s.size() + 1), token());
-        break;
+      case 8: s.insert(below(s.size() + 1), token()); break;
       case 9: {  // delete a range
         if (s.empty()) break;
         const std::size_t at = below(s.size());
@@ -188,8 +248,17 @@ class Mutator {
         break;
       }
       case 11: {  // a number becomes huge or a boundary
-        static const char* const kNumbers[] = {"9223372036854775807", "9223372036854775808", "-9223372036854775808",
-                                               "18446744073709551615", "1e308", "1e309", "-0", "00", "1.", "1N", "2M"};
+        static const char* const kNumbers[] = {"9223372036854775807",
+                                               "9223372036854775808",
+                                               "-9223372036854775808",
+                                               "18446744073709551615",
+                                               "1e308",
+                                               "1e309",
+                                               "-0",
+                                               "00",
+                                               "1.",
+                                               "1N",
+                                               "2M"};
         std::size_t at = below(s.size() + 1);
         while (at < s.size() && !(s[at] >= '0' && s[at] <= '9')) ++at;
         std::size_t end = at;
@@ -220,9 +289,8 @@ class Mutator {
 };
 
 void usage() {
-  std::fprintf(stderr,
-               "usage: duet_fuzz_parse_corpus [--count N] [--seconds S] [--seed X] [--hang-seconds S] "
-               "[--crash-file PATH] [--slowest-file PATH] DIR_OR_FILE...\n");
+  std::fprintf(stderr, "usage: duet_fuzz_parse_corpus [--count N] [--seconds S] [--seed X] [--hang-seconds S] "
+                       "[--crash-file PATH] [--slowest-file PATH] DIR_OR_FILE...\n");
   std::exit(2);
 }
 

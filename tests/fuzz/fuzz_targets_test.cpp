@@ -116,12 +116,11 @@ TEST(FuzzTargets, ParallelBytesOnThreadsIsAnError) {
 }
 
 TEST(FuzzTargets, SeedCorporaPass) {
-  const std::vector<std::pair<std::string, duet::FuzzTarget>> targets = {
-      {"persistent-array", duet_fuzz::persistent_array()},
-      {"ring-buffer", duet_fuzz::ring_buffer()},
-      {"patricia", duet_fuzz::patricia()},
-      {"patricia-uniform", duet_fuzz::patricia_uniform()},
-      {"racy-counter", duet_fuzz::racy_counter()}};
+  const std::vector<std::pair<std::string, duet::FuzzTarget>> targets = {{"persistent-array", duet_fuzz::persistent_array()},
+                                                                         {"ring-buffer", duet_fuzz::ring_buffer()},
+                                                                         {"patricia", duet_fuzz::patricia()},
+                                                                         {"patricia-uniform", duet_fuzz::patricia_uniform()},
+                                                                         {"racy-counter", duet_fuzz::racy_counter()}};
   for (const auto& [name, target] : targets) {
     const fs::path dir = fs::path(DUET_SOURCE_DIR) / "tests/fuzz/targets/corpus" / name;
     ASSERT_TRUE(fs::is_directory(dir)) << dir;
@@ -129,8 +128,8 @@ TEST(FuzzTargets, SeedCorporaPass) {
     for (const auto& entry : fs::directory_iterator(dir)) {
       std::ifstream in(entry.path(), std::ios::binary);
       const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      const duet::CheckResult r = target(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()),
-                                         quiet(temp_dir("seeds")));
+      const duet::CheckResult r =
+          target(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()), quiet(temp_dir("seeds")));
       // A seed starts the fuzzer from valid, passing cases (one that failed would be found at once).
       EXPECT_TRUE(r.passed()) << entry.path() << "\n" << r.report;
       ++seeds;
@@ -145,13 +144,15 @@ TEST(FuzzTargetsDeathTest, AFailingInputPrintsTheReportAndAborts) {
   const std::string input = find_failing_input(duet_fuzz::persistent_array(), quiet(dir), 100000, 1, &found);
   ASSERT_FALSE(input.empty());
   ::setenv("DUET_OUTPUT_DIR", dir.c_str(), 1);
-  EXPECT_DEATH(duet::detail::fuzz_one(duet_fuzz::persistent_array(), reinterpret_cast<const std::uint8_t*>(input.data()),
-                                      input.size()),
-               "PersistentArray: failed on a fuzzer's input(.|\n)*replay: +DUET_REPLAY=duet1(.|\n)*aborting so that the fuzzer keeps it");
+  EXPECT_DEATH(
+      duet::detail::fuzz_one(duet_fuzz::persistent_array(), reinterpret_cast<const std::uint8_t*>(input.data()),
+                             input.size()),
+      "PersistentArray: failed on a fuzzer's input(.|\n)*replay: +DUET_REPLAY=duet1(.|\n)*aborting so that the fuzzer keeps it");
   ::unsetenv("DUET_OUTPUT_DIR");
   // A passing input returns 0.
   const std::string passing = "\x00";
-  EXPECT_EQ(duet::detail::fuzz_one(duet_fuzz::persistent_array(), reinterpret_cast<const std::uint8_t*>(passing.data()), 1), 0);
+  EXPECT_EQ(duet::detail::fuzz_one(duet_fuzz::persistent_array(), reinterpret_cast<const std::uint8_t*>(passing.data()), 1),
+            0);
 }
 
 // ---- Bad case files -------------------------------------------------------------------------
@@ -241,10 +242,10 @@ void replay_for_campaign(const duet::CheckResult& r) {
   EXPECT_NE(r.status, duet::CheckResult::Status::passed);
 }
 
-#define DUET_FUZZ_REPLAY(Name, check)                                                   \
-  TEST(FuzzReplay, Name) {                                                              \
-    if (!std::getenv("DUET_REPLAY_FILE")) GTEST_SKIP() << "set DUET_REPLAY_FILE";       \
-    replay_for_campaign(check);                                                         \
+#define DUET_FUZZ_REPLAY(Name, check)                                             \
+  TEST(FuzzReplay, Name) {                                                        \
+    if (!std::getenv("DUET_REPLAY_FILE")) GTEST_SKIP() << "set DUET_REPLAY_FILE"; \
+    replay_for_campaign(check);                                                   \
   }
 DUET_FUZZ_REPLAY(PersistentArray, duet_fuzz::persistent_array_api().check())
 DUET_FUZZ_REPLAY(RingBuffer, duet::check_sequential<ring::BuggyRingBufferSpec>())

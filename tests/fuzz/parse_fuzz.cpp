@@ -20,8 +20,8 @@ constexpr Format kFormats[] = {Format::automatic, Format::jepsen_log, Format::kv
 
 [[noreturn]] void bug(const std::string& what, std::string_view input) {
   std::fprintf(stderr, "duet_fuzz_parse: BUG: %s\n", what.c_str());
-  std::fprintf(stderr, "input (%zu bytes): %.*s\n", input.size(), static_cast<int>(std::min<std::size_t>(input.size(), 2000)),
-               input.data());
+  std::fprintf(stderr, "input (%zu bytes): %.*s\n", input.size(),
+               static_cast<int>(std::min<std::size_t>(input.size(), 2000)), input.data());
   std::fflush(stderr);
   std::abort();
 }
@@ -40,7 +40,8 @@ bool same_op(const Operation& a, const Operation& b) {
 }
 
 void expect_same(const History& a, const History& b, const std::string& what, std::string_view input) {
-  if (a.default_model != b.default_model) bug(what + ": model `" + a.default_model + "` became `" + b.default_model + "`", input);
+  if (a.default_model != b.default_model)
+    bug(what + ": model `" + a.default_model + "` became `" + b.default_model + "`", input);
   if (a.ops.size() != b.ops.size())
     bug(what + ": " + std::to_string(a.ops.size()) + " operations became " + std::to_string(b.ops.size()), input);
   for (std::size_t i = 0; i < a.ops.size(); ++i)
@@ -48,7 +49,9 @@ void expect_same(const History& a, const History& b, const std::string& what, st
       bug(what + ": operation " + std::to_string(i) + " " + op_text(a.ops[i]) + " became " + op_text(b.ops[i]), input);
 }
 
-std::size_t line_count(std::string_view text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1; }
+std::size_t line_count(std::string_view text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+}
 
 // One map per line is kv-log to the detector; without keys it is Jepsen's history.edn, and the
 // parser says edn.
@@ -59,7 +62,8 @@ bool history_edn(Format read_as, const History& h) {
 
 void check_history(const History& h, Format asked, std::string_view input) {
   const std::string name(format_name(asked));
-  if (asked != Format::automatic && h.format != asked && !history_edn(asked, h)) bug("parsed as " + name + " but History::format differs", input);
+  if (asked != Format::automatic && h.format != asked && !history_edn(asked, h))
+    bug("parsed as " + name + " but History::format differs", input);
   if (h.source != "fuzz") bug("History::source is not the name given", input);
   if (h.format != Format::duet && h.default_model.empty()) bug("no default model for " + name, input);
   const std::size_t lines = line_count(input);
@@ -120,8 +124,10 @@ int duet_fuzz_parse(const std::uint8_t* data, std::size_t size) {
   try {
     const Format detected = detect_format(input, "fuzz");
     if (parsed[0]) {
-      if (parsed[0]->format != detected && !history_edn(detected, *parsed[0])) bug("automatic parse and detect_format disagree", input);
-      const auto k = static_cast<std::size_t>(std::find(std::begin(kFormats), std::end(kFormats), detected) - std::begin(kFormats));
+      if (parsed[0]->format != detected && !history_edn(detected, *parsed[0]))
+        bug("automatic parse and detect_format disagree", input);
+      const auto k =
+          static_cast<std::size_t>(std::find(std::begin(kFormats), std::end(kFormats), detected) - std::begin(kFormats));
       if (!parsed[k]) bug("the automatic parse succeeds but the explicit one fails", input);
       expect_same(*parsed[0], *parsed[k], "automatic vs explicit format", input);
     }

@@ -39,7 +39,9 @@ std::string read(const std::string& path) {
 // everything else must match to the byte.
 std::string mask(std::string text) {
   // qemu-user (make multiarch) says on stderr that its guest died: the emulator's line, not duet's.
-  text = std::regex_replace(text, std::regex("\n  what the process wrote to stderr before it died:\n    \\| qemu: uncaught target signal [^\n]*\n"), "");
+  text = std::regex_replace(
+      text,
+      std::regex("\n  what the process wrote to stderr before it died:\n    \\| qemu: uncaught target signal [^\n]*\n"), "");
   text = std::regex_replace(text, std::regex("[0-9]+\\.[0-9]+ s"), "#.## s");
   return std::regex_replace(text, std::regex("\\([0-9]+ replays\\)"), "(# replays)");
 }
@@ -99,8 +101,8 @@ TEST(Golden, IsolatedExitReport) {
 }
 
 TEST(Golden, RingBufferReport) {
-  const duet::CheckResult r =
-      duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 1, .output_dir = "duet-output/golden", .name = "BuggyRingBuffer"});
+  const duet::CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>(
+      {.seed = 1, .output_dir = "duet-output/golden", .name = "BuggyRingBuffer"});
   ASSERT_FALSE(r);
   expect_golden("ring_buffer_report.txt", mask(r.report));
   expect_golden("ring_buffer_draft.cpp", read(r.draft_path));
@@ -111,7 +113,8 @@ TEST(Golden, RingBufferReport) {
 // draft_fixed_main.cpp: it fails against the subject and passes once fixed).
 TEST(Golden, InvariantDraft) {
   const auto lin = duet::Lin<draft_subjects::CappedStack>("CappedStack", "s")
-                       .op("push", [](draft_subjects::CappedStack& s, int x) { s.push(x); }, duet::integers(1, 3))
+                       .op(
+                           "push", [](draft_subjects::CappedStack& s, int x) { s.push(x); }, duet::integers(1, 3))
                        .op("top", [](draft_subjects::CappedStack& s) { return s.top(); })
                        .invariant([](const draft_subjects::CappedStack& s) {
                          return s.size() <= draft_subjects::CappedStack::kCapacity;
@@ -124,12 +127,12 @@ TEST(Golden, InvariantDraft) {
 
 // With the invariant's C++ spelling given, the draft states it directly.
 TEST(Golden, InvariantDraftWithItsSpelling) {
-  const auto lin = duet::Lin<draft_subjects::CappedStack>("CappedStack", "s")
-                       .op("push", [](draft_subjects::CappedStack& s, int x) { s.push(x); }, duet::integers(1, 3))
-                       .invariant([](const draft_subjects::CappedStack& s) {
-                         return s.size() <= draft_subjects::CappedStack::kCapacity;
-                       },
-                                  "s.size() <= draft_subjects::CappedStack::kCapacity");
+  const auto lin =
+      duet::Lin<draft_subjects::CappedStack>("CappedStack", "s")
+          .op(
+              "push", [](draft_subjects::CappedStack& s, int x) { s.push(x); }, duet::integers(1, 3))
+          .invariant([](const draft_subjects::CappedStack& s) { return s.size() <= draft_subjects::CappedStack::kCapacity; },
+                     "s.size() <= draft_subjects::CappedStack::kCapacity");
   const duet::CheckResult r = lin.check_stress({.seed = 1, .output_dir = "duet-output/golden_spelled"});
   ASSERT_FALSE(r);
   const std::string draft = read(r.draft_path);
@@ -171,8 +174,8 @@ TEST(Golden, ShrinkStoppedByItsTimeBudget) {
 }
 
 TEST(Golden, ShrinkReachedAFixedPoint) {
-  const duet::CheckResult r =
-      duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 1, .output_dir = "duet-output/golden", .name = "BuggyRingBuffer"});
+  const duet::CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>(
+      {.seed = 1, .output_dir = "duet-output/golden", .name = "BuggyRingBuffer"});
   EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::fixed_point);
   EXPECT_EQ(r.report.find("shrinking stopped"), std::string::npos) << r.report;
 }
@@ -227,8 +230,8 @@ using flaky::FlakyCounterSpec;
 TEST(Golden, NondeterministicFailureAsFirstSeen) {
   using flaky::flaky_failed_once;
   flaky_failed_once = false;
-  const duet::CheckResult r = duet::check_sequential<FlakyCounterSpec>(
-      {.seed = 1, .output_dir = "duet-output/golden", .name = "FlakyCounter"});
+  const duet::CheckResult r =
+      duet::check_sequential<FlakyCounterSpec>({.seed = 1, .output_dir = "duet-output/golden", .name = "FlakyCounter"});
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
   EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::not_reproduced);
   expect_golden("nondeterministic_report.txt", mask(r.report));
@@ -242,7 +245,8 @@ TEST(Golden, NondeterministicFailureAsFirstSeen) {
 // The drafts replay the failing schedule with duet::run_fibers; draft_repro_main.cpp compiles
 // them and runs them against the buggy and the fixed subjects.
 TEST(Golden, FiberLostUpdateReport) {
-  const duet::CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<true>>({.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/golden"});
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<true>>(
+      {.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/golden"});
   ASSERT_FALSE(r.passed());
   expect_golden("fiber_lost_update_report.txt", mask(r.report));
   expect_golden("fiber_lost_update_draft.cpp", read(r.draft_path));
@@ -273,7 +277,8 @@ TEST(Golden, ReplayedReportSaysHowTheReplayEnded) {
 }
 
 TEST(Golden, FiberDeadlockReport) {
-  const duet::CheckResult r = duet::check_parallel<fiber_subjects::AccountsSpec>({.executor = duet::fibers()}, {.seed = 3, .output_dir = "duet-output/golden"});
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::AccountsSpec>(
+      {.executor = duet::fibers()}, {.seed = 3, .output_dir = "duet-output/golden"});
   ASSERT_FALSE(r.passed());
   expect_golden("fiber_deadlock_report.txt", mask(r.report));
   expect_golden("fiber_deadlock_draft.cpp", read(r.draft_path));
@@ -282,7 +287,8 @@ TEST(Golden, FiberDeadlockReport) {
 // A replay that runs differently from the failing run: no counterexample, and where it diverged.
 TEST(Golden, FiberNondeterministicReport) {
   fiber_subjects::moody_calls = 0;
-  const duet::CheckResult r = duet::check_parallel<fiber_subjects::MoodyCounterSpec>({.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/golden"});
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::MoodyCounterSpec>(
+      {.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/golden"});
   ASSERT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
   expect_golden("fiber_nondeterministic_report.txt", mask(r.report));
 }
@@ -292,7 +298,8 @@ TEST(Golden, FiberNondeterministicReport) {
 TEST(Golden, ThreadsDraft) {
   duet::ParallelConfig pc;
   pc.branch_length = 2;
-  const duet::CheckResult r = duet::check_parallel<fiber_subjects::OffByOneSpec>(pc, {.seed = 1, .output_dir = "duet-output/golden"});
+  const duet::CheckResult r =
+      duet::check_parallel<fiber_subjects::OffByOneSpec>(pc, {.seed = 1, .output_dir = "duet-output/golden"});
   ASSERT_FALSE(r.passed());
   expect_golden("threads_off_by_one_draft.cpp", mask_threads_token(read(r.draft_path)));
 }
@@ -329,8 +336,8 @@ TEST(Golden, StarvedReport) {
     duet::run(root(), {.seed = 1});
     FAIL() << "no starved report";
   } catch (const duet::starved& e) {
-    expect_golden("starved_report.txt", std::regex_replace(e.what(), std::regex("report_golden_test\\.cpp:[0-9]+"),
-                                                             "report_golden_test.cpp:#"));
+    expect_golden("starved_report.txt",
+                  std::regex_replace(e.what(), std::regex("report_golden_test\\.cpp:[0-9]+"), "report_golden_test.cpp:#"));
   }
 }
 
@@ -348,11 +355,12 @@ TEST(Golden, InconclusiveReport) {
       break;
     }
   pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-  const duet::CheckResult r =
-      duet::check_parallel<duet::models::Counter<duet::models::AtomicCounter>>({}, {.seed = 1, .count = 300, .name = "Counter"});
+  const duet::CheckResult r = duet::check_parallel<duet::models::Counter<duet::models::AtomicCounter>>(
+      {}, {.seed = 1, .count = 300, .name = "Counter"});
   pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
   ASSERT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
-  expect_golden("inconclusive_report.txt", std::regex_replace(r.report, std::regex("[0-9.]+% with overlapping"), "#% with overlapping"));
+  expect_golden("inconclusive_report.txt",
+                std::regex_replace(r.report, std::regex("[0-9.]+% with overlapping"), "#% with overlapping"));
 }
 
 // A failure on threads that does not come back when replayed: not shrunk, and the report says how
@@ -379,11 +387,13 @@ struct GlitchySpec {
 TEST(Golden, ThreadsFailureThatDoesNotRecurIsShownUnshrunk) {
   glitch_thread = std::this_thread::get_id();
   glitch_calls = 0;
-  const duet::CheckResult r = duet::check_parallel<GlitchySpec>({}, {.seed = 1, .count = 100, .output_dir = "duet-output/golden", .name = "Glitchy"});
+  const duet::CheckResult r = duet::check_parallel<GlitchySpec>(
+      {}, {.seed = 1, .count = 100, .output_dir = "duet-output/golden", .name = "Glitchy"});
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
   EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::not_reproduced);
   // The header states the overlap; its share and the CPUs it saw depend on the machine.
-  const std::string shown = std::regex_replace(mask(r.report), std::regex("[0-9.]+% with overlapping"), "#% with overlapping");
+  const std::string shown =
+      std::regex_replace(mask(r.report), std::regex("[0-9.]+% with overlapping"), "#% with overlapping");
   expect_golden("threads_not_reproduced_report.txt",
                 mask_threads_token(std::regex_replace(shown, std::regex("branches on [0-9]+ CPUs?"), "branches on # CPUs")));
 }

@@ -9,7 +9,7 @@
 namespace duet_test {
 
 struct ChildRun {
-  int status = -1;  // exit status, or -1 if the child did not exit normally
+  int status = -1;     // exit status, or -1 if the child did not exit normally
   std::string output;  // standard output and standard error
 };
 

@@ -133,7 +133,8 @@ long exiting_get(const long& v) {
 TEST(Hostile, ApiCandidateExits) {
   duet::Api api("Box");
   auto box = api.abstract<long, long>("b");
-  api.op("make", duet::args(duet::integers(0, 9)), box, [](int x) -> long { return x; }, [](int x) -> long { return x; });
+  api.op(
+      "make", duet::args(duet::integers(0, 9)), box, [](int x) -> long { return x; }, [](int x) -> long { return x; });
   api.op("get", duet::args(box), duet::value<long>(), ref_get, exiting_get);
   EXPECT_TRUE(api.check());
 }
@@ -145,10 +146,11 @@ std::atomic<int> worker_calls{0};
 TEST(Hostile, ParallelBranchExits) {
   test_thread = std::this_thread::get_id();
   auto lin = duet::Lin<std::atomic<long>>("ExitingCounter", "c")
-                 .op("incr", [](std::atomic<long>& c) {
-                   if (std::this_thread::get_id() != test_thread && ++worker_calls == 3) std::exit(0);
-                   c.fetch_add(1);
-                 })
+                 .op("incr",
+                     [](std::atomic<long>& c) {
+                       if (std::this_thread::get_id() != test_thread && ++worker_calls == 3) std::exit(0);
+                       c.fetch_add(1);
+                     })
                  .op("get", [](std::atomic<long>& c) { return c.load(); });
   EXPECT_TRUE(duet::check_parallel(lin));
 }

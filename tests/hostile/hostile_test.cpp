@@ -48,7 +48,8 @@ void expect_exit_reported(const std::string& test, const std::string& check_name
 // file that never ends are errors of the check, never a hang, a run with a random seed, or a
 // process that grows without bound. The subject would end the process if its check ran.
 TEST(OutsideInput, NearMissesAndEndlessReplayFilesAreErrors) {
-  ChildRun r = duet_test::run_child(std::string(DUET_HOSTILE_BIN) + " --gtest_filter=Hostile.SequentialCandidateExits --duet-seed=3");
+  ChildRun r =
+      duet_test::run_child(std::string(DUET_HOSTILE_BIN) + " --gtest_filter=Hostile.SequentialCandidateExits --duet-seed=3");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(has(r.output, "duet: unknown flag --duet-seed: did you mean --duet_seed?")) << r.output;
   r = run_subject("SequentialCandidateExits", "DUET_SED=3");
@@ -59,7 +60,9 @@ TEST(OutsideInput, NearMissesAndEndlessReplayFilesAreErrors) {
   EXPECT_TRUE(has(r.output, "/dev/zero (a character device) holds more than 16 MiB")) << r.output;
 }
 
-TEST(ExitGuard, SequentialCandidateCallingExitFails) { expect_exit_reported("SequentialCandidateExits", "hostile::CounterSpec"); }
+TEST(ExitGuard, SequentialCandidateCallingExitFails) {
+  expect_exit_reported("SequentialCandidateExits", "hostile::CounterSpec");
+}
 
 TEST(ExitGuard, SequentialCandidateCallingQuickExitFails) {
   expect_exit_reported("SequentialCandidateQuickExits", "hostile::CounterSpec");

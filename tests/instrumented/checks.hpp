@@ -109,8 +109,8 @@ void found_on_every_seed(const Subject& subject, std::size_t longest, duet::Para
       shortest = std::min(shortest, r.failing_length);
       most = std::max(most, r.failing_length);
     }
-    std::printf("%s, %s: found on %zu of %llu seeds, shrunk to %zu to %zu calls\n", name_of(subject).c_str(),
-                strategy, found, static_cast<unsigned long long>(seeds()), shortest, most);
+    std::printf("%s, %s: found on %zu of %llu seeds, shrunk to %zu to %zu calls\n", name_of(subject).c_str(), strategy,
+                found, static_cast<unsigned long long>(seeds()), shortest, most);
   }
   // The token replays the shrunk program with the same interleaving, step for step.
   shape.executor = duet::fibers(duet::random());

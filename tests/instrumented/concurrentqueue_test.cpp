@@ -70,7 +70,8 @@ template <bool OneConsumer>
 duet::Lin<OneProducer<OneConsumer>> one_producer() {
   using Q = OneProducer<OneConsumer>;
   return duet::Lin<Q>(OneConsumer ? "concurrentqueue_spsc" : "concurrentqueue_spmc", "q")
-      .op("enqueue", [](Q& q, int v) { return q.enqueue(v); }, duet::integers(0, 9))
+      .op(
+          "enqueue", [](Q& q, int v) { return q.enqueue(v); }, duet::integers(0, 9))
       .op("try_dequeue", [](Q& q) { return q.try_dequeue(); });
 }
 
@@ -90,7 +91,8 @@ TEST(InstrumentedConcurrentQueue, EmptyHandedDequeueWhileConsumersContendFound) 
 // producer) that is not linearizable, which is what the documentation says.
 duet::Lin<Queue> implicit_producers() {
   return duet::Lin<Queue>("concurrentqueue", "q")
-      .op("enqueue", [](Queue& q, int v) { return q.enqueue(v); }, duet::integers(0, 9))
+      .op(
+          "enqueue", [](Queue& q, int v) { return q.enqueue(v); }, duet::integers(0, 9))
       .op("try_dequeue", [](Queue& q) { return dequeue(q); });
 }
 

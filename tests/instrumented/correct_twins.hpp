@@ -110,7 +110,8 @@ class CasStack {
   }
   int pop() {
     Node* top = head_.load(std::memory_order_acquire);
-    while (top != nullptr && !head_.compare_exchange_weak(top, top->next, std::memory_order_acq_rel, std::memory_order_acquire)) {
+    while (top != nullptr &&
+           !head_.compare_exchange_weak(top, top->next, std::memory_order_acq_rel, std::memory_order_acquire)) {
     }
     return top == nullptr ? -1 : top->value;
   }
@@ -147,13 +148,15 @@ class WrapCounter {
 
 inline duet::Lin<CountedQueue> counted_queue() {
   return duet::Lin<CountedQueue>("CountedQueue", "q")
-      .op("push", [](CountedQueue& q, int x) { q.push(x); }, duet::integers(1, 9))
+      .op(
+          "push", [](CountedQueue& q, int x) { q.push(x); }, duet::integers(1, 9))
       .op("pop", [](CountedQueue& q) { return q.pop(); })
       .op("size", [](CountedQueue& q) { return q.size(); });
 }
 inline duet::Lin<TornPair> torn_pair() {
   return duet::Lin<TornPair>("TornPair", "p")
-      .op("set", [](TornPair& p, int v) { p.set(v); }, duet::integers(1, 9))
+      .op(
+          "set", [](TornPair& p, int v) { p.set(v); }, duet::integers(1, 9))
       .op("get", [](TornPair& p) { return p.get(); });
 }
 inline duet::Lin<LazyInstance> lazy_instance() {
@@ -163,13 +166,15 @@ inline duet::Lin<LazyInstance> lazy_instance() {
 }
 inline duet::Lin<Bank> bank() {
   return duet::Lin<Bank>("Bank", "bank")
-      .op("transfer", [](Bank& b, int from, int amount) { b.transfer(from, amount); }, duet::integers(0, 1),
+      .op(
+          "transfer", [](Bank& b, int from, int amount) { b.transfer(from, amount); }, duet::integers(0, 1),
           duet::integers(1, 9))
       .op("total", [](Bank& b) { return b.total(); });
 }
 inline duet::Lin<CasStack> cas_stack() {
   return duet::Lin<CasStack>("CasStack", "s")
-      .op("push", [](CasStack& s, int x) { s.push(x); }, duet::integers(1, 9))
+      .op(
+          "push", [](CasStack& s, int x) { s.push(x); }, duet::integers(1, 9))
       .op("pop", [](CasStack& s) { return s.pop(); });
 }
 inline duet::Lin<WrapCounter> wrap_counter() {

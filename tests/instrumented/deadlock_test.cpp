@@ -43,9 +43,7 @@ struct Calls {
   using State = int;
   using Cmd = int;  // an index into Subject::kCalls
   static constexpr const char* sut_name = "s";
-  static duet::Gen<Cmd> command(const State&) {
-    return duet::integers(0, static_cast<int>(std::size(Subject::kCalls)) - 1);
-  }
+  static duet::Gen<Cmd> command(const State&) { return duet::integers(0, static_cast<int>(std::size(Subject::kCalls)) - 1); }
   static duet::Result run(const Cmd& c, Sut& s) {
     s.call(c);
     return {};
@@ -107,10 +105,12 @@ void expect_deadlock(const duet::CheckResult& r, std::initializer_list<Wait> wai
   for (const Wait& w : waits) EXPECT_NE(line_of(w.mark), 0) << "no line of deadlock_test.cpp ends with // waits: " << w.mark;
   for (const std::string& line : blocked)
     EXPECT_TRUE(std::any_of(waits.begin(), waits.end(), [&](const Wait& w) { return matches(line, w); }))
-        << "a fiber blocked where the test expects none: " << line << "\n" << r.report;
+        << "a fiber blocked where the test expects none: " << line << "\n"
+        << r.report;
   for (const Wait& w : waits)
     EXPECT_TRUE(std::any_of(blocked.begin(), blocked.end(), [&](const std::string& line) { return matches(line, w); }))
-        << "no fiber blocked in " << w.what << " at the line marked `" << w.mark << "`\n" << r.report;
+        << "no fiber blocked in " << w.what << " at the line marked `" << w.mark << "`\n"
+        << r.report;
   for (const std::string& line : blocked) std::printf("%s\n", line.c_str());  // for the log
 }
 
@@ -202,7 +202,7 @@ class Connections {
  public:
   static constexpr const char* kCalls[] = {"use"};
   void call(int) {
-    free_.acquire();  // waits: none left
+    free_.acquire();     // waits: none left
     uses_.fetch_add(1);  // and no free_.release()
   }
 

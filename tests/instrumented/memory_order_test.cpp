@@ -63,16 +63,12 @@ class LazyAnswer {
 
  private:
   int read() const {
-    if constexpr (std::is_same_v<Value, int>)
-      return value_;
-    else
-      return value_.load(memory_order_relaxed);
+    if constexpr (std::is_same_v<Value, int>) return value_;
+    else return value_.load(memory_order_relaxed);
   }
   void write(int v) {
-    if constexpr (std::is_same_v<Value, int>)
-      value_ = v;
-    else
-      value_.store(v, memory_order_relaxed);
+    if constexpr (std::is_same_v<Value, int>) value_ = v;
+    else value_.store(v, memory_order_relaxed);
   }
   Value value_{0};
   std::atomic<bool> ready_{false};
@@ -131,11 +127,14 @@ template <bool MissingFence>
 duet::Lin<SeqLockPair<MissingFence>> seqlock(const char* name) {
   using S = SeqLockPair<MissingFence>;
   return duet::Lin<S>(name, "s")
-      .op("write", [](S& s, int v) { s.write(v); }, duet::integers(1, 9))
+      .op(
+          "write", [](S& s, int v) { s.write(v); }, duet::integers(1, 9))
       .op("read", [](S& s) { return s.read(); });
 }
 
-TEST(InstrumentedMemoryOrder, SeqlockWithoutAcquireFenceFound) { found_reported_as(kStaleRead, seqlock<true>("SeqLockNoFence"), 10); }
+TEST(InstrumentedMemoryOrder, SeqlockWithoutAcquireFenceFound) {
+  found_reported_as(kStaleRead, seqlock<true>("SeqLockNoFence"), 10);
+}
 TEST(InstrumentedMemoryOrder, SeqlockWithAcquireFencePasses) { twin_passes(seqlock<false>("SeqLock")); }
 
 // ---- a reference count ----
@@ -186,7 +185,8 @@ template <bool RelaxedDecrement>
 duet::Lin<Handoff<RelaxedDecrement>> handoff(const char* name) {
   using H = Handoff<RelaxedDecrement>;
   return duet::Lin<H>(name, "h")
-      .op("put", [](H& h, int v) { h.put(v); }, duet::integers(1, 9))
+      .op(
+          "put", [](H& h, int v) { h.put(v); }, duet::integers(1, 9))
       .op("take", [](H& h) { return h.take(); });
 }
 
@@ -288,7 +288,8 @@ template <bool RelaxedIndex>
 duet::Lin<Ring<RelaxedIndex>> ring(const char* name) {
   using R = Ring<RelaxedIndex>;
   return duet::Lin<R>(name, "r")
-      .op("push", [](R& r, int v) { return r.push(v); }, duet::integers(1, 9))
+      .op(
+          "push", [](R& r, int v) { return r.push(v); }, duet::integers(1, 9))
       .op("pop", [](R& r) { return r.pop(); });
 }
 

@@ -50,7 +50,9 @@ TEST(InstrumentedNegative, CounterLoadThenStoreFound) {
   found_on_every_seed(Model<duet::models::Counter<RacyCounter>>{"RacyCounter"}, 5);
 }
 
-TEST(InstrumentedNegative, CounterFetchAddPasses) { twin_passes(Model<duet::models::Counter<AtomicCounter>>{"AtomicCounter"}); }
+TEST(InstrumentedNegative, CounterFetchAddPasses) {
+  twin_passes(Model<duet::models::Counter<AtomicCounter>>{"AtomicCounter"});
+}
 
 // ---- a register with compare-and-set (tests/negative/register_test.cpp) ----
 
@@ -121,13 +123,15 @@ template <class S>
 duet::Lin<S> vector_spec(const char* name) {
   using V = std::vector<int>;
   return duet::Lin<S>(name, "v")
-      .init([] {
-              auto s = std::make_unique<S>();
-              with(*s, [](V& v) { v.reserve(1024); });
-              return s;
-            },
-            setup<S>("std::vector<int>", "v", "reserve(1024);"))
-      .op("push_back", [](S& s, int x) { with(s, [&](V& v) { v.push_back(x); }); }, duet::integers(0, 9))
+      .init(
+          [] {
+            auto s = std::make_unique<S>();
+            with(*s, [](V& v) { v.reserve(1024); });
+            return s;
+          },
+          setup<S>("std::vector<int>", "v", "reserve(1024);"))
+      .op(
+          "push_back", [](S& s, int x) { with(s, [&](V& v) { v.push_back(x); }); }, duet::integers(0, 9))
       .op("size", [](S& s) { return with(s, [](V& v) { return v.size(); }); })
       .op("back", [](S& s) { return with(s, [](V& v) { return v.empty() ? -1 : v.back(); }); });
 }
@@ -136,15 +140,20 @@ template <class S>
 duet::Lin<S> map_spec(const char* name) {
   using M = std::unordered_map<int, int>;
   return duet::Lin<S>(name, "m")
-      .init([] {
-              auto s = std::make_unique<S>();
-              with(*s, [](M& m) { m.reserve(1024); });
-              return s;
-            },
-            setup<S>("std::unordered_map<int, int>", "m", "reserve(1024);"))
-      .op("insert", [](S& s, int k, int v) { return with(s, [&](M& m) { return m.insert({k, v}).second; }); },
+      .init(
+          [] {
+            auto s = std::make_unique<S>();
+            with(*s, [](M& m) { m.reserve(1024); });
+            return s;
+          },
+          setup<S>("std::unordered_map<int, int>", "m", "reserve(1024);"))
+      .op(
+          "insert", [](S& s, int k, int v) { return with(s, [&](M& m) {
+                                               return m.insert({k, v}).second;
+                                             }); },
           duet::integers(0, 3), duet::integers(0, 9))
-      .op("find",
+      .op(
+          "find",
           [](S& s, int k) {
             return with(s, [&](M& m) {
               auto it = m.find(k);
@@ -167,13 +176,15 @@ template <class S>
 duet::Lin<S> float_array_spec(const char* name) {
   using A = std::vector<double>;
   return duet::Lin<S>(name, "fa")
-      .init([] {
-              auto s = std::make_unique<S>();
-              with(*s, [](A& a) { a.assign(12, 1.0); });
-              return s;
-            },
-            setup<S>("std::vector<double>", "fa", "assign(12, 1.0);"))
-      .op("set", [](S& s, std::size_t i, double x) { with(s, [&](A& a) { a.at(i) = x; }); },
+      .init(
+          [] {
+            auto s = std::make_unique<S>();
+            with(*s, [](A& a) { a.assign(12, 1.0); });
+            return s;
+          },
+          setup<S>("std::vector<double>", "fa", "assign(12, 1.0);"))
+      .op(
+          "set", [](S& s, std::size_t i, double x) { with(s, [&](A& a) { a.at(i) = x; }); },
           duet::integers<std::size_t>(0, 11), duet::reals(-10, 10))
       .op("sort", [](S& s) { with(s, [](A& a) { sort_in_place(a); }); })
       .op("to_list", [](S& s) { return with(s, [](A& a) { return a; }); });

@@ -38,7 +38,8 @@ void accept_boost_lockfree_optimistic_reads() { duet::ignore_races_in("boost/loc
 TEST(InstrumentedLibraries, BoostLockfreeQueue) {
   accept_boost_lockfree_optimistic_reads();
   auto lin = duet::Lin<BoostQueue>("boost_queue", "q")
-                 .op("push", [](BoostQueue& q, int v) { return q.push(v); }, duet::integers(0, 9))
+                 .op(
+                     "push", [](BoostQueue& q, int v) { return q.push(v); }, duet::integers(0, 9))
                  .op("pop", [](BoostQueue& q) {
                    int v = 0;
                    return q.pop(v) ? std::optional<int>(v) : std::nullopt;
@@ -52,7 +53,8 @@ TEST(InstrumentedLibraries, BoostLockfreeQueue) {
 TEST(InstrumentedLibraries, BoostLockfreeStack) {
   accept_boost_lockfree_optimistic_reads();
   auto lin = duet::Lin<BoostStack>("boost_stack", "s")
-                 .op("push", [](BoostStack& s, int v) { return s.push(v); }, duet::integers(0, 9))
+                 .op(
+                     "push", [](BoostStack& s, int v) { return s.push(v); }, duet::integers(0, 9))
                  .op("pop", [](BoostStack& s) {
                    int v = 0;
                    return s.pop(v) ? std::optional<int>(v) : std::nullopt;
@@ -67,7 +69,8 @@ using AtomicQueue = atomic_queue::AtomicQueue<unsigned, 64>;
 
 duet::Lin<AtomicQueue> atomic_queue_spec() {
   return duet::Lin<AtomicQueue>("atomic_queue", "q")
-      .op("try_push", [](AtomicQueue& q, unsigned v) { return q.try_push(v); }, duet::integers(1u, 9u))
+      .op(
+          "try_push", [](AtomicQueue& q, unsigned v) { return q.try_push(v); }, duet::integers(1u, 9u))
       .op("try_pop", [](AtomicQueue& q) {
         unsigned v = 0;
         return q.try_pop(v) ? std::optional<unsigned>(v) : std::nullopt;
@@ -93,7 +96,9 @@ TEST(InstrumentedLibraries, AtomicQueueEmptyWhileNotUnderTheCppModelFound) {
 }
 
 #else
-TEST(InstrumentedLibraries, AtomicQueue) { GTEST_SKIP() << "atomic_queue not installed (apt-get install libatomic-queue-dev)"; }
+TEST(InstrumentedLibraries, AtomicQueue) {
+  GTEST_SKIP() << "atomic_queue not installed (apt-get install libatomic-queue-dev)";
+}
 TEST(InstrumentedLibraries, AtomicQueueEmptyWhileNotUnderTheCppModelFound) {
   GTEST_SKIP() << "atomic_queue not installed (apt-get install libatomic-queue-dev)";
 }
@@ -106,13 +111,18 @@ TEST(InstrumentedLibraries, LibcuckooMap) {
   // A small table (the default holds 2^16 slots, all written by the constructor).
   auto lin = duet::Lin<CuckooMap>("cuckoo", "m")
                  .init([] { return std::make_unique<CuckooMap>(8); }, "libcuckoo::cuckoohash_map<int, int> m(8);")
-                 .op("insert", [](CuckooMap& m, int k, int v) { return m.insert(k, v); }, duet::integers(0, 3),
+                 .op(
+                     "insert", [](CuckooMap& m, int k, int v) { return m.insert(k, v); }, duet::integers(0, 3),
                      duet::integers(0, 9))
-                 .op("find", [](CuckooMap& m, int k) {
-                   int v = 0;
-                   return m.find(k, v) ? std::optional<int>(v) : std::nullopt;
-                 }, duet::integers(0, 3))
-                 .op("erase", [](CuckooMap& m, int k) { return m.erase(k); }, duet::integers(0, 3));
+                 .op(
+                     "find",
+                     [](CuckooMap& m, int k) {
+                       int v = 0;
+                       return m.find(k, v) ? std::optional<int>(v) : std::nullopt;
+                     },
+                     duet::integers(0, 3))
+                 .op(
+                     "erase", [](CuckooMap& m, int k) { return m.erase(k); }, duet::integers(0, 3));
   const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), seeded(1, 300));
   EXPECT_TRUE(r.passed()) << r.report;
 }

@@ -30,14 +30,16 @@ bool has(const std::string& report, const std::string& what) { return report.fin
 template <bool Racy>
 duet::Lin<TreiberStack<Racy>> stack_spec() {
   return duet::Lin<TreiberStack<Racy>>("treiber", "s")
-      .op("push", [](TreiberStack<Racy>& s, int v) { s.push(v); }, duet::integers(0, 9))
+      .op(
+          "push", [](TreiberStack<Racy>& s, int v) { s.push(v); }, duet::integers(0, 9))
       .op("pop", [](TreiberStack<Racy>& s) { return s.pop(); });
 }
 
 template <bool Racy>
 duet::Lin<Bank<Racy>> bank_spec() {
   return duet::Lin<Bank<Racy>>("bank", "b")
-      .op("transfer", [](Bank<Racy>& b, int x) { return b.transfer(x); }, duet::integers(1, 5))
+      .op(
+          "transfer", [](Bank<Racy>& b, int x) { return b.transfer(x); }, duet::integers(1, 5))
       .op("total", [](Bank<Racy>& b) { return b.total(); });
 }
 
@@ -100,7 +102,8 @@ TEST(InstrumentedStd, TicketLockPasses) {
 
 TEST(InstrumentedStd, ConditionVariableQueuePasses) {
   auto spec = duet::Lin<BlockingQueue>("queue", "q")
-                  .op("push", [](BlockingQueue& q, int v) { q.push(v); }, duet::integers(0, 9))
+                  .op(
+                      "push", [](BlockingQueue& q, int v) { q.push(v); }, duet::integers(0, 9))
                   .op("pop", [](BlockingQueue& q) { return q.pop(); });
   const duet::CheckResult r = duet::check_parallel(spec, on_fibers(), seeded(1, 300));
   EXPECT_TRUE(r.passed()) << r.report;
@@ -110,7 +113,8 @@ TEST(InstrumentedStd, SharedMutexWriteUnderSharedLockIsARace) {
   auto spec = [](auto subject) {
     using S = decltype(subject);
     return duet::Lin<S>("register", "r")
-        .op("write", [](S& s, int v) { s.write(v); }, duet::integers(0, 9))
+        .op(
+            "write", [](S& s, int v) { s.write(v); }, duet::integers(0, 9))
         .op("read", [](S& s) { return s.read(); });
   };
   const duet::CheckResult good = duet::check_parallel(spec(SharedRegister<false>{}), on_fibers(), seeded(1, 300));
@@ -170,7 +174,9 @@ TEST(InstrumentedStd, PosixSemaphoreBoundsThePool) {
 }
 
 TEST(InstrumentedStd, ThreadsLatchBarrierAndAtomicWaitInsideTheSubject) {
-  auto spec = duet::Lin<Workers>("workers", "w").op("run", [](Workers& w, int n) { return w.run(n); }, duet::integers(1, 3));
+  auto spec = duet::Lin<Workers>("workers", "w")
+                  .op(
+                      "run", [](Workers& w, int n) { return w.run(n); }, duet::integers(1, 3));
   const duet::CheckResult r = duet::check_parallel(spec, on_fibers(), seeded(1, 40));
   EXPECT_TRUE(r.passed()) << r.report;
 }
@@ -178,7 +184,8 @@ TEST(InstrumentedStd, ThreadsLatchBarrierAndAtomicWaitInsideTheSubject) {
 template <bool Racy>
 duet::Lin<PosixPhases<Racy>> phases_spec() {
   return duet::Lin<PosixPhases<Racy>>("phases", "p")
-      .op("run", [](PosixPhases<Racy>& p, int v) { return p.run(v); }, duet::integers(0, 9));
+      .op(
+          "run", [](PosixPhases<Racy>& p, int v) { return p.run(v); }, duet::integers(0, 9));
 }
 
 TEST(InstrumentedStd, PosixBarrierOrdersThePhases) {
@@ -195,9 +202,9 @@ TEST(InstrumentedStd, PosixPhasesWithoutTheBarrierIsADataRace) {
 }
 
 TEST(InstrumentedStd, StdMutexDeadlockIsReported) {
-  auto spec = duet::Lin<Accounts>("accounts", "a")
-                  .op("ab", [](Accounts& a) { return a.ab(); })
-                  .op("ba", [](Accounts& a) { return a.ba(); });
+  auto spec = duet::Lin<Accounts>("accounts", "a").op("ab", [](Accounts& a) { return a.ab(); }).op("ba", [](Accounts& a) {
+    return a.ba();
+  });
   const duet::CheckResult r = duet::expect_unsafe(spec, on_fibers(), seeded(1));
   ASSERT_TRUE(r.passed()) << r.report;
   EXPECT_TRUE(has(r.report, "deadlock")) << r.report;

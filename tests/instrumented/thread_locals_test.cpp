@@ -73,19 +73,18 @@ TEST(InstrumentedThreadLocals, ThreadIdentityIsPerFiber) {
   std::thread::id ids[2];
   pthread_t selves[2];
   std::thread::id started_outside, started_inside;
-  const std::vector<std::function<void()>> branches = {
-      [&] {
-        ids[0] = std::this_thread::get_id();
-        selves[0] = pthread_self();
-        std::thread t([&] { started_inside = std::this_thread::get_id(); });
-        started_outside = t.get_id();
-        t.join();
-      },
-      [&] {
-        g_turn.fetch_add(1);
-        ids[1] = std::this_thread::get_id();
-        selves[1] = pthread_self();
-      }};
+  const std::vector<std::function<void()>> branches = {[&] {
+                                                         ids[0] = std::this_thread::get_id();
+                                                         selves[0] = pthread_self();
+                                                         std::thread t([&] { started_inside = std::this_thread::get_id(); });
+                                                         started_outside = t.get_id();
+                                                         t.join();
+                                                       },
+                                                       [&] {
+                                                         g_turn.fetch_add(1);
+                                                         ids[1] = std::this_thread::get_id();
+                                                         selves[1] = pthread_self();
+                                                       }};
   const fb::RunResult& r = run_fibers(sched, branches);
   ASSERT_EQ(r.outcome, fb::Outcome::completed) << fb::describe(r, sched.trace());
   EXPECT_NE(ids[0], ids[1]);
@@ -109,14 +108,13 @@ TEST(InstrumentedThreadLocals, DestructorsRunWhenTheFiberEndsAndBeforeAJoinRetur
   fb::Scheduler sched;
   Counted::destroyed = 0;
   int destroyed_at_join = -1;
-  const std::vector<std::function<void()>> branches = {
-      [&] { t_counted.value = 1; },
-      [&] {
-        std::thread t([] { t_counted.value = 2; });
-        t.join();
-        destroyed_at_join = Counted::destroyed.load();
-      },
-      [] { /* never touches it: nothing to destroy */ }};
+  const std::vector<std::function<void()>> branches = {[&] { t_counted.value = 1; },
+                                                       [&] {
+                                                         std::thread t([] { t_counted.value = 2; });
+                                                         t.join();
+                                                         destroyed_at_join = Counted::destroyed.load();
+                                                       },
+                                                       [] { /* never touches it: nothing to destroy */ }};
   const fb::RunResult& r = run_fibers(sched, branches);
   ASSERT_EQ(r.outcome, fb::Outcome::completed) << fb::describe(r, sched.trace());
   EXPECT_GE(destroyed_at_join, 1);  // the joined thread's, at least
@@ -156,14 +154,13 @@ TEST(InstrumentedThreadLocals, AnotherFibersThreadLocalThroughAPointerIsCheckedF
   bool found = false;
   for (std::uint64_t seed = 1; seed <= 200 && !found; ++seed) {
     std::atomic<int*> shared{nullptr};
-    const std::vector<std::function<void()>> branches = {
-        [&] {
-          shared.store(&t_value);
-          t_value = 5;
-        },
-        [&] {
-          if (int* p = shared.load()) *p = 6;
-        }};
+    const std::vector<std::function<void()>> branches = {[&] {
+                                                           shared.store(&t_value);
+                                                           t_value = 5;
+                                                         },
+                                                         [&] {
+                                                           if (int* p = shared.load()) *p = 6;
+                                                         }};
     const fb::RunResult& r = run_fibers(sched, branches, seed);
     found = r.outcome == fb::Outcome::data_race;
     if (!found) ASSERT_EQ(r.outcome, fb::Outcome::completed) << fb::describe(r, sched.trace());

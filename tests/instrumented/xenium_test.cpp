@@ -40,7 +40,8 @@ long index_of(const int* p) { return p - g_values.data(); }
 template <class Queue>
 duet::Lin<Queue> pointer_queue_spec(const char* name) {
   return duet::Lin<Queue>(name, "q")
-      .op("push", [](Queue& q, int v) { q.push(&g_values[static_cast<std::size_t>(v)]); }, duet::integers(0, 9))
+      .op(
+          "push", [](Queue& q, int v) { q.push(&g_values[static_cast<std::size_t>(v)]); }, duet::integers(0, 9))
       .op("try_pop", [](Queue& q) {
         int* p = nullptr;
         return q.try_pop(p) ? std::optional<long>(index_of(p)) : std::nullopt;
@@ -51,7 +52,8 @@ using MichaelScottQueue = xenium::michael_scott_queue<int, xenium::policy::recla
 
 TEST(InstrumentedXenium, MichaelScottQueue) {
   auto lin = duet::Lin<MichaelScottQueue>("michael_scott_queue", "q")
-                 .op("push", [](MichaelScottQueue& q, int v) { q.push(v); }, duet::integers(0, 9))
+                 .op(
+                     "push", [](MichaelScottQueue& q, int v) { q.push(v); }, duet::integers(0, 9))
                  .op("try_pop", [](MichaelScottQueue& q) {
                    int v = 0;
                    return q.try_pop(v) ? std::optional<int>(v) : std::nullopt;
@@ -74,24 +76,28 @@ using RamalheteQueue =
 TEST(InstrumentedXenium, RamalheteQueue) {
   duet::ParallelConfig pc;
   pc.executor = duet::fibers(duet::random(), {.memory_model = duet::MemoryModel::sc});
-  const duet::CheckResult r = duet::check_parallel(pointer_queue_spec<RamalheteQueue>("ramalhete_queue"), pc,
-                                                   seeded(1, 300));
+  const duet::CheckResult r =
+      duet::check_parallel(pointer_queue_spec<RamalheteQueue>("ramalhete_queue"), pc, seeded(1, 300));
   EXPECT_TRUE(r.passed()) << r.report;
 }
 
 // Two buckets: the keys share the lists that the map's operations traverse and unlink.
-using HashMap = xenium::harris_michael_hash_map<int, int, xenium::policy::reclaimer<Reclaimer>,
-                                                xenium::policy::buckets<2>>;
+using HashMap = xenium::harris_michael_hash_map<int, int, xenium::policy::reclaimer<Reclaimer>, xenium::policy::buckets<2>>;
 
 TEST(InstrumentedXenium, HarrisMichaelHashMap) {
   auto lin = duet::Lin<HashMap>("harris_michael_hash_map", "m")
-                 .op("emplace", [](HashMap& m, int k, int v) { return m.emplace(k, v); }, duet::integers(0, 3),
+                 .op(
+                     "emplace", [](HashMap& m, int k, int v) { return m.emplace(k, v); }, duet::integers(0, 3),
                      duet::integers(0, 9))
-                 .op("erase", [](HashMap& m, int k) { return m.erase(k); }, duet::integers(0, 3))
-                 .op("find", [](HashMap& m, int k) {
-                   auto it = m.find(k);
-                   return it != m.end() ? std::optional<int>(it->second) : std::nullopt;
-                 }, duet::integers(0, 3));
+                 .op(
+                     "erase", [](HashMap& m, int k) { return m.erase(k); }, duet::integers(0, 3))
+                 .op(
+                     "find",
+                     [](HashMap& m, int k) {
+                       auto it = m.find(k);
+                       return it != m.end() ? std::optional<int>(it->second) : std::nullopt;
+                     },
+                     duet::integers(0, 3));
   const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), seeded(1, 300));
   EXPECT_TRUE(r.passed()) << r.report;
 }
@@ -103,7 +109,9 @@ TEST(InstrumentedXenium, HarrisMichaelHashMap) {
 template <bool OneOwner>
 class WorkDeque {
  public:
-  bool push(int v) { return owner([&] { return deque_.try_push(&g_values[static_cast<std::size_t>(v)]); }); }
+  bool push(int v) {
+    return owner([&] { return deque_.try_push(&g_values[static_cast<std::size_t>(v)]); });
+  }
   std::optional<long> pop() {
     return owner([&] {
       int* p = nullptr;
@@ -135,7 +143,8 @@ template <bool OneOwner>
 duet::Lin<WorkDeque<OneOwner>> deque_spec() {
   using D = WorkDeque<OneOwner>;
   return duet::Lin<D>("chase_work_stealing_deque", "d")
-      .op("push", [](D& d, int v) { return d.push(v); }, duet::integers(0, 9))
+      .op(
+          "push", [](D& d, int v) { return d.push(v); }, duet::integers(0, 9))
       .op("pop", [](D& d) { return d.pop(); })
       .op("steal", [](D& d) { return d.steal(); });
 }

@@ -69,7 +69,10 @@ TEST(IsolationCrash, NullDereferenceIsShrunkToTheFourCalls) {
   EXPECT_EQ(r.failing_length, 4u) << r.report;
   EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::fixed_point) << r.report;
   // push, push, pop, then the call that reads the lost node.
-  EXPECT_TRUE(std::regex_search(r.report, std::regex(R"(1  s\.push\(0\);[^\n]*\n +2  s\.push\(0\);[^\n]*\n +3  s\.pop\(\);[^\n]*\n +4  s\.(top|pop)\(\); +// <-- the process died here)")))
+  EXPECT_TRUE(std::regex_search(
+      r.report,
+      std::regex(
+          R"(1  s\.push\(0\);[^\n]*\n +2  s\.push\(0\);[^\n]*\n +3  s\.pop\(\);[^\n]*\n +4  s\.(top|pop)\(\); +// <-- the process died here)")))
       << r.report;
   // The draft runs the fatal call in a death test, which fails until the call returns.
   ASSERT_FALSE(r.draft_path.empty()) << r.report;
@@ -93,16 +96,19 @@ TEST(IsolationCrash, NullDereferenceIsShrunkToTheFourCalls) {
 TEST(IsolationCrash, WildReadInAnApiSpecIsShrunk) {
   duet::Api api("WildBuffer");
   auto buf = api.abstract<std::deque<std::int64_t>, WildBuffer>("b");
-  api.op("make", duet::args(), buf, [] { return std::deque<std::int64_t>{}; }, [] { return WildBuffer{}; });
-  api.op("write", duet::args(buf, duet::integers<std::int64_t>(0, 9)), duet::unit(),
-         [](std::deque<std::int64_t>& d, std::int64_t v) {
-           d.push_back(v);
-           if (d.size() > 4) d.pop_front();
-         },
-         [](WildBuffer& w, std::int64_t v) { w.write(v); });
-  api.op("read_last", duet::args(buf.where([](const std::deque<std::int64_t>& d) { return !d.empty(); })),
-         duet::value<std::int64_t>(), [](const std::deque<std::int64_t>& d) { return d.back(); },
-         [](const WildBuffer& w) { return w.read_last(); });
+  api.op(
+      "make", duet::args(), buf, [] { return std::deque<std::int64_t>{}; }, [] { return WildBuffer{}; });
+  api.op(
+      "write", duet::args(buf, duet::integers<std::int64_t>(0, 9)), duet::unit(),
+      [](std::deque<std::int64_t>& d, std::int64_t v) {
+        d.push_back(v);
+        if (d.size() > 4) d.pop_front();
+      },
+      [](WildBuffer& w, std::int64_t v) { w.write(v); });
+  api.op(
+      "read_last", duet::args(buf.where([](const std::deque<std::int64_t>& d) { return !d.empty(); })),
+      duet::value<std::int64_t>(), [](const std::deque<std::int64_t>& d) { return d.back(); },
+      [](const WildBuffer& w) { return w.read_last(); });
   const duet::CheckResult r = api.check(isolated(2));
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
   EXPECT_TRUE(kAsan ? died_of_bad_access(r.report) : has(r.report, "segmentation fault (SIGSEGV)")) << r.report;
@@ -115,11 +121,14 @@ TEST(IsolationCrash, WildReadInAnApiSpecIsShrunk) {
 TEST(IsolationCrash, StackOverflowIsShrunk) {
   duet::Api api("LoopTree");
   auto tree = api.abstract<std::vector<int>, std::shared_ptr<LoopTree>>("t");
-  api.op("make", duet::args(), tree, [] { return std::vector<int>{}; }, [] { return std::make_shared<LoopTree>(); });
-  api.op("insert", duet::args(tree, duet::integers(0, 5)), duet::unit(), [](std::vector<int>& v, int k) { v.push_back(k); },
-         [](std::shared_ptr<LoopTree>& t, int k) { t->insert(k); });
-  api.op("depth_positive", duet::args(tree), duet::value<bool>(), [](const std::vector<int>& v) { return !v.empty(); },
-         [](const std::shared_ptr<LoopTree>& t) { return t->depth() > 0; });
+  api.op(
+      "make", duet::args(), tree, [] { return std::vector<int>{}; }, [] { return std::make_shared<LoopTree>(); });
+  api.op(
+      "insert", duet::args(tree, duet::integers(0, 5)), duet::unit(), [](std::vector<int>& v, int k) { v.push_back(k); },
+      [](std::shared_ptr<LoopTree>& t, int k) { t->insert(k); });
+  api.op(
+      "depth_positive", duet::args(tree), duet::value<bool>(), [](const std::vector<int>& v) { return !v.empty(); },
+      [](const std::shared_ptr<LoopTree>& t) { return t->depth() > 0; });
   const duet::CheckResult r = api.check(isolated(3));
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
   EXPECT_TRUE(kAsan ? died_of_bad_access(r.report) : has(r.report, "segmentation fault (SIGSEGV)")) << r.report;
@@ -131,10 +140,12 @@ TEST(IsolationCrash, StackOverflowIsShrunk) {
 // The signature-only front end (duet::Lin, stress mode): the null dereference too.
 TEST(IsolationCrash, LinStressIsShrunk) {
   auto lin = duet::Lin<NullStack>("NullStack", "s")
-                 .op("push", [](NullStack& s, int x) { s.push(x); }, duet::integers(0, 3))
-                 .op("pop_if_any", [](NullStack& s) {
-                   if (s.size > 0) s.pop();
-                 })
+                 .op(
+                     "push", [](NullStack& s, int x) { s.push(x); }, duet::integers(0, 3))
+                 .op("pop_if_any",
+                     [](NullStack& s) {
+                       if (s.size > 0) s.pop();
+                     })
                  .op("top_if_any", [](NullStack& s) { return s.size > 0 ? s.top() : -1; });
   const duet::CheckResult r = lin.check_stress(isolated(15));
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
@@ -157,14 +168,17 @@ TEST(IsolationHang, EndlessLoopOnOneArgumentIsShrunkToTheOneCall) {
 TEST(IsolationHang, SelfDeadlockIsShrunk) {
   duet::Api api("SelfLockCache");
   auto cache = api.abstract<std::vector<int>, std::shared_ptr<SelfLockCache>>("c");
-  api.op("make", duet::args(), cache, [] { return std::vector<int>{}; }, [] { return std::make_shared<SelfLockCache>(); });
-  api.op("put", duet::args(cache, duet::integers(0, 9)), duet::unit(), [](std::vector<int>& v, int x) { v.push_back(x); },
-         [](std::shared_ptr<SelfLockCache>& c, int x) { c->put(x); });
-  api.op("evict", duet::args(cache), duet::unit(),
-         [](std::vector<int>& v) {
-           if (!v.empty()) v.pop_back();
-         },
-         [](std::shared_ptr<SelfLockCache>& c) { c->evict(); });
+  api.op(
+      "make", duet::args(), cache, [] { return std::vector<int>{}; }, [] { return std::make_shared<SelfLockCache>(); });
+  api.op(
+      "put", duet::args(cache, duet::integers(0, 9)), duet::unit(), [](std::vector<int>& v, int x) { v.push_back(x); },
+      [](std::shared_ptr<SelfLockCache>& c, int x) { c->put(x); });
+  api.op(
+      "evict", duet::args(cache), duet::unit(),
+      [](std::vector<int>& v) {
+        if (!v.empty()) v.pop_back();
+      },
+      [](std::shared_ptr<SelfLockCache>& c) { c->evict(); });
   const duet::CheckResult r = api.check(isolated(5, 0.1));
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
   EXPECT_TRUE(has(r.report, "hang after 100 ms")) << r.report;
@@ -210,7 +224,8 @@ TEST(IsolationCrash, AFuzzerInputThatCrashesIsShrunkInTheChild) {
     c.replay_file = file;
     r = duet::check_sequential<NullStackSpec>(c);
     // An input that gives no command checks nothing: an error that says so, and the next one.
-    if (r.status == duet::CheckResult::Status::error) ASSERT_TRUE(has(r.report, "not a valid input for this check")) << r.report;
+    if (r.status == duet::CheckResult::Status::error)
+      ASSERT_TRUE(has(r.report, "not a valid input for this check")) << r.report;
   }
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << "no crashing input among " << tries;
   EXPECT_TRUE(has(r.report, "failed on a fuzzer's input")) << r.report;

@@ -126,8 +126,10 @@ TEST(ModelDrafts, EveryPairsDraftsCompile) {
       out << "#include <memory>\n#include <utility>\n#include \"models/model_pairs.hpp\"\n";
       for (const std::string& d : drafts(kind)) out << "#include \"" << d << "\"\n";
     }
-    const std::string command = std::string(DUET_TEST_CXX) + " -std=c++20 -fsyntax-only -I" DUET_SOURCE_DIR "/include -I" DUET_SOURCE_DIR
-                                "/models -I" DUET_SOURCE_DIR "/tests " + unit.string() + " > " + log.string() + " 2>&1";
+    const std::string command = std::string(DUET_TEST_CXX) +
+                                " -std=c++20 -fsyntax-only -I" DUET_SOURCE_DIR "/include -I" DUET_SOURCE_DIR
+                                "/models -I" DUET_SOURCE_DIR "/tests " +
+                                unit.string() + " > " + log.string() + " 2>&1";
     const int status = std::system(command.c_str());
     ASSERT_EQ(status, 0) << command << "\n" << read(log);
   }

@@ -23,8 +23,12 @@ void expect_found_on_20_seeds() {
   }
 }
 
-TEST(NegativeDomains, PerStripeSizeOverLowBitStripesIsFoundOnEverySeed) { expect_found_on_20_seeds<striped::Stripe::low_bits>(); }
+TEST(NegativeDomains, PerStripeSizeOverLowBitStripesIsFoundOnEverySeed) {
+  expect_found_on_20_seeds<striped::Stripe::low_bits>();
+}
 
-TEST(NegativeDomains, PerStripeSizeOverHighBitStripesIsFoundOnEverySeed) { expect_found_on_20_seeds<striped::Stripe::high_bits>(); }
+TEST(NegativeDomains, PerStripeSizeOverHighBitStripesIsFoundOnEverySeed) {
+  expect_found_on_20_seeds<striped::Stripe::high_bits>();
+}
 
 }  // namespace

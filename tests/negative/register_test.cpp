@@ -12,8 +12,7 @@ namespace {
 using negative_subjects::RacyCasRegister;
 
 TEST(NegativeRegister, RacyCasFoundWithFourBranches) {
-  const duet::CheckResult r =
-      duet::expect_unsafe<duet::models::Register<RacyCasRegister>>({.branches = 4});
+  const duet::CheckResult r = duet::expect_unsafe<duet::models::Register<RacyCasRegister>>({.branches = 4});
   EXPECT_TRUE(r) << r.report;
 }
 

@@ -26,7 +26,8 @@ TEST(NegativeRoles, SpscRingWithTwoConsumersPopsAnItemTwice) {
 }
 
 TEST(NegativeRoles, BoostSpscQueueWithTwoProducersIsUnsafe) {
-  const duet::CheckResult r = duet::expect_unsafe(boost_spsc::lin(), {.roles = {{"producer", 2, {"push"}}, {"consumer", 1, {"pop"}}}});
+  const duet::CheckResult r =
+      duet::expect_unsafe(boost_spsc::lin(), {.roles = {{"producer", 2, {"push"}}, {"consumer", 1, {"pop"}}}});
   EXPECT_TRUE(r) << r.report;
 }
 

@@ -21,7 +21,8 @@ std::unique_ptr<std::vector<int>> reserved_vector() {
 TEST(NegativeStd, VectorPushBackIsUnsafeWithNoModel) {
   auto lin = duet::Lin<std::vector<int>>("std::vector", "v")
                  .init(reserved_vector, "std::vector<int> v; v.reserve(1024);")
-                 .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::integers(0, 9))
+                 .op(
+                     "push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::integers(0, 9))
                  .op("size", [](std::vector<int>& v) { return v.size(); })
                  .op("back", [](std::vector<int>& v) { return v.empty() ? -1 : v.back(); });
   const duet::CheckResult r = duet::expect_unsafe(lin);
@@ -37,12 +38,19 @@ std::unique_ptr<std::unordered_map<int, int>> reserved_map() {
 TEST(NegativeStd, UnorderedMapInsertIsUnsafeWithNoModel) {
   auto lin = duet::Lin<std::unordered_map<int, int>>("std::unordered_map", "m")
                  .init(reserved_map, "std::unordered_map<int, int> m; m.reserve(1024);")
-                 .op("insert", [](std::unordered_map<int, int>& m, int k, int v) { return m.insert({k, v}).second; },
+                 .op(
+                     "insert",
+                     [](std::unordered_map<int, int>& m, int k, int v) {
+                       return m.insert({k, v}).second;
+                     },
                      duet::integers(0, 3), duet::integers(0, 9))
-                 .op("find", [](std::unordered_map<int, int>& m, int k) {
-                   auto it = m.find(k);
-                   return it == m.end() ? std::optional<int>() : std::optional<int>(it->second);
-                 }, duet::integers(0, 3))
+                 .op(
+                     "find",
+                     [](std::unordered_map<int, int>& m, int k) {
+                       auto it = m.find(k);
+                       return it == m.end() ? std::optional<int>() : std::optional<int>(it->second);
+                     },
+                     duet::integers(0, 3))
                  .op("size", [](std::unordered_map<int, int>& m) { return m.size(); });
   const duet::CheckResult r = duet::expect_unsafe(lin);
   EXPECT_TRUE(r) << r.report;

@@ -24,7 +24,8 @@ void sort_in_place(std::vector<double>& a) {
 TEST(NegativeFloatArray, SetSortToListIsUnsafe) {
   auto lin = duet::Lin<std::vector<double>>("Float.Array", "fa")
                  .init(twelve_ones, "std::vector<double> fa(12, 1.0);")
-                 .op("set", [](std::vector<double>& a, std::size_t i, double x) { a.at(i) = x; },
+                 .op(
+                     "set", [](std::vector<double>& a, std::size_t i, double x) { a.at(i) = x; },
                      duet::integers<std::size_t>(0, 11), duet::reals(-10, 10))
                  .op("sort", [](std::vector<double>& a) { sort_in_place(a); })
                  .op("to_list", [](std::vector<double>& a) { return a; });
@@ -37,11 +38,13 @@ TEST(NegativeFloatArray, SetSortToListIsUnsafe) {
 TEST(NegativeTbb, UnsafeSizeDuringPushAndPop) {
   if (!std::getenv("DUET_SOAK")) GTEST_SKIP() << "a soak test: set DUET_SOAK=1 (make soak) to run it";
   auto lin = duet::Lin<tbb::concurrent_queue<int>>("tbb::concurrent_queue", "q")
-                 .op("push", [](tbb::concurrent_queue<int>& q, int x) { q.push(x); }, duet::integers(0, 9))
-                 .op("try_pop", [](tbb::concurrent_queue<int>& q) {
-                   int x;
-                   return q.try_pop(x) ? std::optional<int>(x) : std::nullopt;
-                 })
+                 .op(
+                     "push", [](tbb::concurrent_queue<int>& q, int x) { q.push(x); }, duet::integers(0, 9))
+                 .op("try_pop",
+                     [](tbb::concurrent_queue<int>& q) {
+                       int x;
+                       return q.try_pop(x) ? std::optional<int>(x) : std::nullopt;
+                     })
                  .op("unsafe_size", [](tbb::concurrent_queue<int>& q) { return q.unsafe_size(); });
   const duet::CheckResult r = duet::expect_unsafe(lin, {.branch_length = 8}, {.time = 600, .shrink_time = 30});
   EXPECT_TRUE(r) << r.report;

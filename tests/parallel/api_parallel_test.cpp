@@ -74,9 +74,11 @@ TEST(ApiParallel, RacyDepositsAreFoundWithTheReferenceAsOracle) {
 TEST(ApiParallel, NondeterministicOperationsAreRejected) {
   duet::Api api("Gen");
   auto t = api.abstract<int, int>("t");
-  api.op("create", duet::args(), t, [] { return 0; }, [] { return 0; });
-  api.op("next", duet::args(t), duet::nondet(duet::value<int>()),
-         [](int&, int got) -> duet::Diagnostic<int> { return duet::valid(got); }, [](int& g) { return ++g; });
+  api.op(
+      "create", duet::args(), t, [] { return 0; }, [] { return 0; });
+  api.op(
+      "next", duet::args(t), duet::nondet(duet::value<int>()),
+      [](int&, int got) -> duet::Diagnostic<int> { return duet::valid(got); }, [](int& g) { return ++g; });
   const duet::CheckResult r = api.check_parallel();
   EXPECT_EQ(r.status, duet::CheckResult::Status::error);
   EXPECT_NE(r.report.find("not supported under threads"), std::string::npos) << r.report;

@@ -24,7 +24,9 @@ struct Counter {
   }
 };
 
-duet::Lin<Counter> counter_spec() { return duet::Lin<Counter>("asserting", "c").op("add", [](Counter& c) { return c.add(); }); }
+duet::Lin<Counter> counter_spec() {
+  return duet::Lin<Counter>("asserting", "c").op("add", [](Counter& c) { return c.add(); });
+}
 
 TEST(ParallelAssertions, AnExpectInsideACallOnFibersFailsTheCheck) {
   duet::ParallelConfig pc;

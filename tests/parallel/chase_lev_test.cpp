@@ -19,8 +19,8 @@ using duet::models::WorkStealingDeque;
 const std::vector<duet::Role> kOwnerAndThieves = {{"owner", 1, {"push", "pop"}}, {"thief", 2, {"steal"}}};
 
 TEST(ChaseLev, PassesWithOneOwnerAndTwoThievesOnThreads) {
-  const duet::CheckResult r =
-      duet::check_parallel<WorkStealingDeque<ChaseLevBinding<StdSync>>>({.roles = kOwnerAndThieves}, {.seed = 1, .count = 2000});
+  const duet::CheckResult r = duet::check_parallel<WorkStealingDeque<ChaseLevBinding<StdSync>>>({.roles = kOwnerAndThieves},
+                                                                                                {.seed = 1, .count = 2000});
   EXPECT_TRUE(r) << r.report;
 }
 

@@ -52,8 +52,10 @@ class Table {
 template <bool kRacy>
 duet::Lin<Table<kRacy>> table(bool with_reset) {
   duet::Lin<Table<kRacy>> lin(kRacy ? "racy_table" : "table", "t");
-  lin.op("put", [](Table<kRacy>& t, int k, int v) { return t.put(k, v); }, duet::integers(0, 2), duet::integers(0, 9))
-      .op("get", [](Table<kRacy>& t, int k) { return t.get(k); }, duet::integers(0, 2));
+  lin.op(
+         "put", [](Table<kRacy>& t, int k, int v) { return t.put(k, v); }, duet::integers(0, 2), duet::integers(0, 9))
+      .op(
+          "get", [](Table<kRacy>& t, int k) { return t.get(k); }, duet::integers(0, 2));
   if (with_reset) lin.reset([](Table<kRacy>& t) { t.clear(); });
   return lin;
 }

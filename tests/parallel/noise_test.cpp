@@ -23,7 +23,8 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 TEST(Noise, DescribesEachLevel) {
   using duet::detail::Noise;
   EXPECT_EQ(Noise{}.describe(), "");
-  EXPECT_EQ((Noise{.level = 1}).describe(), "random delays of up to 0.25 µs before the branches' calls (noise level 1 of 2)");
+  EXPECT_EQ((Noise{.level = 1}).describe(),
+            "random delays of up to 0.25 µs before the branches' calls (noise level 1 of 2)");
   EXPECT_EQ((Noise{.level = 2, .yields = true}).describe(),
             "random delays of up to 4 µs before the branches' calls, and yields (noise level 2 of 2)");
 }

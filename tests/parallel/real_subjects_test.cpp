@@ -20,38 +20,25 @@ using namespace duet::models;  // the models and the bindings of real subjects
 
 constexpr duet::Config kTenThousand{.count = 10000};
 
-TEST(RealSubjects, StdAtomicCounter) {
-  EXPECT_TRUE(duet::check_parallel<Counter<AtomicCounter>>({}, kTenThousand));
-}
+TEST(RealSubjects, StdAtomicCounter) { EXPECT_TRUE(duet::check_parallel<Counter<AtomicCounter>>({}, kTenThousand)); }
 
-TEST(RealSubjects, MutexGuardedDeque) {
-  EXPECT_TRUE(duet::check_parallel<Queue<MutexQueue>>({}, kTenThousand));
-}
+TEST(RealSubjects, MutexGuardedDeque) { EXPECT_TRUE(duet::check_parallel<Queue<MutexQueue>>({}, kTenThousand)); }
 
-TEST(RealSubjects, TbbConcurrentQueue) {
-  EXPECT_TRUE(duet::check_parallel<Queue<TbbQueue>>({}, kTenThousand));
-}
+TEST(RealSubjects, TbbConcurrentQueue) { EXPECT_TRUE(duet::check_parallel<Queue<TbbQueue>>({}, kTenThousand)); }
 
-TEST(RealSubjects, TbbConcurrentHashMap) {
-  EXPECT_TRUE(duet::check_parallel<Map<TbbHashMap>>({}, kTenThousand));
-}
+TEST(RealSubjects, TbbConcurrentHashMap) { EXPECT_TRUE(duet::check_parallel<Map<TbbHashMap>>({}, kTenThousand)); }
 
-TEST(RealSubjects, TbbConcurrentUnorderedMap) {
-  EXPECT_TRUE(duet::check_parallel<Map<TbbUnorderedMap>>({}, kTenThousand));
-}
+TEST(RealSubjects, TbbConcurrentUnorderedMap) { EXPECT_TRUE(duet::check_parallel<Map<TbbUnorderedMap>>({}, kTenThousand)); }
 
-TEST(RealSubjects, BoostLockfreeQueue) {
-  EXPECT_TRUE(duet::check_parallel<Queue<LockfreeQueue>>({}, kTenThousand));
-}
+TEST(RealSubjects, BoostLockfreeQueue) { EXPECT_TRUE(duet::check_parallel<Queue<LockfreeQueue>>({}, kTenThousand)); }
 
-TEST(RealSubjects, BoostLockfreeStack) {
-  EXPECT_TRUE(duet::check_parallel<Stack<LockfreeStack>>({}, kTenThousand));
-}
+TEST(RealSubjects, BoostLockfreeStack) { EXPECT_TRUE(duet::check_parallel<Stack<LockfreeStack>>({}, kTenThousand)); }
 
 // The same queue with the candidate as its own oracle: no model.
 TEST(RealSubjects, TbbConcurrentQueueAsItsOwnOracle) {
   auto lin = duet::Lin<tbb::concurrent_queue<int>>("tbb::concurrent_queue", "q")
-                 .op("push", [](tbb::concurrent_queue<int>& q, int x) { q.push(x); }, duet::integers(0, 9))
+                 .op(
+                     "push", [](tbb::concurrent_queue<int>& q, int x) { q.push(x); }, duet::integers(0, 9))
                  .op("try_pop", [](tbb::concurrent_queue<int>& q) {
                    int x;
                    return q.try_pop(x) ? std::optional<int>(x) : std::nullopt;

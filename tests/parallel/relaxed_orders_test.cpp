@@ -76,7 +76,8 @@ struct ShardedBinding {
 TEST(RelaxedOrders, AShardedQueueIsFifoPerProducer) {
   // One producer in a sequential check: FIFO.
   EXPECT_TRUE(duet::check_sequential<duet::models::Queue<ShardedBinding<false>>>({.seed = 1, .count = 1000}));
-  const duet::CheckResult threads = duet::check_parallel<FifoPerProducerQueue<ShardedBinding<false>>>({}, {.seed = 1, .count = 2000});
+  const duet::CheckResult threads =
+      duet::check_parallel<FifoPerProducerQueue<ShardedBinding<false>>>({}, {.seed = 1, .count = 2000});
   EXPECT_TRUE(threads) << threads.report;
   EXPECT_TRUE(threads.passed());
 }
@@ -108,7 +109,8 @@ TEST(RelaxedOrders, ThePerProducerModelKeepsEachCallersOrder) {
   Model::State same = Model::next_states(push1, {}, {}, a).at(0);
   same = Model::next_states(push2, same, {}, a).at(0);
   EXPECT_TRUE(Model::next_states(pop, same, std::optional<int>(2), b).empty());  // a's 2 before a's 1: no
-  const Model::State emptied = Model::next_states(pop, Model::next_states(push1, {}, {}, b).at(0), std::optional<int>(1), a).at(0);
+  const Model::State emptied =
+      Model::next_states(pop, Model::next_states(push1, {}, {}, b).at(0), std::optional<int>(1), a).at(0);
   EXPECT_EQ(emptied, Model::State{});  // no empty producer queues left over: equal states compare equal
 }
 
@@ -147,9 +149,11 @@ TEST(RelaxedOrders, ABatchedCounterPassesWithItsLagAndIsFoundAgainstTheExactCoun
   const duet::CheckResult threads =
       duet::check_parallel<duet::models::StaleCounter<BatchedBinding<false>, 9>>({}, {.seed = 1, .count = 2000});
   EXPECT_TRUE(threads) << threads.report;
-  const duet::CheckResult exact = duet::check_sequential<duet::models::Counter<BatchedBinding<false>>>({.seed = 1, .count = 2000});
+  const duet::CheckResult exact =
+      duet::check_sequential<duet::models::Counter<BatchedBinding<false>>>({.seed = 1, .count = 2000});
   ASSERT_EQ(exact.status, duet::CheckResult::Status::failed) << exact.report;
-  const duet::CheckResult too_tight = duet::check_sequential<duet::models::StaleCounter<BatchedBinding<false>, 2>>({.seed = 1, .count = 2000});
+  const duet::CheckResult too_tight =
+      duet::check_sequential<duet::models::StaleCounter<BatchedBinding<false>, 2>>({.seed = 1, .count = 2000});
   ASSERT_EQ(too_tight.status, duet::CheckResult::Status::failed) << too_tight.report;
   EXPECT_NE(too_tight.report.find("stale by at most 2"), std::string::npos) << too_tight.report;
 }

@@ -75,7 +75,8 @@ TEST(Relaxed, TryLockQueueIsFoundAgainstTheStrictQueue) {
 
 // A strict FIFO queue is also a spurious-empty queue (the relaxation allows, never requires).
 TEST(Relaxed, AStrictQueueSatisfiesTheRelaxedModels) {
-  EXPECT_TRUE(duet::check_sequential<duet::models::SpuriousEmptyQueue<duet::models::MutexQueue>>({.seed = 1, .count = 2000}));
+  EXPECT_TRUE(
+      duet::check_sequential<duet::models::SpuriousEmptyQueue<duet::models::MutexQueue>>({.seed = 1, .count = 2000}));
   EXPECT_TRUE(duet::check_sequential<duet::models::Bag<duet::models::MutexQueue>>({.seed = 1, .count = 2000}));
 }
 
@@ -179,7 +180,8 @@ TEST(Relaxed, SeveralStatesAtOnceSequentiallyAndUnderThreads) {
   EXPECT_TRUE(threads) << threads.report;
   const duet::CheckResult invented = duet::check_sequential<LossyRegisterSpec<Inventing>>({.seed = 1, .count = 3000});
   ASSERT_EQ(invented.status, duet::CheckResult::Status::failed) << invented.report;
-  EXPECT_NE(invented.report.find("candidate returned 7; the model allows no state after that from any of its"), std::string::npos)
+  EXPECT_NE(invented.report.find("candidate returned 7; the model allows no state after that from any of its"),
+            std::string::npos)
       << invented.report;
 }
 
@@ -196,7 +198,8 @@ TEST(Relaxed, ANextStatesThatThrowsIsAnErrorOfTheCheck) {
   const duet::CheckResult seq = duet::check_sequential<ThrowingModelSpec>({.seed = 1, .count = 100});
   EXPECT_NE(seq.status, duet::CheckResult::Status::passed) << seq.report;
   EXPECT_NE(seq.report.find("next_states()"), std::string::npos) << seq.report;
-  const duet::CheckResult par = duet::check_parallel<ThrowingModelSpec>({.executor = duet::fibers()}, {.seed = 1, .count = 100});
+  const duet::CheckResult par =
+      duet::check_parallel<ThrowingModelSpec>({.executor = duet::fibers()}, {.seed = 1, .count = 100});
   EXPECT_NE(par.status, duet::CheckResult::Status::passed) << par.report;
   EXPECT_NE(par.report.find("model bug"), std::string::npos) << par.report;
 }

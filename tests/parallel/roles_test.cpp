@@ -64,7 +64,8 @@ TEST(Roles, SpscRingWithoutRolesIsFoundOnFibers) {
 // Every branch call of a found program is one its role allows: the shrinker keeps roles.
 TEST(Roles, ShrunkProgramsKeepEachBranchToItsRole) {
   const duet::CheckResult r = duet::expect_unsafe<FiberRing>(
-      {.roles = {{"producer", 2, {"push"}}, {"consumer", 1, {"pop"}}}, .executor = duet::fibers()}, {.seed = 3, .count = 5000});
+      {.roles = {{"producer", 2, {"push"}}, {"consumer", 1, {"pop"}}}, .executor = duet::fibers()},
+      {.seed = 3, .count = 5000});
   ASSERT_TRUE(r) << r.report;
   // Rows of the diagram after the role row: each column holds its role's calls only.
   const std::size_t labels = r.report.find("[producer 1]");
@@ -86,7 +87,8 @@ duet::Lin<duet::models::SpscRing<int>> ring_lin() {
   using Ring = duet::models::SpscRing<int>;
   return duet::Lin<Ring>("SpscRing", "q")
       .init([] { return std::make_unique<Ring>(2); }, "duet::models::SpscRing<int> q(2);")
-      .op("push", [](Ring& q, int x) { return q.push(x); }, duet::integers(0, 9))
+      .op(
+          "push", [](Ring& q, int x) { return q.push(x); }, duet::integers(0, 9))
       .op("try_pop", [](Ring& q) { return q.try_pop(); });
 }
 
@@ -109,22 +111,25 @@ TEST(Roles, SpscRingThroughAnApiSpecPassesWithRoles) {
   using Handle = std::shared_ptr<Ring>;
   duet::Api api("SpscRing");
   auto ring = api.abstract<std::deque<int>, Handle>("q");
-  api.op("make", duet::args(), ring, [] { return std::deque<int>(); }, [] { return std::make_shared<Ring>(2); });
-  api.op("push", duet::args(ring, duet::integers(0, 9)), duet::value<bool>(),
-         [](std::deque<int>& d, int x) {
-           if (d.size() == 2) return false;
-           d.push_back(x);
-           return true;
-         },
-         [](const Handle& q, int x) { return q->push(x); });
-  api.op("pop", duet::args(ring), duet::value<std::optional<int>>(),
-         [](std::deque<int>& d) {
-           if (d.empty()) return std::optional<int>();
-           const int x = d.front();
-           d.pop_front();
-           return std::optional<int>(x);
-         },
-         [](const Handle& q) { return q->try_pop(); });
+  api.op(
+      "make", duet::args(), ring, [] { return std::deque<int>(); }, [] { return std::make_shared<Ring>(2); });
+  api.op(
+      "push", duet::args(ring, duet::integers(0, 9)), duet::value<bool>(),
+      [](std::deque<int>& d, int x) {
+        if (d.size() == 2) return false;
+        d.push_back(x);
+        return true;
+      },
+      [](const Handle& q, int x) { return q->push(x); });
+  api.op(
+      "pop", duet::args(ring), duet::value<std::optional<int>>(),
+      [](std::deque<int>& d) {
+        if (d.empty()) return std::optional<int>();
+        const int x = d.front();
+        d.pop_front();
+        return std::optional<int>(x);
+      },
+      [](const Handle& q) { return q->try_pop(); });
   const duet::CheckResult r = api.check_parallel(
       {.roles = {{"producer", 1, {"push"}}, {"consumer", 1, {"pop"}}}, .prefix_length = 1}, {.seed = 1, .count = 1000});
   EXPECT_TRUE(r) << r.report;
@@ -140,8 +145,9 @@ void expect_config_error(const duet::CheckResult& r, const std::string& why) {
 TEST(Roles, AnOperationTheSpecDoesNotHaveIsAnError) {
   expect_config_error(duet::check_parallel<StdRing>({.roles = {{"producer", 1, {"push"}}, {"consumer", 1, {"try_pop"}}}}),
                       "role consumer names the operation `try_pop`, which the spec does not have (its operations: ");
-  expect_config_error(duet::check_parallel(ring_lin(), {.roles = {{"producer", 1, {"push"}}, {"consumer", 1, {"pop"}}}}),
-                      "role consumer names the operation `pop`, which the spec does not have (its operations: push, try_pop)");
+  expect_config_error(
+      duet::check_parallel(ring_lin(), {.roles = {{"producer", 1, {"push"}}, {"consumer", 1, {"pop"}}}}),
+      "role consumer names the operation `pop`, which the spec does not have (its operations: push, try_pop)");
   expect_config_error(duet::expect_unsafe<StdRing>({.roles = {{"producer", 2, {"enqueue"}}, {"consumer", 1, {"pop"}}}}),
                       "names the operation `enqueue`");
 }
@@ -157,8 +163,10 @@ TEST(Roles, CountsThatDoNotMakeTwoToEightBranchesAreErrors) {
                       "branches is 3 but the roles' counts add up to 2");
   expect_config_error(duet::check_parallel<StdRing>({.roles = {{"producer", 1, {}}, {"consumer", 1, {"pop"}}}}),
                       "role producer names no operation");
-  expect_config_error(duet::check_parallel<StdRing>({.roles = {{"p", 1, {"push"}}, {"p", 1, {"pop"}}}}), "two roles are named p");
-  expect_config_error(duet::check_parallel<StdRing>({.roles = {{"", 1, {"push"}}, {"c", 1, {"pop"}}}}), "a role has no name");
+  expect_config_error(duet::check_parallel<StdRing>({.roles = {{"p", 1, {"push"}}, {"p", 1, {"pop"}}}}),
+                      "two roles are named p");
+  expect_config_error(duet::check_parallel<StdRing>({.roles = {{"", 1, {"push"}}, {"c", 1, {"pop"}}}}),
+                      "a role has no name");
 }
 
 TEST(Roles, BranchesThatAgreeWithTheRolesAreAccepted) {

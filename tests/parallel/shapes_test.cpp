@@ -20,7 +20,8 @@ using duet::models::TbbSet;
 // branches may share CPUs so much that their calls almost never overlap: then the honest verdict
 // is "inconclusive", never a pass, and never a failure of a correct subject.
 bool passed_or_inconclusive(const duet::CheckResult& r) {
-  return r.passed() || (r.status == duet::CheckResult::Status::error && r.report.find(": inconclusive: ") != std::string::npos);
+  return r.passed() ||
+         (r.status == duet::CheckResult::Status::error && r.report.find(": inconclusive: ") != std::string::npos);
 }
 
 TEST(ParallelShapes, ThreeFourAndEightBranches) {
@@ -51,9 +52,7 @@ TEST(ParallelShapes, AtomicRegisterWithCas) {
   EXPECT_TRUE(duet::check_parallel<duet::models::Register<AtomicRegister>>({.suffix_length = 2}, {.count = 2000}));
 }
 
-TEST(ParallelShapes, TbbConcurrentSet) {
-  EXPECT_TRUE(duet::check_parallel<duet::models::Set<TbbSet>>({}, {.count = 2000}));
-}
+TEST(ParallelShapes, TbbConcurrentSet) { EXPECT_TRUE(duet::check_parallel<duet::models::Set<TbbSet>>({}, {.count = 2000})); }
 
 }  // namespace
 
@@ -65,8 +64,8 @@ TEST(ParallelShapes, SharedPoolAcrossWidths) {
   auto pool = std::shared_ptr<duet::Executor>(duet::make_thread_pool());
   for (std::size_t branches : {2, 5, 3, 8, 2, 4}) {
     SCOPED_TRACE(std::to_string(branches) + " branches");
-    const duet::CheckResult r = duet::check_parallel<duet::models::Counter<AtomicCounter>>(
-        {.branches = branches, .executor = pool}, {.count = 100});
+    const duet::CheckResult r =
+        duet::check_parallel<duet::models::Counter<AtomicCounter>>({.branches = branches, .executor = pool}, {.count = 100});
     EXPECT_TRUE(passed_or_inconclusive(r)) << r.report;
     EXPECT_GT(r.trials, 0u);
   }

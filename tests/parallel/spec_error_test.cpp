@@ -140,7 +140,8 @@ TEST_P(ParallelSpecError, LinArgumentGeneratorThrows) {
       return x;
     });
     auto lin = duet::Lin<Counter>("counter", "c")
-                   .op("add", [](Counter& k, int x) { k.add(x); }, thrower)
+                   .op(
+                       "add", [](Counter& k, int x) { k.add(x); }, thrower)
                    .op("get", [](Counter& k) { return k.get(); });
     return duet::check_parallel(lin, shape(), c);
   };
@@ -150,8 +151,7 @@ TEST_P(ParallelSpecError, LinArgumentGeneratorThrows) {
 TEST_P(ParallelSpecError, LinInitThrows) {
   auto check = [&](const duet::Config& c) {
     auto lin = duet::Lin<Counter>("counter", "c")
-                   .init([]() -> std::unique_ptr<Counter> { throw std::runtime_error("no counter today"); },
-                         "Counter c;")
+                   .init([]() -> std::unique_ptr<Counter> { throw std::runtime_error("no counter today"); }, "Counter c;")
                    .op("get", [](Counter& k) { return k.get(); });
     return duet::check_parallel(lin, shape(), c);
   };

@@ -84,7 +84,8 @@ class UrcuQueue {
 
 duet::Lin<UrcuQueue> urcu_lin() {
   return duet::Lin<UrcuQueue>("cds_lfq_queue_rcu", "q")
-      .op("push", [](UrcuQueue& q, int x) { q.push(x); }, duet::integers(0, 9))
+      .op(
+          "push", [](UrcuQueue& q, int x) { q.push(x); }, duet::integers(0, 9))
       .op("try_pop", [](UrcuQueue& q) { return q.try_pop(); });
 }
 
@@ -102,8 +103,8 @@ TEST(ThreadHooks, LiburcuQueueIsLinearizableWithRegistrationHooks) {
   DUET_SKIP_UNDER_TSAN();
   const duet::CheckResult r = duet::check_parallel(urcu_lin(), {.thread_hooks = kRcuHooks}, {.seed = 1, .count = 2000});
   EXPECT_TRUE(r) << r.report;
-  const duet::CheckResult three =
-      duet::check_parallel(urcu_lin(), {.branches = 3, .thread_hooks = kRcuHooks}, {.seed = 2, .count = 500, .isolate = false});
+  const duet::CheckResult three = duet::check_parallel(urcu_lin(), {.branches = 3, .thread_hooks = kRcuHooks},
+                                                       {.seed = 2, .count = 500, .isolate = false});
   EXPECT_TRUE(three) << three.report;
   rcu_barrier();  // the nodes the checks freed with call_rcu
 }
@@ -143,8 +144,9 @@ TEST(ThreadHooks, StartOnEveryThreadStopWhenItsWorkEnds) {
 TEST(ThreadHooks, InACheckTheCallerIsSetUpOnceForTheWholeCheck) {
   std::atomic<int> starts{0}, stops{0};
   const duet::CheckResult r = duet::check_parallel(
-      duet::Lin<std::atomic<int>>("atomic", "a").op("add", [](std::atomic<int>& a, int x) { return a.fetch_add(x); },
-                                                     duet::integers(0, 9)),
+      duet::Lin<std::atomic<int>>("atomic", "a")
+          .op(
+              "add", [](std::atomic<int>& a, int x) { return a.fetch_add(x); }, duet::integers(0, 9)),
       {.thread_hooks = {.start = [&] { ++starts; }, .stop = [&] { ++stops; }}}, {.seed = 1, .count = 200, .isolate = false});
   EXPECT_TRUE(r) << r.report;
   EXPECT_EQ(starts.load(), 2);  // the caller and the one worker, for 200 programs
@@ -154,7 +156,8 @@ TEST(ThreadHooks, InACheckTheCallerIsSetUpOnceForTheWholeCheck) {
 TEST(ThreadHooks, AStartThatThrowsIsAnErrorOfTheCheck) {
   const duet::CheckResult r = duet::check_parallel(
       duet::Lin<std::atomic<int>>("atomic", "a").op("load", [](std::atomic<int>& a) { return a.load(); }),
-      {.thread_hooks = {.start = [] { throw std::runtime_error("no domain"); }}}, {.seed = 1, .count = 20, .isolate = false});
+      {.thread_hooks = {.start = [] { throw std::runtime_error("no domain"); }}},
+      {.seed = 1, .count = 20, .isolate = false});
   EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
   EXPECT_NE(r.report.find("ThreadHooks::start threw std::runtime_error(\"no domain\")"), std::string::npos) << r.report;
 }
@@ -171,13 +174,19 @@ TEST(ThreadHooks, WithAnExecutorOfItsOwnIsAnError) {
 TEST(FiberHooks, RunInsideEachFiberAroundItsBranch) {
   int starts = 0, stops = 0, in_branch_registered = 0;
   duet::atomic<int> registered{0};
-  auto executor = duet::fibers(duet::random(), {.on_fiber_start = [&] { ++starts; registered.fetch_add(1); },
+  auto executor = duet::fibers(duet::random(), {.on_fiber_start =
+                                                    [&] {
+                                                      ++starts;
+                                                      registered.fetch_add(1);
+                                                    },
                                                 .on_fiber_stop = [&] { ++stops; }});
-  executor->run({[&] { in_branch_registered += registered.load() > 0; }, [&] { in_branch_registered += registered.load() > 0; }});
+  executor->run(
+      {[&] { in_branch_registered += registered.load() > 0; }, [&] { in_branch_registered += registered.load() > 0; }});
   EXPECT_EQ(starts, 2);
   EXPECT_EQ(stops, 2);
   EXPECT_EQ(in_branch_registered, 2);
-  const duet::FiberRun run = duet::run_fibers({[] {}, [] {}, [] {}}, "", {.on_fiber_start = [&] { ++starts; }, .on_fiber_stop = [&] { ++stops; }});
+  const duet::FiberRun run =
+      duet::run_fibers({[] {}, [] {}, [] {}}, "", {.on_fiber_start = [&] { ++starts; }, .on_fiber_stop = [&] { ++stops; }});
   EXPECT_TRUE(run.completed) << run.failure;
   EXPECT_EQ(starts, 5);
   EXPECT_EQ(stops, 5);

@@ -21,9 +21,8 @@ TEST(AvlSeeds, RootOnlyJoinFoundByTheCheckOnly) {
     EXPECT_NE(r.report.find("is unbalanced"), std::string::npos) << r.report;
     EXPECT_NE(r.report.find("union("), std::string::npos) << r.report;
     EXPECT_EQ(r.report.find("candidate finds"), std::string::npos) << r.report;  // no result differs
-    std::printf("avl seed %llu: found in %.3f s (%llu cases), shrunk to %zu steps\n",
-                static_cast<unsigned long long>(seed), r.seconds, static_cast<unsigned long long>(r.cases),
-                r.failing_length);
+    std::printf("avl seed %llu: found in %.3f s (%llu cases), shrunk to %zu steps\n", static_cast<unsigned long long>(seed),
+                r.seconds, static_cast<unsigned long long>(r.cases), r.failing_length);
     if (seed == 1) std::printf("%s\n", r.report.c_str());
   }
 }

@@ -42,9 +42,9 @@ struct FloatArraySpec {
   static duet::Gen<Cmd> command(const State&) {
     static const auto index = duet::frequency<std::size_t>(
         {{7, duet::integers<std::size_t>(0, kSize - 1)}, {1, duet::integers<std::size_t>(0, 100)}});
-    static const duet::Gen<Cmd> gen = duet::one_of(
-        duet::construct<Set>(index, duet::reals(-1000, 1000)).map([](Set s) { return Cmd(s); }),
-        duet::just(Cmd(Sort{})), duet::just(Cmd(ToList{})));
+    static const duet::Gen<Cmd> gen =
+        duet::one_of(duet::construct<Set>(index, duet::reals(-1000, 1000)).map([](Set s) { return Cmd(s); }),
+                     duet::just(Cmd(Sort{})), duet::just(Cmd(ToList{})));
     return gen;
   }
   static duet::Result run(const Cmd& c, Sut& a) {
@@ -85,8 +85,7 @@ TEST(FloatArraySeeds, MissingExceptionIsADisagreement) {
   const duet::CheckResult r = duet::check_sequential<FloatArraySpec<ClampingFloatArray>>({.seed = 7});
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed);
   EXPECT_EQ(r.failing_length, 1u) << r.report;
-  EXPECT_NE(r.report.find("candidate returned (void); the model expects it to throw std::out_of_range"),
-            std::string::npos)
+  EXPECT_NE(r.report.find("candidate returned (void); the model expects it to throw std::out_of_range"), std::string::npos)
       << r.report;
 }
 

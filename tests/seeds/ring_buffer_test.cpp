@@ -19,7 +19,8 @@ const char* const kMinimal[] = {"q.push(0)", "q.push(0)", "q.push(0)", "q.pop()"
 TEST(RingBufferSeeds, BugFoundAndShrunkOnTwentySeeds) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const duet::CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = seed, .output_dir = "duet-output/seeds"});
+    const duet::CheckResult r =
+        duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = seed, .output_dir = "duet-output/seeds"});
     ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
     EXPECT_EQ(r.failing_length, 8u) << r.report;
     // The report lists the minimal scenario in order, failing at the last pop.

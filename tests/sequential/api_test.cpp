@@ -110,7 +110,9 @@ TEST(Api, UnimplementedAbandonsTheScenario) {
 
 TEST(Api, CompositeResultsAreDeconstructed) {
   // pop returns the new stack and the popped value: the value is compared, the stack bound.
-  auto pop = [](const Stack& s) { return std::pair<Stack, std::optional<int>>(s.empty() ? s : Stack(s.begin(), s.end() - 1), peek(s)); };
+  auto pop = [](const Stack& s) {
+    return std::pair<Stack, std::optional<int>>(s.empty() ? s : Stack(s.begin(), s.end() - 1), peek(s));
+  };
   auto bad_pop = [](const Stack& s) { return std::pair<Stack, std::optional<int>>(s, peek(s)); };  // forgets to pop
   auto build = [&](auto cand_pop) {
     duet::Api api("Stack");
@@ -124,7 +126,7 @@ TEST(Api, CompositeResultsAreDeconstructed) {
   const CheckResult r = build(bad_pop).check({.seed = 3});
   ASSERT_EQ(r.status, CheckResult::Status::failed);
   EXPECT_TRUE(has(r.report, "auto r3 = pop(s1);")) << r.report;  // a composite binding
-  EXPECT_TRUE(has(r.report, "// {s2, 0}")) << r.report;           // and what it holds
+  EXPECT_TRUE(has(r.report, "// {s2, 0}")) << r.report;          // and what it holds
   EXPECT_TRUE(has(r.report, "candidate finds 0; the reference finds std::nullopt")) << r.report;
 }
 
@@ -160,10 +162,13 @@ TEST(Api, MapIntoAndMapOutofTransform) {
   duet::Api api("Stack");
   auto stack = api.abstract<Stack, Stack>("s");
   api.op("make", duet::args(), stack, make, make);
-  api.op("push", duet::args(stack, duet::map_outof(duet::integers(0, 9), [](int x) { return x; }, [](int x) { return x; })),
+  api.op("push",
+         duet::args(stack, duet::map_outof(
+                               duet::integers(0, 9), [](int x) { return x; }, [](int x) { return x; })),
          stack, push, push);
-  api.op("size", duet::args(stack), duet::map_into(duet::value<int>(), [](int n) { return n; },
-                                                   [](const std::string& t) { return std::stoi(t); }),
+  api.op("size", duet::args(stack),
+         duet::map_into(
+             duet::value<int>(), [](int n) { return n; }, [](const std::string& t) { return std::stoi(t); }),
          ref_size, cand_size);
   EXPECT_TRUE(api.check({.count = 2000}));
 }
@@ -180,10 +185,10 @@ TEST(Api, FlipChoosesTheSetFirst) {
   auto stack = api.abstract<Stack, Stack>("s");
   api.op("make", duet::args(), stack, make, make);
   api.op("push", duet::args(stack, duet::integers(0, 9)), stack, push, push);
-  api.op("remove",
-         duet::args(stack.where([](const Stack& s) { return !s.empty(); }),
-                    [](const Stack& s) { return duet::element_of(s); }),
-         stack, duet::flip(remove), duet::flip(remove));
+  api.op(
+      "remove",
+      duet::args(stack.where([](const Stack& s) { return !s.empty(); }), [](const Stack& s) { return duet::element_of(s); }),
+      stack, duet::flip(remove), duet::flip(remove));
   const CheckResult r = api.check({.count = 2000});
   EXPECT_TRUE(r) << r.report;
 }
@@ -247,7 +252,8 @@ TEST(Api, FailureThatDoesNotComeBackIsShownAsFirstSeen) {
   EXPECT_EQ(r.shrink_end, CheckResult::ShrinkEnd::not_reproduced) << r.report;
   EXPECT_TRUE(has(r.report, "Shown: the failing step as\n  first seen")) << r.report;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.report, m, std::regex("assert\\((top\\(s[0-9]+\\)) == ([0-9])\\);\\s+// <-- candidate finds ([0-9])")))
+  ASSERT_TRUE(std::regex_search(r.report, m,
+                                std::regex("assert\\((top\\(s[0-9]+\\)) == ([0-9])\\);\\s+// <-- candidate finds ([0-9])")))
       << r.report;
   EXPECT_EQ(std::stoi(m[3]), std::stoi(m[2]) + 1) << r.report;
   std::ifstream draft(r.draft_path);

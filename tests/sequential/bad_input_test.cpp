@@ -86,8 +86,7 @@ struct ThrowingConstructorSpec : ring::RingBufferSpec<ThrowingQueue> {
 TEST(BadInput, CandidateConstructorThrows) {
   const CheckResult r = duet::check_sequential<ThrowingConstructorSpec>();
   EXPECT_EQ(r.status, CheckResult::Status::error);
-  EXPECT_TRUE(has(r.report, "the spec's `init_sut` threw std::runtime_error(\"no memory for the queue\")"))
-      << r.report;
+  EXPECT_TRUE(has(r.report, "the spec's `init_sut` threw std::runtime_error(\"no memory for the queue\")")) << r.report;
   EXPECT_TRUE(has(r.report, "DUET_REPLAY=")) << r.report;
 }
 
@@ -180,7 +179,8 @@ TEST(Replays, ATokenThatPassesSaysSoInOneLine) {
 TEST(Replays, AFailingReplaySaysItFailedAsRecorded) {
   const CheckResult found = duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 4, .output_dir = temp_path("out")});
   ASSERT_FALSE(found);
-  const CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>({.replay = found.replay_token, .output_dir = temp_path("out")});
+  const CheckResult r =
+      duet::check_sequential<ring::BuggyRingBufferSpec>({.replay = found.replay_token, .output_dir = temp_path("out")});
   ASSERT_EQ(r.status, CheckResult::Status::failed) << r.report;
   EXPECT_TRUE(has(r.report, "\n  replayed:   DUET_REPLAY: failed as recorded\n")) << r.report;
   EXPECT_EQ(r.cases, 1u);  // the replay's own count, not the recorded search's
@@ -192,7 +192,8 @@ TEST(Replays, AFileOfBytesSaysWhatItReplayed) {
   const std::string newlines = write_bytes("newlines", "\n\n");
   CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>({.replay_file = newlines});
   EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
-  EXPECT_TRUE(has(r.report, "replayed DUET_REPLAY_FILE=" + newlines + " (2 bytes, a fuzzer's input): not a valid input for this check"))
+  EXPECT_TRUE(has(
+      r.report, "replayed DUET_REPLAY_FILE=" + newlines + " (2 bytes, a fuzzer's input): not a valid input for this check"))
       << r.report;
   // Bytes that make a passing case.
   const std::string zeros = write_bytes("ones", std::string(4096, '\x01'));
@@ -229,8 +230,8 @@ TEST(Replays, FifosAndDevicesNeitherBlockNorGrow) {
 }
 
 TEST(Replays, ATokenFromAnotherExecutorNamesIt) {
-  const CheckResult found = duet::check_parallel<fiber_subjects::CounterSpec<true>>({.executor = duet::fibers()},
-                                                                                    {.seed = 1, .output_dir = temp_path("out")});
+  const CheckResult found = duet::check_parallel<fiber_subjects::CounterSpec<true>>(
+      {.executor = duet::fibers()}, {.seed = 1, .output_dir = temp_path("out")});
   ASSERT_EQ(found.status, CheckResult::Status::failed) << found.report;
   const CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<true>>({}, {.replay = found.replay_token});
   EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
@@ -264,7 +265,8 @@ struct ToggleCounterSpec : fiber_subjects::CounterSpec<true> {
 TEST(Replays, ANegativeTestsReplayCountsTheReplay) {
   toggle_racy = true;
   const duet::ParallelConfig fibers{.executor = duet::fibers()};
-  const CheckResult found = duet::expect_unsafe<ToggleCounterSpec>(fibers, {.seed = 1, .output_dir = temp_path("out"), .verbose = -1});
+  const CheckResult found =
+      duet::expect_unsafe<ToggleCounterSpec>(fibers, {.seed = 1, .output_dir = temp_path("out"), .verbose = -1});
   ASSERT_TRUE(found.passed()) << found.report;
   CheckResult r = duet::expect_unsafe<ToggleCounterSpec>(fibers, {.replay = found.replay_token, .verbose = -1});
   EXPECT_TRUE(r.passed()) << r.report;
@@ -304,7 +306,8 @@ TEST(Replays, RegressionCasesAreKeptPerCheckAndExecutor) {
   const CheckResult skipped = duet::check_parallel<fiber_subjects::CounterSpec<false>>({}, threads);
   const std::string out = testing::internal::GetCapturedStdout();
   EXPECT_FALSE(has(skipped.report, "regression case")) << skipped.report;
-  EXPECT_TRUE(has(out, "duet: Counter: 0 regression cases passed, 1 of the shared directory skipped (another executor's)")) << out;
+  EXPECT_TRUE(has(out, "duet: Counter: 0 regression cases passed, 1 of the shared directory skipped (another executor's)"))
+      << out;
 }
 
 // ---- Settings (issue 26) --------------------------------------------------------------------
@@ -319,8 +322,8 @@ TEST(Settings, AMisspelledVariableIsAnErrorNotARandomSeed) {
 }
 
 TEST(Settings, AHugeShrinkTimeStillShrinks) {
-  const CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>(
-      {.seed = 4, .shrink_time = 1e10, .output_dir = temp_path("out")});
+  const CheckResult r =
+      duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 4, .shrink_time = 1e10, .output_dir = temp_path("out")});
   ASSERT_EQ(r.status, CheckResult::Status::failed) << r.report;
   EXPECT_GT(r.shrink_steps, 0u) << r.report;
 }
@@ -350,8 +353,9 @@ struct HangingSpec : ring::RingBufferSpec<HangingQueue> {};
 
 TEST(BadInputDeathTest, HangingCandidateIsReportedWithAReplayToken) {
   GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
-  EXPECT_EXIT(duet::check_sequential<HangingSpec>({.seed = 1, .case_timeout = 0.3}), testing::ExitedWithCode(3),
-              "a case has run for more than 0.3 s: the candidate \\(or the spec\\) hangs.\n  replay:     DUET_REPLAY=duet1\\.");
+  EXPECT_EXIT(
+      duet::check_sequential<HangingSpec>({.seed = 1, .case_timeout = 0.3}), testing::ExitedWithCode(3),
+      "a case has run for more than 0.3 s: the candidate \\(or the spec\\) hangs.\n  replay:     DUET_REPLAY=duet1\\.");
 }
 
 }  // namespace

@@ -162,7 +162,8 @@ TEST(Engine, LongRunsPrintProgress) {
   const CheckResult r = duet::check_sequential<ring::CorrectRingBufferSpec>({.time = 2.6});
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_TRUE(r);
-  EXPECT_TRUE(std::regex_search(err, std::regex(": searching: [0-9]+ cases, 2\\.[0-9] s of 2\\.6 s, [0-9]+ cases/s\n"))) << err;
+  EXPECT_TRUE(std::regex_search(err, std::regex(": searching: [0-9]+ cases, 2\\.[0-9] s of 2\\.6 s, [0-9]+ cases/s\n")))
+      << err;
 }
 
 // Shrinking that takes more than two seconds says what it is doing.

@@ -12,15 +12,18 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 duet::Lin<std::vector<int>> vector_lin() {
   return duet::Lin<std::vector<int>>("vector", "v")
-      .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::small_int())
+      .op(
+          "push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::small_int())
       .op("size", [](std::vector<int>& v) { return v.size(); })
-      .op("at", [](std::vector<int>& v, std::size_t i) { return v.at(i); }, duet::integers<std::size_t>(0, 4));
+      .op(
+          "at", [](std::vector<int>& v, std::size_t i) { return v.at(i); }, duet::integers<std::size_t>(0, 4));
 }
 
 TEST(Lin, StressPassesWhenExceptionsAreDeclared) {
-  const CheckResult r = vector_lin().may_throw().invariant([](const std::vector<int>& v) {
-    return v.size() <= v.capacity();
-  }).check_stress({.count = 5000});
+  const CheckResult r = vector_lin()
+                            .may_throw()
+                            .invariant([](const std::vector<int>& v) { return v.size() <= v.capacity(); })
+                            .check_stress({.count = 5000});
   EXPECT_TRUE(r) << r.report;
   EXPECT_EQ(r.cases, 5000u);
 }
@@ -53,7 +56,8 @@ struct BoundedStack {
 
 TEST(Lin, BrokenInvariantIsFoundAndShrunk) {
   auto lin = duet::Lin<BoundedStack>("BoundedStack", "s")
-                 .op("push", [](BoundedStack& s, int x) { return s.push(x); }, duet::small_int())
+                 .op(
+                     "push", [](BoundedStack& s, int x) { return s.push(x); }, duet::small_int())
                  .op("pop", [](BoundedStack& s) { return s.pop(); })
                  .invariant([](const BoundedStack& s) {
                    return s.items.size() <= 4 ? duet::Verdict(true)
@@ -86,7 +90,8 @@ TEST(Lin, GeneratedCallsPrintAsCpp) {
   auto src = duet::Source::replay({0, 0, 5});  // push_back, small mode, 5
   duet::detail::LinCall<std::vector<int>> call;
   duet::detail::StepVerdict failure;
-  ASSERT_EQ(duet::detail::LinAccess::description(lin)->draw_call(src, call, failure), duet::detail::CaseSteps::Drawn::command);
+  ASSERT_EQ(duet::detail::LinAccess::description(lin)->draw_call(src, call, failure),
+            duet::detail::CaseSteps::Drawn::command);
   EXPECT_EQ(call.text, "v.push_back(5)");
   std::vector<int> v;
   EXPECT_TRUE(call.run(v).is_void());

@@ -124,10 +124,10 @@ struct KeySetSpec {
   using Cmd = std::variant<Insert, Erase, Contains>;
   static constexpr const char* sut_name = "s";
   static duet::Gen<Cmd> command(const State&) {
-    static const duet::Gen<Cmd> gen = duet::one_of(
-        duet::construct<Insert>(duet::integers(0, 63)).map([](Insert c) { return Cmd(c); }),
-        duet::construct<Erase>(duet::integers(0, 63)).map([](Erase c) { return Cmd(c); }),
-        duet::construct<Contains>(duet::integers(0, 63)).map([](Contains c) { return Cmd(c); }));
+    static const duet::Gen<Cmd> gen =
+        duet::one_of(duet::construct<Insert>(duet::integers(0, 63)).map([](Insert c) { return Cmd(c); }),
+                     duet::construct<Erase>(duet::integers(0, 63)).map([](Erase c) { return Cmd(c); }),
+                     duet::construct<Contains>(duet::integers(0, 63)).map([](Contains c) { return Cmd(c); }));
     return gen;
   }
   static duet::Result run(const Cmd& c, Sut& s) {
@@ -368,10 +368,10 @@ struct DequeFrontFullMenuSpec : DequeSpecBase<RingDeque<DequeBug::pop_front_wrap
 // ---------------------------------------------------------------------------------------
 struct Outcome {
   bool failed = false;
-  bool minimal = false;      // exactly the known minimum
+  bool minimal = false;  // exactly the known minimum
   std::size_t length = 0;
   std::uint64_t replays = 0;
-  double seconds = 0;        // the whole check: search, shrinking, report
+  double seconds = 0;  // the whole check: search, shrinking, report
   std::string report;
 };
 
@@ -396,7 +396,8 @@ Outcome finish(const duet::CheckResult& r, const std::vector<std::string>& minim
 }
 
 duet::Config config(std::uint64_t seed, std::optional<std::uint64_t> shrink_steps = std::nullopt) {
-  return {.seed = seed, .count = 20000, .shrink_steps = shrink_steps, .output_dir = "duet-output/shrink_quality", .verbose = -1};
+  return {
+      .seed = seed, .count = 20000, .shrink_steps = shrink_steps, .output_dir = "duet-output/shrink_quality", .verbose = -1};
 }
 
 template <class Spec>
@@ -412,7 +413,7 @@ const std::vector<std::string> kDequeFullMin = {"d.push_front(0);", "d.push_back
 const std::vector<std::string> kFrontMin = {"d.push_back(1);", "d.push_front(0);", "d.pop_front();", "d.pop_front();"};
 const std::vector<std::string> kFrontFullMin = {"d.push_front(0);", "d.push_back(1);", "d.pop_front();", "d.pop_back();"};
 const std::vector<std::string> kRingMin = {"q.push(0);", "q.push(0);", "q.push(0);", "q.pop();",
-                                           "q.push(1);", "q.pop();",  "q.pop();",  "q.pop();"};
+                                           "q.push(1);", "q.pop();",   "q.pop();",   "q.pop();"};
 
 template <class Spec>
 void expect_minimal(std::initializer_list<std::uint64_t> seeds, const std::vector<std::string>& minimum) {
@@ -488,12 +489,14 @@ std::vector<Example> examples() {
   return {
       {"A1 tombstone set", 4, [](auto s, auto n) { return run_spec<TombstoneSpec>(s, kTombstoneMin, n); }},
       {"A2 hybrid set", 3, [](auto s, auto n) { return run_spec<HybridSpec>(s, kHybridMin, n); }},
-      {"A3 tombstone set, erase by position", 4, [](auto s, auto n) { return run_spec<TombstonePickSpec>(s, kTombstoneMin, n); }},
+      {"A3 tombstone set, erase by position", 4,
+       [](auto s, auto n) { return run_spec<TombstonePickSpec>(s, kTombstoneMin, n); }},
       {"B1 ring deque, menu", 3, [](auto s, auto n) { return run_spec<DequeMenuSpec>(s, kDequeMin, n); }},
       {"B2 ring deque, full menu", 3, [](auto s, auto n) { return run_spec<DequeFullMenuSpec>(s, kDequeFullMin, n); }},
       {"B3 ring deque, pushes first", 3, [](auto s, auto n) { return run_spec<DequeSwapMenuSpec>(s, kDequeMin, n); }},
       {"B4 front-wrap deque, menu", 4, [](auto s, auto n) { return run_spec<DequeFrontMenuSpec>(s, kFrontMin, n); }},
-      {"B5 front-wrap deque, full menu", 4, [](auto s, auto n) { return run_spec<DequeFrontFullMenuSpec>(s, kFrontFullMin, n); }},
+      {"B5 front-wrap deque, full menu", 4,
+       [](auto s, auto n) { return run_spec<DequeFrontFullMenuSpec>(s, kFrontFullMin, n); }},
       {"ring buffer (seeds)", 8,
        [out](auto s, auto n) {
          return finish(duet::check_sequential<ring::BuggyRingBufferSpec>(
@@ -503,7 +506,8 @@ std::vector<Example> examples() {
       {"persistent array (seeds)", 3,
        [out](auto s, auto n) {
          const duet::Api api = persistent::spec(persistent::ed::make, persistent::ed::get, persistent::ed::set);
-         const duet::CheckResult r = api.check({.seed = s, .shrink_steps = n, .output_dir = out, .verbose = -1}, {.fuel = 5});
+         const duet::CheckResult r =
+             api.check({.seed = s, .shrink_steps = n, .output_dir = out, .verbose = -1}, {.fuel = 5});
          Outcome run = finish(r, {});
          run.minimal = run.failed && r.failing_length == 3 &&
                        r.report.find("auto a1 = set(a0, 0, 1);") != std::string::npos &&

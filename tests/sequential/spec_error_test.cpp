@@ -110,7 +110,8 @@ TEST(SpecError, LinArgumentGeneratorThrows) {
       return x;
     });
     return duet::Lin<std::vector<int>>("vector", "v")
-        .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, thrower)
+        .op(
+            "push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, thrower)
         .op("size", [](std::vector<int>& v) { return v.size(); })
         .check_stress(c);
   };

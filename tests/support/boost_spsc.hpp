@@ -15,7 +15,8 @@ using Queue = boost::lockfree::spsc_queue<int, boost::lockfree::capacity<4>>;
 
 inline duet::Lin<Queue> lin() {
   return duet::Lin<Queue>("boost::lockfree::spsc_queue", "q")
-      .op("push", [](Queue& q, int x) { return q.push(x); }, duet::integers(0, 9))
+      .op(
+          "push", [](Queue& q, int x) { return q.push(x); }, duet::integers(0, 9))
       .op("pop", [](Queue& q) {
         int x = 0;
         return q.pop(x) ? std::optional<int>(x) : std::nullopt;

@@ -46,7 +46,7 @@ struct NullStack {
   }
   void pop() {
     Node* n = head;
-#ifndef DUET_DRAFT_FIXED  // the golden draft test must pass against the fixed stack
+#ifndef DUET_DRAFT_FIXED                      // the golden draft test must pass against the fixed stack
     head = size == 2 ? nullptr : head->next;  // the bug: drops the remaining node
     if (size == 2) delete n->next;
 #else
@@ -235,7 +235,7 @@ class TwoOwnerDeque {
     }
     const int* task = slots_[b].exchange(nullptr, std::memory_order_acq_rel);
     const int value = *task;  // null when another owner took this slot
-    if (t == b) {  // the last task: a thief may race for it
+    if (t == b) {             // the last task: a thief may race for it
       const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
       bottom_.store(b + 1, std::memory_order_relaxed);
       if (!won) return 0;
@@ -306,7 +306,9 @@ struct BufferSpec {
   using Cmd = std::variant<Reserve>;
   static constexpr const char* sut_name = "b";
   static duet::Gen<Cmd> command(const State&) {
-    return duet::construct<Reserve>(duet::integers<std::uint64_t>(0, std::uint64_t{1} << 33)).map([](Reserve r) { return Cmd(r); });
+    return duet::construct<Reserve>(duet::integers<std::uint64_t>(0, std::uint64_t{1} << 33)).map([](Reserve r) {
+      return Cmd(r);
+    });
   }
   static duet::Result run(const Cmd& c, Sut& b) {
     b.reserve(std::get<Reserve>(c).n);
@@ -335,7 +337,8 @@ struct LoggerSpec {
     return l;
   }
   static duet::Gen<Cmd> command(const State&) {
-    return duet::one_of(duet::construct<Log>(duet::range(0, 99)).map([](Log l) { return Cmd(l); }), duet::just(Cmd(Count{})));
+    return duet::one_of(duet::construct<Log>(duet::range(0, 99)).map([](Log l) { return Cmd(l); }),
+                        duet::just(Cmd(Count{})));
   }
   static duet::Result run(const Cmd& c, Sut& l) {
     if (auto* p = std::get_if<Log>(&c)) {

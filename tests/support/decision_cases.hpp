@@ -21,7 +21,8 @@ struct PlannedCall {
 
 /// `n` calls spread over `processes` processes (one at a time each, short gaps), and the order
 /// in which they take effect (indices, by point).
-inline std::vector<PlannedCall> random_execution(std::mt19937_64& rng, int n, int processes, std::vector<std::size_t>& by_point) {
+inline std::vector<PlannedCall> random_execution(std::mt19937_64& rng, int n, int processes,
+                                                 std::vector<std::size_t>& by_point) {
   std::vector<PlannedCall> plan;
   std::vector<std::uint64_t> busy_until(static_cast<std::size_t>(processes), 0);
   for (int i = 0; i < n; ++i) {
@@ -33,7 +34,8 @@ inline std::vector<PlannedCall> random_execution(std::mt19937_64& rng, int n, in
   }
   by_point.resize(plan.size());
   std::iota(by_point.begin(), by_point.end(), std::size_t{0});
-  std::stable_sort(by_point.begin(), by_point.end(), [&](std::size_t a, std::size_t b) { return plan[a].point < plan[b].point; });
+  std::stable_sort(by_point.begin(), by_point.end(),
+                   [&](std::size_t a, std::size_t b) { return plan[a].point < plan[b].point; });
   return plan;
 }
 

@@ -46,7 +46,7 @@ struct Family {
   /// cas register: values written are drawn from this many (0..values-1); 0: every write
   /// writes a value of its own. A planted bug needs unique values (it is forced).
   std::size_t values = 0;
-  std::size_t keys = 10;             // kv
+  std::size_t keys = 10;              // kv
   std::uint64_t max_delay = 500'000;  // virtual ns before and after the effect
   std::uint64_t max_think = 20'000;   // virtual ns between a client's calls
 };
@@ -60,7 +60,9 @@ inline const char* object_name(Object o) {
   }
   return "?";
 }
-inline const char* bug_name(Bug b) { return b == Bug::none ? "correct" : b == Bug::stale_read ? "stale-read" : "lost-write"; }
+inline const char* bug_name(Bug b) {
+  return b == Bug::none ? "correct" : b == Bug::stale_read ? "stale-read" : "lost-write";
+}
 
 namespace family_detail {
 
@@ -106,14 +108,14 @@ inline History simulate(const Family& f, std::size_t plant_at, Planted& planted)
   const bool unique = f.values == 0 || f.bug != Bug::none;
 
   // The object.
-  std::optional<std::int64_t> reg;               // register (nil at first)
-  std::size_t reg_writer = 0;                    // index in writes of the write that set reg
+  std::optional<std::int64_t> reg;                 // register (nil at first)
+  std::size_t reg_writer = 0;                      // index in writes of the write that set reg
   std::vector<WriteRecord> writes{WriteRecord{}};  // [0]: the initial nil, "written" at time 0
   std::deque<std::int64_t> queue;
   std::map<std::int64_t, std::pair<std::uint64_t, std::uint64_t>> enqueued;  // value -> invoke, response
   std::map<std::string, std::string> kv;
-  std::map<std::string, std::vector<WriteRecord>> kv_writes;  // per key; [0]: "" at time 0
-  std::vector<std::int64_t> set;                                // sorted
+  std::map<std::string, std::vector<WriteRecord>> kv_writes;              // per key; [0]: "" at time 0
+  std::vector<std::int64_t> set;                                          // sorted
   std::map<std::int64_t, std::pair<std::uint64_t, std::uint64_t>> added;  // element -> add's invoke, response
   std::int64_t next_value = 1;
 
@@ -217,7 +219,9 @@ inline History simulate(const Family& f, std::size_t plant_at, Planted& planted)
             // real time, and no one writes it again (values are unique).
             std::optional<std::size_t> w;
             for (std::size_t i = 1; i < writes.size(); ++i)
-              if (writes[i].response != 0 && writes[i].response < call.invoke && (!w || writes[i].invoke > writes[*w].invoke)) w = i;
+              if (writes[i].response != 0 && writes[i].response < call.invoke &&
+                  (!w || writes[i].invoke > writes[*w].invoke))
+                w = i;
             if (w) {
               std::optional<std::size_t> old;
               for (std::size_t i = 0; i < writes.size(); ++i)

@@ -56,7 +56,8 @@ class CountedQueue {
 
 inline duet::Lin<CountedQueue> counted_queue() {
   return duet::Lin<CountedQueue>("CountedQueue", "q")
-      .op("push", [](CountedQueue& q, int x) { q.push(x); }, duet::integers(1, 9))
+      .op(
+          "push", [](CountedQueue& q, int x) { q.push(x); }, duet::integers(1, 9))
       .op("pop", [](CountedQueue& q) { return q.pop(); })
       .op("size", [](CountedQueue& q) { return q.size(); });
 }
@@ -82,7 +83,8 @@ class TornPair {
 
 inline duet::Lin<TornPair> torn_pair() {
   return duet::Lin<TornPair>("TornPair", "p")
-      .op("set", [](TornPair& p, int v) { p.set(v); }, duet::integers(1, 9))
+      .op(
+          "set", [](TornPair& p, int v) { p.set(v); }, duet::integers(1, 9))
       .op("get", [](TornPair& p) { return p.get(); });
 }
 
@@ -145,7 +147,8 @@ class Bank {
 
 inline duet::Lin<Bank> bank() {
   return duet::Lin<Bank>("Bank", "bank")
-      .op("transfer", [](Bank& b, int from, int amount) { b.transfer(from, amount); }, duet::integers(0, 1),
+      .op(
+          "transfer", [](Bank& b, int from, int amount) { b.transfer(from, amount); }, duet::integers(0, 1),
           duet::integers(1, 9))
       .op("total", [](Bank& b) { return b.total(); });
 }
@@ -186,7 +189,8 @@ class LoadStoreStack {
 
 inline duet::Lin<LoadStoreStack> load_store_stack() {
   return duet::Lin<LoadStoreStack>("LoadStoreStack", "s")
-      .op("push", [](LoadStoreStack& s, int x) { s.push(x); }, duet::integers(1, 9))
+      .op(
+          "push", [](LoadStoreStack& s, int x) { s.push(x); }, duet::integers(1, 9))
       .op("pop", [](LoadStoreStack& s) { return s.pop(); });
 }
 

@@ -20,8 +20,8 @@ inline std::size_t count_of(const std::string& text, const std::string& part) {
 template <class Check>
 void expect_spec_error(const Check& check, const std::string& who, const std::string& exception) {
   auto has = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
-  const std::string dir = ::testing::TempDir() + "duet_spec_error_" +
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string dir =
+      ::testing::TempDir() + "duet_spec_error_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
   std::filesystem::remove_all(dir);
   const duet::CheckResult r = check(duet::Config{.seed = 1, .output_dir = dir});
   EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;

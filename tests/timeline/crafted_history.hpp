@@ -51,17 +51,23 @@ inline Crafted crafted_register(int processes = 6, int rounds = 7, std::uint64_t
     for (int p = 0; p < processes; ++p) {
       Operation op;
       op.process = p;
-      const std::uint64_t invoke = std::max<std::uint64_t>(free_at[static_cast<std::size_t>(p)] + 1 + next(3), static_cast<std::uint64_t>(round) * 12 + static_cast<std::uint64_t>(p) * 2);
+      const std::uint64_t invoke =
+          std::max<std::uint64_t>(free_at[static_cast<std::size_t>(p)] + 1 + next(3),
+                                  static_cast<std::uint64_t>(round) * 12 + static_cast<std::uint64_t>(p) * 2);
       const std::uint64_t length = 3 + next(10);
       op.invoke = invoke;
       op.response = invoke + length;
       free_at[static_cast<std::size_t>(p)] = op.response;
       switch (next(3)) {
         case 0: op.f = "read"; break;
-        case 1: op.f = "write"; op.input = Value::integer(static_cast<std::int64_t>(next(5))); break;
+        case 1:
+          op.f = "write";
+          op.input = Value::integer(static_cast<std::int64_t>(next(5)));
+          break;
         default:
           op.f = "cas";
-          op.input = Value::vector({Value::integer(static_cast<std::int64_t>(next(5))), Value::integer(static_cast<std::int64_t>(next(5)))});
+          op.input = Value::vector(
+              {Value::integer(static_cast<std::int64_t>(next(5))), Value::integer(static_cast<std::int64_t>(next(5)))});
       }
       points.push_back({h.ops.size(), invoke + 1 + next(length - 1)});
       h.ops.push_back(std::move(op));
@@ -70,7 +76,8 @@ inline Crafted crafted_register(int processes = 6, int rounds = 7, std::uint64_t
   // Invocation order, as parsers produce it.
   std::vector<std::size_t> perm(h.ops.size());
   for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
-  std::stable_sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t b) { return h.ops[a].invoke < h.ops[b].invoke; });
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](std::size_t a, std::size_t b) { return h.ops[a].invoke < h.ops[b].invoke; });
   std::vector<Operation> sorted;
   std::vector<std::size_t> where(perm.size());
   for (std::size_t k = 0; k < perm.size(); ++k) {
@@ -84,7 +91,10 @@ inline Crafted crafted_register(int processes = 6, int rounds = 7, std::uint64_t
   // The indeterminate write: the last operation of process 1, which never took effect.
   std::size_t pending = h.ops.size();
   for (std::size_t i = h.ops.size(); i-- > 0;)
-    if (h.ops[i].process == 1) { pending = i; break; }
+    if (h.ops[i].process == 1) {
+      pending = i;
+      break;
+    }
   Operation& w = h.ops[pending];
   w.f = "write";
   w.input = Value::integer(9);
@@ -94,7 +104,10 @@ inline Crafted crafted_register(int processes = 6, int rounds = 7, std::uint64_t
   // The stale read: the first read in the second half.
   std::size_t stuck = h.ops.size();
   for (std::size_t i = h.ops.size() / 2; i < h.ops.size(); ++i)
-    if (h.ops[i].f == "read" && i != pending) { stuck = i; break; }
+    if (h.ops[i].f == "read" && i != pending) {
+      stuck = i;
+      break;
+    }
 
   std::int64_t value = 0;
   for (const Pending& pt : points) {

@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
   }
   if (argc == 3) {
     auto h = c;
-    const std::string evil = "</script><script>document.body.id='pwned'</script><img id=pwned src=x onerror=\"document.title='pwned'\">";
+    const std::string evil =
+        "</script><script>document.body.id='pwned'</script><img id=pwned src=x onerror=\"document.title='pwned'\">";
     h.history.source = evil;
     h.history.ops[0].f = evil;
     h.history.ops[1].output = duet::history::Value::string(evil);

@@ -53,7 +53,7 @@ TEST(Config, TimeUnits) {
 TEST(Config, EveryVariableIsRead) {
   const char* vars[][2] = {{"DUET_COUNT", "3"},        {"DUET_MAX_LENGTH", "4"}, {"DUET_SHRINK_TIME", "5"},
                            {"DUET_OUTPUT_DIR", "out"}, {"DUET_VERBOSE", "1"},    {"DUET_SHARDS", "4"},
-                           {"DUET_SHARD_INDEX", "3"},  {"DUET_REPLAY", "tok"},  {"DUET_MEAN_LENGTH", "6"}};
+                           {"DUET_SHARD_INDEX", "3"},  {"DUET_REPLAY", "tok"},   {"DUET_MEAN_LENGTH", "6"}};
   for (auto& v : vars) ::setenv(v[0], v[1], 1);
   const auto s = resolve({}, "n");
   for (auto& v : vars) ::unsetenv(v[0]);
@@ -72,9 +72,9 @@ TEST(Config, EveryVariableIsRead) {
 // check and pass.
 TEST(Config, EmptyValuesAreErrors) {
   // (DUET_SEED is left out: the first test sets --duet_seed, and a flag wins over the variable.)
-  for (const char* var : {"DUET_COUNT", "DUET_TIME", "DUET_MAX_LENGTH", "DUET_MEAN_LENGTH", "DUET_REPLAY",
-                          "DUET_SHRINK_TIME", "DUET_SHRINK_STEPS", "DUET_OUTPUT_DIR", "DUET_VERBOSE", "DUET_SHARDS",
-                          "DUET_SHARD_INDEX", "DUET_CASE_TIMEOUT"}) {
+  for (const char* var :
+       {"DUET_COUNT", "DUET_TIME", "DUET_MAX_LENGTH", "DUET_MEAN_LENGTH", "DUET_REPLAY", "DUET_SHRINK_TIME",
+        "DUET_SHRINK_STEPS", "DUET_OUTPUT_DIR", "DUET_VERBOSE", "DUET_SHARDS", "DUET_SHARD_INDEX", "DUET_CASE_TIMEOUT"}) {
     ::setenv(var, "", 1);
     try {
       resolve({}, "n");
@@ -184,7 +184,8 @@ TEST(Config, NearMissFlagsAreErrorsNamingTheFlag) {
       ADD_FAILURE() << flag << " accepted";
     } catch (const std::invalid_argument& e) {
       const std::string flag_name = std::string(flag).substr(0, std::string(flag).find('='));
-      EXPECT_EQ(std::string(e.what()), "unknown flag " + flag_name + ": did you mean --duet_seed? (--duet_help lists duet's flags)");
+      EXPECT_EQ(std::string(e.what()),
+                "unknown flag " + flag_name + ": did you mean --duet_seed? (--duet_help lists duet's flags)");
     }
   }
   char far[] = "--duet_frobnicate=1";
@@ -218,7 +219,9 @@ TEST(Config, LargeTimesSaturate) {
   EXPECT_EQ(s.shrink_time, 1e8);
   EXPECT_EQ(s.case_timeout, 1e8);
   EXPECT_EQ(s.time, 1e8);
-  EXPECT_GT(std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s.shrink_time)).count(), 0);
+  EXPECT_GT(
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s.shrink_time)).count(),
+      0);
 }
 
 TEST(Config, TheLargestCountIsABudget) {

@@ -68,9 +68,8 @@ TEST(Gen, CombinatorsCompose) {
   for (int x : sample(evens, 200)) EXPECT_EQ(x % 2, 0);
   const auto odd = duet::range(0, 50).filter([](int x) { return x % 2 == 1; });
   for (int x : sample(odd, 200)) EXPECT_EQ(x % 2, 1);
-  const auto sized = duet::range(1, 5).bind([](int n) {
-    return duet::vectors(duet::range(0, 9), static_cast<std::size_t>(n), static_cast<std::size_t>(n));
-  });
+  const auto sized = duet::range(1, 5).bind(
+      [](int n) { return duet::vectors(duet::range(0, 9), static_cast<std::size_t>(n), static_cast<std::size_t>(n)); });
   for (const auto& v : sample(sized, 200)) EXPECT_TRUE(v.size() >= 1 && v.size() <= 5);
   const auto weighted = duet::frequency<int>({{9, duet::just(1)}, {1, duet::just(2)}});
   int ones = 0;

@@ -108,8 +108,9 @@ std::string blank_comments_and_literals(const std::string& s) {
           out[i] = out[i + 1] = ' ';
           ++i;
         } else if (c == '"') {
-          if (i > 0 && s[i - 1] == 'R' && (i < 2 || !is_ident_char(s[i - 2]) || s[i - 2] == '8' || s[i - 2] == 'L' ||
-                                           s[i - 2] == 'u' || s[i - 2] == 'U')) {
+          if (i > 0 && s[i - 1] == 'R' &&
+              (i < 2 || !is_ident_char(s[i - 2]) || s[i - 2] == '8' || s[i - 2] == 'L' || s[i - 2] == 'u' ||
+               s[i - 2] == 'U')) {
             const std::size_t open = s.find('(', i);
             raw_end = ")" + s.substr(i + 1, open == std::string::npos ? 0 : open - i - 1) + "\"";
             state = State::raw_string;
@@ -207,10 +208,9 @@ std::string declared_on_line(std::string s) {
   if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_' || s[0] == ':')) return {};
 
   static const std::set<std::string> kNotDeclarations = {
-      "return", "if",     "else",      "for",     "while",   "do",      "switch",        "case",
-      "default", "throw", "co_return", "co_await", "co_yield", "static_assert", "requires", "namespace",
-      "friend", "public", "private",   "protected", "goto",  "break",   "continue",      "delete",
-      "new",    "template", "extern"};
+      "return",  "if",        "else",     "for",      "while",         "do",       "switch",    "case",     "default",
+      "throw",   "co_return", "co_await", "co_yield", "static_assert", "requires", "namespace", "friend",   "public",
+      "private", "protected", "goto",     "break",    "continue",      "delete",   "new",       "template", "extern"};
   std::size_t first_end = 0;
   while (first_end < s.size() && is_ident_char(s[first_end])) ++first_end;
   const std::string first = s.substr(0, first_end);
@@ -270,8 +270,8 @@ std::string declared_on_line(std::string s) {
   }
 
   // A function: the identifier right before the first '(' that is not decltype(...) and such.
-  static const std::set<std::string> kNotNames = {"decltype", "alignas", "noexcept", "sizeof", "alignof",
-                                                   "__attribute__", "__declspec", "requires", "explicit"};
+  static const std::set<std::string> kNotNames = {"decltype",      "alignas",    "noexcept", "sizeof",  "alignof",
+                                                  "__attribute__", "__declspec", "requires", "explicit"};
   for (std::size_t p = paren; p != std::string::npos; p = s.find('(', p + 1)) {
     std::size_t start = 0;
     const std::string name = identifier_before(s, p, &start);
@@ -495,11 +495,11 @@ TEST(Reference, EveryPublicEntryPointIsDocumented) {
     EXPECT_TRUE(has(header, name)) << "the parser missed " << name << " in " << header
                                    << " (if it was renamed or moved, update this list)";
   for (const auto& [header, name] : std::vector<std::pair<std::string, std::string>>{
-           {"duet/api.hpp", "SpecKind"},              // namespace detail
-           {"duet/api.hpp", "check"},                 // a member function
-           {"duet/sync.hpp", "lock_guard"},           // namespace std
-           {"duet/async.hpp", "get_return_object"},   // out-of-line member, in detail
-           {"duet/gen.hpp", "IntegerRange"},          // namespace detail
+           {"duet/api.hpp", "SpecKind"},                  // namespace detail
+           {"duet/api.hpp", "check"},                     // a member function
+           {"duet/sync.hpp", "lock_guard"},               // namespace std
+           {"duet/async.hpp", "get_return_object"},       // out-of-line member, in detail
+           {"duet/gen.hpp", "IntegerRange"},              // namespace detail
            {"duet/models/binding.hpp", "make_subject"}})  // namespace duet::models::detail
     EXPECT_FALSE(has(header, name)) << "the parser took " << name << " in " << header << " for a public name";
 

@@ -86,10 +86,19 @@ TEST(Result, ExceptionsAreValues) {
 namespace {
 
 TEST(Show, StringLiteralsStayValidAfterEscapes) {
-  EXPECT_EQ(duet::show(std::string("\xff" "a")), "\"\\xff\" \"a\"");
-  EXPECT_EQ(duet::show(std::string("\x01" "b")), "\"\\x01\" \"b\"");
-  EXPECT_EQ(duet::show(std::string("\x01" "z")), "\"\\x01z\"");
-  EXPECT_EQ(duet::show(std::string("\0" "1", 2)), "\"\\0\" \"1\"");
+  EXPECT_EQ(duet::show(std::string("\xff"
+                                   "a")),
+            "\"\\xff\" \"a\"");
+  EXPECT_EQ(duet::show(std::string("\x01"
+                                   "b")),
+            "\"\\x01\" \"b\"");
+  EXPECT_EQ(duet::show(std::string("\x01"
+                                   "z")),
+            "\"\\x01z\"");
+  EXPECT_EQ(duet::show(std::string("\0"
+                                   "1",
+                                   2)),
+            "\"\\0\" \"1\"");
 }
 
 // A candidate's exception message can be any size; a report quotes the start of it.

@@ -221,13 +221,17 @@ TEST(SearchParts, TheSlotIndexFindsEntriesAfterGrowing) {
   for (std::uint32_t i = 0; i < 40; ++i) {
     const std::uint64_t h = i * 0x9e3779b97f4a7c15ULL;
     std::size_t slot = 0;
-    ASSERT_EQ(index.find(h, [&](std::uint32_t e) { return hashes[e] == h; }, slot), search::SlotIndex::kEmpty);
+    ASSERT_EQ(index.find(
+                  h, [&](std::uint32_t e) { return hashes[e] == h; }, slot),
+              search::SlotIndex::kEmpty);
     hashes.push_back(h);
     index.put(slot, i, hashes.size(), [&](std::uint32_t e) { return hashes[e]; });
   }
   for (std::uint32_t i = 0; i < 40; ++i) {
     std::size_t slot = 0;
-    EXPECT_EQ(index.find(hashes[i], [&](std::uint32_t e) { return hashes[e] == hashes[i]; }, slot), i);
+    EXPECT_EQ(index.find(
+                  hashes[i], [&](std::uint32_t e) { return hashes[e] == hashes[i]; }, slot),
+              i);
   }
   EXPECT_GE(index.bytes(), 80 * sizeof(std::uint32_t));
 }

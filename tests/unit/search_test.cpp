@@ -85,7 +85,7 @@ struct TwoKeys {
   using State = std::array<int, 2>;
   static constexpr bool memo = true;
   struct Op {
-    int key;  // -1: writes every key
+    int key;   // -1: writes every key
     int a, b;  // write: a; cas: a -> b
   };
   const std::vector<Op>* ops;
@@ -127,15 +127,18 @@ TEST(Search, EndStatesAreEveryStateALinearizationEndsIn) {
     return std::make_tuple(r.verdict, e.states, e.overflow);
   };
   // Two overlapping writes: either may be last.
-  EXPECT_EQ(ends({{true, 1}, {true, 2}}, {{1, 10, 30}, {2, 20, 40}}), std::make_tuple(SearchVerdict::ok, std::vector<int>{1, 2}, false));
+  EXPECT_EQ(ends({{true, 1}, {true, 2}}, {{1, 10, 30}, {2, 20, 40}}),
+            std::make_tuple(SearchVerdict::ok, std::vector<int>{1, 2}, false));
   // A pending write may also land last, or never.
   EXPECT_EQ(ends({{true, 1}, {true, 2}, {true, 3}}, {{1, 10, 30}, {2, 20, 40}, {3, 5, TimedOp::kPending}}),
             std::make_tuple(SearchVerdict::ok, std::vector<int>{1, 2, 3}, false));
   // A read of 2 after both: 2, unless the pending write lands after it.
-  EXPECT_EQ(ends({{true, 1}, {true, 2}, {true, 3}, {false, 2}}, {{1, 10, 30}, {2, 20, 40}, {3, 5, TimedOp::kPending}, {4, 50, 60}}),
+  EXPECT_EQ(ends({{true, 1}, {true, 2}, {true, 3}, {false, 2}},
+                 {{1, 10, 30}, {2, 20, 40}, {3, 5, TimedOp::kPending}, {4, 50, 60}}),
             std::make_tuple(SearchVerdict::ok, std::vector<int>{2, 3}, false));
   // No linearization: no end state.
-  EXPECT_EQ(ends({{true, 1}, {false, 5}}, {{1, 10, 20}, {2, 30, 40}}), std::make_tuple(SearchVerdict::violation, std::vector<int>{}, false));
+  EXPECT_EQ(ends({{true, 1}, {false, 5}}, {{1, 10, 20}, {2, 30, 40}}),
+            std::make_tuple(SearchVerdict::violation, std::vector<int>{}, false));
   // Past the cap: unknown, said so.
   EXPECT_EQ(std::get<0>(ends({{true, 1}, {true, 2}}, {{1, 10, 30}, {2, 20, 40}}, 1)), SearchVerdict::unknown);
   EXPECT_TRUE(std::get<2>(ends({{true, 1}, {true, 2}}, {{1, 10, 30}, {2, 20, 40}}, 1)));

@@ -102,8 +102,7 @@ TEST(Source, UnrecordedDrawsAreRandomOnlyInRandomMode) {
 
 TEST(Source, RunawayGenerationIsAnOverrun) {
   auto s = duet::Source::replay({});
-  EXPECT_THROW(
-      for (;;) s.draw(1), duet::Overrun);
+  EXPECT_THROW(for (;;) s.draw(1), duet::Overrun);
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ struct Step {
   enum class Kind : unsigned char { none, value, exception } kind = Kind::none;
   std::string exception_type;  // when kind == exception
   // Filled only on the failing step:
-  std::string expected;     // C++ spelling of what the model allows, when known
+  std::string expected;  // C++ spelling of what the model allows, when known
   bool expected_exception = false;
   std::string explanation;  // "candidate returned 0; the model allows 1"
   // A check duet ran after the step (an invariant, a well-formedness check) failed: the C++
@@ -34,7 +34,7 @@ struct Step {
   // declaration it needs when duet cannot spell the check itself (the user defines it).
   std::string check;
   std::string check_declaration;
-  bool assertion = false;   // print the failing step as assert(code == expected)
+  bool assertion = false;  // print the failing step as assert(code == expected)
   // A crash injected during the step: "crash at disk.write, sector 3 (block_device.hpp:98)".
   std::string crash;
   // What duet::run did during the step (crash steps and the failing step): the interleaving of
@@ -67,7 +67,7 @@ struct Trace {
   std::vector<std::string> y_prefix, y_suffix;
   std::vector<std::vector<std::string>> y_branches;
   std::vector<std::string> y_roles;  // each branch's role (ParallelConfig::roles), or none
-  std::string verdict;  // the failing program's verdict line
+  std::string verdict;               // the failing program's verdict line
   // Each call's result as Result::show() spells it, in program order (prefix, branches, suffix):
   // what a draft test compares, and what a replay must reproduce on fibers.
   std::vector<std::string> y_results;
@@ -100,16 +100,16 @@ inline void announce_call(Trace* trace, const std::string& code) {
 struct CaseOutcome {
   enum class Kind : unsigned char {
     pass,
-    fail,     // a disagreement: shrink and report
+    fail,       // a disagreement: shrink and report
     overrun,    // the choices ran out (byte input): not a failure
     abandoned,  // the candidate declared an operation unimplemented: not a failure
     error       // the spec cannot run (e.g. the candidate's constructor throws): report, no shrink
   } kind = Kind::pass;
   std::string message;  // for fail and error: one line, what went wrong
   std::uint64_t commands = 0;
-  std::uint64_t attempts = 0;  // command generation attempts
-  std::uint64_t rejected = 0;  // of which rejected by a precondition or a filter
-  std::uint64_t trials = 0;    // parallel runner: runs of the case's program
+  std::uint64_t attempts = 0;    // command generation attempts
+  std::uint64_t rejected = 0;    // of which rejected by a precondition or a filter
+  std::uint64_t trials = 0;      // parallel runner: runs of the case's program
   std::uint64_t overlapped = 0;  // of which trials where calls of different branches overlapped in time
   std::uint64_t cpus = 0;        // the most distinct CPUs the branches ran on in one trial
   /// For a failure seen without a trace: the failing step as the trace would have recorded it
@@ -122,8 +122,8 @@ class AssertionCapture;
 
 /// What a case needs to know from the settings.
 struct CaseParams {
-  std::size_t max_length = 100;     // commands per case at most
-  std::uint64_t continue_odds = 10;  // before each command, draw(continue_odds) == 0 stops
+  std::size_t max_length = 100;         // commands per case at most
+  std::uint64_t continue_odds = 10;     // before each command, draw(continue_odds) == 0 stops
   AssertionCapture* capture = nullptr;  // assertion failures raised by spec code, if any
   /// How long one case may spend executing again to search its runs' schedules (half the case
   /// timeout, so that a search is never mistaken for a hang).
@@ -162,7 +162,7 @@ class Execution {
 };
 
 struct Property {
-  std::string name;  // shown in reports, default file names
+  std::string name;           // shown in reports, default file names
   std::uint32_t spec_id = 0;  // hash of the spec's type, binds replay tokens to their test
   /// Where its cases run (never null).
   std::shared_ptr<Execution> execution = std::make_shared<Execution>();

@@ -75,7 +75,7 @@ enum class Op : std::uint8_t {
   try_lock_shared,
   try_lock_shared_fail,
   unlock_shared,
-  wait,  // condition variable wait (releases the mutex) or atomic wait
+  wait,   // condition variable wait (releases the mutex) or atomic wait
   block,  // trace: the fiber cannot proceed and waits to be woken
   wake,   // trace: a blocked fiber resumes; the value says why (WakeReason)
   notify_one,
@@ -87,16 +87,24 @@ enum class Op : std::uint8_t {
   send,     // a channel
   receive,
   close,
-  sleep,    // the value is the duration (virtual time)
-  crash,    // trace: duet::fault_point crashed the subject here; the run ends
-  pause,    // a plain switch point (duet::switch_point, awaiting a duet awaitable, a device call)
-  fence,    // atomic_thread_fence (the C++ memory model only; a no-op event otherwise)
+  sleep,  // the value is the duration (virtual time)
+  crash,  // trace: duet::fault_point crashed the subject here; the run ends
+  pause,  // a plain switch point (duet::switch_point, awaiting a duet awaitable, a device call)
+  fence,  // atomic_thread_fence (the C++ memory model only; a no-op event otherwise)
 };
 const char* op_name(Op op) noexcept;
 
 enum class ObjectKind : std::uint8_t {
-  none, atomic, var, mutex, recursive_mutex, shared_mutex, condition_variable,
-  future, channel, task  // duet/async.hpp
+  none,
+  atomic,
+  var,
+  mutex,
+  recursive_mutex,
+  shared_mutex,
+  condition_variable,
+  future,
+  channel,
+  task  // duet/async.hpp
 };
 const char* kind_name(ObjectKind kind) noexcept;
 
@@ -105,7 +113,18 @@ enum class WakeReason : std::uint8_t { notified, spurious, timeout };
 /// A value read or written, kept as bits with enough type to print it. Types that do not fit
 /// in 64 bits, or are not trivially copyable, are recorded as `none` (and spin detection, which
 /// compares values, does not apply to them).
-enum class ValueType : std::uint8_t { none, boolean, signed_integer, unsigned_integer, floating, pointer, bits, wake, duration, fiber };
+enum class ValueType : std::uint8_t {
+  none,
+  boolean,
+  signed_integer,
+  unsigned_integer,
+  floating,
+  pointer,
+  bits,
+  wake,
+  duration,
+  fiber
+};
 struct Value {
   std::uint64_t bits = 0;
   ValueType type = ValueType::none;

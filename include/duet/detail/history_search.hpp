@@ -22,7 +22,7 @@ namespace duet::history {
 /// What check_history hands a model's check of one part of a history.
 struct PartCheck {
   const duet::detail::SearchBudget& budget;
-  bool want_states;                 // fill PartOutcome::states (for reports and the timeline)
+  bool want_states;                  // fill PartOutcome::states (for reports and the timeline)
   const std::optional<Value>& init;  // --init / CheckOptions::init, or the format's default; none: the model's own
   /// a violation the search finds: shrink it to a failing window (PartOutcome::window)
   bool want_window = false;
@@ -46,10 +46,10 @@ using duet::detail::TimedOp;
 
 /// One partition's outcome, in indices of History::ops.
 struct PartOutcome {
-  SearchResult search;                 // order in History::ops indices
-  std::vector<std::string> states;     // printed state after each operation of the order
-  std::optional<std::size_t> stuck;    // violation: the operation that cannot be placed
-  std::string stuck_state;             // ... and the state where it cannot
+  SearchResult search;               // order in History::ops indices
+  std::vector<std::string> states;   // printed state after each operation of the order
+  std::optional<std::size_t> stuck;  // violation: the operation that cannot be placed
+  std::string stuck_state;           // ... and the state where it cannot
   /// violation: search.order is the longest partial linearization (false when a decision
   /// found the violation and no search ran to its end: search.witness shows why instead)
   bool partial_known = true;
@@ -101,8 +101,8 @@ void take_short_search(SearchResult searched, PartOutcome& out);
 /// The diagnosis along the order found: the state after each operation (with `want_states`),
 /// and for a violation the operation that blocks and the state where it cannot be placed.
 template <class Oracle>
-void diagnose_part(const std::vector<TimedOp>& timed, const std::vector<std::size_t>& part, const Oracle& oracle, bool want_states,
-                   PartOutcome& out) {
+void diagnose_part(const std::vector<TimedOp>& timed, const std::vector<std::size_t>& part, const Oracle& oracle,
+                   bool want_states, PartOutcome& out) {
   const bool violation = out.search.verdict == SearchVerdict::violation;
   if (!want_states && !violation) return;
   typename Oracle::State s = oracle.initial();
@@ -125,18 +125,20 @@ void diagnose_part(const std::vector<TimedOp>& timed, const std::vector<std::siz
 /// cheap), and no longer than the search took (50 ms at least): the window never costs much
 /// more than the check.
 template <class Oracle>
-void seek_window(const std::vector<TimedOp>& timed, const std::vector<std::size_t>& part, const Oracle& oracle, const SearchBudget& budget,
-                 std::chrono::steady_clock::duration search_took, PartOutcome& out) {
+void seek_window(const std::vector<TimedOp>& timed, const std::vector<std::size_t>& part, const Oracle& oracle,
+                 const SearchBudget& budget, std::chrono::steady_clock::duration search_took, PartOutcome& out) {
   std::vector<bool> read_only(part.size(), false);
   if constexpr (requires { oracle.read_only(std::size_t{0}); })
-    for (std::size_t i = 0; i < part.size(); ++i) read_only[i] = timed[i].response != TimedOp::kPending && oracle.read_only(i);
+    for (std::size_t i = 0; i < part.size(); ++i)
+      read_only[i] = timed[i].response != TimedOp::kPending && oracle.read_only(i);
   std::optional<std::size_t> stuck_local;
   for (std::size_t i = 0; out.stuck && i < part.size(); ++i)
     if (part[i] == *out.stuck) stuck_local = i;
   const std::uint64_t allowance = std::max<std::uint64_t>(4'000'000, 2 * out.search.nodes);
   SearchBudget window_budget = budget;
-  window_budget.deadline = std::min(budget.deadline, std::chrono::steady_clock::now() +
-                                                         std::max<std::chrono::steady_clock::duration>(search_took, std::chrono::milliseconds(50)));
+  window_budget.deadline =
+      std::min(budget.deadline, std::chrono::steady_clock::now() + std::max<std::chrono::steady_clock::duration>(
+                                                                       search_took, std::chrono::milliseconds(50)));
   auto w = failing_window(timed, oracle, window_budget, stuck_local, read_only, allowance);
   out.window_nodes = w.nodes;
   out.window_out_of_budget = w.out_of_budget;
@@ -152,7 +154,8 @@ void seek_window(const std::vector<TimedOp>& timed, const std::vector<std::size_
 /// Runs the search for one part with an oracle built for it (indices local to the part), and
 /// fills in the diagnosis: states along the order, the stuck operation and its state.
 template <class Oracle>
-PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, const Oracle& oracle, const PartCheck& check) {
+PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, const Oracle& oracle,
+                        const PartCheck& check) {
   const SearchBudget& budget = check.budget;
   const std::vector<TimedOp> timed = part_times(h, part);
   PartOutcome out;
@@ -167,7 +170,8 @@ PartOutcome search_part(const History& h, const std::vector<std::size_t>& part, 
   // special kind); it says nothing when the part is not of that kind.
   const bool decided = decide_part(timed, oracle, out);
   if (decided && out.search.verdict == SearchVerdict::violation)  // (small histories: a short search finds the order)
-    take_short_search(duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, short_search_budget(budget)), out);
+    take_short_search(
+        duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, short_search_budget(budget)), out);
   const auto search_began = std::chrono::steady_clock::now();
   if (!decided) out.search = duet::detail::linearize(timed, oracle, duet::detail::Consistency::linearizable, budget);
   const auto search_took = std::chrono::steady_clock::now() - search_began;

@@ -59,36 +59,23 @@ struct WindowOracle {
   bool apply(State& s, std::size_t i) const { return base->apply(s, map[i]); }
   std::uint64_t hash(const State& s) const { return base->hash(s); }
   bool equal(const State& a, const State& b) const { return base->equal(a, b); }
-  std::size_t heap_bytes(const State& s) const
-    requires requires(const Oracle& o, const State& st) { o.heap_bytes(st); }
-  {
-    return base->heap_bytes(s);
+  std::size_t heap_bytes(const State& s) const requires requires(const Oracle& o, const State& st) { o.heap_bytes(st); }
+  { return base->heap_bytes(s); }
+  std::size_t extra_bytes() const requires requires(const Oracle& o) { o.extra_bytes(); }
+  { return base->extra_bytes(); }
+  std::uint64_t footprint(std::size_t i) const requires requires(const Oracle& o) { o.footprint(std::size_t{0}); }
+  { return base->footprint(map[i]); }
+  bool read_only(std::size_t i) const requires requires(const Oracle& o) { o.read_only(std::size_t{0}); }
+  { return base->read_only(map[i]); }
+  std::uint64_t part_hash(const State& s, std::uint64_t fp) const requires requires(const Oracle& o, const State& st) {
+    o.part_hash(st, std::uint64_t{0});
   }
-  std::size_t extra_bytes() const
-    requires requires(const Oracle& o) { o.extra_bytes(); }
-  {
-    return base->extra_bytes();
+  { return base->part_hash(s, fp); }
+  bool part_equal(const State& a, const State& b, std::uint64_t fp) const requires
+      requires(const Oracle& o, const State& st) {
+    o.part_equal(st, st, std::uint64_t{0});
   }
-  std::uint64_t footprint(std::size_t i) const
-    requires requires(const Oracle& o) { o.footprint(std::size_t{0}); }
-  {
-    return base->footprint(map[i]);
-  }
-  bool read_only(std::size_t i) const
-    requires requires(const Oracle& o) { o.read_only(std::size_t{0}); }
-  {
-    return base->read_only(map[i]);
-  }
-  std::uint64_t part_hash(const State& s, std::uint64_t fp) const
-    requires requires(const Oracle& o, const State& st) { o.part_hash(st, std::uint64_t{0}); }
-  {
-    return base->part_hash(s, fp);
-  }
-  bool part_equal(const State& a, const State& b, std::uint64_t fp) const
-    requires requires(const Oracle& o, const State& st) { o.part_equal(st, st, std::uint64_t{0}); }
-  {
-    return base->part_equal(a, b, fp);
-  }
+  { return base->part_equal(a, b, fp); }
 };
 
 /// A failing window, in the part's operation indices.
@@ -109,8 +96,9 @@ struct FailingWindow {
 /// them can end in. False when there are more than `cap` of them, or `max_applies` is reached
 /// (`applies` counts the applications).
 template <class Oracle>
-bool reachable_states(const Oracle& oracle, const std::vector<std::size_t>& ops, typename Oracle::State from, std::size_t cap,
-                      std::uint64_t max_applies, std::uint64_t& applies, std::vector<typename Oracle::State>& out) {
+bool reachable_states(const Oracle& oracle, const std::vector<std::size_t>& ops, typename Oracle::State from,
+                      std::size_t cap, std::uint64_t max_applies, std::uint64_t& applies,
+                      std::vector<typename Oracle::State>& out) {
   using State = typename Oracle::State;
   out.clear();
   out.push_back(std::move(from));
@@ -254,7 +242,8 @@ class WindowShrinker {
       if (!budget_left()) return false;
       ++searches_;
       window_.start = s;
-      const duet::detail::SearchResult r = duet::detail::linearize(sub_, window_, duet::detail::Consistency::linearizable, search_budget());
+      const duet::detail::SearchResult r =
+          duet::detail::linearize(sub_, window_, duet::detail::Consistency::linearizable, search_budget());
       spent_ += std::max<std::uint64_t>(r.nodes, 1);
       if (r.verdict != duet::detail::SearchVerdict::violation) return false;
     }
@@ -264,7 +253,8 @@ class WindowShrinker {
   // The states a stretch of the history can end in, from any of `starts`: every end state of
   // its linearizations (operations still running at either end are open). False when they
   // could not all be collected within `limit` steps in all.
-  bool states_after(const WindowCut& stretch, const std::vector<State>& starts, std::uint64_t limit, std::vector<State>& out) {
+  bool states_after(const WindowCut& stretch, const std::vector<State>& starts, std::uint64_t limit,
+                    std::vector<State>& out) {
     out.clear();
     build(stretch, std::vector<bool>(n_, false));
     spent_ += n_;
@@ -275,7 +265,8 @@ class WindowShrinker {
       window_.start = s;
       duet::detail::SearchBudget b = search_budget();
       b.max_nodes = std::min(b.max_nodes, limit - spent_);
-      const duet::detail::SearchResult r = duet::detail::linearize(sub_, window_, duet::detail::Consistency::linearizable, b, &ends);
+      const duet::detail::SearchResult r =
+          duet::detail::linearize(sub_, window_, duet::detail::Consistency::linearizable, b, &ends);
       spent_ += std::max<std::uint64_t>(r.nodes, 1);
       if (r.verdict == duet::detail::SearchVerdict::unknown) return false;
     }
@@ -306,7 +297,8 @@ class WindowShrinker {
         const std::size_t to = std::min(candidates.size(), at + chunk);
         for (std::size_t x = at; x < to; ++x) dropped_[candidates[x]] = true;
         if (fails(cut, dropped_, from)) {
-          candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(at), candidates.begin() + static_cast<std::ptrdiff_t>(to));
+          candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(at),
+                           candidates.begin() + static_cast<std::ptrdiff_t>(to));
         } else {
           for (std::size_t x = at; x < to; ++x) dropped_[candidates[x]] = false;
           at = to;
@@ -339,7 +331,8 @@ class WindowShrinker {
       if (k != except && timed_[k].invoke <= t && !is_read_only(k)) before.push_back(k);
     spent_ += n_;
     std::uint64_t applies = 0;
-    const bool few = budget_left() && reachable_states(oracle_, before, oracle_.initial(), kMaxStartStates, allowance_ - spent_, applies, states);
+    const bool few = budget_left() && reachable_states(oracle_, before, oracle_.initial(), kMaxStartStates,
+                                                       allowance_ - spent_, applies, states);
     spent_ += applies;
     return few;
   }
@@ -476,8 +469,9 @@ class WindowShrinker {
 /// never changes the state.
 template <class Oracle>
 FailingWindow<typename Oracle::State> failing_window(const std::vector<duet::detail::TimedOp>& timed, const Oracle& oracle,
-                                                     const duet::detail::SearchBudget& budget, std::optional<std::size_t> stuck,
-                                                     const std::vector<bool>& read_only, std::uint64_t allowance) {
+                                                     const duet::detail::SearchBudget& budget,
+                                                     std::optional<std::size_t> stuck, const std::vector<bool>& read_only,
+                                                     std::uint64_t allowance) {
   return WindowShrinker<Oracle>(timed, oracle, budget, stuck, read_only, allowance).run();
 }
 

@@ -143,7 +143,8 @@ struct LinDescription {
 
   /// Who makes the subject, as an error names it when that throws.
   const char* maker() const {
-    if (reset) return custom_init ? "the spec's `init` or `reset`" : "the subject's default constructor or the spec's `reset`";
+    if (reset)
+      return custom_init ? "the spec's `init` or `reset`" : "the subject's default constructor or the spec's `reset`";
     return custom_init ? "the spec's `init`" : "the subject's default constructor";
   }
 
@@ -196,9 +197,10 @@ class StressSteps final : public CaseSteps {
     ran_ = true;
     if (trace) record_step(trace, call_.text, got_);
     if (got_.is_exception() && !d_.ops[op_].may_throw)
-      return fail_here(trace, "threw " + got_.exception_type() +
-                                  (got_.exception_message().empty() ? "" : "(" + duet::show(got_.exception_message()) + ")") +
-                                  " (declare the operation .may_throw() if it may)");
+      return fail_here(trace,
+                       "threw " + got_.exception_type() +
+                           (got_.exception_message().empty() ? "" : "(" + duet::show(got_.exception_message()) + ")") +
+                           " (declare the operation .may_throw() if it may)");
     if (assertion_raised()) return assertion_failed(trace, assertion_message());
     if (d_.invariant) return check_invariant(trace);
     return {};
@@ -222,7 +224,8 @@ class StressSteps final : public CaseSteps {
     if (v.ok) return {};
     Step check;
     check.check = d_.invariant_cpp.empty() ? "duet_invariant(" + d_.var + ")" : d_.invariant_cpp;
-    if (d_.invariant_cpp.empty()) check.check_declaration = "bool duet_invariant(const " + type_name<T>() + "& " + d_.var + ");";
+    if (d_.invariant_cpp.empty())
+      check.check_declaration = "bool duet_invariant(const " + type_name<T>() + "& " + d_.var + ");";
     return fail_here(trace, "the invariant fails" + (v.why.empty() ? std::string() : ": " + v.why), &check);
   }
 

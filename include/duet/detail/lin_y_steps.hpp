@@ -84,8 +84,7 @@ class LinYSteps final : public YSteps {
     if (drawn == CaseSteps::Drawn::command) calls_.push_back(std::move(call));
     return drawn;
   }
-  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise,
-                    std::vector<Observed>& observed) override {
+  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise, std::vector<Observed>& observed) override {
     TrialRunner<T> runner{[this] { return fresh_subject(); }, [this](std::size_t i, T& t) { return calls_[i].run(t); }};
     if (lin_.resets()) runner.recycle = [this](std::unique_ptr<T> t) { spare_ = std::move(t); };
     return run_trial_verdict(runner, shape, executor, noise, observed, lin_.maker());
@@ -148,8 +147,8 @@ Property lin_parallel_property(const Lin<T>& lin, LinMode mode, const ParallelCo
   std::shared_ptr<const LinDescription<T>> description = LinAccess::description(lin);
   Property p;
   p.name = description->name;
-  p.spec_id = hash32(description->signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel") +
-                     shape_signature(pc));
+  p.spec_id =
+      hash32(description->signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel") + shape_signature(pc));
   auto pp = parallel_params(pc, p);
   p.run_case = [description, mode, pp](Source& src, const CaseParams& cp, Trace* trace) {
     return run_lin_parallel_case(*description, mode, *pp, src, trace, cp);

@@ -198,10 +198,10 @@ class ModelYSteps final : public YSteps {
     return true;
   }
 
-  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise,
-                    std::vector<Observed>& observed) override {
+  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise, std::vector<Observed>& observed) override {
     const TrialRunner<typename Spec::Sut> runner{
-        [] { return make_sut<Spec>(); }, [this](std::size_t i, typename Spec::Sut& sut) { return Spec::run(cmds_[i], sut); }};
+        [] { return make_sut<Spec>(); },
+        [this](std::size_t i, typename Spec::Sut& sut) { return Spec::run(cmds_[i], sut); }};
     return run_trial_verdict(runner, shape, executor, noise, observed, sut_maker<Spec>());
   }
 
@@ -287,7 +287,9 @@ Property parallel_property(const ParallelConfig& pc) {
   Property p = state_machine_property<Spec>();
   auto pp = parallel_params(pc, p);
   p.spec_id = hash32(p.name + "/parallel" + shape_signature(pc));
-  p.run_case = [pp](Source& src, const CaseParams& cp, Trace* trace) { return run_parallel_case<Spec>(*pp, src, trace, cp); };
+  p.run_case = [pp](Source& src, const CaseParams& cp, Trace* trace) {
+    return run_parallel_case<Spec>(*pp, src, trace, cp);
+  };
   return p;
 }
 

@@ -87,13 +87,24 @@ class Linearizer {
   using State = typename Oracle::State;
   Linearizer(const std::vector<TimedOp>& ops, const Oracle& oracle, Consistency consistency, const SearchBudget& budget,
              EndStates<State>* end_states)
-      : ops_(ops), oracle_(oracle), consistency_(consistency), end_states_(end_states), events_(ops, consistency),
-        predecessors_(process_predecessors(ops)), placed_(ops), traits_(traits_of(oracle, ops.size())),
-        urgency_(urgency_ranks(ops, consistency, events_)), work_(budget), memory_(budget), use_memo_(memo_on(oracle)),
+      : ops_(ops),
+        oracle_(oracle),
+        consistency_(consistency),
+        end_states_(end_states),
+        events_(ops, consistency),
+        predecessors_(process_predecessors(ops)),
+        placed_(ops),
+        traits_(traits_of(oracle, ops.size())),
+        urgency_(urgency_ranks(ops, consistency, events_)),
+        work_(budget),
+        memory_(budget),
+        use_memo_(memo_on(oracle)),
         backjump_(use_memo_ && backjumping_applies(ops, predecessors_, traits_, placed_.pending_count(), consistency,
                                                    end_states != nullptr)),
         classes_(backjump_ && NogoodTable<Oracle>::kSupported ? ClassPartition(traits_) : ClassPartition()),
-        nogoods_(classes_.on()), state_(oracle.initial()), next_(state_) {
+        nogoods_(classes_.on()),
+        state_(oracle.initial()),
+        next_(state_) {
     for (const TimedOp& op : ops) completed_ += op.response != TimedOp::kPending;
     memory_.memo_bytes = memo_.index_bytes();
   }
@@ -119,11 +130,11 @@ class Linearizer {
 
  private:
   struct Frame {
-    std::uint32_t op;                // the operation placed at this depth
-    State before;                    // the state before it
-    std::uint64_t set_hash;          // the hash of the completed operations placed, before it
-    std::size_t high_word;           // one past the last word with a completed operation placed, before it
-    std::size_t class_high_before;   // class nogoods: the same for the operation's class
+    std::uint32_t op;               // the operation placed at this depth
+    State before;                   // the state before it
+    std::uint64_t set_hash;         // the hash of the completed operations placed, before it
+    std::size_t high_word;          // one past the last word with a completed operation placed, before it
+    std::size_t class_high_before;  // class nogoods: the same for the operation's class
   };
 
   std::vector<std::size_t> current_order() const {
@@ -360,8 +371,8 @@ class Linearizer {
   std::size_t placed_completed_ = 0;
   State state_;
   State next_;
-  std::uint64_t set_hash_ = 0;   // of the completed operations placed
-  std::size_t high_word_ = 0;    // one past the last word with a completed operation placed
+  std::uint64_t set_hash_ = 0;                          // of the completed operations placed
+  std::size_t high_word_ = 0;                           // one past the last word with a completed operation placed
   std::vector<std::vector<std::uint32_t>> candidates_;  // per depth; storage reused
   std::vector<std::size_t> cursor_;
   std::vector<std::uint64_t> node_class_;  // per depth: the footprint every candidate has, or kFootprintAll

@@ -61,12 +61,15 @@ class Memo {
     const std::size_t count = high_word - low;
     const auto window = placed.done().begin() + static_cast<std::ptrdiff_t>(low);
     std::size_t slot = 0;
-    const std::uint32_t found = slots_.find(h, [&](std::uint32_t i) {
-      const Entry& e = entries_[i];
-      if (e.hash != h || e.low != low || e.count != count) return false;
-      const auto stored = bits_.begin() + static_cast<std::ptrdiff_t>(e.offset);
-      return std::equal(stored, stored + static_cast<std::ptrdiff_t>(count), window) && oracle.equal(e.state, state);
-    }, slot);
+    const std::uint32_t found = slots_.find(
+        h,
+        [&](std::uint32_t i) {
+          const Entry& e = entries_[i];
+          if (e.hash != h || e.low != low || e.count != count) return false;
+          const auto stored = bits_.begin() + static_cast<std::ptrdiff_t>(e.offset);
+          return std::equal(stored, stored + static_cast<std::ptrdiff_t>(count), window) && oracle.equal(e.state, state);
+        },
+        slot);
     if (found != SlotIndex::kEmpty) {
       last_ = found;
       if (placed.pending_words() == 0) return true;
@@ -114,8 +117,8 @@ class NogoodTable {
 
   /// Is (class c, its placed set, c's part of st) a known failure? If not and `record`, it
   /// becomes one. `high`: one past the class's last word with an operation placed.
-  bool known(const Oracle& oracle, ClassPartition& classes, std::uint32_t c, const State& st, std::size_t high,
-             bool record, MemoryMeter& memory) {
+  bool known(const Oracle& oracle, ClassPartition& classes, std::uint32_t c, const State& st, std::size_t high, bool record,
+             MemoryMeter& memory) {
     if constexpr (kSupported) {
       const std::uint64_t fp = classes.footprint(c);
       const std::size_t low = std::min(classes.window_low(c), high);
@@ -123,12 +126,16 @@ class NogoodTable {
       const std::uint64_t h = mix64(classes.hash(c) ^ mix64(oracle.part_hash(st, fp) + 0x9e3779b97f4a7c15ULL * (c + 1)));
       const auto window = classes.bits(c).begin() + static_cast<std::ptrdiff_t>(low);
       std::size_t slot = 0;
-      const std::uint32_t found = slots_.find(h, [&](std::uint32_t i) {
-        const Nogood& g = nogoods_[i];
-        if (g.hash != h || g.cls != c || g.low != low || g.count != count) return false;
-        const auto stored = bits_.begin() + static_cast<std::ptrdiff_t>(g.offset);
-        return std::equal(stored, stored + static_cast<std::ptrdiff_t>(count), window) && oracle.part_equal(g.state, st, fp);
-      }, slot);
+      const std::uint32_t found = slots_.find(
+          h,
+          [&](std::uint32_t i) {
+            const Nogood& g = nogoods_[i];
+            if (g.hash != h || g.cls != c || g.low != low || g.count != count) return false;
+            const auto stored = bits_.begin() + static_cast<std::ptrdiff_t>(g.offset);
+            return std::equal(stored, stored + static_cast<std::ptrdiff_t>(count), window) &&
+                   oracle.part_equal(g.state, st, fp);
+          },
+          slot);
       if (found != SlotIndex::kEmpty) return true;
       if (!record) return false;
       const std::size_t offset = bits_.size();

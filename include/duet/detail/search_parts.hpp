@@ -176,8 +176,9 @@ struct OperationTraits {
 /// footprints allow, most urgent first. `node_class` becomes that class,
 /// or kFootprintAll. Inline: it runs at every node of the search.
 inline void gather_window(const EventList& events, const PlacedSet& placed, const std::vector<std::uint32_t>& predecessors,
-                   const std::vector<TimedOp>& ops, const OperationTraits& traits, const std::vector<std::uint64_t>& urgency,
-                   Consistency consistency, std::vector<std::uint32_t>& candidates, std::uint64_t& node_class) {
+                          const std::vector<TimedOp>& ops, const OperationTraits& traits,
+                          const std::vector<std::uint64_t>& urgency, Consistency consistency,
+                          std::vector<std::uint32_t>& candidates, std::uint64_t& node_class) {
   std::vector<std::uint32_t>& c = candidates;
   node_class = kFootprintAll;
   c.clear();
@@ -248,10 +249,10 @@ class ClassPartition {
   }
 
  private:
-  std::vector<std::uint32_t> class_of_, local_of_;          // per operation
-  std::vector<std::uint64_t> class_footprint_;              // per class
-  std::vector<std::vector<std::uint64_t>> class_bits_;      // per class: its operations placed
-  std::vector<std::size_t> class_open_, class_high_;        // per class: window bounds, in words
+  std::vector<std::uint32_t> class_of_, local_of_;      // per operation
+  std::vector<std::uint64_t> class_footprint_;          // per class
+  std::vector<std::vector<std::uint64_t>> class_bits_;  // per class: its operations placed
+  std::vector<std::size_t> class_open_, class_high_;    // per class: window bounds, in words
   std::vector<std::uint64_t> class_hash_;
   std::unordered_map<std::uint64_t, std::uint32_t> class_index_;
 };

@@ -38,12 +38,12 @@ enum class SearchStop { none, nodes, time, memory, cancelled };
 
 struct SearchBudget {
   std::uint64_t max_nodes = 50'000'000;  // oracle applications
-  double max_seconds = 0;                 // 0: no limit
+  double max_seconds = 0;                // 0: no limit
   /// An absolute end as well (several searches sharing one budget, such as partitions).
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   std::size_t max_memo_bytes = std::size_t{1} << 31;  // memo and search stack; 0: no limit
-  const std::atomic<bool>* cancel = nullptr;        // the caller's
-  const std::atomic<bool>* group_cancel = nullptr;  // set when a sibling search found a violation
+  const std::atomic<bool>* cancel = nullptr;          // the caller's
+  const std::atomic<bool>* group_cancel = nullptr;    // set when a sibling search found a violation
   /// Searches running side by side on parts of one history (partitions) share one memory
   /// budget: each adds what it holds here, and max_memo_bytes bounds the sum.
   std::atomic<std::size_t>* shared_memory = nullptr;
@@ -52,10 +52,10 @@ struct SearchBudget {
 struct SearchResult {
   SearchVerdict verdict = SearchVerdict::unknown;
   SearchStop stop = SearchStop::none;
-  std::vector<std::size_t> order;    // ok: a witness order; violation: the longest partial order found
-  std::uint64_t nodes = 0;           // oracle applications tried
+  std::vector<std::size_t> order;  // ok: a witness order; violation: the longest partial order found
+  std::uint64_t nodes = 0;         // oracle applications tried
   std::uint64_t memo_hits = 0;
-  std::size_t memo_bytes = 0;        // peak size of the memo and the search stack
+  std::size_t memo_bytes = 0;  // peak size of the memo and the search stack
   /// violation, when known: a few operations that on their own have no linearization either
   /// (the search itself does not find these; a decision procedure such as the unique-value
   /// register's does)

@@ -54,15 +54,16 @@ concept NextByValue = requires(const typename Spec::Cmd& c, typename Spec::State
 template <class Spec>
 concept NextInPlace = requires(const typename Spec::Cmd& c, typename Spec::State& s) {
   { Spec::next(c, s) } -> std::same_as<void>;
-} && !requires(const typename Spec::Cmd& c, const typename Spec::State& s) {
+}
+&&!requires(const typename Spec::Cmd& c, const typename Spec::State& s) {
   Spec::next(c, s);  // a void next() taking the state by value or const& could not change it
 };
 
 template <class Spec>
-concept NextStatesOfCaller =
-    requires(const typename Spec::State& s, const typename Spec::Cmd& c, const Result& r, Caller who) {
-      { Spec::next_states(c, s, r, who) } -> std::convertible_to<std::vector<typename Spec::State>>;
-    };
+concept NextStatesOfCaller = requires(const typename Spec::State& s, const typename Spec::Cmd& c, const Result& r,
+                                      Caller who) {
+  { Spec::next_states(c, s, r, who) } -> std::convertible_to<std::vector<typename Spec::State>>;
+};
 
 /// A relaxed spec: the model sees the candidate's result and says which states it allows next
 /// (none: the result is not allowed; several: the model goes on in all of them). It replaces
@@ -70,9 +71,9 @@ concept NextStatesOfCaller =
 /// what generation follows where results are not known yet (the branches of a parallel program).
 template <class Spec>
 concept HasNextStates = NextStatesOfCaller<Spec> ||
-                        requires(const typename Spec::State& s, const typename Spec::Cmd& c, const Result& r) {
-                          { Spec::next_states(c, s, r) } -> std::convertible_to<std::vector<typename Spec::State>>;
-                        };
+    requires(const typename Spec::State& s, const typename Spec::Cmd& c, const Result& r) {
+  { Spec::next_states(c, s, r) } -> std::convertible_to<std::vector<typename Spec::State>>;
+};
 
 /// A relaxed spec's next_states, given the caller when it takes one.
 template <class Spec>
@@ -84,11 +85,16 @@ std::vector<typename Spec::State> next_states_of(const typename Spec::Cmd& c, co
 
 /// A spec that says how to rebuild the candidate after a crash: crash injection is on.
 template <class Spec>
-concept HasRecover = requires(typename Spec::Sut& sut) { Spec::recover(sut); };
+concept HasRecover = requires(typename Spec::Sut& sut) {
+  Spec::recover(sut);
+};
 
 template <class Spec>
 std::uint64_t crash_one_in() {
-  if constexpr (requires { { Spec::crash_one_in } -> std::convertible_to<std::uint64_t>; }) return Spec::crash_one_in;
+  if constexpr (requires {
+                  { Spec::crash_one_in } -> std::convertible_to<std::uint64_t>;
+                })
+    return Spec::crash_one_in;
   else return 25;
 }
 
@@ -100,15 +106,18 @@ std::string sut_name() {
 
 template <class Spec>
 std::string show_command(const typename Spec::Cmd& cmd) {
-  if constexpr (requires { { Spec::show(cmd) } -> std::convertible_to<std::string>; })
+  if constexpr (requires {
+                  { Spec::show(cmd) } -> std::convertible_to<std::string>;
+                })
     return sut_name<Spec>() + "." + std::string(Spec::show(cmd));
-  else
-    return sut_name<Spec>() + "." + duet::show(cmd);
+  else return sut_name<Spec>() + "." + duet::show(cmd);
 }
 
 template <class Spec>
 typename Spec::State initial_state() {
-  if constexpr (requires { { Spec::init_state() } -> std::convertible_to<typename Spec::State>; })
+  if constexpr (requires {
+                  { Spec::init_state() } -> std::convertible_to<typename Spec::State>;
+                })
     return Spec::init_state();
   else return typename Spec::State{};
 }
@@ -116,7 +125,9 @@ typename Spec::State initial_state() {
 template <class Spec>
 std::unique_ptr<typename Spec::Sut> make_sut() {
   using Sut = typename Spec::Sut;
-  if constexpr (requires { { Spec::init_sut() } -> std::convertible_to<std::unique_ptr<Sut>>; })
+  if constexpr (requires {
+                  { Spec::init_sut() } -> std::convertible_to<std::unique_ptr<Sut>>;
+                })
     return Spec::init_sut();
   else if constexpr (requires { Spec::init_sut(); })
     return std::unique_ptr<Sut>(new Sut(Spec::init_sut()));  // prvalue: no move needed
@@ -132,7 +143,9 @@ constexpr const char* sut_maker() {
 
 template <class Spec>
 std::string setup_cpp() {
-  if constexpr (requires { { Spec::setup_cpp() } -> std::convertible_to<std::string>; })
+  if constexpr (requires {
+                  { Spec::setup_cpp() } -> std::convertible_to<std::string>;
+                })
     return Spec::setup_cpp();
   else return duet::type_name<typename Spec::Sut>() + " " + sut_name<Spec>() + ";";
 }
@@ -142,7 +155,9 @@ std::string setup_cpp() {
 /// the draft's calls (`q.push(0)`) compile whatever the subject's own names are.
 template <class Spec>
 std::string draft_setup_cpp() {
-  if constexpr (requires { { Spec::draft_setup_cpp() } -> std::convertible_to<std::string>; })
+  if constexpr (requires {
+                  { Spec::draft_setup_cpp() } -> std::convertible_to<std::string>;
+                })
     return Spec::draft_setup_cpp();
   else return {};
 }
@@ -172,9 +187,8 @@ Step failing_step(std::string code, const Result& observed, const Result* expect
 /// (an error naming the function, not a failure to shrink). Every front end over a
 /// state-machine spec draws through here, sequential or parallel.
 template <class Spec>
-CaseSteps::Drawn draw_command(Source& src, const typename Spec::State& from,
-                              std::span<const typename Spec::State> states, std::optional<typename Spec::Cmd>& out,
-                              StepVerdict& failure) {
+CaseSteps::Drawn draw_command(Source& src, const typename Spec::State& from, std::span<const typename Spec::State> states,
+                              std::optional<typename Spec::Cmd>& out, StepVerdict& failure) {
   using Drawn = CaseSteps::Drawn;
   try {
     out.emplace(Spec::command(from)(src));

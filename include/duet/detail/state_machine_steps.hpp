@@ -244,12 +244,12 @@ class StateMachineSteps final : public StateMachineStepsBase {
           const std::string t = w.show();
           if (std::find(shown.begin(), shown.end(), t) == shown.end()) shown.push_back(t);
         }
-        for (std::size_t i = 0; i < shown.size(); ++i) allowed += (i == 0 ? "" : i + 1 == shown.size() ? " or " : ", ") + shown[i];
+        for (std::size_t i = 0; i < shown.size(); ++i)
+          allowed += (i == 0 ? "" : i + 1 == shown.size() ? " or " : ", ") + shown[i];
       }
-      const std::string explanation =
-          std::string("candidate ") + (got_.is_exception() ? "threw " : "returned ") + got_.show() + "; after the crash" +
-          (crashes_ > 1 ? "es" : "") + " the model allows " + (allowed.empty() ? why : allowed) +
-          States::interrupted(crashes_, "command");
+      const std::string explanation = std::string("candidate ") + (got_.is_exception() ? "threw " : "returned ") +
+                                      got_.show() + "; after the crash" + (crashes_ > 1 ? "es" : "") + " the model allows " +
+                                      (allowed.empty() ? why : allowed) + States::interrupted(crashes_, "command");
       return with_async(fail_here(trace, wants.size() == 1 ? &wants[0] : nullptr, explanation), trace, async_trace);
     }
     for (State& s : states_) {
@@ -283,7 +283,8 @@ class StateMachineSteps final : public StateMachineStepsBase {
                                   " model states are allowed so far (give State an operator== so that equal ones merge)");
     }
     if (next.empty()) {
-      const std::string from = states_.size() == 1 ? "its state" : "any of its " + std::to_string(states_.size()) + " possible states";
+      const std::string from =
+          states_.size() == 1 ? "its state" : "any of its " + std::to_string(states_.size()) + " possible states";
       return with_async(fail_here(trace, nullptr,
                                   std::string("candidate ") + (got_.is_exception() ? "threw " : "returned ") + got_.show() +
                                       "; the model allows no state after that from " + from),
@@ -303,7 +304,7 @@ class StateMachineSteps final : public StateMachineStepsBase {
 
   using States = PossibleWorlds<State>;
   std::unique_ptr<typename Spec::Sut> sut_;
-  States states_;  // one, except after crashes (or a relaxed step): every state the model may be in
+  States states_;              // one, except after crashes (or a relaxed step): every state the model may be in
   std::vector<Result> wants_;  // expected_results()
   std::optional<Cmd> cmd_;
   Source* src_ = nullptr;
@@ -320,26 +321,31 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
 /// The engine-facing form of a state-machine spec.
 template <class Spec>
 Property state_machine_property() {
-  static_assert(StateMachineSpec<Spec>,
-                "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs types Sut, State, Cmd and functions "
-                "`Gen<Cmd> command(const State&)` and `Result run(const Cmd&, Sut&)`");
-  static_assert(HasExpected<Spec> || HasPostcondition<Spec> || HasNextStates<Spec>,
-                "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs `Result expected(const Cmd&, const State&)` "
-                "or `Verdict postcondition(const Cmd&, const State& before, const Result&)`, or, relaxed, "
-                "`std::vector<State> next_states(const Cmd&, const State& before, const Result&)`");
+  static_assert(
+      StateMachineSpec<Spec>,
+      "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs types Sut, State, Cmd and functions "
+      "`Gen<Cmd> command(const State&)` and `Result run(const Cmd&, Sut&)`");
+  static_assert(
+      HasExpected<Spec> || HasPostcondition<Spec> || HasNextStates<Spec>,
+      "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs `Result expected(const Cmd&, const State&)` "
+      "or `Verdict postcondition(const Cmd&, const State& before, const Result&)`, or, relaxed, "
+      "`std::vector<State> next_states(const Cmd&, const State& before, const Result&)`");
   if constexpr (HasNextStates<Spec>) {
     static_assert(!HasExpected<Spec> && !HasPostcondition<Spec>,
                   "duet: a relaxed spec's next_states judges every result: leave expected and postcondition out");
-    static_assert(!HasRecover<Spec>, "duet: crash injection (recover) does not combine with a relaxed spec (next_states) yet");
+    static_assert(!HasRecover<Spec>,
+                  "duet: crash injection (recover) does not combine with a relaxed spec (next_states) yet");
   }
   if constexpr (requires { &Spec::next_states; })
-    static_assert(HasNextStates<Spec>,
-                  "duet: Spec::next_states must be `static std::vector<State> next_states(const Cmd&, const State& before, const Result&)` "
-                  "(or take a duet::Caller after the Result)");
-  static_assert(NextByValue<Spec> || NextInPlace<Spec> || HasNextStates<Spec>,
-                "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs `State next(const Cmd&, State)` or "
-                "`void next(const Cmd&, State&)` (a void next taking the state by value or const& "
-                "cannot change it)");
+    static_assert(
+        HasNextStates<Spec>,
+        "duet: Spec::next_states must be `static std::vector<State> next_states(const Cmd&, const State& before, const Result&)` "
+        "(or take a duet::Caller after the Result)");
+  static_assert(
+      NextByValue<Spec> || NextInPlace<Spec> || HasNextStates<Spec>,
+      "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs `State next(const Cmd&, State)` or "
+      "`void next(const Cmd&, State&)` (a void next taking the state by value or const& "
+      "cannot change it)");
   // An optional member that exists under its name but does not fit would otherwise be
   // silently ignored.
   if constexpr (requires { &Spec::precondition; })
@@ -352,25 +358,41 @@ Property state_machine_property() {
                   "duet: Spec::postcondition must be `static Verdict postcondition(const Cmd&, const State& before, "
                   "const Result&)` (or return bool)");
   if constexpr (requires { &Spec::init_state; })
-    static_assert(requires { { Spec::init_state() } -> std::convertible_to<typename Spec::State>; },
-                  "duet: Spec::init_state must be `static State init_state()`");
+    static_assert(
+        requires {
+          { Spec::init_state() } -> std::convertible_to<typename Spec::State>;
+        },
+        "duet: Spec::init_state must be `static State init_state()`");
   if constexpr (requires { &Spec::init_sut; })
-    static_assert(requires { Spec::init_sut(); }, "duet: Spec::init_sut must be `static Sut init_sut()` "
-                                                  "(or return std::unique_ptr<Sut>)");
+    static_assert(
+        requires { Spec::init_sut(); }, "duet: Spec::init_sut must be `static Sut init_sut()` "
+                                        "(or return std::unique_ptr<Sut>)");
   if constexpr (requires { &Spec::setup_cpp; })
-    static_assert(requires { { Spec::setup_cpp() } -> std::convertible_to<std::string>; },
-                  "duet: Spec::setup_cpp must be `static std::string setup_cpp()`");
+    static_assert(
+        requires {
+          { Spec::setup_cpp() } -> std::convertible_to<std::string>;
+        },
+        "duet: Spec::setup_cpp must be `static std::string setup_cpp()`");
   if constexpr (requires { &Spec::show; })
-    static_assert(requires(const typename Spec::Cmd& c) { { Spec::show(c) } -> std::convertible_to<std::string>; },
-                  "duet: Spec::show must be `static std::string show(const Cmd&)`");
+    static_assert(
+        requires(const typename Spec::Cmd& c) {
+          { Spec::show(c) } -> std::convertible_to<std::string>;
+        },
+        "duet: Spec::show must be `static std::string show(const Cmd&)`");
   if constexpr (requires { &Spec::domain; })
-    static_assert(requires { { Spec::domain() } -> std::convertible_to<std::string>; },
-                  "duet: Spec::domain must be `static std::string domain()`");
+    static_assert(
+        requires {
+          { Spec::domain() } -> std::convertible_to<std::string>;
+        },
+        "duet: Spec::domain must be `static std::string domain()`");
   Property p;
   p.name = type_name<Spec>();
   p.spec_id = hash32(p.name);
   p.run_case = &run_state_machine_case<Spec>;
-  if constexpr (requires { { Spec::domain() } -> std::convertible_to<std::string>; }) p.domain = Spec::domain();
+  if constexpr (requires {
+                  { Spec::domain() } -> std::convertible_to<std::string>;
+                })
+    p.domain = Spec::domain();
   return p;
 }
 

@@ -32,7 +32,7 @@ struct YShape {
   std::size_t prefix = 0;
   std::vector<std::size_t> branches;  // lengths
   std::size_t suffix = 0;
-  std::vector<std::string> roles;     // each branch's role as reports label it, or none
+  std::vector<std::string> roles;  // each branch's role as reports label it, or none
   std::size_t size() const {
     std::size_t n = prefix + suffix;
     for (std::size_t b : branches) n += b;
@@ -66,7 +66,7 @@ TrialOverlap trial_overlap(const YShape& shape, const std::vector<Observed>& obs
 /// follow from the program's choices and the trial's number.
 struct Noise {
   static constexpr unsigned kLevels = 2;
-  unsigned level = 0;  // 0: none; 1: spins up to 0.25 µs; 2: up to 4 µs
+  unsigned level = 0;   // 0: none; 1: spins up to 0.25 µs; 2: up to 4 µs
   bool yields = false;  // branches share CPUs: now and then a yield instead of a spin
   std::uint64_t seed = 0;
   std::uint64_t trial = 0;
@@ -104,7 +104,7 @@ std::size_t branch_count(const ParallelConfig& pc);
 struct ParallelParams {
   ParallelConfig config;
   std::shared_ptr<Executor> executor;
-  bool noise = false;  // on threads, with ParallelConfig::noise (or expect_unsafe's default)
+  bool noise = false;         // on threads, with ParallelConfig::noise (or expect_unsafe's default)
   bool noise_yields = false;  // branches share CPUs (or are not pinned)
   // With roles: each branch's role (an index into config.roles) and label.
   std::vector<std::size_t> branch_role;
@@ -228,8 +228,8 @@ std::unique_ptr<Subject> run_trial(const TrialRunner<Subject>& r, std::unique_pt
 /// init_sut, say) is an error, named as the sequential engine names it; a fiber run that
 /// deadlocked, livelocked or raced is the program's failure.
 template <class Subject>
-StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor,
-                              const Noise& noise, std::vector<Observed>& observed, const char* maker) {
+StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor, const Noise& noise,
+                              std::vector<Observed>& observed, const char* maker) {
   observed.assign(shape.size(), Observed{});
   std::unique_ptr<Subject> subject;
   try {
@@ -292,8 +292,8 @@ class YSteps {
 CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp);
 
 /// The report part of a failing program: the diagram and the verdict line.
-void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls, const std::vector<Observed>& observed,
-              const std::string& setup, const std::string& verdict);
+void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls,
+              const std::vector<Observed>& observed, const std::string& setup, const std::string& verdict);
 
 /// Replays of a parallel program (each already `trials` runs) before concluding it passes.
 inline constexpr int kParallelReplayAttempts = 20;

@@ -61,14 +61,20 @@ std::string draft_subject(const std::string& name, const std::vector<std::string
 /// The binding's values(), or `fallback`.
 template <class Binding>
 Gen<int> values_of(Gen<int> fallback) {
-  if constexpr (requires { { Binding::values() } -> std::convertible_to<Gen<int>>; }) return Binding::values();
+  if constexpr (requires {
+                  { Binding::values() } -> std::convertible_to<Gen<int>>;
+                })
+    return Binding::values();
   else return fallback;
 }
 
 /// The binding's keys(), or default_keys().
 template <class Binding>
 Gen<int> keys_of() {
-  if constexpr (requires { { Binding::keys() } -> std::convertible_to<Gen<int>>; }) return Binding::keys();
+  if constexpr (requires {
+                  { Binding::keys() } -> std::convertible_to<Gen<int>>;
+                })
+    return Binding::keys();
   else return default_keys();
 }
 

@@ -63,13 +63,15 @@ class BasicBoundedBuffer {
   /// Waits while the buffer is full.
   void push(T value) {
     lock_t lk(m_);
-    wait_while(lk, not_full_, [&] { return full(); }, nullptr);
+    wait_while(
+        lk, not_full_, [&] { return full(); }, nullptr);
     put(std::move(value));
   }
   /// Waits while the buffer is empty.
   T pop() {
     lock_t lk(m_);
-    wait_while(lk, not_empty_, [&] { return empty(); }, nullptr);
+    wait_while(
+        lk, not_empty_, [&] { return empty(); }, nullptr);
     return take();
   }
   /// Waits while the buffer is full, at most `timeout`; false if it was still full then.
@@ -77,7 +79,9 @@ class BasicBoundedBuffer {
   bool try_push_for(T value, const std::chrono::duration<Rep, Period>& timeout) {
     const clock::time_point deadline = clock::now() + std::chrono::duration_cast<clock::duration>(timeout);
     lock_t lk(m_);
-    if (!wait_while(lk, not_full_, [&] { return full(); }, &deadline)) return false;
+    if (!wait_while(
+            lk, not_full_, [&] { return full(); }, &deadline))
+      return false;
     put(std::move(value));
     return true;
   }
@@ -86,7 +90,9 @@ class BasicBoundedBuffer {
   std::optional<T> try_pop_for(const std::chrono::duration<Rep, Period>& timeout) {
     const clock::time_point deadline = clock::now() + std::chrono::duration_cast<clock::duration>(timeout);
     lock_t lk(m_);
-    if (!wait_while(lk, not_empty_, [&] { return empty(); }, &deadline)) return std::nullopt;
+    if (!wait_while(
+            lk, not_empty_, [&] { return empty(); }, &deadline))
+      return std::nullopt;
     return take();
   }
 
@@ -97,8 +103,7 @@ class BasicBoundedBuffer {
   // Waits on `cv` while blocked() (with `lk` held), as the Wait policy does; false when
   // `deadline` passed first.
   template <class Blocked>
-  bool wait_while(lock_t& lk, typename Sync::condition_variable& cv, Blocked blocked,
-                  const clock::time_point* deadline) {
+  bool wait_while(lock_t& lk, typename Sync::condition_variable& cv, Blocked blocked, const clock::time_point* deadline) {
     return Wait::wait_while(lk, cv, blocked, deadline);
   }
 

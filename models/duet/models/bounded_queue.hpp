@@ -51,8 +51,8 @@ struct BoundedQueue {
   static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 9)); }
   static std::string domain() { return "values " + models::detail::describe_ints(values()); }
   static Gen<Cmd> command(const State&) {
-    static const Gen<Cmd> gen = one_of(construct<BoundedPush>(values()).map([](BoundedPush p) { return Cmd(p); }),
-                                       just(Cmd(BoundedPop{})));
+    static const Gen<Cmd> gen =
+        one_of(construct<BoundedPush>(values()).map([](BoundedPush p) { return Cmd(p); }), just(Cmd(BoundedPop{})));
     return gen;
   }
   static Result run(const Cmd& c, Sut& q) {

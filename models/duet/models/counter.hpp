@@ -33,7 +33,8 @@ struct CounterBase {
   static constexpr const char* sut_name = "c";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " c{};"; }
   static std::string draft_setup_cpp() {
-    return models::detail::draft_subject<Binding>(sut_name, {"void incr() { B::incr(s); }", "long get() { return static_cast<long>(B::get(s)); }"});
+    return models::detail::draft_subject<Binding>(
+        sut_name, {"void incr() { B::incr(s); }", "long get() { return static_cast<long>(B::get(s)); }"});
   }
 
   static Gen<Cmd> command(const State&) {
@@ -75,8 +76,10 @@ struct StaleCounter : detail::CounterBase<Binding> {
     if (std::holds_alternative<Incr>(c)) return got == Result();
     for (long v = n - max_lag < 0 ? 0 : n - max_lag; v <= n; ++v)
       if (got == Result(v)) return true;
-    return Verdict::fail("get() may return " + std::string(n > 0 && max_lag > 0 ? std::to_string(n - max_lag < 0 ? 0 : n - max_lag) + ".." : "") +
-                         std::to_string(n) + " after " + std::to_string(n) + " incr() (stale by at most " + std::to_string(max_lag) + ")");
+    return Verdict::fail("get() may return " +
+                         std::string(n > 0 && max_lag > 0 ? std::to_string(n - max_lag < 0 ? 0 : n - max_lag) + ".." : "") +
+                         std::to_string(n) + " after " + std::to_string(n) + " incr() (stale by at most " +
+                         std::to_string(max_lag) + ")");
   }
 };
 

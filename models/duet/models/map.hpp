@@ -43,9 +43,9 @@ inline std::string duet_show(const MapSize&) { return "size()"; }
 template <class Binding>
 struct Map {
   using Sut = typename Binding::Sut;
-  static constexpr bool has_erase = requires(Sut& m) { Binding::erase(m, 0); };
-  static constexpr bool has_count = requires(Sut& m) { Binding::count(m, 0); };
-  static constexpr bool has_size = requires(Sut& m) { Binding::size(m); };
+  static constexpr bool has_erase = requires(Sut & m) { Binding::erase(m, 0); };
+  static constexpr bool has_count = requires(Sut & m) { Binding::count(m, 0); };
+  static constexpr bool has_size = requires(Sut & m) { Binding::size(m); };
   using State = std::map<int, int>;
   using Cmd = std::variant<Insert, Find, Erase, Count, MapSize>;
   static constexpr const char* sut_name = "m";
@@ -55,7 +55,8 @@ struct Map {
     std::vector<std::string> members = {"bool insert(int k, int v) { return static_cast<bool>(B::insert(s, k, v)); }",
                                         "std::optional<int> find(int k) { return B::find(s, k); }"};
     if constexpr (has_erase) members.push_back("bool erase(int k) { return static_cast<bool>(B::erase(s, k)); }");
-    if constexpr (has_count) members.push_back("std::size_t count(int k) { return static_cast<std::size_t>(B::count(s, k)); }");
+    if constexpr (has_count)
+      members.push_back("std::size_t count(int k) { return static_cast<std::size_t>(B::count(s, k)); }");
     if constexpr (has_size) members.push_back("std::size_t size() { return static_cast<std::size_t>(B::size(s)); }");
     return detail::draft_subject<Binding>(sut_name, members);
   }
@@ -63,7 +64,9 @@ struct Map {
   /// values(), or 0..9.
   static Gen<int> keys() { return models::detail::keys_of<Binding>(); }
   static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 9)); }
-  static std::string domain() { return "keys " + models::detail::describe_ints(keys()) + " and values " + models::detail::describe_ints(values()); }
+  static std::string domain() {
+    return "keys " + models::detail::describe_ints(keys()) + " and values " + models::detail::describe_ints(values());
+  }
   static Gen<Cmd> command(const State&) {
     static const Gen<Cmd> gen = [] {
       auto key = keys();

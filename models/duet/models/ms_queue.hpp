@@ -51,7 +51,7 @@ class MsQueue {
       if (tail != tail_.load(acquire)) continue;  // tail moved under us: read again
       if (next == nullptr) {
         if (tail->next.compare_exchange_weak(next, n, release, relaxed)) {  // linked: the enqueue's linearization point
-          tail_.compare_exchange_strong(tail, n, release, relaxed);          // swing tail; someone may have helped
+          tail_.compare_exchange_strong(tail, n, release, relaxed);         // swing tail; someone may have helped
           return;
         }
       } else {
@@ -67,7 +67,7 @@ class MsQueue {
       Node* next = head->next.load(acquire);
       if (head != head_.load(acquire)) continue;
       if (head == tail) {
-        if (next == nullptr) return std::nullopt;  // empty
+        if (next == nullptr) return std::nullopt;                     // empty
         tail_.compare_exchange_strong(tail, next, release, relaxed);  // tail lags behind an enqueue: help it
         continue;
       }

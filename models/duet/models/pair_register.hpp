@@ -35,8 +35,8 @@ struct PairRegister {
   static std::string setup_cpp() { return duet::type_name<Sut>() + " r;"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
   static std::string draft_setup_cpp() {
-    return detail::draft_subject<Binding>(sut_name, {"void write(int a, int b) { B::write(s, a, b); }",
-                                                     "std::pair<int, int> read() { return B::read(s); }"});
+    return detail::draft_subject<Binding>(
+        sut_name, {"void write(int a, int b) { B::write(s, a, b); }", "std::pair<int, int> read() { return B::read(s); }"});
   }
 
   /// The values written: the binding's values() (binding.hpp), or 1..9 (the pair starts (0, 0)).
@@ -44,8 +44,7 @@ struct PairRegister {
   static std::string domain() { return "values " + models::detail::describe_ints(values()); }
   static Gen<Cmd> command(const State&) {
     static const Gen<Cmd> gen =
-        one_of(construct<PairWrite>(values(), values()).map([](PairWrite w) { return Cmd(w); }),
-               just(Cmd(PairRead{})));
+        one_of(construct<PairWrite>(values(), values()).map([](PairWrite w) { return Cmd(w); }), just(Cmd(PairRead{})));
     return gen;
   }
   static Result run(const Cmd& c, Sut& r) {

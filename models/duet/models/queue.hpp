@@ -29,7 +29,7 @@ inline std::string duet_show(const QueueSize&) { return "size()"; }
 
 template <class Binding>
 struct Queue {
-  static constexpr bool has_size = requires(typename Binding::Sut& q) { Binding::size(q); };
+  static constexpr bool has_size = requires(typename Binding::Sut & q) { Binding::size(q); };
   using Sut = typename Binding::Sut;
   using State = std::deque<int>;
   using Cmd = std::variant<Push, TryPop, QueueSize>;
@@ -48,10 +48,10 @@ struct Queue {
   static std::string domain() { return "values " + models::detail::describe_ints(values()); }
 
   static Gen<Cmd> command(const State&) {
-    static const Gen<Cmd> gen = has_size ? one_of(construct<Push>(values()).map([](Push p) { return Cmd(p); }),
-                                                  just(Cmd(TryPop{})), just(Cmd(QueueSize{})))
-                                         : one_of(construct<Push>(values()).map([](Push p) { return Cmd(p); }),
-                                                  just(Cmd(TryPop{})));
+    static const Gen<Cmd> gen =
+        has_size ? one_of(construct<Push>(values()).map([](Push p) { return Cmd(p); }), just(Cmd(TryPop{})),
+                          just(Cmd(QueueSize{})))
+                 : one_of(construct<Push>(values()).map([](Push p) { return Cmd(p); }), just(Cmd(TryPop{})));
     return gen;
   }
   static Result run(const Cmd& c, Sut& q) {

@@ -31,13 +31,14 @@ inline std::string duet_show(const Cas& c) { return "cas(" + duet::show(c.expect
 template <class Binding>
 struct Register {
   using Sut = typename Binding::Sut;
-  static constexpr bool has_cas = requires(Sut& r) { Binding::cas(r, 0, 0); };
+  static constexpr bool has_cas = requires(Sut & r) { Binding::cas(r, 0, 0); };
   using State = int;
   using Cmd = std::variant<Write, Read, Cas>;
   static constexpr const char* sut_name = "r";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " r{};"; }
   static std::string draft_setup_cpp() {
-    std::vector<std::string> members = {"void write(int v) { B::write(s, v); }", "int read() { return static_cast<int>(B::read(s)); }"};
+    std::vector<std::string> members = {"void write(int v) { B::write(s, v); }",
+                                        "int read() { return static_cast<int>(B::read(s)); }"};
     if constexpr (has_cas) members.push_back("bool cas(int e, int v) { return static_cast<bool>(B::cas(s, e, v)); }");
     return detail::draft_subject<Binding>(sut_name, members);
   }

@@ -43,8 +43,8 @@ struct RelaxedQueueBase {
   static std::string setup_cpp() { return duet::type_name<Sut>() + " q;"; }
   static std::unique_ptr<Sut> init_sut() { return make_subject<Binding>(); }
   static std::string draft_setup_cpp() {
-    return draft_subject<Binding>(sut_name, {"void push(int x) { B::push(s, x); }",
-                                             "std::optional<int> try_pop() { return B::try_pop(s); }"});
+    return draft_subject<Binding>(
+        sut_name, {"void push(int x) { B::push(s, x); }", "std::optional<int> try_pop() { return B::try_pop(s); }"});
   }
   /// The values pushed: the binding's values() (binding.hpp), or 0..9.
   static Gen<int> values() { return values_of<Binding>(integers(0, 9)); }
@@ -130,7 +130,8 @@ struct FifoPerProducerQueue : models::detail::RelaxedQueueBase<Binding, std::vec
       return {t};
     }
     const bool none_left = std::all_of(s.begin(), s.end(), [](const std::deque<int>& q) { return q.empty(); });
-    if (got == Result(std::optional<int>())) return none_left || empty == EmptyPop::may_give_up ? std::vector<State>{s} : std::vector<State>{};
+    if (got == Result(std::optional<int>()))
+      return none_left || empty == EmptyPop::may_give_up ? std::vector<State>{s} : std::vector<State>{};
     std::vector<State> next;
     for (std::size_t producer = 0; producer < s.size(); ++producer) {
       if (s[producer].empty() || !(got == Result(std::optional<int>(s[producer].front())))) continue;
@@ -170,9 +171,9 @@ struct WorkStealingDeque {
   static std::string setup_cpp() { return duet::type_name<Sut>() + " d(" + std::to_string(capacity) + ");"; }
   static std::unique_ptr<Sut> init_sut() { return models::detail::make_subject<Binding>(); }
   static std::string draft_setup_cpp() {
-    return models::detail::draft_subject<Binding>(sut_name, {"bool push(int x) { return static_cast<bool>(B::push(s, x)); }",
-                                                             "std::optional<int> pop() { return B::pop(s); }",
-                                                             "std::optional<int> steal() { return B::steal(s); }"});
+    return models::detail::draft_subject<Binding>(
+        sut_name, {"bool push(int x) { return static_cast<bool>(B::push(s, x)); }",
+                   "std::optional<int> pop() { return B::pop(s); }", "std::optional<int> steal() { return B::steal(s); }"});
   }
   static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 9)); }
   static std::string domain() { return "values " + models::detail::describe_ints(values()); }

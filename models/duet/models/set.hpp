@@ -32,7 +32,7 @@ inline std::string duet_show(const SetContains& c) { return "contains(" + duet::
 template <class Binding>
 struct Set {
   using Sut = typename Binding::Sut;
-  static constexpr bool has_erase = requires(Sut& s) { Binding::erase(s, 0); };
+  static constexpr bool has_erase = requires(Sut & s) { Binding::erase(s, 0); };
   using State = std::set<int>;
   using Cmd = std::variant<SetInsert, SetErase, SetContains>;
   static constexpr const char* sut_name = "s";

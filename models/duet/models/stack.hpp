@@ -34,8 +34,8 @@ struct Stack {
   static std::string setup_cpp() { return duet::type_name<Sut>() + " s;"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
   static std::string draft_setup_cpp() {
-    return detail::draft_subject<Binding>(sut_name, {"void push(int x) { B::push(s, x); }",
-                                                     "std::optional<int> pop() { return B::pop(s); }"});
+    return detail::draft_subject<Binding>(
+        sut_name, {"void push(int x) { B::push(s, x); }", "std::optional<int> pop() { return B::pop(s); }"});
   }
   /// The values pushed: the binding's values() (binding.hpp), or 0..9.
   static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 9)); }

@@ -89,7 +89,8 @@ std::vector<std::uint64_t> parse_schedule(std::string_view text) {
     if (i == start) throw bad("expected a number at character " + std::to_string(i + 1));
     picks.push_back(v);
     if (i < text.size()) {
-      if (text[i] != '.' || i + 1 == text.size()) throw bad("expected a dot between numbers at character " + std::to_string(i + 1));
+      if (text[i] != '.' || i + 1 == text.size())
+        throw bad("expected a dot between numbers at character " + std::to_string(i + 1));
       ++i;
     }
   }
@@ -99,8 +100,8 @@ std::vector<std::uint64_t> parse_schedule(std::string_view text) {
 // The branches with FiberOptions::on_fiber_start / on_fiber_stop around each, or the branches
 // themselves when there are no hooks (`storage` holds the wrapped ones).
 const std::vector<std::function<void()>>& with_fiber_hooks(const std::vector<std::function<void()>>& branches,
-                                                          const FiberOptions& options,
-                                                          std::vector<std::function<void()>>& storage) {
+                                                           const FiberOptions& options,
+                                                           std::vector<std::function<void()>>& storage) {
   if (!options.on_fiber_start && !options.on_fiber_stop) return branches;
   storage.clear();
   for (const auto& branch : branches)

@@ -81,8 +81,8 @@ class FiberExecutor final : public Executor, public TrialDriver {
 /// `branches` with FiberOptions::on_fiber_start / on_fiber_stop run inside each fiber around it
 /// (`storage` keeps the wrapped functions), or `branches` when there are no hooks.
 const std::vector<std::function<void()>>& with_fiber_hooks(const std::vector<std::function<void()>>& branches,
-                                                          const FiberOptions& options,
-                                                          std::vector<std::function<void()>>& storage);
+                                                           const FiberOptions& options,
+                                                           std::vector<std::function<void()>>& storage);
 
 /// A trial's picks as duet::run_fibers reads them: "0.1.1", trailing zeros dropped (past its
 /// end a replay answers 0 anyway).

@@ -111,9 +111,7 @@ std::string value_text(const Value& v, std::vector<std::uint64_t>& pointers) {
     case ValueType::boolean: return v.bits ? "true" : "false";
     case ValueType::signed_integer: return std::to_string(static_cast<std::int64_t>(v.bits));
     case ValueType::unsigned_integer: return std::to_string(v.bits);
-    case ValueType::floating:
-      std::snprintf(buf, sizeof buf, "%g", std::bit_cast<double>(v.bits));
-      return buf;
+    case ValueType::floating: std::snprintf(buf, sizeof buf, "%g", std::bit_cast<double>(v.bits)); return buf;
     case ValueType::pointer: {
       if (v.bits == 0) return "nullptr";
       std::size_t i = 0;
@@ -123,9 +121,7 @@ std::string value_text(const Value& v, std::vector<std::uint64_t>& pointers) {
       name += std::to_string(i + 1);
       return name;
     }
-    case ValueType::bits:
-      std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v.bits));
-      return buf;
+    case ValueType::bits: std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v.bits)); return buf;
     case ValueType::duration: return duration_text(v.bits);
     case ValueType::fiber: {
       std::string name = "f";  // appended, not "f" + ...: GCC 12's -Wrestrict misfires on that
@@ -164,14 +160,10 @@ struct EventText {
 EventText event_text(const TraceEvent& e, std::vector<std::uint64_t>& pointers) {
   const std::string r = value_text(e.read, pointers), w = value_text(e.written, pointers);
   EventText t;
-  if (e.event.op == Op::notify_one || e.event.op == Op::notify_all)
-    t.value = "woke " + w;
-  else if (!r.empty() && !w.empty())
-    t.value = r + " -> " + w;
-  else if (!r.empty())
-    t.value = e.event.op == Op::wake ? r : "= " + r;
-  else if (!w.empty())
-    t.value = ":= " + w;
+  if (e.event.op == Op::notify_one || e.event.op == Op::notify_all) t.value = "woke " + w;
+  else if (!r.empty() && !w.empty()) t.value = r + " -> " + w;
+  else if (!r.empty()) t.value = e.event.op == Op::wake ? r : "= " + r;
+  else if (!w.empty()) t.value = ":= " + w;
   t.op = std::string(op_name(e.event.op)) + order_suffix(e.event.order);
   if (e.stale > 0) t.value += " (stale)";
   t.object = object_name(e.event);
@@ -200,10 +192,8 @@ namespace {
 // What a stale load read and what it did not see, and why the model allowed it.
 std::string stale_note(const TraceEvent& e, std::span<const TraceEvent> trace, std::vector<std::uint64_t>& pointers) {
   std::string s = "stale read: ";
-  if (e.read_step == kNoStep || e.read_step >= trace.size())
-    s += "read the value from before the run";
-  else
-    s += "read the store of step " + std::to_string(e.read_step);
+  if (e.read_step == kNoStep || e.read_step >= trace.size()) s += "read the value from before the run";
+  else s += "read the store of step " + std::to_string(e.read_step);
   s += ", not ";
   if (e.unseen_step < trace.size()) {
     const TraceEvent& w = trace[e.unseen_step];
@@ -215,9 +205,9 @@ std::string stale_note(const TraceEvent& e, std::span<const TraceEvent> trace, s
     s += "a newer store";
   }
   if (e.stale > 1) s += " nor " + std::to_string(e.stale - 1) + " newer";
-  const char* load = e.event.order == std::memory_order_relaxed ? "this relaxed load"
+  const char* load = e.event.order == std::memory_order_relaxed   ? "this relaxed load"
                      : e.event.order == std::memory_order_seq_cst ? "this seq_cst load (the newer store is not seq_cst)"
-                                                                 : "this acquire load";
+                                                                  : "this acquire load";
   return s + ": no happens-before orders the newer store before " + load;
 }
 
@@ -244,8 +234,7 @@ std::vector<std::string> format_trace(std::span<const TraceEvent> trace) {
   return lines;
 }
 
-std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace, std::size_t fibers,
-                                              std::size_t max_width) {
+std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace, std::size_t fibers, std::size_t max_width) {
   // Cells in trace order, so pointers are numbered as format_trace numbers them.
   std::vector<std::uint64_t> pointers;
   std::vector<std::string> cells;
@@ -285,8 +274,8 @@ std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace,
   lines.reserve(trace.size() + 1);
   lines.push_back(row(step_head, [](std::size_t f) { return "fiber " + std::to_string(f); }));
   for (std::size_t i = 0; i < trace.size(); ++i)
-    lines.push_back(row(std::to_string(trace[i].step),
-                        [&](std::size_t f) { return f == trace[i].fiber ? cells[i] : std::string(); }));
+    lines.push_back(
+        row(std::to_string(trace[i].step), [&](std::size_t f) { return f == trace[i].fiber ? cells[i] : std::string(); }));
   for (std::string& note : stale_read_notes(trace)) lines.push_back(std::move(note));
   return lines;
 }
@@ -304,10 +293,8 @@ bool synchronises(Op op) {
     case Op::block:
     case Op::wake:
     case Op::yield:
-    case Op::pause:
-      return false;
-    default:
-      return true;
+    case Op::pause: return false;
+    default: return true;
   }
 }
 
@@ -327,7 +314,8 @@ std::string race_context(const DataRace& race, std::span<const TraceEvent> trace
   std::string s;
   for (const TraceEvent& e : trace)
     if (e.fiber == race.first.fiber && e.step >= race.first.step && synchronises(e.event.op)) {
-      s += "\n  fiber " + std::to_string(e.fiber) + "'s next synchronisation after its access:\n  " + format_event(e, pointers);
+      s += "\n  fiber " + std::to_string(e.fiber) + "'s next synchronisation after its access:\n  " +
+           format_event(e, pointers);
       s += relaxed_hint(e, memory_model);
       break;
     }
@@ -350,9 +338,7 @@ std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std:
            std::to_string(a.step) + ")";
   };
   switch (r.outcome) {
-    case Outcome::completed:
-      s += " in " + std::to_string(r.steps) + " steps";
-      break;
+    case Outcome::completed: s += " in " + std::to_string(r.steps) + " steps"; break;
     case Outcome::deadlock:
       s += ": no fiber can proceed";
       for (const BlockedFiber& b : r.blocked)
@@ -375,15 +361,9 @@ std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std:
       s += ": " + access(r.race.first) + " and " + access(r.race.second) + ", not ordered by happens-before";
       if (r.race.object == kNoObject) s += race_context(r.race, trace, r.cpp_memory_model);
       break;
-    case Outcome::misuse:
-      s += ": " + r.misuse;
-      break;
-    case Outcome::crashed:
-      s += " at " + r.crash + " (" + location(r.crash_loc) + ")";
-      break;
-    case Outcome::limit:
-      s += ", not a failure of the code under test: " + r.limit;
-      break;
+    case Outcome::misuse: s += ": " + r.misuse; break;
+    case Outcome::crashed: s += " at " + r.crash + " (" + location(r.crash_loc) + ")"; break;
+    case Outcome::limit: s += ", not a failure of the code under test: " + r.limit; break;
   }
   for (std::size_t i = 0; i < r.fibers.size(); ++i) {
     if (!r.fibers[i].error) continue;

@@ -120,15 +120,14 @@ StaleRead AtomicsModel::stale(std::uint32_t object, std::size_t index) const {
 // A load (or the read of an RMW) by fiber f read `s`: later loads that see this one may not
 // read older (coherence), seq_cst ones may not read older than a seq_cst read, and an acquire
 // takes what the store released (a relaxed read keeps it for an acquire fence).
-void AtomicsModel::mark_read(StoreRecord& s, std::uint32_t f, VectorClock& c, std::memory_order order,
-                             std::size_t fibers) {
+void AtomicsModel::mark_read(StoreRecord& s, std::uint32_t f, VectorClock& c, std::memory_order order, std::size_t fibers) {
   if (s.loaded[f] == 0) s.loaded[f] = c[f];
   if (order == std::memory_order_seq_cst && s.sc_read == 0) s.sc_read = sc_next_++;
   join(acquires(order) ? c : fibers_[f].acquire_pending, s.sync, fibers);
 }
 
-void AtomicsModel::append(std::uint32_t object, Value after, std::uint32_t f, const VectorClock& c,
-                          std::memory_order order, std::uint32_t step, const VectorClock& sync) {
+void AtomicsModel::append(std::uint32_t object, Value after, std::uint32_t f, const VectorClock& c, std::memory_order order,
+                          std::uint32_t step, const VectorClock& sync) {
   StoreRecord& s = push(object);
   s.value = after;
   s.fiber = f;
@@ -173,7 +172,7 @@ void AtomicsModel::store(std::uint32_t object, Value before, Value after, std::u
 void AtomicsModel::fence(std::uint32_t f, VectorClock& c, std::memory_order order, std::size_t fibers) {
   FiberMemory& m = fibers_[f];
   if (acquires(order)) join(c, m.acquire_pending, fibers);  // [atomics.fences]/3, /4
-  if (order == std::memory_order_seq_cst) {  // S is execution order: every earlier fence precedes it
+  if (order == std::memory_order_seq_cst) {                 // S is execution order: every earlier fence precedes it
     join(sc_fences_, c, fibers);
     fences_.push_back({f, c[f], sc_next_++, sc_fences_});
   }

@@ -65,8 +65,8 @@ struct StoreRecord {
   bool seq_cst = false;
   std::uint32_t sc_pos = 0;   // a seq_cst store: its position in S (the run's seq_cst order)
   std::uint32_t sc_read = 0;  // the position in S of the first seq_cst load that read it (0: none)
-  VectorClock sync{};           // what an acquire reading it learns
-  VectorClock loaded{};         // per fiber: its clock entry when it first read this store (0: never)
+  VectorClock sync{};         // what an acquire reading it learns
+  VectorClock loaded{};       // per fiber: its clock entry when it first read this store (0: never)
 };
 
 /// The fiber's side of the model: what relaxed loads brought that an acquire fence would take,
@@ -88,7 +88,7 @@ struct FenceRecord {
 
 /// Why a load could read an older store: what the trace and the report say about it.
 struct StaleRead {
-  std::uint32_t newer = 0;  // stores newer than the one read (none seen by this load)
+  std::uint32_t newer = 0;                   // stores newer than the one read (none seen by this load)
   std::uint32_t first_newer_step = kNoStep;  // the trace step of the oldest of them
 };
 
@@ -111,15 +111,15 @@ class AtomicsModel {
   /// model does not see wrote it; then that value starts the history again).
   std::size_t candidates(std::uint32_t object, Value latest, const VectorClock& c, bool seq_cst, std::size_t fibers);
   /// The load took candidate `index` (0 = newest): its value, synchronisation and marks.
-  const StoreRecord& load(std::uint32_t object, std::size_t index, std::uint32_t f, VectorClock& c,
-                          std::memory_order order, std::size_t fibers);
+  const StoreRecord& load(std::uint32_t object, std::size_t index, std::uint32_t f, VectorClock& c, std::memory_order order,
+                          std::size_t fibers);
   /// A read-modify-write (or a failed compare-exchange, or a wait, when `writes` is false) that
   /// read `before`, the newest value, and wrote `after`.
   void rmw(std::uint32_t object, Value before, Value after, bool writes, std::uint32_t f, VectorClock& c,
            std::memory_order order, std::uint32_t step, std::size_t fibers);
   /// A store of `after` over `before` (the value in memory just before it).
-  void store(std::uint32_t object, Value before, Value after, std::uint32_t f, const VectorClock& c,
-             std::memory_order order, std::uint32_t step, std::size_t fibers);
+  void store(std::uint32_t object, Value before, Value after, std::uint32_t f, const VectorClock& c, std::memory_order order,
+             std::uint32_t step, std::size_t fibers);
   /// atomic_thread_fence(order) on fiber f.
   void fence(std::uint32_t f, VectorClock& c, std::memory_order order, std::size_t fibers);
 
@@ -147,7 +147,7 @@ class AtomicsModel {
   void append(std::uint32_t object, Value after, std::uint32_t f, const VectorClock& c, std::memory_order order,
               std::uint32_t step, const VectorClock& sync);
 
-  VectorClock sc_fences_{};  // the clocks of every seq_cst fence so far, joined
+  VectorClock sc_fences_{};          // the clocks of every seq_cst fence so far, joined
   std::vector<FenceRecord> fences_;  // this run's seq_cst fences, in S order
   std::uint32_t sc_next_ = 1;        // the next seq_cst operation's position in S
 };

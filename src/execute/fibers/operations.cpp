@@ -86,7 +86,7 @@ void Runtime::leave(Op op, Value read, Value written) {
       case Op::cas:
       case Op::await:  // what the promise's fiber did before setting it happens-before
       case Op::fulfill:
-      case Op::send:   // a channel's operations synchronise with each other
+      case Op::send:  // a channel's operations synchronise with each other
       case Op::receive:
       case Op::close:
         join(f.clock, o.clock, n_);
@@ -94,11 +94,8 @@ void Runtime::leave(Op op, Value read, Value written) {
         tick(f);
         break;
       case Op::read:
-      case Op::write:
-        check_var(op, o, pending.object, pending.loc);
-        break;
-      default:
-        break;
+      case Op::write: check_var(op, o, pending.object, pending.loc); break;
+      default: break;
     }
   }
   observe(op, pending.object, read, written);
@@ -186,13 +183,9 @@ void Runtime::observe(Op op, std::uint32_t object, Value read, Value written) {
   bool observation = false;
   switch (op) {
     case Op::load:
-    case Op::cas_fail:
-      observation = read.type != ValueType::none;
-      break;
+    case Op::cas_fail: observation = read.type != ValueType::none; break;
     case Op::rmw:
-    case Op::cas:
-      observation = read.type != ValueType::none && read == written;
-      break;
+    case Op::cas: observation = read.type != ValueType::none && read == written; break;
     case Op::try_lock_fail:
     case Op::try_lock_shared_fail:
       observation = true;
@@ -201,10 +194,8 @@ void Runtime::observe(Op op, std::uint32_t object, Value read, Value written) {
     case Op::read:
     case Op::write:
     case Op::yield:
-    case Op::pause:
-      return;  // plain variables and yields neither show nor end a spin
-    default:
-      break;
+    case Op::pause: return;  // plain variables and yields neither show nor end a spin
+    default: break;
   }
   if (!observation) {
     f.unchanged = 0;
@@ -237,8 +228,7 @@ void Runtime::check_var(Op op, ObjectState& o, std::uint32_t object, duet::sourc
     result.race = {object, earlier, now};
     stop_run();
   };
-  if (o.write_epoch != 0 && o.last_write.fiber != current && o.write_epoch > f.clock[o.last_write.fiber])
-    race(o.last_write);
+  if (o.write_epoch != 0 && o.last_write.fiber != current && o.write_epoch > f.clock[o.last_write.fiber]) race(o.last_write);
   if (op == Op::read) {
     o.reads[current] = now;
     o.read_epochs[current] = f.clock[current];
@@ -546,7 +536,8 @@ bool try_lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, duet::so
 void unlock(Runtime& rt, ObjectKind kind, const void* m, bool shared, duet::source_location loc) noexcept {
   rt.unlock(kind, m, shared, loc);
 }
-WakeReason cv_wait(Runtime& rt, const void* cv, const void* m, std::uint64_t timeout_ns, duet::source_location loc) noexcept {
+WakeReason cv_wait(Runtime& rt, const void* cv, const void* m, std::uint64_t timeout_ns,
+                   duet::source_location loc) noexcept {
   return rt.cv_wait(cv, m, timeout_ns, loc);
 }
 WakeReason block_for(Runtime& rt, std::uint64_t timeout_ns) noexcept { return rt.block(true, timeout_ns); }

@@ -259,8 +259,9 @@ void Runtime::start_fiber(std::uint32_t i, [[maybe_unused]] void* return_tsan_fi
   __tsan_switch_to_fiber(f.tsan_fiber, 0);
 #endif
   // Over the previous run's handle, never destroyed (see FiberHandle).
-  new (&f.handle.f) boost::context::fiber(std::allocator_arg, SlotStack{f.stack},
-                                          [this, i](boost::context::fiber&& main) { return fiber_main(i, std::move(main)); });
+  new (&f.handle.f) boost::context::fiber(std::allocator_arg, SlotStack{f.stack}, [this, i](boost::context::fiber&& main) {
+    return fiber_main(i, std::move(main));
+  });
 #ifdef DUET_FIBER_TSAN
   __tsan_switch_to_fiber(return_tsan_fiber, 0);
 #endif
@@ -320,8 +321,8 @@ std::uint32_t Runtime::spawn(std::function<void()>&& body, duet::source_location
 std::string Runtime::fiber_limit_text(duet::source_location loc) const {
   return "duet::spawn at " + location(loc) + ": " + std::to_string(kMaxFibers) +
          " fibers are alive already, duet's limit per run (kMaxFibers, set by DUET_MAX_FIBERS when duet is "
-         "configured: cmake -DDUET_MAX_FIBERS=" + std::to_string(kMaxFibers * 2) +
-         "; each fiber costs a stack of FiberOptions::stack_size while it is alive)";
+         "configured: cmake -DDUET_MAX_FIBERS=" +
+         std::to_string(kMaxFibers * 2) + "; each fiber costs a stack of FiberOptions::stack_size while it is alive)";
 }
 
 // The run ends as duet's own limit, not the code's failure. The body never ran: it is kept
@@ -527,7 +528,8 @@ std::uint32_t Runtime::choose_when_idle() {
     }
     t_virtual_ns = std::max(t_virtual_ns, fibers_[timed].deadline);
     for (std::uint32_t j = 0; j < n_; ++j)
-      if (views_[j].state == FiberState::blocked && fibers_[j].deadline <= t_virtual_ns) make_runnable(j, WakeReason::timeout);
+      if (views_[j].state == FiberState::blocked && fibers_[j].deadline <= t_virtual_ns)
+        make_runnable(j, WakeReason::timeout);
   }
 }
 

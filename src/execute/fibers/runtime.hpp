@@ -70,12 +70,12 @@ struct Fiber {
   void* saved_sp = nullptr;  // where its stack was when it last switched out
   void* tsan_fiber = nullptr;
   std::size_t tsan_runs = 0;  // runs since tsan_fiber was created
-  void* tls = nullptr;  // its own thread-local storage (thread_locals.hpp), or null: the thread's
+  void* tls = nullptr;        // its own thread-local storage (thread_locals.hpp), or null: the thread's
 
-  bool yielding = false;       // must let another fiber run at its next switch point
+  bool yielding = false;  // must let another fiber run at its next switch point
   const void* blocked_on = nullptr;
   std::uint64_t deadline = kNoTimeout;  // virtual time at which a timed wait times out
-  std::uint64_t blocked_since = 0;  // FIFO order of waiters
+  std::uint64_t blocked_since = 0;      // FIFO order of waiters
   WakeReason wake_reason = WakeReason::notified;
   const void* pending_address = nullptr;
   VectorClock clock{};
@@ -114,7 +114,10 @@ class ObjectTable {
  public:
   std::uint32_t* find(const void* key);
   std::uint32_t& insert(const void* key);  // existing or new entry (new: kNoObject)
-  void reset() { ++generation_; used_ = 0; }
+  void reset() {
+    ++generation_;
+    used_ = 0;
+  }
 
  private:
   struct Entry {
@@ -234,7 +237,7 @@ class Runtime {
   // What each fiber runs: a branch of run(), or a spawned body kept in spawned_.
   std::array<const std::function<void()>*, kMaxFibers> body_{};
   std::array<std::function<void()>, kMaxFibers> spawned_;  // empty once its fiber finished
-  std::function<void()> rejected_;  // a spawn refused at the limit: destroyed after the run
+  std::function<void()> rejected_;                         // a spawn refused at the limit: destroyed after the run
   Picker* picker_ = nullptr;
   std::exception_ptr picker_error_;
   std::uint32_t next_ = kNoFiber;
@@ -242,7 +245,7 @@ class Runtime {
   std::uint64_t block_seq_ = 0;
   std::vector<ObjectState> objects_;
   ObjectTable table_;
-  ShadowMemory shadow_;  // plain accesses of compiler-instrumented code
+  ShadowMemory shadow_;    // plain accesses of compiler-instrumented code
   bool model_on_ = false;  // this run follows the C++ memory model (SchedulerConfig)
   AtomicsModel model_;
 
@@ -255,7 +258,7 @@ class Runtime {
   void* main_tsan_fiber_ = nullptr;
   bool own_tls_ = false;  // this run's fibers have thread-local storage of their own
   fiber_tls::Blocks tls_blocks_{kMaxFibers};
-  void* host_tp_ = nullptr;  // the scheduling thread's thread pointer, during a run
+  void* host_tp_ = nullptr;           // the scheduling thread's thread pointer, during a run
   const void* stalled_pc_ = nullptr;  // where a stalled fiber was stopped
   std::uint32_t current_at_stall_ = kNoFiber;
 };

@@ -138,31 +138,32 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     if (explorer && explorer->stats().runs > 0) t.add(explorer->stats(), branch_lengths);
     if (t.programs == 0) return {};
     const std::string name = "exhaustive(" + std::to_string(bound) + ")";
-    const std::string stale = sched.config().cpp_memory_model
-                                  ? " and at most " + plural(stale_reads, "stale read", "stale reads")
-                                  : std::string();
+    const std::string stale =
+        sched.config().cpp_memory_model ? " and at most " + plural(stale_reads, "stale read", "stale reads") : std::string();
     const std::string redundant = " (plus " + plural(t.redundant, "run", "runs") + " the sleep sets found redundant)";
     const std::string programs = t.programs == 1 ? "the program" : "the " + std::to_string(t.programs) + " programs";
-    const std::string beyond = t.max_branches == 0 ? "; schedules with more preemptions were not explored"
-                                                   : "; programs with more branches, longer branches or more preemptions were not explored";
+    const std::string beyond = t.max_branches == 0
+                                   ? "; schedules with more preemptions were not explored"
+                                   : "; programs with more branches, longer branches or more preemptions were not explored";
     if (t.complete == t.programs)
-      return name + ", complete for " + shape_text(t, programs_name_) + ": all " + plural(t.schedules, "schedule", "schedules") +
-             " with at most " + plural(bound, "preemption", "preemptions") + stale + (t.max_branches == 0 && t.programs == 1 ? "" : " of " + programs) +
-             " explored" + redundant + beyond;
+      return name + ", complete for " + shape_text(t, programs_name_) + ": all " +
+             plural(t.schedules, "schedule", "schedules") + " with at most " + plural(bound, "preemption", "preemptions") +
+             stale + (t.max_branches == 0 && t.programs == 1 ? "" : " of " + programs) + " explored" + redundant + beyond;
     const std::string at = stopped_for.empty()
                                ? "the search's budget of " + std::to_string(fiber::ExplorerConfig{}.max_schedules) + " runs"
                                : stopped_for;
-    const std::string stopped = t.programs == 1 ? "the search stopped at "
-                                                : std::to_string(t.programs - t.complete) + " of " + programs + " stopped at ";
+    const std::string stopped = t.programs == 1
+                                    ? "the search stopped at "
+                                    : std::to_string(t.programs - t.complete) + " of " + programs + " stopped at ";
     return name + ", incomplete for " + shape_text(t, programs_name_) + ": " + stopped + at + "; " +
            plural(t.schedules, "schedule", "schedules") + " explored" + redundant;
   }
   // "programs of 2 branches × up to 3 calls" (each branch's calls; the prefix and suffix run alone).
   static std::string shape_text(const Totals& t, const std::string& what) {
     if (t.max_branches == 0) return what;  // a test body, or code run on the executor directly
-    const std::string branches = t.min_branches == t.max_branches
-                                     ? plural(t.max_branches, "branch", "branches")
-                                     : std::to_string(t.min_branches) + " to " + std::to_string(t.max_branches) + " branches";
+    const std::string branches = t.min_branches == t.max_branches ? plural(t.max_branches, "branch", "branches")
+                                                                  : std::to_string(t.min_branches) + " to " +
+                                                                        std::to_string(t.max_branches) + " branches";
     return "programs of " + branches + " × up to " + plural(t.max_calls, "call", "calls");
   }
 };
@@ -171,12 +172,10 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
 
 std::unique_ptr<ScheduleStrategy> make_schedule_strategy(const Schedule& schedule, const fiber::Scheduler& scheduler) {
   switch (schedule.kind) {
-    case Schedule::Kind::pct:
-      return std::make_unique<PctStrategy>(schedule.depth);
+    case Schedule::Kind::pct: return std::make_unique<PctStrategy>(schedule.depth);
     case Schedule::Kind::exhaustive:
       return std::make_unique<ExhaustiveStrategy>(scheduler, schedule.preemption_bound, schedule.stale_reads);
-    default:
-      return std::make_unique<RandomStrategy>();
+    default: return std::make_unique<RandomStrategy>();
   }
 }
 
@@ -184,10 +183,8 @@ std::string schedule_name(const Schedule& schedule) {
   switch (schedule.kind) {
     case Schedule::Kind::pct:
       return "pct(" + std::to_string(std::max<std::size_t>(schedule.depth, 1)) + ")";  // what PctStrategy runs
-    case Schedule::Kind::exhaustive:
-      return "exhaustive(" + std::to_string(schedule.preemption_bound) + ")";
-    default:
-      return "random";
+    case Schedule::Kind::exhaustive: return "exhaustive(" + std::to_string(schedule.preemption_bound) + ")";
+    default: return "random";
   }
 }
 

@@ -85,9 +85,9 @@ struct FiberView {
 /// current fiber is not a candidate when it blocked, finished, or yields (duet::yield, or a
 /// detected spin) while another fiber can run.
 struct PickContext {
-  std::size_t step = 0;               // events executed so far in this run
-  std::uint32_t current = kNoFiber;   // the fiber at the switch point; kNoFiber at the run's start
-  bool current_continues = false;     // candidates[0] == current
+  std::size_t step = 0;              // events executed so far in this run
+  std::uint32_t current = kNoFiber;  // the fiber at the switch point; kNoFiber at the run's start
+  bool current_continues = false;    // candidates[0] == current
   std::span<const std::uint32_t> candidates;
   std::span<const FiberView> fibers;  // every fiber of the run, by number
 };
@@ -136,7 +136,9 @@ std::size_t random_store(Source& src, std::size_t stores);
 class RandomPicker final : public Picker {
  public:
   explicit RandomPicker(Source& src, std::uint64_t spurious_one_in = 8) : src_(src), spurious_one_in_(spurious_one_in) {}
-  std::size_t pick(const PickContext& ctx) override { return static_cast<std::size_t>(src_.draw(ctx.candidates.size() - 1)); }
+  std::size_t pick(const PickContext& ctx) override {
+    return static_cast<std::size_t>(src_.draw(ctx.candidates.size() - 1));
+  }
   bool spurious_wakeup(std::uint32_t, const Event&) override {
     return spurious_one_in_ > 0 && src_.chance(1, spurious_one_in_);
   }
@@ -202,8 +204,8 @@ struct Access {
 };
 struct DataRace {
   std::uint32_t object = kNoObject;  // kNoObject: plain memory of instrumented code
-  Access first, second;  // first happened earlier in the trace; neither happens-before the other
-  std::uint32_t size = 0;  // plain memory: the bytes the second access touched
+  Access first, second;              // first happened earlier in the trace; neither happens-before the other
+  std::uint32_t size = 0;            // plain memory: the bytes the second access touched
 };
 
 /// The result of one run. Reused by the next run (no allocation per run after warm-up).

@@ -18,9 +18,9 @@ namespace duet::detail::fiber {
 
 struct ShadowAccess {
   std::uint32_t fiber = ~std::uint32_t{0};  // none
-  std::uint32_t epoch = 0;                   // the fiber's own clock entry at the access
-  std::uint32_t step = 0;                    // trace position (events before it)
-  std::uint8_t bytes = 0;                    // which bytes of the word
+  std::uint32_t epoch = 0;                  // the fiber's own clock entry at the access
+  std::uint32_t step = 0;                   // trace position (events before it)
+  std::uint8_t bytes = 0;                   // which bytes of the word
   bool write = false;
   const void* pc = nullptr;
   const void* address = nullptr;  // the access's own address (the word's bytes may differ)

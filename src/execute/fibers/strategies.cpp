@@ -127,8 +127,7 @@ bool dependent(const Event& pending, const Event& executed, bool memory_model) n
 
 // ---- the exhaustive search ----
 
-Explorer::Explorer(const Scheduler& sched, Source& src, ExplorerConfig config)
-    : sched_(sched), src_(src), config_(config) {}
+Explorer::Explorer(const Scheduler& sched, Source& src, ExplorerConfig config) : sched_(sched), src_(src), config_(config) {}
 
 bool Explorer::next(Picker*& picker) {
   if (src_.mode() != Source::Mode::random)
@@ -290,7 +289,7 @@ std::size_t Explorer::choice(Node::Kind kind, std::size_t options, std::uint32_t
 
 bool Explorer::spurious(std::uint32_t) {
   const std::uint64_t one_in = config_.spurious_one_in;
-  if (one_in == 0) return false;  // RandomPicker draws nothing either
+  if (one_in == 0) return false;         // RandomPicker draws nothing either
   const std::uint64_t yes = one_in - 1;  // chance(1, one_in) is true for this draw only
   bool take = yes == 0;                  // one_in == 1: always spurious
   if (!take && spurious_ < config_.spurious_bound) take = choice(Node::Kind::spurious, 2, 0b11) == 1;

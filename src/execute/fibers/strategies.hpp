@@ -97,7 +97,7 @@ class PctPicker final : public Picker {
   std::size_t seen_steps_ = 0;
   std::array<std::uint32_t, kMaxFibers> priority_{};
   std::array<bool, kMaxFibers> ranked_{};  // has a priority (a fiber made during the run gets one when first seen)
-  std::size_t ranked_count_ = 0;          // fibers with an initial priority (d and up)
+  std::size_t ranked_count_ = 0;           // fibers with an initial priority (d and up)
   void rank_new_fiber(std::uint32_t fiber);
   std::vector<Change> changes_;  // this run's change points, by step
   std::size_t next_change_ = 0;
@@ -219,9 +219,7 @@ class Explorer {
     explicit RunPicker(Explorer& ex) : ex_(ex) {}
     std::size_t pick(const PickContext& ctx) override { return ex_.pick(ctx); }
     bool spurious_wakeup(std::uint32_t fiber, const Event&) override { return ex_.spurious(fiber); }
-    std::size_t pick_waiter(std::uint32_t, std::span<const std::uint32_t> waiters) override {
-      return ex_.waiter(waiters);
-    }
+    std::size_t pick_waiter(std::uint32_t, std::span<const std::uint32_t> waiters) override { return ex_.waiter(waiters); }
     std::size_t pick_store(std::uint32_t, const Event&, std::size_t stores) override { return ex_.store(stores); }
 
    private:
@@ -236,8 +234,8 @@ class Explorer {
     std::uint32_t done = 0;     // options whose subtrees are explored
     // Pick nodes.
     bool continues = false;
-    std::uint32_t sleep = 0;  // fibers asleep on arrival (bit per fiber)
-    std::size_t step = 0;     // events before this choice
+    std::uint32_t sleep = 0;                        // fibers asleep on arrival (bit per fiber)
+    std::size_t step = 0;                           // events before this choice
     std::array<std::uint8_t, kMaxFibers> fibers{};  // candidates' fiber numbers
   };
 
@@ -260,9 +258,9 @@ class Explorer {
   bool finished_ = false;
 
   // The run under way.
-  std::size_t pos_ = 0;         // next choice point's index in stack_
-  std::size_t seen_step_ = 0;   // events already accounted for
-  std::uint32_t asleep_ = 0;    // the sleep set after the events seen so far
+  std::size_t pos_ = 0;                      // next choice point's index in stack_
+  std::size_t seen_step_ = 0;                // events already accounted for
+  std::uint32_t asleep_ = 0;                 // the sleep set after the events seen so far
   std::array<Event, kMaxFibers> pending_{};  // each fiber's pending operation at the last pick
   std::size_t preemptions_ = 0;
   std::size_t spurious_ = 0;

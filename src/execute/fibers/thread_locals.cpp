@@ -28,24 +28,24 @@ namespace fiber_tls {
 namespace {
 
 // glibc's x86-64 tcbhead_t: what create() fills in beyond the loader's zeroed header.
-constexpr std::size_t kTcbSelf = 0x00;          // tcb: the block's own address
-constexpr std::size_t kTcbThreadSelf = 0x10;    // self: pthread_self()
-constexpr std::size_t kTcbCopiedFrom = 0x18;    // multiple_threads, sysinfo, the stack and
-constexpr std::size_t kTcbCopiedTo = 0x50;      // pointer guards, feature_1: the thread's
-constexpr std::size_t kTcbScopeFlag = 0x1c;     // gscope_flag: the loader's, never copied
+constexpr std::size_t kTcbSelf = 0x00;        // tcb: the block's own address
+constexpr std::size_t kTcbThreadSelf = 0x10;  // self: pthread_self()
+constexpr std::size_t kTcbCopiedFrom = 0x18;  // multiple_threads, sysinfo, the stack and
+constexpr std::size_t kTcbCopiedTo = 0x50;    // pointer guards, feature_1: the thread's
+constexpr std::size_t kTcbScopeFlag = 0x1c;   // gscope_flag: the loader's, never copied
 
 // The loader's own allocator of thread-local storage (what pthread_create uses), and where the
 // static blocks lie relative to the thread pointer.
 struct Loader {
   void* (*allocate)(void*) = nullptr;
   void (*deallocate)(void*, bool) = nullptr;
-  bool fsgsbase = false;       // wrfsbase is allowed (else the arch_prctl system call)
+  bool fsgsbase = false;         // wrfsbase is allowed (else the arch_prctl system call)
   std::ptrdiff_t static_lo = 0;  // [lo, hi) relative to the thread pointer
   std::ptrdiff_t static_hi = 0;
   std::ptrdiff_t libc_offset = 0;  // the C library's block, copied from the thread's
   std::size_t libc_size = 0;
   std::size_t specific_offset = 0;  // glibc's first block of pthread_setspecific values; 0: not found
-  std::size_t static_size = 0;  // the loader's: every static block and the control block
+  std::size_t static_size = 0;      // the loader's: every static block and the control block
   std::size_t static_align = 64;
   bool ok = false;
 };
@@ -106,8 +106,8 @@ Loader find_loader() noexcept {
   Loader l;
   l.allocate = reinterpret_cast<void* (*)(void*)>(dlvsym(RTLD_DEFAULT, "_dl_allocate_tls", "GLIBC_PRIVATE"));
   l.deallocate = reinterpret_cast<void (*)(void*, bool)>(dlvsym(RTLD_DEFAULT, "_dl_deallocate_tls", "GLIBC_PRIVATE"));
-  auto* const static_info =
-      reinterpret_cast<void (*)(std::size_t*, std::size_t*)>(dlvsym(RTLD_DEFAULT, "_dl_get_tls_static_info", "GLIBC_PRIVATE"));
+  auto* const static_info = reinterpret_cast<void (*)(std::size_t*, std::size_t*)>(
+      dlvsym(RTLD_DEFAULT, "_dl_get_tls_static_info", "GLIBC_PRIVATE"));
   if (l.allocate == nullptr || l.deallocate == nullptr || static_info == nullptr) return l;
   std::size_t size = 0;
   std::size_t align = 0;

@@ -134,8 +134,8 @@ std::string Runtime::stall_text() const {
   if (where.empty()) where = "an unknown place";
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", config.stall_seconds);
-  return "fiber " + std::to_string(current_at_stall_) + " was blocked outside instrumented code for " + seconds +
-         " s, at " + where +
+  return "fiber " + std::to_string(current_at_stall_) + " was blocked outside instrumented code for " + seconds + " s, at " +
+         where +
          ": a call the scheduler cannot see (an OS-level lock or wait, or a loop on memory that no instrumented "
          "operation writes) would hang the run, so it was stopped there. Compile that code with duet_instrument "
          "(docs/instrumented.md), or keep real blocking calls out of fiber runs";

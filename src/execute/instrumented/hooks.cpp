@@ -141,9 +141,18 @@ void restore_waiter_pool() noexcept {
   if (saves == nullptr) return;
   for (const Saved& s : saves->saved) {
     switch (s.size) {
-      case 1: __atomic_store_n(static_cast<volatile std::uint8_t*>(s.address), static_cast<std::uint8_t>(s.bits), __ATOMIC_SEQ_CST); break;
-      case 2: __atomic_store_n(static_cast<volatile std::uint16_t*>(s.address), static_cast<std::uint16_t>(s.bits), __ATOMIC_SEQ_CST); break;
-      case 4: __atomic_store_n(static_cast<volatile std::uint32_t*>(s.address), static_cast<std::uint32_t>(s.bits), __ATOMIC_SEQ_CST); break;
+      case 1:
+        __atomic_store_n(static_cast<volatile std::uint8_t*>(s.address), static_cast<std::uint8_t>(s.bits),
+                         __ATOMIC_SEQ_CST);
+        break;
+      case 2:
+        __atomic_store_n(static_cast<volatile std::uint16_t*>(s.address), static_cast<std::uint16_t>(s.bits),
+                         __ATOMIC_SEQ_CST);
+        break;
+      case 4:
+        __atomic_store_n(static_cast<volatile std::uint32_t*>(s.address), static_cast<std::uint32_t>(s.bits),
+                         __ATOMIC_SEQ_CST);
+        break;
       default: __atomic_store_n(static_cast<volatile std::uint64_t*>(s.address), s.bits, __ATOMIC_SEQ_CST); break;
     }
   }
@@ -199,10 +208,8 @@ void store(volatile T* a, T v, int mo, const void* pc) noexcept {
   if (in_some_run()) [[unlikely]]
     if (store_in_run(a, v, mo, pc)) return;
   // A seq_cst store costs a fence on x86; the weaker ones must not pay it.
-  if ((mo & 0xffff) == __ATOMIC_SEQ_CST)
-    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);
-  else
-    __atomic_store_n(a, v, __ATOMIC_RELEASE);
+  if ((mo & 0xffff) == __ATOMIC_SEQ_CST) __atomic_store_n(a, v, __ATOMIC_SEQ_CST);
+  else __atomic_store_n(a, v, __ATOMIC_RELEASE);
 }
 
 enum class Rmw { exchange, add, sub, and_, or_, xor_, nand };
@@ -279,17 +286,13 @@ bool cas(volatile T* a, T* expected, T desired, int mo, const void* pc) noexcept
 }
 
 // A compare-exchange's two orders as one (fiber::cas_order), in the instrumentation's numbering.
-int cas_mo(int mo, int fmo) noexcept {
-  return static_cast<int>(fiber::cas_order(order_of(mo), order_of(fmo)));
-}
+int cas_mo(int mo, int fmo) noexcept { return static_cast<int>(fiber::cas_order(order_of(mo), order_of(fmo))); }
 
 void fence(int mo, const void* pc) noexcept {
   if (in_some_run()) [[unlikely]]
     if (fence_in_run(mo, pc)) return;
-  if ((mo & 0xffff) == __ATOMIC_SEQ_CST)
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  else
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);  // x86: acquire and release fences order nothing more
+  if ((mo & 0xffff) == __ATOMIC_SEQ_CST) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  else __atomic_signal_fence(__ATOMIC_SEQ_CST);  // x86: acquire and release fences order nothing more
 }
 
 }  // namespace
@@ -317,16 +320,16 @@ void __tsan_vptr_update(void** vptr, void* value) {
 void __tsan_vptr_read(void** vptr) { DUET_ACCESS(vptr, sizeof(void*), false, DUET_PC); }
 
 // ---- plain accesses ----
-#define DUET_PLAIN(N)                                                                            \
-  void __tsan_read##N(void* a) { DUET_ACCESS(a, N, false, DUET_PC); }                            \
-  void __tsan_write##N(void* a) { DUET_ACCESS(a, N, true, DUET_PC); }                            \
-  void __tsan_unaligned_read##N(void* a) { DUET_ACCESS(a, N, false, DUET_PC); }                  \
-  void __tsan_unaligned_write##N(void* a) { DUET_ACCESS(a, N, true, DUET_PC); }                  \
-  void __tsan_volatile_read##N(void* a) { DUET_ACCESS(a, N, false, DUET_PC); }                   \
-  void __tsan_volatile_write##N(void* a) { DUET_ACCESS(a, N, true, DUET_PC); }                   \
-  void __tsan_unaligned_volatile_read##N(void* a) { DUET_ACCESS(a, N, false, DUET_PC); }         \
-  void __tsan_unaligned_volatile_write##N(void* a) { DUET_ACCESS(a, N, true, DUET_PC); }         \
-  void __tsan_read##N##_pc(void* a, void* pc) { DUET_ACCESS(a, N, false, pc); }                  \
+#define DUET_PLAIN(N)                                                                    \
+  void __tsan_read##N(void* a) { DUET_ACCESS(a, N, false, DUET_PC); }                    \
+  void __tsan_write##N(void* a) { DUET_ACCESS(a, N, true, DUET_PC); }                    \
+  void __tsan_unaligned_read##N(void* a) { DUET_ACCESS(a, N, false, DUET_PC); }          \
+  void __tsan_unaligned_write##N(void* a) { DUET_ACCESS(a, N, true, DUET_PC); }          \
+  void __tsan_volatile_read##N(void* a) { DUET_ACCESS(a, N, false, DUET_PC); }           \
+  void __tsan_volatile_write##N(void* a) { DUET_ACCESS(a, N, true, DUET_PC); }           \
+  void __tsan_unaligned_volatile_read##N(void* a) { DUET_ACCESS(a, N, false, DUET_PC); } \
+  void __tsan_unaligned_volatile_write##N(void* a) { DUET_ACCESS(a, N, true, DUET_PC); } \
+  void __tsan_read##N##_pc(void* a, void* pc) { DUET_ACCESS(a, N, false, pc); }          \
   void __tsan_write##N##_pc(void* a, void* pc) { DUET_ACCESS(a, N, true, pc); }
 DUET_PLAIN(1)
 DUET_PLAIN(2)
@@ -355,25 +358,25 @@ void* __tsan_memset(void* d, int c, unsigned long n) {
 }
 
 // ---- atomics ----
-#define DUET_ATOMIC(N, T)                                                                                          \
-  T __tsan_atomic##N##_load(const volatile T* a, int mo) { return load(a, mo, DUET_PC); }                         \
-  void __tsan_atomic##N##_store(volatile T* a, T v, int mo) { store(a, v, mo, DUET_PC); }                         \
-  T __tsan_atomic##N##_exchange(volatile T* a, T v, int mo) { return rmw<Rmw::exchange>(a, v, mo, DUET_PC); }     \
-  T __tsan_atomic##N##_fetch_add(volatile T* a, T v, int mo) { return rmw<Rmw::add>(a, v, mo, DUET_PC); }         \
-  T __tsan_atomic##N##_fetch_sub(volatile T* a, T v, int mo) { return rmw<Rmw::sub>(a, v, mo, DUET_PC); }         \
-  T __tsan_atomic##N##_fetch_and(volatile T* a, T v, int mo) { return rmw<Rmw::and_>(a, v, mo, DUET_PC); }        \
-  T __tsan_atomic##N##_fetch_or(volatile T* a, T v, int mo) { return rmw<Rmw::or_>(a, v, mo, DUET_PC); }          \
-  T __tsan_atomic##N##_fetch_xor(volatile T* a, T v, int mo) { return rmw<Rmw::xor_>(a, v, mo, DUET_PC); }        \
-  T __tsan_atomic##N##_fetch_nand(volatile T* a, T v, int mo) { return rmw<Rmw::nand>(a, v, mo, DUET_PC); }       \
-  int __tsan_atomic##N##_compare_exchange_strong(volatile T* a, T* c, T v, int mo, int fmo) {                     \
-    return cas(a, c, v, cas_mo(mo, fmo), DUET_PC);                                                                 \
-  }                                                                                                                \
-  int __tsan_atomic##N##_compare_exchange_weak(volatile T* a, T* c, T v, int mo, int fmo) {                       \
-    return cas(a, c, v, cas_mo(mo, fmo), DUET_PC);                                                                 \
-  }                                                                                                                \
-  T __tsan_atomic##N##_compare_exchange_val(volatile T* a, T c, T v, int mo, int fmo) {                           \
-    cas(a, &c, v, cas_mo(mo, fmo), DUET_PC);                                                                       \
-    return c;                                                                                                      \
+#define DUET_ATOMIC(N, T)                                                                                     \
+  T __tsan_atomic##N##_load(const volatile T* a, int mo) { return load(a, mo, DUET_PC); }                     \
+  void __tsan_atomic##N##_store(volatile T* a, T v, int mo) { store(a, v, mo, DUET_PC); }                     \
+  T __tsan_atomic##N##_exchange(volatile T* a, T v, int mo) { return rmw<Rmw::exchange>(a, v, mo, DUET_PC); } \
+  T __tsan_atomic##N##_fetch_add(volatile T* a, T v, int mo) { return rmw<Rmw::add>(a, v, mo, DUET_PC); }     \
+  T __tsan_atomic##N##_fetch_sub(volatile T* a, T v, int mo) { return rmw<Rmw::sub>(a, v, mo, DUET_PC); }     \
+  T __tsan_atomic##N##_fetch_and(volatile T* a, T v, int mo) { return rmw<Rmw::and_>(a, v, mo, DUET_PC); }    \
+  T __tsan_atomic##N##_fetch_or(volatile T* a, T v, int mo) { return rmw<Rmw::or_>(a, v, mo, DUET_PC); }      \
+  T __tsan_atomic##N##_fetch_xor(volatile T* a, T v, int mo) { return rmw<Rmw::xor_>(a, v, mo, DUET_PC); }    \
+  T __tsan_atomic##N##_fetch_nand(volatile T* a, T v, int mo) { return rmw<Rmw::nand>(a, v, mo, DUET_PC); }   \
+  int __tsan_atomic##N##_compare_exchange_strong(volatile T* a, T* c, T v, int mo, int fmo) {                 \
+    return cas(a, c, v, cas_mo(mo, fmo), DUET_PC);                                                            \
+  }                                                                                                           \
+  int __tsan_atomic##N##_compare_exchange_weak(volatile T* a, T* c, T v, int mo, int fmo) {                   \
+    return cas(a, c, v, cas_mo(mo, fmo), DUET_PC);                                                            \
+  }                                                                                                           \
+  T __tsan_atomic##N##_compare_exchange_val(volatile T* a, T c, T v, int mo, int fmo) {                       \
+    cas(a, &c, v, cas_mo(mo, fmo), DUET_PC);                                                                  \
+    return c;                                                                                                 \
   }
 DUET_ATOMIC(8, char)
 DUET_ATOMIC(16, short)

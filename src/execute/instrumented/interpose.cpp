@@ -123,15 +123,12 @@ long futex(fiber::Runtime& rt, long a[6], duet::source_location loc) {
   const int command = op & FUTEX_CMD_MASK;
   const auto* timeout = reinterpret_cast<const timespec*>(a[3]);
   switch (command) {
-    case FUTEX_WAIT:
-      return futex_wait(rt, address, static_cast<int>(a[2]), relative(timeout), loc);
+    case FUTEX_WAIT: return futex_wait(rt, address, static_cast<int>(a[2]), relative(timeout), loc);
     case FUTEX_WAIT_BITSET:
       return futex_wait(rt, address, static_cast<int>(a[2]),
                         until((op & FUTEX_CLOCK_REALTIME) != 0 ? CLOCK_REALTIME : CLOCK_MONOTONIC, timeout), loc);
     case FUTEX_WAKE:
-    case FUTEX_WAKE_BITSET:
-      fiber::notify(rt, ObjectKind::atomic, address, a[2] > 1, loc);
-      return 0;
+    case FUTEX_WAKE_BITSET: fiber::notify(rt, ObjectKind::atomic, address, a[2] > 1, loc); return 0;
     default:
       errno = ENOSYS;  // requeue, priority inheritance: not used by the standard library
       return -1;
@@ -211,20 +208,23 @@ int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), v
   ThreadRecord& r = ts.records.emplace_back();
   r.start = start;
   r.arg = arg;
-  const std::uint32_t fiber = fiber::spawn(rt, [&r, &rt, loc] {
-    try {
-      r.result = r.start(r.arg);
-    } catch (const ThreadExitUnwind& exit) {
-      r.result = exit.value;
-    }
-    run_thread_exits();  // before the thread counts as ended: its joiner sees them done
-    // The thread's end happens-before its join.
-    const InDuet inside;
-    fiber::enter(rt, Op::fulfill, ObjectKind::task, &r, std::memory_order_seq_cst, loc);
-    r.finished = true;
-    fiber::leave(rt, Op::fulfill);
-    fiber::wake_all(rt, &r);
-  }, loc);
+  const std::uint32_t fiber = fiber::spawn(
+      rt,
+      [&r, &rt, loc] {
+        try {
+          r.result = r.start(r.arg);
+        } catch (const ThreadExitUnwind& exit) {
+          r.result = exit.value;
+        }
+        run_thread_exits();  // before the thread counts as ended: its joiner sees them done
+        // The thread's end happens-before its join.
+        const InDuet inside;
+        fiber::enter(rt, Op::fulfill, ObjectKind::task, &r, std::memory_order_seq_cst, loc);
+        r.finished = true;
+        fiber::leave(rt, Op::fulfill);
+        fiber::wake_all(rt, &r);
+      },
+      loc);
   void* const own = fiber::thread_id(rt, fiber);
   r.id = static_cast<pthread_t>(own != nullptr ? reinterpret_cast<std::uintptr_t>(own)
                                                : reinterpret_cast<std::uintptr_t>(&r) | kFiberThreadTag);
@@ -319,7 +319,9 @@ int sem_take(fiber::Runtime& rt, sem_t* s, std::uint64_t timeout, duet::source_l
   fiber::enter(rt, Op::wait, ObjectKind::atomic, s, std::memory_order_seq_cst, loc);
   const std::uint64_t deadline = timeout == fiber::kNoTimeout ? timeout : fiber::t_virtual_ns + timeout;
   while (real_sem_trywait()(s) != 0) {
-    const std::uint64_t left = deadline == fiber::kNoTimeout ? deadline : deadline > fiber::t_virtual_ns ? deadline - fiber::t_virtual_ns : 0;
+    const std::uint64_t left = deadline == fiber::kNoTimeout    ? deadline
+                               : deadline > fiber::t_virtual_ns ? deadline - fiber::t_virtual_ns
+                                                                : 0;
     if (fiber::block_for(rt, left) == fiber::WakeReason::timeout && real_sem_trywait()(s) != 0) {
       fiber::leave(rt, Op::wait);
       errno = ETIMEDOUT;
@@ -472,7 +474,8 @@ int pthread_spin_lock(pthread_spinlock_t* l) noexcept {
   return next(l);
 }
 int pthread_spin_trylock(pthread_spinlock_t* l) noexcept {
-  if (const InRun rt = in_run()) return fiber::try_lock(*rt, ObjectKind::mutex, const_cast<int*>(l), false, DUET_HERE) ? 0 : EBUSY;
+  if (const InRun rt = in_run())
+    return fiber::try_lock(*rt, ObjectKind::mutex, const_cast<int*>(l), false, DUET_HERE) ? 0 : EBUSY;
   DUET_REAL(pthread_spin_trylock);
   return next(l);
 }

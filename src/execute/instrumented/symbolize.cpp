@@ -52,8 +52,8 @@ struct Cache {
   SpinLock lock;
   std::unordered_map<const void*, PcInfo> by_pc;
   std::unordered_map<std::string, duet::source_location> by_place;  // "file:line:function"
-  std::unordered_set<std::string> strings;  // file and function names, interned
-  std::deque<LocationImpl> impls;           // stable addresses
+  std::unordered_set<std::string> strings;                          // file and function names, interned
+  std::deque<LocationImpl> impls;                                   // stable addresses
 #if DUET_HAVE_BACKTRACE
   backtrace_state* state = nullptr;
 #endif

@@ -77,15 +77,14 @@ TEST(Consumer, HistoryCheckerGivesBothVerdicts) {
     return duet::history::parse_history(
         ";duet-history 1\n;model kv\n"
         "{:process 0, :invoke 1, :complete 2, :type :ok, :f :put, :key \"k\", :input \"x\", :value nil}\n"
-        "{:process 1, :invoke 3, :complete 4, :type :ok, :f :get, :key \"k\", :input nil, :value \"" + read + "\"}\n",
+        "{:process 1, :invoke 3, :complete 4, :type :ok, :f :get, :key \"k\", :input nil, :value \"" +
+            read + "\"}\n",
         duet::history::Format::automatic, "consumer.duet");
   };
   EXPECT_EQ(duet::history::check_history(history("x")).verdict, duet::history::Verdict::linearizable);
   EXPECT_EQ(duet::history::check_history(history("")).verdict, duet::history::Verdict::not_linearizable);
 }
 
-TEST(Consumer, VersionIsThePackages) {
-  EXPECT_STREQ(duet::version_string, DUET_EXPECTED_VERSION);
-}
+TEST(Consumer, VersionIsThePackages) { EXPECT_STREQ(duet::version_string, DUET_EXPECTED_VERSION); }
 
 }  // namespace

@@ -31,8 +31,6 @@ struct SmallQueueBinding {
   static std::optional<int> try_pop(Sut& q) { return q.try_pop(); }
 };
 
-TEST(SmallQueue, BehavesLikeAQueue) {
-  EXPECT_TRUE(duet::check_sequential<duet::models::Queue<SmallQueueBinding>>());
-}
+TEST(SmallQueue, BehavesLikeAQueue) { EXPECT_TRUE(duet::check_sequential<duet::models::Queue<SmallQueueBinding>>()); }
 
 }  // namespace

@@ -35,6 +35,8 @@ inline duet::ParallelConfig racy_counter_config() {
   pc.executor = duet::fibers();
   return pc;
 }
-inline duet::FuzzTarget racy_counter() { return duet::fuzz_parallel<fiber_subjects::CounterSpec<true>>(racy_counter_config()); }
+inline duet::FuzzTarget racy_counter() {
+  return duet::fuzz_parallel<fiber_subjects::CounterSpec<true>>(racy_counter_config());
+}
 
 }  // namespace duet_fuzz

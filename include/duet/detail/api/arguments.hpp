@@ -71,10 +71,10 @@ struct mapped_arg_types {
   static constexpr ArgProblem problem = ArgProblem::map_outof;
 };
 template <class S, class Inner>
-struct mapped_arg_types<S, Inner,
-                        std::enable_if_t<Inner::problem == ArgProblem::none &&
-                                         std::is_invocable_v<const decltype(S::fr)&, typename Inner::R&> &&
-                                         std::is_invocable_v<const decltype(S::fc)&, typename Inner::C&>>> {
+struct mapped_arg_types<
+    S, Inner,
+    std::enable_if_t<Inner::problem == ArgProblem::none && std::is_invocable_v<const decltype(S::fr)&, typename Inner::R&> &&
+                     std::is_invocable_v<const decltype(S::fc)&, typename Inner::C&>>> {
   static constexpr ArgProblem problem = ArgProblem::none;
   using R = std::decay_t<std::invoke_result_t<const decltype(S::fr)&, typename Inner::R&>>;
   using C = std::decay_t<std::invoke_result_t<const decltype(S::fc)&, typename Inner::C&>>;
@@ -138,7 +138,9 @@ struct arguments_valid<type_list<Earlier...>, type_list<S, Rest...>> {
 
 /// f(a...) compiles with the arguments as lvalues (as Op calls it).
 template <class F, class... A>
-concept callable_with = requires(const F& f, A&... a) { f(a...); };
+concept callable_with = requires(const F& f, A&... a) {
+  f(a...);
+};
 template <class F, class... A>
 using call_result_t = decltype(std::declval<const F&>()(std::declval<A&>()...));
 
@@ -147,21 +149,19 @@ using call_result_t = decltype(std::declval<const F&>()(std::declval<A&>()...));
 template <class F, class... Args>
 struct reference_takes {
   static constexpr bool value = callable_with<F, Args...>;
-  static_assert(value,
-                "duet::Api::op: the reference implementation cannot be called with the arguments "
-                "duet::args(...) gives it (the types: reference_takes<reference, argument types...>): check "
-                "the number of arguments, and that each argument's type converts to the parameter in its "
-                "place (a duet::Gen<T> gives T, an abstract type its reference type R)");
+  static_assert(value, "duet::Api::op: the reference implementation cannot be called with the arguments "
+                       "duet::args(...) gives it (the types: reference_takes<reference, argument types...>): check "
+                       "the number of arguments, and that each argument's type converts to the parameter in its "
+                       "place (a duet::Gen<T> gives T, an abstract type its reference type R)");
 };
 /// The same for the candidate (the types: the candidate, then each argument's candidate-side type).
 template <class F, class... Args>
 struct candidate_takes {
   static constexpr bool value = callable_with<F, Args...>;
-  static_assert(value,
-                "duet::Api::op: the candidate cannot be called with the arguments duet::args(...) gives it "
-                "(the types: candidate_takes<candidate, argument types...>): check the number of arguments, "
-                "and that each argument's type converts to the parameter in its place (a duet::Gen<T> gives "
-                "T, an abstract type its candidate type C)");
+  static_assert(value, "duet::Api::op: the candidate cannot be called with the arguments duet::args(...) gives it "
+                       "(the types: candidate_takes<candidate, argument types...>): check the number of arguments, "
+                       "and that each argument's type converts to the parameter in its place (a duet::Gen<T> gives "
+                       "T, an abstract type its candidate type C)");
 };
 
 template <class Done, class Rest>

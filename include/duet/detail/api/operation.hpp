@@ -23,7 +23,7 @@ namespace detail {
 struct StepOutcome {
   // spec_error: the spec's own code (an argument generator, a where() predicate) threw.
   enum class Status { done, declined, failed, abandoned, crashed, spec_error } status = Status::done;
-  std::string message;  // crashed: the interrupted call, as the report shows it
+  std::string message;               // crashed: the interrupted call, as the report shows it
   std::optional<Step> failing_step;  // failed without a trace: the step as it would be traced
 };
 
@@ -368,7 +368,8 @@ struct Op final : OpBase {
         if (trace) record_api_step(trace, call, "throws " + c.exception.exception_type());
         return {};
       }
-      if constexpr (!std::is_void_v<CV>) deconstruct<true>(inner, std::as_const(*c.value), std::move(*c.value), env, text, m);
+      if constexpr (!std::is_void_v<CV>)
+        deconstruct<true>(inner, std::as_const(*c.value), std::move(*c.value), env, text, m);
       record_done(trace, env, call, text);
       return {};
     } else {
@@ -394,7 +395,8 @@ struct Op final : OpBase {
           if (!ct) cand_text = show_under(inner, *c.value);
         if constexpr (!std::is_void_v<RR>)
           if (!rt) ref_text = show_under(inner, *r.value);
-        return failed_at(trace, call, "", "candidate finds " + cand_text + "; the reference finds " + ref_text, "candidate finds " + cand_text + "; the reference finds " + ref_text + " (" + call + ")");
+        return failed_at(trace, call, "", "candidate finds " + cand_text + "; the reference finds " + ref_text,
+                         "candidate finds " + cand_text + "; the reference finds " + ref_text + " (" + call + ")");
       }
       bool ok = true;
       if constexpr (!std::is_void_v<CV> && !contains_abstract<Res>()) {
@@ -484,11 +486,10 @@ struct nondet_reference_judges {
     if constexpr (callable_with<F, Args...>) return is_diagnostic<std::remove_cvref_t<call_result_t<F, Args...>>>::value;
     else return false;
   }();
-  static_assert(value,
-                "duet::Api::op: the reference of a duet::nondet(...) operation must take the arguments and then "
-                "the candidate's result (as const&), and return duet::Diagnostic<T>: duet::valid(its own value) "
-                "or duet::invalid(why) (the types: nondet_reference_judges<reference, argument types..., "
-                "the candidate's result>)");
+  static_assert(value, "duet::Api::op: the reference of a duet::nondet(...) operation must take the arguments and then "
+                       "the candidate's result (as const&), and return duet::Diagnostic<T>: duet::valid(its own value) "
+                       "or duet::invalid(why) (the types: nondet_reference_judges<reference, argument types..., "
+                       "the candidate's result>)");
 };
 /// nondet(may_throw(s)): the reference takes the arguments and then a const duet::Result&, and
 /// returns a duet::Verdict (or bool).
@@ -498,11 +499,10 @@ struct nondet_reference_judges_outcome {
     if constexpr (callable_with<F, Args...>) return std::is_convertible_v<call_result_t<F, Args...>, Verdict>;
     else return false;
   }();
-  static_assert(value,
-                "duet::Api::op: the reference of a duet::nondet(duet::may_throw(...)) operation must take the "
-                "arguments and then a const duet::Result& (what the candidate returned or threw), and return "
-                "a duet::Verdict (the types: nondet_reference_judges_outcome<reference, argument types..., "
-                "const duet::Result>)");
+  static_assert(value, "duet::Api::op: the reference of a duet::nondet(duet::may_throw(...)) operation must take the "
+                       "arguments and then a const duet::Result& (what the candidate returned or threw), and return "
+                       "a duet::Verdict (the types: nondet_reference_judges_outcome<reference, argument types..., "
+                       "const duet::Result>)");
 };
 
 /// reference_takes, unless the reference is not called with the arguments alone (Skip).
@@ -525,7 +525,7 @@ constexpr bool op_fits() {
       constexpr SpecKind k = Res::spec_kind;
       if constexpr (Solo && k == SpecKind::nondet) {
         return nondet_needs_a_reference<Res>::value;
-      } else if constexpr (!reference_callable<Solo || k == SpecKind::nondet, FR, R...>()) {
+      } else if constexpr (!reference_callable < Solo || k == SpecKind::nondet, FR, R... > ()) {
         return false;
       } else if constexpr (!candidate_takes<FC, C...>::value) {
         return false;

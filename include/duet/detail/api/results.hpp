@@ -50,7 +50,7 @@ constexpr bool spec_fits() {
   } else if constexpr (k == SpecKind::unit) {
     return true;
   } else if constexpr (k == SpecKind::pair) {
-    if constexpr (requires(T& t) {
+    if constexpr (requires(T & t) {
                     t.first;
                     t.second;
                   })
@@ -60,24 +60,23 @@ constexpr bool spec_fits() {
   } else if constexpr (k == SpecKind::tuple) {
     return []<class... P>(std::type_identity<std::tuple<P...>>) {
       if constexpr (requires { std::tuple_size<T>::value; }) {
-        if constexpr (std::tuple_size_v<T> == sizeof...(P))
-          return []<std::size_t... I>(std::index_sequence<I...>) {
+        if constexpr (std::tuple_size_v<T> == sizeof...(P)) return []<std::size_t... I>(std::index_sequence<I...>) {
             return (spec_fits<P, std::tuple_element_t<I, T>, Ref>() && ...);
-          }(std::index_sequence_for<P...>{});
-        else return false;
-      } else {
+          }
+        (std::index_sequence_for<P...>{});
+        else return false; } else {
         return false;
       }
     }(std::type_identity<decltype(Spec::parts)>{});
   } else if constexpr (k == SpecKind::optional) {
-    if constexpr (requires(T& t) {
+    if constexpr (requires(T & t) {
                     static_cast<bool>(t);
                     *t;
                   })
       return spec_fits<decltype(Spec::inner), decltype(*std::declval<T&>()), Ref>();
     else return false;
   } else if constexpr (k == SpecKind::vector) {
-    if constexpr (requires(T& t) {
+    if constexpr (requires(T & t) {
                     t.size();
                     t[0];
                   })
@@ -86,12 +85,11 @@ constexpr bool spec_fits() {
   } else if constexpr (k == SpecKind::variant) {
     return []<class... P>(std::type_identity<std::tuple<P...>>) {
       if constexpr (requires { std::variant_size<T>::value; }) {
-        if constexpr (std::variant_size_v<T> == sizeof...(P))
-          return []<std::size_t... I>(std::index_sequence<I...>) {
+        if constexpr (std::variant_size_v<T> == sizeof...(P)) return []<std::size_t... I>(std::index_sequence<I...>) {
             return (spec_fits<P, std::variant_alternative_t<I, T>, Ref>() && ...);
-          }(std::index_sequence_for<P...>{});
-        else return false;
-      } else {
+          }
+        (std::index_sequence_for<P...>{});
+        else return false; } else {
         return false;
       }
     }(std::type_identity<decltype(Spec::alternatives)>{});
@@ -185,13 +183,12 @@ struct result_spec_fits {
 /// Api::op's check that the result is a result spec at all.
 template <class Spec>
 struct result_is_a_spec {
-  static constexpr bool value = SpecType<Spec> && kind_of<Spec>() != SpecKind::abstract_where &&
-                                kind_of<Spec>() != SpecKind::map_outof;
-  static_assert(value,
-                "duet::Api::op: the result must be a result spec: an abstract type, duet::value<T>(), "
-                "duet::unit(), duet::pair_of(...), duet::optional_of(...), duet::vector_of(...), "
-                "duet::variant_of(...), duet::may_throw(...), duet::nondet(...) or duet::map_into(...) "
-                "(where(...) and map_outof(...) describe arguments)");
+  static constexpr bool value =
+      SpecType<Spec> && kind_of<Spec>() != SpecKind::abstract_where && kind_of<Spec>() != SpecKind::map_outof;
+  static_assert(value, "duet::Api::op: the result must be a result spec: an abstract type, duet::value<T>(), "
+                       "duet::unit(), duet::pair_of(...), duet::optional_of(...), duet::vector_of(...), "
+                       "duet::variant_of(...), duet::may_throw(...), duet::nondet(...) or duet::map_into(...) "
+                       "(where(...) and map_outof(...) describe arguments)");
 };
 
 // ---------------------------------------------------------------------------------------
@@ -210,7 +207,8 @@ void collect_abstract_ids(const S& spec, std::vector<std::size_t>& ids) {
     collect_abstract_ids(spec.second, ids);
   } else if constexpr (k == SpecKind::optional) collect_abstract_ids(spec.inner, ids);
   else if constexpr (k == SpecKind::vector) collect_abstract_ids(spec.element, ids);
-  else if constexpr (k == SpecKind::tuple) std::apply([&](const auto&... p) { (collect_abstract_ids(p, ids), ...); }, spec.parts);
+  else if constexpr (k == SpecKind::tuple)
+    std::apply([&](const auto&... p) { (collect_abstract_ids(p, ids), ...); }, spec.parts);
   else if constexpr (k == SpecKind::variant)
     std::apply([&](const auto&... p) { (collect_abstract_ids(p, ids), ...); }, spec.alternatives);
   else if constexpr (k == SpecKind::may_throw || k == SpecKind::nondet || k == SpecKind::map_into)
@@ -224,26 +222,27 @@ std::string show_under(const S& spec, const X& x) {
   if constexpr (k == SpecKind::value) return spec.show(static_cast<const typename S::type&>(x));
   else if constexpr (k == SpecKind::abstract) return "_";
   else if constexpr (k == SpecKind::unit) return "(void)";
-  else if constexpr (k == SpecKind::pair) return "{" + show_under(spec.first, x.first) + ", " + show_under(spec.second, x.second) + "}";
-  else if constexpr (k == SpecKind::tuple)
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+  else if constexpr (k == SpecKind::pair)
+    return "{" + show_under(spec.first, x.first) + ", " + show_under(spec.second, x.second) + "}";
+  else if constexpr (k == SpecKind::tuple) return [&]<std::size_t... I>(std::index_sequence<I...>) {
       std::string out = "{";
       ((out += (I == 0 ? "" : ", ") + show_under(std::get<I>(spec.parts), std::get<I>(x))), ...);
       return out + "}";
-    }(std::make_index_sequence<std::tuple_size_v<decltype(spec.parts)>>{});
+    }
+  (std::make_index_sequence<std::tuple_size_v<decltype(spec.parts)>>{});
   else if constexpr (k == SpecKind::optional) return x ? show_under(spec.inner, *x) : std::string("std::nullopt");
   else if constexpr (k == SpecKind::vector) {
     std::string out = "{";
     for (std::size_t i = 0; i < x.size(); ++i) out += (i ? ", " : "") + show_under(spec.element, x[i]);
     return out + "}";
-  } else if constexpr (k == SpecKind::variant)
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      std::string out;
-      ((x.index() == I ? (out = show_under(std::get<I>(spec.alternatives), std::get<I>(x)), 0) : 0), ...);
-      return out;
-    }(std::make_index_sequence<std::tuple_size_v<decltype(spec.alternatives)>>{});
-  else return "(a value)";
-}
+  }
+  else if constexpr (k == SpecKind::variant) return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    std::string out;
+    ((x.index() == I ? (out = show_under(std::get<I>(spec.alternatives), std::get<I>(x)), 0) : 0), ...);
+    return out;
+  }
+  (std::make_index_sequence<std::tuple_size_v<decltype(spec.alternatives)>>{});
+  else return "(a value)"; }
 
 /// Deconstructs the two sides' results under spec: compares concrete parts (false and a
 /// mismatch when they differ), binds abstract parts as new handles. Solo mode (no reference):
@@ -316,7 +315,8 @@ bool deconstruct_tuple(const S& spec, RV&& r, CV&& c, Env& env, std::string& tex
       text += "}";
     }
     return ok;
-  }(std::make_index_sequence<std::tuple_size_v<decltype(spec.parts)>>{});
+  }
+  (std::make_index_sequence<std::tuple_size_v<decltype(spec.parts)>>{});
 }
 
 /// A std::optional: both empty, or both holding values that agree.
@@ -374,7 +374,8 @@ bool deconstruct_variant(const S& spec, [[maybe_unused]] RV&& r, CV&& c, Env& en
     };
     (one(std::integral_constant<std::size_t, I>{}), ...);
     return ok;
-  }(std::make_index_sequence<std::tuple_size_v<decltype(spec.alternatives)>>{});
+  }
+  (std::make_index_sequence<std::tuple_size_v<decltype(spec.alternatives)>>{});
 }
 
 /// A mapped result (map_into): each side mapped by its function, then deconstructed.
@@ -384,8 +385,8 @@ bool deconstruct_mapped(const S& spec, [[maybe_unused]] RV&& r, CV&& c, Env& env
   if constexpr (Solo) {
     auto mapped = spec.fc(std::forward<CV>(c));
     return deconstruct<Solo>(spec.spec, std::as_const(mapped), std::move(mapped), env, text, mismatch);
-  }
-  else return deconstruct<Solo>(spec.spec, spec.fr(std::forward<RV>(r)), spec.fc(std::forward<CV>(c)), env, text, mismatch);
+  } else
+    return deconstruct<Solo>(spec.spec, spec.fr(std::forward<RV>(r)), spec.fc(std::forward<CV>(c)), env, text, mismatch);
 }
 
 template <bool Solo, class S, class RV, class CV>
