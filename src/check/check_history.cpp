@@ -10,7 +10,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "model.hpp"
+#include "check/model.hpp"
 
 namespace duet::history {
 

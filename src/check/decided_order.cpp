@@ -1,7 +1,7 @@
 // The check a decision's order passes before it may say "linearizable": the history's orders,
 // as the search respects them (search.hpp's event list and before_in_process); and the
 // results a decision's violation makes.
-#include "decided_order.hpp"
+#include "check/decided_order.hpp"
 
 #include <algorithm>
 #include <limits>

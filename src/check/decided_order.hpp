@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "model.hpp"
+#include "check/model.hpp"
 
 namespace duet::history::detail {
 

@@ -5,7 +5,7 @@
 // reads becomes a write of a value of its own. Nothing when a value could come from two
 // operations, or from none and yet is a prefix the reads need (then the search decides, or, for
 // a value nobody can make, the register's decision reports it).
-#include "kv_decision.hpp"
+#include "check/kv_decision.hpp"
 
 #include <algorithm>
 

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model.hpp"
+#include "check/model.hpp"
 
 namespace duet::history::detail::kv_decision {
 

@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../history/quote.hpp"
+#include "history/quote.hpp"
 #include "duet/detail/history_search.hpp"
 #include "duet/history.hpp"
 #include "duet/history_model.hpp"

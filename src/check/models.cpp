@@ -7,7 +7,7 @@
 #include <map>
 
 #include "duet/hash.hpp"
-#include "model.hpp"
+#include "check/model.hpp"
 
 namespace duet::history::detail {
 

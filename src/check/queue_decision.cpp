@@ -14,7 +14,7 @@
 // linearized (a value dequeued twice or never enqueued, dequeued before it was enqueued, values
 // dequeued against their enqueue order, a dequeue that found the queue empty while a value was
 // certainly in it); otherwise the search decides.
-#include "queue_decision.hpp"
+#include "check/queue_decision.hpp"
 
 #include <algorithm>
 #include <queue>

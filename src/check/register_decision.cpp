@@ -20,7 +20,7 @@
 // allows where the register does not hold its expected value. The whole order is checked step
 // by step before "linearizable" is claimed; where any of this does not go through, the function
 // returns nothing and the search decides. O(n log n) on n operations.
-#include "register_decision.hpp"
+#include "check/register_decision.hpp"
 
 #include <algorithm>
 #include <numeric>

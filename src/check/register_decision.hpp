@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "decided_order.hpp"
-#include "model.hpp"
+#include "check/decided_order.hpp"
+#include "check/model.hpp"
 
 namespace duet::history::detail::register_decision {
 

@@ -10,7 +10,7 @@
 // operation of an earlier block began; such a pair, with a read between them when both are adds,
 // is the violation. The order is replayed on the set and checked against the history before
 // "linearizable" is said.
-#include "set_decision.hpp"
+#include "check/set_decision.hpp"
 
 #include <algorithm>
 #include <iterator>

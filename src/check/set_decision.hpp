@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "decided_order.hpp"
-#include "model.hpp"
+#include "check/decided_order.hpp"
+#include "check/model.hpp"
 
 namespace duet::history::detail::set_decision {
 

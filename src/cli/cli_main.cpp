@@ -22,7 +22,7 @@
 
 #include <vector>
 
-#include "../history/edn.hpp"
+#include "history/edn.hpp"
 #include "duet/history.hpp"
 #include "duet/history_model.hpp"
 #include "duet/version.hpp"

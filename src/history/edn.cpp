@@ -1,6 +1,6 @@
 // The EDN reader behind every history parser: a hand-written scanner over a string_view (no
 // regexes, no per-character allocation), bounded in depth, with line numbers in every error.
-#include "edn.hpp"
+#include "history/edn.hpp"
 
 #include <charconv>
 #include <cstdio>

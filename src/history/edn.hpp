@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "duet/history.hpp"
-#include "quote.hpp"
+#include "history/quote.hpp"
 
 namespace duet::history::detail {
 

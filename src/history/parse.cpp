@@ -17,7 +17,7 @@
 #include <unordered_map>
 
 #include "duet/history.hpp"
-#include "edn.hpp"
+#include "history/edn.hpp"
 
 namespace duet::history {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "show/text.hpp"
 #include "duet/history.hpp"
-#include "quote.hpp"
+#include "history/quote.hpp"
 
 namespace duet::history {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "duet/history.hpp"
-#include "edn.hpp"
+#include "history/edn.hpp"
 
 namespace duet::history {
 namespace {

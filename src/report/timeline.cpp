@@ -14,7 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "../history/quote.hpp"
+#include "history/quote.hpp"
 #include "duet/history.hpp"
 
 namespace duet::history {

@@ -3,7 +3,7 @@
 // violation or a stop makes.
 #include <gtest/gtest.h>
 
-#include "../../src/check/decided_order.hpp"
+#include "check/decided_order.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "../../src/check/decided_order.hpp"
+#include "check/decided_order.hpp"
 
 namespace duet_test {
 

@@ -11,7 +11,7 @@
 #include <functional>
 #include <random>
 
-#include "../../src/history/edn.hpp"
+#include "history/edn.hpp"
 #include "support/decision_cases.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 // checks kv histories decided this way against the search.)
 #include <gtest/gtest.h>
 
-#include "../../src/check/kv_decision.hpp"
+#include "check/kv_decision.hpp"
 
 namespace {
 

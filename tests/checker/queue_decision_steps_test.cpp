@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "../../src/check/queue_decision.hpp"
+#include "check/queue_decision.hpp"
 #include "decision_steps.hpp"
 
 namespace {

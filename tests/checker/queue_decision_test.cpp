@@ -9,7 +9,7 @@
 #include <deque>
 #include <random>
 
-#include "../../src/check/model.hpp"
+#include "check/model.hpp"
 #include "support/decision_cases.hpp"
 #include "support/history_families.hpp"
 

@@ -3,7 +3,7 @@
 // against the search.)
 #include <gtest/gtest.h>
 
-#include "../../src/check/register_decision.hpp"
+#include "check/register_decision.hpp"
 #include "decision_steps.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <random>
 
-#include "../../src/check/model.hpp"
+#include "check/model.hpp"
 #include "support/decision_cases.hpp"
 #include "support/history_families.hpp"
 

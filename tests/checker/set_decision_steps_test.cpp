@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "../../src/check/set_decision.hpp"
+#include "check/set_decision.hpp"
 #include "decision_steps.hpp"
 
 namespace {
