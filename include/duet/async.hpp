@@ -73,8 +73,8 @@ struct AsyncOptions {
   /// (check_async) or of the case (a spec's duet::run calls); a run outside any check has no
   /// earlier runs, so its priorities alone decide (no change points).
   Schedule schedule = {};
-  std::size_t max_steps = 100'000;      // switch points before the run is a livelock
-  std::size_t stack_size = 256 * 1024;  // per fiber
+  std::size_t max_steps = 100'000;                   // switch points before the run is a livelock
+  std::size_t stack_size = std::size_t{256} * 1024;  // per fiber
   /// How atomics' memory orders are treated (docs/memory-model.md); DUET_MEMORY_MODEL=sc|cpp
   /// overrides it, as for duet::fibers().
   MemoryModel memory_model = MemoryModel::cpp;
@@ -188,7 +188,9 @@ template <class T>
 struct Promise : PromiseBase {
   Outcome<T> outcome;
   task<T> get_return_object() noexcept;
-  void unhandled_exception() noexcept { outcome.fail(std::current_exception()); }
+  // Emplacing an exception_ptr (or, below, a monostate) cannot throw; clang-tidy follows a
+  // rethrow path inside std::variant::emplace that these alternatives never take.
+  void unhandled_exception() noexcept { outcome.fail(std::current_exception()); }  // NOLINT(bugprone-exception-escape)
   template <class U = T>
   void return_value(U&& u) {
     outcome.set(std::forward<U>(u));
@@ -198,8 +200,8 @@ template <>
 struct Promise<void> : PromiseBase {
   Outcome<void> outcome;
   task<void> get_return_object() noexcept;
-  void unhandled_exception() noexcept { outcome.fail(std::current_exception()); }
-  void return_void() noexcept { outcome.set(); }
+  void unhandled_exception() noexcept { outcome.fail(std::current_exception()); }  // NOLINT(bugprone-exception-escape)
+  void return_void() noexcept { outcome.set(); }                                   // NOLINT(bugprone-exception-escape)
 };
 
 /// Runs a task to completion on the calling fiber: it starts inline; if it suspends on a

@@ -16,6 +16,6 @@ namespace duet {
 /// stacks reading a node another thread may be recycling, then re-checking with a tagged CAS),
 /// which the C++ standard calls a data race and the library's authors accept. Applies to the
 /// rest of the process; every other access is still checked.
-void ignore_races_in(std::string path_part);
+void ignore_races_in(const std::string& path_part);
 
 }  // namespace duet

@@ -297,6 +297,7 @@ std::optional<std::vector<std::pair<std::size_t, std::uint32_t>>> place_left_out
   // gap no later than the other's. Taken in order of invocation, each goes to the first gap at
   // or after those of the ones that returned before it began.
   std::vector<Time> responses;
+  responses.reserve(left_out.size());
   for (std::uint32_t i : left_out) responses.push_back(history.response(i));
   LatestGapBefore latest(std::move(responses));
   std::vector<std::pair<std::size_t, std::uint32_t>> placed;

@@ -161,12 +161,10 @@ Options parse_args(int argc, char** argv, const Models& models) {
     } else if (a == "--help" || a == "-h") {
       std::cout << kUsage;
       std::exit(0);
-    } else if (a == "-") {
-      o.files.push_back(a);  // standard input
     } else if (a == "--") {
       for (++i; i < argc; ++i) o.files.emplace_back(argv[i]);
     } else if (a.size() > 1 && a[0] == '-') usage_error("unknown option " + a);
-    else o.files.push_back(a);
+    else o.files.push_back(a);  // a file, or "-": standard input
   }
   if (o.files.empty()) usage_error("no history files given");
   if (!o.check.model.empty()) {

@@ -121,7 +121,7 @@ CrashGuard::CrashGuard(std::string name) {
   }();
   (void)exit_handlers;
   state.name = std::move(name);
-  if (state.alt_stack.empty()) state.alt_stack.resize(64 * 1024);  // kept from check to check
+  if (state.alt_stack.empty()) state.alt_stack.resize(std::size_t{64} * 1024);  // kept from check to check
   stack_t ss{};
   ss.ss_sp = state.alt_stack.data();
   ss.ss_size = state.alt_stack.size();

@@ -43,7 +43,7 @@ std::vector<std::pair<std::string, std::string>> placed_calls(const Trace& t) {
   return c;
 }
 
-CheckResult failure_result(ReportData data, std::uint64_t commands) {
+CheckResult failure_result(const ReportData& data, std::uint64_t commands) {
   CheckResult r;
   r.status = data.error ? CheckResult::Status::error : CheckResult::Status::failed;
   r.name = data.name;
@@ -172,7 +172,7 @@ CheckResult report_failure(RunContext& context, ReportData data, const std::vect
       data.nondeterministic = true;
       data.message = seen->message;
       data.trace = seen->trace;
-      return failure_result(std::move(data), commands);
+      return failure_result(data, commands);
     }
   }
   if (uneventful(o)) show_as_first_seen(seen, context.property.cheap_trace, data, trace, o);
@@ -185,7 +185,7 @@ CheckResult report_failure(RunContext& context, ReportData data, const std::vect
       data.draft_error = e.what();
     }
   }
-  return failure_result(std::move(data), commands);
+  return failure_result(data, commands);
 }
 
 }  // namespace duet::detail

@@ -2,6 +2,7 @@
 // in isolation's child), then a replay, a fuzzer's input, the regression cases or a search,
 // and the verdict.
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -91,7 +92,7 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   }
   const Settings& s = context.settings;
   context.params.max_length = s.max_length;
-  context.params.continue_odds = static_cast<std::uint64_t>(s.mean_length + 0.5);
+  context.params.continue_odds = static_cast<std::uint64_t>(std::llround(s.mean_length));
   context.params.search_seconds = s.case_timeout / 2;
   std::unique_ptr<AssertionCapture> capture;
   if (auto factory = assertion_capture()) capture = factory();

@@ -5,6 +5,7 @@
 // operation; when it would still exceed max_bytes, only a window around the interesting part is
 // kept and the page says what it left out.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -14,8 +15,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "history/quote.hpp"
 #include "duet/history.hpp"
+#include "history/quote.hpp"
 
 namespace duet::history {
 namespace {
@@ -922,7 +923,7 @@ std::string render_facts(const History& h, const CheckReport& r, const Prepared&
   }
   if (r.nodes) put_fact(o, "Search steps", std::to_string(r.nodes));
   if (r.milliseconds > 0)
-    put_fact(o, "Check time", std::to_string(static_cast<std::uint64_t>(r.milliseconds + 0.5)) + " ms");
+    put_fact(o, "Check time", std::to_string(static_cast<std::uint64_t>(std::llround(r.milliseconds))) + " ms");
   o += "</dl>\n";
   return o;
 }

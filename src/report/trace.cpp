@@ -147,6 +147,7 @@ std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls
 void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls,
               const std::vector<Observed>& observed, const std::string& setup, const std::string& verdict) {
   std::vector<std::string> results;
+  results.reserve(observed.size());
   // A fiber run that failed mid-program (a deadlock) leaves calls that never returned (invoked,
   // no response) or never started.
   for (const Observed& o : observed)

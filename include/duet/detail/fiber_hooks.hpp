@@ -48,7 +48,7 @@ template <class Rep, class Period>
 std::uint64_t timeout_ns(std::chrono::duration<Rep, Period> d) noexcept {
   using namespace std::chrono;
   if (d <= d.zero()) return 0;
-  constexpr auto most = duration<double, std::nano>(static_cast<double>(kNoTimeout / 2));
+  constexpr auto most = duration<double, std::nano>(static_cast<double>(kNoTimeout) / 2);
   if (duration<double, std::nano>(d) >= most) return kNoTimeout / 2;
   return static_cast<std::uint64_t>(duration_cast<nanoseconds>(d).count());
 }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "duet/detail/engine.hpp"  // Trace
 #include "report/report.hpp"
@@ -31,7 +32,7 @@ FiberOptions with_environment(FiberOptions o);
 }
 
 std::shared_ptr<Executor> fibers(Schedule schedule, FiberOptions options) {
-  return std::make_shared<detail::FiberExecutor>(schedule, detail::with_environment(options));
+  return std::make_shared<detail::FiberExecutor>(schedule, detail::with_environment(std::move(options)));
 }
 
 

@@ -128,7 +128,7 @@ void ObjectTable::grow() {
 
 Runtime::Runtime(SchedulerConfig c) : config(c) {
   stacks_.reserve(kMaxFibers);  // fibers point into it: it must never reallocate
-  if (config.stack_size < 16 * 1024) config.stack_size = 16 * 1024;
+  if (config.stack_size < std::size_t{16} * 1024) config.stack_size = std::size_t{16} * 1024;
   if (config.max_steps == 0) config.max_steps = 1;
 }
 

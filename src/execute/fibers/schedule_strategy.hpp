@@ -50,7 +50,7 @@ class ScheduleStrategy {
   virtual std::size_t trials(std::size_t configured) const { return configured; }
   /// Ends a search before its end, for `why` ("the case's time allowance"): more() is false
   /// from here and coverage() says why the search is incomplete.
-  virtual void stop(std::string why) { (void)why; }
+  virtual void stop(std::string why) { (void)why; }  // NOLINT(performance-unnecessary-value-param): overrides keep it
   /// What the runs so far covered, for a pass (empty for the sampling strategies).
   virtual std::string coverage() const { return {}; }
   /// The exhaustive search of the current program so far, or null (sampling strategies).

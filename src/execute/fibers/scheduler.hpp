@@ -154,7 +154,7 @@ class RandomPicker final : public Picker {
 
 struct SchedulerConfig {
   /// Usable bytes per fiber stack (rounded up to pages); a PROT_NONE guard page lies below it.
-  std::size_t stack_size = 256 * 1024;
+  std::size_t stack_size = std::size_t{256} * 1024;
   /// Switch points per run before the run ends as "livelock or spin loop".
   std::size_t max_steps = 10'000;
   /// A fiber whose last `spin_threshold` operations each re-read a value it had already seen

@@ -260,7 +260,7 @@ bool race_reported(const void* pc_earlier, const void* pc_now) noexcept {
 
 }  // namespace
 
-void ignore_races_in(std::string path_part) {
+void ignore_races_in(const std::string& path_part) {
   {
     IgnoredPaths& ig = ignored();
     std::lock_guard<detail::instrumented::SpinLock> hold(ig.lock);
