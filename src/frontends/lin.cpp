@@ -275,8 +275,8 @@ class LinYSteps final : public YSteps {
   std::vector<Call> calls_;
   std::string why_;
   std::vector<std::string> names_;
-  std::vector<std::size_t> among_;  // the current part's operations (empty: all)
-  std::unique_ptr<LinSubject> spare_;        // with Lin::reset: a used subject, to reset
+  std::vector<std::size_t> among_;     // the current part's operations (empty: all)
+  std::unique_ptr<LinSubject> spare_;  // with Lin::reset: a used subject, to reset
 };
 
 }  // namespace
@@ -296,8 +296,7 @@ CheckResult check_lin_stress(std::shared_ptr<const LinDescription> description, 
   return run_property(p, config);
 }
 
-Property lin_parallel_property(std::shared_ptr<const LinDescription> description, LinMode mode,
-                               const ParallelConfig& pc) {
+Property lin_parallel_property(std::shared_ptr<const LinDescription> description, LinMode mode, const ParallelConfig& pc) {
   Property p;
   p.name = description->name;
   p.spec_id =

@@ -18,8 +18,7 @@ enum class LinMode { oracle, stress };
 /// The parallel property of a description: Y-programs of its calls, with the candidate run
 /// sequentially as the oracle (qcheck-lin), or (stress) no oracle, undeclared exceptions
 /// failing. Compiled once (src/frontends/lin.cpp).
-Property lin_parallel_property(std::shared_ptr<const LinDescription> description, LinMode mode,
-                               const ParallelConfig& pc);
+Property lin_parallel_property(std::shared_ptr<const LinDescription> description, LinMode mode, const ParallelConfig& pc);
 template <class T>
 Property lin_parallel_property(const Lin<T>& lin, LinMode mode, const ParallelConfig& pc) {
   return lin_parallel_property(LinAccess::description(lin), mode, pc);
