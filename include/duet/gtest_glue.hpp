@@ -22,6 +22,11 @@
 
 namespace duet::detail {
 
+/// Appends one assertion failure to `out` as AssertionCapture::messages_since spells it:
+/// "file:line: message" on one line, after a " | " when `out` is not empty. Compiled once in the
+/// library (src/report/report.cpp), not in every test file.
+void append_assertion_message(std::string& out, const char* file, int line, const char* message);
+
 class GtestAssertionCapture final : public AssertionCapture {
  public:
   std::size_t count() const override {
@@ -34,13 +39,7 @@ class GtestAssertionCapture final : public AssertionCapture {
     std::size_t seen = 0;
     for (int i = 0; i < results_.size(); ++i) {
       const testing::TestPartResult& r = results_.GetTestPartResult(i);
-      if (!r.failed() || seen++ < first) continue;
-      if (!out.empty()) out += " | ";
-      if (r.file_name()) out += std::string(r.file_name()) + ":" + std::to_string(r.line_number()) + ": ";
-      std::string m = r.message();
-      for (char& c : m)
-        if (c == '\n') c = ' ';
-      out += m;
+      if (r.failed() && seen++ >= first) append_assertion_message(out, r.file_name(), r.line_number(), r.message());
     }
     return out;
   }

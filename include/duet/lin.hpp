@@ -39,16 +39,20 @@ class Lin {
  public:
   /// `name` names the check; `var` is the subject's variable in reports.
   explicit Lin(std::string name = type_name<T>(), std::string var = "t")
-      : data_(std::make_shared<detail::LinDescription<T>>()) {
+      : data_(std::make_shared<detail::LinDescription>()) {
     data_->name = std::move(name);
     data_->var = std::move(var);
-    data_->setup = type_name<T>() + " " + data_->var + ";";
-    if constexpr (std::is_default_constructible_v<T>) data_->make = [] { return std::make_unique<T>(); };
+    data_->subject_type = type_name<T>();
+    data_->setup = data_->subject_type + " " + data_->var + ";";
+    if constexpr (std::is_default_constructible_v<T>)
+      data_->make = []() -> std::unique_ptr<detail::LinSubject> { return std::make_unique<detail::LinSubjectValue<T>>(); };
   }
 
   /// How a fresh subject is made, and the C++ statement that makes it (for reports).
   Lin& init(std::function<std::unique_ptr<T>()> make, std::string setup_cpp) {
-    data_->make = std::move(make);
+    data_->make = [make = std::move(make)]() -> std::unique_ptr<detail::LinSubject> {
+      return std::make_unique<detail::LinSubjectHeld<T>>(make());
+    };
     data_->custom_init = true;
     data_->setup = std::move(setup_cpp);
     return *this;
@@ -61,7 +65,7 @@ class Lin {
   ///
   ///   lin.reset([](Table& t) { t.clear(); });
   Lin& reset(std::function<void(T&)> reset) {
-    data_->reset = std::move(reset);
+    data_->reset = [reset = std::move(reset)](void* subject) { reset(*static_cast<T*>(subject)); };
     return *this;
   }
 
@@ -71,7 +75,7 @@ class Lin {
   Lin& op(std::string name, F f, Gen<A>... gens) {
     static_assert(std::is_invocable_v<F&, T&, A&...>,
                   "duet::Lin::op: the function must be callable as f(T&, args...) with one generator per argument");
-    detail::LinOp<T> def;
+    detail::LinOp def;
     def.name = name;
     def.generate =
         detail::lin_call_generator<T>(std::move(name), data_->var, std::move(f), std::make_tuple(std::move(gens)...));
@@ -95,21 +99,21 @@ class Lin {
   template <class F>
   Lin& invariant(F check, std::string cpp = {}) {
     static_assert(std::is_invocable_v<const F&, const T&>, "duet::Lin::invariant: the check takes (const T&)");
-    data_->invariant = [check = std::move(check)](const T& t) { return Verdict(check(t)); };
+    data_->invariant = [check = std::move(check)](const void* t) { return Verdict(check(*static_cast<const T*>(t))); };
     data_->invariant_cpp = std::move(cpp);
     return *this;
   }
 
   /// Sequential stress: random call sequences on fresh subjects, failing on an exception
   /// from an operation not declared may_throw, a broken invariant, a crash or a hang.
-  CheckResult check_stress(const Config& config = {}) const { return detail::check_lin_stress<T>(data_, config); }
+  CheckResult check_stress(const Config& config = {}) const { return detail::check_lin_stress(data_, config); }
 
   /// The check's name, as reports give it.
   const std::string& name() const { return data_->name; }
 
  private:
   friend struct detail::LinAccess;
-  std::shared_ptr<detail::LinDescription<T>> data_;
+  std::shared_ptr<detail::LinDescription> data_;
 };
 
 }  // namespace duet

@@ -38,6 +38,8 @@ std::vector<Caller> callers_of(const YShape& shape) {
   return callers;
 }
 
+void clear_observed(std::vector<Observed>& observed, const YShape& shape) { observed.assign(shape.size(), Observed{}); }
+
 int current_cpu() noexcept {
   if (fiber::current()) return -1;
   return sched_getcpu();

@@ -406,6 +406,8 @@ CaseOutcome run_api_parallel_case(const ApiData& d, const ParallelParams& pp, So
 
 }  // namespace
 
+std::string Env::fresh(std::size_t type_id) { return (*prefixes)[type_id] + std::to_string(next_var++); }
+
 Env::Env(const Env& o) : prefixes(o.prefixes), next_var(o.next_var), max_handles(o.max_handles) {
   for (const auto& s : o.stores) stores.push_back(s->clone());
 }

@@ -489,4 +489,14 @@ std::string write_draft_test(const ReportData& d, const std::string& dir) {
   return path.string();
 }
 
+// Declared in duet/gtest_glue.hpp (the library itself does not depend on GoogleTest).
+void append_assertion_message(std::string& out, const char* file, int line, const char* message) {
+  if (!out.empty()) out += " | ";
+  if (file) out += std::string(file) + ":" + std::to_string(line) + ": ";
+  std::string m = message;
+  for (char& c : m)
+    if (c == '\n') c = ' ';
+  out += m;
+}
+
 }  // namespace duet::detail

@@ -88,13 +88,13 @@ TEST(Lin, NotDefaultConstructibleWithoutInitIsAnError) {
 TEST(Lin, GeneratedCallsPrintAsCpp) {
   const auto lin = vector_lin();
   auto src = duet::Source::replay({0, 0, 5});  // push_back, small mode, 5
-  duet::detail::LinCall<std::vector<int>> call;
+  duet::detail::LinCall call;
   duet::detail::StepVerdict failure;
   ASSERT_EQ(duet::detail::LinAccess::description(lin)->draw_call(src, call, failure),
             duet::detail::CaseSteps::Drawn::command);
   EXPECT_EQ(call.text, "v.push_back(5)");
   std::vector<int> v;
-  EXPECT_TRUE(call.run(v).is_void());
+  EXPECT_TRUE(call.run(&v).is_void());
   EXPECT_EQ(v, std::vector<int>{5});
 }
 

@@ -284,7 +284,16 @@ CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, Trace* trac
 
 template <class Spec>
 Property parallel_property(const ParallelConfig& pc) {
-  Property p = state_machine_property<Spec>();
+  // The spec is checked as check_sequential checks it (state_machine_property's static_asserts)
+  // in a lambda that is never called: instantiated for its diagnostics only, so the sequential
+  // steps that property would run are not compiled into the test file.
+  [[maybe_unused]] auto check_spec = [] { return state_machine_property<Spec>(); };
+  Property p;
+  p.name = type_name<Spec>();
+  if constexpr (requires {
+                  { Spec::domain() } -> std::convertible_to<std::string>;
+                })
+    p.domain = Spec::domain();
   auto pp = parallel_params(pc, p);
   p.spec_id = hash32(p.name + "/parallel" + shape_signature(pc));
   p.run_case = [pp](Source& src, const CaseParams& cp, Trace* trace) {

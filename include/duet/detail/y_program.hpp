@@ -50,6 +50,10 @@ struct Observed {
 /// The CPU the calling thread runs on (sched_getcpu), -1 inside a fiber run or when unknown.
 int current_cpu() noexcept;
 
+/// A trial's observations before it runs: one empty Observed per call of `shape` (out of line:
+/// the same code for every spec).
+void clear_observed(std::vector<Observed>& observed, const YShape& shape);
+
 /// What a trial's branches did at once: whether calls of different branches overlapped in time,
 /// and on how many distinct CPUs the branches' calls were invoked.
 struct TrialOverlap {
@@ -230,7 +234,7 @@ std::unique_ptr<Subject> run_trial(const TrialRunner<Subject>& r, std::unique_pt
 template <class Subject>
 StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor, const Noise& noise,
                               std::vector<Observed>& observed, const char* maker) {
-  observed.assign(shape.size(), Observed{});
+  clear_observed(observed, shape);
   std::unique_ptr<Subject> subject;
   try {
     subject = r.make();

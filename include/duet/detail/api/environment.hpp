@@ -61,10 +61,7 @@ struct HandleStore final : HandleStoreBase {
   std::size_t size() const override { return entries.size(); }
   std::unique_ptr<HandleStoreBase> clone() const override {
     if constexpr (std::is_copy_constructible_v<Entry>) {
-      auto copy = std::make_unique<HandleStore>();
-      copy->entries = entries;
-      copy->check = check;
-      return copy;
+      return std::make_unique<HandleStore>(*this);  // copy-constructs the entries (far less code than deque's =)
     } else {
       throw std::logic_error("duet::Api under threads needs copyable reference and candidate types");
     }
@@ -113,7 +110,8 @@ struct Env {
   const std::vector<std::string>* prefixes = nullptr;
   std::size_t next_var = 0;  // one counter for all variables, so names read in order: a0, s1, a2
   std::size_t max_handles = 32;
-  std::string fresh(std::size_t type_id) { return (*prefixes)[type_id] + std::to_string(next_var++); }
+  /// A new variable's name for a value of abstract type `type_id`: "a0", "s1".
+  std::string fresh(std::size_t type_id);
 
   Env() = default;
   Env(Env&&) = default;

@@ -1,0 +1,318 @@
+// The signature-only front end (duet::Lin), compiled once for every subject type: the
+// description's calls, the sequential stress check (StressSteps) and the parallel runner's
+// steps with the candidate as its own oracle (LinYSteps, CandidateOracle). The subject's type
+// is erased (LinSubject); the operations Lin<T> bound cast it back.
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "duet/parallel.hpp"
+
+namespace duet::detail {
+
+CaseSteps::Drawn LinDescription::draw_call(Source& src, LinCall& call, StepVerdict& failure,
+                                           std::span<const std::size_t> among) const {
+  using Drawn = CaseSteps::Drawn;
+  const std::size_t k = among.empty() ? static_cast<std::size_t>(src.draw(ops.size() - 1))
+                                      : among[static_cast<std::size_t>(src.draw(among.size() - 1))];
+  try {
+    call = ops[k].generate(src);
+  } catch (const Discard&) {
+    return Drawn::rejected;
+  } catch (const EngineSignal&) {
+    throw;
+  } catch (...) {
+    failure = StepVerdict::error(threw("the spec's argument generator for " + ops[k].name));
+    return Drawn::failed;
+  }
+  call.op = k;
+  return Drawn::command;
+}
+
+std::vector<std::string> LinDescription::op_names() const {
+  std::vector<std::string> names;
+  for (const LinOp& op : ops) names.push_back(op.name);
+  return names;
+}
+
+bool LinDescription::reset_subject(LinSubject& t) const {
+  if (!reset) return false;
+  try {
+    reset(t.object);
+  } catch (const std::exception& e) {  // named, wherever it surfaces (a trial, the search)
+    throw std::runtime_error(std::string("the spec's `reset` threw: ") + e.what());
+  } catch (...) {
+    throw std::runtime_error("the spec's `reset` threw");
+  }
+  return true;
+}
+
+const char* LinDescription::maker() const {
+  if (reset) return custom_init ? "the spec's `init` or `reset`" : "the subject's default constructor or the spec's `reset`";
+  return custom_init ? "the spec's `init`" : "the subject's default constructor";
+}
+
+std::string LinDescription::signature() const {
+  std::string s = name + "/lin";
+  for (const LinOp& op : ops) s += "/" + op.name;
+  return s;
+}
+
+namespace {
+
+/// Sequential stress for the case loop: calls drawn from the operations, run on one subject;
+/// an undeclared exception, an assertion or a broken invariant fails the call.
+class StressSteps final : public CaseSteps {
+ public:
+  explicit StressSteps(const LinDescription& d) : d_(d) {}
+  StepVerdict start(Trace* trace) override {
+    if (trace) trace->setup = d_.setup;
+    try {
+      subject_ = d_.make();
+    } catch (...) {
+      return StepVerdict::error(threw(d_.maker()));
+    }
+    return {};
+  }
+  Drawn draw(Source& src, StepVerdict& failure) override {
+    const Drawn drawn = d_.draw_call(src, call_, failure);
+    if (drawn == Drawn::command) op_ = call_.op;
+    return drawn;
+  }
+  StepVerdict step(Trace* trace) override {
+    announce_call(trace, call_.text);
+    try {
+      got_ = call_.run(subject_->object);
+    } catch (...) {
+      got_ = Result::current_exception();
+    }
+    ran_ = true;
+    if (trace) record_step(trace, call_.text, got_);
+    if (got_.is_exception() && !d_.ops[op_].may_throw) return undeclared_exception(trace);
+    if (assertion_raised()) return assertion_failed(trace, assertion_message());
+    if (d_.invariant) return check_invariant(trace);
+    return {};
+  }
+  StepVerdict assertion_failed(Trace* trace, std::string why) override {
+    if (ran_) return fail_here(trace, std::move(why));
+    if (trace) record_failure(trace, nullptr, why);
+    return StepVerdict::fail(std::move(why));
+  }
+
+ private:
+  // An exception from an operation not declared may_throw.
+  StepVerdict undeclared_exception(Trace* trace) const {
+    std::string why = "threw " + got_.exception_type();
+    if (!got_.exception_message().empty()) {  // appended piece by piece: "(" + ... trips GCC 12's -Wrestrict
+      why += '(';
+      why += duet::show(got_.exception_message());
+      why += ')';
+    }
+    why += " (declare the operation .may_throw() if it may)";
+    return fail_here(trace, std::move(why));
+  }
+
+  // The invariant after the call; the draft test re-runs the check after the call, instead of
+  // failing unconditionally.
+  StepVerdict check_invariant(Trace* trace) const {
+    Verdict v(true);
+    try {
+      v = d_.invariant(subject_->object);
+    } catch (...) {
+      v = Verdict::fail(threw("it"));
+    }
+    if (v.ok) return {};
+    Step check;
+    check.check = d_.invariant_cpp.empty() ? "duet_invariant(" + d_.var + ")" : d_.invariant_cpp;
+    if (d_.invariant_cpp.empty())
+      check.check_declaration = "bool duet_invariant(const " + d_.subject_type + "& " + d_.var + ");";
+    return fail_here(trace, "the invariant fails" + (v.why.empty() ? std::string() : ": " + v.why), &check);
+  }
+
+  // why: what the failing step's comment says; the one-line message adds the call.
+  // check: the check that failed after the call, for the draft (Step::check).
+  StepVerdict fail_here(Trace* trace, std::string why, const Step* check = nullptr) const {
+    std::string message = call_.text + ": " + why;
+    auto with_check = [check](Step& step) {
+      if (!check) return;
+      step.check = check->check;
+      step.check_declaration = check->check_declaration;
+    };
+    if (trace) {
+      record_failure(trace, nullptr, std::move(why));
+      if (!trace->steps.empty()) with_check(trace->steps.back());
+      return StepVerdict::fail(std::move(message));
+    }
+    Step step = failing_step(call_.text, got_, nullptr, std::move(why));
+    with_check(step);
+    return StepVerdict::fail(std::move(message), std::move(step));
+  }
+
+  const LinDescription& d_;
+  std::unique_ptr<LinSubject> subject_;
+  std::size_t op_ = 0;
+  LinCall call_;
+  Result got_;
+  bool ran_ = false;
+};
+
+/// The candidate as its own oracle (qcheck-lin): the calls placed so far are replayed on a
+/// fresh subject, and each call's result there must equal the observed one. Replaying, rather
+/// than copying the subject, is what stays true to the candidate: a copy need not behave like
+/// the original (a copied vector has a different capacity), nor == mean "behaves the same".
+///
+/// The subject of the last replay is kept with the calls it has run: the search goes deeper
+/// from the state it just reached, so most calls run on it directly, and a replay from scratch
+/// (after backtracking) resets it when the spec gives Lin::reset, else makes a fresh one.
+struct CandidateOracle {
+  static constexpr bool memo = false;
+  using State = std::vector<std::size_t>;
+  const LinDescription* lin;
+  const std::vector<LinCall>* calls;
+  const std::vector<Observed>* observed;
+  mutable std::unique_ptr<LinSubject> kept = nullptr;  // a subject that has run exactly the calls of kept_calls
+  mutable State kept_calls = {};
+  mutable bool kept_used = false;  // kept has run other calls (a trial's subject, given to reset)
+
+  State initial() const { return {}; }
+  static Result run_call(const LinCall& call, LinSubject& t) {
+    try {
+      return call.run(t.object);
+    } catch (...) {
+      return Result::current_exception();
+    }
+  }
+  bool apply(State& s, std::size_t i) const {
+    if (!kept || kept_used || kept_calls != s) {
+      if (!kept || !lin->reset_subject(*kept)) kept = lin->make_subject();
+      kept_used = false;
+      kept_calls.clear();
+      for (std::size_t k : s) {
+        run_call((*calls)[k], *kept);
+        kept_calls.push_back(k);
+      }
+    }
+    kept_calls.push_back(i);
+    if (!(run_call((*calls)[i], *kept) == (*observed)[i].result)) return false;
+    s.push_back(i);
+    return true;
+  }
+  std::uint64_t hash(const State&) const { return 0; }
+  bool equal(const State&, const State&) const { return false; }
+};
+
+
+/// A signature-only description's Y-programs: calls drawn independently of any state; the
+/// candidate run sequentially is the oracle (or, for stress, no oracle: undeclared exceptions
+/// fail).
+class LinYSteps final : public YSteps {
+  using Call = LinCall;
+
+ public:
+  LinYSteps(const LinDescription& lin, LinMode mode) : lin_(lin), mode_(mode), names_(lin.op_names()) {}
+  void begin_part(Part, std::size_t, const std::vector<std::string>* ops) override {
+    among_.clear();
+    if (!ops) return;
+    for (std::size_t k = 0; k < names_.size(); ++k)
+      if (op_allowed(ops, names_[k])) among_.push_back(k);
+  }
+  CaseSteps::Drawn draw_call(Source& src, Trace*, StepVerdict& failure) override {
+    Call call;
+    const CaseSteps::Drawn drawn = lin_.draw_call(src, call, failure, among_);
+    if (drawn == CaseSteps::Drawn::command) calls_.push_back(std::move(call));
+    return drawn;
+  }
+  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise, std::vector<Observed>& observed) override {
+    TrialRunner<LinSubject> runner{[this] { return fresh_subject(); },
+                                   [this](std::size_t i, LinSubject& t) { return calls_[i].run(t.object); }};
+    if (lin_.resets()) runner.recycle = [this](std::unique_ptr<LinSubject> t) { spare_ = std::move(t); };
+    return run_trial_verdict(runner, shape, executor, noise, observed, lin_.maker());
+  }
+  bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
+                 Consistency consistency) override {
+    if (mode_ == LinMode::stress) {
+      for (std::size_t i = 0; i < observed.size(); ++i)
+        if (observed[i].result.is_exception() && !lin_.op_may_throw(calls_[i].op)) {
+          why_ = calls_[i].text + " threw " + observed[i].result.exception_type() + " (declare it .may_throw() if it may)";
+          return false;
+        }
+      return true;
+    }
+    // With Lin::reset, one subject serves the trials and the searches in turn.
+    CandidateOracle oracle{&lin_, &calls_, &observed};
+    oracle.kept = std::move(spare_);
+    oracle.kept_used = true;
+    const bool explained = judge(y_history(shape, observed), oracle, consistency);
+    if (lin_.resets()) spare_ = std::move(oracle.kept);
+    return explained;
+  }
+  std::string violation(Consistency consistency) const override {
+    if (mode_ == LinMode::stress) return why_;
+    return "no " + consistency_name(consistency) +
+           " order of the calls explains the results (the oracle: the candidate run sequentially)";
+  }
+  void record(Trace* trace, const YShape& shape, const std::vector<Observed>& observed,
+              const std::string& verdict) const override {
+    std::vector<std::string> texts;
+    for (const Call& c : calls_) texts.push_back(c.text);
+    record_y(trace, shape, texts, observed, lin_.setup, verdict);
+  }
+
+ private:
+  // The previous trial's or search's subject, reset (Lin::reset), or a new one.
+  std::unique_ptr<LinSubject> fresh_subject() {
+    if (spare_ && lin_.reset_subject(*spare_)) return std::move(spare_);
+    return lin_.make_subject();
+  }
+
+  const LinDescription& lin_;
+  LinMode mode_;
+  std::vector<Call> calls_;
+  std::string why_;
+  std::vector<std::string> names_;
+  std::vector<std::size_t> among_;     // the current part's operations (empty: all)
+  std::unique_ptr<LinSubject> spare_;  // with Lin::reset: a used subject, to reset
+};
+
+}  // namespace
+
+CheckResult check_lin_stress(std::shared_ptr<const LinDescription> description, const Config& config) {
+  if (description->ops.empty()) return nothing_tested(description->name, "no operation declared");
+  if (!description->make)
+    return nothing_tested(description->name,
+                          "the subject type is not default-constructible: give duet::Lin::init(make, setup)");
+  Property p;
+  p.name = description->name;
+  p.spec_id = hash32(description->signature());
+  p.run_case = [description](Source& src, const CaseParams& params, Trace* trace) {
+    StressSteps steps(*description);
+    return run_case_loop(steps, src, params, trace);
+  };
+  return run_property(p, config);
+}
+
+Property lin_parallel_property(std::shared_ptr<const LinDescription> description, LinMode mode, const ParallelConfig& pc) {
+  Property p;
+  p.name = description->name;
+  p.spec_id =
+      hash32(description->signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel") + shape_signature(pc));
+  auto pp = parallel_params(pc, p);
+  p.run_case = [description, mode, pp](Source& src, const CaseParams& cp, Trace* trace) {
+    LinYSteps steps(*description, mode);
+    return run_y_case(steps, *pp, src, trace, cp);
+  };
+  return p;
+}
+
+std::string lin_parallel_error(const LinDescription& description, const ParallelConfig& pc) {
+  std::string why = check_parallel_config(pc);
+  if (why.empty()) why = roles_error(pc, description.op_names());
+  return why;
+}
+
+}  // namespace duet::detail
