@@ -1,4 +1,5 @@
 #include "duet/detail/case_loop.hpp"
+#include "duet/gen.hpp"
 
 namespace duet::detail {
 
@@ -25,6 +26,7 @@ void CaseSteps::judge(StepVerdict& v, Trace* trace) {
 }
 
 CaseOutcome run_case_loop(CaseSteps& steps, Source& src, const CaseParams& params, Trace* trace) {
+  const DeferredGenReleases deferred;  // the command generator's count, once per case
   steps.capture_ = params.capture;
   steps.failures_before_ = params.capture ? params.capture->count() : 0;
   CaseOutcome out;

@@ -11,8 +11,37 @@
 namespace duet {
 namespace detail {
 
+constinit thread_local HeldGenReferences held_gen_references;
+
+void GenCounted::drop(long count) const noexcept {
+  if (refs_.fetch_sub(count, std::memory_order_acq_rel) == count) delete this;
+}
+
+// Inside a scope, the reference is held back (one generator at a time: holding another gives
+// up the one held). The slot is updated before anything is given up, since deleting a
+// generator releases the generators it holds.
 void GenCounted::release() const noexcept {
-  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  HeldGenReferences& held = held_gen_references;
+  if (held.depth == 0) return drop(1);
+  if (held.gen == this) {
+    ++held.count;
+    return;
+  }
+  const GenCounted* previous = held.gen;
+  const long previous_count = held.count;
+  held.gen = this;
+  held.count = 1;
+  if (previous) previous->drop(previous_count);
+}
+
+DeferredGenReleases::~DeferredGenReleases() {
+  HeldGenReferences& held = held_gen_references;
+  if (--held.depth > 0) return;
+  const GenCounted* gen = held.gen;
+  const long count = held.count;
+  held.gen = nullptr;
+  held.count = 0;
+  if (gen) gen->drop(count);
 }
 
 namespace {
