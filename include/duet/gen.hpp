@@ -66,13 +66,22 @@ class GenCounted {
   }
   /// Deletes this after the last release; in a DeferredGenReleases scope the reference may be
   /// held back for a copy to take over.
-  void release() const noexcept;
+  void release() const noexcept {
+    HeldGenReferences& held = held_gen_references;
+    if (held.gen == this) {  // already holding this one back (only ever in a scope)
+      ++held.count;
+      return;
+    }
+    release_elsewhere();
+  }
 
  protected:
   virtual ~GenCounted() = default;
 
  private:
   friend class DeferredGenReleases;
+  // release() when this generator is not the one held back.
+  void release_elsewhere() const noexcept;
   // Gives up `count` references at once.
   void drop(long count) const noexcept;
 

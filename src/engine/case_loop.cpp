@@ -19,12 +19,8 @@ void end_case(CaseOutcome& out, StepVerdict& v, Trace* trace) {
 
 }  // namespace
 
-// Spec code may raise assertions anywhere; they fail the step they were raised in. (The
-// verdict is judged where it lies: a StepVerdict moved per step was a measurable cost.)
-void CaseSteps::judge(StepVerdict& v, Trace* trace) {
-  if (v.ok() && assertion_raised()) v = assertion_failed(trace, assertion_message());
-}
-
+// Spec code may raise assertions anywhere; they fail the step they were raised in (judged
+// where the verdict lies: a StepVerdict moved per step was a measurable cost).
 CaseOutcome run_case_loop(CaseSteps& steps, Source& src, const CaseParams& params, Trace* trace) {
   const DeferredGenReleases deferred;  // the command generator's count, once per case
   steps.capture_ = params.capture;

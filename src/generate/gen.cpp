@@ -20,13 +20,9 @@ void GenCounted::drop(long count) const noexcept {
 // Inside a scope, the reference is held back (one generator at a time: holding another gives
 // up the one held). The slot is updated before anything is given up, since deleting a
 // generator releases the generators it holds.
-void GenCounted::release() const noexcept {
+void GenCounted::release_elsewhere() const noexcept {
   HeldGenReferences& held = held_gen_references;
   if (held.depth == 0) return drop(1);
-  if (held.gen == this) {
-    ++held.count;
-    return;
-  }
   const GenCounted* previous = held.gen;
   const long previous_count = held.count;
   held.gen = this;

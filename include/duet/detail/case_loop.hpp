@@ -63,8 +63,12 @@ class CaseSteps {
 
  private:
   friend CaseOutcome run_case_loop(CaseSteps&, Source&, const CaseParams&, Trace*);
-  // An ok verdict becomes the assertion failure when spec code raised one.
-  void judge(StepVerdict& v, Trace* trace);
+  // An ok verdict becomes the assertion failure when spec code raised one (inline: it is
+  // asked after every step).
+  void judge(StepVerdict& v, Trace* trace) {
+    if (v.ok() && assertion_raised()) [[unlikely]]
+      v = assertion_failed(trace, assertion_message());
+  }
   AssertionCapture* capture_ = nullptr;
   std::size_t failures_before_ = 0;
   bool checks_after_step_ = true;
