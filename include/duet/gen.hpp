@@ -42,9 +42,12 @@ class GenCounted;
 /// `Spec::command(state)`, a copy of a generator destroyed after its draw, does no atomic
 /// operation from the second command of a case on (they were a fifth of a sequential check).
 struct HeldGenReferences {
-  const GenCounted* gen = nullptr;  // null when none is held
-  long count = 0;                   // references held back (positive when gen is set)
-  int depth = 0;                    // open DeferredGenReleases scopes
+  // The generator last held back, by address: kept when the count falls to 0 (the next release
+  // of the same generator is then held back inline), and an integer so that comparing it after
+  // the generator is gone is well defined. Zero outside any scope.
+  std::uintptr_t gen = 0;
+  long count = 0;  // references held back: while positive, the generator at `gen` lives
+  int depth = 0;   // open DeferredGenReleases scopes
 };
 extern constinit thread_local HeldGenReferences held_gen_references;
 
@@ -58,8 +61,8 @@ class GenCounted {
   GenCounted& operator=(const GenCounted&) = delete;
   void retain() const noexcept {
     HeldGenReferences& held = held_gen_references;
-    if (held.gen == this) {  // take over a reference this thread held back
-      if (--held.count == 0) held.gen = nullptr;
+    if (held.gen == address() && held.count > 0) {  // take over a reference this thread held back
+      --held.count;
       return;
     }
     refs_.fetch_add(1, std::memory_order_relaxed);
@@ -68,7 +71,7 @@ class GenCounted {
   /// held back for a copy to take over.
   void release() const noexcept {
     HeldGenReferences& held = held_gen_references;
-    if (held.gen == this) {  // already holding this one back (only ever in a scope)
+    if (held.gen == address()) {  // the one this thread holds back (only ever in a scope)
       ++held.count;
       return;
     }
@@ -80,8 +83,11 @@ class GenCounted {
 
  private:
   friend class DeferredGenReleases;
+  std::uintptr_t address() const noexcept { return reinterpret_cast<std::uintptr_t>(this); }
   // release() when this generator is not the one held back.
   void release_elsewhere() const noexcept;
+  // Gives up what the thread holds back of the generator at `gen`.
+  static void drop_held(std::uintptr_t gen, long count) noexcept;
   // Gives up `count` references at once.
   void drop(long count) const noexcept;
 

@@ -19,6 +19,8 @@ void end_case(CaseOutcome& out, StepVerdict& v, Trace* trace) {
 
 }  // namespace
 
+void CaseSteps::fail_on_assertion(StepVerdict& v, Trace* trace) { v = assertion_failed(trace, assertion_message()); }
+
 // Spec code may raise assertions anywhere; they fail the step they were raised in (judged
 // where the verdict lies: a StepVerdict moved per step was a measurable cost).
 CaseOutcome run_case_loop(CaseSteps& steps, Source& src, const CaseParams& params, Trace* trace) {

@@ -23,21 +23,25 @@ void GenCounted::drop(long count) const noexcept {
 void GenCounted::release_elsewhere() const noexcept {
   HeldGenReferences& held = held_gen_references;
   if (held.depth == 0) return drop(1);
-  const GenCounted* previous = held.gen;
+  const std::uintptr_t previous = held.gen;
   const long previous_count = held.count;
-  held.gen = this;
+  held.gen = address();
   held.count = 1;
-  if (previous) previous->drop(previous_count);
+  drop_held(previous, previous_count);
+}
+
+void GenCounted::drop_held(std::uintptr_t gen, long count) noexcept {
+  if (count > 0) reinterpret_cast<const GenCounted*>(gen)->drop(count);  // alive: references are held
 }
 
 DeferredGenReleases::~DeferredGenReleases() {
   HeldGenReferences& held = held_gen_references;
   if (--held.depth > 0) return;
-  const GenCounted* gen = held.gen;
+  const std::uintptr_t gen = held.gen;
   const long count = held.count;
-  held.gen = nullptr;
+  held.gen = 0;
   held.count = 0;
-  if (gen) gen->drop(count);
+  GenCounted::drop_held(gen, count);
 }
 
 namespace {

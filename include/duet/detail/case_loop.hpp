@@ -67,8 +67,9 @@ class CaseSteps {
   // asked after every step).
   void judge(StepVerdict& v, Trace* trace) {
     if (v.ok() && assertion_raised()) [[unlikely]]
-      v = assertion_failed(trace, assertion_message());
+      fail_on_assertion(v, trace);
   }
+  void fail_on_assertion(StepVerdict& v, Trace* trace);
   AssertionCapture* capture_ = nullptr;
   std::size_t failures_before_ = 0;
   bool checks_after_step_ = true;
