@@ -107,14 +107,19 @@ class Result {
   static Result current_exception();
 
   Result(const Result& o) : kind_(o.kind_), ops_(o.ops_), exc_(o.exc_) {
-    if (ops_) ops_->copy(buf_, o.buf_);
+    if (ops_) copy_value_from(o);
   }
   Result(Result&& o) noexcept : kind_(o.kind_), ops_(o.ops_), exc_(std::move(o.exc_)) {
     std::memcpy(buf_, o.buf_, sizeof buf_);  // inline values are trivially copyable; heap is a pointer
     o.ops_ = nullptr;
     o.kind_ = Kind::none;
   }
-  Result& operator=(Result o) noexcept {
+  Result& operator=(const Result& o) {
+    if (this != &o) *this = Result(o);
+    return *this;
+  }
+  Result& operator=(Result&& o) noexcept {
+    if (this == &o) return *this;
     reset();
     kind_ = o.kind_;
     ops_ = o.ops_;
@@ -150,7 +155,8 @@ class Result {
     if (a.kind_ != b.kind_) return false;
     switch (a.kind_) {
       case Kind::none: return true;
-      case Kind::value: return a.ops_->type == b.ops_->type && a.ops_->equal(a.data(), b.data());
+      case Kind::value:  // one table per type: the same table is the same type
+        return (a.ops_ == b.ops_ || a.ops_->type == b.ops_->type) && a.ops_->equal(a.data(), b.data());
       default:
         return a.exc_->type == b.exc_->type &&
                (a.exc_->message.empty() || b.exc_->message.empty() || a.exc_->message == b.exc_->message);
@@ -164,8 +170,14 @@ class Result {
   const void* data() const {
     return ops_->inline_storage ? static_cast<const void*>(buf_) : *reinterpret_cast<void* const*>(buf_);
   }
+  // Inline values are trivially copyable: no call through the table to copy or destroy them
+  // (the hot path assigns a Result per command).
+  void copy_value_from(const Result& o) {
+    if (ops_->inline_storage) std::memcpy(buf_, o.buf_, sizeof buf_);
+    else ops_->copy(buf_, o.buf_);
+  }
   void reset() {
-    if (ops_) ops_->destroy(buf_);
+    if (ops_ && !ops_->inline_storage) ops_->destroy(buf_);
     ops_ = nullptr;
   }
   static const std::string& empty_() {
@@ -178,6 +190,23 @@ class Result {
   std::shared_ptr<const Exc> exc_;
   alignas(std::max_align_t) unsigned char buf_[detail::kInlineResultSize] = {};
 };
+
+namespace detail {
+/// Replaces `slot` with what `make()` returns, constructed in place: a Result returned by value
+/// and then moved is re-read right after its value was written narrower than it is read (a
+/// store-forwarding stall, the largest cost of a sequential check's step). If `make` throws,
+/// `slot` is void and the exception goes on.
+template <class Make>
+void emplace_result(Result& slot, Make&& make) {
+  slot.~Result();
+  try {
+    ::new (static_cast<void*>(&slot)) Result(std::forward<Make>(make)());
+  } catch (...) {
+    ::new (static_cast<void*>(&slot)) Result();
+    throw;
+  }
+}
+}  // namespace detail
 
 /// Runs f and captures what it did as a Result: its value, void, or the exception it threw.
 ///

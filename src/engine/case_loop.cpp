@@ -1,49 +1,73 @@
 #include "duet/detail/case_loop.hpp"
+#include "duet/gen.hpp"
 
 namespace duet::detail {
 
+namespace {
+
+// How the case ends, from the verdict that ended it.
+void end_case(CaseOutcome& out, StepVerdict& v, Trace* trace) {
+  switch (v.kind) {
+    case StepVerdict::Kind::ok: out.kind = CaseOutcome::Kind::pass; break;
+    case StepVerdict::Kind::fail: out.kind = CaseOutcome::Kind::fail; break;
+    case StepVerdict::Kind::abandoned: out.kind = CaseOutcome::Kind::abandoned; break;
+    case StepVerdict::Kind::error: out.kind = CaseOutcome::Kind::error; break;
+  }
+  out.message = std::move(v.message);
+  if (!trace) out.failing_step = std::move(v.failing_step);
+}
+
+}  // namespace
+
+void CaseSteps::fail_on_assertion(StepVerdict& v, Trace* trace) { v = assertion_failed(trace, assertion_message()); }
+
+// Spec code may raise assertions anywhere; they fail the step they were raised in (judged
+// where the verdict lies: a StepVerdict moved per step was a measurable cost).
 CaseOutcome run_case_loop(CaseSteps& steps, Source& src, const CaseParams& params, Trace* trace) {
+  const DeferredGenReleases deferred;  // the command generator's count, once per case
   steps.capture_ = params.capture;
   steps.failures_before_ = params.capture ? params.capture->count() : 0;
   CaseOutcome out;
-  auto end = [&](StepVerdict v) {
-    switch (v.kind) {
-      case StepVerdict::Kind::ok: out.kind = CaseOutcome::Kind::pass; break;
-      case StepVerdict::Kind::fail: out.kind = CaseOutcome::Kind::fail; break;
-      case StepVerdict::Kind::abandoned: out.kind = CaseOutcome::Kind::abandoned; break;
-      case StepVerdict::Kind::error: out.kind = CaseOutcome::Kind::error; break;
-    }
-    out.message = std::move(v.message);
-    if (!trace) out.failing_step = std::move(v.failing_step);
+  StepVerdict started = steps.start(trace);
+  steps.judge(started, trace);
+  if (!started.ok()) {
+    end_case(out, started, trace);
     return out;
-  };
-  // Spec code may raise assertions anywhere; they fail the step they were raised in.
-  auto judged = [&](StepVerdict v) {
-    if (v.ok() && steps.assertion_raised()) return steps.assertion_failed(trace, steps.assertion_message());
-    return v;
-  };
-
-  if (StepVerdict v = judged(steps.start(trace)); !v.ok()) return end(std::move(v));
+  }
   if (trace && trace->observer) trace->observer->steps_done(*trace);
+  StepVerdict failure;  // filled only by a draw that failed, which ends the case
   for (std::size_t i = 0; i < params.max_length; ++i) {
     const std::size_t span = src.begin_span();
     if (src.draw(params.continue_odds) == 0) break;
-    StepVerdict failure;
     CaseSteps::Drawn drawn = CaseSteps::Drawn::rejected;
     for (int attempt = 0; attempt < kDrawAttempts && drawn == CaseSteps::Drawn::rejected; ++attempt) {
       ++out.attempts;
       drawn = steps.draw(src, failure);
       if (drawn == CaseSteps::Drawn::rejected) ++out.rejected;
     }
-    if (drawn == CaseSteps::Drawn::failed) return end(std::move(failure));
+    if (drawn == CaseSteps::Drawn::failed) {
+      end_case(out, failure, trace);
+      return out;
+    }
     if (drawn != CaseSteps::Drawn::command) break;
     ++out.commands;
     // The span ends after the step: what running it drew (an async schedule, where a crash
     // struck) goes with the command when the shrinker deletes it.
-    StepVerdict v = judged(steps.step(trace));
+    StepVerdict v = steps.step(trace);
+    steps.judge(v, trace);
     src.end_span(span);
-    if (!v.ok()) return end(std::move(v));
-    if (StepVerdict after = judged(steps.after_step(trace)); !after.ok()) return end(std::move(after));
+    if (!v.ok()) {
+      end_case(out, v, trace);
+      return out;
+    }
+    if (steps.checks_after_step_) {
+      StepVerdict after = steps.after_step(trace);
+      steps.judge(after, trace);
+      if (!after.ok()) {
+        end_case(out, after, trace);
+        return out;
+      }
+    }
     if (trace && trace->observer) trace->observer->steps_done(*trace);
   }
   return out;

@@ -87,6 +87,7 @@ SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point
   const Property& property = context_.property;
   SearchEnd end;
   Source src = Source::from_seed(0);
+  Trace scratch;  // reset per case only when the property traces cheaply (a Trace is large)
   for (std::uint64_t i = counts.cases;; ++i) {
     if (i >= settings.count) break;
     if (settings.time > 0 && since(start) >= settings.time) break;
@@ -95,7 +96,7 @@ SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point
     const std::uint64_t seed = case_seed(settings, i);
     src.restart(seed);
     counts.cases = i + 1;
-    Trace scratch;
+    if (property.cheap_trace) scratch = Trace();
     CaseOutcome o = run_seeded(src, property.cheap_trace ? &scratch : nullptr, i, seed);
     count_case(counts, o);
     if (o.kind == CaseOutcome::Kind::abandoned) {

@@ -3,6 +3,7 @@
 // one way to watch a case: it starts the monitor and stops it whichever way the case ends.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -17,9 +18,57 @@
 
 namespace duet::detail {
 
+// What the watchdog knows of the running case, written by the thread that runs the cases with
+// neither a lock nor a clock (the search's hot loop starts and stops one per case): a serial
+// number that changes with every start and stop, and the case. A reader gets one consistent
+// sighting (a sequence lock: the serial is odd while a write is under way). One writer.
+class RunningCase {
+ public:
+  struct Sighting {
+    std::uint64_t serial = 0;  // the same in two sightings: the same case, still running
+    bool running = false;
+    bool by_seed = false;  // a seeded case (else the one the watchdog's token reproduces)
+    std::uint64_t case_seed = 0, index = 0;
+  };
+  void start_seeded(std::uint64_t case_seed, std::uint64_t index) { write(true, true, case_seed, index); }
+  void start_token() { write(true, false, 0, 0); }
+  void stop() { write(false, false, 0, 0); }
+
+  Sighting read() const {
+    for (;;) {
+      Sighting s;
+      s.serial = serial_.load(std::memory_order_acquire);
+      s.running = running_.load(std::memory_order_relaxed);
+      s.by_seed = by_seed_.load(std::memory_order_relaxed);
+      s.case_seed = case_seed_.load(std::memory_order_relaxed);
+      s.index = index_.load(std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (s.serial % 2 == 0 && serial_.load(std::memory_order_relaxed) == s.serial) return s;
+      std::this_thread::yield();  // a write was under way: it takes nanoseconds
+    }
+  }
+
+ private:
+  void write(bool running, bool by_seed, std::uint64_t case_seed, std::uint64_t index) {
+    const std::uint64_t serial = serial_.load(std::memory_order_relaxed);
+    serial_.store(serial + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    running_.store(running, std::memory_order_relaxed);
+    by_seed_.store(by_seed, std::memory_order_relaxed);
+    case_seed_.store(case_seed, std::memory_order_relaxed);
+    index_.store(index, std::memory_order_relaxed);
+    serial_.store(serial + 2, std::memory_order_release);
+  }
+  std::atomic<std::uint64_t> serial_{0};
+  std::atomic<bool> running_{false}, by_seed_{false};
+  std::atomic<std::uint64_t> case_seed_{0}, index_{0};
+};
+
 // Kills a process whose case runs past the case timeout: a hang cannot be recovered from in
 // process, but it must not look like a pass or a silent CI timeout. It prints how to
-// reproduce the case first.
+// reproduce the case first. It times a case from the first time it sees it running (it looks
+// every 100 ms), so that starting a case reads no clock: a hang is reported between the
+// timeout and the timeout plus 200 ms after the case began, never before.
 class Watchdog {
  public:
   Watchdog(std::string name, double timeout) : name_(std::move(name)), timeout_(timeout) {
@@ -35,52 +84,53 @@ class Watchdog {
   }
   /// A case starts; `token` reproduces it.
   void start(std::string token) {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(mutex_);  // the watchdog reads the token under it
     token_ = std::move(token);
-    started_ = Clock::now();
-    running_ = true;
+    running_.start_token();
   }
   /// Hot loop: a case from a seed; its token is made only if it hangs.
-  void start_seeded(std::uint64_t case_seed, std::uint64_t index) {
-    std::lock_guard lock(mutex_);
-    token_.clear();
-    case_seed_ = case_seed;
-    index_ = index;
-    started_ = Clock::now();
-    running_ = true;
-  }
+  void start_seeded(std::uint64_t case_seed, std::uint64_t index) { running_.start_seeded(case_seed, index); }
   std::function<std::string(std::uint64_t case_seed, std::uint64_t index)> seed_token;
-  void stop() {
-    std::lock_guard lock(mutex_);
-    running_ = false;
-  }
+  void stop() { running_.stop(); }
 
  private:
   void watch() {
     std::unique_lock lock(mutex_);
+    std::uint64_t watched = 1;  // odd: no sighting has it
+    Clock::time_point first_seen;
     while (!done_) {
       cv_.wait_for(lock, std::chrono::milliseconds(100));
-      if (running_ && since(started_) > timeout_) {
-        std::string token = token_.empty() && seed_token ? seed_token(case_seed_, index_) : token_;
-        std::fprintf(
-            stderr,
-            "\nduet: %s: error: a case has run for more than %.1f s: the candidate (or the spec) hangs.\n"
-            "  replay:     DUET_REPLAY=%s\n  (raise the limit with DUET_CASE_TIMEOUT; with DUET_FORK=1 the case runs in a child\n"
-            "  process, and a hang is shrunk and shown)\n",
-            name_.c_str(), timeout_, token.c_str());
-        std::fflush(stderr);
-        std::_Exit(3);
+      if (done_) break;
+      const RunningCase::Sighting now = running_.read();
+      if (!now.running) continue;
+      if (now.serial != watched) {
+        watched = now.serial;
+        first_seen = Clock::now();
+      } else if (since(first_seen) > timeout_) {
+        hung(now);
       }
     }
+  }
+  // The case seen hangs: how to reproduce it, and the process ends (the mutex is held: a
+  // token case's token is the one it started with).
+  [[noreturn]] void hung(const RunningCase::Sighting& seen) {
+    std::string token = !seen.by_seed ? token_ : seed_token ? seed_token(seen.case_seed, seen.index) : std::string();
+    std::fprintf(
+        stderr,
+        "\nduet: %s: error: a case has run for more than %.1f s: the candidate (or the spec) hangs.\n"
+        "  replay:     DUET_REPLAY=%s\n  (raise the limit with DUET_CASE_TIMEOUT; with DUET_FORK=1 the case runs in a child\n"
+        "  process, and a hang is shrunk and shown)\n",
+        name_.c_str(), timeout_, token.c_str());
+    std::fflush(stderr);
+    std::_Exit(3);
   }
   std::string name_;
   double timeout_;
   std::mutex mutex_;
   std::condition_variable cv_;
-  bool done_ = false, running_ = false;
-  Clock::time_point started_;
-  std::string token_;
-  std::uint64_t case_seed_ = 0, index_ = 0;
+  bool done_ = false;
+  RunningCase running_;
+  std::string token_;  // the running case's, when it started with one
   std::thread thread_;
 };
 

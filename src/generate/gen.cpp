@@ -11,8 +11,37 @@
 namespace duet {
 namespace detail {
 
-void GenCounted::release() const noexcept {
-  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+constinit thread_local HeldGenReferences held_gen_references;
+
+void GenCounted::drop(long count) const noexcept {
+  if (refs_.fetch_sub(count, std::memory_order_acq_rel) == count) delete this;
+}
+
+// Inside a scope, the reference is held back (one generator at a time: holding another gives
+// up the one held). The slot is updated before anything is given up, since deleting a
+// generator releases the generators it holds.
+void GenCounted::release_elsewhere() const noexcept {
+  HeldGenReferences& held = held_gen_references;
+  if (held.depth == 0) return drop(1);
+  const std::uintptr_t previous = held.gen;
+  const long previous_count = held.count;
+  held.gen = address();
+  held.count = 1;
+  drop_held(previous, previous_count);
+}
+
+void GenCounted::drop_held(std::uintptr_t gen, long count) noexcept {
+  if (count > 0) reinterpret_cast<const GenCounted*>(gen)->drop(count);  // alive: references are held
+}
+
+DeferredGenReleases::~DeferredGenReleases() {
+  HeldGenReferences& held = held_gen_references;
+  if (--held.depth > 0) return;
+  const std::uintptr_t gen = held.gen;
+  const long count = held.count;
+  held.gen = 0;
+  held.count = 0;
+  GenCounted::drop_held(gen, count);
 }
 
 namespace {

@@ -298,4 +298,63 @@ TEST(Engine, ExceptionEscapingTheCaseIsAnError) {
       << r.report;
 }
 
+// A counter whose candidates count themselves, to see that every case has its own.
+struct Counted {
+  static inline int live = 0;
+  int value = 0;
+  Counted() { ++live; }
+  Counted(const Counted&) = delete;
+  ~Counted() { --live; }
+};
+struct Inc {};
+std::string duet_show(const Inc&) { return "inc()"; }
+struct FreshCandidateSpec {
+  using Sut = Counted;
+  using State = int;
+  using Cmd = Inc;
+  static duet::Gen<Cmd> command(const State&) { return duet::just(Inc{}); }
+  // A candidate left over from an earlier case shows as a wrong count.
+  static duet::Result run(const Cmd&, Sut& c) { return Counted::live == 1 ? ++c.value : -Counted::live; }
+  static duet::Result expected(const Cmd&, const State& s) { return s + 1; }
+  static void next(const Cmd&, State& s) { ++s; }
+};
+
+// The case loop's steps are reused case after case on a thread: each case still starts from a
+// new candidate and model, and the last candidate is gone when the check ends.
+TEST(Engine, EveryCaseHasItsOwnCandidateAndModel) {
+  const CheckResult r = duet::check_sequential<FreshCandidateSpec>({.seed = 1, .count = 200, .verbose = -1});
+  EXPECT_TRUE(r) << r.report;
+  EXPECT_GT(r.commands, 200u);
+  EXPECT_EQ(Counted::live, 0);
+}
+
+// A check run from inside a command (of the same spec) has steps of its own: the outer case's
+// candidate, model and command are what they were.
+struct NestingSpec {
+  static inline bool inside = false;
+  struct Sut {
+    int value = 0;
+  };
+  using State = int;
+  using Cmd = Inc;
+  static duet::Gen<Cmd> command(const State&) { return duet::just(Inc{}); }
+  static duet::Result run(const Cmd&, Sut& c) {
+    if (!inside) {
+      inside = true;
+      const CheckResult inner = duet::check_sequential<NestingSpec>({.seed = 2, .count = 5, .verbose = -1});
+      inside = false;
+      if (!inner) return -1;
+    }
+    return ++c.value;
+  }
+  static duet::Result expected(const Cmd&, const State& s) { return s + 1; }
+  static void next(const Cmd&, State& s) { ++s; }
+};
+
+TEST(Engine, ACheckInsideACommandLeavesTheOuterCaseAlone) {
+  const CheckResult r = duet::check_sequential<NestingSpec>({.seed = 1, .count = 20, .verbose = -1});
+  EXPECT_TRUE(r) << r.report;
+  EXPECT_GT(r.commands, 20u);
+}
+
 }  // namespace

@@ -18,6 +18,17 @@ using duet::detail::PossibleWorlds;
 
 std::vector<int> values(const PossibleWorlds<int>& w) { return {w.begin(), w.end()}; }
 
+TEST(PossibleWorlds, RestartLeavesOneWorldAndClearNone) {
+  duet::detail::PossibleWorlds<int> worlds(1);
+  worlds.fork([](int& w) { w += 10; });
+  ASSERT_EQ(worlds.size(), 2u);
+  worlds.restart(5);
+  ASSERT_EQ(worlds.size(), 1u);
+  EXPECT_EQ(worlds.front(), 5);
+  worlds.clear();
+  EXPECT_TRUE(worlds.empty());
+}
+
 TEST(PossibleWorlds, ACrashForksEveryWorldWithoutTheCommandFirst) {
   PossibleWorlds<int> w(1);
   w.fork([](int& x) { x += 10; });

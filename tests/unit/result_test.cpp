@@ -3,6 +3,8 @@
 
 #include <map>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -65,6 +67,35 @@ TEST(Result, LargeValuesAreCopiedAndMoved) {
   b = duet::Result(1);
   EXPECT_EQ(*b.get_if<int>(), 1);
   EXPECT_EQ(b.get_if<long>(), nullptr);
+}
+
+// Assignment between inline and heap-held values, both ways, and onto itself.
+TEST(Result, AssignmentReplacesInlineAndHeapValues) {
+  const std::vector<int> big(100, 7);
+  duet::Result r = 3;
+  r = duet::Result(big);
+  EXPECT_EQ(*r.get_if<std::vector<int>>(), big);
+  const duet::Result small = 4;
+  r = small;
+  EXPECT_EQ(*r.get_if<int>(), 4);
+  r = duet::Result::threw<std::out_of_range>();
+  EXPECT_TRUE(r.is_exception());
+  duet::Result& same = r;
+  r = same;
+  r = std::move(same);
+  EXPECT_EQ(r, duet::Result::threw<std::out_of_range>());
+}
+
+// The hot path's in-place replacement: the new value, or void when the maker throws.
+TEST(Result, EmplaceResultReplacesInPlaceOrLeavesVoidOnThrow) {
+  duet::Result slot = std::vector<int>(10, 1);
+  duet::detail::emplace_result(slot, [] { return duet::Result(5); });
+  EXPECT_EQ(slot, duet::Result(5));
+  duet::detail::emplace_result(slot, [] { return std::string("text"); });
+  EXPECT_EQ(slot, duet::Result(std::string("text")));
+  EXPECT_THROW(duet::detail::emplace_result(slot, []() -> duet::Result { throw std::runtime_error("x"); }),
+               std::runtime_error);
+  EXPECT_TRUE(slot.is_void());
 }
 
 TEST(Result, ExceptionsAreValues) {

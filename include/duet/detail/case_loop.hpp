@@ -46,7 +46,8 @@ class CaseSteps {
   virtual Drawn draw(Source& src, StepVerdict& failure) = 0;
   /// Runs the command drawn last on both sides and judges it, recording its step when tracing.
   virtual StepVerdict step(Trace* trace) = 0;
-  /// Checks over everything live after a step (well-formedness of every value, say).
+  /// Checks over everything live after a step (well-formedness of every value, say). Not
+  /// called for steps that said no_after_step_checks() (a virtual call per command saved).
   virtual StepVerdict after_step(Trace*) { return {}; }
   /// An assertion (EXPECT_* in spec code) failed during the last step (or the start): the
   /// verdict, with `why` on the last step's line.
@@ -56,10 +57,22 @@ class CaseSteps {
   bool assertion_raised() const { return capture_ && capture_->count() != failures_before_; }
   std::string assertion_message() const { return "assertion failed: " + capture_->messages_since(failures_before_); }
 
+ protected:
+  /// Steps without after_step checks say so once (the loop then skips the call).
+  void no_after_step_checks() { checks_after_step_ = false; }
+
  private:
   friend CaseOutcome run_case_loop(CaseSteps&, Source&, const CaseParams&, Trace*);
+  // An ok verdict becomes the assertion failure when spec code raised one (inline: it is
+  // asked after every step).
+  void judge(StepVerdict& v, Trace* trace) {
+    if (v.ok() && assertion_raised()) [[unlikely]]
+      fail_on_assertion(v, trace);
+  }
+  void fail_on_assertion(StepVerdict& v, Trace* trace);
   AssertionCapture* capture_ = nullptr;
   std::size_t failures_before_ = 0;
+  bool checks_after_step_ = true;
 };
 
 /// Draw attempts for one command before the case ends there (every front end).

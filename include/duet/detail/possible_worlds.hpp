@@ -27,6 +27,14 @@ class PossibleWorlds {
   PossibleWorlds() = default;
   explicit PossibleWorlds(World first) { worlds_.push_back(std::move(first)); }
 
+  /// Back to one world, keeping the room the worlds had (a case loop's start).
+  void restart(World first) {
+    worlds_.clear();
+    worlds_.push_back(std::move(first));
+  }
+  /// No world left, the room kept.
+  void clear() { worlds_.clear(); }
+
   std::size_t size() const { return worlds_.size(); }
   bool empty() const { return worlds_.empty(); }
   World& front() { return worlds_.front(); }

@@ -191,7 +191,8 @@ CaseSteps::Drawn draw_command(Source& src, const typename Spec::State& from, std
                               std::optional<typename Spec::Cmd>& out, StepVerdict& failure) {
   using Drawn = CaseSteps::Drawn;
   try {
-    out.emplace(Spec::command(from)(src));
+    const auto& generator = Spec::command(from);  // a spec may return a reference: no copy then
+    out.emplace(generator(src));
   } catch (const Discard&) {
     return Drawn::rejected;
   } catch (const EngineSignal&) {

@@ -1,0 +1,63 @@
+// What the hang watchdog reads of the running case: written per case without a lock, read as
+// one consistent sighting.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+#include "engine/monitor.hpp"
+
+namespace {
+
+using duet::detail::RunningCase;
+
+TEST(RunningCase, EveryStartAndStopIsANewSighting) {
+  RunningCase running;
+  const RunningCase::Sighting idle = running.read();
+  EXPECT_FALSE(idle.running);
+  running.start_seeded(42, 7);
+  const RunningCase::Sighting seeded = running.read();
+  EXPECT_TRUE(seeded.running);
+  EXPECT_TRUE(seeded.by_seed);
+  EXPECT_EQ(seeded.case_seed, 42u);
+  EXPECT_EQ(seeded.index, 7u);
+  EXPECT_NE(seeded.serial, idle.serial);
+  EXPECT_EQ(running.read().serial, seeded.serial);  // still the same case
+  running.stop();
+  EXPECT_FALSE(running.read().running);
+  running.start_token();
+  const RunningCase::Sighting by_token = running.read();
+  EXPECT_TRUE(by_token.running);
+  EXPECT_FALSE(by_token.by_seed);
+  EXPECT_NE(by_token.serial, seeded.serial);
+}
+
+// A reader never sees half of one case and half of another while cases start and stop as
+// fast as a search runs them.
+TEST(RunningCase, SightingsAreConsistentWhileCasesChange) {
+  RunningCase running;
+  std::atomic<bool> done{false};
+  std::thread search([&] {
+    for (std::uint64_t i = 1; i <= 200000; ++i) {
+      running.start_seeded(i, i);
+      running.stop();
+    }
+    done = true;
+  });
+  std::uint64_t seen = 0, last_serial = 0;
+  while (!done) {
+    const RunningCase::Sighting s = running.read();
+    EXPECT_EQ(s.serial % 2, 0u);
+    EXPECT_GE(s.serial, last_serial);
+    last_serial = s.serial;
+    if (s.running) {
+      ++seen;
+      ASSERT_EQ(s.case_seed, s.index);
+    }
+  }
+  search.join();
+  RecordProperty("running_sightings", static_cast<int>(seen));
+}
+
+}  // namespace
