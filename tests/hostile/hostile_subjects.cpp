@@ -58,6 +58,15 @@ struct Counter {
   long n = 0;
   int calls = 0;
   std::unique_ptr<Hog> hog;
+  // The process is ending under the call: duet must report it, never destroy the candidate
+  // first (a destructor that cannot run then, as a joinable thread's, would end the report).
+  bool exiting = false;
+  Counter() = default;
+  Counter(const Counter&) = delete;
+  Counter& operator=(const Counter&) = delete;
+  ~Counter() {
+    if (exiting) std::abort();
+  }
 };
 struct Incr {};
 struct Get {};
@@ -72,6 +81,7 @@ struct CounterSpec {
   static duet::Gen<Cmd> command(const State&) { return duet::one_of(duet::just(Cmd(Incr{})), duet::just(Cmd(Get{}))); }
   static duet::Result run(const Cmd& c, Sut& s) {
     if (++s.calls == 3) {
+      s.exiting = misbehaviour == Misbehaviour::candidate_exits;
       if (misbehaviour == Misbehaviour::candidate_exits) std::exit(0);
       if (misbehaviour == Misbehaviour::candidate_quick_exits) std::quick_exit(0);
       if (misbehaviour == Misbehaviour::candidate_hogs_memory) {

@@ -347,21 +347,35 @@ class StateMachineSteps final : public StateMachineStepsBase {
 /// a case were a tenth of a sequential check); a case run inside a case gets a fresh one.
 template <class Spec>
 CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace* trace) {
-  static thread_local StateMachineSteps<Spec> reused;
-  static thread_local bool in_use = false;
-  if (in_use) {
+  // On the heap, and left there when the thread ends in the middle of a case: exit() called by
+  // the candidate (which duet reports) must not destroy the candidate and the model under the
+  // call, as the thread's own objects are destroyed; a case's own object never was.
+  struct PerThread {
+    StateMachineSteps<Spec>* steps = nullptr;
+    bool in_use = false;
+    PerThread() = default;
+    PerThread(const PerThread&) = delete;
+    PerThread& operator=(const PerThread&) = delete;
+    ~PerThread() {
+      if (!in_use) delete steps;
+    }
+  };
+  static thread_local PerThread reused;
+  if (reused.in_use) {
     StateMachineSteps<Spec> steps;
     return run_case_loop(steps, src, params, trace);
   }
+  if (!reused.steps) reused.steps = new StateMachineSteps<Spec>();
   struct Finish {
+    PerThread& reused;
     ~Finish() {
-      reused.finish();
-      in_use = false;
+      reused.steps->finish();
+      reused.in_use = false;
     }
   };
-  in_use = true;
-  const Finish finish;
-  return run_case_loop(reused, src, params, trace);
+  reused.in_use = true;
+  const Finish finish{reused};
+  return run_case_loop(*reused.steps, src, params, trace);
 }
 
 /// The engine-facing form of a state-machine spec.
