@@ -49,7 +49,9 @@ struct HeldGenReferences {
   long count = 0;  // references held back: while positive, the generator at `gen` lives
   int depth = 0;   // open DeferredGenReleases scopes
 };
-extern constinit thread_local HeldGenReferences held_gen_references;
+// Defined here (inline), not declared extern: GCC's undefined-behaviour sanitizer reports the
+// read of an extern constinit thread_local of class type through a null pointer.
+inline constinit thread_local HeldGenReferences held_gen_references;
 
 /// The reference count behind every Gen: intrusive and out of line, so a generator built from
 /// a lambda instantiates one small class (its generate() and destructor), not std::shared_ptr's

@@ -11,8 +11,6 @@
 namespace duet {
 namespace detail {
 
-constinit thread_local HeldGenReferences held_gen_references;
-
 void GenCounted::drop(long count) const noexcept {
   if (refs_.fetch_sub(count, std::memory_order_acq_rel) == count) delete this;
 }
