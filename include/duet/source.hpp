@@ -75,9 +75,17 @@ class Source {
     if (detail::choice_tap) tap_sync();
   }
 
-  /// A choice in [0, max], recorded. (Out of line: every generator calls it, and inlining it
-  /// into each would cost compile time in every test file for a few nanoseconds a draw.)
-  std::uint64_t draw(std::uint64_t max);
+  /// A choice in [0, max], recorded. Inline only for the search's case (random mode, room
+  /// already reserved, no choice tap: a splitmix64 step, a multiply and a store); every other
+  /// draw is out of line (draw_recorded), which keeps the code inlined into each generator small.
+  std::uint64_t draw(std::uint64_t max) {
+    if (mode_ == Mode::random && recorded_.size() < recorded_.capacity() && !detail::choice_tap) [[likely]] {
+      const std::uint64_t v = rng_.below_or_equal(max);
+      recorded_.push_back(v);
+      return v;
+    }
+    return draw_recorded(max);
+  }
 
   /// A choice in [0, max] that a strategy has already made, recorded like a draw. Random mode:
   /// records `decided` (clamped to max) and returns it, without advancing the generator.
@@ -146,6 +154,11 @@ class Source {
  private:
   explicit Source(Mode m) : mode_(m) {}
   std::uint64_t from_bytes_draw(std::uint64_t max);
+  // draw() past its inline case: any mode, growing the room for choices.
+  std::uint64_t draw_recorded(std::uint64_t max);
+  // Appends a choice (Overrun past kMaxChoices). The room grows only here and never past
+  // kMaxChoices, so that draw()'s inline test for room also keeps a case within the limit.
+  void record(std::uint64_t v);
   // Copies what changed to the choice tap when this Source is the one it mirrors.
   void tap_sync() const;
 

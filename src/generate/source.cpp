@@ -1,5 +1,7 @@
 #include "duet/source.hpp"
 
+#include <algorithm>
+
 #include "generate/choice_tap.hpp"
 
 namespace duet {
@@ -21,7 +23,7 @@ void Source::tap_sync() const {
   *tap.concurrent_start = concurrent_start_;
 }
 
-std::uint64_t Source::draw(std::uint64_t max) {
+std::uint64_t Source::draw_recorded(std::uint64_t max) {
   std::uint64_t v;
   switch (mode_) {
     case Mode::random: v = rng_.below_or_equal(max); break;
@@ -32,10 +34,16 @@ std::uint64_t Source::draw(std::uint64_t max) {
     default: v = from_bytes_draw(max); break;
   }
   ++pos_;
-  if (recorded_.size() >= kMaxChoices) throw Overrun{};
+  record(v);
+  return v;
+}
+
+void Source::record(std::uint64_t v) {
+  const std::size_t size = recorded_.size();
+  if (size >= kMaxChoices) throw Overrun{};
+  if (size == recorded_.capacity()) recorded_.reserve(std::min(kMaxChoices, std::max<std::size_t>(64, 2 * size)));
   recorded_.push_back(v);
   if (detail::choice_tap) tap_sync();
-  return v;
 }
 
 void Source::truncate(std::size_t position) {
@@ -50,9 +58,7 @@ std::uint64_t Source::draw_decided(std::uint64_t max, std::uint64_t decided) {
   if (mode_ != Mode::random) return draw(max);
   const std::uint64_t v = decided < max ? decided : max;
   ++pos_;
-  if (recorded_.size() >= kMaxChoices) throw Overrun{};
-  recorded_.push_back(v);
-  if (detail::choice_tap) tap_sync();
+  record(v);
   return v;
 }
 
