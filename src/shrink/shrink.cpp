@@ -61,11 +61,15 @@ class Shrinker {
   }
 
  private:
-  // Remembers which budget refused a replay: a pass cut short is not a fixed point.
+  // Remembers which budget refused a replay: a pass cut short is not a fixed point. The clock
+  // is read once per replay run (the time goes there), not at every candidate a pass looks at.
   bool out_of_budget() const {
     if (stop_ != ShrinkStop::fixed_point) return true;
     if (tried_ >= budget_.max_tries) stop_ = ShrinkStop::step_budget;
-    else if (std::chrono::steady_clock::now() >= deadline_) stop_ = ShrinkStop::time_budget;
+    else if (tried_ != clock_read_at_) {
+      clock_read_at_ = tried_;
+      if (std::chrono::steady_clock::now() >= deadline_) stop_ = ShrinkStop::time_budget;
+    }
     return stop_ != ShrinkStop::fixed_point;
   }
 
@@ -506,6 +510,7 @@ class Shrinker {
   ShrinkBudget budget_;
   std::chrono::steady_clock::time_point deadline_;
   mutable ShrinkStop stop_ = ShrinkStop::fixed_point;
+  mutable std::uint64_t clock_read_at_ = ~std::uint64_t{0};  // tried_ when out_of_budget() last read the clock
   std::uint64_t accepted_ = 0, tried_ = 0;
 };
 
