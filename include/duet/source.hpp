@@ -119,7 +119,14 @@ class Source {
   /// Marks the choices drawn between begin_span() and end_span() as one unit (one command):
   /// the shrinker tries deleting and reordering whole spans first.
   std::size_t begin_span() const { return recorded_.size(); }
-  void end_span(std::size_t begin);
+  void end_span(std::size_t begin) {
+    // Inline, as draw(): once a command, into room already reserved, with no choice tap.
+    if (recorded_.size() > begin && spans_.size() < spans_.capacity() && !detail::choice_tap) [[likely]] {
+      spans_.push_back({begin, recorded_.size()});
+      return;
+    }
+    end_span_recorded(begin);
+  }
   struct Span {
     std::size_t begin, end;
   };
@@ -159,6 +166,9 @@ class Source {
   // Appends a choice (Overrun past kMaxChoices). The room grows only here and never past
   // kMaxChoices, so that draw()'s inline test for room also keeps a case within the limit.
   void record(std::uint64_t v);
+  // end_span() past its inline case; room for spans is reserved here, several at a time (a
+  // replayed case starts with none: growing one by one was an allocation every few commands).
+  void end_span_recorded(std::size_t begin);
   // Copies what changed to the choice tap when this Source is the one it mirrors.
   void tap_sync() const;
 

@@ -62,8 +62,11 @@ std::uint64_t Source::draw_decided(std::uint64_t max, std::uint64_t decided) {
   return v;
 }
 
-void Source::end_span(std::size_t begin) {
-  if (recorded_.size() > begin) spans_.push_back({begin, recorded_.size()});
+void Source::end_span_recorded(std::size_t begin) {
+  if (recorded_.size() > begin) {
+    if (spans_.size() == spans_.capacity()) spans_.reserve(std::max<std::size_t>(16, 2 * spans_.size()));
+    spans_.push_back({begin, recorded_.size()});
+  }
   if (detail::choice_tap) tap_sync();
 }
 
