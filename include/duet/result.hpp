@@ -28,6 +28,9 @@ namespace detail {
 struct ValueOps {
   const std::type_info& type;
   bool inline_storage;
+  // An integer: == is equality of its bytes, and held inline (where every byte past the value
+  // is zero) two of the same type are equal when their whole inline buffers are.
+  bool bytewise_equal;
   bool (*equal)(const void*, const void*);
   std::string (*show)(const void*);
   std::string (*type_name)();
@@ -51,6 +54,7 @@ const ValueOps* value_ops() {
   static const ValueOps ops{
       typeid(T),
       stored_inline<T>,
+      stored_inline<T> && std::is_integral_v<T>,
       [](const void* a, const void* b) { return static_cast<bool>(*static_cast<const T*>(a) == *static_cast<const T*>(b)); },
       [](const void* a) { return duet::show(*static_cast<const T*>(a)); },
       [] { return duet::type_name<T>(); },
@@ -151,27 +155,28 @@ class Result {
   /// The value's type as C++ ("int"), empty for void and exceptions.
   std::string value_type_name() const { return ops_ ? ops_->type_name() : std::string(); }
 
+  /// Inline for what a sequential check compares on every command (two voids, two integers of
+  /// one type), out of line for the rest.
   friend bool operator==(const Result& a, const Result& b) {
-    if (a.kind_ != b.kind_) return false;
-    switch (a.kind_) {
-      case Kind::none: return true;
-      case Kind::value:  // one table per type: the same table is the same type
-        return (a.ops_ == b.ops_ || a.ops_->type == b.ops_->type) && a.ops_->equal(a.data(), b.data());
-      default:
-        return a.exc_->type == b.exc_->type &&
-               (a.exc_->message.empty() || b.exc_->message.empty() || a.exc_->message == b.exc_->message);
+    if (a.ops_ == b.ops_) {  // one table per type: the same table is the same type
+      if (!a.ops_) return (a.kind_ == Kind::none && b.kind_ == Kind::none) || equal_otherwise(a, b);
+      if (a.ops_->bytewise_equal) return std::memcmp(a.buf_, b.buf_, sizeof a.buf_) == 0;
     }
+    return equal_otherwise(a, b);
   }
 
  private:
   struct Exc {
     std::string type, message;
   };
+  // operator== past its inline cases.
+  static bool equal_otherwise(const Result& a, const Result& b);
   const void* data() const {
     return ops_->inline_storage ? static_cast<const void*>(buf_) : *reinterpret_cast<void* const*>(buf_);
   }
   // Inline values are trivially copyable: no call through the table to copy or destroy them
-  // (the hot path assigns a Result per command).
+  // (the hot path assigns a Result per command). The whole buffer is copied, so that the bytes
+  // past an inline value stay zero (operator== compares integers by the whole buffer).
   void copy_value_from(const Result& o) {
     if (ops_->inline_storage) std::memcpy(buf_, o.buf_, sizeof buf_);
     else ops_->copy(buf_, o.buf_);

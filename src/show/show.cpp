@@ -180,6 +180,17 @@ Result Result::current_exception() {
   }
 }
 
+bool Result::equal_otherwise(const Result& a, const Result& b) {
+  if (a.kind_ != b.kind_) return false;
+  switch (a.kind_) {
+    case Kind::none: return true;
+    case Kind::value: return (a.ops_ == b.ops_ || a.ops_->type == b.ops_->type) && a.ops_->equal(a.data(), b.data());
+    default:
+      return a.exc_->type == b.exc_->type &&
+             (a.exc_->message.empty() || b.exc_->message.empty() || a.exc_->message == b.exc_->message);
+  }
+}
+
 std::string Result::show() const {
   switch (kind_) {
     case Kind::none: return "(void)";

@@ -1,6 +1,7 @@
 #include <duet/result.hpp>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -54,6 +55,28 @@ TEST(Result, ComparesValuesByTypeAndValue) {
   EXPECT_EQ(duet::Result(Point{1, 2}), duet::Result(Point{1, 2}));
   EXPECT_EQ(duet::Result(Point{1, 2}).show(), "Point{1, 2}");
   EXPECT_EQ(duet::Result("text"), duet::Result(std::string("text")));
+}
+
+// Integers compare by their inline bytes: after copies, moves, assignments over wider values and
+// in-place replacement, equal values still compare equal and different ones do not.
+TEST(Result, IntegersCompareByValueWhateverTheyReplaced) {
+  duet::Result wide = std::int64_t{-1};
+  wide = duet::Result(std::uint8_t{7});
+  EXPECT_EQ(wide, duet::Result(std::uint8_t{7}));
+  EXPECT_NE(wide, duet::Result(std::uint8_t{8}));
+  duet::Result slot = Point{-1, -1};
+  duet::detail::emplace_result(slot, [] { return duet::Result(true); });
+  EXPECT_EQ(slot, duet::Result(true));
+  EXPECT_NE(slot, duet::Result(false));
+  duet::Result moved_from = std::size_t{5};
+  const duet::Result moved = std::move(moved_from);
+  moved_from = duet::Result('x');
+  EXPECT_EQ(moved_from, duet::Result('x'));
+  EXPECT_EQ(moved, duet::Result(std::size_t{5}));
+  const duet::Result copy = moved;
+  EXPECT_EQ(copy, moved);
+  EXPECT_NE(duet::Result(std::int16_t{-1}), duet::Result(std::uint16_t{0xffff}));  // same bytes, other types
+  EXPECT_NE(duet::Result(), duet::Result::threw<std::out_of_range>());
 }
 
 TEST(Result, LargeValuesAreCopiedAndMoved) {
