@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "duet/detail/rng.hpp"
+
 namespace duet::detail {
 
 bool lex_less(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
@@ -18,6 +20,58 @@ bool shortlex_less(const std::vector<std::uint64_t>& a, const std::vector<std::u
 }
 
 namespace {
+
+// The candidates a shrink has replayed, kept whole (a hash alone could take a new candidate for
+// one tried before) in one arena of at most kMaxChoices choices; past that, new candidates are
+// not remembered and replay as any would.
+class TriedCandidates {
+ public:
+  /// False when `candidate` was remembered before; else remembers it if there is room.
+  bool remember(const std::vector<std::uint64_t>& candidate) {
+    const std::uint64_t hash = hash_of(candidate);
+    if (slots_.empty()) slots_.assign(kInitialSlots, 0);
+    std::size_t slot = hash & (slots_.size() - 1);
+    for (; slots_[slot] != 0; slot = (slot + 1) & (slots_.size() - 1))
+      if (same(entries_[slots_[slot] - 1], hash, candidate)) return false;
+    if (arena_.size() + candidate.size() > kMaxChoices || entries_.size() >= kMaxChoices) return true;
+    entries_.push_back({hash, arena_.size(), candidate.size()});
+    arena_.insert(arena_.end(), candidate.begin(), candidate.end());
+    slots_[slot] = static_cast<std::uint32_t>(entries_.size());
+    if (2 * entries_.size() > slots_.size()) rehash();
+    return true;
+  }
+
+ private:
+  struct Entry {
+    std::uint64_t hash;
+    std::size_t begin, size;  // in arena_
+  };
+  static constexpr std::size_t kMaxChoices = std::size_t{1} << 20;  // 8 MB
+  static constexpr std::size_t kInitialSlots = 1024;
+
+  static std::uint64_t hash_of(const std::vector<std::uint64_t>& c) {
+    std::uint64_t h = c.size();
+    for (const std::uint64_t v : c) h = (h ^ v) * 0x100000001b3ULL;  // FNV-1a's prime, a word at a time
+    return mix64(h);
+  }
+  bool same(const Entry& e, std::uint64_t hash, const std::vector<std::uint64_t>& c) const {
+    return e.hash == hash && e.size == c.size() &&
+           std::equal(c.begin(), c.end(), arena_.begin() + static_cast<std::ptrdiff_t>(e.begin));
+  }
+  // Twice the slots, each entry placed again: the table stays at most half full.
+  void rehash() {
+    slots_.assign(2 * slots_.size(), 0);
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      std::size_t slot = entries_[i].hash & (slots_.size() - 1);
+      while (slots_[slot] != 0) slot = (slot + 1) & (slots_.size() - 1);
+      slots_[slot] = static_cast<std::uint32_t>(i + 1);
+    }
+  }
+
+  std::vector<std::uint64_t> arena_;  // the remembered candidates, one after another
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> slots_;  // open addressing over entries_: 1 + an index, 0 when empty
+};
 
 class Shrinker {
  public:
@@ -62,12 +116,13 @@ class Shrinker {
 
  private:
   // Remembers which budget refused a replay: a pass cut short is not a fixed point. The clock
-  // is read once per replay run (the time goes there), not at every candidate a pass looks at.
+  // is read once per replay run (the time goes there), not at every candidate a pass looks at
+  // or judges from memory.
   bool out_of_budget() const {
     if (stop_ != ShrinkStop::fixed_point) return true;
     if (tried_ >= budget_.max_tries) stop_ = ShrinkStop::step_budget;
-    else if (tried_ != clock_read_at_) {
-      clock_read_at_ = tried_;
+    else if (replayed_ != clock_read_at_) {
+      clock_read_at_ = replayed_;
       if (std::chrono::steady_clock::now() >= deadline_) stop_ = ShrinkStop::time_budget;
     }
     return stop_ != ShrinkStop::fixed_point;
@@ -79,7 +134,14 @@ class Shrinker {
     if (out_of_budget()) return false;
     if (!smaller(candidate, candidate_mark == Source::kNoMark ? mark_ : candidate_mark)) return false;
     ++tried_;
+    // A candidate replayed before cannot be kept now (two in five of the ring buffer's were
+    // such): it passed then, or what it drew was kept or refused then, and what is kept only
+    // gets smaller. Counted as tried all the same, so that a step budget stops where it did.
+    // Not for programs run in trials (on threads a replay may fail where it passed before).
+    if (!replays_run_trials_ && !tried_before_.remember(candidate)) return false;
+    ++replayed_;
     Replayed r = replay_(candidate);
+    if (r.trials > 0) replays_run_trials_ = true;
     if (!r.fails || !smaller(r.consumed, r.concurrent_start)) return false;
     current_ = std::move(r.consumed);
     spans_ = std::move(r.spans);
@@ -510,8 +572,11 @@ class Shrinker {
   ShrinkBudget budget_;
   std::chrono::steady_clock::time_point deadline_;
   mutable ShrinkStop stop_ = ShrinkStop::fixed_point;
-  mutable std::uint64_t clock_read_at_ = ~std::uint64_t{0};  // tried_ when out_of_budget() last read the clock
+  mutable std::uint64_t clock_read_at_ = ~std::uint64_t{0};  // replayed_ when out_of_budget() last read the clock
   std::uint64_t accepted_ = 0, tried_ = 0;
+  std::uint64_t replayed_ = 0;  // tried_ less the candidates met again (judged without a replay)
+  TriedCandidates tried_before_;
+  bool replays_run_trials_ = false;  // a replay ran trials: candidates are tried again when met again
 };
 
 }  // namespace

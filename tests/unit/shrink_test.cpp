@@ -1,6 +1,7 @@
 #include "shrink/shrink.hpp"
 #include <gtest/gtest.h>
 
+#include <map>
 #include <numeric>
 
 namespace {
@@ -192,6 +193,37 @@ TEST(Shrink, EveryStepBudgetIsRespected) {
     ASSERT_EQ(out.stop, ShrinkStop::step_budget) << tries;
     ASSERT_TRUE(equal_keys(out.choices).fails);
   }
+}
+
+// A candidate met again is judged from memory, not replayed: each is replayed once, counted
+// as tried each time it is met, and the case reached is the same. Programs run in trials
+// (threads, where a replay may fail where it passed before) are replayed every time.
+TEST(Shrink, ReplaysEachCandidateOnceUnlessItRunsTrials) {
+  const std::vector<std::uint64_t> start{15, 3, 50, 7, 99, 0, 12, 8, 1, 40, 2, 3, 4, 5, 6, 7};
+  std::map<std::vector<std::uint64_t>, int> replays;
+  std::uint64_t trials = 0;
+  const duet::detail::Replay counted = [&](const std::vector<std::uint64_t>& c) {
+    ++replays[c];
+    Replayed r = sum_property(c);
+    r.trials = trials;
+    return r;
+  };
+  const auto out = shrink(start, sum_property(start).spans, counted, {});
+  EXPECT_EQ(out.choices, (std::vector<std::uint64_t>{1, 10}));
+  std::uint64_t replayed = 0;
+  for (const auto& [candidate, count] : replays) {
+    EXPECT_EQ(count, 1);
+    replayed += static_cast<std::uint64_t>(count);
+  }
+  EXPECT_LT(replayed, out.tried);  // some were met again
+  replays.clear();
+  trials = 1;
+  const auto in_trials = shrink(start, sum_property(start).spans, counted, {});
+  EXPECT_EQ(in_trials.choices, out.choices);
+  EXPECT_EQ(in_trials.tried, out.tried);
+  std::uint64_t replayed_in_trials = 0;
+  for (const auto& [candidate, count] : replays) replayed_in_trials += static_cast<std::uint64_t>(count);
+  EXPECT_EQ(replayed_in_trials, in_trials.tried);
 }
 
 }  // namespace
