@@ -36,6 +36,30 @@ TEST(Source, BytesRunOutCleanly) {
   EXPECT_THROW(s.draw(1), duet::Overrun);
 }
 
+// A case stops at kMaxChoices draws, in every mode and again after a restart (which keeps the
+// room already made: the inline draw relies on that room never passing the limit, also when it
+// grows from a copy's, 100 choices, not a power of two), and spans grow past their first reserve.
+TEST(Source, ACaseOverrunsAtTheLimitOfChoices) {
+  auto original = duet::Source::from_seed(7);
+  for (int i = 0; i < 100; ++i) original.draw(3);
+  auto s = original;
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t i = s.choices().size(); i < duet::Source::kMaxChoices; ++i) {
+      const std::size_t span = s.begin_span();
+      s.draw(3);
+      if (i < 200) s.end_span(span);
+    }
+    EXPECT_THROW(s.draw(3), duet::Overrun);
+    EXPECT_EQ(s.choices().size(), duet::Source::kMaxChoices);
+    EXPECT_EQ(s.spans().size(), round == 0 ? 100u : 200u);
+    EXPECT_EQ(s.spans().back().begin, 199u);
+    s.restart(8);
+  }
+  auto r = duet::Source::replay({});
+  for (std::size_t i = 0; i < duet::Source::kMaxChoices; ++i) r.draw(1);
+  EXPECT_THROW(r.draw(1), duet::Overrun);
+}
+
 TEST(Source, FullRangeDraws) {
   auto s = duet::Source::from_seed(1);
   std::set<std::uint64_t> top_bits;
