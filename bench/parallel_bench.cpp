@@ -20,7 +20,7 @@
 #include <duet/models/queue.hpp>
 
 #if DUET_HAVE_LIBCUCKOO
-#include <libcuckoo/cuckoohash_map.hh>
+#include "cuckoo_lin.hpp"
 #endif
 #include <memory>
 #include <optional>
@@ -141,21 +141,9 @@ BENCHMARK(BM_Parallel_FiberTrials_Queue)->Arg(3)->Arg(6)->Unit(benchmark::kMilli
 // duet::Lin over a subject costly to make (a 4096-slot libcuckoo map): the candidate-as-oracle
 // search replays calls on the candidate; with Lin::reset (arg 1) it clears one map instead of
 // making one per replay from the start. Branches of up to 3 and 6 calls.
-using CuckooMap = libcuckoo::cuckoohash_map<int, int>;
+using cuckoo_subject::CuckooMap;
 void BM_Parallel_LinHeavySubject(benchmark::State& st) {
-  duet::Lin<CuckooMap> lin("cuckoo4096", "m");
-  lin.init([] { return std::make_unique<CuckooMap>(4096); }, "libcuckoo::cuckoohash_map<int, int> m(4096);")
-      .op(
-          "insert", [](CuckooMap& m, int k, int v) { return m.insert(k, v); }, duet::integers(0, 3), duet::integers(0, 9))
-      .op(
-          "find",
-          [](CuckooMap& m, int k) {
-            int v = 0;
-            return m.find(k, v) ? std::optional<int>(v) : std::nullopt;
-          },
-          duet::integers(0, 3))
-      .op(
-          "erase", [](CuckooMap& m, int k) { return m.erase(k); }, duet::integers(0, 3));
+  duet::Lin<CuckooMap> lin = cuckoo_subject::cuckoo_lin("cuckoo4096", 4096);
   if (st.range(0) == 1) lin.reset([](CuckooMap& m) { m.clear(); });
   duet::ParallelConfig pc;
   pc.branch_length = static_cast<std::size_t>(st.range(1));

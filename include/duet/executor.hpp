@@ -96,8 +96,8 @@ enum class MemoryModel : unsigned char {
 };
 
 struct FiberOptions {
-  std::size_t stack_size = 256 * 1024;  // usable bytes per fiber stack (a guard page lies below)
-  std::size_t max_steps = 10'000;       // switch points per run before "livelock or spin loop"
+  std::size_t stack_size = std::size_t{256} * 1024;  // usable bytes per fiber stack (a guard page lies below)
+  std::size_t max_steps = 10'000;                    // switch points per run before "livelock or spin loop"
   /// Real seconds a fiber may run without reaching a switch point before its run is stopped as
   /// blocked outside instrumented code (an error of the check, naming where; 0: never).
   double stall_seconds = 10;
@@ -140,7 +140,7 @@ struct FiberRun {
 /// An exception escaping a branch is rethrown after the run. Throws std::invalid_argument for a
 /// malformed schedule, std::logic_error when called from inside a fiber run.
 FiberRun run_fibers(const std::vector<std::function<void()>>& branches, std::string_view schedule,
-                    FiberOptions options = {});
+                    const FiberOptions& options = {});
 
 namespace detail {
 /// Thrown out of Executor::run by the fiber executor when the run itself failed (deadlock,

@@ -60,7 +60,9 @@ class crash_listener {
  public:
   crash_listener() noexcept;
   crash_listener(const crash_listener&) noexcept;
-  crash_listener& operator=(const crash_listener&) noexcept { return *this; }
+  // Assignment copies nothing: a listener stays registered under its own address, so assigning
+  // one to itself is as harmless as assigning another.
+  crash_listener& operator=(const crash_listener&) noexcept { return *this; }  // NOLINT(bugprone-unhandled-self-assignment)
   virtual ~crash_listener();
   virtual void on_crash(Source& src) = 0;
 

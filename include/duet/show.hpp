@@ -141,11 +141,11 @@ template <class T>
 constexpr bool printable() {
   using U = std::remove_cvref_t<T>;
   if constexpr (std::is_arithmetic_v<U> || std::is_enum_v<U> || std::is_convertible_v<U, std::string_view> ||
-                std::is_same_v<U, std::monostate> || std::is_same_v<U, std::nullopt_t>)
+                std::is_same_v<U, std::monostate> || std::is_same_v<U, std::nullopt_t> || detail::HasAdlShow<U> ||
+                detail::Streamable<U>)
     return true;
-  else if constexpr (detail::HasAdlShow<U> || detail::Streamable<U>) return true;
-  else if constexpr (detail::is_optional<U>::value) return printable<typename U::value_type>();
-  else if constexpr (detail::is_vector<U>::value || detail::is_deque<U>::value) return printable<typename U::value_type>();
+  else if constexpr (detail::is_optional<U>::value || detail::is_vector<U>::value || detail::is_deque<U>::value)
+    return printable<typename U::value_type>();
   else if constexpr (detail::is_pair<U>::value)
     return printable<typename U::first_type>() && printable<typename U::second_type>();
   else if constexpr (detail::is_tuple<U>::value || detail::is_variant<U>::value)

@@ -99,7 +99,8 @@ CheckResult check_async(std::string name, std::function<task<void>()> body, cons
     }
     return **schedules;
   };
-  p.run_case = [shared, name, options, schedules_for](Source& src, const detail::CaseParams& params, detail::Trace* trace) {
+  p.run_case = [shared, name = std::move(name), options, schedules_for](Source& src, const detail::CaseParams& params,
+                                                                        detail::Trace* trace) {
     return detail::run_async_case(name, *shared, options, schedules_for(), src, params, trace);
   };
   const std::string strategy = detail::schedule_name(options.schedule);

@@ -120,6 +120,7 @@ std::vector<std::size_t> placed_order(const SetHistory& history, const std::vect
   for (std::uint32_t i : others) keyed.emplace_back(history.timed[i].invoke, 0, i);
   std::sort(keyed.begin(), keyed.end());
   std::vector<std::size_t> order;
+  order.reserve(keyed.size());
   for (const auto& k : keyed) order.push_back(std::get<2>(k));
   return order;
 }

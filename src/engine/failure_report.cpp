@@ -79,8 +79,10 @@ CaseRun traced_rerun(RunContext& context, ReportData& data, const std::vector<st
 
 // A failure that did not come back on replay: shown as first seen where it was.
 void show_as_first_seen(const FailureMemory::Seen* seen, bool cheap_trace, ReportData& data, Trace& trace, CaseOutcome& o) {
-  // A death no replay repeated still shows its last words (a sanitizer's report).
+  // A death no replay repeated still shows its last words (a sanitizer's report), and its
+  // replay runs in a child process as a death's does.
   if (seen && data.death_output.empty()) data.death_output = seen->death_output;
+  if (seen && seen->died) data.died = true;
   if (cheap_trace && seen) {
     // Thread timing: show the failing run seen for these very choices (the replay token
     // re-runs the program).

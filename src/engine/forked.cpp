@@ -73,7 +73,7 @@ SearchEnd ForkedBackend::search(SearchCounts& counts, Clock::time_point start, P
   SearchEnd end;  // the child died in a case (or between two)
   end.failed = true;
   end.case_seed = case_seed(context_.settings, counts.cases - 1);
-  end.run = died(false);
+  end.run = died(context_.property.cheap_trace);  // the search traced its cases as cheaply
   return end;
 }
 

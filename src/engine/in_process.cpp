@@ -88,6 +88,9 @@ SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point
   SearchEnd end;
   Source src = Source::from_seed(0);
   Trace scratch;  // reset per case only when the property traces cheaply (a Trace is large)
+  // In isolation's child a traced case mirrors its program to the parent before its trials, so a
+  // case whose crash no replay repeats (thread timing) still shows the program that crashed.
+  CaseObserver* const observer = in_child_ && property.cheap_trace ? Isolation::observer() : nullptr;
   for (std::uint64_t i = counts.cases;; ++i) {
     if (i >= settings.count) break;
     if (settings.time > 0 && since(start) >= settings.time) break;
@@ -96,7 +99,10 @@ SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point
     const std::uint64_t seed = case_seed(settings, i);
     src.restart(seed);
     counts.cases = i + 1;
-    if (property.cheap_trace) scratch = Trace();
+    if (property.cheap_trace) {
+      scratch = Trace();
+      scratch.observer = observer;
+    }
     CaseOutcome o = run_seeded(src, property.cheap_trace ? &scratch : nullptr, i, seed);
     count_case(counts, o);
     if (o.kind == CaseOutcome::Kind::abandoned) {
@@ -111,6 +117,7 @@ SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point
       end.run.spans = src.spans();
       end.run.concurrent_start = src.concurrent_start();
       end.run.trace = std::move(scratch);
+      end.run.trace.observer = nullptr;
       return end;
     }
     if (counts.commands == 0 && counts.rejected >= 1000) {

@@ -31,12 +31,14 @@ class FailureMemory {
     std::optional<Step> failing_step;
     std::uint64_t commands = 0;
     std::string death_output;  // isolation: what the dead child wrote last (a sanitizer's report)
+    bool died = false;         // isolation: the case ended its process (its replay must be isolated too)
   };
   void remember(const std::vector<std::uint64_t>& choices, Trace trace, const CaseOutcome& outcome,
                 const std::optional<Death>& death = std::nullopt) {
     if (seen_.size() >= 1024) seen_.clear();
-    seen_[choices] = Seen{std::move(trace), outcome.message, outcome.failing_step, outcome.commands,
-                          death ? death->output : std::string()};
+    seen_[choices] = Seen{
+        std::move(trace), outcome.message, outcome.failing_step, outcome.commands, death ? death->output : std::string(),
+        death.has_value()};
   }
   /// The failure seen for these choices, or null.
   const Seen* find(const std::vector<std::uint64_t>& choices) const {

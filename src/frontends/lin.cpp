@@ -289,7 +289,7 @@ CheckResult check_lin_stress(std::shared_ptr<const LinDescription> description, 
   Property p;
   p.name = description->name;
   p.spec_id = hash32(description->signature());
-  p.run_case = [description](Source& src, const CaseParams& params, Trace* trace) {
+  p.run_case = [description = std::move(description)](Source& src, const CaseParams& params, Trace* trace) {
     StressSteps steps(*description);
     return run_case_loop(steps, src, params, trace);
   };
@@ -302,7 +302,7 @@ Property lin_parallel_property(std::shared_ptr<const LinDescription> description
   p.spec_id =
       hash32(description->signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel") + shape_signature(pc));
   auto pp = parallel_params(pc, p);
-  p.run_case = [description, mode, pp](Source& src, const CaseParams& cp, Trace* trace) {
+  p.run_case = [description = std::move(description), mode, pp](Source& src, const CaseParams& cp, Trace* trace) {
     LinYSteps steps(*description, mode);
     return run_y_case(steps, *pp, src, trace, cp);
   };

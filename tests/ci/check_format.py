@@ -18,13 +18,14 @@ import argparse
 import io
 import difflib
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from llvm_tool import find_llvm_tool
 
 DIRECTORIES = ("include", "src", "models", "tests", "bench")
 EXTENSIONS = (".cpp", ".hpp", ".h", ".cc")
@@ -44,17 +45,7 @@ EXCLUDED = {
 
 def find_clang_format(given=None):
     """(path, None) of clang-format 14, or (None, why it cannot be used)."""
-    candidates = [given] if given else ["clang-format-14", "clang-format"]
-    for name in candidates:
-        path = shutil.which(name)
-        if not path:
-            continue
-        version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout
-        match = re.search(r"version (\d+)\.", version)
-        if match and int(match.group(1)) == MAJOR_VERSION:
-            return path, None
-        return None, f"{path} is not clang-format {MAJOR_VERSION} ({version.strip()})"
-    return None, f"clang-format {MAJOR_VERSION} is not installed (apt-get install clang-format-14)"
+    return find_llvm_tool("clang-format", MAJOR_VERSION, given)
 
 
 def is_excluded(path):

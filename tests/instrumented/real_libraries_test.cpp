@@ -17,7 +17,7 @@
 #include <atomic_queue/atomic_queue.h>
 #endif
 #if DUET_HAVE_LIBCUCKOO
-#include <libcuckoo/cuckoohash_map.hh>
+#include "support/cuckoo_lin.hpp"
 #endif
 
 #include <optional>
@@ -105,24 +105,9 @@ TEST(InstrumentedLibraries, AtomicQueueEmptyWhileNotUnderTheCppModelFound) {
 #endif
 
 #if DUET_HAVE_LIBCUCKOO
-using CuckooMap = libcuckoo::cuckoohash_map<int, int>;
-
 TEST(InstrumentedLibraries, LibcuckooMap) {
   // A small table (the default holds 2^16 slots, all written by the constructor).
-  auto lin = duet::Lin<CuckooMap>("cuckoo", "m")
-                 .init([] { return std::make_unique<CuckooMap>(8); }, "libcuckoo::cuckoohash_map<int, int> m(8);")
-                 .op(
-                     "insert", [](CuckooMap& m, int k, int v) { return m.insert(k, v); }, duet::integers(0, 3),
-                     duet::integers(0, 9))
-                 .op(
-                     "find",
-                     [](CuckooMap& m, int k) {
-                       int v = 0;
-                       return m.find(k, v) ? std::optional<int>(v) : std::nullopt;
-                     },
-                     duet::integers(0, 3))
-                 .op(
-                     "erase", [](CuckooMap& m, int k) { return m.erase(k); }, duet::integers(0, 3));
+  const auto lin = cuckoo_subject::cuckoo_lin("cuckoo", 8);
   const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), seeded(1, 300));
   EXPECT_TRUE(r.passed()) << r.report;
 }

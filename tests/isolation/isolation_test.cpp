@@ -296,6 +296,28 @@ TEST(IsolationSame, ADeathNoReplayRepeatedShowsItsLastWords) {
   EXPECT_TRUE(has(r.report, "| the child's last words")) << r.report;
 }
 
+// A negative test on threads whose crash never came back (it struck the first trial only, as a
+// rare race does): unsafe, as expected, and the report shows the program that crashed, as the
+// child drew it before its trials; no replay could show it.
+TEST(IsolationParallel, ACrashNoReplayRepeatedShowsTheProgramThatCrashed) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "isolation is off under ThreadSanitizer";
+#endif
+  dies_once_marker = ::testing::TempDir() + "duet_dies_once_on_threads_marker";
+  std::remove(dies_once_marker.c_str());
+  const duet::CheckResult r = duet::expect_unsafe<DiesOnceSpec>({}, isolated(1));
+  std::remove(dies_once_marker.c_str());
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_TRUE(has(r.report, "unsafe, as expected")) << r.report;
+  EXPECT_TRUE(has(r.report, "the failure did not come back")) << r.report;
+  EXPECT_TRUE(has(r.report, "an abort (SIGABRT)")) << r.report;
+  EXPECT_TRUE(has(r.report, "in a trial of this program")) << r.report;
+  EXPECT_TRUE(has(r.report, "until a trial ends the process\n  again")) << r.report;
+  EXPECT_TRUE(std::regex_search(r.report, std::regex(R"(c\.(incr|get)\(\))"))) << r.report;
+  EXPECT_GT(r.failing_length, 0u) << r.report;
+  EXPECT_FALSE(has(r.report, "(0 calls)")) << r.report;
+}
+
 TEST(IsolationSame, DuetForkTurnsItOn) {
   ::setenv("DUET_FORK", "1", 1);
   duet::Config c;

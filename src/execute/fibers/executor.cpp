@@ -121,8 +121,8 @@ const std::vector<std::function<void()>>& with_fiber_hooks(const std::vector<std
 
 FiberExecutor::FiberExecutor(Schedule schedule, FiberOptions options)
     : schedule_(schedule),
-      options_(options),
-      scheduler_(scheduler_config(options)),
+      options_(std::move(options)),
+      scheduler_(scheduler_config(options_)),
       strategy_(make_schedule_strategy(schedule, scheduler_)) {}
 
 FiberExecutor::~FiberExecutor() = default;
@@ -213,7 +213,8 @@ void abandon(const void* p) noexcept {
 
 }  // namespace detail
 
-FiberRun run_fibers(const std::vector<std::function<void()>>& branches, std::string_view schedule, FiberOptions options) {
+FiberRun run_fibers(const std::vector<std::function<void()>>& branches, std::string_view schedule,
+                    const FiberOptions& options) {
   if (detail::fiber::current() != nullptr) throw std::logic_error("duet::run_fibers: called from inside a fiber run");
   if (branches.empty() || branches.size() > detail::fiber::kMaxFibers)
     throw std::invalid_argument("duet::run_fibers: 1 to " + std::to_string(detail::fiber::kMaxFibers) + " branches (got " +

@@ -264,7 +264,7 @@ void ignore_races_in(const std::string& path_part) {
   {
     IgnoredPaths& ig = ignored();
     std::lock_guard<detail::instrumented::SpinLock> hold(ig.lock);
-    ig.parts.push_back(std::move(path_part));
+    ig.parts.push_back(path_part);
   }
   detail::fiber::set_race_filter(race_reported);
 }
