@@ -392,22 +392,24 @@ constexpr bool reference_callable() {
 }
 
 /// All of Api::op's checks, in order; false (after exactly one failed static_assert) when the
-/// operation cannot be declared.
+/// operation cannot be declared. Each check is instantiated only when those before it passed,
+/// and a failed one gives its own (false) value.
 template <bool Solo, class ArgSpecs, class Res, class FR, class FC>
 constexpr bool op_fits() {
+  using Arguments = arguments_valid<type_list<>, typename spec_list<ArgSpecs>::type>;
   if constexpr (!result_is_a_spec<Res>::value) {
-    return false;
-  } else if constexpr (!arguments_valid<type_list<>, typename spec_list<ArgSpecs>::type>::value) {
-    return false;
+    return result_is_a_spec<Res>::value;
+  } else if constexpr (!Arguments::value) {
+    return Arguments::value;
   } else {
     return []<class... R, class... C>(std::type_identity<std::tuple<Arg<R, C>...>>) {
       constexpr SpecKind k = Res::spec_kind;
       if constexpr (Solo && k == SpecKind::nondet) {
         return nondet_needs_a_reference<Res>::value;
       } else if constexpr (!reference_callable < Solo || k == SpecKind::nondet, FR, R... > ()) {
-        return false;
+        return reference_callable < Solo || k == SpecKind::nondet, FR, R... > ();
       } else if constexpr (!candidate_takes<FC, C...>::value) {
-        return false;
+        return candidate_takes<FC, C...>::value;
       } else {
         using CR = call_result_t<FC, C...>;
         if constexpr (Solo) {
