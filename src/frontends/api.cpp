@@ -3,6 +3,7 @@
 // only draws arguments and calls into the user's functions; running a call, judging its
 // results and reporting them is here, compiled once.
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <memory>
 #include <stdexcept>
@@ -14,7 +15,13 @@ namespace duet {
 namespace detail {
 namespace {
 
+std::uint64_t next_data_serial() {
+  static std::atomic<std::uint64_t> next{0};
+  return ++next;
+}
+
 struct ApiData {
+  const std::uint64_t serial = next_data_serial();             // tells the checks' data apart, whatever their addresses
   std::vector<std::shared_ptr<const HandleStoreBase>> stores;  // by abstract type id: an empty store each
   std::vector<std::string> prefixes;
   std::vector<std::shared_ptr<const OpBase>> ops;
@@ -368,7 +375,20 @@ class ReleasedAtEnd {
 // effect); after one, the candidate runs once and each world's reference judges its result.
 class ApiSteps final : public CaseSteps {
  public:
-  explicit ApiSteps(const ApiData& d) : d_(d), crashes_on_(d.crashes()), calls_(d.ops.size()) {}
+  explicit ApiSteps(const ApiData& d) : d_(d), crashes_on_(d.crashes()) {
+    if (t_kept.serial == d.serial) calls_ = std::move(t_kept.calls);
+    else calls_.resize(d.ops.size());
+    t_kept.serial = 0;  // taken: a case inside this one makes calls of its own
+  }
+  ~ApiSteps() override {
+    for (const auto& call : calls_)
+      if (call) call->release();
+    t_kept.serial = d_.serial;
+    t_kept.calls = std::move(calls_);
+  }
+  ApiSteps(const ApiSteps&) = delete;
+  ApiSteps& operator=(const ApiSteps&) = delete;
+
   StepVerdict start(Trace* trace) override {
     trace_ = trace;
     worlds_ = Worlds(fresh_env(d_));
@@ -425,6 +445,14 @@ class ApiSteps final : public CaseSteps {
 
  private:
   using Worlds = PossibleWorlds<Env>;
+
+  // The calls of the check this thread ran a case of last, kept (released) for its next case:
+  // a case would otherwise allocate one per operation it draws.
+  struct KeptCalls {
+    std::uint64_t serial = 0;  // the ApiData's
+    std::vector<std::unique_ptr<ApiCall>> calls;
+  };
+  static thread_local KeptCalls t_kept;
 
   static std::optional<IllFormed> check_all(const Env& env) {
     for (const auto& store : env.stores)
@@ -646,6 +674,8 @@ class ApiSteps final : public CaseSteps {
   std::optional<Env> untaken_;  // the world where a crash leaves the call without effect
   std::size_t crashes_ = 0;
 };
+
+thread_local ApiSteps::KeptCalls ApiSteps::t_kept;
 
 CaseOutcome run_api_case(const ApiData& d, Source& src, const CaseParams& params, Trace* trace) {
   ApiSteps steps(d);
