@@ -136,8 +136,8 @@ struct is_diagnostic<Diagnostic<T>> : std::true_type {
 template <class T>
 class Kept {
  public:
-  Kept() noexcept {}  // NOLINT(modernize-use-equals-default): the union member is not constructed
-  ~Kept() {}          // NOLINT(modernize-use-equals-default): the owner's release() destroys the value
+  Kept() noexcept {}  // the union member is not constructed (= default would be deleted)
+  ~Kept() {}          // nor destroyed: the owner's release() destroys it
   Kept(const Kept&) = delete;
   Kept& operator=(const Kept&) = delete;
 
