@@ -370,7 +370,12 @@ namespace duet {
 ///   duet::Api api("PersistentArray");
 class Api {
  public:
-  explicit Api(std::string name) : name_(std::move(name)) {}
+  explicit Api(std::string name);
+  Api(const Api&);
+  Api(Api&&) noexcept;
+  Api& operator=(const Api&);
+  Api& operator=(Api&&) noexcept;
+  ~Api();
 
   /// Declares an abstract type with reference type R (or duet::Solo) and candidate type C.
   /// Variables of this type print as prefix0, prefix1, ...
@@ -402,13 +407,9 @@ class Api {
                     "duet::Api::abstract: the check must be callable as check(const R&, const C&) (or "
                     "check(const C&)) and return bool or duet::Verdict");
     }
-    const std::size_t id = factories_.size();
-    factories_.push_back([fn] {
-      auto store = std::make_unique<Store>();
-      store->check = fn;
-      return std::unique_ptr<detail::HandleStoreBase>(std::move(store));
-    });
-    prefixes_.push_back(prefix);
+    auto store = std::make_unique<Store>();
+    store->check = std::move(fn);
+    const std::size_t id = add_abstract(std::move(store), prefix);
     return Abstract<R, C>(id, std::move(prefix));
   }
 
@@ -429,7 +430,7 @@ class Api {
     static_assert(std::is_copy_constructible_v<C> && (std::is_same_v<R, Solo> || std::is_copy_constructible_v<R>),
                   "duet::Api::recover: crash injection keeps copies of the reference (and candidate) values "
                   "for each world a crash may have left: both types must be copyable");
-    recovers_.resize(factories_.size());
+    recovers_.resize(stores_.size());
     recovers_[type.id] = [fn = std::move(fn)](detail::HandleStoreBase& store) {
       for (auto& e : static_cast<detail::HandleStore<R, C>&>(store).entries) fn(e.c);
     };
@@ -445,7 +446,7 @@ class Api {
   template <class... A, class Res, class FR, class FC>
   Api& op(std::string name, std::tuple<A...> arguments, Res result, FR reference, FC candidate) {
     if constexpr (detail::op_fits<false, std::tuple<A...>, Res, FR, FC>())
-      ops_.push_back(std::make_shared<detail::Op<false, std::tuple<A...>, Res, FR, FC>>(
+      add_op(std::make_unique<detail::Op<false, std::tuple<A...>, Res, FR, FC>>(
           std::move(name), std::move(arguments), std::move(result), std::move(reference), std::move(candidate)));
     return *this;
   }
@@ -457,8 +458,8 @@ class Api {
   template <class... A, class Res, class FC>
   Api& op(std::string name, std::tuple<A...> arguments, Res result, FC candidate) {
     if constexpr (detail::op_fits<true, std::tuple<A...>, Res, int, FC>())
-      ops_.push_back(std::make_shared<detail::Op<true, std::tuple<A...>, Res, int, FC>>(
-          std::move(name), std::move(arguments), std::move(result), 0, std::move(candidate)));
+      add_op(std::make_unique<detail::Op<true, std::tuple<A...>, Res, int, FC>>(std::move(name), std::move(arguments),
+                                                                                std::move(result), 0, std::move(candidate)));
     return *this;
   }
 
@@ -492,9 +493,12 @@ class Api {
  private:
   detail::Property property(const ApiOptions& options) const;
   detail::Property parallel_property(const ParallelConfig& pc, const ApiOptions& options) const;
+  // Out of line, so that a test file does not compile the bookkeeping of each declaration.
+  std::size_t add_abstract(std::unique_ptr<detail::HandleStoreBase> empty_store, const std::string& prefix);
+  void add_op(std::unique_ptr<detail::OpBase> op);
 
   std::string name_;
-  std::vector<std::function<std::unique_ptr<detail::HandleStoreBase>()>> factories_;
+  std::vector<std::shared_ptr<const detail::HandleStoreBase>> stores_;  // by abstract type id: an empty store each
   std::vector<std::string> prefixes_;
   std::vector<std::shared_ptr<const detail::OpBase>> ops_;
   std::vector<std::function<void(detail::HandleStoreBase&)>> recovers_;  // by abstract type id; empty: none

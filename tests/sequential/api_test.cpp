@@ -90,6 +90,31 @@ TEST(Api, BackOffDeclinesAndAnotherOperationRuns) {
   EXPECT_GT(r.discarded, 0u);
 }
 
+// Declining is the reference's, before the candidate runs: the case loop has taken the call as
+// a command by then, so a BackOff from the candidate (or from a nondet reference, which judges
+// the candidate's result) is an error of the spec, naming the call.
+TEST(Api, BackOffAfterTheCandidateRanIsASpecError) {
+  auto declining_top = [](const Stack& s) {
+    if (s.empty()) throw duet::BackOff{};
+    return s.back();
+  };
+  const CheckResult from_candidate = stack_api(duet::value<int>(), declining_top).check({.seed = 1});
+  ASSERT_EQ(from_candidate.status, CheckResult::Status::error) << from_candidate.report;
+  EXPECT_TRUE(has(from_candidate.report, "duet::BackOff thrown while top(s")) << from_candidate.report;
+
+  duet::Api api("Counter");
+  auto counter = api.abstract<int, int>("c");
+  api.op(
+      "make", duet::args(), counter, [] { return 0; }, [] { return 0; });
+  api.op(
+      "read", duet::args(counter), duet::nondet(duet::value<int>()),
+      [](const int&, const int&) -> duet::Diagnostic<int> { throw duet::BackOff{}; }, [](const int& c) { return c; });
+  const CheckResult from_judge = api.check({.seed = 1});
+  ASSERT_EQ(from_judge.status, CheckResult::Status::error) << from_judge.report;
+  EXPECT_TRUE(has(from_judge.report, "a nondet reference judges the candidate's result and cannot decline it"))
+      << from_judge.report;
+}
+
 TEST(Api, UnimplementedAbandonsTheScenario) {
   auto unsupported = [](const Stack&) -> int { throw duet::Unimplemented{}; };
   duet::Api api("Stack");

@@ -26,6 +26,9 @@ struct IllFormed {
   std::string type;     // the candidate type's name
 };
 
+/// The failure of a value's well-formedness check: `why` (empty: none given) on variable `var`.
+IllFormed ill_formed(const std::string& var, const std::string& why, std::string type);
+
 struct HandleStoreBase {
   virtual ~HandleStoreBase() = default;
   virtual std::size_t size() const = 0;
@@ -33,6 +36,8 @@ struct HandleStoreBase {
   virtual std::optional<IllFormed> check_all() const = 0;
   /// A copy (the parallel checker's oracle state); throws when the types cannot be copied.
   virtual std::unique_ptr<HandleStoreBase> clone() const = 0;
+  /// A store of the same type and check, with no value (a new scenario's).
+  virtual std::unique_ptr<HandleStoreBase> empty_copy() const = 0;
   /// The reference values equal those of `other` (a store of the same type) one by one; false
   /// when the reference type has no ==. Possible worlds after a crash that agree are merged.
   virtual bool same_references(const HandleStoreBase& other) const = 0;
@@ -66,6 +71,11 @@ struct HandleStore final : HandleStoreBase {
       throw std::logic_error("duet::Api under threads needs copyable reference and candidate types");
     }
   }
+  std::unique_ptr<HandleStoreBase> empty_copy() const override {
+    auto store = std::make_unique<HandleStore>();
+    store->check = check;
+    return store;
+  }
   bool same_references(const HandleStoreBase& other) const override {
     const auto& o = static_cast<const HandleStore&>(other);
     if (o.entries.size() != entries.size()) return false;
@@ -92,14 +102,13 @@ struct HandleStore final : HandleStoreBase {
     for (const Entry& e : entries) {
       std::string why;
       try {
-        const Verdict v = (*check)(const_cast<Entry&>(e).r(), e.c);
+        Verdict v = (*check)(const_cast<Entry&>(e).r(), e.c);
         if (v.ok) continue;
-        why = v.why;
+        why = std::move(v.why);
       } catch (...) {
         why = threw("it");
       }
-      return IllFormed{"the well-formedness check fails on " + e.name + (why.empty() ? "" : ": " + why), e.name,
-                       type_name<C>()};
+      return ill_formed(e.name, why, type_name<C>());
     }
     return std::nullopt;
   }

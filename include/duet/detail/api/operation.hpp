@@ -1,6 +1,9 @@
-// duet::Api's machinery, part 4: one operation. The outcome of a step, a drawn call for the
-// parallel runner, and Op, which draws, runs, compares and binds one operation; with the checks
-// Api::op runs before declaring it.
+// duet::Api's machinery, part 4: one operation. Op holds an operation's specs and its two
+// implementations; each call drawn of it is an ApiCall, whose typed part (Op::Call) does only
+// what needs the user's types: drawing the arguments, calling the reference and the candidate,
+// deconstructing and printing their results. Running a call, judging it and reporting it is
+// compiled once, in the library (src/frontends/api.cpp); so are the checks Api::op runs before
+// declaring an operation, at the end of this file.
 // Included by duet/api.hpp after the spec vocabulary it uses; not a public header.
 #pragma once
 
@@ -11,93 +14,101 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "duet/detail/api/arguments.hpp"
 #include "duet/detail/api/results.hpp"
-#include "duet/faults.hpp"
 
 namespace duet {
 namespace detail {
 
-struct StepOutcome {
-  // spec_error: the spec's own code (an argument generator, a where() predicate) threw.
-  enum class Status { done, declined, failed, abandoned, crashed, spec_error } status = Status::done;
-  std::string message;               // crashed: the interrupted call, as the report shows it
-  std::optional<Step> failing_step;  // failed without a trace: the step as it would be traced
+/// What the engine needs to know of an operation's result spec to run and judge its calls.
+struct OpShape {
+  SpecKind kind = SpecKind::value;   // the result spec's own kind: may_throw, nondet, or the result's
+  SpecKind inner = SpecKind::value;  // the result's kind under may_throw and nondet
+  bool solo = false;                 // no reference (invariant-only mode)
+  bool binds = false;                // the result holds an abstract type
+  bool returns_void = false;         // the candidate returns void (and so does the reference)
+  bool judges_outcome = false;       // nondet(may_throw(...)): the reference judges a duet::Result
+  /// may_throw's equivalence of the two sides' exceptions, when one was given.
+  const std::function<bool(const Result&, const Result&)>* equivalent = nullptr;
+  /// The reference runs before the candidate, so that it can decline (duet::BackOff) first.
+  bool reference_first() const { return !solo && kind != SpecKind::nondet; }
 };
 
-/// A drawn call with its arguments bound, for the parallel runner: run on the candidate (on a
-/// thread), then judged by the reference on a copy of the reference environment.
-struct ApiCall {
-  std::string text;
+struct OpBase;
+
+/// One drawn call of an operation: its arguments and what each side did. The engine runs and
+/// judges it through the functions below; the parallel runner keeps the candidate's outcome
+/// and has the reference judge it again on each state the search tries.
+class ApiCall {
+ public:
+  explicit ApiCall(const OpBase& op) : op(&op) {}
   virtual ~ApiCall() = default;
+  ApiCall(const ApiCall&) = delete;
+  ApiCall& operator=(const ApiCall&) = delete;
+
+  const OpBase* op;
+  std::string text;        // the call as the report shows it: "set(a0, 0, 1)"
+  std::string bound;       // what the last judgement bound its result to: "a3", "{s2, s3}"
+  Result reference_threw;  // is_exception() when the reference threw
+  Result candidate_threw;  // is_exception() when the candidate threw
+
+  /// Forgets the last arguments and results, draws new arguments (false: no suitable handle)
+  /// and sets `text`. Argument generators may throw.
+  virtual bool draw_arguments(Source& src, Env& env) = 0;
   /// Points the call's handle arguments at the same handles in another environment.
   virtual void rebind(Env& env) = 0;
-  /// Runs the candidate side, keeping what it did.
+  /// Runs one side, keeping its value or its exception. Unimplemented, BackOff and the
+  /// engine's signals (an injected crash, the end of the choice stream) pass through.
+  virtual void run_reference() = 0;
   virtual void run_candidate() = 0;
-  virtual std::string outcome_text() const = 0;
-  /// The call as the report shows it: "auto a1 = set(a0, 0, 1)" once its result has been bound.
-  virtual std::string shown_call() const = 0;
-  /// Runs the reference on env, compares with the candidate's kept outcome, and binds any
-  /// abstract result into env. False (with why, if given) when they disagree; `expected`, if
-  /// given, receives what the reference found ("7", "throws std::out_of_range").
-  virtual bool check_reference(Env& env, std::string* why, std::string* expected = nullptr) = 0;
-  /// Runs only the reference on env, for its effect on the arguments (a call a crash
-  /// interrupted, taken effect): its result is dropped.
-  virtual void apply_reference(Env& env) = 0;
+  /// A nondet operation's reference judges the candidate's outcome (`seen`: its exception, or
+  /// void, on entry; its value is added here). False, with the reference's why, when invalid.
+  virtual bool judge_candidate(Result& seen, std::string& why) = 0;
+  /// Deconstructs the two results under the spec: concrete parts compared, abstract parts
+  /// bound as new handles in env (the candidate's value copied when `keep_candidate`, for a
+  /// parallel call judged again). `shown` receives what the step prints.
+  virtual bool deconstruct(Env& env, bool keep_candidate, std::string& shown, std::optional<Mismatch>& mismatch) = 0;
+  /// A side's value as its result spec prints it.
+  virtual std::string show_reference() const = 0;
+  virtual std::string show_candidate() const = 0;
+  /// Drops the arguments and the results (a sequential step's call, kept for the next draw).
+  virtual void release() = 0;
 };
 
 struct OpBase {
   std::string name;
   std::vector<std::size_t> result_ids;  // abstract types this operation's result binds
-  bool parallel_ok = true;              // false for nondet and reference-less operations
+  OpShape shape;
+  bool parallel_ok = true;  // false for nondet and reference-less operations
   // false for nondet operations: the reference needs the candidate's result, which a crash
   // never gives, so "taken effect" could not be judged; their fault points do not fire.
   bool crash_ok = true;
-  virtual ~OpBase() = default;
-  /// The spec error for an argument generator (or where() predicate) that threw: call in a
-  /// catch block.
-  std::string argument_generator_threw() const { return threw("the spec's argument generator for " + name); }
-  virtual StepOutcome step(Source& src, Env& env, Trace* trace) const = 0;
-  /// Draws a call (nullptr: no suitable handle here, or the spec's argument generator threw,
-  /// which `spec_error` then says, as step() would).
-  virtual std::shared_ptr<ApiCall> draw(Source& src, Env& env, std::string& spec_error) const = 0;
+  OpBase(std::string name, const OpShape& shape);
+  virtual ~OpBase();
+  OpBase(const OpBase&) = delete;
+  OpBase& operator=(const OpBase&) = delete;
+  /// A new call of this operation, before its arguments are drawn.
+  virtual std::unique_ptr<ApiCall> new_call() const = 0;
 };
 
+// A step's lines in a trace (src/report/trace.cpp).
 void record_api_step(Trace* trace, std::string code, std::string observed, bool binds = false);
-/// "{s2, s3}": braces around comma-separated C++ identifiers.
-bool is_name_list(const std::string& text);
 void record_api_failure(Trace* trace, std::string code, std::string expected, std::string explanation);
 Step api_failure_step(std::string code, std::string expected, std::string explanation);
 std::string exception_text(const Result& r);  // "std::out_of_range(\"...\")"
 
-// A step's failures and records, as the report shows them (src/frontends/api.cpp).
-StepOutcome step_failed(std::string message);
-/// A failure at a call: traced, or kept as the failing step when the case runs without a trace.
-StepOutcome failed_at(Trace* trace, const std::string& call, std::string expected, std::string explanation,
-                      std::string message);
-/// The whole (concrete) result differs: the step reads as an assertion of the reference's value.
-StepOutcome whole_mismatch(Trace* trace, const std::string& call, const std::string& reference,
-                           const std::string& candidate);
-/// The results differ at m. A whole concrete result (whole_value) reads as an assertion; a part
-/// of a composite one does not.
-StepOutcome mismatch_failure(Trace* trace, const std::string& call, const Mismatch& m, bool whole_value);
-/// The candidate threw where the spec does not say it may.
-StepOutcome undeclared_throw(Trace* trace, const std::string& call, const Result& exception);
-/// Prints and records a finished step: "auto a3 = op(...)", "auto [s2, s3] = split(...)",
-/// "op(...)  // 7". `kind`: the result spec's kind under may_throw / nondet; `binds`: it holds
-/// an abstract type.
-void record_finished_step(Trace* trace, Env& env, const std::string& call, const std::string& text, SpecKind kind,
-                          bool binds);
-
-/// What a call did: a value (if any) or an exception.
-template <class T>
-struct Outcome {
-  std::optional<T> value;
-  Result exception;  // is_exception() when it threw
-  bool threw() const { return exception.is_exception(); }
-};
+/// Runs `call`, keeping its exception in `exception` (compiled once; see ApiCall::run_reference).
+void run_captured(Result& exception, void* context, void (*call)(void*));
+template <class F>
+void run_captured(Result& exception, F&& f) {
+  run_captured(exception, static_cast<void*>(std::addressof(f)),
+               [](void* context) { (*static_cast<std::remove_reference_t<F>*>(context))(); });
+}
+/// "name(a, b, c)" from the arguments' texts.
+std::string call_text(const std::string& name, const std::string* const* arguments, std::size_t count);
 
 template <class F, class Vals, std::size_t... K>
 decltype(auto) call_ref(const F& f, Vals& vals, std::index_sequence<K...>) {
@@ -112,35 +123,104 @@ decltype(auto) call_ref_judging(const F& f, Vals& vals, const Extra& extra, std:
   return f(std::get<K>(vals).ref()..., extra);
 }
 
-/// Runs f() capturing its value or its exception. Unimplemented, BackOff and the engine's
-/// signals (an injected crash, the end of the choice stream) pass through.
-template <class T, class F>
-Outcome<stored_t<T>> run_capturing(F&& f) {
-  Outcome<stored_t<T>> o;
-  try {
-    if constexpr (std::is_void_v<T>) {
-      f();
-      o.value.emplace();
-    } else {
-      o.value.emplace(f());
-    }
-  } catch (const Unimplemented&) {
-    throw;
-  } catch (const BackOff&) {
-    throw;
-  } catch (const EngineSignal&) {
-    throw;
-  } catch (...) {
-    o.exception = Result::current_exception();
+template <class T>
+struct is_diagnostic : std::false_type {};
+template <class T>
+struct is_diagnostic<Diagnostic<T>> : std::true_type {
+  using value_type = T;
+};
+
+/// A value a call keeps from its run to its release(): an optional that leaves its destruction
+/// to release() (which the call's destructor calls too), so that each call type destroys its
+/// values in one function rather than in each of its destructors.
+template <class T>
+class Kept {
+ public:
+  Kept() noexcept {}  // the union member is not constructed (= default would be deleted)
+  ~Kept() {}          // nor destroyed: the owner's release() destroys it
+  Kept(const Kept&) = delete;
+  Kept& operator=(const Kept&) = delete;
+
+  template <class... A>
+  T& emplace(A&&... args) {
+    reset();
+    ::new (static_cast<void*>(std::addressof(value_))) T(std::forward<A>(args)...);
+    engaged_ = true;
+    return value_;
   }
-  return o;
+  void reset() noexcept {
+    if (!engaged_) return;
+    value_.~T();
+    engaged_ = false;
+  }
+  T& operator*() { return value_; }
+  const T& operator*() const { return value_; }
+
+ private:
+  union {
+    T value_;
+  };
+  bool engaged_ = false;
+};
+
+/// What a call's result is kept as: `slot` holds f()'s value (std::monostate for void).
+template <class Slot, class F>
+void keep_result(Kept<Slot>& slot, F&& f) {
+  if constexpr (std::is_void_v<decltype(f())>) {
+    f();
+    slot.emplace();
+  } else {
+    slot.emplace(f());
+  }
 }
+
+/// The spec a result is deconstructed and printed under: the one inside may_throw and nondet.
+template <class S>
+struct inner_spec {
+  using type = S;
+};
+template <class S>
+  requires(S::spec_kind == SpecKind::may_throw || S::spec_kind == SpecKind::nondet)
+struct inner_spec<S> {
+  using type = decltype(S::spec);
+};
 
 template <bool Solo, class ArgSpecs, class Res, class FR, class FC>
 struct Op final : OpBase {
   using Vals = typename arg_values<ArgSpecs>::type;
   static constexpr std::size_t N = std::tuple_size_v<ArgSpecs>;
   using Idx = std::make_index_sequence<N>;
+  static constexpr SpecKind kind = Res::spec_kind;
+  static constexpr bool nondet = kind == SpecKind::nondet;
+
+  // The candidate's result (CR) and the reference's (RR: void in solo and nondet modes).
+  using CR = decltype(call_cand(std::declval<const FC&>(), std::declval<Vals&>(), Idx{}));
+  template <bool S = Solo>
+  static auto ref_type_probe() {
+    if constexpr (S || nondet) return std::type_identity<void>{};
+    else return std::type_identity<decltype(call_ref(std::declval<const FR&>(), std::declval<Vals&>(), Idx{}))>{};
+  }
+  using RR = typename decltype(ref_type_probe())::type;
+  // The spec the results are deconstructed and printed under: may_throw's and nondet's inside.
+  using Inner = typename inner_spec<Res>::type;
+  static constexpr bool judges_outcome = [] {
+    if constexpr (nondet) return Inner::spec_kind == SpecKind::may_throw;
+    else return false;
+  }();
+  // What the reference side keeps: its result, or the value a nondet reference's judgement gives.
+  template <bool S = Solo>
+  static auto kept_type_probe() {
+    if constexpr (S || judges_outcome) {
+      return std::type_identity<std::monostate>{};
+    } else if constexpr (nondet) {
+      using Judged = decltype(call_ref_judging(std::declval<const FR&>(), std::declval<Vals&>(),
+                                               std::declval<const std::remove_cvref_t<CR>&>(), Idx{}));
+      return std::type_identity<typename is_diagnostic<std::remove_cvref_t<Judged>>::value_type>{};
+    } else {
+      return std::type_identity<stored_t<RR>>{};
+    }
+  }
+  using RefKept = typename decltype(kept_type_probe())::type;
 
   ArgSpecs specs;
   Res res;
@@ -148,306 +228,112 @@ struct Op final : OpBase {
   FC fc;
 
   Op(std::string n, ArgSpecs s, Res r, FR ref, FC cand)
-      : specs(std::move(s)), res(std::move(r)), fr(std::move(ref)), fc(std::move(cand)) {
-    name = std::move(n);
+      : OpBase(std::move(n), {kind, inner_kind<Res>(), Solo, contains_abstract<Res>(), std::is_void_v<CR>, judges_outcome}),
+        specs(std::move(s)),
+        res(std::move(r)),
+        fr(std::move(ref)),
+        fc(std::move(cand)) {
     collect_abstract_ids(res, result_ids);
-    parallel_ok = !Solo && Res::spec_kind != SpecKind::nondet;
-    crash_ok = Res::spec_kind != SpecKind::nondet;
+    if constexpr (kind == SpecKind::may_throw)
+      if (res.equivalent) shape.equivalent = &res.equivalent;
   }
 
-  StepOutcome step(Source& src, Env& env, Trace* trace) const override {
-    for (std::size_t id : result_ids)
-      if (env.stores[id]->size() >= env.max_handles) return {StepOutcome::Status::declined, {}, {}};
-    Vals vals;
-    try {
-      if (!make_args(specs, src, env, vals, Idx{})) return {StepOutcome::Status::declined, {}, {}};
-    } catch (const Discard&) {
-      return {StepOutcome::Status::declined, {}, {}};
-    } catch (const EngineSignal&) {
-      throw;
-    } catch (...) {
-      return {StepOutcome::Status::spec_error, argument_generator_threw(), {}};
-    }
-    const std::string call = name + "(" + argument_text(vals, Idx{}) + ")";
-    announce_call(trace, call);
-    try {
-      if constexpr (Res::spec_kind == SpecKind::nondet) return step_nondet(vals, call, env, trace);
-      else if constexpr (Res::spec_kind == SpecKind::may_throw) return step_may_throw(vals, call, env, trace);
-      else return step_plain(vals, call, env, trace);
-    } catch (const BackOff&) {
-      return {StepOutcome::Status::declined, {}, {}};
-    } catch (const Unimplemented&) {
-      return {StepOutcome::Status::abandoned, name + " is not implemented by the candidate", {}};
-    } catch (const duet::crash&) {
-      return {StepOutcome::Status::crashed, call, {}};
-    }
+  const Inner& inner() const {
+    if constexpr (kind == SpecKind::may_throw || nondet) return res.spec;
+    else return res;
   }
-
-  using CR = decltype(call_cand(std::declval<const FC&>(), std::declval<Vals&>(), Idx{}));
-  using CV = std::remove_cvref_t<CR>;
-  template <bool S = Solo>
-  static auto ref_type_probe() {
-    if constexpr (S || Res::spec_kind == SpecKind::nondet) return std::type_identity<void>{};
-    else return std::type_identity<decltype(call_ref(std::declval<const FR&>(), std::declval<Vals&>(), Idx{}))>{};
-  }
-  using RR = typename decltype(ref_type_probe())::type;  // void in solo and nondet modes
 
   struct Call final : ApiCall {
-    const Op* op;
-    Vals vals;
-    Outcome<stored_t<CR>> cand;
-    std::string bound;  // what the last check bound, e.g. "a3" or "{s2, s3}"
+    explicit Call(const Op& op) : ApiCall(op) {}
+    ~Call() override { release(); }
+    Call(const Call&) = delete;
+    Call& operator=(const Call&) = delete;
+    const Op& self() const { return static_cast<const Op&>(*op); }
+    Kept<Vals> vals;
+    Kept<RefKept> reference;
+    Kept<stored_t<CR>> candidate;
+
+    bool draw_arguments(Source& src, Env& env) override {
+      reference.reset();
+      candidate.reset();
+      vals.emplace();
+      if (!make_args(self().specs, src, env, *vals, Idx{})) return false;
+      std::apply(
+          [&](const auto&... a) {
+            const std::string* texts[N + 1] = {&a.text..., nullptr};
+            text = call_text(self().name, texts, N);
+          },
+          *vals);
+      return true;
+    }
     void rebind(Env& env) override {
-      std::apply([&](auto&... a) { ((a.rebind_fn ? a.rebind_fn(a, env) : void()), ...); }, vals);
+      std::apply([&](auto&... a) { ((a.rebind_fn ? a.rebind_fn(a, env) : void()), ...); }, *vals);
+    }
+    void run_reference() override {
+      if constexpr (!Solo && !nondet) {
+        reference.reset();
+        run_captured(reference_threw,
+                     [&] { keep_result(reference, [&]() -> decltype(auto) { return call_ref(self().fr, *vals, Idx{}); }); });
+      }
     }
     void run_candidate() override {
-      cand = run_capturing<CR>([&]() -> decltype(auto) { return call_cand(op->fc, vals, Idx{}); });
+      candidate.reset();
+      run_captured(candidate_threw,
+                   [&] { keep_result(candidate, [&]() -> decltype(auto) { return call_cand(self().fc, *vals, Idx{}); }); });
     }
-    std::string shown_call() const override {
-      if constexpr (contains_abstract<Res>()) {
-        if (bound.empty()) return text;
-        if (is_name_list(bound)) return "auto [" + bound.substr(1, bound.size() - 2) + "] = " + text;
-        if (bound.find_first_of("{}") == std::string::npos) return "auto " + bound + " = " + text;
-      }
-      return text;
-    }
-    std::string outcome_text() const override {
-      if (cand.threw()) return "throws " + cand.exception.exception_type();
-      if constexpr (inner_kind<Res>() == SpecKind::abstract) return "";
-      if constexpr (std::is_void_v<CV>) return "()";
-      else if constexpr (Res::spec_kind == SpecKind::may_throw || Res::spec_kind == SpecKind::nondet)
-        return show_under(op->res.spec, *cand.value);
-      else return show_under(op->res, *cand.value);
-    }
-    bool check_reference(Env& env, std::string* why, std::string* expected) override {
-      rebind(env);
-      if constexpr (Solo || Res::spec_kind == SpecKind::nondet) {
-        if (why) *why = "not supported under threads";
-        return false;
-      } else {
-        try {
-          return op->judge(vals, cand, env, why, &bound, expected);
-        } catch (const BackOff&) {
-          if (why) *why = "the reference declines " + op->name + " here";
+    bool judge_candidate(Result& seen, std::string& why) override {
+      if constexpr (judges_outcome) {
+        if constexpr (!std::is_void_v<CR>)
+          if (!candidate_threw.is_exception()) seen = Result(*candidate);
+        const Verdict v = call_ref_judging(self().fr, *vals, std::as_const(seen), Idx{});
+        why = v.why;
+        return v.ok;
+      } else if constexpr (nondet) {
+        auto diagnostic = call_ref_judging(self().fr, *vals, std::as_const(*candidate), Idx{});
+        if (!diagnostic.is_valid()) {
+          why = std::move(diagnostic.why);
           return false;
         }
+        reference.emplace(std::move(*diagnostic.value));
+        return true;
+      } else {
+        return false;
       }
     }
-    void apply_reference(Env& env) override {
-      rebind(env);
-      if constexpr (!Solo && Res::spec_kind != SpecKind::nondet) {
-        try {
-          (void)run_capturing<RR>([&]() -> decltype(auto) { return call_ref(op->fr, vals, Idx{}); });
-        } catch (const BackOff&) {
-        }
+    bool deconstruct(Env& env, bool keep_candidate, std::string& shown, std::optional<Mismatch>& mismatch) override {
+      if constexpr (std::is_void_v<CR> || judges_outcome) {
+        return true;
+      } else if constexpr (Solo) {
+        return detail::deconstruct<true>(self().inner(), std::as_const(*candidate), std::move(*candidate), env, shown,
+                                         mismatch);
+      } else if constexpr (!contains_abstract<Res>()) {
+        // Concrete results are compared in place, so that a failure can print both whole.
+        return detail::deconstruct<false>(self().inner(), std::as_const(*reference), std::as_const(*candidate), env, shown,
+                                          mismatch);
+      } else if (keep_candidate) {
+        return detail::deconstruct<false>(self().inner(), std::move(*reference), std::as_const(*candidate), env, shown,
+                                          mismatch);
+      } else {
+        return detail::deconstruct<false>(self().inner(), std::move(*reference), std::move(*candidate), env, shown,
+                                          mismatch);
       }
+    }
+    std::string show_reference() const override {
+      if constexpr (Solo || judges_outcome || std::is_void_v<CR>) return {};
+      else return show_under(self().inner(), *reference);
+    }
+    std::string show_candidate() const override {
+      if constexpr (std::is_void_v<CR>) return {};
+      else return show_under(self().inner(), *candidate);
+    }
+    void release() override {
+      reference.reset();
+      candidate.reset();
+      vals.reset();
     }
   };
 
-  std::shared_ptr<ApiCall> draw(Source& src, Env& env, std::string& spec_error) const override {
-    for (std::size_t id : result_ids)
-      if (env.stores[id]->size() >= env.max_handles) return nullptr;
-    auto call = std::make_shared<Call>();
-    call->op = this;
-    try {
-      if (!make_args(specs, src, env, call->vals, Idx{})) return nullptr;
-    } catch (const Discard&) {
-      return nullptr;
-    } catch (const EngineSignal&) {
-      throw;
-    } catch (...) {
-      spec_error = argument_generator_threw();
-      return nullptr;
-    }
-    call->text = name + "(" + argument_text(call->vals, Idx{}) + ")";
-    return call;
-  }
-
-  // The reference's verdict on a kept candidate outcome (the parallel runner's oracle step):
-  // the same comparison as a sequential step, without moving the candidate's value.
-  template <class KeptOutcome>
-  bool judge(Vals& vals, const KeptOutcome& c, Env& env, std::string* why, std::string* bound,
-             std::string* expected = nullptr) const {
-    if constexpr (Solo || Res::spec_kind == SpecKind::nondet) {
-      return false;
-    } else {
-      auto r = run_capturing<RR>([&]() -> decltype(auto) { return call_ref(fr, vals, Idx{}); });
-      if (expected) *expected = shown_outcome(r);
-      std::string text;
-      std::optional<Mismatch> m;
-      if constexpr (Res::spec_kind == SpecKind::may_throw) {
-        if (r.threw() || c.threw()) {
-          if (!(r.threw() && c.threw())) return false;
-          return res.equivalent ? res.equivalent(r.exception, c.exception)
-                                : r.exception.exception_type() == c.exception.exception_type();
-        }
-        if constexpr (std::is_void_v<CV>) return true;
-        else {
-          const bool ok = deconstruct<false>(res.spec, std::move(*r.value), std::as_const(*c.value), env, text, m);
-          if (bound) *bound = text;
-          return ok;
-        }
-      } else {
-        if (r.threw()) {
-          if (why) *why = "the reference implementation of " + name + " threw " + exception_text(r.exception);
-          return false;
-        }
-        if (c.threw()) return false;
-        if constexpr (std::is_void_v<CV>) return true;
-        else {
-          const bool ok = deconstruct<false>(res, std::move(*r.value), std::as_const(*c.value), env, text, m);
-          if (bound) *bound = text;
-          return ok;
-        }
-      }
-    }
-  }
-
-  // What the reference found, as a failure after a crash lists it.
-  template <class RefOutcome>
-  std::string shown_outcome(const RefOutcome& r) const {
-    if (r.threw()) return "that it throws " + exception_text(r.exception);
-    if constexpr (contains_abstract<Res>() || std::is_void_v<std::remove_cvref_t<RR>>) {
-      return "a result";
-    } else if constexpr (Res::spec_kind == SpecKind::may_throw) {
-      return show_under(res.spec, *r.value);
-    } else {
-      return show_under(res, *r.value);
-    }
-  }
-
-  static constexpr bool whole_value = inner_kind<Res>() == SpecKind::value;
-  static void record_done(Trace* trace, Env& env, const std::string& call, const std::string& text) {
-    record_finished_step(trace, env, call, text, inner_kind<Res>(), contains_abstract<Res>());
-  }
-
-  StepOutcome step_plain(Vals& vals, const std::string& call, Env& env, Trace* trace) const {
-    if constexpr (Solo) {
-      auto c = run_capturing<CR>([&]() -> decltype(auto) { return call_cand(fc, vals, Idx{}); });
-      if (c.threw()) return undeclared_throw(trace, call, c.exception);
-      std::string text;
-      std::optional<Mismatch> m;
-      if constexpr (!std::is_void_v<CV>) deconstruct<true>(res, std::as_const(*c.value), std::move(*c.value), env, text, m);
-      record_done(trace, env, call, text);
-      return {};
-    } else {
-      using RV = std::remove_cvref_t<RR>;
-      auto r = run_capturing<RR>([&]() -> decltype(auto) { return call_ref(fr, vals, Idx{}); });
-      if (r.threw()) {
-        const std::string why = "the reference implementation of " + name + " threw " + exception_text(r.exception) +
-                                " (declare the result duet::may_throw(...) if it may)";
-        return failed_at(trace, call, "", why, why);
-      }
-      auto c = run_capturing<CR>([&]() -> decltype(auto) { return call_cand(fc, vals, Idx{}); });
-      if (c.threw()) return undeclared_throw(trace, call, c.exception);
-      std::string text;
-      std::optional<Mismatch> m;
-      bool ok;
-      if constexpr (std::is_void_v<CV> || std::is_void_v<RV>) {
-        ok = true;  // void on both sides, and the spec unit(): Api::op checked
-      } else if constexpr (!contains_abstract<Res>()) {
-        // A concrete result: compared in place, so that a failure can print both whole values.
-        ok = deconstruct<false>(res, std::as_const(*r.value), std::as_const(*c.value), env, text, m);
-        if (!ok) return whole_mismatch(trace, call, show_under(res, *r.value), show_under(res, *c.value));
-      } else {
-        ok = deconstruct<false>(res, std::move(*r.value), std::move(*c.value), env, text, m);
-      }
-      if (!ok) return mismatch_failure(trace, call, *m, whole_value);
-      record_done(trace, env, call, text);
-      return {};
-    }
-  }
-
-  StepOutcome step_may_throw(Vals& vals, const std::string& call, Env& env, Trace* trace) const {
-    const auto& inner = res.spec;
-    std::string text;
-    std::optional<Mismatch> m;
-    if constexpr (Solo) {
-      auto c = run_capturing<CR>([&]() -> decltype(auto) { return call_cand(fc, vals, Idx{}); });
-      if (c.threw()) {
-        if (trace) record_api_step(trace, call, "throws " + c.exception.exception_type());
-        return {};
-      }
-      if constexpr (!std::is_void_v<CV>)
-        deconstruct<true>(inner, std::as_const(*c.value), std::move(*c.value), env, text, m);
-      record_done(trace, env, call, text);
-      return {};
-    } else {
-      // The reference runs first, so that it can back off before the candidate runs.
-      auto r = run_capturing<RR>([&]() -> decltype(auto) { return call_ref(fr, vals, Idx{}); });
-      auto c = run_capturing<CR>([&]() -> decltype(auto) { return call_cand(fc, vals, Idx{}); });
-      const bool rt = r.threw(), ct = c.threw();
-      if (rt && ct) {
-        const bool same = res.equivalent ? res.equivalent(r.exception, c.exception)
-                                         : r.exception.exception_type() == c.exception.exception_type();
-        if (same) {
-          if (trace) record_api_step(trace, call, "throws " + c.exception.exception_type());
-          return {};
-        }
-        const std::string why =
-            "candidate throws " + exception_text(c.exception) + "; the reference throws " + exception_text(r.exception);
-        return failed_at(trace, call, "", why, why + " (" + call + ")");
-      }
-      if (rt || ct) {
-        std::string cand_text = ct ? "that it throws " + exception_text(c.exception) : std::string("a result");
-        std::string ref_text = rt ? "that it throws " + exception_text(r.exception) : std::string("a result");
-        if constexpr (!std::is_void_v<CV>)
-          if (!ct) cand_text = show_under(inner, *c.value);
-        if constexpr (!std::is_void_v<RR>)
-          if (!rt) ref_text = show_under(inner, *r.value);
-        return failed_at(trace, call, "", "candidate finds " + cand_text + "; the reference finds " + ref_text,
-                         "candidate finds " + cand_text + "; the reference finds " + ref_text + " (" + call + ")");
-      }
-      bool ok = true;
-      if constexpr (!std::is_void_v<CV> && !contains_abstract<Res>()) {
-        ok = deconstruct<false>(inner, std::as_const(*r.value), std::as_const(*c.value), env, text, m);
-        if (!ok) return whole_mismatch(trace, call, show_under(inner, *r.value), show_under(inner, *c.value));
-      } else if constexpr (!std::is_void_v<CV>) {
-        ok = deconstruct<false>(inner, std::move(*r.value), std::move(*c.value), env, text, m);
-      }
-      if (!ok) return mismatch_failure(trace, call, *m, whole_value);
-      record_done(trace, env, call, text);
-      return {};
-    }
-  }
-
-  StepOutcome step_nondet(Vals& vals, const std::string& call, Env& env, Trace* trace) const {
-    const auto& inner = res.spec;
-    if constexpr (decltype(res.spec)::spec_kind == SpecKind::may_throw) {
-      // The reference judges the whole outcome: a value or an exception.
-      auto c = run_capturing<CR>([&]() -> decltype(auto) { return call_cand(fc, vals, Idx{}); });
-      Result seen = c.threw() ? c.exception : Result();
-      if constexpr (!std::is_void_v<CV>)
-        if (!c.threw()) seen = Result(*c.value);
-      const Verdict v = call_ref_judging(fr, vals, std::as_const(seen), Idx{});
-      const std::string shown = c.threw() ? "that it throws " + exception_text(c.exception) : seen.show();
-      if (!v.ok) {
-        const std::string why = "candidate finds " + shown + (v.why.empty() ? "" : ": " + v.why);
-        return failed_at(trace, call, "", why, why + " (" + call + ")");
-      }
-      if (trace) record_api_step(trace, call, c.threw() ? "throws " + c.exception.exception_type() : shown);
-      return {};
-    } else {
-      auto c = run_capturing<CR>([&]() -> decltype(auto) { return call_cand(fc, vals, Idx{}); });
-      if (c.threw()) {
-        const std::string why = "candidate throws " + exception_text(c.exception) +
-                                " (declare the result duet::nondet(duet::may_throw(...)) if it may)";
-        return failed_at(trace, call, "", why, why + " (" + call + ")");
-      }
-      const CV& cv = *c.value;
-      auto diag = call_ref_judging(fr, vals, cv, Idx{});
-      if (!diag.is_valid()) {
-        const std::string why = "candidate finds " + show_under(inner, cv) + (diag.why.empty() ? "" : ": " + diag.why);
-        return failed_at(trace, call, "", why, why + " (" + call + ")");
-      }
-      std::string text;
-      std::optional<Mismatch> m;
-      if (!deconstruct<false>(inner, std::move(*diag.value), std::move(*c.value), env, text, m))
-        return mismatch_failure(trace, call, *m, whole_value);
-      record_done(trace, env, call, text);
-      return {};
-    }
-  }
+  std::unique_ptr<ApiCall> new_call() const override { return std::make_unique<Call>(*this); }
 };
 
 // ---------------------------------------------------------------------------------------
@@ -457,13 +343,6 @@ struct Op final : OpBase {
 
 template <class>
 inline constexpr bool dependent_false = false;
-
-template <class T>
-struct is_diagnostic : std::false_type {};
-template <class T>
-struct is_diagnostic<Diagnostic<T>> : std::true_type {
-  using value_type = T;
-};
 
 /// An operation with no reference cannot be nondeterministic (the types: the result spec).
 template <class Spec>
@@ -513,22 +392,24 @@ constexpr bool reference_callable() {
 }
 
 /// All of Api::op's checks, in order; false (after exactly one failed static_assert) when the
-/// operation cannot be declared.
+/// operation cannot be declared. Each check is instantiated only when those before it passed,
+/// and a failed one gives its own (false) value.
 template <bool Solo, class ArgSpecs, class Res, class FR, class FC>
 constexpr bool op_fits() {
+  using Arguments = arguments_valid<type_list<>, typename spec_list<ArgSpecs>::type>;
   if constexpr (!result_is_a_spec<Res>::value) {
-    return false;
-  } else if constexpr (!arguments_valid<type_list<>, typename spec_list<ArgSpecs>::type>::value) {
-    return false;
+    return result_is_a_spec<Res>::value;
+  } else if constexpr (!Arguments::value) {
+    return Arguments::value;
   } else {
     return []<class... R, class... C>(std::type_identity<std::tuple<Arg<R, C>...>>) {
       constexpr SpecKind k = Res::spec_kind;
       if constexpr (Solo && k == SpecKind::nondet) {
         return nondet_needs_a_reference<Res>::value;
       } else if constexpr (!reference_callable < Solo || k == SpecKind::nondet, FR, R... > ()) {
-        return false;
+        return reference_callable < Solo || k == SpecKind::nondet, FR, R... > ();
       } else if constexpr (!candidate_takes<FC, C...>::value) {
-        return false;
+        return candidate_takes<FC, C...>::value;
       } else {
         using CR = call_result_t<FC, C...>;
         if constexpr (Solo) {
