@@ -1,8 +1,10 @@
 // What the hang watchdog reads of the running case: written per case without a lock, read as
-// one consistent sighting.
+// one consistent sighting; and the token it reports a hang with.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cstdint>
 #include <thread>
 
@@ -58,6 +60,24 @@ TEST(RunningCase, SightingsAreConsistentWhileCasesChange) {
   }
   search.join();
   RecordProperty("running_sightings", static_cast<int>(seen));
+}
+
+// A case restarted with the token it had copies nothing, and a new token replaces it: the hang
+// report names the token of the case that hung.
+TEST(Watchdog, AHangNamesTheTokenItsCaseStartedWith) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        duet::detail::Watchdog watchdog("Spec", 0.2);
+        watchdog.start("token-A");
+        watchdog.stop();
+        watchdog.start("token-B");
+        watchdog.stop();
+        watchdog.start("token-B");
+        std::this_thread::sleep_for(std::chrono::seconds(5));
+        std::exit(0);
+      },
+      testing::ExitedWithCode(3), "DUET_REPLAY=token-B\n");
 }
 
 }  // namespace
