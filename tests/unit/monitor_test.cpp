@@ -1,9 +1,10 @@
 // What the hang watchdog reads of the running case: written per case without a lock, read as
-// one consistent sighting; and the token it reports a hang with.
+// one consistent sighting; and the token a hang or a crash is reported with.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstdint>
 #include <thread>
@@ -78,6 +79,23 @@ TEST(Watchdog, AHangNamesTheTokenItsCaseStartedWith) {
         std::exit(0);
       },
       testing::ExitedWithCode(3), "DUET_REPLAY=token-B\n");
+}
+
+// The crash guard takes each token into the last one's buffer: a shorter one after a longer
+// one is reported whole and alone.
+TEST(CrashGuard, ACrashNamesTheTokenItsCaseStartedWith) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        duet::detail::CrashGuard guard("Spec");
+        guard.token_case("token-A-which-is-the-longer-one");
+        guard.idle();
+        guard.token_case("token-B");
+        guard.idle();
+        guard.token_case("token-B");
+        std::raise(SIGSEGV);
+      },
+      "DUET_REPLAY=token-B\n");
 }
 
 }  // namespace
