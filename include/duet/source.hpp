@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <span>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "duet/detail/engine_signal.hpp"
@@ -131,6 +132,12 @@ class Source {
     std::size_t begin, end;
   };
   const std::vector<Span>& spans() const { return spans_; }
+  /// Moves the recorded choices and spans out, leaving none: for a case that is over, whose
+  /// record outlives the Source (a replay's, per shrink candidate, where copying was a cost).
+  void take_record(std::vector<std::uint64_t>& choices, std::vector<Span>& spans) {
+    choices = std::exchange(recorded_, {});
+    spans = std::exchange(spans_, {});
+  }
 
   /// Forgets the choices from `position` on (random mode: the generator is not rewound, so
   /// the next draws differ). For parts of a case whose choices need not be kept, such as the

@@ -154,9 +154,9 @@ void CrashGuard::seeded_case(std::uint64_t index, std::uint64_t case_seed) {
 
 void CrashGuard::idle() { state.active.store(false, std::memory_order_relaxed); }
 
-void CrashGuard::token_case(std::string token) {
+void CrashGuard::token_case(const std::string& token) {
   state.active.store(false, std::memory_order_relaxed);
-  state.token = std::move(token);
+  state.token = token;
   state.by_seed.store(false, std::memory_order_relaxed);
   state.active.store(true, std::memory_order_relaxed);
 }

@@ -31,8 +31,9 @@ class CrashGuard {
   void set_header(const ReplayRecord& header);
   /// Hot loop: the running case, from a seed (its token is made only if it crashes).
   void seeded_case(std::uint64_t index, std::uint64_t case_seed);
-  /// The running case, by its token.
-  void token_case(std::string token);
+  /// The running case, by its token (copied into the buffer of the last one: a shrink's
+  /// replays share one token, and allocate nothing).
+  void token_case(const std::string& token);
   /// No case is running.
   void idle();
 };

@@ -68,9 +68,8 @@ CaseRun InProcessBackend::run_case(RunRequest request) {
   run.outcome = run_guarded(src, request.traced ? &run.trace : nullptr);
   if (in_child_) Isolation::end_case();
   run.trace.observer = nullptr;
-  run.choices = src.choices();
-  run.spans = src.spans();
   run.concurrent_start = src.concurrent_start();
+  src.take_record(run.choices, run.spans);  // the Source ends here: its record is the run's
   return run;
 }
 

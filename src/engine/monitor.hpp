@@ -82,10 +82,14 @@ class Watchdog {
     cv_.notify_all();
     if (thread_.joinable()) thread_.join();
   }
-  /// A case starts; `token` reproduces it.
-  void start(std::string token) {
-    std::lock_guard lock(mutex_);  // the watchdog reads the token under it
-    token_ = std::move(token);
+  /// A case starts; `token` reproduces it. A shrink starts every replay with the same token:
+  /// only a new one is copied, under the lock the watchdog reads it with (this thread alone
+  /// writes it, so comparing needs no lock).
+  void start(const std::string& token) {
+    if (token != token_) {
+      std::lock_guard lock(mutex_);
+      token_ = token;
+    }
     running_.start_token();
   }
   /// Hot loop: a case from a seed; its token is made only if it hangs.

@@ -1,8 +1,11 @@
 // What the hang watchdog reads of the running case: written per case without a lock, read as
-// one consistent sighting.
+// one consistent sighting; and the token a hang or a crash is reported with.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <cstdint>
 #include <thread>
 
@@ -58,6 +61,41 @@ TEST(RunningCase, SightingsAreConsistentWhileCasesChange) {
   }
   search.join();
   RecordProperty("running_sightings", static_cast<int>(seen));
+}
+
+// A case restarted with the token it had copies nothing, and a new token replaces it: the hang
+// report names the token of the case that hung.
+TEST(Watchdog, AHangNamesTheTokenItsCaseStartedWith) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        duet::detail::Watchdog watchdog("Spec", 0.2);
+        watchdog.start("token-A");
+        watchdog.stop();
+        watchdog.start("token-B");
+        watchdog.stop();
+        watchdog.start("token-B");
+        std::this_thread::sleep_for(std::chrono::seconds(5));
+        std::exit(0);
+      },
+      testing::ExitedWithCode(3), "DUET_REPLAY=token-B\n");
+}
+
+// The crash guard takes each token into the last one's buffer: a shorter one after a longer
+// one is reported whole and alone.
+TEST(CrashGuard, ACrashNamesTheTokenItsCaseStartedWith) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        duet::detail::CrashGuard guard("Spec");
+        guard.token_case("token-A-which-is-the-longer-one");
+        guard.idle();
+        guard.token_case("token-B");
+        guard.idle();
+        guard.token_case("token-B");
+        std::raise(SIGSEGV);
+      },
+      "DUET_REPLAY=token-B\n");
 }
 
 }  // namespace

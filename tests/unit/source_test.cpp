@@ -80,6 +80,27 @@ TEST(Source, SpansMarkCommands) {
   EXPECT_EQ(s.spans()[0].end, 2u);
 }
 
+// A finished case's record moves out whole, and the Source records afresh after it.
+TEST(Source, TakeRecordMovesTheChoicesAndSpansOut) {
+  auto s = duet::Source::replay({4, 2, 1});
+  const auto span = s.begin_span();
+  s.draw(9);
+  s.draw(9);
+  s.end_span(span);
+  s.draw(9);
+  std::vector<std::uint64_t> choices{7};
+  std::vector<duet::Source::Span> spans;
+  s.take_record(choices, spans);
+  EXPECT_EQ(choices, (std::vector<std::uint64_t>{4, 2, 1}));
+  ASSERT_EQ(spans.size(), 1u);
+  EXPECT_EQ(spans[0].begin, 0u);
+  EXPECT_EQ(spans[0].end, 2u);
+  EXPECT_TRUE(s.choices().empty());
+  EXPECT_TRUE(s.spans().empty());
+  EXPECT_EQ(s.draw(9), 0u);  // past the replayed choices, recorded from nothing
+  EXPECT_EQ(s.choices(), (std::vector<std::uint64_t>{0}));
+}
+
 // A strategy's decision, recorded: what replays is the decision, whatever the strategy.
 TEST(Source, DecidedDrawsRecordTheDecisionAndReplayLikeDraws) {
   auto s = duet::Source::from_seed(7), fresh = duet::Source::from_seed(7);
