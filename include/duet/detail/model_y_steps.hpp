@@ -282,33 +282,36 @@ CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, Trace* trac
   return run_y_case(*steps, pp, src, trace, cp);
 }
 
+/// A state-machine spec as its parallel checks need it; the checks themselves are compiled once
+/// in the library (src/frontends/model_parallel.cpp).
+struct ModelParallelSpec {
+  std::string name;    // the spec's type
+  std::string domain;  // Spec::domain(), or empty
+  CaseOutcome (*run_case)(const ParallelParams&, Source&, Trace*, const CaseParams&) = nullptr;
+  std::vector<std::string> (*op_names)() = nullptr;  // sampled_op_names, for roles
+};
+
 template <class Spec>
-Property parallel_property(const ParallelConfig& pc) {
-  // The spec is checked as check_sequential checks it (state_machine_property's static_asserts)
-  // in a lambda that is never called: instantiated for its diagnostics only, so the sequential
-  // steps that property would run are not compiled into the test file.
-  [[maybe_unused]] auto check_spec = [] { return state_machine_property<Spec>(); };
-  Property p;
-  p.name = type_name<Spec>();
-  if constexpr (requires {
-                  { Spec::domain() } -> std::convertible_to<std::string>;
-                })
-    p.domain = Spec::domain();
-  auto pp = parallel_params(pc, p);
-  p.spec_id = hash32(p.name + "/parallel" + shape_signature(pc));
-  p.run_case = [pp](Source& src, const CaseParams& cp, Trace* trace) {
-    return run_parallel_case<Spec>(*pp, src, trace, cp);
-  };
-  return p;
+std::vector<std::string> spec_op_names() {
+  return sampled_op_names<Spec>();
 }
 
-/// Validates the shape, and the roles against the operations the spec's generator draws.
 template <class Spec>
-std::string spec_parallel_error(const ParallelConfig& pc) {
-  std::string why = check_parallel_config(pc);
-  if (why.empty() && !pc.roles.empty()) why = roles_error(pc, sampled_op_names<Spec>());
-  return why;
+ModelParallelSpec model_parallel_spec() {
+  // The spec is checked as check_sequential checks it, at compile time only.
+  check_state_machine_spec<Spec>();
+  return {type_name<Spec>(), spec_domain<Spec>(), &run_parallel_case<Spec>, &spec_op_names<Spec>};
 }
+
+/// check_parallel, check_parallel_bytes and expect_unsafe over a state-machine spec: the shape
+/// and the roles validated, then the Y-programs run (see duet/parallel.hpp).
+CheckResult check_model_parallel(const ModelParallelSpec& spec, const ParallelConfig& pc, const Config& config);
+CheckResult check_model_parallel_bytes(const ModelParallelSpec& spec, std::span<const std::uint8_t> bytes,
+                                       const ParallelConfig& pc, const Config& config);
+CheckResult expect_model_unsafe(const ModelParallelSpec& spec, const ParallelConfig& pc, const Config& config);
+/// The same under the default settings (the test file then builds none of its own).
+CheckResult check_model_parallel(const ModelParallelSpec& spec);
+CheckResult expect_model_unsafe(const ModelParallelSpec& spec);
 
 }  // namespace detail
 }  // namespace duet
