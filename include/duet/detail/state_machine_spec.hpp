@@ -169,6 +169,16 @@ std::string draft_setup_cpp() {
   else return {};
 }
 
+/// What the calls' arguments are drawn from, when the spec says (Property::domain).
+template <class Spec>
+std::string spec_domain() {
+  if constexpr (requires {
+                  { Spec::domain() } -> std::convertible_to<std::string>;
+                })
+    return Spec::domain();
+  else return {};
+}
+
 /// The model's transition, whichever form the spec gives: `void next(const Cmd&, State&)` or
 /// `State next(const Cmd&, State)`.
 template <class Spec>

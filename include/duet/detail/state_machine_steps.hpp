@@ -183,16 +183,6 @@ CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace*
   return run_state_machine_case(&make_state_machine_steps<Spec>, src, params, trace);
 }
 
-/// What the calls' arguments are drawn from, when the spec says (Property::domain).
-template <class Spec>
-std::string spec_domain() {
-  if constexpr (requires {
-                  { Spec::domain() } -> std::convertible_to<std::string>;
-                })
-    return Spec::domain();
-  else return {};
-}
-
 /// Says at compile time what a state-machine spec is missing or gets wrong (every front end
 /// over a state-machine spec asks it, sequential or parallel).
 template <class Spec>
