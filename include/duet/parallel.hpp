@@ -84,10 +84,13 @@ namespace duet {
 ///
 ///   EXPECT_TRUE(duet::check_parallel<QueueSpec>({.branches = 3}));
 template <class Spec>
-CheckResult check_parallel(const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::spec_parallel_error<Spec>(pc); !why.empty())
-    return detail::parallel_config_error(type_name<Spec>(), why);
-  return detail::run_property(detail::parallel_property<Spec>(pc), config);
+CheckResult check_parallel(const ParallelConfig& pc, const Config& config = {}) {
+  return detail::check_model_parallel(detail::model_parallel_spec<Spec>(), pc, config);
+}
+/// The same under the default settings (the test file then builds none of its own).
+template <class Spec>
+CheckResult check_parallel() {
+  return detail::check_model_parallel(detail::model_parallel_spec<Spec>());
 }
 
 /// One parallel case from raw bytes (a fuzzer's input; see duet/fuzz.hpp): the bytes choose the
@@ -97,13 +100,7 @@ CheckResult check_parallel(const ParallelConfig& pc = {}, const Config& config =
 ///   auto r = duet::check_parallel_bytes<CounterSpec>({data, size}, {.executor = duet::fibers()});
 template <class Spec>
 CheckResult check_parallel_bytes(std::span<const std::uint8_t> bytes, const ParallelConfig& pc, const Config& config = {}) {
-  if (auto why = detail::spec_parallel_error<Spec>(pc); !why.empty())
-    return detail::parallel_config_error(type_name<Spec>(), why);
-  if (!detail::runs_on_fibers(pc))
-    return detail::nothing_tested(type_name<Spec>(), "a parallel check driven by a fuzzer's bytes needs the fiber scheduler "
-                                                     "(ParallelConfig{.executor = duet::fibers()}): on threads the outcome "
-                                                     "follows the timing, not the bytes");
-  return detail::run_property(detail::parallel_property<Spec>(pc), config, bytes);
+  return detail::check_model_parallel_bytes(detail::model_parallel_spec<Spec>(), bytes, pc, config);
 }
 
 /// The negative test: passes only when duet finds (and shrinks) a program whose outcome no
@@ -112,10 +109,13 @@ CheckResult check_parallel_bytes(std::span<const std::uint8_t> bytes, const Para
 ///
 ///   EXPECT_TRUE(duet::expect_unsafe<StdVectorSpec>({}, {.time = 10}));
 template <class Spec>
-CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::spec_parallel_error<Spec>(pc); !why.empty())
-    return detail::parallel_config_error(type_name<Spec>(), why);
-  return detail::run_property(detail::expecting_failure(detail::parallel_property<Spec>(detail::unsafe_config(pc))), config);
+CheckResult expect_unsafe(const ParallelConfig& pc, const Config& config = {}) {
+  return detail::expect_model_unsafe(detail::model_parallel_spec<Spec>(), pc, config);
+}
+/// The same under the default settings (the test file then builds none of its own).
+template <class Spec>
+CheckResult expect_unsafe() {
+  return detail::expect_model_unsafe(detail::model_parallel_spec<Spec>());
 }
 
 /// Y-programs over a signature-only description, with the candidate as its own oracle: an

@@ -78,8 +78,9 @@ struct Caller {
 }  // namespace duet
 
 // The machinery under check_sequential (not public; it uses the vocabulary above): how the
-// engine reads a spec, and the steps of one case.
+// engine reads a spec, the engine of one case, and the spec's own calls under it.
 #include "duet/detail/state_machine_spec.hpp"
+#include "duet/detail/state_machine_engine.hpp"
 #include "duet/detail/state_machine_steps.hpp"
 
 namespace duet {
@@ -92,8 +93,17 @@ namespace duet {
 ///     EXPECT_TRUE(duet::check_sequential<RingBufferSpec>({.count = 10000}));
 ///   }
 template <class Spec>
-CheckResult check_sequential(const Config& config = {}) {
-  return detail::run_property(detail::searching_case_runs(detail::state_machine_property<Spec>()), config);
+CheckResult check_sequential(const Config& config) {
+  detail::check_state_machine_spec<Spec>();
+  return detail::check_state_machine(type_name<Spec>(), &detail::make_state_machine_steps<Spec>, detail::spec_domain<Spec>(),
+                                     config);
+}
+/// The same under the default settings (the test file then builds no Config of its own).
+template <class Spec>
+CheckResult check_sequential() {
+  detail::check_state_machine_spec<Spec>();
+  return detail::check_state_machine(type_name<Spec>(), &detail::make_state_machine_steps<Spec>,
+                                     detail::spec_domain<Spec>());
 }
 
 /// Runs the one case that `bytes` describe: the entry point for coverage-guided fuzzers
@@ -107,7 +117,9 @@ CheckResult check_sequential(const Config& config = {}) {
 ///   }
 template <class Spec>
 CheckResult check_sequential_bytes(std::span<const std::uint8_t> bytes, const Config& config = {}) {
-  return detail::run_property(detail::searching_case_runs(detail::state_machine_property<Spec>()), config, bytes);
+  detail::check_state_machine_spec<Spec>();
+  return detail::check_state_machine(type_name<Spec>(), &detail::make_state_machine_steps<Spec>, detail::spec_domain<Spec>(),
+                                     config, bytes);
 }
 
 }  // namespace duet

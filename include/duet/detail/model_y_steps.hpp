@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "duet/detail/erased_oracle.hpp"
+#include "duet/detail/lin_description.hpp"
 #include "duet/detail/rng.hpp"
 #include "duet/detail/y_program.hpp"
 #include "duet/hash.hpp"
@@ -103,11 +105,37 @@ struct RelaxedModelOracle {
 template <class Spec>
 using SpecOracle = std::conditional_t<HasNextStates<Spec>, RelaxedModelOracle<Spec>, ModelOracle<Spec>>;
 
+/// The spec-independent half of a state-machine spec's Y-programs, compiled once in the library
+/// (src/frontends/model_parallel.cpp): a trial on the executor, the failing trial's record and
+/// verdict line. ModelYSteps<Spec> supplies the calls into the spec.
+class ModelYStepsBase : public YSteps {
+ public:
+  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise, std::vector<Observed>& observed) final;
+  std::string violation(Consistency consistency) const final;
+  void record(Trace* trace, const YShape& shape, const std::vector<Observed>& observed,
+              const std::string& verdict) const final;
+  /// The calls drawn so far, and how the i-th prints ("q.push(3)").
+  virtual std::size_t calls() const = 0;
+  virtual std::string shown(std::size_t i) const = 0;
+
+ protected:
+  /// A fresh candidate, its type erased (the one the trial's calls cast back).
+  virtual std::unique_ptr<LinSubject> make_subject() const = 0;
+  /// Spec::run of the i-th call on the candidate `subject` (make_subject's object).
+  virtual Result call(std::size_t i, void* subject) const = 0;
+  virtual const char* subject_maker() const = 0;
+  virtual std::string setup() const = 0;
+  virtual std::string draft_setup() const = 0;
+};
+
+/// Makes a spec's Y-program steps (ModelYSteps<Spec>), one function per spec.
+using MakeModelYSteps = std::unique_ptr<ModelYStepsBase> (*)();
+
 /// A state-machine spec's Y-programs: the prefix drawn from the initial state, each branch from
 /// the state after the prefix, the suffix after the prefix and all branches in order; the
 /// model is the oracle.
 template <class Spec>
-class ModelYSteps final : public YSteps {
+class ModelYSteps final : public ModelYStepsBase {
   using Cmd = typename Spec::Cmd;
   using State = typename Spec::State;
 
@@ -119,16 +147,18 @@ class ModelYSteps final : public YSteps {
     if (part == Part::prefix) {
       drawing_ = &state_;
     } else if (part == Part::branch) {
+      // States are copied by construction (emplace): a State's assignment would be one more
+      // function of the spec's types compiled into the test file.
       if (branch == 0) {
-        after_prefix_ = state_;
+        after_prefix_.emplace(state_);
         prefix_ = cmds_.size();
       }
-      branch_state_ = *after_prefix_;
-      drawing_ = &branch_state_;
+      branch_state_.emplace(*after_prefix_);
+      drawing_ = &*branch_state_;
     } else {
       // The suffix is drawn from the state after the branches run one after another: one of
       // the orders the search may pick. accept() checks its preconditions in every order.
-      after_branches_ = *after_prefix_;
+      after_branches_.emplace(*after_prefix_);
       for (std::size_t i = prefix_; i < cmds_.size(); ++i) apply_next<Spec>(cmds_[i], *after_branches_);
       drawing_ = &*after_branches_;
     }
@@ -136,13 +166,13 @@ class ModelYSteps final : public YSteps {
 
   CaseSteps::Drawn draw_call(Source& src, Trace*, StepVerdict& failure) override {
     std::optional<Cmd> c;
-    CaseSteps::Drawn drawn = draw_command<Spec>(src, *drawing_, std::span(drawing_, 1), c, failure);
+    CaseSteps::Drawn drawn = CaseSteps::Drawn::none;
     // Another role's operation is drawn again here, not counted as a discard: the spec's
     // generator does not know roles, so its draws for a role are not its waste.
-    for (int again = 0; ops_ && drawn == CaseSteps::Drawn::command && !op_allowed(ops_, op_name(show_command<Spec>(*c)));
-         ++again) {
-      if (again == kDrawAttempts) return CaseSteps::Drawn::rejected;
+    for (int again = 0;; ++again) {
       drawn = draw_command<Spec>(src, *drawing_, std::span(drawing_, 1), c, failure);
+      if (!ops_ || drawn != CaseSteps::Drawn::command || op_allowed(ops_, op_name(show_command<Spec>(*c)))) break;
+      if (again == kDrawAttempts) return CaseSteps::Drawn::rejected;
     }
     if (drawn != CaseSteps::Drawn::command) return drawn;
     apply_next<Spec>(*c, *drawing_);
@@ -198,13 +228,6 @@ class ModelYSteps final : public YSteps {
     return true;
   }
 
-  StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise, std::vector<Observed>& observed) override {
-    const TrialRunner<typename Spec::Sut> runner{
-        [] { return make_sut<Spec>(); },
-        [this](std::size_t i, typename Spec::Sut& sut) { return Spec::run(cmds_[i], sut); }};
-    return run_trial_verdict(runner, shape, executor, noise, observed, sut_maker<Spec>());
-  }
-
   bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
                  Consistency consistency) override {
     SpecOracle<Spec> oracle{&cmds_, &observed};
@@ -216,99 +239,66 @@ class ModelYSteps final : public YSteps {
     return judge(y_history(shape, observed), oracle, consistency);
   }
 
-  std::string violation(Consistency consistency) const override {
-    return "no " + consistency_name(consistency) + " order of the calls explains the results";
-  }
-
-  void record(Trace* trace, const YShape& shape, const std::vector<Observed>& observed,
-              const std::string& verdict) const override {
-    std::vector<std::string> calls;
-    for (const Cmd& c : cmds_) calls.push_back(show_command<Spec>(c));
-    record_y(trace, shape, calls, observed, setup_cpp<Spec>(), verdict);
-    if (trace) trace->draft_setup = draft_setup_cpp<Spec>();
-  }
+  std::size_t calls() const override { return cmds_.size(); }
+  std::string shown(std::size_t i) const override { return show_command<Spec>(cmds_[i]); }
 
  private:
+  std::unique_ptr<LinSubject> make_subject() const override {
+    return std::make_unique<LinSubjectHeld<typename Spec::Sut>>(make_sut<Spec>());
+  }
+  Result call(std::size_t i, void* subject) const override {
+    return Spec::run(cmds_[i], *static_cast<typename Spec::Sut*>(subject));
+  }
+  const char* subject_maker() const override { return sut_maker<Spec>(); }
+  std::string setup() const override { return setup_cpp<Spec>(); }
+  std::string draft_setup() const override { return draft_setup_cpp<Spec>(); }
+
   std::vector<Cmd> cmds_;
   State state_;  // the prefix's, as it is drawn
-  std::optional<State> after_prefix_, after_branches_;
-  State branch_state_ = state_;
+  std::optional<State> after_prefix_, after_branches_, branch_state_;
   State* drawing_ = &state_;
   std::size_t prefix_ = 0;
   const std::vector<std::string>* ops_ = nullptr;
 };
 
+template <class Spec>
+std::unique_ptr<ModelYStepsBase> make_model_y_steps() {
+  return std::make_unique<ModelYSteps<Spec>>();
+}
+
 /// The names of the operations a state-machine spec's generator draws, as calls print them,
 /// found by random walks from the initial state (a fixed seed: the same names every run). Roles
 /// that name an operation not among them are refused before the check runs.
-template <class Spec>
-std::vector<std::string> sampled_op_names(std::size_t draws = 2000) {
-  std::vector<std::string> names;
-  try {
-    Source src = Source::from_seed(0x0d0e5e11);
-    std::optional<typename Spec::State> state;
-    for (std::size_t i = 0; i < draws; ++i) {
-      if (i % 25 == 0) state.emplace(initial_state<Spec>());
-      std::optional<typename Spec::Cmd> c;
-      StepVerdict failure;
-      const CaseSteps::Drawn drawn = draw_command<Spec>(src, *state, std::span(&*state, 1), c, failure);
-      if (drawn == CaseSteps::Drawn::failed) break;
-      if (drawn != CaseSteps::Drawn::command) continue;
-      std::string name = op_name(show_command<Spec>(*c));
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
-      apply_next<Spec>(*c, *state);
-    }
-  } catch (const EngineSignal&) {
-    throw;
-  } catch (...) {
-    // The spec's own code threw: the check itself will say so; the names seen so far stand.
-  }
-  return names;
-}
+std::vector<std::string> sampled_op_names(MakeModelYSteps make, std::size_t draws = 2000);
+
+/// One parallel case of the spec whose steps `make` makes.
+CaseOutcome run_model_parallel_case(MakeModelYSteps make, const ParallelParams& pp, Source& src, Trace* trace,
+                                    const CaseParams& cp);
+
+/// A state-machine spec as its parallel checks need it; the checks themselves are compiled once
+/// in the library (src/frontends/model_parallel.cpp).
+struct ModelParallelSpec {
+  std::string name;    // the spec's type
+  std::string domain;  // Spec::domain(), or empty
+  MakeModelYSteps make = nullptr;
+};
 
 template <class Spec>
-CaseOutcome run_parallel_case(const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp) {
-  std::optional<ModelYSteps<Spec>> steps;
-  try {
-    steps.emplace();
-  } catch (const EngineSignal&) {
-    throw;
-  } catch (...) {
-    CaseOutcome out;
-    out.kind = CaseOutcome::Kind::error;
-    out.message = threw("the model's initial state");
-    return out;
-  }
-  return run_y_case(*steps, pp, src, trace, cp);
+ModelParallelSpec model_parallel_spec() {
+  // The spec is checked as check_sequential checks it, at compile time only.
+  check_state_machine_spec<Spec>();
+  return {type_name<Spec>(), spec_domain<Spec>(), &make_model_y_steps<Spec>};
 }
 
-template <class Spec>
-Property parallel_property(const ParallelConfig& pc) {
-  // The spec is checked as check_sequential checks it (state_machine_property's static_asserts)
-  // in a lambda that is never called: instantiated for its diagnostics only, so the sequential
-  // steps that property would run are not compiled into the test file.
-  [[maybe_unused]] auto check_spec = [] { return state_machine_property<Spec>(); };
-  Property p;
-  p.name = type_name<Spec>();
-  if constexpr (requires {
-                  { Spec::domain() } -> std::convertible_to<std::string>;
-                })
-    p.domain = Spec::domain();
-  auto pp = parallel_params(pc, p);
-  p.spec_id = hash32(p.name + "/parallel" + shape_signature(pc));
-  p.run_case = [pp](Source& src, const CaseParams& cp, Trace* trace) {
-    return run_parallel_case<Spec>(*pp, src, trace, cp);
-  };
-  return p;
-}
-
-/// Validates the shape, and the roles against the operations the spec's generator draws.
-template <class Spec>
-std::string spec_parallel_error(const ParallelConfig& pc) {
-  std::string why = check_parallel_config(pc);
-  if (why.empty() && !pc.roles.empty()) why = roles_error(pc, sampled_op_names<Spec>());
-  return why;
-}
+/// check_parallel, check_parallel_bytes and expect_unsafe over a state-machine spec: the shape
+/// and the roles validated, then the Y-programs run (see duet/parallel.hpp).
+CheckResult check_model_parallel(const ModelParallelSpec& spec, const ParallelConfig& pc, const Config& config);
+CheckResult check_model_parallel_bytes(const ModelParallelSpec& spec, std::span<const std::uint8_t> bytes,
+                                       const ParallelConfig& pc, const Config& config);
+CheckResult expect_model_unsafe(const ModelParallelSpec& spec, const ParallelConfig& pc, const Config& config);
+/// The same under the default settings (the test file then builds none of its own).
+CheckResult check_model_parallel(const ModelParallelSpec& spec);
+CheckResult expect_model_unsafe(const ModelParallelSpec& spec);
 
 }  // namespace detail
 }  // namespace duet

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -104,13 +105,19 @@ std::string sut_name() {
   else return "sut";
 }
 
+/// "q.push(3)": a command as a call on the subject named `sut_name` (out of line, for
+/// show_command).
+std::string command_text(std::string_view sut_name, const std::string& shown);
+
 template <class Spec>
 std::string show_command(const typename Spec::Cmd& cmd) {
+  std::string_view sut = "sut";
+  if constexpr (requires { Spec::sut_name; }) sut = Spec::sut_name;
   if constexpr (requires {
                   { Spec::show(cmd) } -> std::convertible_to<std::string>;
                 })
-    return sut_name<Spec>() + "." + std::string(Spec::show(cmd));
-  else return sut_name<Spec>() + "." + duet::show(cmd);
+    return command_text(sut, std::string(Spec::show(cmd)));
+  else return command_text(sut, duet::show(cmd));
 }
 
 template <class Spec>
@@ -162,6 +169,16 @@ std::string draft_setup_cpp() {
   else return {};
 }
 
+/// What the calls' arguments are drawn from, when the spec says (Property::domain).
+template <class Spec>
+std::string spec_domain() {
+  if constexpr (requires {
+                  { Spec::domain() } -> std::convertible_to<std::string>;
+                })
+    return Spec::domain();
+  else return {};
+}
+
 /// The model's transition, whichever form the spec gives: `void next(const Cmd&, State&)` or
 /// `State next(const Cmd&, State)`.
 template <class Spec>
@@ -181,6 +198,13 @@ void record_failure(Trace* trace, const Result* expected, std::string explanatio
 /// The failing step as record_step and record_failure would have traced it.
 Step failing_step(std::string code, const Result& observed, const Result* expected, std::string explanation);
 
+/// What a draw whose generator threw comes to (called in the catch block): duet::Discard is a
+/// rejection, an engine signal goes on, anything else is the spec's generator failing (an error
+/// in `failure`). Out of line, as the precondition's below: a spec's draw only calls.
+CaseSteps::Drawn generator_threw(StepVerdict& failure);
+/// The same for a precondition that threw on `command` (as the command prints).
+CaseSteps::Drawn precondition_threw(StepVerdict& failure, const std::string& command);
+
 /// Draws a command from `from` and checks the spec's precondition in every state of `states`
 /// (a case after a crash has several; a parallel branch, one). The generator and the
 /// precondition are the spec's own code: when they throw, the spec is wrong, not the candidate
@@ -189,32 +213,23 @@ Step failing_step(std::string code, const Result& observed, const Result* expect
 template <class Spec>
 CaseSteps::Drawn draw_command(Source& src, const typename Spec::State& from, std::span<const typename Spec::State> states,
                               std::optional<typename Spec::Cmd>& out, StepVerdict& failure) {
-  using Drawn = CaseSteps::Drawn;
   try {
     const auto& generator = Spec::command(from);  // a spec may return a reference: no copy then
     out.emplace(generator(src));
-  } catch (const Discard&) {
-    return Drawn::rejected;
-  } catch (const EngineSignal&) {
-    throw;
   } catch (...) {
-    failure = StepVerdict::error(threw("the spec's generator `command`"));
-    return Drawn::failed;
+    return generator_threw(failure);
   }
   if constexpr (HasPrecondition<Spec>) {
     try {
       for (const auto& s : states)
-        if (!Spec::precondition(*out, s)) return Drawn::rejected;
-    } catch (const EngineSignal&) {
-      throw;
+        if (!Spec::precondition(*out, s)) return CaseSteps::Drawn::rejected;
     } catch (...) {
-      failure = StepVerdict::error(threw("the spec's `precondition`") + " on " + show_command<Spec>(*out));
-      return Drawn::failed;
+      return precondition_threw(failure, show_command<Spec>(*out));
     }
   } else {
     (void)states;
   }
-  return Drawn::command;
+  return CaseSteps::Drawn::command;
 }
 
 }  // namespace detail

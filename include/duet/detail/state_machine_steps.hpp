@@ -1,12 +1,11 @@
-// A state-machine spec's steps for the sequential case loop (StateMachineSteps: the model's
-// expected result, the candidate's run with crash injection, the comparison, the postcondition,
-// the transition; after a crash or in a relaxed spec, every state the model may be in), and the
-// engine-facing property whose static_asserts say what a spec is missing.
+// A state-machine spec's steps for the sequential case loop (StateMachineSteps: the calls into
+// the spec's own code, under the engine of state_machine_engine.hpp, which judges them), and the
+// engine-facing property, whose static_asserts say what a spec is missing.
 // Included by duet/state_machine.hpp after the vocabulary it uses (Verdict, Caller); not a
 // public header.
 #pragma once
 
-#include <algorithm>
+#include <concepts>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +15,7 @@
 #include "duet/detail/case_loop.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/detail/possible_worlds.hpp"
+#include "duet/detail/state_machine_engine.hpp"
 #include "duet/detail/state_machine_spec.hpp"
 #include "duet/faults.hpp"
 #include "duet/result.hpp"
@@ -24,214 +24,141 @@ namespace duet {
 namespace detail {
 
 
-/// The part of a state-machine case that does not depend on the spec: what the last step
-/// observed, and how a failure of it is recorded (out of line, so that each spec instantiates
-/// only the calls into its own code).
-class StateMachineStepsBase : public CaseSteps {
- public:
-  StepVerdict assertion_failed(Trace* trace, std::string why) override;
-
- protected:
-  // The last command fails with `why`: traced, or kept as the failing step without a trace.
-  StepVerdict fail_here(Trace* trace, const Result* want, std::string why) const;
-  virtual std::string last_command() const = 0;
-
-  Result got_;
-  bool ran_ = false;
-};
+/// The spec's shape as the engine reads it.
+template <class Spec>
+constexpr StateMachineShape state_machine_shape() {
+  StateMachineShape shape;
+  shape.expected = HasExpected<Spec>;
+  shape.postcondition = HasPostcondition<Spec>;
+  shape.relaxed = HasNextStates<Spec>;
+  shape.recover = HasRecover<Spec>;
+  shape.crash_one_in = crash_one_in<Spec>();
+  return shape;
+}
 
 /// A state-machine spec's steps for the case loop: commands drawn from the model's state, run
-/// in lockstep on the candidate and the model.
+/// in lockstep on the candidate and the model. Only the calls into the spec's own code are
+/// here (the engine, compiled once, does the rest); what a spec does not use (crashes, relaxed
+/// steps) is not instantiated.
 template <class Spec>
-class StateMachineSteps final : public StateMachineStepsBase {
+class StateMachineSteps final : public StateMachineEngine {
   using Cmd = typename Spec::Cmd;
   using State = typename Spec::State;
+  using Worlds = PossibleWorlds<State>;
 
  public:
-  StateMachineSteps() { no_after_step_checks(); }
+  StateMachineSteps() : StateMachineEngine(state_machine_shape<Spec>()) {}
 
-  StepVerdict start(Trace* trace) override {
-    if (trace) {
-      trace->setup = setup_cpp<Spec>();
-      trace->draft_setup = draft_setup_cpp<Spec>();
+  StepVerdict step(Trace* trace) override {
+    if constexpr (inline_steps) {
+      if (!trace) return untraced_step();
     }
-    try {
-      sut_ = make_sut<Spec>();
-    } catch (...) {
-      return StepVerdict::error(threw(sut_maker<Spec>()));
-    }
-    try {
-      states_.restart(initial_state<Spec>());
-    } catch (...) {
-      return StepVerdict::error(threw("the model's initial state"));
-    }
-    return {};
-  }
-
-  /// The case is over: what it made goes (the model's states before the candidate, as a
-  /// destroyed steps object would), the room stays for the next case.
-  void finish() {
-    cmd_.reset();
-    wants_.clear();
-    states_.clear();
-    sut_.reset();
-    got_ = Result();
-    ran_ = false;
-    src_ = nullptr;
-    crashes_ = 0;
+    return StateMachineEngine::step(trace);
   }
 
   Drawn draw(Source& src, StepVerdict& failure) override {
     src_ = &src;
-    std::optional<Cmd> c;
-    const Drawn drawn = draw_command<Spec>(src, states_.front(), states_.all(), c, failure);
-    if (drawn == Drawn::command) cmd_.emplace(std::move(*c));
+    std::optional<Cmd> drawn_command;
+    const Drawn drawn = draw_command<Spec>(src, states_.front(), states_.all(), drawn_command, failure);
+    if (drawn == Drawn::command) cmd_.emplace(std::move(*drawn_command));
     return drawn;
   }
 
-  // Judged in phases, each failing where it happens: the model's expected result, the
-  // candidate's run, assertions raised there, the comparison, the postcondition, next.
-  StepVerdict step(Trace* trace) override {
-    const Cmd& cmd = *cmd_;
-    if constexpr (HasNextStates<Spec>) return step_relaxed(trace);
-    if (states_.size() > 1) return step_after_crash(trace);
-    State& state = states_.front();
-    std::vector<Result>& wants = expected_results();
-    std::string async_trace;
-    if (auto ended = expect_and_run(trace, wants, async_trace)) return std::move(*ended);
-    if constexpr (HasExpected<Spec>) {
-      const Result& want = wants.front();
-      if (!(got_ == want)) return with_async(fail_here(trace, &want, disagreement(got_, &want, {})), trace, async_trace);
-    }
-    if constexpr (HasPostcondition<Spec>) {
-      Verdict v(true);
-      try {
-        v = Spec::postcondition(cmd, state, got_);
-      } catch (...) {
-        return fail_here(trace, nullptr, threw("the model's postcondition"));
-      }
-      if (assertion_raised()) return assertion_failed(trace, assertion_message());
-      if (!v.ok) return with_async(fail_here(trace, nullptr, disagreement(got_, nullptr, v.why)), trace, async_trace);
-    }
-    try {
-      apply_next<Spec>(cmd, state);
-    } catch (...) {
-      return fail_here(trace, nullptr, threw("the model's next()"));
-    }
-    return {};
-  }
-
  private:
-  struct Ran {
-    bool crashed = false;
-    std::string where;  // the crash's fault point
-    std::string error;  // the candidate swallowed a crash
-  };
+  // One world, expected() and nothing optional: the engine's common case, whose untraced steps
+  // run here, with the spec's calls inline (the sequential hot path).
+  static constexpr bool inline_steps =
+      HasExpected<Spec> && !HasPostcondition<Spec> && !HasNextStates<Spec> && !HasRecover<Spec>;
 
-  // Runs the command on the candidate, with crash injection when the spec can recover.
-  Ran run_candidate(std::string* async_trace) {
-    Ran ran;
-    const AsyncTraceScope traced(async_trace);
-    if constexpr (HasRecover<Spec>) {
-      FaultPlan plan;
-      plan.src = src_;
-      plan.one_in = crash_one_in<Spec>();
-      const FaultScope faults(plan);
-      ran.crashed = !run_on_candidate();
-      note_caught_crash(plan, ran);
-    } else {
-      ran.crashed = !run_on_candidate();
-    }
-    return ran;
-  }
-
-  // The candidate's run into got_ (constructed in place: no Result moved on the hot path);
-  // false when an injected crash interrupted it.
-  bool run_on_candidate() {
-    bool done = true;
+  // As the engine's step, for that case: expected, run, compare, next; anything else (an
+  // exception, an assertion, a disagreement) goes on in the engine.
+  StepVerdict untraced_step() {
+    Result& want = wants_.front();
     try {
-      emplace_result(got_, [this] { return Spec::run(*cmd_, *sut_); });
-    } catch (const duet::crash&) {
-      done = false;
-    } catch (const detail::EngineSignal&) {
-      throw;
+      StateMachineSteps::expect(0, want);
     } catch (...) {
-      got_ = Result::current_exception();
+      return expected_threw();
     }
+    bool crashed = false;
+    {
+      const AsyncTraceScope untraced(nullptr);
+      try {
+        StateMachineSteps::run(got_);
+      } catch (...) {
+        crashed = run_threw();
+      }
+    }
+    if (crashed) return crashed_untraced();
     ran_ = true;
-    return done;
-  }
-
-  // Where the crash struck, and the error when the candidate swallowed it and went on.
-  static void note_caught_crash(const FaultPlan& plan, Ran& ran) {
-    if (!plan.where.empty()) {
-      ran.where = plan.where + " (" + plan.location + ")";
-      if (!ran.crashed)
-        ran.error = "the candidate caught duet::crash (injected at " + ran.where +
-                    ") and went on: a crash must end the operation (let duet::crash through any catch (...))";
-    }
-  }
-
-  // What each model state expects of this step, one entry per state: one vector for the case,
-  // kept at the states' count, so that a step allocates nothing for it (the hot path).
-  std::vector<Result>& expected_results() {
-    if constexpr (HasExpected<Spec>) {
-      if (wants_.size() != states_.size()) wants_.resize(states_.size());
-    }
-    return wants_;
-  }
-
-  // The first phases of a step: what each model state expects (if the spec says), then the
-  // candidate's run, recorded. A verdict when the step ends there (a crash, a failure).
-  std::optional<StepVerdict> expect_and_run(Trace* trace, std::vector<Result>& wants, std::string& async_trace) {
-    if constexpr (HasExpected<Spec>) {
-      for (std::size_t i = 0; i < states_.size(); ++i) {
-        try {
-          emplace_result(wants[i], [&] { return Spec::expected(*cmd_, std::as_const(states_[i])); });
-        } catch (...) {
-          got_ = Result();
-          if (trace) record_step(trace, last_command(), got_);
-          return fail_here(trace, nullptr, threw("the model's expected()"));
-        }
-      }
-    }
-    if (trace) announce_call(trace, last_command());
-    const Ran ran = run_candidate(trace ? &async_trace : nullptr);
-    if (ran.crashed) return crashed(trace, ran, std::move(async_trace));
-    if (trace) record_step(trace, last_command(), got_);
-    if (!ran.error.empty()) return fail_here(trace, nullptr, ran.error);
-    if (assertion_raised()) return with_async(assertion_failed(trace, assertion_message()), trace, async_trace);
-    return std::nullopt;
-  }
-
-  // A crash interrupted the command: the candidate is rebuilt from what persisted, and the
-  // model goes on in every state the command may have left (taken effect, or not).
-  StepVerdict crashed(Trace* trace, const Ran& ran, std::string async_trace) {
-    got_ = Result();
-    ++crashes_;
-    if (trace) {
-      record_step(trace, last_command(), got_);
-      trace->steps.back().crash = ran.where;
-      trace->steps.back().async_trace = std::move(async_trace);
-      trace->no_draft = "a crash was injected; the replay token reproduces it";
-    }
-    if constexpr (HasRecover<Spec>) {
-      fire_crash_listeners(*src_);
-      try {
-        Spec::recover(*sut_);
-      } catch (...) {
-        return fail_here(trace, nullptr, threw("the spec's recover() after the crash at " + ran.where));
-      }
-      if (assertion_raised()) return assertion_failed(trace, assertion_message());
-      try {
-        states_.fork([this](State& taken) { apply_next<Spec>(*cmd_, taken); });
-      } catch (...) {
-        return fail_here(trace, nullptr, threw("the model's next()"));
-      }
-      states_.merge(same_state);
-      if (states_.over_limit()) return StepVerdict::error(states_.limit_message("give State an operator=="));
+    if (assertion_raised() || !(got_ == want)) [[unlikely]]
+      return judge_untraced();
+    try {
+      StateMachineSteps::advance(0);
+    } catch (...) {
+      return next_threw();
     }
     return {};
+  }
+
+  void make_candidate() override { sut_ = make_sut<Spec>(); }
+  void drop_candidate() override { sut_.reset(); }
+  void run(Result& out) override {
+    emplace_result(out, [this] { return Spec::run(*cmd_, *sut_); });
+  }
+  void recover() override {
+    if constexpr (HasRecover<Spec>) Spec::recover(*sut_);
+  }
+  void restart_model() override { states_.restart(initial_state<Spec>()); }
+  void drop_model() override {
+    cmd_.reset();
+    states_.clear();
+  }
+  std::size_t worlds() const override { return states_.size(); }
+  void expect(std::size_t world, Result& out) override {
+    if constexpr (HasExpected<Spec>)
+      emplace_result(out, [&] { return Spec::expected(*cmd_, std::as_const(states_[world])); });
+  }
+  Verdict postcondition(std::size_t world, const Result& got) override {
+    if constexpr (HasPostcondition<Spec>) return Spec::postcondition(*cmd_, std::as_const(states_[world]), got);
+    else return (void)world, (void)got, true;
+  }
+  void advance(std::size_t world) override { apply_next<Spec>(*cmd_, states_[world]); }
+  void fork_worlds() override {
+    if constexpr (HasRecover<Spec>) {
+      states_.fork([this](State& taken) { apply_next<Spec>(*cmd_, taken); });
+      states_.merge(same_state);
+    }
+  }
+  std::size_t keep_worlds(const std::vector<bool>& keep) override {
+    if constexpr (HasRecover<Spec>) return states_.keep_at(keep);
+    else return (void)keep, states_.size();
+  }
+  void advance_all() override {
+    if constexpr (HasRecover<Spec>) {
+      for (State& s : states_) apply_next<Spec>(*cmd_, s);
+      states_.merge(same_state);
+    }
+  }
+  Relaxed relaxed_next(const Result& got) override {
+    if constexpr (HasNextStates<Spec>) return next_relaxed(got);
+    else return (void)got, Relaxed::ok;
+  }
+  std::string last_command() const override { return show_command<Spec>(*cmd_); }
+  std::string setup() const override { return setup_cpp<Spec>(); }
+  std::string draft_setup() const override { return draft_setup_cpp<Spec>(); }
+  const char* candidate_maker() const override { return sut_maker<Spec>(); }
+
+  // Every world sees the result and says which states may follow; the model goes on in all of
+  // them (the worlds stay as they were when none, or too many, are allowed).
+  Relaxed next_relaxed(const Result& got) {
+    Worlds next;
+    for (const State& s : states_) {
+      for (State& t : next_states_of<Spec>(*cmd_, s, got, Caller{})) next.add(std::move(t), same_state);
+      if (next.over_limit()) return Relaxed::over_limit;
+    }
+    if (next.empty()) return Relaxed::none_allowed;
+    states_ = std::move(next);
+    return Relaxed::ok;
   }
 
   // Equal model states merge where State can say so.
@@ -240,147 +167,26 @@ class StateMachineSteps final : public StateMachineStepsBase {
     else return (void)a, (void)b, false;
   }
 
-  // After a crash the model may be in several states: the candidate's result must be what one
-  // of them allows; those that disagree are dropped.
-  StepVerdict step_after_crash(Trace* trace) {
-    const Cmd& cmd = *cmd_;
-    std::vector<Result>& wants = expected_results();
-    std::string async_trace;
-    if (auto ended = expect_and_run(trace, wants, async_trace)) return std::move(*ended);
-    std::string why;
-    bool postcondition_threw = false;
-    std::size_t at = 0;
-    const std::size_t kept = states_.keep_if([&](const State& s) {
-      const std::size_t i = at++;
-      if constexpr (HasExpected<Spec>)
-        if (!(got_ == wants[i])) return false;
-      if constexpr (HasPostcondition<Spec>) {
-        try {
-          const Verdict v = Spec::postcondition(cmd, s, got_);
-          if (!v.ok && why.empty()) why = v.why;
-          return v.ok;
-        } catch (...) {
-          postcondition_threw = true;
-          return false;
-        }
-      }
-      return true;
-    });
-    if (postcondition_threw) return fail_here(trace, nullptr, threw("the model's postcondition"));
-    if (kept == 0) {
-      std::string allowed;
-      if constexpr (HasExpected<Spec>) {
-        std::vector<std::string> shown;
-        for (const Result& w : wants) {
-          const std::string t = w.show();
-          if (std::find(shown.begin(), shown.end(), t) == shown.end()) shown.push_back(t);
-        }
-        for (std::size_t i = 0; i < shown.size(); ++i)
-          allowed += (i == 0 ? "" : i + 1 == shown.size() ? " or " : ", ") + shown[i];
-      }
-      const std::string explanation = std::string("candidate ") + (got_.is_exception() ? "threw " : "returned ") +
-                                      got_.show() + "; after the crash" + (crashes_ > 1 ? "es" : "") + " the model allows " +
-                                      (allowed.empty() ? why : allowed) + States::interrupted(crashes_, "command");
-      return with_async(fail_here(trace, wants.size() == 1 ? &wants[0] : nullptr, explanation), trace, async_trace);
-    }
-    for (State& s : states_) {
-      try {
-        apply_next<Spec>(cmd, s);
-      } catch (...) {
-        return fail_here(trace, nullptr, threw("the model's next()"));
-      }
-    }
-    states_.merge(same_state);
-    return {};
-  }
-
-  // A relaxed spec: every state the model may be in sees the result and says which states may
-  // follow; the model goes on in all of them, and a result none allows is the failure.
-  StepVerdict step_relaxed(Trace* trace) {
-    std::vector<Result>& wants = expected_results();
-    std::string async_trace;
-    if (auto ended = expect_and_run(trace, wants, async_trace)) return std::move(*ended);
-    States next;
-    for (const State& s : states_) {
-      std::vector<State> allowed;
-      try {
-        allowed = next_states_of<Spec>(*cmd_, s, got_, Caller{});
-      } catch (...) {
-        return fail_here(trace, nullptr, threw("the model's next_states()"));
-      }
-      for (State& t : allowed) next.add(std::move(t), same_state);
-      if (next.over_limit())
-        return StepVerdict::error("more than " + std::to_string(States::kLimit) +
-                                  " model states are allowed so far (give State an operator== so that equal ones merge)");
-    }
-    if (next.empty()) {
-      const std::string from =
-          states_.size() == 1 ? "its state" : "any of its " + std::to_string(states_.size()) + " possible states";
-      return with_async(fail_here(trace, nullptr,
-                                  std::string("candidate ") + (got_.is_exception() ? "threw " : "returned ") + got_.show() +
-                                      "; the model allows no state after that from " + from),
-                        trace, async_trace);
-    }
-    states_ = std::move(next);
-    return {};
-  }
-
-  // The failing step shows the async runs it made.
-  static StepVerdict with_async(StepVerdict v, Trace* trace, std::string& async_trace) {
-    if (trace && !trace->steps.empty() && !v.ok()) trace->steps.back().async_trace = std::move(async_trace);
-    return v;
-  }
-
-  std::string last_command() const override { return show_command<Spec>(*cmd_); }
-
-  using States = PossibleWorlds<State>;
   std::unique_ptr<typename Spec::Sut> sut_;
-  States states_;              // one, except after crashes (or a relaxed step): every state the model may be in
-  std::vector<Result> wants_;  // expected_results()
+  Worlds states_;  // one, except after crashes (or a relaxed step): every state the model may be in
   std::optional<Cmd> cmd_;
-  Source* src_ = nullptr;
-  std::size_t crashes_ = 0;
 };
 
-/// One case of a state-machine spec. Each thread reuses one steps object, case after case, so
-/// that a case allocates nothing of its own but the candidate and the model (two allocations
-/// a case were a tenth of a sequential check); a case run inside a case gets a fresh one.
 template <class Spec>
-CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace* trace) {
-  // On the heap, and left there when the thread ends in the middle of a case: exit() called by
-  // the candidate (which duet reports) must not destroy the candidate and the model under the
-  // call, as the thread's own objects are destroyed; a case's own object never was.
-  struct PerThread {
-    StateMachineSteps<Spec>* steps = nullptr;
-    bool in_use = false;
-    PerThread() = default;
-    PerThread(const PerThread&) = delete;
-    PerThread& operator=(const PerThread&) = delete;
-    ~PerThread() {
-      if (!in_use) delete steps;
-    }
-  };
-  static thread_local PerThread reused;
-  if (reused.in_use) {
-    StateMachineSteps<Spec> steps;
-    return run_case_loop(steps, src, params, trace);
-  }
-  if (!reused.steps) reused.steps = new StateMachineSteps<Spec>();
-  struct Finish {
-    PerThread& reused;
-    ~Finish() {
-      reused.steps->finish();
-      reused.in_use = false;
-    }
-  };
-  reused.in_use = true;
-  const Finish finish{reused};
-  return run_case_loop(*reused.steps, src, params, trace);
+std::unique_ptr<StateMachineEngine> make_state_machine_steps() {
+  return std::make_unique<StateMachineSteps<Spec>>();
 }
 
-/// The engine-facing form of a state-machine spec.
+/// One case of a state-machine spec (see the library's run_state_machine_case).
 template <class Spec>
-Property state_machine_property() {
+CaseOutcome run_state_machine_case(Source& src, const CaseParams& params, Trace* trace) {
+  return run_state_machine_case(&make_state_machine_steps<Spec>, src, params, trace);
+}
+
+/// Says at compile time what a state-machine spec is missing or gets wrong (every front end
+/// over a state-machine spec asks it, sequential or parallel).
+template <class Spec>
+consteval void check_state_machine_spec() {
   static_assert(
       StateMachineSpec<Spec>,
       "duet: a state-machine spec (check_sequential, check_parallel, expect_unsafe) needs types Sut, State, Cmd and functions "
@@ -445,15 +251,13 @@ Property state_machine_property() {
           { Spec::domain() } -> std::convertible_to<std::string>;
         },
         "duet: Spec::domain must be `static std::string domain()`");
-  Property p;
-  p.name = type_name<Spec>();
-  p.spec_id = hash32(p.name);
-  p.run_case = &run_state_machine_case<Spec>;
-  if constexpr (requires {
-                  { Spec::domain() } -> std::convertible_to<std::string>;
-                })
-    p.domain = Spec::domain();
-  return p;
+}
+
+/// The engine-facing form of a state-machine spec.
+template <class Spec>
+Property state_machine_property() {
+  check_state_machine_spec<Spec>();
+  return state_machine_property(type_name<Spec>(), &make_state_machine_steps<Spec>, spec_domain<Spec>());
 }
 
 }  // namespace detail

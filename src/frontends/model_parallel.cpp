@@ -1,0 +1,115 @@
+// The parallel checks over a state-machine spec, compiled once: a trial of a Y-program, its
+// record, the operations a spec draws, one case, the shape and the roles validated, the
+// property built. A test file compiles only the calls into its spec (ModelYSteps<Spec>).
+#include <algorithm>
+
+#include "duet/parallel.hpp"
+
+namespace duet::detail {
+
+StepVerdict ModelYStepsBase::trial(const YShape& shape, Executor& executor, const Noise& noise,
+                                   std::vector<Observed>& observed) {
+  const TrialRunner<LinSubject> runner{[this] { return make_subject(); },
+                                       [this](std::size_t i, LinSubject& subject) { return call(i, subject.object); }};
+  return run_trial_verdict(runner, shape, executor, noise, observed, subject_maker());
+}
+
+std::string ModelYStepsBase::violation(Consistency consistency) const {
+  return "no " + consistency_name(consistency) + " order of the calls explains the results";
+}
+
+void ModelYStepsBase::record(Trace* trace, const YShape& shape, const std::vector<Observed>& observed,
+                             const std::string& verdict) const {
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < calls(); ++i) texts.push_back(shown(i));
+  record_y(trace, shape, texts, observed, setup(), verdict);
+  if (trace) trace->draft_setup = draft_setup();
+}
+
+std::vector<std::string> sampled_op_names(MakeModelYSteps make, std::size_t draws) {
+  std::vector<std::string> names;
+  try {
+    Source src = Source::from_seed(0x0d0e5e11);
+    std::unique_ptr<ModelYStepsBase> walk;  // a prefix drawn from the initial state, 25 calls long
+    for (std::size_t i = 0; i < draws; ++i) {
+      if (i % 25 == 0) {
+        walk = make();
+        walk->begin_part(YSteps::Part::prefix, 0, nullptr);
+      }
+      StepVerdict failure;
+      const CaseSteps::Drawn drawn = walk->draw_call(src, nullptr, failure);
+      if (drawn == CaseSteps::Drawn::failed) break;
+      if (drawn != CaseSteps::Drawn::command) continue;
+      std::string name = op_name(walk->shown(walk->calls() - 1));
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+    }
+  } catch (const EngineSignal&) {
+    throw;
+  } catch (...) {
+    // The spec's own code threw: the check itself will say so; the names seen so far stand.
+  }
+  return names;
+}
+
+CaseOutcome run_model_parallel_case(MakeModelYSteps make, const ParallelParams& pp, Source& src, Trace* trace,
+                                    const CaseParams& cp) {
+  std::unique_ptr<ModelYStepsBase> steps;
+  try {
+    steps = make();
+  } catch (const EngineSignal&) {
+    throw;
+  } catch (...) {
+    CaseOutcome out;
+    out.kind = CaseOutcome::Kind::error;
+    out.message = threw("the model's initial state");
+    return out;
+  }
+  return run_y_case(*steps, pp, src, trace, cp);
+}
+
+namespace {
+// Validates the shape, and the roles against the operations the spec's generator draws.
+std::string model_parallel_error(const ModelParallelSpec& spec, const ParallelConfig& pc) {
+  std::string why = check_parallel_config(pc);
+  if (why.empty() && !pc.roles.empty()) why = roles_error(pc, sampled_op_names(spec.make));
+  return why;
+}
+
+Property model_parallel_property(const ModelParallelSpec& spec, const ParallelConfig& pc) {
+  Property p;
+  p.name = spec.name;
+  p.domain = spec.domain;
+  auto pp = parallel_params(pc, p);
+  p.spec_id = hash32(p.name + "/parallel" + shape_signature(pc));
+  p.run_case = [pp, make = spec.make](Source& src, const CaseParams& cp, Trace* trace) {
+    return run_model_parallel_case(make, *pp, src, trace, cp);
+  };
+  return p;
+}
+}  // namespace
+
+CheckResult check_model_parallel(const ModelParallelSpec& spec, const ParallelConfig& pc, const Config& config) {
+  if (auto why = model_parallel_error(spec, pc); !why.empty()) return parallel_config_error(spec.name, why);
+  return run_property(model_parallel_property(spec, pc), config);
+}
+
+CheckResult check_model_parallel_bytes(const ModelParallelSpec& spec, std::span<const std::uint8_t> bytes,
+                                       const ParallelConfig& pc, const Config& config) {
+  if (auto why = model_parallel_error(spec, pc); !why.empty()) return parallel_config_error(spec.name, why);
+  if (!runs_on_fibers(pc))
+    return nothing_tested(spec.name, "a parallel check driven by a fuzzer's bytes needs the fiber scheduler "
+                                     "(ParallelConfig{.executor = duet::fibers()}): on threads the outcome "
+                                     "follows the timing, not the bytes");
+  return run_property(model_parallel_property(spec, pc), config, bytes);
+}
+
+CheckResult expect_model_unsafe(const ModelParallelSpec& spec, const ParallelConfig& pc, const Config& config) {
+  if (auto why = model_parallel_error(spec, pc); !why.empty()) return parallel_config_error(spec.name, why);
+  return run_property(expecting_failure(model_parallel_property(spec, unsafe_config(pc))), config);
+}
+
+CheckResult check_model_parallel(const ModelParallelSpec& spec) { return check_model_parallel(spec, {}, {}); }
+
+CheckResult expect_model_unsafe(const ModelParallelSpec& spec) { return expect_model_unsafe(spec, {}, {}); }
+
+}  // namespace duet::detail
