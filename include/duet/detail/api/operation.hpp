@@ -155,6 +155,9 @@ class Kept {
   }
   T& operator*() { return value_; }
   const T& operator*() const { return value_; }
+  /// Whether a value is held: a call drawn but not run yet has none (a program shown before
+  /// its trials).
+  bool engaged() const noexcept { return engaged_; }
 
  private:
   union {
@@ -320,11 +323,11 @@ struct Op final : OpBase {
     }
     std::string show_reference() const override {
       if constexpr (Solo || judges_outcome || std::is_void_v<CR>) return {};
-      else return show_under(self().inner(), *reference);
+      else return reference.engaged() ? show_under(self().inner(), *reference) : std::string();
     }
     std::string show_candidate() const override {
       if constexpr (std::is_void_v<CR>) return {};
-      else return show_under(self().inner(), *candidate);
+      else return candidate.engaged() ? show_under(self().inner(), *candidate) : std::string();
     }
     void release() override {
       reference.reset();
