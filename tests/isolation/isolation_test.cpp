@@ -355,14 +355,19 @@ void expect_died_in_the_third_trial(const duet::CheckResult& r) {
   EXPECT_TRUE(has(r.report, ": failed after 1 program, 3 trials, ")) << r.report;
 }
 
+// `check()` run by a process that has made no subject yet, its third subject dying once.
+template <class Check>
+duet::CheckResult with_the_third_subject_dying_once(const std::string& marker_name, Check check) {
+  subjects_made = 0;
+  return with_fresh_marker(third_subject_marker, marker_name, check);
+}
+
 TEST(IsolationParallel, ADeathInATrialCountsTheTrialsBeforeItAndItself) {
 #if defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "isolation is off under ThreadSanitizer";
 #endif
-  subjects_made = 0;
-  const duet::CheckResult r = with_fresh_marker(third_subject_marker, "duet_third_subject_marker", [] {
-    return duet::check_parallel<DiesInThirdTrialSpec<true>>({}, isolated(1));
-  });
+  const duet::CheckResult r = with_the_third_subject_dying_once(
+      "duet_third_subject_marker", [] { return duet::check_parallel<DiesInThirdTrialSpec<true>>({}, isolated(1)); });
   expect_died_in_the_third_trial(r);
   EXPECT_TRUE(has(r.report, "the failure did not come back")) << r.report;
 }
@@ -372,12 +377,11 @@ TEST(IsolationParallel, ADeathInALinTrialCountsTheTrialsBeforeItAndItself) {
 #if defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "isolation is off under ThreadSanitizer";
 #endif
-  subjects_made = 0;
   auto lin = duet::Lin<ThirdSubjectAborts<true>>("Counter", "c")
                  .op("incr", [](ThirdSubjectAborts<true>& c) { return c.incr(); })
                  .op("get", [](ThirdSubjectAborts<true>& c) { return c.get(); });
-  expect_died_in_the_third_trial(with_fresh_marker(third_subject_marker, "duet_third_subject_lin_marker",
-                                                   [&] { return duet::stress_parallel(lin, {}, isolated(1)); }));
+  expect_died_in_the_third_trial(with_the_third_subject_dying_once(
+      "duet_third_subject_lin_marker", [&] { return duet::stress_parallel(lin, {}, isolated(1)); }));
 }
 
 // A death every child repeats: the search's count as above, and the token's replay dies on its
