@@ -1,5 +1,6 @@
 // The forked backend: each request is a message to isolation's child, which answers it with an
 // in-process backend of its own; a case that kills the child is a failure, from what it left.
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -40,6 +41,9 @@ CaseRun ForkedBackend::died(bool traced) const {
   r.choices = rm.choices;
   r.spans = rm.spans;
   r.concurrent_start = rm.concurrent_start;
+  r.outcome.trials = rm.trials;
+  r.outcome.overlapped = rm.overlapped;
+  r.outcome.cpus = rm.cpus;
   if (!traced) return r;
   if (rm.trace) r.trace = *rm.trace;
   if (!r.trace.diagram.empty()) {
@@ -74,6 +78,10 @@ SearchEnd ForkedBackend::search(SearchCounts& counts, Clock::time_point start, P
   end.failed = true;
   end.case_seed = case_seed(context_.settings, counts.cases - 1);
   end.run = died(context_.property.cheap_trace);  // the search traced its cases as cheaply
+  // The case it died in ran trials too (the counters count a case once it ends).
+  counts.trials += end.run.outcome.trials;
+  counts.overlapped += end.run.outcome.overlapped;
+  counts.cpus = std::max(counts.cpus, end.run.outcome.cpus);
   return end;
 }
 

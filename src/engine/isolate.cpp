@@ -37,6 +37,7 @@ struct Isolation::Shared {
   SearchCounts counts;
   volatile std::uint64_t choice_count, span_count, concurrent_start;
   volatile std::uint64_t trace_len, calling_len;
+  volatile std::uint64_t case_trials, case_overlapped, case_cpus;  // the running case's, so far
   // A shrink in the child: the last case it kept.
   volatile std::uint64_t shrink_tried, shrink_kept, best_count, best_span_count, best_mark, candidate_count;
   std::uint64_t best[kChoices];
@@ -141,6 +142,12 @@ class SharedObserver final : public CaseObserver {
     s.trace_len = 0;
     std::memcpy(s.trace, w.bytes().data(), w.bytes().size());
     s.trace_len = w.bytes().size();
+  }
+  void trial_starts(const CaseOutcome& so_far) override {
+    Isolation::Shared& s = *child_shared;
+    s.case_trials = so_far.trials;
+    s.case_overlapped = so_far.overlapped;
+    s.case_cpus = so_far.cpus;
   }
 };
 SharedObserver shared_observer;
@@ -371,6 +378,9 @@ void Isolation::collect_death(bool hung, int status) {
     for (std::size_t i = 0; i < std::min(k, Shared::kSpans); ++i)
       if (s.spans[i].end <= r.choices.size()) r.spans.push_back(s.spans[i]);
     r.concurrent_start = static_cast<std::size_t>(s.concurrent_start);
+    r.trials = s.case_trials;
+    r.overlapped = s.case_overlapped;
+    r.cpus = s.case_cpus;
     if (s.trace_len > 0 && s.trace_len <= Shared::kTrace) {
       try {
         const std::string bytes(s.trace, static_cast<std::size_t>(s.trace_len));
@@ -463,6 +473,9 @@ void Isolation::begin_case(const Source& src) {
   s.choice_count = 0;
   s.span_count = 0;
   s.concurrent_start = Source::kNoMark;
+  s.case_trials = 0;
+  s.case_overlapped = 0;
+  s.case_cpus = 0;
   // The Source may already hold choices (a replay's Source is made before the case starts).
   const auto& c = src.choices();
   for (std::size_t i = 0; i < c.size() && i < Shared::kChoices; ++i) s.choices[i] = c[i];

@@ -56,6 +56,9 @@ struct Remains {
   std::optional<Trace> trace;  // traced requests: the steps done (or the program drawn)
   std::string calling;         // traced requests: the call running when it died
   double case_ms = 0;          // how long the case had run
+  // Parallel cases: the trials begun (the one that died among them), of which those whose
+  // branches overlapped, and the most CPUs they ran on (the finished trials').
+  std::uint64_t trials = 0, overlapped = 0, cpus = 0;
 };
 
 /// A shrink running in the child: how far it got (shared memory, so that it survives a death).

@@ -228,6 +228,7 @@ CaseOutcome YCase::run_trials() {
   const std::size_t trials = driver.begin_program(shape.branches, pp.config.trials, src);
   for (std::size_t t = 0; t < trials; ++t) {
     ++out.trials;
+    if (trace && trace->observer) trace->observer->trial_starts(out);
     schedule_start = src.position();
     driver.begin_trial(src);
     noise.trial = t;

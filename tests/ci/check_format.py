@@ -14,7 +14,6 @@ constructs differently, so the check takes clang-format 14 only; without it, it 
 (exit 77, which ctest reports as skipped, not passed).
 """
 
-import argparse
 import io
 import difflib
 import os
@@ -25,12 +24,11 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from llvm_tool import find_llvm_tool
+from llvm_tool import ToolCheck, run_check_main
 
 DIRECTORIES = ("include", "src", "models", "tests", "bench")
 EXTENSIONS = (".cpp", ".hpp", ".h", ".cc")
-SKIPPED = 77
-MAJOR_VERSION = 14
+CHECK = ToolCheck("check_format.py", __doc__, "clang-format", 14)
 # path (a file, or a directory ending in /) -> why its lines must stay where they are
 EXCLUDED = {
     "tests/compile_fail/": "duet_compile_fail's AT_LINE names lines of these files",
@@ -41,11 +39,6 @@ EXCLUDED = {
     "include/duet/testing/block_device.hpp": "golden reports quote its line numbers",
     "models/duet/models/spsc_ring.hpp": "golden reports quote its line numbers",
 }
-
-
-def find_clang_format(given=None):
-    """(path, None) of clang-format 14, or (None, why it cannot be used)."""
-    return find_llvm_tool("clang-format", MAJOR_VERSION, given)
 
 
 def is_excluded(path):
@@ -143,22 +136,13 @@ def self_test(clang_format):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=str(Path(__file__).resolve().parents[2]),
-                        help="the repository (default: the one holding this script)")
-    parser.add_argument("--clang-format", help="the clang-format 14 to run (default: clang-format-14, clang-format)")
-    parser.add_argument("--fix", action="store_true", help="format the files in place")
-    parser.add_argument("--self-test", action="store_true", help="the checker on embedded snippets")
-    args = parser.parse_args(argv)
-    clang_format, why_not = find_clang_format(args.clang_format)
-    if not clang_format:
-        print(f"check_format.py: {why_not}: skipped")
-        return SKIPPED
-    if args.self_test:
-        return self_test(clang_format)
-    if args.fix:
-        return fix(clang_format, args.root, sys.stdout)
-    return check(clang_format, args.root, sys.stdout)
+    def add_arguments(parser):
+        parser.add_argument("--fix", action="store_true", help="format the files in place")
+
+    def run(clang_format, args, _parser):
+        return fix(clang_format, args.root, sys.stdout) if args.fix else check(clang_format, args.root, sys.stdout)
+
+    return run_check_main(argv, CHECK, add_arguments, self_test, run)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ major version has other checks and other findings, so the check takes clang-tidy
 without it, it is skipped (exit 77, which ctest reports as skipped, not passed).
 """
 
-import argparse
 import io
 import json
 import os
@@ -28,17 +27,11 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from llvm_tool import find_llvm_tool
+from llvm_tool import ToolCheck, run_check_main
 
-SKIPPED = 77
-MAJOR_VERSION = 14
+CHECK = ToolCheck("check_tidy.py", __doc__, "clang-tidy", 14)
 # "path:line:col: warning: text [check-name]" (clang-tidy's own words; colours off).
 FINDING = re.compile(r"^(?P<where>[^\s:][^:]*:\d+:\d+): (?P<kind>warning|error): (?P<text>.*?)(?: \[(?P<check>[\w.,-]+)\])?$")
-
-
-def find_clang_tidy(given=None):
-    """(path, None) of clang-tidy 14, or (None, why it cannot be used)."""
-    return find_llvm_tool("clang-tidy", MAJOR_VERSION, given)
 
 
 def library_sources(root, build):
@@ -156,23 +149,16 @@ def _run_check(clang_tidy, root, build):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=str(Path(__file__).resolve().parents[2]),
-                        help="the repository (default: the one holding this script)")
-    parser.add_argument("--build", help="the build directory holding compile_commands.json")
-    parser.add_argument("--jobs", type=int, default=2, help="files checked at once (default 2)")
-    parser.add_argument("--clang-tidy", help="the clang-tidy 14 to run (default: clang-tidy-14, clang-tidy)")
-    parser.add_argument("--self-test", action="store_true", help="the checker on embedded snippets")
-    args = parser.parse_args(argv)
-    clang_tidy, why_not = find_clang_tidy(args.clang_tidy)
-    if not clang_tidy:
-        print(f"check_tidy.py: {why_not}: skipped")
-        return SKIPPED
-    if args.self_test:
-        return self_test(clang_tidy)
-    if not args.build:
-        parser.error("--build DIR is needed (the build whose compile_commands.json says how each file compiles)")
-    return check(clang_tidy, args.root, args.build, sys.stdout, args.jobs)
+    def add_arguments(parser):
+        parser.add_argument("--build", help="the build directory holding compile_commands.json")
+        parser.add_argument("--jobs", type=int, default=2, help="files checked at once (default 2)")
+
+    def run(clang_tidy, args, parser):
+        if not args.build:
+            parser.error("--build DIR is needed (the build whose compile_commands.json says how each file compiles)")
+        return check(clang_tidy, args.root, args.build, sys.stdout, args.jobs)
+
+    return run_check_main(argv, CHECK, add_arguments, self_test, run)
 
 
 if __name__ == "__main__":

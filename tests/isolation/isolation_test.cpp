@@ -285,11 +285,20 @@ struct DiesOnceSpec : fiber_subjects::CounterSpec<false> {
   }
 };
 
+// `check()` with `marker` naming a file of this name that does not exist yet (the subject that
+// dies once writes it), removed afterwards.
+template <class Check>
+duet::CheckResult with_fresh_marker(std::string& marker, const std::string& name, Check check) {
+  marker = ::testing::TempDir() + name;
+  std::remove(marker.c_str());
+  duet::CheckResult r = check();
+  std::remove(marker.c_str());
+  return r;
+}
+
 TEST(IsolationSame, ADeathNoReplayRepeatedShowsItsLastWords) {
-  dies_once_marker = ::testing::TempDir() + "duet_dies_once_marker";
-  std::remove(dies_once_marker.c_str());
-  const duet::CheckResult r = duet::check_sequential<DiesOnceSpec>(isolated(1));
-  std::remove(dies_once_marker.c_str());
+  const duet::CheckResult r = with_fresh_marker(dies_once_marker, "duet_dies_once_marker",
+                                                [] { return duet::check_sequential<DiesOnceSpec>(isolated(1)); });
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
   EXPECT_TRUE(has(r.report, "the failure did not come back")) << r.report;
   EXPECT_TRUE(has(r.report, "what the process wrote to stderr before it died")) << r.report;
@@ -303,10 +312,8 @@ TEST(IsolationParallel, ACrashNoReplayRepeatedShowsTheProgramThatCrashed) {
 #if defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "isolation is off under ThreadSanitizer";
 #endif
-  dies_once_marker = ::testing::TempDir() + "duet_dies_once_on_threads_marker";
-  std::remove(dies_once_marker.c_str());
-  const duet::CheckResult r = duet::expect_unsafe<DiesOnceSpec>({}, isolated(1));
-  std::remove(dies_once_marker.c_str());
+  const duet::CheckResult r = with_fresh_marker(dies_once_marker, "duet_dies_once_on_threads_marker",
+                                                [] { return duet::expect_unsafe<DiesOnceSpec>({}, isolated(1)); });
   ASSERT_TRUE(r.passed()) << r.report;
   EXPECT_TRUE(has(r.report, "unsafe, as expected")) << r.report;
   EXPECT_TRUE(has(r.report, "the failure did not come back")) << r.report;
@@ -316,6 +323,85 @@ TEST(IsolationParallel, ACrashNoReplayRepeatedShowsTheProgramThatCrashed) {
   EXPECT_TRUE(std::regex_search(r.report, std::regex(R"(c\.(incr|get)\(\))"))) << r.report;
   EXPECT_GT(r.failing_length, 0u) << r.report;
   EXPECT_FALSE(has(r.report, "(0 calls)")) << r.report;
+  EXPECT_EQ(r.trials, 1u) << r.report;  // the first call of the first trial: the trial counts
+}
+
+// Subjects whose third made in a process ends it (each trial makes one, and only the child
+// makes them): the search's child dies in the third trial of its first program. `Once`: only
+// the first time (the marker file says it happened), as a rare race would; else in every child.
+std::string third_subject_marker;
+int subjects_made = 0;
+template <bool Once>
+struct ThirdSubjectAborts : fiber_subjects::Counter<false> {
+  ThirdSubjectAborts() {
+    if (++subjects_made != 3) return;
+    if (Once && std::ifstream(third_subject_marker)) return;
+    if (Once) std::ofstream(third_subject_marker) << "died\n";
+    std::abort();
+  }
+};
+template <bool Once>
+struct DiesInThirdTrialSpec : fiber_subjects::CounterSpec<false> {
+  using Sut = ThirdSubjectAborts<Once>;
+};
+
+// A search that failed as the child died in the third trial of its first program: the trials it
+// ran before, and that one, are the search's.
+void expect_died_in_the_third_trial(const duet::CheckResult& r) {
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, "in a trial of this program")) << r.report;
+  EXPECT_EQ(r.cases, 1u) << r.report;
+  EXPECT_EQ(r.trials, 3u) << r.report;
+  EXPECT_TRUE(has(r.report, ": failed after 1 program, 3 trials, ")) << r.report;
+}
+
+// `check()` run by a process that has made no subject yet, its third subject dying once.
+template <class Check>
+duet::CheckResult with_the_third_subject_dying_once(const std::string& marker_name, Check check) {
+  subjects_made = 0;
+  return with_fresh_marker(third_subject_marker, marker_name, check);
+}
+
+TEST(IsolationParallel, ADeathInATrialCountsTheTrialsBeforeItAndItself) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "isolation is off under ThreadSanitizer";
+#endif
+  const duet::CheckResult r = with_the_third_subject_dying_once(
+      "duet_third_subject_marker", [] { return duet::check_parallel<DiesInThirdTrialSpec<true>>({}, isolated(1)); });
+  expect_died_in_the_third_trial(r);
+  EXPECT_TRUE(has(r.report, "the failure did not come back")) << r.report;
+}
+
+// The same in the signature-only front end's stress mode (no oracle makes subjects).
+TEST(IsolationParallel, ADeathInALinTrialCountsTheTrialsBeforeItAndItself) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "isolation is off under ThreadSanitizer";
+#endif
+  auto lin = duet::Lin<ThirdSubjectAborts<true>>("Counter", "c")
+                 .op("incr", [](ThirdSubjectAborts<true>& c) { return c.incr(); })
+                 .op("get", [](ThirdSubjectAborts<true>& c) { return c.get(); });
+  expect_died_in_the_third_trial(with_the_third_subject_dying_once(
+      "duet_third_subject_lin_marker", [&] { return duet::stress_parallel(lin, {}, isolated(1)); }));
+}
+
+// A death every child repeats: the search's count as above, and the token's replay dies on its
+// third trial too, and says so.
+TEST(IsolationParallel, AReplayedDeathSaysOnWhichTrialItDied) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "isolation is off under ThreadSanitizer";
+#endif
+  subjects_made = 0;
+  const duet::CheckResult r = duet::check_parallel<DiesInThirdTrialSpec<false>>({}, isolated(1));
+  expect_died_in_the_third_trial(r);
+  if (::testing::Test::HasFatalFailure()) return;
+
+  duet::Config replay = isolated(1);
+  replay.replay = r.replay_token;
+  const duet::CheckResult again = duet::check_parallel<DiesInThirdTrialSpec<false>>({}, replay);
+  ASSERT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
+  EXPECT_TRUE(has(again.report, ": failed after 1 program, 3 trials, ")) << again.report;
+  EXPECT_TRUE(has(again.report, "\n  replayed:   DUET_REPLAY: failed as recorded, on its 3rd trial\n")) << again.report;
+  EXPECT_EQ(again.trials, 3u) << again.report;
 }
 
 TEST(IsolationSame, DuetForkTurnsItOn) {

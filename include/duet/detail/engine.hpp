@@ -46,6 +46,7 @@ struct Step {
 };
 
 struct Trace;
+struct CaseOutcome;
 /// Told what a traced case is doing as it runs (isolation mode, in the child process), so that
 /// a case that kills its process still has a report: the steps done and the call running.
 class CaseObserver {
@@ -55,6 +56,9 @@ class CaseObserver {
   virtual void calling(const std::string& code) = 0;
   /// Every step so far is in the trace (after each step, and once the setup is recorded).
   virtual void steps_done(const Trace& trace) = 0;
+  /// A trial of a parallel program starts: the case's counts so far, this trial among its
+  /// trials (a case that kills its process has still run them).
+  virtual void trial_starts(const CaseOutcome& so_far) = 0;
 };
 
 struct Trace {
