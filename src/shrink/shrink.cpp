@@ -49,10 +49,23 @@ class TriedCandidates {
   static constexpr std::size_t kMaxChoices = std::size_t{1} << 20;  // 8 MB
   static constexpr std::size_t kInitialSlots = 1024;
 
+  // FNV-1a's step a word at a time, in four chains over every fourth word, joined at the end:
+  // one chain waits for each multiply in turn, four keep the multiplier busy (the hash of every
+  // candidate, about 1,700 per ring-buffer shrink, was most of this memo's time). Only where a
+  // candidate lands depends on it: candidates are compared whole.
   static std::uint64_t hash_of(const std::vector<std::uint64_t>& c) {
-    std::uint64_t h = c.size();
-    for (const std::uint64_t v : c) h = (h ^ v) * 0x100000001b3ULL;  // FNV-1a's prime, a word at a time
-    return mix64(h);
+    constexpr std::uint64_t kPrime = 0x100000001b3ULL;
+    std::uint64_t h0 = c.size(), h1 = 1, h2 = 2, h3 = 3;
+    const std::uint64_t* v = c.data();
+    const std::size_t n = c.size(), whole = n - n % 4;
+    for (std::size_t i = 0; i < whole; i += 4) {
+      h0 = (h0 ^ v[i]) * kPrime;
+      h1 = (h1 ^ v[i + 1]) * kPrime;
+      h2 = (h2 ^ v[i + 2]) * kPrime;
+      h3 = (h3 ^ v[i + 3]) * kPrime;
+    }
+    for (std::size_t i = whole; i < n; ++i) h0 = (h0 ^ v[i]) * kPrime;
+    return mix64(((h0 * kPrime ^ h1) * kPrime ^ h2) * kPrime ^ h3);
   }
   bool same(const Entry& e, std::uint64_t hash, const std::vector<std::uint64_t>& c) const {
     return e.hash == hash && e.size == c.size() &&
