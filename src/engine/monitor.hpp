@@ -4,14 +4,13 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
+#include <thread>  // std::this_thread::yield
 
 #include "engine/clock.hpp"
 #include "engine/crash.hpp"
@@ -66,28 +65,23 @@ class RunningCase {
 
 // Kills a process whose case runs past the case timeout: a hang cannot be recovered from in
 // process, but it must not look like a pass or a silent CI timeout. It prints how to
-// reproduce the case first. It times a case from the first time it sees it running (it looks
-// every 100 ms), so that starting a case reads no clock: a hang is reported between the
-// timeout and the timeout plus 200 ms after the case began, never before.
+// reproduce the case first. One thread of the process (see monitor.cpp) looks at every live
+// watchdog every 100 ms and times a case from the first time it sees it running, so that
+// starting a case reads no clock: a hang is reported between the timeout and the timeout plus
+// 200 ms after the case began, never before.
 class Watchdog {
  public:
-  Watchdog(std::string name, double timeout) : name_(std::move(name)), timeout_(timeout) {
-    if (timeout_ > 0) thread_ = std::thread([this] { watch(); });
-  }
-  ~Watchdog() {
-    {
-      std::lock_guard lock(mutex_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
+  /// Watched from now on, unless `timeout` is 0.
+  Watchdog(std::string name, double timeout);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
   /// A case starts; `token` reproduces it. A shrink starts every replay with the same token:
-  /// only a new one is copied, under the lock the watchdog reads it with (this thread alone
-  /// writes it, so comparing needs no lock).
+  /// only a new one is copied, under the lock the watching thread reads it with (this thread
+  /// alone writes it, so comparing needs no lock).
   void start(const std::string& token) {
     if (token != token_) {
-      std::lock_guard lock(mutex_);
+      std::lock_guard lock(token_mutex_);
       token_ = token;
     }
     running_.start_token();
@@ -97,45 +91,21 @@ class Watchdog {
   std::function<std::string(std::uint64_t case_seed, std::uint64_t index)> seed_token;
   void stop() { running_.stop(); }
 
+  /// The watching thread's look at the running case (under its own lock: only it calls this).
+  void look();
+
  private:
-  void watch() {
-    std::unique_lock lock(mutex_);
-    std::uint64_t watched = 1;  // odd: no sighting has it
-    Clock::time_point first_seen;
-    while (!done_) {
-      cv_.wait_for(lock, std::chrono::milliseconds(100));
-      if (done_) break;
-      const RunningCase::Sighting now = running_.read();
-      if (!now.running) continue;
-      if (now.serial != watched) {
-        watched = now.serial;
-        first_seen = Clock::now();
-      } else if (since(first_seen) > timeout_) {
-        hung(now);
-      }
-    }
-  }
-  // The case seen hangs: how to reproduce it, and the process ends (the mutex is held: a
-  // token case's token is the one it started with).
-  [[noreturn]] void hung(const RunningCase::Sighting& seen) {
-    std::string token = !seen.by_seed ? token_ : seed_token ? seed_token(seen.case_seed, seen.index) : std::string();
-    std::fprintf(
-        stderr,
-        "\nduet: %s: error: a case has run for more than %.1f s: the candidate (or the spec) hangs.\n"
-        "  replay:     DUET_REPLAY=%s\n  (raise the limit with DUET_CASE_TIMEOUT; with DUET_FORK=1 the case runs in a child\n"
-        "  process, and a hang is shrunk and shown)\n",
-        name_.c_str(), timeout_, token.c_str());
-    std::fflush(stderr);
-    std::_Exit(3);
-  }
+  // The case seen hangs: how to reproduce it, and the process ends (look() holds token_mutex_).
+  [[noreturn]] void hung(const RunningCase::Sighting& seen);
+
   std::string name_;
   double timeout_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool done_ = false;
   RunningCase running_;
+  std::mutex token_mutex_;
   std::string token_;  // the running case's, when it started with one
-  std::thread thread_;
+  // The watching thread's: the case it last saw running (odd: none) and when it first did.
+  std::uint64_t watched_serial_ = 1;
+  Clock::time_point first_seen_;
 };
 
 // Watches the running case: for hangs (Watchdog) and for crashes (CrashGuard).

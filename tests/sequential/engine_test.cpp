@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -155,6 +156,27 @@ TEST(Engine, DraftTestIsWritten) {
   std::fclose(f);
   EXPECT_NE(text.find("TEST(duet_test_BadBoundsSpec, DuetRepro)"), std::string::npos) << text;
   EXPECT_NE(text.find("EXPECT_EQ(a.at(0), 0);"), std::string::npos) << text;
+}
+
+// A failure's draft replaces the one before it whole (the first by a rename, the next by an
+// exchange with it), and no file it was written through is left beside it.
+TEST(Engine, ADraftReplacesTheOneBefore) {
+  const std::string dir = "duet-output/replaced-draft";
+  std::filesystem::remove_all(dir);
+  const auto read = [](const std::string& path) {
+    std::ifstream f(path);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  };
+  const CheckResult first = duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 1, .output_dir = dir});
+  const CheckResult second = duet::check_sequential<ring::BuggyRingBufferSpec>({.seed = 2, .output_dir = dir});
+  ASSERT_FALSE(second.draft_path.empty()) << second.report;
+  EXPECT_EQ(first.draft_path, second.draft_path);
+  const std::string draft = read(second.draft_path);
+  EXPECT_NE(draft.find("DUET_REPLAY=" + second.replay_token + "\n"), std::string::npos) << draft;
+  EXPECT_EQ(draft.find(first.replay_token), std::string::npos) << draft;
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path().string());
+  EXPECT_EQ(files, std::vector<std::string>{second.draft_path});
 }
 
 TEST(Engine, LongRunsPrintProgress) {

@@ -81,6 +81,40 @@ TEST(Watchdog, AHangNamesTheTokenItsCaseStartedWith) {
       testing::ExitedWithCode(3), "DUET_REPLAY=token-B\n");
 }
 
+// One thread watches every watchdog of the process: of two live ones, the one whose case hangs
+// past its timeout is reported, while the other's case runs on under a longer one.
+TEST(Watchdog, OneThreadWatchesEveryLiveWatchdog) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        duet::detail::Watchdog patient("Patient", 60);
+        duet::detail::Watchdog strict("Strict", 0.2);
+        patient.start("token-P");
+        strict.start("token-S");
+        std::this_thread::sleep_for(std::chrono::seconds(5));
+        std::exit(0);
+      },
+      testing::ExitedWithCode(3), "duet: Strict: error: .*\n  replay:     DUET_REPLAY=token-S\n");
+}
+
+// A child made by fork() has none of its parent's threads: the watching thread the parent
+// started is not there, and the child's first watchdog starts one of its own.
+TEST(Watchdog, AChildOfForkStartsItsOwnWatchingThread) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer ends a child of a multithreaded fork() that starts a thread";
+#endif
+  { const duet::detail::Watchdog started("Parent", 60); }  // the parent's thread runs from here
+  GTEST_FLAG_SET(death_test_style, "fast");                // fork() alone, no exec
+  EXPECT_EXIT(
+      {
+        duet::detail::Watchdog watchdog("Child", 0.2);
+        watchdog.start("token-C");
+        std::this_thread::sleep_for(std::chrono::seconds(5));
+        std::exit(0);
+      },
+      testing::ExitedWithCode(3), "DUET_REPLAY=token-C\n");
+}
+
 // The crash guard takes each token into the last one's buffer: a shorter one after a longer
 // one is reported whole and alone.
 TEST(CrashGuard, ACrashNamesTheTokenItsCaseStartedWith) {

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <numeric>
+#include <thread>
 
 namespace {
 
@@ -49,6 +50,24 @@ TEST(Shrink, SaysWhenTheTimeBudgetStoppedIt) {
   EXPECT_EQ(out.tried, 0u);
   EXPECT_EQ(out.stop, duet::detail::ShrinkStop::time_budget);
   EXPECT_EQ(out.choices, start);
+}
+
+// The budget's clock is a coarse one (a tick behind at most): a budget smaller than the
+// shrink still stops it, within a tick of its end.
+TEST(Shrink, StopsSoonAfterTheTimeBudget) {
+  const std::vector<std::uint64_t> start{15, 3, 50, 7, 99, 0, 12, 8, 1, 40, 2, 3, 4, 5, 6, 7};
+  const auto slow = [](const std::vector<std::uint64_t>& c) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return sum_property(c);
+  };
+  const auto unbounded = shrink(start, sum_property(start).spans, sum_property, {});
+  duet::detail::ShrinkBudget b;
+  b.max_time = std::chrono::milliseconds(20);
+  const auto began = std::chrono::steady_clock::now();
+  const auto out = shrink(start, sum_property(start).spans, slow, b);
+  EXPECT_EQ(out.stop, duet::detail::ShrinkStop::time_budget);
+  EXPECT_LT(out.tried, unbounded.tried);
+  EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(2));
 }
 
 TEST(Shrink, ShortlexOrder) {

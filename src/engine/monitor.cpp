@@ -1,0 +1,114 @@
+#include "engine/monitor.hpp"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace duet::detail {
+namespace {
+
+constexpr auto kLookEvery = std::chrono::milliseconds(100);
+
+// The one thread that watches every live Watchdog of the process. A check has a watchdog, and a
+// thread of its own per check (started, then woken and joined at its end) cost a tenth of the
+// ring-buffer benchmark's CPU time, which runs a short check per iteration. It looks every
+// 100 ms, and ends at a look that finds no watchdog (the next watchdog starts another): checks
+// one after another share it, and an idle process has none. A child made by fork() has no such
+// thread and no other thread's checks: it starts its own at its next watchdog.
+class Watchers {
+ public:
+  static Watchers& instance() {
+    // Never destroyed: its thread may still sleep while the process's statics go.
+    static Watchers* const watchers = new Watchers;
+    return *watchers;
+  }
+
+  void add(Watchdog* watchdog) {
+    const std::lock_guard lock(mutex_);
+    watched_.push_back({watchdog, std::this_thread::get_id()});
+    if (!thread_running_) {
+      std::thread([this] { watch(); }).detach();
+      thread_running_ = true;
+    }
+  }
+
+  void remove(Watchdog* watchdog) {
+    const std::lock_guard lock(mutex_);
+    std::erase_if(watched_, [&](const Entry& e) { return e.watchdog == watchdog; });
+  }
+
+ private:
+  struct Entry {
+    Watchdog* watchdog;
+    std::thread::id owner;  // the thread whose check it watches
+  };
+
+  Watchers() {
+    // Held across fork(), so that the child's copy is not locked by a thread it does not have.
+    ::pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); }, [] { instance().in_child(); });
+  }
+
+  // In a child of fork(): only the thread that forked came along.
+  void in_child() {
+    thread_running_ = false;
+    const std::thread::id self = std::this_thread::get_id();
+    std::erase_if(watched_, [&](const Entry& e) { return e.owner != self; });
+    mutex_.unlock();
+  }
+
+  // Sleeps without the lock: starting and ending a check never waits for a look.
+  void watch() {
+    for (;;) {
+      std::this_thread::sleep_for(kLookEvery);
+      const std::lock_guard lock(mutex_);
+      if (watched_.empty()) {
+        thread_running_ = false;
+        return;
+      }
+      for (const Entry& e : watched_) e.watchdog->look();
+    }
+  }
+
+  std::mutex mutex_;
+  std::vector<Entry> watched_;
+  bool thread_running_ = false;
+};
+
+}  // namespace
+
+Watchdog::Watchdog(std::string name, double timeout) : name_(std::move(name)), timeout_(timeout) {
+  if (timeout_ > 0) Watchers::instance().add(this);
+}
+
+Watchdog::~Watchdog() {
+  if (timeout_ > 0) Watchers::instance().remove(this);
+}
+
+void Watchdog::look() {
+  // Held through the sighting and a hang's report: a case that hangs is named by the token it
+  // started with, not by one a later case brought.
+  std::lock_guard lock(token_mutex_);
+  const RunningCase::Sighting now = running_.read();
+  if (!now.running) return;
+  if (now.serial != watched_serial_) {
+    watched_serial_ = now.serial;
+    first_seen_ = Clock::now();
+  } else if (since(first_seen_) > timeout_) {
+    hung(now);
+  }
+}
+
+void Watchdog::hung(const RunningCase::Sighting& seen) {
+  const std::string token = !seen.by_seed ? token_ : seed_token ? seed_token(seen.case_seed, seen.index) : std::string();
+  std::fprintf(
+      stderr,
+      "\nduet: %s: error: a case has run for more than %.1f s: the candidate (or the spec) hangs.\n"
+      "  replay:     DUET_REPLAY=%s\n  (raise the limit with DUET_CASE_TIMEOUT; with DUET_FORK=1 the case runs in a child\n"
+      "  process, and a hang is shrunk and shown)\n",
+      name_.c_str(), timeout_, token.c_str());
+  std::fflush(stderr);
+  std::_Exit(3);
+}
+
+}  // namespace duet::detail
