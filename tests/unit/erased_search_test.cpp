@@ -5,6 +5,10 @@
 #include <duet/detail/search.hpp>
 #include <gtest/gtest.h>
 
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace {
@@ -85,6 +89,21 @@ TEST(ErasedSearch, DecidesAsTheTypedSearchOnRandomHistories) {
   // Both kinds of verdict were compared.
   EXPECT_GT(violations, 50);
   EXPECT_GT(linearizable, 50);
+}
+
+// The ready-made models' states are assigned in the library, any other state by the template:
+// each leaves the target equal to the source, whatever the target held.
+TEST(ErasedSearch, StatesAreAssignedByValue) {
+  auto expect_assigned = [](auto to, const auto& from) {
+    duet::detail::assign_state(to, from);
+    EXPECT_EQ(to, from);
+  };
+  expect_assigned(std::deque<int>{9, 9, 9}, std::deque<int>{1, 2});
+  expect_assigned(std::deque<int>{}, std::deque<int>(1000, 7));  // past one deque node
+  expect_assigned(std::vector<int>{5}, std::vector<int>{1, 2, 3});
+  expect_assigned(std::set<int>{4, 5, 6}, std::set<int>{1});
+  expect_assigned(std::map<int, int>{{1, 1}}, std::map<int, int>{{1, 2}, {3, 4}});
+  expect_assigned(std::vector<std::string>{"a"}, std::vector<std::string>{"b", "c"});
 }
 
 TEST(ErasedSearch, AnOracleThatThrowsThrowsThroughIt) {

@@ -6,7 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -57,6 +60,19 @@ class SearchOracle {
 SearchResult linearize_erased(const std::vector<TimedOp>& ops, const SearchOracle& oracle, Consistency consistency,
                               const SearchBudget& budget);
 
+/// The copy assignment of the ready-made models' states (duet/models/), compiled once in the
+/// library (src/frontends/model_states.cpp): the search assigns states on every step it
+/// tries, and std::deque's assignment alone was 5 KB of code in every test file that checks a
+/// queue. Any other state is assigned in place by the template.
+void assign_state(std::deque<int>& to, const std::deque<int>& from);
+void assign_state(std::vector<int>& to, const std::vector<int>& from);
+void assign_state(std::set<int>& to, const std::set<int>& from);
+void assign_state(std::map<int, int>& to, const std::map<int, int>& from);
+template <class State>
+void assign_state(State& to, const State& from) {
+  to = from;
+}
+
 /// A typed oracle behind the SearchOracle interface.
 template <class Oracle>
 class ErasedOracleOf final : public SearchOracle {
@@ -64,7 +80,7 @@ class ErasedOracleOf final : public SearchOracle {
   struct Held final : ErasedState::Box {
     explicit Held(State s) : value(std::move(s)) {}
     std::unique_ptr<Box> clone() const override { return std::make_unique<Held>(value); }
-    void assign(const Box& other) override { value = static_cast<const Held&>(other).value; }
+    void assign(const Box& other) override { assign_state(value, static_cast<const Held&>(other).value); }
     State value;
   };
   static State& value(ErasedState& s) { return static_cast<Held&>(s.box()).value; }

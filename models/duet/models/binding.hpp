@@ -12,13 +12,13 @@
 // "found none" report, so that a check that found nothing says what it tried.
 #pragma once
 
-#include <algorithm>
+#include <initializer_list>
 #include <memory>
-#include <set>
 #include <string>
-#include <vector>
+#include <string_view>
 
-#include <duet/duet.hpp>
+#include <duet/detail/model_text.hpp>
+#include <duet/parallel.hpp>
 
 namespace duet::models {
 
@@ -41,21 +41,16 @@ std::unique_ptr<typename Binding::Sut> make_subject() {
 /// check makes it (Binding::make(), or default-constructed), and `name`, an adapter whose member
 /// functions call it through the binding under the model's call names, so that the draft's
 /// calls (`q.push(0)`) compile whatever the subject's own names are. `members`: those
-/// functions, over `B` (the binding) and `s` (the subject).
+/// functions, over `B` (the binding) and `s` (the subject); a null one (a call the binding does
+/// not have) is left out. The text is built in the library (duet/detail/model_text.hpp).
 ///
 ///   draft_subject<Binding>("q", {"void push(int x) { B::push(s, x); }",
-///                                "std::optional<int> try_pop() { return B::try_pop(s); }"})
+///                                "std::optional<int> try_pop() { return B::try_pop(s); }",
+///                                has_size ? "std::size_t size() { return B::size(s); }" : nullptr})
 template <class Binding>
-std::string draft_subject(const std::string& name, const std::vector<std::string>& members) {
-  const std::string binding = duet::type_name<Binding>();
-  std::string made;
-  if constexpr (requires { Binding::make(); }) made = binding + "::make()";
-  else made = "std::make_unique<" + binding + "::Sut>()";
-  std::string out = "struct Bound {  // the subject, called through " + binding + " as duet called it\n";
-  out += "  using B = " + binding + ";\n  B::Sut& s;\n";
-  for (const std::string& m : members) out += "  " + m + "\n";
-  out += "};\nauto " + name + "_made = " + made + ";  // #include <memory>\nBound " + name + "{*" + name + "_made};";
-  return out;
+std::string draft_subject(std::string_view name, std::initializer_list<const char*> members) {
+  return duet::detail::draft_subject_text(
+      duet::type_name<Binding>(), requires { Binding::make(); }, name, members);
 }
 
 /// The binding's values(), or `fallback`.
@@ -78,29 +73,8 @@ Gen<int> keys_of() {
   else return default_keys();
 }
 
-/// What a generator of ints draws, as a report names it: "0, 1026, 5121, 1073744899" (up to 8
-/// values), "0..9" (a whole range), or "23 values from -5 to 900"; found by drawing 512 values
-/// with a fixed seed.
-inline std::string describe_ints(const Gen<int>& gen) {
-  std::set<int> seen;
-  try {
-    Source src = Source::from_seed(0xd0a1);
-    for (int i = 0; i < 512; ++i) seen.insert(gen(src));
-  } catch (const Discard&) {
-  } catch (...) {
-    return "(its generator threw)";
-  }
-  if (seen.empty()) return "(none drawn)";
-  const long long lo = *seen.begin(), hi = *seen.rbegin();
-  if (seen.size() > 2 && hi - lo + 1 == static_cast<long long>(seen.size()))
-    return std::to_string(lo) + ".." + std::to_string(hi);
-  if (seen.size() <= 8) {
-    std::string out;
-    for (int v : seen) out += (out.empty() ? "" : ", ") + std::to_string(v);
-    return out;
-  }
-  return std::to_string(seen.size()) + " values from " + std::to_string(lo) + " to " + std::to_string(hi);
-}
+/// What a generator of ints draws, as a report names it (duet/detail/model_text.hpp).
+using duet::detail::describe_ints;
 
 }  // namespace detail
 }  // namespace duet::models

@@ -21,7 +21,7 @@
 #include <string>
 #include <variant>
 
-#include <duet/duet.hpp>
+#include <duet/parallel.hpp>
 #include <duet/models/binding.hpp>
 
 namespace duet::models {

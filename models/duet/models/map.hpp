@@ -16,7 +16,7 @@
 #include <string>
 #include <variant>
 
-#include <duet/duet.hpp>
+#include <duet/parallel.hpp>
 #include <duet/models/binding.hpp>
 
 namespace duet::models {
@@ -52,13 +52,12 @@ struct Map {
   static std::string setup_cpp() { return duet::type_name<Sut>() + " m;"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
   static std::string draft_setup_cpp() {
-    std::vector<std::string> members = {"bool insert(int k, int v) { return static_cast<bool>(B::insert(s, k, v)); }",
-                                        "std::optional<int> find(int k) { return B::find(s, k); }"};
-    if constexpr (has_erase) members.push_back("bool erase(int k) { return static_cast<bool>(B::erase(s, k)); }");
-    if constexpr (has_count)
-      members.push_back("std::size_t count(int k) { return static_cast<std::size_t>(B::count(s, k)); }");
-    if constexpr (has_size) members.push_back("std::size_t size() { return static_cast<std::size_t>(B::size(s)); }");
-    return detail::draft_subject<Binding>(sut_name, members);
+    return detail::draft_subject<Binding>(
+        sut_name, {"bool insert(int k, int v) { return static_cast<bool>(B::insert(s, k, v)); }",
+                   "std::optional<int> find(int k) { return B::find(s, k); }",
+                   has_erase ? "bool erase(int k) { return static_cast<bool>(B::erase(s, k)); }" : nullptr,
+                   has_count ? "std::size_t count(int k) { return static_cast<std::size_t>(B::count(s, k)); }" : nullptr,
+                   has_size ? "std::size_t size() { return static_cast<std::size_t>(B::size(s)); }" : nullptr});
   }
   /// The keys: the binding's keys() (binding.hpp), or default_keys(); the values: its
   /// values(), or 0..9.

@@ -14,7 +14,7 @@
 #include <utility>
 #include <variant>
 
-#include <duet/duet.hpp>
+#include <duet/parallel.hpp>
 #include <duet/models/binding.hpp>
 
 namespace duet::models {

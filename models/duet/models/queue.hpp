@@ -13,7 +13,7 @@
 #include <string>
 #include <variant>
 
-#include <duet/duet.hpp>
+#include <duet/parallel.hpp>
 #include <duet/models/binding.hpp>
 
 namespace duet::models {
@@ -37,10 +37,9 @@ struct Queue {
   static std::string setup_cpp() { return duet::type_name<Sut>() + " q;"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
   static std::string draft_setup_cpp() {
-    std::vector<std::string> members = {"void push(int x) { B::push(s, x); }",
-                                        "std::optional<int> try_pop() { return B::try_pop(s); }"};
-    if constexpr (has_size) members.push_back("std::size_t size() { return B::size(s); }");
-    return detail::draft_subject<Binding>(sut_name, members);
+    return detail::draft_subject<Binding>(
+        sut_name, {"void push(int x) { B::push(s, x); }", "std::optional<int> try_pop() { return B::try_pop(s); }",
+                   has_size ? "std::size_t size() { return B::size(s); }" : nullptr});
   }
 
   /// The values pushed: the binding's values() (binding.hpp), or 0..9.

@@ -12,7 +12,7 @@
 #include <string>
 #include <variant>
 
-#include <duet/duet.hpp>
+#include <duet/parallel.hpp>
 #include <duet/models/binding.hpp>
 
 namespace duet::models {
@@ -37,10 +37,9 @@ struct Register {
   static constexpr const char* sut_name = "r";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " r{};"; }
   static std::string draft_setup_cpp() {
-    std::vector<std::string> members = {"void write(int v) { B::write(s, v); }",
-                                        "int read() { return static_cast<int>(B::read(s)); }"};
-    if constexpr (has_cas) members.push_back("bool cas(int e, int v) { return static_cast<bool>(B::cas(s, e, v)); }");
-    return detail::draft_subject<Binding>(sut_name, members);
+    return detail::draft_subject<Binding>(
+        sut_name, {"void write(int v) { B::write(s, v); }", "int read() { return static_cast<int>(B::read(s)); }",
+                   has_cas ? "bool cas(int e, int v) { return static_cast<bool>(B::cas(s, e, v)); }" : nullptr});
   }
   /// The values written and compared: the binding's values() (binding.hpp), or 0..4.
   static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 4)); }

@@ -25,7 +25,7 @@
 #include <variant>
 #include <vector>
 
-#include <duet/duet.hpp>
+#include <duet/parallel.hpp>
 #include <duet/models/binding.hpp>
 #include <duet/models/queue.hpp>
 

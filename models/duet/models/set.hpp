@@ -11,7 +11,7 @@
 #include <string>
 #include <variant>
 
-#include <duet/duet.hpp>
+#include <duet/parallel.hpp>
 #include <duet/models/binding.hpp>
 
 namespace duet::models {
@@ -39,10 +39,10 @@ struct Set {
   static std::string setup_cpp() { return duet::type_name<Sut>() + " s;"; }
   static std::unique_ptr<Sut> init_sut() { return detail::make_subject<Binding>(); }
   static std::string draft_setup_cpp() {
-    std::vector<std::string> members = {"bool insert(int x) { return static_cast<bool>(B::insert(s, x)); }",
-                                        "bool contains(int x) { return static_cast<bool>(B::contains(s, x)); }"};
-    if constexpr (has_erase) members.push_back("bool erase(int x) { return static_cast<bool>(B::erase(s, x)); }");
-    return detail::draft_subject<Binding>(sut_name, members);
+    return detail::draft_subject<Binding>(
+        sut_name, {"bool insert(int x) { return static_cast<bool>(B::insert(s, x)); }",
+                   "bool contains(int x) { return static_cast<bool>(B::contains(s, x)); }",
+                   has_erase ? "bool erase(int x) { return static_cast<bool>(B::erase(s, x)); }" : nullptr});
   }
   /// The elements: the binding's keys() (binding.hpp), or default_keys().
   static Gen<int> keys() { return models::detail::keys_of<Binding>(); }

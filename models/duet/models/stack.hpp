@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include <duet/duet.hpp>
+#include <duet/parallel.hpp>
 #include <duet/models/binding.hpp>
 
 namespace duet::models {
