@@ -118,12 +118,15 @@ class FaultScope {
 void fire_crash_listeners(Source& src);
 
 /// Where duet::run leaves the text of its runs while a front end records a step for a report
-/// (set by the front end around the step), or null.
-std::string* async_trace_sink() noexcept;
+/// (set by the front end around the step), or null. Inline, with the scope below: a sequential
+/// step that traces nothing sets it around every command, and two calls into the library there
+/// were a measurable part of the step.
+inline constinit thread_local std::string* async_trace_target = nullptr;
+inline std::string* async_trace_sink() noexcept { return async_trace_target; }
 class AsyncTraceScope {
  public:
-  explicit AsyncTraceScope(std::string* sink) noexcept;
-  ~AsyncTraceScope();
+  explicit AsyncTraceScope(std::string* sink) noexcept : previous_(async_trace_target) { async_trace_target = sink; }
+  ~AsyncTraceScope() { async_trace_target = previous_; }
   AsyncTraceScope(const AsyncTraceScope&) = delete;
   AsyncTraceScope& operator=(const AsyncTraceScope&) = delete;
 

@@ -79,8 +79,10 @@ class Source {
   /// A choice in [0, max], recorded. Inline only for the search's case (random mode, room
   /// already reserved, no choice tap: a splitmix64 step, a multiply and a store); every other
   /// draw is out of line (draw_recorded), which keeps the code inlined into each generator small.
+  /// The room is tested as `!=`, which the compiler merges with push_back's own test (as `<`,
+  /// the same condition, it tested twice).
   std::uint64_t draw(std::uint64_t max) {
-    if (mode_ == Mode::random && recorded_.size() < recorded_.capacity() && !detail::choice_tap) [[likely]] {
+    if (mode_ == Mode::random && recorded_.size() != recorded_.capacity() && !detail::choice_tap) [[likely]] {
       const std::uint64_t v = rng_.below_or_equal(max);
       recorded_.push_back(v);
       return v;
@@ -122,7 +124,7 @@ class Source {
   std::size_t begin_span() const { return recorded_.size(); }
   void end_span(std::size_t begin) {
     // Inline, as draw(): once a command, into room already reserved, with no choice tap.
-    if (recorded_.size() > begin && spans_.size() < spans_.capacity() && !detail::choice_tap) [[likely]] {
+    if (recorded_.size() > begin && spans_.size() != spans_.capacity() && !detail::choice_tap) [[likely]] {
       spans_.push_back({begin, recorded_.size()});
       return;
     }

@@ -11,7 +11,6 @@ namespace detail {
 namespace {
 constinit thread_local Source* t_case_source = nullptr;
 constinit thread_local FaultPlan* t_fault_plan = nullptr;
-constinit thread_local std::string* t_async_trace = nullptr;
 constinit thread_local std::uint64_t t_case_serial = 0;
 }  // namespace
 
@@ -51,10 +50,6 @@ FaultScope::FaultScope(FaultPlan& plan) noexcept : previous_(t_fault_plan) { t_f
 FaultScope::~FaultScope() { t_fault_plan = previous_; }
 
 void fire_crash_listeners(Source& src) { CrashListeners::fire(src); }
-
-std::string* async_trace_sink() noexcept { return t_async_trace; }
-AsyncTraceScope::AsyncTraceScope(std::string* sink) noexcept : previous_(t_async_trace) { t_async_trace = sink; }
-AsyncTraceScope::~AsyncTraceScope() { t_async_trace = previous_; }
 
 namespace {
 std::string file_line(duet::source_location loc) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -140,6 +141,56 @@ std::unique_ptr<typename Spec::Sut> make_sut() {
     return std::unique_ptr<Sut>(new Sut(Spec::init_sut()));  // prvalue: no move needed
   else return std::make_unique<Sut>();
 }
+
+/// A sequential case's candidate, made in place when the spec makes it by value (its default
+/// constructor, or an init_sut returning a Sut): a steps object reused case after case then
+/// allocates nothing for it (it was one allocation and one free per case, about 2% of a
+/// sequential check). Behind the spec's own pointer when init_sut returns one.
+template <class Spec>
+class HeldCandidate {
+  using Sut = typename Spec::Sut;
+  static constexpr bool kByPointer = requires {
+    { Spec::init_sut() } -> std::convertible_to<std::unique_ptr<Sut>>;
+  };
+
+ public:
+  HeldCandidate() = default;
+  HeldCandidate(const HeldCandidate&) = delete;
+  HeldCandidate& operator=(const HeldCandidate&) = delete;
+  ~HeldCandidate() { reset(); }
+
+  /// Makes a new candidate (the one before, if any, goes first); when making it throws, none is held.
+  void make() {
+    reset();
+    if constexpr (kByPointer) {
+      pointer_ = Spec::init_sut();
+    } else {
+      if constexpr (requires { Spec::init_sut(); }) ::new (static_cast<void*>(storage_)) Sut(Spec::init_sut());
+      else ::new (static_cast<void*>(storage_)) Sut();
+      held_ = true;
+    }
+  }
+  void reset() noexcept {
+    if constexpr (kByPointer) {
+      pointer_.reset();
+    } else if (held_) {
+      held_ = false;
+      get().~Sut();
+    }
+  }
+  Sut& operator*() noexcept {
+    if constexpr (kByPointer) return *pointer_;
+    else return get();
+  }
+
+ private:
+  Sut& get() noexcept { return *std::launder(reinterpret_cast<Sut*>(storage_)); }
+
+  struct Nothing {};
+  [[no_unique_address]] std::conditional_t<kByPointer, std::unique_ptr<Sut>, Nothing> pointer_;
+  alignas(Sut) unsigned char storage_[kByPointer ? 1 : sizeof(Sut)];
+  bool held_ = false;
+};
 
 /// Who makes the candidate, as an error names it: the spec's init_sut or the constructor.
 template <class Spec>

@@ -100,7 +100,7 @@ class StateMachineSteps final : public StateMachineEngine {
     return {};
   }
 
-  void make_candidate() override { sut_ = make_sut<Spec>(); }
+  void make_candidate() override { sut_.make(); }
   void drop_candidate() override { sut_.reset(); }
   void run(Result& out) override {
     emplace_result(out, [this] { return Spec::run(*cmd_, *sut_); });
@@ -167,7 +167,7 @@ class StateMachineSteps final : public StateMachineEngine {
     else return (void)a, (void)b, false;
   }
 
-  std::unique_ptr<typename Spec::Sut> sut_;
+  HeldCandidate<Spec> sut_;
   Worlds states_;  // one, except after crashes (or a relaxed step): every state the model may be in
   std::optional<Cmd> cmd_;
 };
