@@ -10,6 +10,8 @@ namespace duet {
 namespace detail {
 namespace {
 
+constexpr std::size_t chunk_bytes = 1024;  // at most, unless one handle is larger
+
 std::size_t round_up(std::size_t n, std::size_t align) { return (n + align - 1) / align * align; }
 
 }  // namespace
@@ -19,7 +21,9 @@ HandleStore::HandleStore(const HandleTypes& types, std::shared_ptr<const HandleC
       check_(std::move(check)),
       type_(std::move(type)),
       values_offset_(round_up(sizeof(std::string), types.align)),
-      stride_(round_up(values_offset_ + types.size, std::max(types.align, alignof(std::string)))) {}
+      stride_(round_up(values_offset_ + types.size, std::max(types.align, alignof(std::string)))) {
+  while ((std::size_t{2} << chunk_shift_) * stride_ <= chunk_bytes) ++chunk_shift_;
+}
 
 std::size_t HandleStore::chunk_align() const { return std::max(types_->align, alignof(std::string)); }
 
@@ -32,9 +36,10 @@ HandleStore::~HandleStore() {
 }
 
 unsigned char* HandleStore::next_place() {
-  if (size_ == chunks_ * chunk_handles) {
+  const std::size_t chunk_places = std::size_t{1} << chunk_shift_;
+  if (size_ == chunks_ * chunk_places) {
     if (chunks_ >= inline_chunks) more_chunks_.reserve(chunks_ + 1 - inline_chunks);  // no throw once allocated
-    auto* made = static_cast<unsigned char*>(::operator new(chunk_handles* stride_, std::align_val_t(chunk_align())));
+    auto* made = static_cast<unsigned char*>(::operator new(chunk_places* stride_, std::align_val_t(chunk_align())));
     if (chunks_ < inline_chunks) first_chunks_[chunks_] = made;
     else more_chunks_.push_back(made);
     ++chunks_;

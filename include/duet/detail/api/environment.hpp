@@ -47,7 +47,7 @@ using HandleCheck = std::function<Verdict(const void* handle)>;
 
 /// The live values of one abstract type in a scenario, in the order they were made. A
 /// handle's values never move (arguments point at them) until the store ends: each handle
-/// (its variable's name, then its values) has a place in a chunk of chunk_handles places.
+/// (its variable's name, then its values) has a place in a chunk.
 class HandleStore {
  public:
   /// An empty store of values described by `types`; `check` and the candidate type's name
@@ -78,13 +78,14 @@ class HandleStore {
   void take_candidates(HandleStore& from);
 
  private:
-  static constexpr std::size_t chunk_handles = 16;  // a power of two: a place is found by shifts
-  static constexpr std::size_t inline_chunks = 4;   // chunks whose address the store holds itself
+  static constexpr std::size_t inline_chunks = 8;  // chunks whose address the store holds itself
 
   unsigned char* chunk(std::size_t k) const {
     return k < inline_chunks ? first_chunks_[k] : more_chunks_[k - inline_chunks];
   }
-  unsigned char* place(std::size_t i) const { return chunk(i / chunk_handles) + (i % chunk_handles) * stride_; }
+  unsigned char* place(std::size_t i) const {
+    return chunk(i >> chunk_shift_) + (i & ((std::size_t{1} << chunk_shift_) - 1)) * stride_;
+  }
   unsigned char* next_place();  // handle size_'s place, in a new chunk when the last is full
   std::size_t chunk_align() const;
 
@@ -95,6 +96,9 @@ class HandleStore {
   std::size_t chunks_ = 0;
   std::size_t values_offset_;  // from a place to its values (after the name)
   std::size_t stride_;         // from a place to the next
+  // A chunk holds 2^chunk_shift_ places, as many as fit in 1 KiB (at least one): small enough
+  // for the allocator's per-thread cache, so that a scenario's store costs no trip to the heap.
+  unsigned chunk_shift_ = 0;
   unsigned char* first_chunks_[inline_chunks] = {};
   std::vector<unsigned char*> more_chunks_;
 };
