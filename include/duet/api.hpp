@@ -23,10 +23,8 @@
 //   api.op("add", duet::args(set, duet::small_int()), set, &AvlSet::add_copy);
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -44,8 +42,8 @@
 #include "duet/gen.hpp"
 #include "duet/result.hpp"
 #include "duet/show.hpp"
-#include "duet/parallel.hpp"
-#include "duet/state_machine.hpp"
+#include "duet/detail/parallel_config.hpp"  // ParallelConfig: the parallel runner itself is in the library
+#include "duet/state_machine.hpp"           // Verdict
 
 namespace duet {
 
@@ -129,7 +127,7 @@ class Abstract {
   using ref_type = std::conditional_t<std::is_same_v<R, Solo>, C, R>;  // what predicates see
   using cand_type = C;
   using declared_ref_type = R;
-  Abstract(std::size_t id, std::string prefix) : id(id), prefix(std::move(prefix)) {}
+  explicit Abstract(std::size_t id) : id(id) {}
 
   /// Only handles whose reference value satisfies pred may be chosen (a precondition).
   template <class Pred>
@@ -140,7 +138,6 @@ class Abstract {
   }
 
   std::size_t id;
-  std::string prefix;
 };
 
 template <class R, class C, class Pred>
@@ -393,24 +390,25 @@ class Api {
   ///   auto set = api.abstract<duet::Solo, AvlSet>("s", [](const AvlSet& s) { return s.balanced(); });
   template <class R, class C, class Check>
   Abstract<R, C> abstract(std::string prefix, Check check) {
-    using Store = detail::HandleStore<R, C>;
-    using RR = typename Store::R;
-    std::shared_ptr<const std::function<Verdict(const RR&, const C&)>> fn;
-    if constexpr (std::is_invocable_v<const Check&, const RR&, const C&>) {
-      fn = std::make_shared<const std::function<Verdict(const RR&, const C&)>>(
-          [check](const RR& r, const C& c) { return Verdict(check(r, c)); });
+    using Handle = detail::Handle<R, C>;
+    std::shared_ptr<const detail::HandleCheck> fn;
+    if constexpr (std::is_invocable_v<const Check&, const typename Handle::R&, const C&>) {
+      fn = std::make_shared<const detail::HandleCheck>([check](const void* values) {
+        const Handle& h = *static_cast<const Handle*>(values);
+        return Verdict(check(h.r(), h.c));
+      });
     } else if constexpr (std::is_invocable_v<const Check&, const C&>) {
-      fn = std::make_shared<const std::function<Verdict(const RR&, const C&)>>(
-          [check](const RR&, const C& c) { return Verdict(check(c)); });
+      fn = std::make_shared<const detail::HandleCheck>(
+          [check](const void* values) { return Verdict(check(static_cast<const Handle*>(values)->c)); });
     } else if constexpr (!std::is_same_v<Check, std::nullptr_t>) {
       static_assert(detail::dependent_false<Check>,
                     "duet::Api::abstract: the check must be callable as check(const R&, const C&) (or "
                     "check(const C&)) and return bool or duet::Verdict");
     }
-    auto store = std::make_unique<Store>();
-    store->check = std::move(fn);
-    const std::size_t id = add_abstract(std::move(store), prefix);
-    return Abstract<R, C>(id, std::move(prefix));
+    std::string type;  // for a draft test that runs the check again
+    if constexpr (!std::is_same_v<Check, std::nullptr_t>) type = type_name<C>();
+    return Abstract<R, C>(add_abstract(
+        std::make_unique<detail::HandleStore>(detail::handle_types<R, C>, std::move(fn), std::move(type)), prefix));
   }
 
   /// Crash injection (duet/faults.hpp): every duet::fault_point the candidate passes during a
@@ -431,8 +429,8 @@ class Api {
                   "duet::Api::recover: crash injection keeps copies of the reference (and candidate) values "
                   "for each world a crash may have left: both types must be copyable");
     recovers_.resize(stores_.size());
-    recovers_[type.id] = [fn = std::move(fn)](detail::HandleStoreBase& store) {
-      for (auto& e : static_cast<detail::HandleStore<R, C>&>(store).entries) fn(e.c);
+    recovers_[type.id] = [fn = std::move(fn)](detail::HandleStore& store) {
+      for (std::size_t i = 0; i < store.size(); ++i) fn(detail::handle_at<R, C>(store, i).c);
     };
     return *this;
   }
@@ -494,14 +492,14 @@ class Api {
   detail::Property property(const ApiOptions& options) const;
   detail::Property parallel_property(const ParallelConfig& pc, const ApiOptions& options) const;
   // Out of line, so that a test file does not compile the bookkeeping of each declaration.
-  std::size_t add_abstract(std::unique_ptr<detail::HandleStoreBase> empty_store, const std::string& prefix);
+  std::size_t add_abstract(std::unique_ptr<detail::HandleStore> empty_store, const std::string& prefix);
   void add_op(std::unique_ptr<detail::OpBase> op);
 
   std::string name_;
-  std::vector<std::shared_ptr<const detail::HandleStoreBase>> stores_;  // by abstract type id: an empty store each
+  std::vector<std::shared_ptr<const detail::HandleStore>> stores_;  // by abstract type id: an empty store each
   std::vector<std::string> prefixes_;
   std::vector<std::shared_ptr<const detail::OpBase>> ops_;
-  std::vector<std::function<void(detail::HandleStoreBase&)>> recovers_;  // by abstract type id; empty: none
+  std::vector<std::function<void(detail::HandleStore&)>> recovers_;  // by abstract type id; empty: none
 };
 
 }  // namespace duet

@@ -1,7 +1,7 @@
 // The reference-vs-candidate front end: its scenario loop and its Y-programs, which the engine
 // sees as Properties. An operation's typed part (detail::Op, duet/detail/api/operation.hpp)
-// only draws arguments and calls into the user's functions; running a call, judging its
-// results and reporting them is here, compiled once.
+// only draws arguments, calls into the user's functions and deconstructs their results; a
+// call (api_call.cpp), running it, judging its results and reporting them are compiled once.
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -10,6 +10,7 @@
 
 #include "duet/api.hpp"
 #include "duet/detail/case_loop.hpp"
+#include "duet/parallel.hpp"
 
 namespace duet {
 namespace detail {
@@ -21,12 +22,12 @@ std::uint64_t next_data_serial() {
 }
 
 struct ApiData {
-  const std::uint64_t serial = next_data_serial();             // tells the checks' data apart, whatever their addresses
-  std::vector<std::shared_ptr<const HandleStoreBase>> stores;  // by abstract type id: an empty store each
+  const std::uint64_t serial = next_data_serial();         // tells the checks' data apart, whatever their addresses
+  std::vector<std::shared_ptr<const HandleStore>> stores;  // by abstract type id: an empty store each
   std::vector<std::string> prefixes;
   std::vector<std::shared_ptr<const OpBase>> ops;
   std::size_t max_handles = 32;
-  std::vector<std::function<void(HandleStoreBase&)>> recovers;  // by type id; crash injection when any
+  std::vector<std::function<void(HandleStore&)>> recovers;  // by type id; crash injection when any
   std::uint64_t crash_one_in = 25;
   bool crashes() const {
     return std::any_of(recovers.begin(), recovers.end(), [](const auto& r) { return static_cast<bool>(r); });
@@ -833,43 +834,6 @@ Env& Env::operator=(const Env& o) {
   return *this;
 }
 
-OpBase::OpBase(std::string name, const OpShape& shape)
-    : name(std::move(name)),
-      shape(shape),
-      parallel_ok(!shape.solo && shape.kind != SpecKind::nondet),
-      crash_ok(shape.kind != SpecKind::nondet) {}
-OpBase::~OpBase() = default;
-
-void run_captured(Result& exception, void* context, void (*call)(void*)) {
-  if (exception.is_exception()) exception = Result();
-  try {
-    call(context);
-  } catch (const Unimplemented&) {
-    throw;
-  } catch (const BackOff&) {
-    throw;
-  } catch (const EngineSignal&) {
-    throw;
-  } catch (...) {
-    exception = Result::current_exception();
-  }
-}
-
-std::string call_text(const std::string& name, const std::string* const* arguments, std::size_t count) {
-  std::size_t size = name.size() + 2;
-  for (std::size_t i = 0; i < count; ++i) size += arguments[i]->size() + 2;
-  std::string text;
-  text.reserve(size);
-  text += name;
-  text += '(';
-  for (std::size_t i = 0; i < count; ++i) {
-    if (i > 0) text += ", ";
-    text += *arguments[i];
-  }
-  text += ')';
-  return text;
-}
-
 }  // namespace detail
 
 Api::Api(std::string name) : name_(std::move(name)) {}
@@ -879,7 +843,7 @@ Api& Api::operator=(const Api&) = default;
 Api& Api::operator=(Api&&) noexcept = default;
 Api::~Api() = default;
 
-std::size_t Api::add_abstract(std::unique_ptr<detail::HandleStoreBase> empty_store, const std::string& prefix) {
+std::size_t Api::add_abstract(std::unique_ptr<detail::HandleStore> empty_store, const std::string& prefix) {
   stores_.push_back(std::move(empty_store));
   prefixes_.push_back(prefix);
   return stores_.size() - 1;

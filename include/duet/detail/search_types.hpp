@@ -8,6 +8,8 @@
 #include <limits>
 #include <vector>
 
+#include "duet/detail/consistency.hpp"
+
 namespace duet::detail {
 
 /// One operation of a history, for the search: who ran it and when. Times are in any
@@ -21,11 +23,6 @@ struct TimedOp {
   /// Operations of a later phase come after every operation of an earlier one, whatever the
   /// consistency (a Y-program's prefix, branches, suffix); long histories use one phase.
   std::uint32_t phase = 0;
-};
-
-enum class Consistency {
-  linearizable,  // real-time order: an operation that returned before another was invoked comes first
-  sequential     // only each process's own order (qcheck-stm's weaker check)
 };
 
 enum class SearchVerdict { ok, violation, unknown };

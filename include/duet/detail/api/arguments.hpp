@@ -5,29 +5,49 @@
 
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "duet/detail/api/environment.hpp"
+#include "duet/detail/api/erased_value.hpp"
 
 namespace duet {
 namespace detail {
 
+/// An argument's reference-side and candidate-side types (a type only: what a call holds of an
+/// argument is an ArgSlot).
 template <class R, class C>
 struct Arg {
-  R* r = nullptr;  // into a handle store (abstract arguments), else into r_own
-  C* c = nullptr;
-  std::optional<R> r_own;
-  std::optional<C> c_own;
+  using ref_type = R;
+  using cand_type = C;
+};
+
+/// An argument of a drawn call. Its values are the same for every operation of its types: a
+/// concrete argument's two copies are held here; an abstract one points into a handle store.
+struct ArgSlot {
+  static constexpr std::size_t none = ~std::size_t{0};
+  void* ref = nullptr;  // the reference-side value: into a handle store, or own_ref
+  void* cand = nullptr;
+  ErasedValue own_ref;  // a concrete argument's values, one copy for each side
+  ErasedValue own_cand;
   std::string text;  // how it prints: "3", "a0"
   // For abstract arguments: which handle, so that a call can be re-pointed at another
   // environment holding the same handles (a new trial, a copy for the checker).
-  std::size_t type_id = ~std::size_t{0}, handle = ~std::size_t{0};
-  void (*rebind_fn)(Arg&, Env&) = nullptr;
-  R& ref() { return r ? *r : *r_own; }
-  C& cand() { return c ? *c : *c_own; }
+  std::size_t type_id = none, handle = none;
+  void (*rebind_fn)(ArgSlot&, Env&) = nullptr;
+
+  /// Forgets the argument (a new draw).
+  void clear() noexcept {
+    ref = cand = nullptr;
+    own_ref.reset();
+    own_cand.reset();
+    text.clear();
+    type_id = handle = none;
+    rebind_fn = nullptr;
+  }
 };
 
 template <class T>
@@ -172,7 +192,7 @@ struct fold_args<type_list<Done...>, type_list<>> {
 };
 template <class... Done, class S, class... Rest>
 struct fold_args<type_list<Done...>, type_list<S, Rest...>> {
-  using T = arg_types<S, type_list<std::remove_reference_t<decltype(std::declval<Done&>().ref())>...>>;
+  using T = arg_types<S, type_list<typename Done::ref_type...>>;
   using type = typename fold_args<type_list<Done..., Arg<typename T::R, typename T::C>>, type_list<Rest...>>::type;
 };
 /// The argument specs of duet::args(...) as a type_list.
@@ -190,87 +210,106 @@ struct arg_values<std::tuple<A...>> {
   using type = typename fold_args<type_list<>, type_list<A...>>::type;
 };
 
+/// Points an abstract argument at its handle in env (ArgSlot::rebind_fn).
+template <class Declared, class C>
+void rebind_handle(ArgSlot& slot, Env& env) {
+  const HandleStore& store = *env.stores[slot.type_id];
+  if (slot.handle >= store.size()) throw std::out_of_range("duet: a call names a handle its environment does not hold");
+  auto& handle = handle_at<Declared, C>(store, slot.handle);
+  slot.ref = &handle.r();
+  slot.cand = &handle.c;
+}
+
+/// The precondition of an abstract argument without where(): any live value.
+struct AnyHandle {
+  template <class T>
+  bool operator()(const T&) const {
+    return true;
+  }
+};
+
+/// Chooses argument `out` among the live values of abstract type (Declared, C) that satisfy
+/// pred; false when none does.
 template <class Declared, class C, class Pred>
-bool pick_from(HandleStore<Declared, C>& store, Source& src, Arg<typename HandleStore<Declared, C>::R, C>& out,
-               const Pred& pred) {
+bool pick_from(const HandleStore& store, Source& src, ArgSlot& out, const Pred& pred) {
   // Counted from the newest: choice 0 is the most recent suitable value, and deleting an
   // older, unused step while shrinking does not change which value later choices name.
   std::size_t n = 0;
-  for (auto& e : store.entries) n += pred(std::as_const(e.r())) ? 1 : 0;
+  for (std::size_t i = 0; i < store.size(); ++i) n += pred(std::as_const(handle_at<Declared, C>(store, i).r())) ? 1 : 0;
   if (n == 0) return false;
   auto k = static_cast<std::size_t>(src.draw(n - 1));
-  for (std::size_t i = store.entries.size(); i-- > 0;) {
-    auto& e = store.entries[i];
-    if (!pred(std::as_const(e.r()))) continue;
+  for (std::size_t i = store.size(); i-- > 0;) {
+    auto& handle = handle_at<Declared, C>(store, i);
+    if (!pred(std::as_const(handle.r()))) continue;
     if (k-- == 0) {
-      out.r = &e.r();
-      out.c = &e.c;
-      out.text = e.name;
+      out.ref = &handle.r();
+      out.cand = &handle.c;
+      out.text = store.name(i);
       out.handle = i;
-      out.rebind_fn = [](Arg<typename HandleStore<Declared, C>::R, C>& a, Env& env) {
-        auto& entry = static_cast<HandleStore<Declared, C>&>(*env.stores[a.type_id]).entries.at(a.handle);
-        a.r = &entry.r();
-        a.c = &entry.c;
-      };
+      out.rebind_fn = &rebind_handle<Declared, C>;
       return true;
     }
   }
   return false;
 }
 
-template <std::size_t K, class Vals, std::size_t... I>
-auto call_with_prefix(const auto& f, Vals& vals, std::index_sequence<I...>) {
-  return f(std::as_const(std::get<I>(vals).ref())...);
+/// A side's value of argument K of a call whose arguments have the types Types (a tuple of Arg).
+template <std::size_t K, class Types>
+typename std::tuple_element_t<K, Types>::ref_type& ref_value(ArgSlot* slots) {
+  return *static_cast<typename std::tuple_element_t<K, Types>::ref_type*>(slots[K].ref);
+}
+template <std::size_t K, class Types>
+typename std::tuple_element_t<K, Types>::cand_type& cand_value(ArgSlot* slots) {
+  return *static_cast<typename std::tuple_element_t<K, Types>::cand_type*>(slots[K].cand);
 }
 
-template <class Out, class T>
-void set_concrete(Out& out, T v) {
+template <class Types, std::size_t... I>
+auto call_with_prefix(const auto& f, ArgSlot* slots, std::index_sequence<I...>) {
+  return f(std::as_const(ref_value<I, Types>(slots))...);
+}
+
+/// A concrete argument: the same value on both sides, each side with its own copy.
+template <class T>
+void set_concrete(ArgSlot& out, T v) {
   out.text = duet::show(v);
-  out.r_own.emplace(v);
-  out.c_own.emplace(std::move(v));
+  out.ref = &out.own_ref.emplace<T>(v);
+  out.cand = &out.own_cand.emplace<T>(std::move(v));
 }
 
-// Fills argument K of vals from its spec; false to back off (no suitable handle).
-template <std::size_t K, class Spec, class Vals>
-bool make_arg(const Spec& spec, Source& src, Env& env, Vals& vals) {
-  auto& out = std::get<K>(vals);
+// Fills argument K (of types Types) from its spec; false to back off (no suitable handle).
+template <std::size_t K, class Types, class Spec>
+bool make_arg(const Spec& spec, Source& src, Env& env, ArgSlot* slots) {
+  ArgSlot& out = slots[K];
   if constexpr (is_gen<Spec>::value) {
     set_concrete(out, spec(src));
     return true;
   } else if constexpr (kind_of<Spec>() == SpecKind::abstract) {
-    using Store = HandleStore<typename Spec::declared_ref_type, typename Spec::cand_type>;
     out.type_id = spec.id;
-    return pick_from(static_cast<Store&>(*env.stores[spec.id]), src, out, [](const auto&) { return true; });
+    return pick_from<typename Spec::declared_ref_type, typename Spec::cand_type>(*env.stores[spec.id], src, out,
+                                                                                 AnyHandle{});
   } else if constexpr (kind_of<Spec>() == SpecKind::abstract_where) {
     using A = decltype(spec.type);
-    using Store = HandleStore<typename A::declared_ref_type, typename A::cand_type>;
     out.type_id = spec.type.id;
-    return pick_from(static_cast<Store&>(*env.stores[spec.type.id]), src, out, spec.pred);
+    return pick_from<typename A::declared_ref_type, typename A::cand_type>(*env.stores[spec.type.id], src, out, spec.pred);
   } else if constexpr (kind_of<Spec>() == SpecKind::map_outof) {
     using Inner = arg_types<std::remove_cvref_t<decltype(spec.spec)>, type_list<>>;
-    std::tuple<Arg<typename Inner::R, typename Inner::C>> inner;
-    if (!make_arg<0>(spec.spec, src, env, inner)) return false;
-    auto& in = std::get<0>(inner);
-    out.text = in.text;
-    out.r_own.emplace(spec.fr(in.ref()));
-    out.c_own.emplace(spec.fc(in.cand()));
+    using InnerTypes = std::tuple<Arg<typename Inner::R, typename Inner::C>>;
+    using Mapped = std::tuple_element_t<K, Types>;
+    ArgSlot inner;
+    if (!make_arg<0, InnerTypes>(spec.spec, src, env, &inner)) return false;
+    out.text = std::move(inner.text);
+    out.ref = &out.own_ref.emplace<typename Mapped::ref_type>(spec.fr(ref_value<0, InnerTypes>(&inner)));
+    out.cand = &out.own_cand.emplace<typename Mapped::cand_type>(spec.fc(cand_value<0, InnerTypes>(&inner)));
     return true;
   } else {  // dependent: a callable of the earlier reference values
-    set_concrete(out, call_with_prefix<K>(spec, vals, std::make_index_sequence<K>{})(src));
+    set_concrete(out, call_with_prefix<Types>(spec, slots, std::make_index_sequence<K>{})(src));
     return true;
   }
 }
 
-template <class Specs, class Vals, std::size_t... K>
-bool make_args(const Specs& specs, Source& src, Env& env, Vals& vals, std::index_sequence<K...>) {
-  return (make_arg<K>(std::get<K>(specs), src, env, vals) && ...);
-}
-
-template <class Vals, std::size_t... K>
-std::string argument_text(Vals& vals, std::index_sequence<K...>) {
-  std::string out;
-  ((out += (K == 0 ? "" : ", ") + std::get<K>(vals).text), ...);
-  return out;
+template <class Types, class Specs, std::size_t... K>
+bool make_args(const Specs& specs, Source& src, Env& env, ArgSlot* slots, std::index_sequence<K...>) {
+  return (make_arg<K, Types>(std::get<K>(specs), src, env, slots) && ...);
 }
 
 }  // namespace detail

@@ -4,9 +4,9 @@
 #pragma once
 
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -29,93 +29,131 @@ struct IllFormed {
 /// The failure of a value's well-formedness check: `why` (empty: none given) on variable `var`.
 IllFormed ill_formed(const std::string& var, const std::string& why, std::string type);
 
-struct HandleStoreBase {
-  virtual ~HandleStoreBase() = default;
-  virtual std::size_t size() const = 0;
+/// What a handle store needs of an abstract type's values, as functions compiled once per
+/// abstract type (handle_types<R, C>()): the store itself is compiled once, in the library.
+/// Each function takes a handle's values (a Handle<R, C>).
+struct HandleTypes {
+  std::size_t size = 0, align = 0;  // of a Handle<R, C>
+  void (*destroy)(void* handle) noexcept = nullptr;
+  void (*copy)(void* to, const void* from) = nullptr;  // none: a type cannot be copied
+  // The reference values are equal; none when the reference type has no == (a solo type's are).
+  bool (*same_reference)(const void* a, const void* b) = nullptr;
+  // Moves the candidate value of `from` into `to` (C need not be assignable: destroyed, built again).
+  void (*take_candidate)(void* to, void* from) = nullptr;
+};
+
+/// A handle's well-formedness check (Api::abstract's), on its values.
+using HandleCheck = std::function<Verdict(const void* handle)>;
+
+/// The live values of one abstract type in a scenario, in the order they were made. A
+/// handle's values never move (arguments point at them) until the store ends: each handle
+/// (its variable's name, then its values) has a place in a chunk.
+class HandleStore {
+ public:
+  /// An empty store of values described by `types`; `check` and the candidate type's name
+  /// `type` (for a draft test) when the type has a well-formedness check.
+  HandleStore(const HandleTypes& types, std::shared_ptr<const HandleCheck> check, std::string type);
+  ~HandleStore();
+  HandleStore(const HandleStore&) = delete;
+  HandleStore& operator=(const HandleStore&) = delete;
+
+  std::size_t size() const { return size_; }
+  /// Handle i's values (a Handle<R, C>) and its variable's name ("a0").
+  void* values(std::size_t i) const { return place(i) + values_offset_; }
+  const std::string& name(std::size_t i) const { return *std::launder(reinterpret_cast<const std::string*>(place(i))); }
+  /// Adds a handle named `name`, whose values construct(where, context) builds; nothing is
+  /// added when it throws.
+  void add(std::string name, void (*construct)(void* where, void* context), void* context);
   /// Runs the well-formedness check on every live value; the first failure, if any.
-  virtual std::optional<IllFormed> check_all() const = 0;
+  std::optional<IllFormed> check_all() const;
   /// A copy (the parallel checker's oracle state); throws when the types cannot be copied.
-  virtual std::unique_ptr<HandleStoreBase> clone() const = 0;
+  std::unique_ptr<HandleStore> clone() const;
   /// A store of the same type and check, with no value (a new scenario's).
-  virtual std::unique_ptr<HandleStoreBase> empty_copy() const = 0;
+  std::unique_ptr<HandleStore> empty_copy() const;
   /// The reference values equal those of `other` (a store of the same type) one by one; false
   /// when the reference type has no ==. Possible worlds after a crash that agree are merged.
-  virtual bool same_references(const HandleStoreBase& other) const = 0;
+  bool same_references(const HandleStore& other) const;
   /// Moves the candidate values of `from` (a store of the same type, with the same handles)
   /// into this one: the live candidate changes world, its reference values stay.
-  virtual void take_candidates(HandleStoreBase& from) = 0;
+  void take_candidates(HandleStore& from);
+
+ private:
+  static constexpr std::size_t inline_chunks = 8;  // chunks whose address the store holds itself
+
+  unsigned char* chunk(std::size_t k) const {
+    return k < inline_chunks ? first_chunks_[k] : more_chunks_[k - inline_chunks];
+  }
+  unsigned char* place(std::size_t i) const {
+    return chunk(i >> chunk_shift_) + (i & ((std::size_t{1} << chunk_shift_) - 1)) * stride_;
+  }
+  unsigned char* next_place();  // handle size_'s place, in a new chunk when the last is full
+  std::size_t chunk_align() const;
+
+  const HandleTypes* types_;
+  std::shared_ptr<const HandleCheck> check_;
+  std::string type_;
+  std::size_t size_ = 0;
+  std::size_t chunks_ = 0;
+  std::size_t values_offset_;  // from a place to its values (after the name)
+  std::size_t stride_;         // from a place to the next
+  // A chunk holds 2^chunk_shift_ places, as many as fit in 1 KiB (at least one): small enough
+  // for the allocator's per-thread cache, so that a scenario's store costs no trip to the heap.
+  unsigned chunk_shift_ = 0;
+  unsigned char* first_chunks_[inline_chunks] = {};
+  std::vector<unsigned char*> more_chunks_;
 };
 
+/// The values of one handle: the reference's (none for duet::Solo) and the candidate's.
+template <class R0, class C>
+struct Handle {
+  static constexpr bool solo = std::is_same_v<R0, Solo>;
+  using R = std::conditional_t<solo, C, R0>;  // what predicates see
+  [[no_unique_address]] std::conditional_t<solo, std::monostate, R0> r_;
+  C c;
+  R& r() {
+    if constexpr (solo) return c;
+    else return r_;
+  }
+  const R& r() const {
+    if constexpr (solo) return c;
+    else return r_;
+  }
+};
 
 template <class R0, class C>
-struct HandleStore final : HandleStoreBase {
-  static constexpr bool solo = std::is_same_v<R0, Solo>;
-  using R = std::conditional_t<solo, C, R0>;
-  struct Entry {
-    [[no_unique_address]] std::conditional_t<solo, std::monostate, R0> r_;
-    C c;
-    std::string name;
-    R& r() {
-      if constexpr (solo) return c;
-      else return r_;
-    }
-  };
-  std::deque<Entry> entries;  // stable addresses: arguments point into it
-  std::shared_ptr<const std::function<Verdict(const R&, const C&)>> check;
+Handle<R0, C>& handle_at(const HandleStore& store, std::size_t i) {
+  return *static_cast<Handle<R0, C>*>(store.values(i));
+}
 
-  std::size_t size() const override { return entries.size(); }
-  std::unique_ptr<HandleStoreBase> clone() const override {
-    if constexpr (std::is_copy_constructible_v<Entry>) {
-      return std::make_unique<HandleStore>(*this);  // copy-constructs the entries (far less code than deque's =)
-    } else {
-      throw std::logic_error("duet::Api under threads needs copyable reference and candidate types");
-    }
+/// HandleTypes for Handle<R0, C>: one set of functions per abstract type.
+template <class R0, class C>
+constexpr HandleTypes make_handle_types() {
+  using H = Handle<R0, C>;
+  HandleTypes t;
+  t.size = sizeof(H);
+  t.align = alignof(H);
+  t.destroy = [](void* h) noexcept { static_cast<H*>(h)->~H(); };
+  if constexpr (std::is_copy_constructible_v<H>)
+    t.copy = [](void* to, const void* from) { ::new (to) H(*static_cast<const H*>(from)); };
+  if constexpr (H::solo) {
+    t.same_reference = [](const void*, const void*) { return true; };  // no reference side
+  } else if constexpr (EqualityComparable<R0>) {
+    t.same_reference = [](const void* a, const void* b) {
+      return static_cast<bool>(static_cast<const H*>(a)->r_ == static_cast<const H*>(b)->r_);
+    };
   }
-  std::unique_ptr<HandleStoreBase> empty_copy() const override {
-    auto store = std::make_unique<HandleStore>();
-    store->check = check;
-    return store;
-  }
-  bool same_references(const HandleStoreBase& other) const override {
-    const auto& o = static_cast<const HandleStore&>(other);
-    if (o.entries.size() != entries.size()) return false;
-    if constexpr (solo) {
-      return true;  // no reference side
-    } else if constexpr (EqualityComparable<R0>) {
-      for (std::size_t i = 0; i < entries.size(); ++i)
-        if (!static_cast<bool>(entries[i].r_ == o.entries[i].r_)) return false;
-      return true;
-    } else {
-      return false;
-    }
-  }
-  void take_candidates(HandleStoreBase& from) override {
-    auto& f = static_cast<HandleStore&>(from);
-    for (std::size_t i = 0; i < entries.size() && i < f.entries.size(); ++i) {
-      C& c = entries[i].c;
-      std::destroy_at(&c);  // C need not be assignable (a candidate may hold references)
-      std::construct_at(&c, std::move(f.entries[i].c));
-    }
-  }
-  std::optional<IllFormed> check_all() const override {
-    if (!check) return std::nullopt;
-    for (const Entry& e : entries) {
-      std::string why;
-      try {
-        Verdict v = (*check)(const_cast<Entry&>(e).r(), e.c);
-        if (v.ok) continue;
-        why = std::move(v.why);
-      } catch (...) {
-        why = threw("it");
-      }
-      return ill_formed(e.name, why, type_name<C>());
-    }
-    return std::nullopt;
-  }
-};
+  t.take_candidate = [](void* to, void* from) {
+    C& c = static_cast<H*>(to)->c;
+    std::destroy_at(&c);
+    std::construct_at(&c, std::move(static_cast<H*>(from)->c));
+  };
+  return t;
+}
+template <class R0, class C>
+inline constexpr HandleTypes handle_types = make_handle_types<R0, C>();
 
 struct Env {
-  std::vector<std::unique_ptr<HandleStoreBase>> stores;  // by abstract type id
+  std::vector<std::unique_ptr<HandleStore>> stores;  // by abstract type id
   const std::vector<std::string>* prefixes = nullptr;
   std::size_t next_var = 0;  // one counter for all variables, so names read in order: a0, s1, a2
   std::size_t max_handles = 32;

@@ -1,9 +1,11 @@
 // duet::Api's machinery, part 4: one operation. Op holds an operation's specs and its two
-// implementations; each call drawn of it is an ApiCall, whose typed part (Op::Call) does only
-// what needs the user's types: drawing the arguments, calling the reference and the candidate,
-// deconstructing and printing their results. Running a call, judging it and reporting it is
-// compiled once, in the library (src/frontends/api.cpp); so are the checks Api::op runs before
-// declaring an operation, at the end of this file.
+// implementations and gives the engine, as function pointers, what needs its types: drawing
+// the arguments and calling each side (one function each per operation), deconstructing and
+// printing results (one function per result type, shared by the operations that return it).
+// A drawn call (ApiCall) holds its arguments and results erased, so that running a call,
+// judging it and reporting it is compiled once, in the library (src/frontends/api_call.cpp and
+// api.cpp); so are the checks Api::op runs before declaring an operation, at the end of this
+// file.
 // Included by duet/api.hpp after the spec vocabulary it uses; not a public header.
 #pragma once
 
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "duet/detail/api/arguments.hpp"
+#include "duet/detail/api/erased_value.hpp"
 #include "duet/detail/api/results.hpp"
 
 namespace duet {
@@ -41,41 +44,59 @@ struct OpBase;
 
 /// One drawn call of an operation: its arguments and what each side did. The engine runs and
 /// judges it through the functions below; the parallel runner keeps the candidate's outcome
-/// and has the reference judge it again on each state the search tries.
+/// and has the reference judge it again on each state the search tries. Compiled once, in the
+/// library: what needs the operation's types is in OpBase::typed.
 class ApiCall {
  public:
-  explicit ApiCall(const OpBase& op) : op(&op) {}
-  virtual ~ApiCall() = default;
+  explicit ApiCall(const OpBase& op);
+  ~ApiCall();
   ApiCall(const ApiCall&) = delete;
   ApiCall& operator=(const ApiCall&) = delete;
 
   const OpBase* op;
-  std::string text;        // the call as the report shows it: "set(a0, 0, 1)"
-  std::string bound;       // what the last judgement bound its result to: "a3", "{s2, s3}"
-  Result reference_threw;  // is_exception() when the reference threw
-  Result candidate_threw;  // is_exception() when the candidate threw
+  std::string text;                      // the call as the report shows it: "set(a0, 0, 1)"
+  std::string bound;                     // what the last judgement bound its result to: "a3", "{s2, s3}"
+  Result reference_threw;                // is_exception() when the reference threw
+  Result candidate_threw;                // is_exception() when the candidate threw
+  std::unique_ptr<ArgSlot[]> arguments;  // the operation's arity of them
+  ErasedValue reference;                 // what the reference returned (a nondet reference: the value it judged valid)
+  ErasedValue candidate;                 // what the candidate returned
 
   /// Forgets the last arguments and results, draws new arguments (false: no suitable handle)
   /// and sets `text`. Argument generators may throw.
-  virtual bool draw_arguments(Source& src, Env& env) = 0;
+  bool draw_arguments(Source& src, Env& env);
   /// Points the call's handle arguments at the same handles in another environment.
-  virtual void rebind(Env& env) = 0;
+  void rebind(Env& env);
   /// Runs one side, keeping its value or its exception. Unimplemented, BackOff and the
   /// engine's signals (an injected crash, the end of the choice stream) pass through.
-  virtual void run_reference() = 0;
-  virtual void run_candidate() = 0;
+  void run_reference();
+  void run_candidate();
   /// A nondet operation's reference judges the candidate's outcome (`seen`: its exception, or
   /// void, on entry; its value is added here). False, with the reference's why, when invalid.
-  virtual bool judge_candidate(Result& seen, std::string& why) = 0;
+  bool judge_candidate(Result& seen, std::string& why);
   /// Deconstructs the two results under the spec: concrete parts compared, abstract parts
   /// bound as new handles in env (the candidate's value copied when `keep_candidate`, for a
   /// parallel call judged again). `shown` receives what the step prints.
-  virtual bool deconstruct(Env& env, bool keep_candidate, std::string& shown, std::optional<Mismatch>& mismatch) = 0;
+  bool deconstruct(Env& env, bool keep_candidate, std::string& shown, std::optional<Mismatch>& mismatch);
   /// A side's value as its result spec prints it.
-  virtual std::string show_reference() const = 0;
-  virtual std::string show_candidate() const = 0;
-  /// Drops the arguments and the results (a sequential step's call, kept for the next draw).
-  virtual void release() = 0;
+  std::string show_reference() const;
+  std::string show_candidate() const;
+  /// Drops the arguments' values and the results (a sequential step's call, kept for the next draw).
+  void release();
+};
+
+/// What needs an operation's types, as functions the library calls (none where it does not
+/// apply). `op` is the operation itself, `spec` its result spec under may_throw and nondet.
+struct OpTypedPart {
+  bool (*draw)(const OpBase& op, ApiCall& call, Source& src, Env& env) = nullptr;
+  void (*run_reference)(const OpBase& op, ApiCall& call) = nullptr;  // none: solo and nondet
+  void (*run_candidate)(const OpBase& op, ApiCall& call) = nullptr;
+  bool (*judge)(const OpBase& op, ApiCall& call, Result& seen, std::string& why) = nullptr;  // nondet only
+  // None when nothing is compared nor bound: a void result, a judged outcome.
+  bool (*deconstruct)(const void* spec, void* reference, void* candidate, Env& env, bool keep_candidate, std::string& shown,
+                      std::optional<Mismatch>& mismatch) = nullptr;
+  std::string (*show_reference)(const void* spec, const void* value) = nullptr;  // none: nothing to show
+  std::string (*show_candidate)(const void* spec, const void* value) = nullptr;
 };
 
 struct OpBase {
@@ -86,12 +107,15 @@ struct OpBase {
   // false for nondet operations: the reference needs the candidate's result, which a crash
   // never gives, so "taken effect" could not be judged; their fault points do not fire.
   bool crash_ok = true;
+  std::size_t arity = 0;
+  const void* result_spec = nullptr;  // what OpTypedPart's deconstruct and show take as `spec`
+  OpTypedPart typed;
   OpBase(std::string name, const OpShape& shape);
   virtual ~OpBase();
   OpBase(const OpBase&) = delete;
   OpBase& operator=(const OpBase&) = delete;
   /// A new call of this operation, before its arguments are drawn.
-  virtual std::unique_ptr<ApiCall> new_call() const = 0;
+  std::unique_ptr<ApiCall> new_call() const;
 };
 
 // A step's lines in a trace (src/report/trace.cpp).
@@ -100,29 +124,6 @@ void record_api_failure(Trace* trace, std::string code, std::string expected, st
 Step api_failure_step(std::string code, std::string expected, std::string explanation);
 std::string exception_text(const Result& r);  // "std::out_of_range(\"...\")"
 
-/// Runs `call`, keeping its exception in `exception` (compiled once; see ApiCall::run_reference).
-void run_captured(Result& exception, void* context, void (*call)(void*));
-template <class F>
-void run_captured(Result& exception, F&& f) {
-  run_captured(exception, static_cast<void*>(std::addressof(f)),
-               [](void* context) { (*static_cast<std::remove_reference_t<F>*>(context))(); });
-}
-/// "name(a, b, c)" from the arguments' texts.
-std::string call_text(const std::string& name, const std::string* const* arguments, std::size_t count);
-
-template <class F, class Vals, std::size_t... K>
-decltype(auto) call_ref(const F& f, Vals& vals, std::index_sequence<K...>) {
-  return f(std::get<K>(vals).ref()...);
-}
-template <class F, class Vals, std::size_t... K>
-decltype(auto) call_cand(const F& f, Vals& vals, std::index_sequence<K...>) {
-  return f(std::get<K>(vals).cand()...);
-}
-template <class F, class Vals, class Extra, std::size_t... K>
-decltype(auto) call_ref_judging(const F& f, Vals& vals, const Extra& extra, std::index_sequence<K...>) {
-  return f(std::get<K>(vals).ref()..., extra);
-}
-
 template <class T>
 struct is_diagnostic : std::false_type {};
 template <class T>
@@ -130,52 +131,30 @@ struct is_diagnostic<Diagnostic<T>> : std::true_type {
   using value_type = T;
 };
 
-/// A value a call keeps from its run to its release(): an optional that leaves its destruction
-/// to release() (which the call's destructor calls too), so that each call type destroys its
-/// values in one function rather than in each of its destructors.
-template <class T>
-class Kept {
- public:
-  Kept() noexcept {}  // the union member is not constructed (= default would be deleted)
-  ~Kept() {}          // nor destroyed: the owner's release() destroys it
-  Kept(const Kept&) = delete;
-  Kept& operator=(const Kept&) = delete;
-
-  template <class... A>
-  T& emplace(A&&... args) {
-    reset();
-    ::new (static_cast<void*>(std::addressof(value_))) T(std::forward<A>(args)...);
-    engaged_ = true;
-    return value_;
+/// Calls a side's implementation with the arguments of a call (Types: a tuple of Arg).
+template <class Types>
+struct call_sides;
+template <class... R, class... C>
+struct call_sides<std::tuple<Arg<R, C>...>> {
+  template <class F, std::size_t... K>
+  static decltype(auto) reference(const F& f, ArgSlot* slots, std::index_sequence<K...>) {
+    return f(*static_cast<R*>(slots[K].ref)...);
   }
-  void reset() noexcept {
-    if (!engaged_) return;
-    value_.~T();
-    engaged_ = false;
+  template <class F, std::size_t... K>
+  static decltype(auto) candidate(const F& f, ArgSlot* slots, std::index_sequence<K...>) {
+    return f(*static_cast<C*>(slots[K].cand)...);
   }
-  T& operator*() { return value_; }
-  const T& operator*() const { return value_; }
-  /// Whether a value is held: a call drawn but not run yet has none (a program shown before
-  /// its trials).
-  bool engaged() const noexcept { return engaged_; }
-
- private:
-  union {
-    T value_;
-  };
-  bool engaged_ = false;
+  template <class F, class Extra, std::size_t... K>
+  static decltype(auto) judging(const F& f, ArgSlot* slots, const Extra& extra, std::index_sequence<K...>) {
+    return f(*static_cast<R*>(slots[K].ref)..., extra);
+  }
+  template <class F>
+  using reference_result = call_result_t<F, R...>;
+  template <class F>
+  using candidate_result = call_result_t<F, C...>;
+  template <class F, class Extra>
+  using judged_result = call_result_t<F, R..., const Extra>;
 };
-
-/// What a call's result is kept as: `slot` holds f()'s value (std::monostate for void).
-template <class Slot, class F>
-void keep_result(Kept<Slot>& slot, F&& f) {
-  if constexpr (std::is_void_v<decltype(f())>) {
-    f();
-    slot.emplace();
-  } else {
-    slot.emplace(f());
-  }
-}
 
 /// The spec a result is deconstructed and printed under: the one inside may_throw and nondet.
 template <class S>
@@ -188,20 +167,49 @@ struct inner_spec<S> {
   using type = decltype(S::spec);
 };
 
+/// OpTypedPart::deconstruct for results of spec Inner kept as RefKept and CandKept: one
+/// function for all the operations returning them.
+template <bool Solo, class Inner, class RefKept, class CandKept>
+bool deconstruct_kept(const void* spec, void* reference, void* candidate, Env& env, bool keep_candidate, std::string& shown,
+                      std::optional<Mismatch>& mismatch) {
+  const Inner& inner = *static_cast<const Inner*>(spec);
+  CandKept& c = *static_cast<CandKept*>(candidate);
+  if constexpr (Solo) {
+    return detail::deconstruct<true>(inner, std::as_const(c), std::move(c), env, shown, mismatch);
+  } else {
+    RefKept& r = *static_cast<RefKept*>(reference);
+    if constexpr (!contains_abstract<Inner>()) {
+      // Concrete results are compared in place, so that a failure can print both whole.
+      return detail::deconstruct<false>(inner, std::as_const(r), std::as_const(c), env, shown, mismatch);
+    } else if (keep_candidate) {
+      return detail::deconstruct<false>(inner, std::move(r), std::as_const(c), env, shown, mismatch);
+    } else {
+      return detail::deconstruct<false>(inner, std::move(r), std::move(c), env, shown, mismatch);
+    }
+  }
+}
+
+/// OpTypedPart::show_reference and show_candidate for a value of type T under spec Inner.
+template <class Inner, class T>
+std::string show_kept(const void* spec, const void* value) {
+  return show_under(*static_cast<const Inner*>(spec), *static_cast<const T*>(value));
+}
+
 template <bool Solo, class ArgSpecs, class Res, class FR, class FC>
 struct Op final : OpBase {
-  using Vals = typename arg_values<ArgSpecs>::type;
+  using Types = typename arg_values<ArgSpecs>::type;  // a tuple of Arg
+  using Sides = call_sides<Types>;
   static constexpr std::size_t N = std::tuple_size_v<ArgSpecs>;
   using Idx = std::make_index_sequence<N>;
   static constexpr SpecKind kind = Res::spec_kind;
   static constexpr bool nondet = kind == SpecKind::nondet;
 
   // The candidate's result (CR) and the reference's (RR: void in solo and nondet modes).
-  using CR = decltype(call_cand(std::declval<const FC&>(), std::declval<Vals&>(), Idx{}));
+  using CR = typename Sides::template candidate_result<FC>;
   template <bool S = Solo>
   static auto ref_type_probe() {
     if constexpr (S || nondet) return std::type_identity<void>{};
-    else return std::type_identity<decltype(call_ref(std::declval<const FR&>(), std::declval<Vals&>(), Idx{}))>{};
+    else return std::type_identity<typename Sides::template reference_result<FR>>{};
   }
   using RR = typename decltype(ref_type_probe())::type;
   // The spec the results are deconstructed and printed under: may_throw's and nondet's inside.
@@ -216,14 +224,14 @@ struct Op final : OpBase {
     if constexpr (S || judges_outcome) {
       return std::type_identity<std::monostate>{};
     } else if constexpr (nondet) {
-      using Judged = decltype(call_ref_judging(std::declval<const FR&>(), std::declval<Vals&>(),
-                                               std::declval<const std::remove_cvref_t<CR>&>(), Idx{}));
+      using Judged = typename Sides::template judged_result<FR, std::remove_cvref_t<CR>>;
       return std::type_identity<typename is_diagnostic<std::remove_cvref_t<Judged>>::value_type>{};
     } else {
       return std::type_identity<stored_t<RR>>{};
     }
   }
   using RefKept = typename decltype(kept_type_probe())::type;
+  using CandKept = stored_t<CR>;
 
   ArgSpecs specs;
   Res res;
@@ -239,6 +247,9 @@ struct Op final : OpBase {
     collect_abstract_ids(res, result_ids);
     if constexpr (kind == SpecKind::may_throw)
       if (res.equivalent) shape.equivalent = &res.equivalent;
+    arity = N;
+    result_spec = &inner();
+    typed = typed_part();
   }
 
   const Inner& inner() const {
@@ -246,97 +257,51 @@ struct Op final : OpBase {
     else return res;
   }
 
-  struct Call final : ApiCall {
-    explicit Call(const Op& op) : ApiCall(op) {}
-    ~Call() override { release(); }
-    Call(const Call&) = delete;
-    Call& operator=(const Call&) = delete;
-    const Op& self() const { return static_cast<const Op&>(*op); }
-    Kept<Vals> vals;
-    Kept<RefKept> reference;
-    Kept<stored_t<CR>> candidate;
+  static const Op& self(const OpBase& op) { return static_cast<const Op&>(op); }
 
-    bool draw_arguments(Source& src, Env& env) override {
-      reference.reset();
-      candidate.reset();
-      vals.emplace();
-      if (!make_args(self().specs, src, env, *vals, Idx{})) return false;
-      std::apply(
-          [&](const auto&... a) {
-            const std::string* texts[N + 1] = {&a.text..., nullptr};
-            text = call_text(self().name, texts, N);
-          },
-          *vals);
-      return true;
-    }
-    void rebind(Env& env) override {
-      std::apply([&](auto&... a) { ((a.rebind_fn ? a.rebind_fn(a, env) : void()), ...); }, *vals);
-    }
-    void run_reference() override {
-      if constexpr (!Solo && !nondet) {
-        reference.reset();
-        run_captured(reference_threw,
-                     [&] { keep_result(reference, [&]() -> decltype(auto) { return call_ref(self().fr, *vals, Idx{}); }); });
-      }
-    }
-    void run_candidate() override {
-      candidate.reset();
-      run_captured(candidate_threw,
-                   [&] { keep_result(candidate, [&]() -> decltype(auto) { return call_cand(self().fc, *vals, Idx{}); }); });
-    }
-    bool judge_candidate(Result& seen, std::string& why) override {
-      if constexpr (judges_outcome) {
-        if constexpr (!std::is_void_v<CR>)
-          if (!candidate_threw.is_exception()) seen = Result(*candidate);
-        const Verdict v = call_ref_judging(self().fr, *vals, std::as_const(seen), Idx{});
-        why = v.why;
-        return v.ok;
-      } else if constexpr (nondet) {
-        auto diagnostic = call_ref_judging(self().fr, *vals, std::as_const(*candidate), Idx{});
-        if (!diagnostic.is_valid()) {
-          why = std::move(diagnostic.why);
-          return false;
-        }
-        reference.emplace(std::move(*diagnostic.value));
-        return true;
-      } else {
+  static bool draw(const OpBase& op, ApiCall& call, Source& src, Env& env) {
+    return make_args<Types>(self(op).specs, src, env, call.arguments.get(), Idx{});
+  }
+  static void run_reference(const OpBase& op, ApiCall& call) {
+    call.reference.emplace_result<RefKept>(
+        [&]() -> decltype(auto) { return Sides::reference(self(op).fr, call.arguments.get(), Idx{}); });
+  }
+  static void run_candidate(const OpBase& op, ApiCall& call) {
+    call.candidate.emplace_result<CandKept>(
+        [&]() -> decltype(auto) { return Sides::candidate(self(op).fc, call.arguments.get(), Idx{}); });
+  }
+  static bool judge(const OpBase& op, ApiCall& call, Result& seen, std::string& why) {
+    if constexpr (judges_outcome) {
+      if constexpr (!std::is_void_v<CR>)
+        if (!call.candidate_threw.is_exception()) seen = Result(*static_cast<CandKept*>(call.candidate.get()));
+      const Verdict v = Sides::judging(self(op).fr, call.arguments.get(), std::as_const(seen), Idx{});
+      why = v.why;
+      return v.ok;
+    } else {
+      const auto& candidate = *static_cast<const CandKept*>(call.candidate.get());
+      auto diagnostic = Sides::judging(self(op).fr, call.arguments.get(), candidate, Idx{});
+      if (!diagnostic.is_valid()) {
+        why = std::move(diagnostic.why);
         return false;
       }
+      call.reference.emplace<RefKept>(std::move(*diagnostic.value));
+      return true;
     }
-    bool deconstruct(Env& env, bool keep_candidate, std::string& shown, std::optional<Mismatch>& mismatch) override {
-      if constexpr (std::is_void_v<CR> || judges_outcome) {
-        return true;
-      } else if constexpr (Solo) {
-        return detail::deconstruct<true>(self().inner(), std::as_const(*candidate), std::move(*candidate), env, shown,
-                                         mismatch);
-      } else if constexpr (!contains_abstract<Res>()) {
-        // Concrete results are compared in place, so that a failure can print both whole.
-        return detail::deconstruct<false>(self().inner(), std::as_const(*reference), std::as_const(*candidate), env, shown,
-                                          mismatch);
-      } else if (keep_candidate) {
-        return detail::deconstruct<false>(self().inner(), std::move(*reference), std::as_const(*candidate), env, shown,
-                                          mismatch);
-      } else {
-        return detail::deconstruct<false>(self().inner(), std::move(*reference), std::move(*candidate), env, shown,
-                                          mismatch);
-      }
-    }
-    std::string show_reference() const override {
-      if constexpr (Solo || judges_outcome || std::is_void_v<CR>) return {};
-      else return reference.engaged() ? show_under(self().inner(), *reference) : std::string();
-    }
-    std::string show_candidate() const override {
-      if constexpr (std::is_void_v<CR>) return {};
-      else return candidate.engaged() ? show_under(self().inner(), *candidate) : std::string();
-    }
-    void release() override {
-      reference.reset();
-      candidate.reset();
-      vals.reset();
-    }
-  };
+  }
 
-  std::unique_ptr<ApiCall> new_call() const override { return std::make_unique<Call>(*this); }
+  static OpTypedPart typed_part() {
+    OpTypedPart part;
+    part.draw = &draw;
+    if constexpr (!Solo && !nondet) part.run_reference = &run_reference;
+    part.run_candidate = &run_candidate;
+    if constexpr (nondet) part.judge = &judge;
+    if constexpr (!std::is_void_v<CR> && !judges_outcome) {
+      part.deconstruct = &deconstruct_kept<Solo, Inner, RefKept, CandKept>;
+      if constexpr (!Solo) part.show_reference = &show_kept<Inner, RefKept>;
+    }
+    if constexpr (!std::is_void_v<CR>) part.show_candidate = &show_kept<Inner, CandKept>;
+    return part;
+  }
 };
 
 // ---------------------------------------------------------------------------------------

@@ -26,10 +26,6 @@ constexpr SpecKind inner_kind() {
   else return S::spec_kind;
 }
 
-/// What a call's result is stored as (void becomes std::monostate).
-template <class T>
-using stored_t = std::conditional_t<std::is_void_v<T>, std::monostate, std::remove_cvref_t<T>>;
-
 // ---------------------------------------------------------------------------------------
 // Which result spec fits which return type: Api::op's check, before anything is instantiated
 // (a spec that does not fit would otherwise fail deep inside deconstruct()).
@@ -262,13 +258,22 @@ bool shape_mismatch(const S& spec, const RV& r, const CV& c, std::optional<Misma
 /// An abstract part: bound as a new handle (both sides' values, or the candidate's alone).
 template <class S, class RV, class CV>
 bool deconstruct_abstract(const S& spec, [[maybe_unused]] RV&& r, CV&& c, Env& env, std::string& text) {
-  using Store = HandleStore<typename S::declared_ref_type, typename S::cand_type>;
-  auto& store = static_cast<Store&>(*env.stores[spec.id]);
+  using R0 = typename S::declared_ref_type;
+  using C = typename S::cand_type;
+  using H = Handle<R0, C>;
+  struct Sides {
+    RV&& r;
+    CV&& c;
+  } sides{std::forward<RV>(r), std::forward<CV>(c)};
   std::string name = env.fresh(spec.id);
-  if constexpr (Store::solo) store.entries.push_back({{}, typename S::cand_type(std::forward<CV>(c)), name});
-  else
-    store.entries.push_back(
-        {typename S::declared_ref_type(std::forward<RV>(r)), typename S::cand_type(std::forward<CV>(c)), name});
+  env.stores[spec.id]->add(
+      name,
+      [](void* where, void* context) {
+        Sides& made = *static_cast<Sides*>(context);
+        if constexpr (H::solo) ::new (where) H{{}, C(std::forward<CV>(made.c))};
+        else ::new (where) H{R0(std::forward<RV>(made.r)), C(std::forward<CV>(made.c))};
+      },
+      &sides);
   text = std::move(name);
   return true;
 }
