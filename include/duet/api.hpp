@@ -42,8 +42,8 @@
 #include "duet/gen.hpp"
 #include "duet/result.hpp"
 #include "duet/show.hpp"
-#include "duet/detail/parallel_config.hpp"  // ParallelConfig: the parallel runner itself is in the library
-#include "duet/state_machine.hpp"           // Verdict
+#include "duet/parallel_config.hpp"  // ParallelConfig: the parallel runner itself is in the library
+#include "duet/state_machine.hpp"    // Verdict
 
 namespace duet {
 

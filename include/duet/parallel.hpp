@@ -19,19 +19,19 @@
 
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
-#include "duet/detail/parallel_config.hpp"  // Role, ParallelConfig (duet/api.hpp takes them alone)
+#include "duet/parallel_config.hpp"  // Role, ParallelConfig (duet/api.hpp takes them alone)
 #include "duet/executor.hpp"
 #include "duet/lin.hpp"
 #include "duet/state_machine.hpp"
 
 namespace duet {
 
-using detail::Consistency;  // also in duet/detail/parallel_config.hpp, which names it first
+using detail::Consistency;  // also in duet/parallel_config.hpp, which names it first
 
 }  // namespace duet
 
 // The machinery under the parallel checks (not public; it uses the vocabulary of
-// duet/detail/parallel_config.hpp): a Y-program and its trials, and each front end's steps.
+// duet/parallel_config.hpp): a Y-program and its trials, and each front end's steps.
 #include "duet/detail/y_program.hpp"
 #include "duet/detail/model_y_steps.hpp"
 #include "duet/detail/lin_y_steps.hpp"

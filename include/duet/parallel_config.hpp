@@ -1,6 +1,6 @@
-// The vocabulary of the parallel checks that duet::Api's declarations name too (Role,
-// ParallelConfig, Consistency), apart from the parallel runner, so that duet/api.hpp does not
-// compile the whole of duet/parallel.hpp. Public through duet/parallel.hpp and duet/api.hpp.
+// The vocabulary of the parallel checks (Role, ParallelConfig, Consistency), apart from the
+// parallel runner, so that duet/api.hpp, whose declarations name them too, does not compile the
+// whole of duet/parallel.hpp. Included by both; a test file includes one of them.
 #pragma once
 
 #include <cstddef>
