@@ -308,7 +308,7 @@ bool make_arg(const Spec& spec, Source& src, Env& env, ArgSlot* slots) {
 }
 
 template <class Types, class Specs, std::size_t... K>
-bool make_args(const Specs& specs, Source& src, Env& env, ArgSlot* slots, std::index_sequence<K...>) {
+bool make_args(const Specs& specs, Source& src, Env& env, [[maybe_unused]] ArgSlot* slots, std::index_sequence<K...>) {
   return (make_arg<K, Types>(std::get<K>(specs), src, env, slots) && ...);
 }
 
