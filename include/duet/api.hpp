@@ -379,8 +379,8 @@ class Api {
   ///
   ///   auto arr = api.abstract<Ref::Array, Cand::Array>("a");
   template <class R, class C>
-  Abstract<R, C> abstract(std::string prefix) {
-    return abstract<R, C>(std::move(prefix), nullptr);
+  Abstract<R, C> abstract(const std::string& prefix) {
+    return abstract<R, C>(prefix, nullptr);
   }
 
   /// The same, with a well-formedness check run after every operation on every live value:
@@ -389,7 +389,7 @@ class Api {
   ///
   ///   auto set = api.abstract<duet::Solo, AvlSet>("s", [](const AvlSet& s) { return s.balanced(); });
   template <class R, class C, class Check>
-  Abstract<R, C> abstract(std::string prefix, Check check) {
+  Abstract<R, C> abstract(const std::string& prefix, Check check) {
     using Handle = detail::Handle<R, C>;
     std::shared_ptr<const detail::HandleCheck> fn;
     if constexpr (std::is_invocable_v<const Check&, const typename Handle::R&, const C&>) {
