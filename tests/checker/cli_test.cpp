@@ -11,6 +11,8 @@
 #include <regex>
 #include <string>
 
+#include "support/emulation.hpp"
+
 namespace {
 
 struct CliRun {
@@ -211,8 +213,12 @@ TEST(CheckerCli, TimeoutEndsWaitingForAFifoWithNoWriter) {
 // writer is given up after the input deadline (changed here to keep the test short).
 TEST(CheckerCli, EndlessOrSilentInputEndsWithoutATimeout) {
   auto t0 = std::chrono::steady_clock::now();
-  const CliRun zero = duet_check_with_prefix("timeout 60 ", "/dev/zero");
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
+  // Where the tests run slower (a sanitizer, an emulator), reading 512 MiB may take longer than
+  // the default input deadline: it is scaled with the test's own limits.
+  const double scale = duet_test::time_scale();
+  const std::string deadline = scale > 1 ? "--input-timeout " + std::to_string(10 * scale) + " " : "";
+  const CliRun zero = duet_check_with_prefix("timeout " + std::to_string(60 * scale) + " ", deadline + "/dev/zero");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0 * scale);
   EXPECT_EQ(zero.status, 2) << zero.out;
   EXPECT_NE(zero.out.find("/dev/zero\tunreadable\t"), std::string::npos) << zero.out;
   EXPECT_NE(
@@ -269,7 +275,7 @@ TEST(CheckerCli, TimeoutCoversReadingAndParsingABigFile) {
       std::regex_search(r.out, std::regex("\n  the time budget ran out while (reading the file \\([0-9]+ bytes read\\)|"
                                           "parsing the file \\([0-9]+ bytes read, stopped at line [0-9]+\\))\n")))
       << r.out;
-  EXPECT_LT(reported_ms(r, path), 2000) << r.out;
+  EXPECT_LT(reported_ms(r, path), 2000 * duet_test::time_scale()) << r.out;
   std::remove(path.c_str());
 }
 
@@ -322,7 +328,7 @@ TEST(CheckerCli, HugeValueGivesAShortError) {
             std::string::npos)
       << r.out.substr(0, 1000);
   EXPECT_NE(r.out.find("... (10000002 bytes)"), std::string::npos) << r.out.substr(0, 1000);
-  EXPECT_LT(reported_ms(r, path), 3000) << r.out.substr(0, 1000);
+  EXPECT_LT(reported_ms(r, path), 3000 * duet_test::time_scale()) << r.out.substr(0, 1000);
   std::remove(path.c_str());
 }
 
