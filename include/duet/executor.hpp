@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -83,6 +84,13 @@ Schedule pct(std::size_t depth = 3);
 /// memory model, also every choice of store for up to `stale_reads` loads per schedule that
 /// read an older store than the newest.
 Schedule exhaustive(std::size_t preemption_bound = 2, std::size_t stale_reads = 2);
+/// Prints a schedule as the call that makes it ("duet::pct(3)", "duet::exhaustive(2, 2)"), so
+/// that whatever prints one reads the same in every build: GoogleTest prints the parameters of
+/// a test over schedules (their bytes, padding included, without this), and a message may.
+///
+///   std::ostringstream os;
+///   os << duet::exhaustive(1);   // "duet::exhaustive(1, 2)"
+std::ostream& operator<<(std::ostream& os, const Schedule& schedule);
 
 /// How fiber runs treat the memory orders of atomic operations (docs/memory-model.md).
 enum class MemoryModel : unsigned char {

@@ -150,6 +150,16 @@ TEST_P(FiberStrategy, CorrectCounterPasses) {
   EXPECT_TRUE(r.passed()) << r.report;
 }
 
+// A schedule prints as the call that makes it, so that a test over schedules has the same name
+// in every build (GoogleTest printed a schedule's bytes, padding included).
+TEST(FiberSchedule, PrintsAsTheCallThatMakesIt) {
+  EXPECT_EQ(::testing::PrintToString(duet::random()), "duet::random()");
+  EXPECT_EQ(::testing::PrintToString(duet::pct(3)), "duet::pct(3)");
+  EXPECT_EQ(::testing::PrintToString(duet::pct(0)), "duet::pct(1)");  // what runs: depth 0 is depth 1
+  EXPECT_EQ(::testing::PrintToString(duet::exhaustive(1)), "duet::exhaustive(1, 2)");
+  EXPECT_EQ(::testing::PrintToString(duet::exhaustive(2, 0)), "duet::exhaustive(2, 0)");
+}
+
 INSTANTIATE_TEST_SUITE_P(Strategies, FiberStrategy,
                          ::testing::Values(duet::random(), duet::pct(2), duet::pct(3), duet::exhaustive(1),
                                            duet::exhaustive(2)),

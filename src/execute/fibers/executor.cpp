@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -25,6 +26,15 @@ Schedule random() { return {}; }
 Schedule pct(std::size_t depth) { return {Schedule::Kind::pct, std::max<std::size_t>(depth, 1), 0}; }
 Schedule exhaustive(std::size_t preemption_bound, std::size_t stale_reads) {
   return {Schedule::Kind::exhaustive, 0, preemption_bound, stale_reads};
+}
+
+std::ostream& operator<<(std::ostream& os, const Schedule& schedule) {
+  switch (schedule.kind) {
+    case Schedule::Kind::pct: return os << "duet::pct(" << schedule.depth << ")";
+    case Schedule::Kind::exhaustive:
+      return os << "duet::exhaustive(" << schedule.preemption_bound << ", " << schedule.stale_reads << ")";
+    default: return os << "duet::random()";
+  }
 }
 
 namespace detail {
