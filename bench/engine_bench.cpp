@@ -121,6 +121,49 @@ void BM_Throughput_HandLoop(benchmark::State& st) {
 }
 BENCHMARK(BM_Throughput_HandLoop)->Unit(benchmark::kMillisecond);
 
+// Between the two: the hand loop drawing as duet draws, through a duet::Source (every choice
+// recorded, each command a span) and DequeSpec's own generators (duet::integers draws two
+// choices a value: small, edge or uniform, then the value), and nothing else of the engine: no
+// steps object, no Result values, no verdicts, no per-case bookkeeping. BM_Throughput_Duet
+// over this is what the engine adds to a loop that records its choices for shrinking.
+void BM_Throughput_HandLoopDuetDraws(benchmark::State& st) {
+  std::uint64_t commands = 0;
+  std::uint64_t seed = 1;
+  duet::Source src = duet::Source::from_seed(0);
+  for (auto _ : st) {
+    for (int c = 0; c < 1000; ++c) {
+      src.restart(seed++);
+      // As the case loop does: the copy of the command generator a draw makes does no atomic
+      // operation from the second command of a case on.
+      const duet::detail::DeferredGenReleases deferred;
+      std::deque<int> d;
+      std::vector<int> model;
+      for (int i = 0; i < 100; ++i) {
+        const std::size_t span = src.begin_span();
+        if (src.draw(10) == 0) break;
+        const DequeSpec::Cmd cmd = DequeSpec::command(model)(src);
+        ++commands;
+        if (const auto* push = std::get_if<Push>(&cmd)) {
+          d.push_back(push->x);
+          model.push_back(push->x);
+        } else if (std::holds_alternative<Pop>(cmd)) {
+          const int got = d.front();
+          d.pop_front();
+          if (got != model.front()) st.SkipWithError("disagreement");
+          model.erase(model.begin());
+        } else if (d.size() != model.size()) {
+          st.SkipWithError("disagreement");
+        }
+        src.end_span(span);
+      }
+      benchmark::DoNotOptimize(d);
+    }
+  }
+  st.counters["commands/s"] = benchmark::Counter(static_cast<double>(commands), benchmark::Counter::kIsRate);
+  st.counters["cmds/case"] = static_cast<double>(commands) / (1000.0 * static_cast<double>(st.iterations()));
+}
+BENCHMARK(BM_Throughput_HandLoopDuetDraws)->Unit(benchmark::kMillisecond);
+
 // Shrinking: time from the start of the search to the minimal scenario, and its length.
 void BM_Shrink_RingBuffer_Duet(benchmark::State& st) {
   std::uint64_t seed = 1;
