@@ -81,6 +81,9 @@ template <class T>
 std::string type_name();
 
 namespace detail {
+/// "std::optional<int>", "std::pair<int, bool>": a template's name with its arguments' (`second`
+/// empty for one). Out of line, so that each result type's type_name only calls.
+std::string template_type_name(const char* name, const std::string& first, const std::string& second = {});
 template <class T>
 std::string type_name_impl() {
   if constexpr (std::is_same_v<T, bool>) return "bool";
@@ -95,11 +98,11 @@ std::string type_name_impl() {
   else if constexpr (std::is_same_v<T, double>) return "double";
   else if constexpr (std::is_same_v<T, float>) return "float";
   else if constexpr (std::is_same_v<T, std::string>) return "std::string";
-  else if constexpr (is_optional<T>::value) return "std::optional<" + type_name<typename T::value_type>() + ">";
-  else if constexpr (is_vector<T>::value) return "std::vector<" + type_name<typename T::value_type>() + ">";
-  else if constexpr (is_deque<T>::value) return "std::deque<" + type_name<typename T::value_type>() + ">";
+  else if constexpr (is_optional<T>::value) return template_type_name("std::optional", type_name<typename T::value_type>());
+  else if constexpr (is_vector<T>::value) return template_type_name("std::vector", type_name<typename T::value_type>());
+  else if constexpr (is_deque<T>::value) return template_type_name("std::deque", type_name<typename T::value_type>());
   else if constexpr (is_pair<T>::value)
-    return "std::pair<" + type_name<typename T::first_type>() + ", " + type_name<typename T::second_type>() + ">";
+    return template_type_name("std::pair", type_name<typename T::first_type>(), type_name<typename T::second_type>());
   else return demangle(typeid(T).name());
 }
 }  // namespace detail

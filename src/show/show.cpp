@@ -37,6 +37,15 @@ std::string demangle(const char* mangled) {
   return name;
 }
 
+std::string template_type_name(const char* name, const std::string& first, const std::string& second) {
+  std::string out = name;
+  out += '<';
+  out += first;
+  if (!second.empty()) out += ", " + second;
+  out += '>';
+  return out;
+}
+
 // Exceptions may be thrown on every command of a spec; demangle each type once.
 const std::string& cached_demangle(const std::type_info& type) {
   static std::mutex mutex;

@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -44,6 +47,9 @@ TEST(Show, TypeNamesAreWrittenAsTheirFileWritesThem) {
   EXPECT_EQ(duet::type_name<Point>(), "Point");
   EXPECT_EQ(duet::type_name<Box<Point>>(), "Box<Point>");
   EXPECT_EQ(duet::type_name<std::vector<Point>>(), "std::vector<Point>");
+  EXPECT_EQ(duet::type_name<std::optional<int>>(), "std::optional<int>");
+  EXPECT_EQ(duet::type_name<std::deque<std::string>>(), "std::deque<std::string>");
+  EXPECT_EQ((duet::type_name<std::pair<int, std::optional<bool>>>()), "std::pair<int, std::optional<bool>>");
 }
 
 TEST(Result, ComparesValuesByTypeAndValue) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -44,7 +45,8 @@ template <class Spec>
 class StateMachineSteps final : public StateMachineEngine {
   using Cmd = typename Spec::Cmd;
   using State = typename Spec::State;
-  using Worlds = PossibleWorlds<State>;
+  // Several worlds only after a crash or a relaxed step; otherwise the one state, held alone.
+  using Worlds = std::conditional_t<HasRecover<Spec> || HasNextStates<Spec>, PossibleWorlds<State>, OneWorld<State>>;
 
  public:
   StateMachineSteps() : StateMachineEngine(state_machine_shape<Spec>()) {}
