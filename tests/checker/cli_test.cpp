@@ -187,6 +187,8 @@ TEST(CheckerCli, TimelinePathThatIsNotARegularFileIsRefusedByName) {
   EXPECT_TRUE(::lstat((dir + "/zero.html").c_str(), &st) == 0 && S_ISLNK(st.st_mode));
   EXPECT_TRUE(::stat((dir + "/dir.html/kept").c_str(), &st) == 0 && S_ISDIR(st.st_mode));
   std::system(("rm -rf " + dir).c_str());
+  const CliRun help = duet_check("--help");
+  EXPECT_NE(help.out.find("(a FIFO, a device or a directory there is refused)"), std::string::npos) << help.out;
 }
 
 // With several files, each page is written or refused on its own; a link to a regular file is
