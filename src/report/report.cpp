@@ -492,12 +492,17 @@ void replace_file(const std::filesystem::path& part, const std::filesystem::path
   std::filesystem::rename(part, path, ec);  // no file there yet, or no exchange on this system
 }
 
-// Where a write to `path` lands: the file a symbolic link leads to (the link stays a link).
+// Where a write to `path` lands: the file a symbolic link leads to, there or not yet (the link
+// stays a link, as when a file is opened through it). A loop is left to stat to name.
 std::filesystem::path write_target(const std::filesystem::path& path) {
+  std::filesystem::path target = path;
   std::error_code ec;
-  if (!std::filesystem::is_symlink(path, ec)) return path;
-  std::filesystem::path target = std::filesystem::weakly_canonical(path, ec);
-  return ec ? path : target;
+  for (int links = 0; links < 40 && std::filesystem::is_symlink(target, ec); ++links) {
+    const std::filesystem::path next = std::filesystem::read_symlink(target, ec);
+    if (ec) return path;
+    target = target.parent_path() / next;  // an absolute `next` replaces the whole
+  }
+  return std::filesystem::is_symlink(target, ec) ? path : target;
 }
 
 // Refuses `target` unless it is missing or a regular file: a FIFO with no reader would block the

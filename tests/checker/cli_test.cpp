@@ -191,12 +191,12 @@ TEST(CheckerCli, TimelinePathThatIsNotARegularFileIsRefusedByName) {
   EXPECT_NE(help.out.find("(a FIFO, a device or a directory there is refused)"), std::string::npos) << help.out;
 }
 
-// With several files, each page is written or refused on its own; a link to a regular file is
-// written through, and stays a link.
+// With several files, each page is written or refused on its own; a link is written through
+// (here to a file not there yet, as `>` would), and stays a link.
 TEST(CheckerCli, EachTimelinePageIsWrittenOrRefusedOnItsOwn) {
   const std::string dir = testing::TempDir() + "duet_cli_html_each";
-  std::system(("rm -rf " + dir + " && mkdir -p " + dir + " && mkfifo " + dir + "/out.etcd_000.log.html && touch " + dir +
-               "/target.html && ln -s target.html " + dir + "/out.etcd_002.log.html")
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir + " && mkfifo " + dir +
+               "/out.etcd_000.log.html && ln -s target.html " + dir + "/out.etcd_002.log.html")
                   .c_str());
   const CliRun r = duet_check_with_prefix("timeout 20 ", "--html " + dir + "/out.html " + kHistories +
                                                              "/etcd/etcd_000.log " + kHistories + "/etcd/etcd_002.log");
