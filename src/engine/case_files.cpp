@@ -6,7 +6,6 @@
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -34,14 +33,6 @@ struct Descriptor {
   }
 };
 
-const char* kind_of(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a pipe";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "a file";
-}
-
 // Everything `fd` holds, up to `cap` bytes, within `seconds`: opened non-blocking, a pipe with
 // no writer reads as empty, and one whose writer never ends (or /dev/zero) ends in an error.
 std::string read_bounded(int fd, const std::string& path, mode_t mode, std::size_t cap, double seconds) {
@@ -51,13 +42,13 @@ std::string read_bounded(int fd, const std::string& path, mode_t mode, std::size
   char buffer[1 << 16];
   for (;;) {
     if (Clock::now() >= deadline)
-      throw std::invalid_argument(path + " (" + kind_of(mode) + ") did not end within " + printf_string("%g", seconds) +
+      throw std::invalid_argument(path + " (" + file_kind(mode) + ") did not end within " + printf_string("%g", seconds) +
                                   " s: a case file must be a file, or a pipe that ends");
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n > 0) {
       data.append(buffer, static_cast<std::size_t>(n));
       if (data.size() > cap)
-        throw std::invalid_argument(path + " (" + kind_of(mode) + ") holds more than " + std::to_string(cap >> 20) +
+        throw std::invalid_argument(path + " (" + file_kind(mode) + ") holds more than " + std::to_string(cap >> 20) +
                                     " MiB: no case file is that large");
       continue;
     }
@@ -87,9 +78,9 @@ CaseFile read_case_file(const std::string& path, std::size_t cap, double seconds
   f.path = path;
   f.bytes = read_bounded(d.fd, path, st.st_mode, cap, seconds);
   if (f.bytes.empty())
-    throw std::invalid_argument(path + " is empty" +
-                                (S_ISREG(st.st_mode) ? "" : std::string(" (") + kind_of(st.st_mode) + " with no writer?)") +
-                                ": a case file holds a replay token or a fuzzer's input");
+    throw std::invalid_argument(
+        path + " is empty" + (S_ISREG(st.st_mode) ? "" : std::string(" (") + file_kind(st.st_mode) + " with no writer?)") +
+        ": a case file holds a replay token or a fuzzer's input");
   if (f.bytes.rfind("duet1.", 0) == 0) {
     f.is_token = true;
     f.token = f.bytes;
@@ -146,15 +137,8 @@ std::string save_regression(const std::string& dir, const std::string& name, con
   fs::create_directories(folder, ec);
   if (ec) throw std::runtime_error("cannot create " + folder.string() + ": " + ec.message());
   const fs::path path = folder / file;
-  if (fs::exists(path, ec)) return path.string();
-  const fs::path part = fs::path(path).concat(".part" + std::to_string(::getpid()));
-  {
-    std::ofstream out(part);
-    out << token << "\n";
-    if (!out) throw std::runtime_error("cannot write " + part.string());
-  }
-  fs::rename(part, path, ec);
-  if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
+  if (fs::is_regular_file(path, ec)) return path.string();  // saved before
+  write_file_aside(path.string(), token + "\n");
   return path.string();
 }
 
