@@ -281,7 +281,7 @@ T pick(const std::optional<T>& code, const std::string& name, T fallback, Parse 
   if (from_outside) *from_outside = false;
   if (auto raw = lookup(name)) {
     if (from_outside) *from_outside = true;
-    const T value = parse(raw->first, raw->second);
+    T value = parse(raw->first, raw->second);
     if (const char* want = out_of_range(value)) bad(raw->second, raw->first, want);
     return value;
   }
