@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -21,6 +22,8 @@
 #include <stdexcept>
 #include <string>
 #include <variant>
+
+#include <unistd.h>
 
 namespace {
 
@@ -376,6 +379,47 @@ TEST(FiberParallel, RelaxedPublicationIsAStaleReadUnderTheCppModel) {
   EXPECT_TRUE(duet::check_parallel<LazyAnswerSpec<true>>(sc, config).passed());
   testing::internal::GetCapturedStderr();
   EXPECT_TRUE(duet::check_parallel<LazyAnswerSpec<false>>(on_fibers(), config).passed());
+}
+
+// A token binds the memory model its schedule ran under: under the other model the same picks
+// and reads are another run, which may pass ("the failure did not come back"). The error names
+// both models, whichever way round, and a token replays under the model that recorded it.
+TEST(FiberParallel, ATokenReplaysOnlyUnderTheMemoryModelThatRecordedIt) {
+  duet::Config config;
+  config.seed = 3;
+  config.output_dir = "duet-output/memory_model_tokens";
+  const duet::CheckResult found = duet::check_parallel<LazyAnswerSpec<true>>(on_fibers(), config);
+  ASSERT_EQ(found.status, duet::CheckResult::Status::failed) << found.report;
+  ::setenv("DUET_MEMORY_MODEL", "sc", 1);
+  const duet::ParallelConfig sc = on_fibers();
+  ::unsetenv("DUET_MEMORY_MODEL");
+  testing::internal::CaptureStderr();  // the note that a weaker order ran as seq_cst
+  const duet::CheckResult under_sc = duet::check_parallel<LazyAnswerSpec<true>>(sc, {.replay = found.replay_token});
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(under_sc.status, duet::CheckResult::Status::error) << under_sc.report;
+  EXPECT_NE(under_sc.report.find("was recorded on fibers under MemoryModel::cpp, and LazyAnswerSpec<true> runs its "
+                                 "fibers under MemoryModel::sc"),
+            std::string::npos)
+      << under_sc.report;
+  // Found under sc: refused under cpp, replayed under sc, kept in a directory of its own.
+  const std::string regressions = testing::TempDir() + "duet-memory-model-" + std::to_string(::getpid());
+  std::filesystem::remove_all(regressions);
+  duet::Config sc_config{.seed = 1, .regressions = regressions, .output_dir = "duet-output/memory_model_tokens"};
+  const duet::CheckResult found_sc = duet::check_parallel<CounterSpec<true>>(sc, sc_config);
+  ASSERT_EQ(found_sc.status, duet::CheckResult::Status::failed) << found_sc.report;
+  EXPECT_NE(found_sc.report.find("/fibers_random_memory_model_sc/"), std::string::npos) << found_sc.report;
+  const duet::CheckResult under_cpp =
+      duet::check_parallel<CounterSpec<true>>(on_fibers(), {.replay = found_sc.replay_token});
+  EXPECT_EQ(under_cpp.status, duet::CheckResult::Status::error) << under_cpp.report;
+  EXPECT_NE(under_cpp.report.find("under MemoryModel::sc, and fiber_subjects::CounterSpec<true> runs its fibers under "
+                                  "MemoryModel::cpp: a schedule replays only under the memory model that recorded it "
+                                  "(set DUET_MEMORY_MODEL=sc"),
+            std::string::npos)
+      << under_cpp.report;
+  const duet::CheckResult again = duet::check_parallel<CounterSpec<true>>(sc, {.replay = found_sc.replay_token});
+  EXPECT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
+  EXPECT_NE(again.report.find("replayed:   DUET_REPLAY: failed as recorded"), std::string::npos) << again.report;
+  std::filesystem::remove_all(regressions);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "duet/detail/engine.hpp"  // Trace
 #include "report/report.hpp"
+#include "report/token.hpp"
 #include "show/text.hpp"
 #include "execute/fibers/runtime.hpp"
 #include "execute/fibers/schedule_strategy.hpp"
@@ -212,6 +213,12 @@ std::string FiberExecutor::draft_options() const {
 }
 
 std::string FiberExecutor::strategy_name() const { return schedule_name(schedule_); }
+
+std::string FiberExecutor::execution() const {
+  // The C++ model adds nothing: the tag, and so every token and regression directory of a
+  // default fiber check, reads as it did before the model was recorded.
+  return "fibers:" + strategy_name() + (cpp_memory_model() ? std::string() : std::string(kMemoryModelTag) + "sc");
+}
 
 void abandon(const void* p) noexcept {
 #ifdef DUET_LSAN
