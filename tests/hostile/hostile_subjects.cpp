@@ -131,6 +131,21 @@ TEST(Hostile, CandidateRunsOutOfMemory) {
   EXPECT_TRUE(duet::check_sequential<CounterSpec>());
 }
 
+// ---- a check run before main, by a static initialiser, when HOSTILE_CHECK_BEFORE_MAIN is set
+// (this file's initialisers run before the library's)
+struct CheckBeforeMain {
+  CheckBeforeMain() {
+    if (!std::getenv("HOSTILE_CHECK_BEFORE_MAIN")) return;
+    duet::Config c;
+    c.seed = 1;
+    c.count = 20;
+    const duet::CheckResult r = duet::check_sequential<CounterSpec>(c);
+    std::printf("check before main: %s, %llu cases\n", r.passed() ? "passed" : r.report.c_str(),
+                static_cast<unsigned long long>(r.cases));
+    std::fflush(stdout);
+  }
+} check_before_main;
+
 // ---- the reference-vs-candidate front end: the candidate's get exits on a box holding 7. What
 // decides the exit is in the case itself, so that the case's token ends the process again (a
 // count of calls across cases would exit in a case whose replay alone does not).

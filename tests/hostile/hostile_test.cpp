@@ -93,4 +93,12 @@ TEST(OutOfMemory, IsAFailureWithAShrunkReport) {
   EXPECT_FALSE(token_in(r.output).empty()) << r.output;
 }
 
+// A check run by a static initialiser, before main and before the library's own statics are
+// made, runs as any other (the crash guard's state is made at its first use).
+TEST(CheckBeforeMain, RunsAndPasses) {
+  const ChildRun r = run_subject("DoesNotExist", "HOSTILE_CHECK_BEFORE_MAIN=1");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "check before main: passed, 20 cases")) << r.output;
+}
+
 }  // namespace
