@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "engine/candidate_fork.hpp"
 #include "engine/crash.hpp"
 #include "engine/wire.hpp"
 #include "generate/choice_tap.hpp"
@@ -250,7 +251,10 @@ void Isolation::spawn() {
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
+  const pid_t pid = [] {
+    const OwnFork own;
+    return ::fork();
+  }();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
@@ -292,6 +296,7 @@ void Isolation::spawn() {
         std::fflush(stderr);
         ::_exit(125);
       }
+      leave_if_candidates_child();  // it would answer on the child's socket
       std::fflush(stdout);
       if (!send_message(fd, answer)) break;
     }
