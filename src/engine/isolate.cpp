@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "duet/detail/fiber_hooks.hpp"
 #include "engine/candidate_fork.hpp"
 #include "engine/crash.hpp"
 #include "engine/wire.hpp"
@@ -238,6 +239,13 @@ const SearchCounts& Isolation::counts() const { return shared_->counts; }
 void Isolation::reset_counts() { shared_->counts = SearchCounts{}; }
 
 void Isolation::spawn() {
+  // A child forked on a fiber's stack would go on with the fiber run, and its scheduler would
+  // take it back into the outer check and then into the test program.
+  if (fiber::current() != nullptr)
+    throw std::runtime_error(
+        "isolation: this check was started inside a fiber run (by a call of a check on duet::fibers()), and an "
+        "isolated check (DUET_FORK=1, or a parallel check on threads, isolated by default) cannot run there: a "
+        "child process would go on with the fiber run");
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     throw std::runtime_error(std::string("isolation: socketpair failed: ") + std::strerror(errno));
