@@ -21,7 +21,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include <unistd.h>
 
@@ -555,14 +557,32 @@ TEST(RunFibers, PastTheScheduleTheCurrentFiberKeepsRunning) {
 TEST(RunFibers, MalformedSchedulesAreClearErrors) {
   for (const char* bad : {"1..2", "x", "1.", ".1", "1 2", "0.99999999999999999999", "1,2"}) {
     try {
-      duet::run_fibers({[] {}, [] {}}, bad);
+      (void)duet::run_fibers({[] {}, [] {}}, bad);
       ADD_FAILURE() << "accepted " << bad;
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find("duet::run_fibers: bad schedule"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("like \"1.0.0.1\""), std::string::npos) << e.what();
     }
   }
-  EXPECT_THROW(duet::run_fibers({}, ""), std::invalid_argument);
+  EXPECT_THROW((void)duet::run_fibers({}, ""), std::invalid_argument);
+}
+
+// Each malformed schedule is named for what is wrong with it: "1." has its dot, and lacks the
+// number after it.
+TEST(RunFibers, MalformedSchedulesSayWhatIsWrong) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"1.", "it ends in a dot (character 2): a number must follow it"},
+      {"0.1.", "it ends in a dot (character 4)"},
+      {"1 2", "expected a dot between numbers at character 2"},
+      {"1..2", "expected a number at character 3"}};
+  for (const auto& [schedule, why] : cases) {
+    try {
+      (void)duet::run_fibers({[] {}, [] {}}, schedule);
+      ADD_FAILURE() << "accepted " << schedule;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("bad schedule " + schedule + ": " + why), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(RunFibers, ReportsWhatEndedARun) {
@@ -574,20 +594,21 @@ TEST(RunFibers, ReportsWhatEndedARun) {
 }
 
 TEST(RunFibers, ExceptionsEscapingABranchAreRethrown) {
-  EXPECT_THROW(duet::run_fibers({[] { throw std::out_of_range("x"); }, [] {}}, ""), std::out_of_range);
+  EXPECT_THROW((void)duet::run_fibers({[] { throw std::out_of_range("x"); }, [] {}}, ""), std::out_of_range);
 }
 
 TEST(RunFibers, CannotBeNestedInAFiberRun) {
   bool threw = false;
-  duet::run_fibers({[&] {
-                      try {
-                        duet::run_fibers({[] {}}, "");
-                      } catch (const std::logic_error&) {
-                        threw = true;
-                      }
-                    },
-                    [] {}},
-                   "");
+  const duet::FiberRun outer = duet::run_fibers({[&] {
+                                                   try {
+                                                     (void)duet::run_fibers({[] {}}, "");
+                                                   } catch (const std::logic_error&) {
+                                                     threw = true;
+                                                   }
+                                                 },
+                                                 [] {}},
+                                                "");
+  EXPECT_TRUE(outer.completed) << outer.failure;
   EXPECT_TRUE(threw);
 }
 

@@ -101,8 +101,9 @@ std::vector<std::uint64_t> parse_schedule(std::string_view text) {
     if (i == start) throw bad("expected a number at character " + std::to_string(i + 1));
     picks.push_back(v);
     if (i < text.size()) {
-      if (text[i] != '.' || i + 1 == text.size())
-        throw bad("expected a dot between numbers at character " + std::to_string(i + 1));
+      if (text[i] != '.') throw bad("expected a dot between numbers at character " + std::to_string(i + 1));
+      if (i + 1 == text.size())
+        throw bad("it ends in a dot (character " + std::to_string(i + 1) + "): a number must follow it");
       ++i;
     }
   }
