@@ -112,6 +112,11 @@ std::size_t y_calls(const Trace& t) {
   return n;
 }
 
+std::size_t branches_with_calls(const Trace& t) {
+  return static_cast<std::size_t>(
+      std::count_if(t.y_branches.begin(), t.y_branches.end(), [](const auto& branch) { return !branch.empty(); }));
+}
+
 std::string divergence(const Trace& first, const std::string& first_message, const Trace& replay, const CaseOutcome& o) {
   if (o.kind == CaseOutcome::Kind::error) return "the replay ended in an error instead: " + o.message;
   if (o.kind == CaseOutcome::Kind::overrun)
@@ -180,6 +185,7 @@ CheckResult report_failure(RunContext& context, ReportData data, const std::vect
   if (uneventful(o)) show_as_first_seen(seen, context.property.cheap_trace, data, trace, o);
   if (!uneventful(o)) data.message = o.message;
   data.trace = std::move(trace);
+  context.failing_branches = branches_with_calls(data.trace);
   if (!data.error && data.trace.no_draft.empty()) {
     try {
       data.draft_path = write_draft_test(data, context.settings.output_dir);

@@ -25,6 +25,8 @@ std::string divergence(const Trace& first, const std::string& first_message, con
 
 /// The calls of a Y-program's trace.
 std::size_t y_calls(const Trace& t);
+/// The branches of a Y-program's trace that hold calls (0 for a sequential case's).
+std::size_t branches_with_calls(const Trace& t);
 
 /// The one-line message of a case whose process died (isolation mode).
 std::string death_message(const Death& d);

@@ -55,6 +55,12 @@ std::string format_draft_test(const ReportData& data);
 /// Writes the draft under dir; returns its path, or throws std::runtime_error.
 std::string write_draft_test(const ReportData& data, const std::string& dir);
 
+/// The one line a check that did not pass prints where its report is not printed (DUET_VERBOSE=0):
+/// "duet: Queue: FAILED after 3 cases (seed 0x...); shrunk to 2 steps in 9 shrink steps; replay:
+/// DUET_REPLAY=duet1...; draft test: duet-output/Queue_repro.cpp (the report: ...)", or ERROR and
+/// what its report's first line says, so that a result nobody reads is still seen.
+std::string verdict_line(const CheckResult& r);
+
 /// "20000 trials, 61% with overlapping branches, branches on 2 CPUs".
 std::string overlap_text(std::uint64_t trials, std::uint64_t overlapped, std::uint64_t cpus);
 
