@@ -112,9 +112,12 @@ std::size_t y_calls(const Trace& t) {
   return n;
 }
 
-std::size_t branches_with_calls(const Trace& t) {
-  return static_cast<std::size_t>(
-      std::count_if(t.y_branches.begin(), t.y_branches.end(), [](const auto& branch) { return !branch.empty(); }));
+bool shows_concurrency(const Trace& t) {
+  const auto branches_with_calls =
+      std::count_if(t.y_branches.begin(), t.y_branches.end(), [](const auto& branch) { return !branch.empty(); });
+  // The interleaving's lines read "wake condition_variable#2 spurious x.hpp:119".
+  const auto woke_spuriously = [](const std::string& line) { return line.find(" spurious ") != std::string::npos; };
+  return branches_with_calls >= 2 || std::any_of(t.interleaving.begin(), t.interleaving.end(), woke_spuriously);
 }
 
 std::string divergence(const Trace& first, const std::string& first_message, const Trace& replay, const CaseOutcome& o) {
@@ -185,7 +188,7 @@ CheckResult report_failure(RunContext& context, ReportData data, const std::vect
   if (uneventful(o)) show_as_first_seen(seen, context.property.cheap_trace, data, trace, o);
   if (!uneventful(o)) data.message = o.message;
   data.trace = std::move(trace);
-  context.failing_branches = branches_with_calls(data.trace);
+  context.failure_shows_concurrency = shows_concurrency(data.trace);
   if (!data.error && data.trace.no_draft.empty()) {
     try {
       data.draft_path = write_draft_test(data, context.settings.output_dir);

@@ -25,8 +25,10 @@ std::string divergence(const Trace& first, const std::string& first_message, con
 
 /// The calls of a Y-program's trace.
 std::size_t y_calls(const Trace& t);
-/// The branches of a Y-program's trace that hold calls (0 for a sequential case's).
-std::size_t branches_with_calls(const Trace& t);
+/// Whether a failing Y-program's trace shows concurrency: calls on two branches or more, or (on
+/// the fiber scheduler) a wait woken spuriously, which only code that waits for another thread
+/// meets, and whose contract a lone call can break.
+bool shows_concurrency(const Trace& t);
 
 /// The one-line message of a case whose process died (isolation mode).
 std::string death_message(const Death& d);

@@ -169,7 +169,7 @@ CheckResult expected_failure_verdict(CheckResult r, const RunContext& context) {
   // A program whose calls all ran on one thread fails without any concurrency: it proves the
   // subject broken, not unsafe, and a negative test that passed on it would stay green
   // whatever the subject does under threads.
-  if (context.failing_branches < 2) return sequential_counterexample(std::move(r));
+  if (!context.failure_shows_concurrency) return sequential_counterexample(std::move(r));
   r.status = CheckResult::Status::passed;
   const std::string found = "duet: " + r.name + ": unsafe, as expected: " +
                             (!replayed.empty() ? replayed

@@ -21,10 +21,11 @@ CheckResult search_verdict(const RunContext& context, const CaseBackend& backend
 /// One case (a replay, a fuzzer's input) that passed.
 CheckResult single_case_passed(const RunContext& context, const CaseOutcome& o, Clock::time_point start);
 
-/// A negative test's verdict: a counterexample with calls on two branches or more is the pass
-/// (its report kept as information, and a pass line like any other check's), one whose calls all
-/// ran on one thread is an error (the subject fails without concurrency), none found is the
-/// failure. A replay's outcome in words comes from context.replay_summary.
+/// A negative test's verdict: a counterexample that shows concurrency (calls on two branches or
+/// more, or a spurious wake-up on fibers) is the pass (its report kept as information, and a pass
+/// line like any other check's), one whose calls all ran on one thread otherwise is an error (the
+/// subject fails without concurrency), none found is the failure. A replay's outcome in words
+/// comes from context.replay_summary.
 CheckResult expected_failure_verdict(CheckResult r, const RunContext& context);
 
 }  // namespace duet::detail
