@@ -3,6 +3,7 @@
 # compile than the same file with plain GoogleTest.
 #
 #   bench/compile_time/measure.sh [-n N] [SOURCE_ROOT]
+#   bench/compile_time/measure.sh -i [SOURCE_ROOT]
 #
 # SOURCE_ROOT is the duet tree whose headers are measured (its include/ and models/); default:
 # this script's ../.. . The test files are the *.cpp next to this script, so the same cases can
@@ -11,6 +12,11 @@
 # machine falls on every case alike; the table gives medians and the ratio to case a (plain
 # GoogleTest) from the same run.
 #
+# -i: instead of timing, compile each case once under valgrind's cachegrind (no cache
+# simulation) and count the instructions the compiler runs (driver, compiler proper and
+# assembler): a figure that does not depend on the machine's load and comes out the same on
+# another day with the same compiler (about 40 s per case; needs valgrind).
+#
 # Environment: CXX (default g++), N, CXXFLAGS_EXTRA (appended to the flags),
 # GTEST_INCLUDE (GoogleTest's include directory; Debian's libgtest-dev puts it in /usr/include,
 # already on the default search path, so it is added only when it is another directory).
@@ -18,10 +24,12 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 n="${N:-5}"
-while getopts "n:h" opt; do
+instructions=0
+while getopts "n:ih" opt; do
   case "$opt" in
     n) n="$OPTARG" ;;
-    h) sed -n '2,16p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    i) instructions=1 ;;
+    h) sed -n '2,22p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) exit 2 ;;
   esac
 done
@@ -67,6 +75,29 @@ for src in "${sources[@]}"; do
   compile "$src" "$work/$name.o"
   lines[$name]="$("$cxx" "${flags[@]}" -E "$src" | wc -l)"
 done
+
+if ((instructions)); then
+  command -v valgrind >/dev/null || { echo "measure.sh: -i needs valgrind" >&2; exit 2; }
+  count() {  # instructions of every process the compile runs, summed
+    valgrind --tool=cachegrind --cache-sim=no --trace-children=yes --cachegrind-out-file=/dev/null \
+      "$cxx" "${flags[@]}" -c "$1" -o "$work/counted.o" 2>&1 |
+      awk '/I *refs:/ { gsub(",", "", $NF); total += $NF } END { printf "%.0f", total }'
+  }
+  declare -A counts
+  for src in "${sources[@]}"; do
+    name="$(basename "$src" .cpp)"
+    counts[$name]="$(count "$src")"
+    [[ "${counts[$name]}" -gt 0 ]] || { echo "measure.sh: valgrind counted nothing for $name" >&2; exit 1; }
+  done
+  echo "| case | instructions (G) | ratio to plain gtest | preprocessed lines |"
+  echo "|---|---:|---:|---:|"
+  for src in "${sources[@]}"; do
+    name="$(basename "$src" .cpp)"
+    awk -v name="$name" -v c="${counts[$name]}" -v b="${counts[$baseline]}" -v l="${lines[$name]}" \
+      'BEGIN { printf "| %s | %.3f | %.3f | %d |\n", name, c / 1e9, c / b, l }'
+  done
+  exit 0
+fi
 
 # Timed rounds, interleaved. Wall-clock seconds (and user+sys CPU seconds, less sensitive to
 # other processes competing for the cores) of each compile, appended to one file per case.

@@ -126,8 +126,9 @@ struct FiberOptions {
 ///   EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = duet::fibers()}));
 std::shared_ptr<Executor> fibers(Schedule schedule = random(), FiberOptions options = {});
 
-/// What duet::run_fibers did.
-struct FiberRun {
+/// What duet::run_fibers did. [[nodiscard]], as duet::CheckResult is: a run whose result is
+/// dropped passes silently, whatever deadlock or race it met.
+struct [[nodiscard("a fiber run's result says whether it completed: ASSERT_TRUE(run.completed) << run.failure")]] FiberRun {
   bool completed = false;                 // every fiber finished
   std::string failure;                    // otherwise: the deadlock, livelock, data race or misuse, described
   std::vector<std::string> interleaving;  // the run, one line per step, as duet's reports print it

@@ -284,7 +284,8 @@ struct CheckOptions {
 /// Names of the models check_history knows, for --model and error messages.
 std::vector<std::string> model_names();
 
-struct CheckReport {
+// [[nodiscard]], as duet::CheckResult is: a history checked and its report dropped says nothing.
+struct [[nodiscard("a history's check says whether it is linearizable: read .verdict (and .explanation)")]] CheckReport {
   Verdict verdict = Verdict::unknown;
   std::string model;
   /// The initial state assumed, and where it came from: "the register starts at 0 (the

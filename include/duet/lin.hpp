@@ -51,7 +51,9 @@ class Lin {
   /// How a fresh subject is made, and the C++ statement that makes it (for reports).
   Lin& init(std::function<std::unique_ptr<T>()> make, std::string setup_cpp) {
     data_->make = [make = std::move(make)]() -> std::unique_ptr<detail::LinSubject> {
-      return std::make_unique<detail::LinSubjectHeld<T>>(make());
+      std::unique_ptr<T> made = make();
+      if (!made) detail::null_subject("the spec's `init`");
+      return std::make_unique<detail::LinSubjectHeld<T>>(std::move(made));
     };
     data_->custom_init = true;
     data_->setup = std::move(setup_cpp);

@@ -88,7 +88,7 @@ CheckResult expect_unsafe() {
 ///   EXPECT_TRUE(duet::check_parallel(lin));
 template <class T>
 CheckResult check_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
+  if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::nothing_tested(lin.name(), why);
   return detail::run_property(detail::lin_parallel_property(lin, detail::LinMode::oracle, pc), config);
 }
 
@@ -96,7 +96,7 @@ CheckResult check_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, con
 /// whose outcome no sequential run of the candidate explains.
 template <class T>
 CheckResult expect_unsafe(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
+  if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::nothing_tested(lin.name(), why);
   return detail::run_property(
       detail::expecting_failure(detail::lin_parallel_property(lin, detail::LinMode::oracle, detail::unsafe_config(pc))),
       config);
@@ -106,7 +106,7 @@ CheckResult expect_unsafe(const Lin<T>& lin, const ParallelConfig& pc = {}, cons
 /// may_throw, a crash or a hang (checked while Y-programs run on threads).
 template <class T>
 CheckResult stress_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::parallel_config_error(lin.name(), why);
+  if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::nothing_tested(lin.name(), why);
   return detail::run_property(detail::lin_parallel_property(lin, detail::LinMode::stress, pc), config);
 }
 

@@ -2,10 +2,13 @@
 // strategy (AsyncOptions::schedule), its picks drawn from and recorded in the case's choice
 // stream (so the engine replays and shrinks them). Random and PCT: one run per case;
 // exhaustive: every schedule of the body within the bound, in one case.
+#include <algorithm>
 #include <chrono>
 #include <memory>
+#include <string>
 
 #include "async/schedules.hpp"
+#include "execute/fibers/strategies.hpp"
 #include "duet/async.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/faults.hpp"
@@ -25,7 +28,7 @@ CaseOutcome run_body(const std::string& name, const std::function<task<void>()>&
   const std::size_t assertions_before = params.capture ? params.capture->count() : 0;
   std::string async_text;
   Result got;
-  bool threw = false;
+  std::string thrown;  // "the body threw std::runtime_error(...)", when it did
   {
     const AsyncTraceScope traced(trace ? &async_text : nullptr);
     try {
@@ -34,7 +37,7 @@ CaseOutcome run_body(const std::string& name, const std::function<task<void>()>&
       throw;
     } catch (...) {
       got = Result::current_exception();
-      threw = true;
+      thrown = threw("the body");
     }
   }
   const bool asserted = params.capture && params.capture->count() != assertions_before;
@@ -44,13 +47,19 @@ CaseOutcome run_body(const std::string& name, const std::function<task<void>()>&
     trace->steps.back().async_trace = std::move(async_text);
     trace->no_draft = "the failing schedule comes from the choice stream: replay it with the token";
   }
-  if (!threw && !asserted) return out;
+  if (thrown.empty() && !asserted) return out;
   out.kind = CaseOutcome::Kind::fail;
-  out.message =
-      asserted ? "assertion failed: " + params.capture->messages_since(assertions_before) : "the body threw " + got.show();
+  out.message = asserted ? "assertion failed: " + params.capture->messages_since(assertions_before) : thrown;
   if (trace) record_failure(trace, nullptr, out.message);
   else out.failing_step = failing_step(code, got, nullptr, out.message);
   return out;
+}
+
+// A schedule the strategy cannot run, or empty: the check's error before any case (PctPicker
+// would throw it from inside the body's first duet::run, where it was taken for the body's).
+std::string schedule_error(const Schedule& schedule) {
+  if (schedule.kind != Schedule::Kind::pct) return {};
+  return fiber::PctPicker::depth_error(std::max<std::size_t>(schedule.depth, 1));  // the depth PctStrategy runs
 }
 
 // The body under the strategy: once, or (exhaustive, searching) once per schedule until the
@@ -86,6 +95,9 @@ CaseOutcome run_async_case(const std::string& name, const std::function<task<voi
 CheckResult check_async(std::string name, std::function<task<void>()> body, const Config& config,
                         const AsyncOptions& options) {
   if (!body) return detail::nothing_tested(name, "duet::check_async: no body");
+  if (std::string why = detail::schedule_error(options.schedule); !why.empty())
+    return detail::nothing_tested(name,
+                                  "bad AsyncOptions::schedule, " + detail::schedule_name(options.schedule) + ": " + why);
   detail::Property p;
   p.name = name;
   p.spec_id = detail::hash32("duet::check_async:" + name);

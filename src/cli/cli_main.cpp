@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <algorithm>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "history/edn.hpp"
+#include "report/report.hpp"
 #include "duet/history.hpp"
 #include "duet/history_model.hpp"
 #include "duet/version.hpp"
@@ -62,6 +62,7 @@ constexpr const char* kUsage = "usage: duet-check [options] FILE...\n"
                                "  --no-window         do not shrink a violation the search found to a failing window\n"
                                "                      (which takes at most about the search's time again)\n"
                                "  --html OUT.html     write the timeline page (several files: OUT.<file name>.html)\n"
+                               "                      (a FIFO, a device or a directory there is refused)\n"
                                "  --witness           print a linearization order of each linearizable history\n"
                                "  --quiet             only the one-line verdicts and the summary\n"
                                "  --list-models       print the models and exit\n"
@@ -220,6 +221,13 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+// FILE<TAB>verdict<TAB>milliseconds, flushed at once: a run killed later (by a timeout, or while
+// checking the next file) keeps the verdicts it had printed.
+void print_verdict_line(const std::string& file, const char* verdict, std::chrono::steady_clock::time_point t0) {
+  std::printf("%s\t%s\t%.1f\n", file.c_str(), verdict, milliseconds_since(t0));
+  std::fflush(stdout);
+}
+
 // Reads and checks one file into h and r; false when it could not (out of time: unknown;
 // unreadable), after printing its verdict line.
 bool read_and_check(const std::string& file, const Options& o, std::chrono::steady_clock::time_point t0, History& h,
@@ -239,13 +247,12 @@ bool read_and_check(const std::string& file, const Options& o, std::chrono::stea
   } catch (const TimeBudgetExceeded& e) {
     // Out of time before the search: unknown, as for a search that runs out.
     ++tally.unknown;
-    std::printf("%s\tunknown\t%.1f\n", file.c_str(), milliseconds_since(t0));
+    print_verdict_line(file, "unknown", t0);
     if (!o.quiet) std::printf("  %s\n", e.what());
     std::fflush(stdout);
   } catch (const std::exception& e) {
     ++tally.unreadable;
-    std::printf("%s\tunreadable\t%.1f\n", file.c_str(), milliseconds_since(t0));
-    std::fflush(stdout);
+    print_verdict_line(file, "unreadable", t0);
     // Every message names its file: those that do not (std::bad_alloc) get its name.
     const std::string source = file == "-" ? "<stdin>" : file;
     const std::string what = e.what();
@@ -280,19 +287,20 @@ void print_details(const History& h, const CheckReport& r, const Options& o) {
   }
 }
 
-// Writes the file's timeline page (--html), counting a page that could not be written.
+// Writes the file's timeline page (--html) as duet writes every file (never blocking: a FIFO or
+// a device at the path is refused), counting a page that could not be written.
 void write_timeline(const Options& o, const std::string& file, const History& h, const CheckReport& r,
                     std::set<std::string>& html_names, Tally& tally) {
   const std::string path = html_path(o, file, html_names);
-  std::ofstream out(path, std::ios::binary);
-  out << render_timeline_html(h, r);
-  out.flush();
-  if (!out) {
-    std::cerr << "duet-check: cannot write " << path << "\n";
+  try {
+    duet::detail::write_file_aside(path, render_timeline_html(h, r));
+  } catch (const std::exception& e) {
+    std::fflush(stdout);  // after the lines above it, as on a terminal
+    std::cerr << "duet-check: " << e.what() << "\n";
     ++tally.unwritten;
-  } else if (!o.quiet) {
-    std::cout << "  timeline: " << path << "\n";
+    return;
   }
+  if (!o.quiet) std::cout << "  timeline: " << path << "\n";
 }
 
 // One file: its verdict line, the details, the witness and the timeline page.
@@ -301,7 +309,7 @@ void check_one_file(const std::string& file, const Options& o, std::set<std::str
   History h;
   CheckReport r;
   if (!read_and_check(file, o, t0, h, r, tally)) return;
-  std::printf("%s\t%s\t%.1f\n", file.c_str(), std::string(verdict_name(r.verdict)).c_str(), milliseconds_since(t0));
+  print_verdict_line(file, std::string(verdict_name(r.verdict)).c_str(), t0);
   switch (r.verdict) {
     case Verdict::linearizable: ++tally.linearizable; break;
     case Verdict::not_linearizable: ++tally.violations; break;

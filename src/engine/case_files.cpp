@@ -1,12 +1,12 @@
 #include "engine/case_files.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -34,14 +34,6 @@ struct Descriptor {
   }
 };
 
-const char* kind_of(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a pipe";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "a file";
-}
-
 // Everything `fd` holds, up to `cap` bytes, within `seconds`: opened non-blocking, a pipe with
 // no writer reads as empty, and one whose writer never ends (or /dev/zero) ends in an error.
 std::string read_bounded(int fd, const std::string& path, mode_t mode, std::size_t cap, double seconds) {
@@ -51,13 +43,13 @@ std::string read_bounded(int fd, const std::string& path, mode_t mode, std::size
   char buffer[1 << 16];
   for (;;) {
     if (Clock::now() >= deadline)
-      throw std::invalid_argument(path + " (" + kind_of(mode) + ") did not end within " + printf_string("%g", seconds) +
+      throw std::invalid_argument(path + " (" + file_kind(mode) + ") did not end within " + printf_string("%g", seconds) +
                                   " s: a case file must be a file, or a pipe that ends");
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n > 0) {
       data.append(buffer, static_cast<std::size_t>(n));
       if (data.size() > cap)
-        throw std::invalid_argument(path + " (" + kind_of(mode) + ") holds more than " + std::to_string(cap >> 20) +
+        throw std::invalid_argument(path + " (" + file_kind(mode) + ") holds more than " + std::to_string(cap >> 20) +
                                     " MiB: no case file is that large");
       continue;
     }
@@ -71,7 +63,40 @@ std::string read_bounded(int fd, const std::string& path, mode_t mode, std::size
   }
 }
 
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string_view trimmed(std::string_view text) {
+  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+bool starts_with_duet(std::string_view text) {
+  constexpr std::string_view kDuet = "duet";
+  if (text.size() < kDuet.size()) return false;
+  for (std::size_t i = 0; i < kDuet.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(text[i])) != kDuet[i]) return false;
+  return true;
+}
+
 }  // namespace
+
+std::optional<std::string> token_text(std::string_view bytes) {
+  constexpr std::string_view kByteOrderMark = "\xef\xbb\xbf";
+  if (bytes.substr(0, kByteOrderMark.size()) == kByteOrderMark) bytes.remove_prefix(kByteOrderMark.size());
+  std::string_view text = trimmed(bytes);
+  if (text.substr(0, 6) == "duet1.") return std::string(text);  // a damaged token is the decoder's to name
+  const bool printable =
+      std::all_of(text.begin(), text.end(), [](char c) { return (c >= 0x20 && c < 0x7f) || is_space(c); });
+  if (!printable) return std::nullopt;
+  // The report's whole line, pasted: "  replay:     DUET_REPLAY=duet1...".
+  if (constexpr std::string_view kLabel = "replay:"; text.substr(0, kLabel.size()) == kLabel)
+    text = trimmed(text.substr(kLabel.size()));
+  // Text that starts like a token ("Duet1.", "duet1 ", "DUET_REPLAY=") is one, damaged or not:
+  // run as a fuzzer's bytes it would test some other case, and could pass.
+  if (starts_with_duet(text)) return std::string(text);
+  return std::nullopt;
+}
 
 CaseFile read_case_file(const std::string& path, std::size_t cap, double seconds) {
   // Non-blocking: opening a FIFO for reading would otherwise wait for a writer, forever.
@@ -87,15 +112,12 @@ CaseFile read_case_file(const std::string& path, std::size_t cap, double seconds
   f.path = path;
   f.bytes = read_bounded(d.fd, path, st.st_mode, cap, seconds);
   if (f.bytes.empty())
-    throw std::invalid_argument(path + " is empty" +
-                                (S_ISREG(st.st_mode) ? "" : std::string(" (") + kind_of(st.st_mode) + " with no writer?)") +
-                                ": a case file holds a replay token or a fuzzer's input");
-  if (f.bytes.rfind("duet1.", 0) == 0) {
+    throw std::invalid_argument(
+        path + " is empty" + (S_ISREG(st.st_mode) ? "" : std::string(" (") + file_kind(st.st_mode) + " with no writer?)") +
+        ": a case file holds a replay token or a fuzzer's input");
+  if (std::optional<std::string> token = token_text(f.bytes)) {
     f.is_token = true;
-    f.token = f.bytes;
-    while (!f.token.empty() &&
-           (f.token.back() == '\n' || f.token.back() == '\r' || f.token.back() == ' ' || f.token.back() == '\t'))
-      f.token.pop_back();
+    f.token = std::move(*token);
     f.bytes.clear();
   }
   return f;
@@ -103,14 +125,44 @@ CaseFile read_case_file(const std::string& path, std::size_t cap, double seconds
 
 namespace {
 
-// The regular files right in `folder` (not its subdirectories), sorted; none if it does not exist.
+// The mode of what is at `path`, through symbolic links, by stat() alone (opening a FIFO would
+// wait for a writer); nullopt when nothing is there. A broken link is an error naming `named`.
+std::optional<mode_t> mode_at(const fs::path& path, const std::string& named) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) return st.st_mode;
+  const int error = errno;
+  if (error == ENOENT && ::lstat(path.c_str(), &st) != 0) return std::nullopt;
+  if (error == ENOENT) throw std::invalid_argument(named + " is a broken symbolic link");
+  throw std::invalid_argument("cannot read " + named + ": " + std::strerror(error));
+}
+
+// True when `folder` is a directory, false when nothing is there: a file, a FIFO or a broken
+// link where a directory of cases belongs is an error naming it, never a silent "no cases".
+bool is_case_folder(const fs::path& folder, const std::string& named) {
+  const std::optional<mode_t> mode = mode_at(folder, named);
+  if (!mode) return false;
+  if (!S_ISDIR(*mode))
+    throw std::invalid_argument(named + " is " + file_kind(*mode) + ", not a directory of regression cases");
+  return true;
+}
+
+// The case files right in the directory `folder`, sorted. Its subdirectories (in a check's own
+// directory, the executors') and saves in progress (".part") are left out; anything else that
+// is no regular file (a FIFO, a device, a broken link) is an error naming it.
 std::vector<std::string> files_in(const fs::path& folder) {
   std::error_code ec;
   std::vector<std::string> files;
-  if (!fs::is_directory(folder, ec)) return files;
-  for (const auto& entry : fs::directory_iterator(folder, ec))
-    if (entry.is_regular_file(ec) && entry.path().filename().string().find(".part") == std::string::npos)
-      files.push_back(entry.path().string());
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string path = entry.path().string();
+    if (entry.path().filename().string().find(".part") != std::string::npos) continue;
+    const std::optional<mode_t> mode = mode_at(entry.path(), path);
+    if (!mode || S_ISDIR(*mode)) continue;  // removed since listed; a directory
+    if (!S_ISREG(*mode))
+      throw std::invalid_argument(path + " is " + file_kind(*mode) +
+                                  ", not a regression case: a case is a regular file holding a replay token or a "
+                                  "fuzzer's input");
+    files.push_back(path);
+  }
   if (ec) throw std::invalid_argument("cannot list " + folder.string() + ": " + ec.message());
   std::sort(files.begin(), files.end());
   return files;
@@ -119,12 +171,13 @@ std::vector<std::string> files_in(const fs::path& folder) {
 }  // namespace
 
 std::vector<RegressionFile> regression_files(const std::string& dir, const std::string& name, const std::string& executor) {
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw std::invalid_argument("DUET_REGRESSIONS=" + dir + " is not a directory");
+  if (!is_case_folder(dir, "DUET_REGRESSIONS=" + dir)) return {};
   const fs::path check = fs::path(dir) / identifier(name);
+  if (!is_case_folder(check, check.string())) return {};
+  const fs::path own = check / identifier(executor);
   std::vector<RegressionFile> files;
-  for (std::string& path : files_in(check / identifier(executor))) files.push_back({std::move(path), false});
+  if (is_case_folder(own, own.string()))
+    for (std::string& path : files_in(own)) files.push_back({std::move(path), false});
   for (std::string& path : files_in(check)) files.push_back({std::move(path), true});
   return files;
 }
@@ -146,15 +199,8 @@ std::string save_regression(const std::string& dir, const std::string& name, con
   fs::create_directories(folder, ec);
   if (ec) throw std::runtime_error("cannot create " + folder.string() + ": " + ec.message());
   const fs::path path = folder / file;
-  if (fs::exists(path, ec)) return path.string();
-  const fs::path part = fs::path(path).concat(".part" + std::to_string(::getpid()));
-  {
-    std::ofstream out(part);
-    out << token << "\n";
-    if (!out) throw std::runtime_error("cannot write " + part.string());
-  }
-  fs::rename(part, path, ec);
-  if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
+  if (fs::is_regular_file(path, ec)) return path.string();  // saved before
+  write_file_aside(path.string(), token + "\n");
   return path.string();
 }
 

@@ -1,5 +1,6 @@
 #include "duet/detail/case_loop.hpp"
 #include "duet/gen.hpp"
+#include "engine/candidate_fork.hpp"
 
 namespace duet::detail {
 
@@ -29,6 +30,7 @@ CaseOutcome run_case_loop(CaseSteps& steps, Source& src, const CaseParams& param
   steps.failures_before_ = params.capture ? params.capture->count() : 0;
   CaseOutcome out;
   StepVerdict started = steps.start(trace);
+  leave_if_candidates_child();  // a child the candidate forked, here or in any step, ends
   steps.judge(started, trace);
   if (!started.ok()) {
     end_case(out, started, trace);
@@ -54,6 +56,7 @@ CaseOutcome run_case_loop(CaseSteps& steps, Source& src, const CaseParams& param
     // The span ends after the step: what running it drew (an async schedule, where a crash
     // struck) goes with the command when the shrinker deletes it.
     StepVerdict v = steps.step(trace);
+    leave_if_candidates_child();
     steps.judge(v, trace);
     src.end_span(span);
     if (!v.ok()) {

@@ -1,5 +1,6 @@
 // Settings: code < environment < flags.
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,8 @@
 #include <random>
 #include <stdexcept>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>  // environ
@@ -147,38 +150,158 @@ std::optional<std::pair<std::string, std::string>> lookup(const std::string& nam
   throw std::invalid_argument(where + "=" + detail::excerpt(text) + ": expected " + want);
 }
 
-std::uint64_t parse_u64(const std::string& text, const std::string& where) {
-  if (text.empty() || text[0] == '-') bad(where, text, "a non-negative integer");
+// ---- Numbers: only the forms the settings table documents ----
+// strtoull and strtod alone take spaces, a sign (" -3" wraps to 2^64-3), hexadecimal floats,
+// inf and nan: the text is checked first, and they only convert what passed.
+
+constexpr const char* kInteger = "a non-negative integer";
+constexpr const char* kSeconds = "a non-negative number of seconds";
+constexpr const char* kCommands = "a number of commands >= 1";
+constexpr const char* kLevels = "-1, 0 or 1";
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_hex_digit(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// Decimal digits; with `hex_allowed` (the seed) also 0x and hexadecimal digits, as reports
+// print seeds; never octal.
+std::uint64_t parse_u64(const std::string& text, const std::string& where, bool hex_allowed = false) {
+  const bool hex = hex_allowed && text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const std::string digits = text.substr(hex ? 2 : 0);
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), hex ? is_hex_digit : is_digit))
+    bad(where, text, kInteger);
   errno = 0;
-  char* end = nullptr;
-  // Decimal, or hexadecimal with 0x (as reports print seeds); never octal.
-  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
-  const unsigned long long v = std::strtoull(text.c_str() + (hex ? 2 : 0), &end, hex ? 16 : 10);
-  if (errno != 0 || *end != '\0') bad(where, text, "a non-negative integer");
+  const unsigned long long v = std::strtoull(digits.c_str(), nullptr, hex ? 16 : 10);
+  if (errno != 0) bad(where, text, kInteger);
   return v;
 }
 
-double parse_seconds(const std::string& text, const std::string& where) {
-  errno = 0;
-  char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (errno != 0 || end == text.c_str() || !std::isfinite(v)) bad(where, text, "a number of seconds");
-  std::string unit(end);
-  if (unit == "ms") v /= 1000;
-  else if (unit == "m" || unit == "min") v *= 60;
-  else if (!unit.empty() && unit != "s") bad(where, text, "a number of seconds (units: ms, s, min)");
-  if (!(v >= 0)) bad(where, text, "a non-negative number of seconds");
-  return saturated(v);
+// The length of the decimal number `text` starts with (2, 2.5, .5, 1e10), 0 if it starts
+// with none.
+std::size_t decimal_length(std::string_view text) {
+  std::size_t at = 0, digits = 0;
+  auto skip_digits = [&] {
+    std::size_t n = 0;
+    for (; at < text.size() && is_digit(text[at]); ++at) ++n;
+    return n;
+  };
+  digits += skip_digits();
+  if (at < text.size() && text[at] == '.') ++at, digits += skip_digits();
+  if (digits == 0) return 0;
+  const std::size_t mantissa_end = at;
+  if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+    ++at;
+    if (at < text.size() && (text[at] == '+' || text[at] == '-')) ++at;
+    if (skip_digits() == 0) return mantissa_end;  // "2e" is 2 and a unit "e", refused as a unit
+  }
+  return at;
 }
 
-template <class T, class Parse>
-T pick(const std::optional<T>& code, const std::string& name, T fallback, Parse parse, bool* from_outside = nullptr) {
+// A decimal number and what follows it (a unit); refused as `want` when there is none, or it
+// is too large for a double.
+std::pair<double, std::string> parse_decimal(const std::string& text, const std::string& where, const char* want) {
+  const std::size_t length = decimal_length(text);
+  if (length == 0) bad(where, text, want);
+  const double v = std::strtod(text.substr(0, length).c_str(), nullptr);
+  if (!std::isfinite(v)) bad(where, text, want);
+  return {v, text.substr(length)};
+}
+
+double parse_seconds(const std::string& text, const std::string& where) {
+  auto [v, unit] = parse_decimal(text, where, kSeconds);
+  if (unit == "ms") v /= 1000;
+  else if (unit == "min") v *= 60;
+  else if (!unit.empty() && unit != "s") {
+    // A word after the number is a unit mistyped ("2m"); anything else is not a number (0x1p-3).
+    const bool word =
+        std::all_of(unit.begin(), unit.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    bad(where, text, word ? "a number of seconds (units: ms, s, min)" : kSeconds);
+  }
+  if (!std::isfinite(v)) bad(where, text, kSeconds);
+  return v;
+}
+
+double parse_commands(const std::string& text, const std::string& where) {
+  const auto [v, rest] = parse_decimal(text, where, kCommands);
+  if (!rest.empty()) bad(where, text, kCommands);
+  return v;
+}
+
+// -1, 0 or 1 (any other integer is refused by the level's range, with the same words).
+int parse_level(const std::string& text, const std::string& where) {
+  const std::string digits = text.substr(text.rfind('-', 0) == 0 ? 1 : 0);
+  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), is_digit)) bad(where, text, kLevels);
+  const int magnitude = std::stoi(digits);
+  return text[0] == '-' ? -magnitude : magnitude;
+}
+
+// ---- Ranges: what a setting's value must be, whichever source it came from ----
+// Each returns nullptr for a value in range, else what the value must be (the error's words).
+
+const char* time_range(double seconds) { return std::isfinite(seconds) && seconds >= 0 ? nullptr : kSeconds; }
+// A case has a limit: 0 would turn off the hang watchdog, and an isolated hang would never end.
+const char* timeout_range(double seconds) {
+  return std::isfinite(seconds) && seconds > 0 ? nullptr : "a positive number of seconds";
+}
+const char* commands_range(double commands) { return std::isfinite(commands) && commands >= 1 ? nullptr : kCommands; }
+const char* level_range(int level) { return level >= -1 && level <= 1 ? nullptr : kLevels; }
+const char* shards_range(std::uint32_t shards) { return shards >= 1 ? nullptr : "a number of shards >= 1"; }
+struct AnyValue {
+  template <class T>
+  const char* operator()(const T&) const {
+    return nullptr;
+  }
+};
+
+// A value set in code, as an error quotes it (0.5, nan, -1).
+template <class T>
+std::string shown(const T& value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", static_cast<double>(value));
+    return text;
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::to_string(value);
+  } else {
+    return value;
+  }
+}
+
+std::string field_of(const std::string& knob) {
+  for (const detail::SettingInfo& s : detail::settings_table())
+    if (knob == s.knob && s.field) return s.field;
+  return knob;
+}
+
+// The setting's value from its flag, its variable, the code or the default, in that order. The
+// value that wins is held to the setting's range whatever its source, so that
+// Config{.time = NAN} is the same error as DUET_TIME=nan; the default is in range.
+template <class T, class Parse, class Range = AnyValue>
+T pick(const std::optional<T>& code, const std::string& name, T fallback, Parse parse, Range out_of_range = {},
+       bool* from_outside = nullptr) {
+  if (from_outside) *from_outside = false;
   if (auto raw = lookup(name)) {
     if (from_outside) *from_outside = true;
-    return parse(raw->first, raw->second);
+    T value = parse(raw->first, raw->second);
+    if (const char* want = out_of_range(value)) bad(raw->second, raw->first, want);
+    return value;
   }
-  if (from_outside) *from_outside = false;
-  return code ? *code : fallback;
+  if (!code) return fallback;
+  if (const char* want = out_of_range(*code)) bad("Config::" + field_of(name), shown(*code), want);
+  return *code;
+}
+
+// Where "duet" starts in an argument meant for duet, or npos: --duet... in any case
+// (--DUET_SEED, --duet-seed, --duetseed), and a flag typed with one dash, three, or a slash
+// (-duet_seed, ---duet_seed, /duet_seed), as GoogleTest takes -gtest_ and /gtest_ for its own. A
+// path into a directory (/duet-output/a.txt) is not a flag.
+std::size_t duet_name_start(const std::string& arg) {
+  const std::size_t dashes = std::min(arg.find_first_not_of('-'), arg.size());
+  const bool slash = dashes == 0 && arg.rfind('/', 0) == 0;
+  if (dashes == 0 && !slash) return std::string::npos;
+  const std::size_t start = slash ? 1 : dashes;
+  if (lower(arg.substr(start, 4)) != "duet") return std::string::npos;
+  if (slash && arg.find('/', start) < arg.find('=')) return std::string::npos;
+  return start;
 }
 
 }  // namespace
@@ -202,9 +325,10 @@ void parse_flags(int* argc, char** argv) {
   int out = 1;
   for (int i = 1; i < *argc; ++i) {
     std::string arg = argv[i];
-    // Any --duet... flag is meant for duet (--DUET_SEED, --duet-seed, --duetseed too): one
-    // that is not exactly a setting's flag is an error, never passed on to be ignored.
-    if (lower(arg.substr(0, 6)) != "--duet") {
+    // Any argument meant for duet that is not exactly a setting's flag is an error, never
+    // passed on to be ignored.
+    const std::size_t duet_at = duet_name_start(arg);
+    if (duet_at == std::string::npos) {
       argv[out++] = argv[i];
       continue;
     }
@@ -212,7 +336,9 @@ void parse_flags(int* argc, char** argv) {
     const bool exact = arg.rfind("--duet_", 0) == 0;
     const std::string name = exact ? arg.substr(7, eq == std::string::npos ? std::string::npos : eq - 7) : std::string();
     if (!exact || !known(name)) {
-      const detail::SettingInfo* meant = near_setting(arg.substr(6, eq == std::string::npos ? std::string::npos : eq - 6));
+      const std::size_t after_duet = duet_at + 4;
+      const detail::SettingInfo* meant =
+          near_setting(arg.substr(after_duet, eq == std::string::npos ? std::string::npos : eq - after_duet));
       throw std::invalid_argument("unknown flag " + detail::excerpt(arg.substr(0, eq)) +
                                   (meant ? std::string(": did you mean --duet_") + meant->knob + "?" : std::string()) +
                                   " (--duet_help lists duet's flags)");
@@ -228,77 +354,89 @@ void parse_flags(int* argc, char** argv) {
 }
 
 namespace detail {
+namespace {
 
-Settings resolve(const Config& c, const std::string& default_name, double default_time, bool default_isolate) {
-  auto u64 = [](const std::string& t, const std::string& w) { return parse_u64(t, w); };
-  auto u32 = [](const std::string& t, const std::string& w) {
-    const std::uint64_t v = parse_u64(t, w);
-    if (v > 0xffffffffu) bad(w, t, "a 32-bit integer");
-    return static_cast<std::uint32_t>(v);
-  };
-  auto secs = [](const std::string& t, const std::string& w) { return parse_seconds(t, w); };
-  auto text = [](const std::string& t, const std::string&) { return t; };
+std::uint64_t u64(const std::string& text, const std::string& where) { return parse_u64(text, where); }
+std::uint32_t u32(const std::string& text, const std::string& where) {
+  const std::uint64_t v = parse_u64(text, where);
+  if (v > 0xffffffffu) bad(where, text, "a 32-bit integer");
+  return static_cast<std::uint32_t>(v);
+}
+std::string as_text(const std::string& value, const std::string&) { return value; }
+bool boolean(const std::string& value, const std::string& where) {
+  if (truthy(value)) return true;
+  if (falsy(value)) return false;
+  bad(where, value, kBooleanWords);
+}
 
-  check_environment_names();
-  Settings s;
+// The seed and the search's budget: a count, a time, or both.
+void resolve_budget(const Config& c, double default_time, Settings& s) {
   bool seed_outside = false;
   // Drawn only when no seed is given (opening the random device costs more than a fuzzer's case).
-  s.seed = pick<std::uint64_t>(c.seed, "seed", 0, u64, &seed_outside);
+  s.seed = pick<std::uint64_t>(
+      c.seed, "seed", 0, [](const std::string& t, const std::string& w) { return parse_u64(t, w, true); }, AnyValue{},
+      &seed_outside);
   if (!seed_outside && !c.seed) s.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   s.seed_given = seed_outside || c.seed.has_value();
   bool count_outside = false, time_outside = false;
-  s.count = pick<std::uint64_t>(c.count, "count", ~std::uint64_t{0}, u64, &count_outside);
+  s.count = pick<std::uint64_t>(c.count, "count", ~std::uint64_t{0}, u64, AnyValue{}, &count_outside);
   const bool count_set = count_outside || c.count.has_value();
-  s.time = saturated(pick<double>(c.time, "time", count_set ? 0.0 : default_time, secs, &time_outside));
+  s.time = saturated(pick<double>(c.time, "time", count_set ? 0.0 : default_time, parse_seconds, time_range, &time_outside));
   s.budget_given = count_set || time_outside || c.time.has_value();
-  s.max_length = static_cast<std::size_t>(pick<std::uint64_t>(
-      c.max_length ? std::optional<std::uint64_t>(*c.max_length) : std::nullopt, "max_length", 100, u64));
-  s.mean_length = pick<double>(c.mean_length, "mean_length", 10.0, [](const std::string& t, const std::string& w) {
-    char* end = nullptr;
-    const double v = std::strtod(t.c_str(), &end);
-    if (end == t.c_str() || *end != '\0' || !(v >= 1)) bad(w, t, "a number of commands >= 1");
-    return v;
-  });
-  if (c.mean_length && !(*c.mean_length >= 1)) throw std::invalid_argument("Config::mean_length must be >= 1");
-  s.replay = pick<std::string>(c.replay, "replay", "", text);
-  if (c.replay && c.replay->empty() && s.replay.empty())
-    throw std::invalid_argument("Config::replay is empty: give a token, or leave the field unset");
-  s.replay_file = pick<std::string>(c.replay_file, "replay_file", "", text);
-  if (c.replay_file && c.replay_file->empty() && s.replay_file.empty())
-    throw std::invalid_argument("Config::replay_file is empty: give a file, or leave the field unset");
-  if (!s.replay.empty() && !s.replay_file.empty())
-    throw std::invalid_argument("DUET_REPLAY and DUET_REPLAY_FILE are both set: give one of them");
-  s.regressions = pick<std::string>(c.regressions, "regressions", "", text);
-  if (c.regressions && c.regressions->empty() && s.regressions.empty())
-    throw std::invalid_argument("Config::regressions is empty: give a directory, or leave the field unset");
-  s.shrink_time = saturated(pick<double>(c.shrink_time, "shrink_time", 30.0, secs));
-  s.shrink_steps = pick<std::uint64_t>(c.shrink_steps, "shrink_steps", 100000, u64);
-  s.output_dir = pick<std::string>(c.output_dir, "output_dir", "duet-output", text);
-  if (s.output_dir.empty())
-    throw std::invalid_argument("Config::output_dir is empty: give a directory, or leave the field unset");
-  // -1: no line for a passing check; 0: that line; 1: failure reports on stderr as well.
-  s.verbose = pick<int>(c.verbose, "verbose", 0, [](const std::string& t, const std::string& w) {
-    if (t == "-1") return -1;
-    const std::uint64_t v = parse_u64(t, w);
-    if (v > 9) bad(w, t, "-1, 0 or 1");
-    return static_cast<int>(v);
-  });
-  s.shards = pick<std::uint32_t>(c.shards, "shards", 1, u32);
-  s.shard_index = pick<std::uint32_t>(c.shard_index, "shard_index", 0, u32);
-  if (s.shards == 0) throw std::invalid_argument("DUET_SHARDS must be at least 1");
-  if (s.shard_index >= s.shards)
-    throw std::invalid_argument("DUET_SHARD_INDEX=" + std::to_string(s.shard_index) +
-                                " must be below DUET_SHARDS=" + std::to_string(s.shards));
-  s.isolate = pick<bool>(c.isolate, "fork", default_isolate, [](const std::string& t, const std::string& w) {
-    if (truthy(t)) return true;
-    if (falsy(t)) return false;
-    bad(w, t, kBooleanWords);
-  });
-  // In a child process a hang costs one limit per shrink candidate that hangs: a short one.
-  s.case_timeout = saturated(pick<double>(c.case_timeout, "case_timeout", s.isolate ? 2.0 : 60.0, secs));
   // A count given as the largest number is a budget like any other (no limit, in effect).
   if (!count_set && s.time == 0)
     throw std::invalid_argument("no budget: DUET_TIME=0 means no time limit, so set DUET_COUNT too");
+}
+
+// A file or directory field set in code to "" is a mistake, as the same variable set empty is.
+void refuse_empty(const std::optional<std::string>& code, const std::string& resolved, const char* field, const char* what) {
+  if (code && code->empty() && resolved.empty())
+    throw std::invalid_argument(std::string("Config::") + field + " is empty: give " + what + ", or leave the field unset");
+}
+
+void resolve_replay(const Config& c, Settings& s) {
+  s.replay = pick<std::string>(c.replay, "replay", "", as_text);
+  refuse_empty(c.replay, s.replay, "replay", "a token");
+  s.replay_file = pick<std::string>(c.replay_file, "replay_file", "", as_text);
+  refuse_empty(c.replay_file, s.replay_file, "replay_file", "a file");
+  if (!s.replay.empty() && !s.replay_file.empty())
+    throw std::invalid_argument("DUET_REPLAY and DUET_REPLAY_FILE are both set: give one of them");
+  s.regressions = pick<std::string>(c.regressions, "regressions", "", as_text);
+  refuse_empty(c.regressions, s.regressions, "regressions", "a directory");
+}
+
+void resolve_shards(const Config& c, Settings& s) {
+  s.shards = pick<std::uint32_t>(c.shards, "shards", 1, u32, shards_range);
+  s.shard_index = pick<std::uint32_t>(c.shard_index, "shard_index", 0, u32);
+  if (s.shard_index >= s.shards)
+    throw std::invalid_argument("DUET_SHARD_INDEX=" + std::to_string(s.shard_index) +
+                                " must be below DUET_SHARDS=" + std::to_string(s.shards));
+}
+
+}  // namespace
+
+Settings resolve(const Config& c, const std::string& default_name, double default_time, bool default_isolate) {
+  check_environment_names();
+  Settings s;
+  resolve_budget(c, default_time, s);
+  s.max_length = static_cast<std::size_t>(pick<std::uint64_t>(
+      c.max_length ? std::optional<std::uint64_t>(*c.max_length) : std::nullopt, "max_length", 100, u64, commands_range));
+  // The engine rounds the mean to an integer, which overflows past 2^63; a mean of 1e15 draws
+  // every case to max_length already.
+  s.mean_length = std::min(pick<double>(c.mean_length, "mean_length", 10.0, parse_commands, commands_range), 1e15);
+  resolve_replay(c, s);
+  s.shrink_time = saturated(pick<double>(c.shrink_time, "shrink_time", 30.0, parse_seconds, time_range));
+  s.shrink_steps = pick<std::uint64_t>(c.shrink_steps, "shrink_steps", 100000, u64);
+  s.output_dir = pick<std::string>(c.output_dir, "output_dir", "duet-output", as_text);
+  if (s.output_dir.empty())
+    throw std::invalid_argument("Config::output_dir is empty: give a directory, or leave the field unset");
+  // -1: no line for a passing check; 0: that line; 1: failure reports on stderr as well.
+  s.verbose = pick<int>(c.verbose, "verbose", 0, parse_level, level_range);
+  resolve_shards(c, s);
+  s.isolate = pick<bool>(c.isolate, "fork", default_isolate, boolean);
+  // In a child process a hang costs one limit per shrink candidate that hangs: a short one.
+  s.case_timeout =
+      saturated(pick<double>(c.case_timeout, "case_timeout", s.isolate ? 2.0 : 60.0, parse_seconds, timeout_range));
   if (c.name && c.name->empty()) throw std::invalid_argument("Config::name is empty: give a name, or leave the field unset");
   s.name = c.name ? *c.name : default_name;
   return s;

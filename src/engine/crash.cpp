@@ -29,7 +29,15 @@ struct CrashState {
   struct sigaction previous[sizeof kSignals / sizeof kSignals[0]];
   std::vector<char> alt_stack;
   stack_t previous_stack{};
-} state;
+};
+
+// Made at its first use and never destroyed: a check may run before main (from a static
+// initialiser of the test program, before this file's own statics are made) and after it (from
+// an atexit handler, as the process's statics go), and the exit handler reads it then too.
+CrashState& crash_state() {
+  static CrashState* const state = new CrashState;
+  return *state;
+}
 
 const char* signal_name(int sig) {
   switch (sig) {
@@ -54,6 +62,7 @@ void write_text(const char* text) { write_all(text, std::strlen(text)); }
 // Async-signal-safe: only write(2), and a token written into a static buffer (a seeded case)
 // or made before the case started (a replayed one).
 void on_crash(int sig, siginfo_t*, void*) {
+  CrashState& state = crash_state();
   if (state.active.exchange(false)) {
     static char seed_token[256];
     const char* token = state.token.c_str();
@@ -88,6 +97,7 @@ void on_crash(int sig, siginfo_t*, void*) {
 // (often 0), so the test would look passed without having finished. Not in a signal handler:
 // allocating is allowed, but the process is ending, so the case cannot be shrunk here.
 void on_exit_during_case() {
+  CrashState& state = crash_state();
   if (!state.active.exchange(false)) return;
   std::string token = state.token;
   if (state.by_seed.load()) {
@@ -113,6 +123,7 @@ void on_exit_during_case() {
 }  // namespace
 
 CrashGuard::CrashGuard(std::string name) {
+  CrashState& state = crash_state();
   // Registered once per process, the first time a check runs; it does nothing between cases.
   static const bool exit_handlers = [] {
     std::atexit(&on_exit_during_case);
@@ -134,27 +145,31 @@ CrashGuard::CrashGuard(std::string name) {
 }
 
 CrashGuard::~CrashGuard() {
+  CrashState& state = crash_state();
   state.active = false;
   for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &state.previous[i], nullptr);
   sigaltstack(&state.previous_stack, nullptr);
 }
 
 void CrashGuard::set_header(const ReplayRecord& header) {
+  CrashState& state = crash_state();
   state.active.store(false, std::memory_order_relaxed);
   state.header = header;
   state.header.choices.clear();
 }
 
 void CrashGuard::seeded_case(std::uint64_t index, std::uint64_t case_seed) {
+  CrashState& state = crash_state();
   state.index.store(index, std::memory_order_relaxed);
   state.case_seed.store(case_seed, std::memory_order_relaxed);
   state.by_seed.store(true, std::memory_order_relaxed);
   state.active.store(true, std::memory_order_relaxed);
 }
 
-void CrashGuard::idle() { state.active.store(false, std::memory_order_relaxed); }
+void CrashGuard::idle() { crash_state().active.store(false, std::memory_order_relaxed); }
 
 void CrashGuard::token_case(const std::string& token) {
+  CrashState& state = crash_state();
   state.active.store(false, std::memory_order_relaxed);
   state.token = token;
   state.by_seed.store(false, std::memory_order_relaxed);

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "duet/detail/fiber_hooks.hpp"
+#include "engine/candidate_fork.hpp"
 #include "engine/crash.hpp"
 #include "engine/wire.hpp"
 #include "generate/choice_tap.hpp"
@@ -192,6 +194,22 @@ std::string sanitizer_headline(const std::string& out) {
   return {};
 }
 
+// A child forked on a fiber's stack would go on with the fiber run, and its scheduler would take
+// it back into the outer check and then into the test program.
+void refuse_inside_a_fiber_run() {
+  if (fiber::current() != nullptr)
+    throw std::runtime_error(
+        "isolation: this check was started inside a fiber run (by a call of a check on duet::fibers()), and an "
+        "isolated check (DUET_FORK=1, or a parallel check on threads, isolated by default) cannot run there: a "
+        "child process would go on with the fiber run");
+}
+
+// duet's own fork: its child is not the candidate's (candidate_fork.hpp).
+pid_t fork_own_child() {
+  const OwnFork own;
+  return ::fork();
+}
+
 }  // namespace
 
 std::string Death::what() const {
@@ -237,6 +255,7 @@ const SearchCounts& Isolation::counts() const { return shared_->counts; }
 void Isolation::reset_counts() { shared_->counts = SearchCounts{}; }
 
 void Isolation::spawn() {
+  refuse_inside_a_fiber_run();
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     throw std::runtime_error(std::string("isolation: socketpair failed: ") + std::strerror(errno));
@@ -250,7 +269,7 @@ void Isolation::spawn() {
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
+  const pid_t pid = fork_own_child();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
@@ -292,6 +311,7 @@ void Isolation::spawn() {
         std::fflush(stderr);
         ::_exit(125);
       }
+      leave_if_candidates_child();  // it would answer on the child's socket
       std::fflush(stdout);
       if (!send_message(fd, answer)) break;
     }

@@ -1,6 +1,7 @@
 #include "engine/monitor.hpp"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <vector>
@@ -38,24 +39,24 @@ class Watchers {
     std::erase_if(watched_, [&](const Entry& e) { return e.watchdog == watchdog; });
   }
 
+  // Held across fork(), so that the child's copy is not locked by a thread it does not have.
+  void before_fork() { mutex_.lock(); }
+  void after_fork_in_parent() { mutex_.unlock(); }
+  // In a child of fork(): only the thread that forked came along.
+  void after_fork_in_child() {
+    thread_running_ = false;
+    const std::thread::id self = std::this_thread::get_id();
+    std::erase_if(watched_, [&](const Entry& e) { return e.owner != self; });
+    mutex_.unlock();
+  }
+
  private:
   struct Entry {
     Watchdog* watchdog;
     std::thread::id owner;  // the thread whose check it watches
   };
 
-  Watchers() {
-    // Held across fork(), so that the child's copy is not locked by a thread it does not have.
-    ::pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); }, [] { instance().in_child(); });
-  }
-
-  // In a child of fork(): only the thread that forked came along.
-  void in_child() {
-    thread_running_ = false;
-    const std::thread::id self = std::this_thread::get_id();
-    std::erase_if(watched_, [&](const Entry& e) { return e.owner != self; });
-    mutex_.unlock();
-  }
+  Watchers() = default;
 
   // Sleeps without the lock: starting and ending a check never waits for a look.
   void watch() {
@@ -75,10 +76,54 @@ class Watchers {
   bool thread_running_ = false;
 };
 
+std::atomic<int> checks_running{0};
+constinit thread_local bool forking_own_child = false;
+
+// The process's one set of fork handlers: the watchers' lock is held across fork(), and a child
+// made while a check ran, by anyone but duet, is marked as the candidate's.
+void before_fork() { Watchers::instance().before_fork(); }
+void after_fork_in_parent() { Watchers::instance().after_fork_in_parent(); }
+void after_fork_in_child() {
+  if (checks_running.load(std::memory_order_relaxed) > 0 && !forking_own_child) in_candidates_child = true;
+  Watchers::instance().after_fork_in_child();
+}
+
+// By the first watchdog or check of the process.
+void register_fork_handlers() {
+  static const bool registered = [] {
+    Watchers::instance();  // made before a handler looks for it
+    return ::pthread_atfork(&before_fork, &after_fork_in_parent, &after_fork_in_child) == 0;
+  }();
+  (void)registered;
+}
+
 }  // namespace
 
+bool in_candidates_child = false;
+
+void end_candidates_child() noexcept {
+  char line[320];
+  const int n = std::snprintf(line, sizeof line,
+                              "duet: the candidate called fork() during a check and its child process (pid %d) returned "
+                              "into the check: duet ends that child with status %d\n",
+                              static_cast<int>(::getpid()), kCandidateChildReturned);
+  if (n > 0) (void)!::write(2, line, std::min(static_cast<std::size_t>(n), sizeof line - 1));
+  ::_exit(kCandidateChildReturned);
+}
+
+CheckRunning::CheckRunning() {
+  register_fork_handlers();
+  checks_running.fetch_add(1, std::memory_order_relaxed);
+}
+CheckRunning::~CheckRunning() { checks_running.fetch_sub(1, std::memory_order_relaxed); }
+
+OwnFork::OwnFork() { forking_own_child = true; }
+OwnFork::~OwnFork() { forking_own_child = false; }
+
 Watchdog::Watchdog(std::string name, double timeout) : name_(std::move(name)), timeout_(timeout) {
-  if (timeout_ > 0) Watchers::instance().add(this);
+  if (timeout_ <= 0) return;
+  register_fork_handlers();
+  Watchers::instance().add(this);
 }
 
 Watchdog::~Watchdog() {

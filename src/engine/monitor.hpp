@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>  // std::this_thread::yield
 
+#include "engine/candidate_fork.hpp"
 #include "engine/clock.hpp"
 #include "engine/crash.hpp"
 
@@ -108,7 +109,8 @@ class Watchdog {
   Clock::time_point first_seen_;
 };
 
-// Watches the running case: for hangs (Watchdog) and for crashes (CrashGuard).
+// Watches the running case: for hangs (Watchdog) and for crashes (CrashGuard); and marks the
+// check as running, for a fork() the candidate makes (CheckRunning).
 struct Monitor {
   Monitor(const std::string& name, double timeout) : watchdog(name, timeout), crash(name) {}
   void start_seeded(std::uint64_t index, std::uint64_t case_seed) {
@@ -123,12 +125,13 @@ struct Monitor {
     watchdog.stop();
     crash.idle();
   }
+  CheckRunning running;
   Watchdog watchdog;
   CrashGuard crash;
 };
 
 /// Watches one case (or one replay) for as long as it lives; with no monitor (isolation mode,
-/// where the parent runs no case, and in its child), nothing.
+/// where the parent runs no case, and in its child), only ends a child the candidate forked.
 class MonitorScope {
  public:
   /// A case reproduced by `token`.
@@ -140,6 +143,8 @@ class MonitorScope {
     if (monitor_) monitor_->start_seeded(index, case_seed);
   }
   ~MonitorScope() {
+    // Whatever the case ran last (the candidate's destructor, say) has returned.
+    leave_if_candidates_child();
     if (monitor_) monitor_->stop();
   }
   MonitorScope(const MonitorScope&) = delete;

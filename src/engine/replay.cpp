@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <string_view>
 
 #include "engine/backend.hpp"
 #include "engine/case_files.hpp"
@@ -56,10 +57,32 @@ ReplayRuns replay_runs(RunContext& context, const ReplayRecord& rec, const std::
   return runs;
 }
 
+// The executor tag without its memory model: "fibers:random" for "fibers:random,memory_model=sc".
+std::string_view without_memory_model(std::string_view executor) {
+  return executor.substr(0, executor.find(kMemoryModelTag));
+}
+
+/// Why a token recorded on this check's fibers under another memory model cannot be replayed
+/// (empty: the models agree, or the executors differ in more than their model).
+std::string memory_model_refusal(const RunContext& context, const ReplayRecord& rec, const std::string& from,
+                                 bool regression) {
+  const std::string here = context.property.execution->name();
+  const std::string recorded = tagged_memory_model(rec.executor), current = tagged_memory_model(here);
+  if (recorded.empty() || current.empty() || recorded == current ||
+      without_memory_model(rec.executor) != without_memory_model(here))
+    return {};
+  return "the token in " + from + " was recorded on fibers under MemoryModel::" + recorded + ", and " +
+         context.settings.name + " runs its fibers under MemoryModel::" + current +
+         ": a schedule replays only under the memory model that recorded it" +
+         (regression ? " (move the file to that check's directory, or delete it)"
+                     : " (set DUET_MEMORY_MODEL=" + recorded + ", or FiberOptions::memory_model)");
+}
+
 /// Why a token cannot be replayed by this check (empty: it can). `from`: where it came from.
 std::string refusal(const RunContext& context, const ReplayRecord& rec, const std::string& from, bool regression) {
   const Property& p = context.property;
   if (rec.spec_id == p.spec_id) return {};
+  if (std::string why = memory_model_refusal(context, rec, from, regression); !why.empty()) return why;
   // Tokens of parallel checks name their executor (sequential ones, and older tokens, none).
   std::string by = "another test";
   if (!rec.executor.empty()) by = (rec.executor != p.execution->name() ? "a check on " : "another test on ") + rec.executor;

@@ -18,10 +18,11 @@ constexpr SettingInfo kSettings[] = {
     {"count", "count", "N", "no limit (the time decides)",
      "Number of cases to run (parallel checks: programs). With a count and no time, the count alone decides."},
     {"time", "time", "SECONDS", "1 s; 60 s for expect_unsafe; none when a count is set",
-     "Time budget of the search: 250ms, 2.5, 2min. 0 means no limit and needs a count."},
+     "Time budget of the search: 250ms, 2.5, 2min (units ms, s, min). 0 means no limit and needs a count."},
     {"max_length", "max_length", "N", "100",
-     "Most commands in one case (steps of a sequential case, calls of a parallel program)."},
-    {"mean_length", "mean_length", "N", "10", "Mean number of commands in a case; at least 1."},
+     "Most commands in one case, at least 1. Sequential checks only: a parallel program's shape comes from its ParallelConfig."},
+    {"mean_length", "mean_length", "N", "10",
+     "Mean number of commands in a case; at least 1. Sequential checks only, as max_length."},
     {"replay", "replay", "TOKEN", "none",
      "Replay the failing case a report printed (duet1.…) instead of searching; the report comes out the same, with a line saying how the replay ended."},
     {"replay_file", "replay_file", "FILE", "none",
@@ -33,12 +34,12 @@ constexpr SettingInfo kSettings[] = {
     {"output_dir", "output_dir", "DIR", "duet-output (under the working directory)",
      "Where draft tests (<name>_repro.cpp) and other files of a report are written."},
     {"verbose", "verbose", "LEVEL", "0",
-     "0: one line per check (a pass's on stdout; a failure's or an error's on stderr, with its replay token and draft test); -1: none (and no progress lines); 1: failure reports on stderr instead of their line."},
+     "0: one line per check (a pass's on stdout; a failure's or an error's on stderr, with its replay token and draft test); -1: none (and no progress lines); 1: failure reports on stderr instead of their line. No other level."},
     {"shards", "shards", "N", "1",
      "Split the cases of a seed over N runs: with the same seed, the shards are disjoint and together cover the unsharded run."},
     {"shard_index", "shard_index", "I", "0", "Which shard this run is, below shards."},
     {"case_timeout", "case_timeout", "SECONDS", "60 s; 2 s isolated",
-     "A case running longer is a hang: reported, and shrunk when isolated."},
+     "A case running longer is a hang: reported, and shrunk when isolated. Above 0: a case always has a limit."},
     {"fork", "isolate", "BOOL", "0; 1 for parallel checks on threads",
      "1 (or true, yes, on, in any case; 0, false, no or off for no): run the search and the shrinker in a child process, so that a candidate that crashes, hangs or calls exit() is a failure, shrunk (docs/isolation.md). 0: in process."},
     {"help", nullptr, "", "",
@@ -95,9 +96,11 @@ std::string settings_help() {
   std::string out =
       std::string("duet ") + version_string +
       " settings. Each is an environment variable and a flag of the test binary, and most are a field of\n"
-      "duet::Config; the flag wins over the variable, which wins over the code. An empty or malformed\n"
-      "value is an error that names it, and so is a DUET_* variable or --duet* flag that is a near miss of one\n"
-      "(DUET_SED, --duet-seed). Times over 1e8 s count as 1e8 s. Reference: docs/reference.md#settings.\n\n";
+      "duet::Config; the flag wins over the variable, which wins over the code. An empty, malformed or\n"
+      "out-of-range value, in code too, is an error that names it, and so is a DUET_* variable or duet flag that\n"
+      "is a near miss of one (DUET_SED, --duet-seed, -duet_seed). Numbers are decimal, with no sign or space\n"
+      "(times and mean lengths: 2.5 or 1e3 too; the seed: 0x and hexadecimal too). Times over 1e8 s count as\n"
+      "1e8 s. Reference: docs/reference.md#settings.\n\n";
   for (const detail::SettingInfo& s : detail::settings_table()) {
     std::string head = "  " + detail::flag(s);
     head.resize(std::max<std::size_t>(head.size() + 2, 30), ' ');

@@ -16,6 +16,7 @@
 #include "duet/detail/trial_driver.hpp"
 #include "duet/executor.hpp"
 #include "duet/show.hpp"
+#include "engine/candidate_fork.hpp"
 #include "execute/fibers/thread_locals.hpp"
 #include "execute/threads.hpp"
 
@@ -26,6 +27,9 @@ constinit thread_local std::uint64_t t_last_event_time = 0;
 }  // namespace
 
 std::uint64_t event_time() {
+  // Every call of a parallel program is timed here as it returns: where a child that the
+  // candidate forked comes back to duet, and ends.
+  leave_if_candidates_child();
   // Inside a fiber run one fiber runs at a time on this thread, so counting orders the calls
   // exactly; the count continues this thread's clock, so the prefix before the run and the
   // suffix after it stay in order with it. The scheduling thread's count, also from a fiber

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "duet/parallel.hpp"
+#include "show/text.hpp"
 
 namespace duet::detail {
 
@@ -57,6 +58,39 @@ const char* LinDescription::maker() const {
   return custom_init ? "the spec's `init`" : "the subject's default constructor";
 }
 
+namespace {
+
+// Why `text` cannot name an operation or the subject in a report (empty, or a control character
+// such as a newline, which would break the report's lines), or empty.
+std::string unprintable_name(const std::string& text) {
+  if (text.empty()) return "is empty";
+  for (const char c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      std::string why = "\"";  // appended piece by piece: "\"" + ... trips GCC 12's -Wrestrict
+      why += excerpt(text);
+      why += "\" has a control character (reports print it in every call)";
+      return why;
+    }
+  return {};
+}
+
+}  // namespace
+
+std::string LinDescription::spec_error() const {
+  if (ops.empty()) return "no operation declared";
+  if (!make) return "the subject type is not default-constructible: give duet::Lin::init(make, setup)";
+  if (std::string why = unprintable_name(var); !why.empty()) return "the subject's variable name " + why;
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const std::string which = "operation " + std::to_string(k + 1);
+    if (std::string why = unprintable_name(ops[k].name); !why.empty()) return "the name of " + which + " " + why;
+    for (std::size_t j = 0; j < k; ++j)
+      if (ops[j].name == ops[k].name)
+        return "operations " + std::to_string(j + 1) + " and " + std::to_string(k + 1) + " are both named \"" + ops[k].name +
+               "\": give each its own name (reports and replay tokens tell them apart by it)";
+  }
+  return {};
+}
+
 std::string LinDescription::signature() const {
   std::string s = name + "/lin";
   for (const LinOp& op : ops) s += "/" + op.name;
@@ -74,6 +108,8 @@ class StressSteps final : public CaseSteps {
     if (trace) trace->setup = d_.setup;
     try {
       subject_ = d_.make();
+    } catch (const EngineError& e) {  // Lin::init made nothing (null_subject)
+      return StepVerdict::error(e.what());
     } catch (...) {
       return StepVerdict::error(threw(d_.maker()));
     }
@@ -282,10 +318,7 @@ class LinYSteps final : public YSteps {
 }  // namespace
 
 CheckResult check_lin_stress(std::shared_ptr<const LinDescription> description, const Config& config) {
-  if (description->ops.empty()) return nothing_tested(description->name, "no operation declared");
-  if (!description->make)
-    return nothing_tested(description->name,
-                          "the subject type is not default-constructible: give duet::Lin::init(make, setup)");
+  if (std::string why = description->spec_error(); !why.empty()) return nothing_tested(description->name, why);
   Property p;
   p.name = description->name;
   p.spec_id = hash32(description->signature());
@@ -310,9 +343,10 @@ Property lin_parallel_property(std::shared_ptr<const LinDescription> description
 }
 
 std::string lin_parallel_error(const LinDescription& description, const ParallelConfig& pc) {
+  if (std::string why = description.spec_error(); !why.empty()) return why;
   std::string why = check_parallel_config(pc);
   if (why.empty()) why = roles_error(pc, description.op_names());
-  return why;
+  return why.empty() ? why : "bad ParallelConfig: " + why;
 }
 
 }  // namespace duet::detail

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <string>
 
 #include "duet/faults.hpp"
 
@@ -14,6 +15,10 @@ namespace {
 // The worlds' limit and wording, which do not depend on what a world is.
 using Worlds = PossibleWorlds<Result>;
 }  // namespace
+
+void null_subject(const char* maker) {
+  throw EngineError(std::string(maker) + " returned a null pointer: there is no candidate to test (it must make one)");
+}
 
 CaseSteps::Drawn generator_threw(StepVerdict& failure) {
   try {
@@ -56,6 +61,8 @@ StepVerdict StateMachineEngine::start(Trace* trace) {
   }
   try {
     make_candidate();
+  } catch (const EngineError& e) {  // init_sut made nothing (null_subject)
+    return StepVerdict::error(e.what());
   } catch (...) {
     return StepVerdict::error(threw(candidate_maker()));
   }

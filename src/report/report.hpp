@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "duet/detail/engine.hpp"
 
@@ -60,6 +61,16 @@ std::string write_draft_test(const ReportData& data, const std::string& dir);
 /// DUET_REPLAY=duet1...; draft test: duet-output/Queue_repro.cpp (the report: ...)", or ERROR and
 /// what its report's first line says, so that a result nobody reads is still seen.
 std::string verdict_line(const CheckResult& r);
+
+/// Writes every file duet writes (a draft, a regression case, a timeline page): to a side file
+/// next to `path`, renamed into place, so that a reader sees the old file or the new one whole
+/// and no write blocks. `path` must be missing or a regular file (a symbolic link to one is
+/// followed and stays a link); a directory, a FIFO or a device is refused, not blocked on or
+/// replaced. Throws std::runtime_error naming `path`.
+void write_file_aside(const std::string& path, std::string_view contents);
+
+/// What a file's st_mode says it is, for messages: "a pipe", "a directory", "a character device".
+std::string file_kind(unsigned mode);
 
 /// "20000 trials, 61% with overlapping branches, branches on 2 CPUs".
 std::string overlap_text(std::uint64_t trials, std::uint64_t overlapped, std::uint64_t cpus);

@@ -102,9 +102,17 @@ std::size_t write_seed_token(char* out, std::size_t cap, const ReplayRecord& hea
   return w.finish();
 }
 
+std::string tagged_memory_model(std::string_view executor) {
+  if (executor.substr(0, 7) != "fibers:") return {};
+  const std::size_t at = executor.find(kMemoryModelTag);
+  return at == std::string_view::npos ? "cpp" : std::string(executor.substr(at + kMemoryModelTag.size()));
+}
+
 ReplayRecord decode_token(const std::string& raw) {
   std::string_view token = raw;
-  while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.remove_suffix(1);
+  auto space = [](char c) { return c == '\n' || c == '\r' || c == ' ' || c == '\t'; };
+  while (!token.empty() && space(token.back())) token.remove_suffix(1);
+  while (!token.empty() && space(token.front())) token.remove_prefix(1);
   if (token.substr(0, 12) == "DUET_REPLAY=") token.remove_prefix(12);
   if (token.substr(0, kPrefix.size()) != kPrefix)
     invalid("it should start with \"duet1.\" (copy the whole DUET_REPLAY=... line from the report)");

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace duet::detail {
@@ -23,13 +24,22 @@ struct ReplayRecord {
   /// Set instead of choices when the case could not be recorded (it hung): regenerate it
   /// from this case seed.
   std::optional<std::uint64_t> case_seed;
-  /// Where the case ran ("threads", "fibers:pct(3)"): empty for a sequential check, and in
-  /// tokens of earlier duet versions (they did not record it).
+  /// Where the case ran ("threads", "fibers:pct(3)", "fibers:random,memory_model=sc"): empty
+  /// for a sequential check, and in tokens of earlier duet versions (they did not record it).
   std::string executor;
   /// With an executor: the trials of the search that found the case (and how many had their
   /// branches overlapping, on how many CPUs), so that a replay's report reads the same.
   std::uint64_t trials = 0, overlapped = 0, cpus = 0;
 };
+
+/// What a fiber executor's tag adds after its strategy when its runs follow MemoryModel::sc
+/// ("fibers:random,memory_model=sc"): a schedule's reads mean another run under another model,
+/// so the tag, which binds a token to its check, names it. A fiber tag without it (as in every
+/// token written before the model was recorded) means MemoryModel::cpp, the default.
+inline constexpr std::string_view kMemoryModelTag = ",memory_model=";
+
+/// The memory model an executor tag names ("cpp", "sc"); empty for one not on fibers.
+std::string tagged_memory_model(std::string_view executor);
 
 /// "duet1." followed by base64url of varint fields and a checksum.
 std::string encode_token(const ReplayRecord& record);

@@ -201,6 +201,34 @@ TEST(AsyncStrategies, PctZeroRunsAndIsNamedAsPctOne) {
   EXPECT_EQ(duet::pct(0).depth, 1u);
 }
 
+// A depth PCT cannot run is the check's error before any case, as on check_parallel's fibers,
+// never the body's failure (the picker threw it from inside the body's duet::run).
+TEST(AsyncStrategies, APctDepthAbove64IsAnError) {
+  for (const std::size_t depth : {65u, 1000000000u}) {
+    const duet::CheckResult r =
+        duet::check_async("correct", three_parties<false>, {.seed = 1, .count = 20}, {.schedule = duet::pct(depth)});
+    EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+    EXPECT_NE(r.report.find("bad AsyncOptions::schedule, pct(" + std::to_string(depth) + "): PCT depth above 64"),
+              std::string::npos)
+        << r.report;
+    EXPECT_EQ(r.cases, 0u);
+  }
+  EXPECT_TRUE(duet::check_async("correct", three_parties<false>, {.seed = 1, .count = 20}, {.schedule = duet::pct(64)}));
+}
+
+// A body that throws is named with its exception once ("the body threw std::runtime_error(...)").
+TEST(AsyncStrategies, ABodyThatThrowsIsNamedWithItsException) {
+  const duet::CheckResult r = duet::check_async("thrower",
+                                                []() -> duet::task<void> {
+                                                  co_await duet::switch_point();
+                                                  throw std::runtime_error("no round today");
+                                                },
+                                                {.seed = 1, .count = 20});
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_NE(r.report.find("the body threw std::runtime_error(\"no round today\")"), std::string::npos) << r.report;
+  EXPECT_EQ(r.report.find("threw throws"), std::string::npos) << r.report;
+}
+
 // A failure found by a strategy replays from its token (picks read back with the plain picker)
 // and gives the same report twice from the same seed.
 TEST(AsyncStrategies, FailuresReplayFromTheirTokenAndRepeatFromTheSeed) {

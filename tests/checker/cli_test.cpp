@@ -2,6 +2,7 @@
 // witness and timeline, run as a user would.
 #include <duet/version.hpp>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -156,6 +157,62 @@ TEST(CheckerCli, UnwritableTimelineIsAnErrorNotAVerdictChange) {
   EXPECT_NE(r.out.find("etcd_002.log\tlinearizable\t"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("duet-check: cannot write /nonexistent-dir/out.html"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 files: 1 linearizable, 0 not linearizable, 0 unknown, 0 unreadable"), std::string::npos) << r.out;
+}
+
+// A timeline path that is not a regular file is refused by name, after the verdict: a FIFO with
+// no reader is not waited on (`timeout 20`: were it opened for writing, duet-check would wait for
+// a reader forever and its verdict line, still buffered, would be lost), a link to /dev/zero is
+// not written into, a directory is not swapped with the page. Each stays as it was.
+TEST(CheckerCli, TimelinePathThatIsNotARegularFileIsRefusedByName) {
+  const std::string dir = testing::TempDir() + "duet_cli_html_not_a_file";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/dir.html/kept && mkfifo " + dir +
+               "/fifo.html && ln -s /dev/zero " + dir + "/zero.html")
+                  .c_str());
+  const std::string log = kHistories + "/etcd/etcd_002.log";
+  for (const auto& [name, why] : {std::pair<std::string, std::string>{"fifo.html", "it is a pipe"},
+                                  {"zero.html", "it leads to /dev/zero, a character device"},
+                                  {"dir.html", "it is a directory"}}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const CliRun r = duet_check_with_prefix("timeout 20 ", "--quiet --html " + dir + "/" + name + " " + log);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0) << name;
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_EQ(r.out.find(log + "\tlinearizable\t"), 0u) << r.out;
+    EXPECT_NE(r.out.find("duet-check: cannot write " + dir + "/" + name + ": " + why + ", not a regular file\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("1 timeline pages could not be written"), std::string::npos) << r.out;
+  }
+  struct stat st {};
+  EXPECT_TRUE(::stat((dir + "/fifo.html").c_str(), &st) == 0 && S_ISFIFO(st.st_mode));
+  EXPECT_TRUE(::lstat((dir + "/zero.html").c_str(), &st) == 0 && S_ISLNK(st.st_mode));
+  EXPECT_TRUE(::stat((dir + "/dir.html/kept").c_str(), &st) == 0 && S_ISDIR(st.st_mode));
+  std::system(("rm -rf " + dir).c_str());
+  const CliRun help = duet_check("--help");
+  EXPECT_NE(help.out.find("(a FIFO, a device or a directory there is refused)"), std::string::npos) << help.out;
+}
+
+// With several files, each page is written or refused on its own; a link is written through
+// (here to a file not there yet, as `>` would), and stays a link.
+TEST(CheckerCli, EachTimelinePageIsWrittenOrRefusedOnItsOwn) {
+  const std::string dir = testing::TempDir() + "duet_cli_html_each";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir + " && mkfifo " + dir +
+               "/out.etcd_000.log.html && ln -s target.html " + dir + "/out.etcd_002.log.html")
+                  .c_str());
+  const CliRun r = duet_check_with_prefix("timeout 20 ", "--html " + dir + "/out.html " + kHistories +
+                                                             "/etcd/etcd_000.log " + kHistories + "/etcd/etcd_002.log");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("etcd_000.log\tnot-linearizable\t"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("duet-check: cannot write " + dir + "/out.etcd_000.log.html: it is a pipe, not a regular file"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  timeline: " + dir + "/out.etcd_002.log.html\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 timeline pages could not be written"), std::string::npos) << r.out;
+  struct stat st {};
+  EXPECT_TRUE(::lstat((dir + "/out.etcd_002.log.html").c_str(), &st) == 0 && S_ISLNK(st.st_mode));
+  std::ifstream in(dir + "/target.html");
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("{\"n\":77,"), std::string::npos) << page.size();  // etcd_002: 77 operations
+  std::system(("rm -rf " + dir).c_str());
 }
 
 TEST(CheckerCli, ReadsStandardInput) {

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -20,7 +21,11 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
+#include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -378,6 +383,47 @@ TEST(FiberParallel, RelaxedPublicationIsAStaleReadUnderTheCppModel) {
   EXPECT_TRUE(duet::check_parallel<LazyAnswerSpec<false>>(on_fibers(), config).passed());
 }
 
+// A token binds the memory model its schedule ran under: under the other model the same picks
+// and reads are another run, which may pass ("the failure did not come back"). The error names
+// both models, whichever way round, and a token replays under the model that recorded it.
+TEST(FiberParallel, ATokenReplaysOnlyUnderTheMemoryModelThatRecordedIt) {
+  duet::Config config;
+  config.seed = 3;
+  config.output_dir = "duet-output/memory_model_tokens";
+  const duet::CheckResult found = duet::check_parallel<LazyAnswerSpec<true>>(on_fibers(), config);
+  ASSERT_EQ(found.status, duet::CheckResult::Status::failed) << found.report;
+  ::setenv("DUET_MEMORY_MODEL", "sc", 1);
+  const duet::ParallelConfig sc = on_fibers();
+  ::unsetenv("DUET_MEMORY_MODEL");
+  testing::internal::CaptureStderr();  // the note that a weaker order ran as seq_cst
+  const duet::CheckResult under_sc = duet::check_parallel<LazyAnswerSpec<true>>(sc, {.replay = found.replay_token});
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(under_sc.status, duet::CheckResult::Status::error) << under_sc.report;
+  EXPECT_NE(under_sc.report.find("was recorded on fibers under MemoryModel::cpp, and LazyAnswerSpec<true> runs its "
+                                 "fibers under MemoryModel::sc"),
+            std::string::npos)
+      << under_sc.report;
+  // Found under sc: refused under cpp, replayed under sc, kept in a directory of its own.
+  const std::string regressions = testing::TempDir() + "duet-memory-model-" + std::to_string(::getpid());
+  std::filesystem::remove_all(regressions);
+  duet::Config sc_config{.seed = 1, .regressions = regressions, .output_dir = "duet-output/memory_model_tokens"};
+  const duet::CheckResult found_sc = duet::check_parallel<CounterSpec<true>>(sc, sc_config);
+  ASSERT_EQ(found_sc.status, duet::CheckResult::Status::failed) << found_sc.report;
+  EXPECT_NE(found_sc.report.find("/fibers_random_memory_model_sc/"), std::string::npos) << found_sc.report;
+  const duet::CheckResult under_cpp =
+      duet::check_parallel<CounterSpec<true>>(on_fibers(), {.replay = found_sc.replay_token});
+  EXPECT_EQ(under_cpp.status, duet::CheckResult::Status::error) << under_cpp.report;
+  EXPECT_NE(under_cpp.report.find("under MemoryModel::sc, and fiber_subjects::CounterSpec<true> runs its fibers under "
+                                  "MemoryModel::cpp: a schedule replays only under the memory model that recorded it "
+                                  "(set DUET_MEMORY_MODEL=sc"),
+            std::string::npos)
+      << under_cpp.report;
+  const duet::CheckResult again = duet::check_parallel<CounterSpec<true>>(sc, {.replay = found_sc.replay_token});
+  EXPECT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
+  EXPECT_NE(again.report.find("replayed:   DUET_REPLAY: failed as recorded"), std::string::npos) << again.report;
+  std::filesystem::remove_all(regressions);
+}
+
 }  // namespace
 
 // ---- nondeterminism: a replay on fibers must run exactly as the failing run did ----
@@ -511,14 +557,32 @@ TEST(RunFibers, PastTheScheduleTheCurrentFiberKeepsRunning) {
 TEST(RunFibers, MalformedSchedulesAreClearErrors) {
   for (const char* bad : {"1..2", "x", "1.", ".1", "1 2", "0.99999999999999999999", "1,2"}) {
     try {
-      duet::run_fibers({[] {}, [] {}}, bad);
+      (void)duet::run_fibers({[] {}, [] {}}, bad);
       ADD_FAILURE() << "accepted " << bad;
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find("duet::run_fibers: bad schedule"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("like \"1.0.0.1\""), std::string::npos) << e.what();
     }
   }
-  EXPECT_THROW(duet::run_fibers({}, ""), std::invalid_argument);
+  EXPECT_THROW((void)duet::run_fibers({}, ""), std::invalid_argument);
+}
+
+// Each malformed schedule is named for what is wrong with it: "1." has its dot, and lacks the
+// number after it.
+TEST(RunFibers, MalformedSchedulesSayWhatIsWrong) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"1.", "it ends in a dot (character 2): a number must follow it"},
+      {"0.1.", "it ends in a dot (character 4)"},
+      {"1 2", "expected a dot between numbers at character 2"},
+      {"1..2", "expected a number at character 3"}};
+  for (const auto& [schedule, why] : cases) {
+    try {
+      (void)duet::run_fibers({[] {}, [] {}}, schedule);
+      ADD_FAILURE() << "accepted " << schedule;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("bad schedule " + schedule + ": " + why), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(RunFibers, ReportsWhatEndedARun) {
@@ -530,20 +594,21 @@ TEST(RunFibers, ReportsWhatEndedARun) {
 }
 
 TEST(RunFibers, ExceptionsEscapingABranchAreRethrown) {
-  EXPECT_THROW(duet::run_fibers({[] { throw std::out_of_range("x"); }, [] {}}, ""), std::out_of_range);
+  EXPECT_THROW((void)duet::run_fibers({[] { throw std::out_of_range("x"); }, [] {}}, ""), std::out_of_range);
 }
 
 TEST(RunFibers, CannotBeNestedInAFiberRun) {
   bool threw = false;
-  duet::run_fibers({[&] {
-                      try {
-                        duet::run_fibers({[] {}}, "");
-                      } catch (const std::logic_error&) {
-                        threw = true;
-                      }
-                    },
-                    [] {}},
-                   "");
+  const duet::FiberRun outer = duet::run_fibers({[&] {
+                                                   try {
+                                                     (void)duet::run_fibers({[] {}}, "");
+                                                   } catch (const std::logic_error&) {
+                                                     threw = true;
+                                                   }
+                                                 },
+                                                 [] {}},
+                                                "");
+  EXPECT_TRUE(outer.completed) << outer.failure;
   EXPECT_TRUE(threw);
 }
 

@@ -96,4 +96,27 @@ TEST(IsolationHang, ClosingEveryDescriptorThenBlockingIsAShrunkHang) {
   EXPECT_TRUE(has(r.output, "shrunk to 2 steps")) << r.output;
 }
 
+// A branch call that forks: the child comes back at the call's response and is ended there, on
+// threads (isolated by default, and in process) and on fibers; the test runs once. The subject
+// waits for its child: a child that went on would hold it until the time limit.
+void expect_child_ended(const std::string& test, const std::string& env) {
+  const duet_test::ChildRun r =
+      duet_test::run_child_group(env + " " + DUET_HOSTILE_BIN + " --gtest_filter=Hostile." + test, 60);
+  const std::string where = test + " " + env + "\n" + r.output;
+  EXPECT_EQ(r.status, 0) << where;
+  EXPECT_TRUE(has(r.output, "[  PASSED  ] 1 test")) << where;
+  EXPECT_EQ(r.output.find("[  PASSED  ]"), r.output.rfind("[  PASSED  ]")) << where;  // once
+  EXPECT_TRUE(has(r.output, "duet: the candidate called fork() during a check and its child process")) << where;
+}
+
+TEST(CandidateFork, ChildOfABranchCallIsEnded) {
+  expect_child_ended("ParallelBranchForks", "DUET_FORK=0");
+  expect_child_ended("FiberBranchForks", "");
+}
+
+TEST(CandidateFork, ChildOfABranchCallInIsolationsChildIsEnded) {
+  SKIP_UNDER_TSAN();
+  expect_child_ended("ParallelBranchForks", "");
+}
+
 }  // namespace

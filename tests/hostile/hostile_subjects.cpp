@@ -3,6 +3,10 @@
 // and checks that it fails the way duet says (a candidate calling exit(0) must not pass).
 #include <duet/gtest.hpp>
 #include <duet/parallel.hpp>
+#include <duet/sync.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -44,8 +48,43 @@ void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); 
 namespace hostile {
 
 // ---- a counter whose candidate (or model) misbehaves on its third call
-enum class Misbehaviour { none, candidate_exits, candidate_quick_exits, model_exits, candidate_hogs_memory };
+enum class Misbehaviour {
+  none,
+  candidate_exits,
+  candidate_quick_exits,
+  model_exits,
+  candidate_hogs_memory,
+  candidate_forks,            // its child returns from the call, as the parent does
+  candidate_forks_and_execs,  // its child runs `true`
+  candidate_forks_and_exits,  // its child calls _exit(0)
+};
 Misbehaviour misbehaviour = Misbehaviour::none;
+
+// ---- a candidate that forks: once per process (a child that goes on inherits `forked` and never
+// forks again: a test of a fork bomb must not be one). The parent waits for its child, so that
+// the child has ended, one way or another, before the call returns.
+bool forked = false;
+int forked_child_status = -1;  // its exit status, in the process that forked it
+
+void fork_once() {
+  if (forked) return;
+  forked = true;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (misbehaviour == Misbehaviour::candidate_forks_and_execs) {
+      ::execlp("true", "true", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    if (misbehaviour == Misbehaviour::candidate_forks_and_exits) ::_exit(0);
+    return;
+  }
+  int status = 0;
+  if (child > 0 && ::waitpid(child, &status, 0) == child && WIFEXITED(status)) forked_child_status = WEXITSTATUS(status);
+}
+bool forks() {
+  return misbehaviour == Misbehaviour::candidate_forks || misbehaviour == Misbehaviour::candidate_forks_and_execs ||
+         misbehaviour == Misbehaviour::candidate_forks_and_exits;
+}
 
 struct Hog {
   Hog() { ++hogs; }
@@ -88,6 +127,7 @@ struct CounterSpec {
         s.hog = std::make_unique<Hog>();
         throw std::bad_alloc();  // what the candidate's next allocation would throw
       }
+      if (forks()) fork_once();
     }
     if (std::holds_alternative<Incr>(c)) {
       ++s.n;
@@ -131,6 +171,40 @@ TEST(Hostile, CandidateRunsOutOfMemory) {
   EXPECT_TRUE(duet::check_sequential<CounterSpec>());
 }
 
+// The child returns into the check: duet ends it there, with status 5.
+TEST(Hostile, SequentialCandidateForks) {
+  misbehaviour = Misbehaviour::candidate_forks;
+  EXPECT_TRUE(duet::check_sequential<CounterSpec>());
+  EXPECT_EQ(forked_child_status, 5);
+}
+
+TEST(Hostile, SequentialCandidateForksAndExecs) {
+  misbehaviour = Misbehaviour::candidate_forks_and_execs;
+  EXPECT_TRUE(duet::check_sequential<CounterSpec>());
+  EXPECT_EQ(forked_child_status, 0);
+}
+
+TEST(Hostile, SequentialCandidateForksAndExits) {
+  misbehaviour = Misbehaviour::candidate_forks_and_exits;
+  EXPECT_TRUE(duet::check_sequential<CounterSpec>());
+  EXPECT_EQ(forked_child_status, 0);
+}
+
+// ---- a check run before main, by a static initialiser, when HOSTILE_CHECK_BEFORE_MAIN is set
+// (this file's initialisers run before the library's)
+struct CheckBeforeMain {
+  CheckBeforeMain() {
+    if (!std::getenv("HOSTILE_CHECK_BEFORE_MAIN")) return;
+    duet::Config c;
+    c.seed = 1;
+    c.count = 20;
+    const duet::CheckResult r = duet::check_sequential<CounterSpec>(c);
+    std::printf("check before main: %s, %llu cases\n", r.passed() ? "passed" : r.report.c_str(),
+                static_cast<unsigned long long>(r.cases));
+    std::fflush(stdout);
+  }
+} check_before_main;
+
 // ---- the reference-vs-candidate front end: the candidate's get exits on a box holding 7. What
 // decides the exit is in the case itself, so that the case's token ends the process again (a
 // count of calls across cases would exit in a case whose replay alone does not).
@@ -163,6 +237,29 @@ TEST(Hostile, ParallelBranchExits) {
                      })
                  .op("get", [](std::atomic<long>& c) { return c.load(); });
   EXPECT_TRUE(duet::check_parallel(lin));
+}
+
+// ---- a branch call that forks, once: on threads and on fibers
+struct ForkingCounter {
+  duet::atomic<long> n{0};
+};
+
+duet::Lin<ForkingCounter> forking_counter() {
+  misbehaviour = Misbehaviour::candidate_forks;
+  return duet::Lin<ForkingCounter>("ForkingCounter", "c")
+      .op("incr",
+          [](ForkingCounter& c) {
+            if (c.n.fetch_add(1) == 1) fork_once();
+          })
+      .op("get", [](ForkingCounter& c) { return c.n.load(); });
+}
+
+TEST(Hostile, ParallelBranchForks) { EXPECT_TRUE(duet::check_parallel(forking_counter())); }
+
+TEST(Hostile, FiberBranchForks) {
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers();
+  EXPECT_TRUE(duet::check_parallel(forking_counter(), pc));
 }
 
 // ---- a hang and a crash on threads, at default settings: a shrunk report, never the process

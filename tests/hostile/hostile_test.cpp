@@ -1,7 +1,7 @@
 // A candidate (or a model, or a branch on a worker thread) that ends the process with exit(0)
 // must fail its test, with a replay token that ends it the same way; memory that runs out in
-// the middle of a case is a reported, shrunk failure. Each case runs hostile_subjects.cpp in a
-// child process.
+// the middle of a case is a reported, shrunk failure; a candidate's child of fork() does not run
+// the check again. Each case runs hostile_subjects.cpp in a child process.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -91,6 +91,45 @@ TEST(OutOfMemory, IsAFailureWithAShrunkReport) {
   EXPECT_TRUE(has(r.output, "shrunk to 2 steps")) << r.output;  // the third ran out of memory
   EXPECT_TRUE(has(r.output, "  then: out of memory")) << r.output;
   EXPECT_FALSE(token_in(r.output).empty()) << r.output;
+}
+
+// A candidate that forks during a check: a child that returns into the check is ended there, with
+// one line on stderr (the subject checks its status, 5), so the test runs once; a child that execs
+// or calls _exit is left alone. In a process group of its own: a child that went on is killed.
+constexpr const char* kChildEndedLine = "duet: the candidate called fork() during a check and its child process";
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+  return n;
+}
+
+ChildRun run_forking_subject(const std::string& test) {
+  return duet_test::run_child_group(std::string(DUET_HOSTILE_BIN) + " --gtest_filter=Hostile." + test, 60);
+}
+
+TEST(CandidateFork, ChildReturningIntoTheCheckIsEnded) {
+  const ChildRun r = run_forking_subject("SequentialCandidateForks");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(count_of(r.output, "[  PASSED  ] 1 test"), 1u) << r.output;
+  EXPECT_EQ(count_of(r.output, kChildEndedLine), 1u) << r.output;
+}
+
+TEST(CandidateFork, ChildThatExecsOrExitsIsLeftAlone) {
+  for (const char* test : {"SequentialCandidateForksAndExecs", "SequentialCandidateForksAndExits"}) {
+    const ChildRun r = run_forking_subject(test);
+    EXPECT_EQ(r.status, 0) << test << "\n" << r.output;
+    EXPECT_EQ(count_of(r.output, "[  PASSED  ] 1 test"), 1u) << test << "\n" << r.output;
+    EXPECT_EQ(count_of(r.output, kChildEndedLine), 0u) << test << "\n" << r.output;
+  }
+}
+
+// A check run by a static initialiser, before main and before the library's own statics are
+// made, runs as any other (the crash guard's state is made at its first use).
+TEST(CheckBeforeMain, RunsAndPasses) {
+  const ChildRun r = run_subject("DoesNotExist", "HOSTILE_CHECK_BEFORE_MAIN=1");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "check before main: passed, 20 cases")) << r.output;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <deque>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <regex>
 #include <sstream>
@@ -421,6 +422,32 @@ TEST(IsolationSame, DuetForkTurnsItOn) {
   ::unsetenv("DUET_FORK");
   EXPECT_EQ(bad.status, duet::CheckResult::Status::error) << bad.report;
   EXPECT_TRUE(has(bad.report, "DUET_FORK=maybe: expected 1, true, yes or on (or 0, false, no, off)")) << bad.report;
+}
+
+// ---- An isolated check inside a fiber run --------------------------------------------------
+
+// Forked on a fiber's stack, isolation's child would go on with the fiber run, and its scheduler
+// would take it back into the outer check and then into the test program: the inner check is an
+// error instead, and the outer check goes on.
+TEST(IsolationNested, AnIsolatedCheckInsideAFiberRunIsAnError) {
+  std::optional<duet::CheckResult> inner;
+  auto outer =
+      duet::Lin<fiber_subjects::Counter<false>>("Outer", "o").op("incr", [&inner](fiber_subjects::Counter<false>& c) {
+        const int n = c.incr();
+        if (n == 2 && !inner) inner = duet::check_sequential<fiber_subjects::CounterSpec<false>>(isolated(1));
+        return n;
+      });
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers();
+  pc.prefix_length = 0;  // every call in a branch, on a fiber
+  duet::Config c;
+  c.seed = 1;
+  c.count = 10;
+  const duet::CheckResult r = duet::check_parallel(outer, pc, c);
+  EXPECT_TRUE(r.passed()) << r.report;
+  ASSERT_TRUE(inner.has_value());
+  EXPECT_EQ(inner->status, duet::CheckResult::Status::error) << inner->report;
+  EXPECT_TRUE(has(inner->report, "this check was started inside a fiber run")) << inner->report;
 }
 
 // ---- Parallel checks: a crash in a trial ----------------------------------------------------

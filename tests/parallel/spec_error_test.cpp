@@ -4,6 +4,7 @@
 #include <duet/gtest.hpp>
 
 #include <atomic>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -156,6 +157,65 @@ TEST_P(ParallelSpecError, LinInitThrows) {
     return duet::check_parallel(lin, shape(), c);
   };
   expect_spec_error(check, "the spec's `init`", "std::runtime_error(\"no counter today\")");
+}
+
+// ---- mistakes that are not exceptions: the check ends with an error before it runs anything ----
+
+// The error's status and words, on every Lin entry point (a negative test must not pass on it).
+template <class T>
+void expect_lin_error(const duet::Lin<T>& lin, const duet::ParallelConfig& pc, const std::string& why) {
+  const duet::Config config{.seed = 1, .count = 20};
+  const duet::CheckResult results[] = {duet::check_parallel(lin, pc, config), duet::expect_unsafe(lin, pc, config),
+                                       duet::stress_parallel(lin, pc, config)};
+  for (const duet::CheckResult& r : results) {
+    EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+    EXPECT_NE(r.report.find("duet: " + lin.name() + ": error: " + why), std::string::npos) << r.report;
+    EXPECT_EQ(r.cases, 0u) << r.report;
+  }
+}
+
+TEST_P(ParallelSpecError, LinWithoutOperations) {
+  expect_lin_error(duet::Lin<Counter>("empty", "c"), shape(), "no operation declared");
+}
+
+TEST_P(ParallelSpecError, LinOperationsOfOneName) {
+  auto lin = duet::Lin<Counter>("counter", "c")
+                 .op("incr", [](Counter& k) { return k.incr(); })
+                 .op("get", [](Counter& k) { return k.get(); })
+                 .op("incr", [](Counter& k) { return k.incr() + 1; });
+  expect_lin_error(lin, shape(), "operations 1 and 3 are both named \"incr\": give each its own name");
+}
+
+TEST_P(ParallelSpecError, LinNamesAReportCannotPrint) {
+  expect_lin_error(duet::Lin<Counter>("counter", "c").op("", [](Counter& k) { return k.incr(); }), shape(),
+                   "the name of operation 1 is empty");
+  expect_lin_error(duet::Lin<Counter>("counter", "c")
+                       .op("get", [](Counter& k) { return k.get(); })
+                       .op("in\ncr", [](Counter& k) { return k.incr(); }),
+                   shape(), "the name of operation 2 \"in\\x0acr\" has a control character");
+  expect_lin_error(duet::Lin<Counter>("counter", "").op("get", [](Counter& k) { return k.get(); }), shape(),
+                   "the subject's variable name is empty");
+}
+
+TEST_P(ParallelSpecError, LinInitMakingNothing) {
+  auto lin = duet::Lin<Counter>("counter", "c")
+                 .init([]() -> std::unique_ptr<Counter> { return nullptr; }, "Counter c;")
+                 .op("get", [](Counter& k) { return k.get(); });
+  const duet::CheckResult r = duet::check_parallel(lin, shape(), {.seed = 1, .count = 20});
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_NE(r.report.find("the spec's `init` returned a null pointer: there is no candidate to test"), std::string::npos)
+      << r.report;
+}
+
+struct NullInitSpec : CounterSpec {
+  static std::unique_ptr<Sut> init_sut() { return nullptr; }
+};
+
+TEST_P(ParallelSpecError, InitSutMakingNothing) {
+  const duet::CheckResult r = duet::check_parallel<NullInitSpec>(shape(), {.seed = 1, .count = 20});
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_NE(r.report.find("the spec's `init_sut` returned a null pointer: there is no candidate to test"), std::string::npos)
+      << r.report;
 }
 
 }  // namespace

@@ -310,6 +310,41 @@ TEST(Replays, RegressionCasesAreKeptPerCheckAndExecutor) {
       << out;
 }
 
+// A draft or a regression case whose path holds something other than a regular file (a FIFO
+// with no reader, a link to a device, a directory) is refused by name: not blocked on, not
+// written into the device, not swapped with the directory, and never reported as saved.
+TEST(Replays, OutputPathsThatAreNotRegularFilesAreRefusedByName) {
+  const std::string out = temp_path("refused-out"), regressions = temp_path("refused-regressions");
+  std::filesystem::remove_all(out);
+  std::filesystem::remove_all(regressions);
+  const duet::Config c{.seed = 1, .regressions = regressions, .output_dir = out};
+  const CheckResult first = duet::check_sequential<ring::BuggyRingBufferSpec>(c);
+  ASSERT_FALSE(first.draft_path.empty()) << first.report;
+  const std::string saved_prefix = "saved:      " + regressions + "/";
+  const std::size_t saved_at = first.report.find(saved_prefix);
+  ASSERT_NE(saved_at, std::string::npos) << first.report;
+  const std::string token = first.report.substr(saved_at + 12, first.report.find(' ', saved_at + 12) - saved_at - 12);
+  const auto refused = [&](const std::string& path, const std::string& why) {
+    const CheckResult r = duet::check_sequential<ring::BuggyRingBufferSpec>(c);
+    return has(r.report, "cannot write " + path + ": " + why + ", not a regular file") ? std::string() : r.report;
+  };
+  for (const std::string& path : {first.draft_path, token}) {
+    std::filesystem::remove(path);
+    ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0) << path;
+    EXPECT_EQ(refused(path, "it is a pipe"), "");
+    EXPECT_TRUE(std::filesystem::is_fifo(path)) << path;
+    std::filesystem::remove(path);
+    std::filesystem::create_symlink("/dev/zero", path);
+    EXPECT_EQ(refused(path, "it leads to /dev/zero, a character device"), "");
+    EXPECT_TRUE(std::filesystem::is_symlink(path)) << path;
+    std::filesystem::remove(path);
+    std::filesystem::create_directories(path + "/kept");
+    EXPECT_EQ(refused(path, "it is a directory"), "");
+    EXPECT_TRUE(std::filesystem::is_directory(path + "/kept")) << path;
+    std::filesystem::remove_all(path);
+  }
+}
+
 // ---- Settings (issue 26) --------------------------------------------------------------------
 
 TEST(Settings, AMisspelledVariableIsAnErrorNotARandomSeed) {

@@ -3,7 +3,10 @@
 // case's replay token, once; nothing is shrunk and no draft test is written.
 #include <duet/gtest.hpp>
 
+#include <memory>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "ring_buffer.hpp"
@@ -57,6 +60,23 @@ struct ThrowingInitStateSpec : ring::CorrectRingBufferSpec {
 TEST(SpecError, SequentialInitStateThrows) {
   expect_spec_error([](const duet::Config& c) { return duet::check_sequential<ThrowingInitStateSpec>(c); },
                     "the model's initial state", "std::runtime_error(\"no model today\")");
+}
+
+// init_sut returning a null pointer has made no candidate: an error naming it, in process and in
+// a child process alike (never a crash, nor a failure shrunk to the first command).
+struct NullInitSpec : ring::CorrectRingBufferSpec {
+  static std::unique_ptr<Sut> init_sut() { return nullptr; }
+};
+
+TEST(SpecError, SequentialInitSutMakingNothing) {
+  for (const bool isolate : {false, true}) {
+    const duet::CheckResult r = duet::check_sequential<NullInitSpec>({.seed = 1, .count = 20, .isolate = isolate});
+    EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+    EXPECT_NE(r.report.find("the spec's `init_sut` returned a null pointer: there is no candidate to test"),
+              std::string::npos)
+        << r.report;
+    EXPECT_EQ(r.shrink_tries, 0u) << r.report;
+  }
 }
 
 // ---- duet::Api ----
@@ -127,6 +147,36 @@ TEST(SpecError, LinInitThrows) {
         .check_stress(c);
   };
   expect_spec_error(check, "the spec's `init`", "std::runtime_error(\"no vector today\")");
+}
+
+TEST(SpecError, LinInitMakingNothing) {
+  const duet::CheckResult r = duet::Lin<std::vector<int>>("vector", "v")
+                                  .init([]() -> std::unique_ptr<std::vector<int>> { return nullptr; }, "std::vector<int> v;")
+                                  .op("size", [](std::vector<int>& v) { return v.size(); })
+                                  .check_stress({.seed = 1, .count = 20});
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_NE(r.report.find("the spec's `init` returned a null pointer"), std::string::npos) << r.report;
+}
+
+// Mistakes in the description itself end check_stress before any case, as on the parallel paths
+// (tests/parallel/spec_error_test.cpp).
+TEST(SpecError, LinDescriptionMistakes) {
+  auto size = [](std::vector<int>& v) { return v.size(); };
+  auto empty = [](std::vector<int>& v) { return v.empty(); };
+  using VectorLin = duet::Lin<std::vector<int>>;
+  const std::pair<VectorLin, std::string> mistakes[] = {
+      {VectorLin("vector", "v"), "no operation declared"},
+      {VectorLin("vector", "v").op("size", size).op("size", empty),
+       "operations 1 and 2 are both named \"size\": give each its own name"},
+      {VectorLin("vector", "v").op("size", size).op("", empty), "the name of operation 2 is empty"},
+      {VectorLin("vector", "v").op("si\nze", size), "the name of operation 1 \"si\\x0aze\" has a control character"},
+      {VectorLin("vector", "v\n").op("size", size), "the subject's variable name \"v\\x0a\" has a control character"}};
+  for (const auto& [lin, why] : mistakes) {
+    const duet::CheckResult r = lin.check_stress({.seed = 1, .count = 20});
+    EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+    EXPECT_NE(r.report.find("duet: vector: error: " + why), std::string::npos) << r.report;
+    EXPECT_EQ(r.cases, 0u) << r.report;
+  }
 }
 
 }  // namespace

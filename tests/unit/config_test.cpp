@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <utility>
+#include <vector>
 
 namespace {
 
@@ -109,13 +112,26 @@ TEST(Config, EmptyReplayIsAnErrorNotAPass) {
   EXPECT_NE(r.report.find("nothing was tested"), std::string::npos) << r.report;
 }
 
+std::string resolve_error(const duet::Config& code = {}) {
+  try {
+    resolve(code, "n");
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+// The levels are the three the documentation lists: -1, 0 and 1.
 TEST(Config, VerboseMinusOneAsDocumented) {
   ::setenv("DUET_VERBOSE", "-1", 1);
   EXPECT_EQ(resolve({}, "n").verbose, -1);
-  ::setenv("DUET_VERBOSE", "-2", 1);
-  EXPECT_THROW(resolve({}, "n"), std::invalid_argument);
+  for (const char* level : {"-2", "2", "9", "-0x1", " 1"}) {
+    ::setenv("DUET_VERBOSE", level, 1);
+    EXPECT_EQ(resolve_error(), "DUET_VERBOSE=" + std::string(level) + ": expected -1, 0 or 1");
+  }
   ::unsetenv("DUET_VERBOSE");
   EXPECT_EQ(resolve({.verbose = -1}, "n").verbose, -1);
+  EXPECT_EQ(resolve({.verbose = 1}, "n").verbose, 1);
 }
 
 TEST(Config, NonFiniteTimesAreErrors) {
@@ -139,15 +155,6 @@ TEST(Config, QuotesAreBounded) {
     EXPECT_NE(m.find("... (1048577 bytes): expected a non-negative integer"), std::string::npos) << m.substr(0, 400);
   }
   ::unsetenv("DUET_SHRINK_STEPS");
-}
-
-std::string resolve_error() {
-  try {
-    resolve({}, "n");
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(accepted)";
 }
 
 // A misspelled setting silently ignored runs a random seed, say, while the user believes it set.
@@ -231,6 +238,146 @@ TEST(Config, TheLargestCountIsABudget) {
   EXPECT_EQ(resolve({.count = ~std::uint64_t{0}}, "n").count, ~std::uint64_t{0});
   // No count and no time is still no budget.
   EXPECT_THROW(resolve({.time = 0}, "n"), std::invalid_argument);
+}
+
+}  // namespace
+
+namespace {
+
+// A value set in code is held to what the same value from a variable or a flag must be: the
+// check is an error naming the field and the value, never a run without a limit.
+TEST(Config, CodeValuesAreCheckedAsVariablesAre) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const std::pair<duet::Config, const char*> wrong[] = {
+      {{.time = -1}, "Config::time=-1: expected a non-negative number of seconds"},
+      {{.time = nan}, "Config::time=nan: expected a non-negative number of seconds"},
+      {{.time = inf}, "Config::time=inf: expected a non-negative number of seconds"},
+      {{.count = 5, .case_timeout = nan}, "Config::case_timeout=nan: expected a positive number of seconds"},
+      {{.count = 5, .case_timeout = -1}, "Config::case_timeout=-1: expected a positive number of seconds"},
+      {{.count = 5, .case_timeout = 0}, "Config::case_timeout=0: expected a positive number of seconds"},
+      {{.shrink_time = nan}, "Config::shrink_time=nan: expected a non-negative number of seconds"},
+      {{.shrink_time = -5}, "Config::shrink_time=-5: expected a non-negative number of seconds"},
+      {{.verbose = 5}, "Config::verbose=5: expected -1, 0 or 1"},
+      {{.verbose = -5}, "Config::verbose=-5: expected -1, 0 or 1"},
+      {{.mean_length = 0.5}, "Config::mean_length=0.5: expected a number of commands >= 1"},
+      {{.mean_length = nan}, "Config::mean_length=nan: expected a number of commands >= 1"},
+      {{.mean_length = inf}, "Config::mean_length=inf: expected a number of commands >= 1"},
+      {{.max_length = 0}, "Config::max_length=0: expected a number of commands >= 1"},
+      {{.shards = 0}, "Config::shards=0: expected a number of shards >= 1"},
+  };
+  for (const auto& [config, message] : wrong) EXPECT_EQ(resolve_error(config), message);
+  // The edges themselves are settings.
+  const auto edges =
+      resolve({.count = 1, .time = 0, .max_length = 1, .mean_length = 1, .shrink_time = 0, .case_timeout = 1e-3}, "n");
+  EXPECT_EQ(edges.max_length, 1u);
+  EXPECT_EQ(edges.case_timeout, 1e-3);
+}
+
+TEST(Config, CodeValueOutOfRangeIsAnErrorNotAPass) {
+  duet::detail::Property p;
+  p.name = "P";
+  p.run_case = [](duet::Source&, const duet::detail::CaseParams&, duet::detail::Trace*) {
+    return duet::detail::CaseOutcome{};
+  };
+  const duet::CheckResult r = duet::detail::run_property(p, {.count = 10, .case_timeout = 0});
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error);
+  EXPECT_NE(r.report.find("Config::case_timeout=0: expected a positive number of seconds"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("nothing was tested"), std::string::npos) << r.report;
+}
+
+// strtoull and strtod alone take a sign, spaces, hexadecimal floats, inf and nan (" -3" wraps to
+// 2^64-3): a number takes only the forms the settings table documents.
+TEST(Config, NumbersTakeOnlyTheDocumentedForms) {
+  const std::pair<const char*, std::vector<const char*>> refused[] = {
+      {"DUET_COUNT", {" -3", "-3", "+5", " 5", "5 ", "0x10", "0x-1", "5e2", "18446744073709551616"}},
+      {"DUET_SHRINK_STEPS", {"0x+5", "0x 5", "1.0"}},
+      {"DUET_MAX_LENGTH", {"0", "0x5"}},
+      {"DUET_TIME", {"0x1p-3", " 1", "+1", "-1", "1 s", "1e999", "inf", "nan", ".", "1e", "2m", "1s "}},
+      {"DUET_SHRINK_TIME", {"0x10", "-0.5"}},
+      {"DUET_MEAN_LENGTH", {" 5", "0x10", "inf", "nan", "0.5", "5ms"}},
+  };
+  for (const auto& [var, texts] : refused) {
+    for (const char* text : texts) {
+      ::setenv(var, text, 1);
+      const std::string m = resolve_error();
+      EXPECT_EQ(m.rfind(std::string(var) + "=" + text + ": expected ", 0), 0u) << var << "=" << text << ": " << m;
+    }
+    ::unsetenv(var);
+  }
+  const std::pair<const char*, double> times[] = {{"2.5", 2.5}, {".5", 0.5}, {"1e1", 10}, {"3s", 3}, {"1.5E+1", 15}};
+  for (const auto& [text, seconds] : times) {
+    ::setenv("DUET_TIME", text, 1);
+    EXPECT_DOUBLE_EQ(resolve({}, "n").time, seconds) << text;
+  }
+  ::setenv("DUET_TIME", "0x1p-3", 1);
+  EXPECT_EQ(resolve_error(), "DUET_TIME=0x1p-3: expected a non-negative number of seconds");
+  ::setenv("DUET_TIME", "2m", 1);
+  EXPECT_EQ(resolve_error(), "DUET_TIME=2m: expected a number of seconds (units: ms, s, min)");
+  ::unsetenv("DUET_TIME");
+  ::setenv("DUET_MEAN_LENGTH", "2.5", 1);
+  EXPECT_DOUBLE_EQ(resolve({}, "n").mean_length, 2.5);
+  ::unsetenv("DUET_MEAN_LENGTH");
+}
+
+// The seed alone is also hexadecimal, as reports print it (a flag wins over DUET_SEED, which an
+// earlier test set as a flag: the flag is what is tried here).
+TEST(Config, SeedIsDecimalOrHexadecimalWithDigitsOnly) {
+  auto seed_error = [](std::string flag) {
+    char prog[] = "t";
+    char* argv[] = {prog, flag.data(), nullptr};
+    int argc = 2;
+    duet::parse_flags(&argc, argv);
+    return resolve_error();
+  };
+  for (const char* text : {"0x-1", "0x+5", "0x 5", " 5", "0x", "0xg", "-1", "0x1p3"})
+    EXPECT_EQ(seed_error(std::string("--duet_seed=") + text),
+              "--duet_seed=" + std::string(text) + ": expected a non-negative integer");
+  EXPECT_EQ(seed_error("--duet_seed=0xfF"), "(accepted)");
+  EXPECT_EQ(resolve({}, "n").seed, 255u);
+  seed_error("--duet_seed=5");
+}
+
+// There is no "no limit" for a case: with DUET_FORK=1, a hang would then hang the test.
+TEST(Config, CaseTimeoutOfZeroIsAnError) {
+  for (const char* text : {"0", "0ms", "0.0"}) {
+    ::setenv("DUET_CASE_TIMEOUT", text, 1);
+    EXPECT_EQ(resolve_error(), "DUET_CASE_TIMEOUT=" + std::string(text) + ": expected a positive number of seconds");
+  }
+  ::unsetenv("DUET_CASE_TIMEOUT");
+}
+
+// GoogleTest takes -gtest_ and /gtest_ as its own; a duet flag typed with one dash, three, or
+// a slash would otherwise be passed on and ignored.
+TEST(Config, FlagsWithOtherPrefixesAreErrorsNamingTheFlag) {
+  struct Wrong {
+    const char* arg;
+    const char* shown;  // the argument up to its '='
+    const char* meant;
+  };
+  const Wrong wrong[] = {
+      {"-duet_seed=5", "-duet_seed", "--duet_seed"},        {"-duet_count=0", "-duet_count", "--duet_count"},
+      {"---duet_count=0", "---duet_count", "--duet_count"}, {"/duet_count=0", "/duet_count", "--duet_count"},
+      {"-DUET_COUNT=0", "-DUET_COUNT", "--duet_count"},     {"-duet_help", "-duet_help", "--duet_help"}};
+  for (const Wrong& w : wrong) {
+    std::string text = w.arg;
+    char prog[] = "t";
+    char* argv[] = {prog, text.data(), nullptr};
+    int argc = 2;
+    try {
+      duet::parse_flags(&argc, argv);
+      ADD_FAILURE() << w.arg << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "unknown flag " + std::string(w.shown) + ": did you mean " + w.meant + "? (--duet_help lists duet's flags)");
+    }
+  }
+  // Not flags of duet: passed on untouched.
+  std::string path = "/duet-output/a.txt", other = "-gtest_filter=x", word = "-d";
+  char prog[] = "t";
+  char* argv[] = {prog, path.data(), other.data(), word.data(), nullptr};
+  int argc = 4;
+  duet::parse_flags(&argc, argv);
+  EXPECT_EQ(argc, 4);
 }
 
 }  // namespace

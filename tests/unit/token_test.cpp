@@ -5,13 +5,17 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/case_files.hpp"
+#include "show/text.hpp"
 
 namespace {
 
@@ -101,6 +105,25 @@ TEST(Token, NonAsciiCharactersAreQuotedEscaped) {
   }
 }
 
+// A token pasted with whitespace around it (an editor's, a shell's) is the same token.
+TEST(Token, WhitespaceAroundATokenIsIgnored) {
+  const std::string t = encode_token(ReplayRecord{7, 8, 9, 10, 100, 10, {1, 2, 3}, {}});
+  EXPECT_EQ(decode_token(" \t" + t + " \r\n").choices, (std::vector<std::uint64_t>{1, 2, 3}));
+}
+
+// The memory model a fiber check's tag names; no suffix (every token written before the model
+// was recorded) means the C++ model, the default.
+TEST(Token, ExecutorTagsNameTheirMemoryModel) {
+  using duet::detail::tagged_memory_model;
+  EXPECT_EQ(tagged_memory_model("fibers:random"), "cpp");
+  EXPECT_EQ(tagged_memory_model("fibers:pct(3),memory_model=sc"), "sc");
+  EXPECT_EQ(tagged_memory_model("threads"), "");
+  EXPECT_EQ(tagged_memory_model(""), "");
+  ReplayRecord r{5, 6, 19, 3, 100, 10, {1, 2}, {}};
+  r.executor = "fibers:random,memory_model=sc";
+  EXPECT_EQ(decode_token(encode_token(r)).executor, "fibers:random,memory_model=sc");
+}
+
 // ---- Case files: read with a cap and a deadline, never blocking ----------------------------
 
 std::string case_dir() {
@@ -153,6 +176,106 @@ TEST(CaseFiles, APipeWhoseWriterNeverEndsHitsTheDeadline) {
   EXPECT_NE(m.find("(a pipe) did not end within 0.3 s"), std::string::npos) << m;
   writer.join();
   ::unlink(fifo.c_str());
+}
+
+using duet::detail::token_text;
+
+const std::string kToken = "duet1.3MKrug0BAQxkCgAIAQABAAEAAQGYCp9r";
+
+// A byte order mark, whitespace, the DUET_REPLAY= of the report's line or the line itself: the
+// file holds a token, never a fuzzer's bytes (which would run some other case, and could pass).
+TEST(CaseFiles, ATokenIsFoundPastAByteOrderMarkAndWhitespace) {
+  for (const std::string& text :
+       {"\xef\xbb\xbf" + kToken + "\n", " " + kToken + "\n", "  " + kToken + "  \n\n", "\t" + kToken + "\r\n",
+        "DUET_REPLAY=" + kToken + "\n", "  replay:     DUET_REPLAY=" + kToken + "\n"}) {
+    const std::optional<std::string> token = token_text(text);
+    ASSERT_TRUE(token) << text;
+    EXPECT_EQ(decode_token(*token).choices, decode_token(kToken).choices) << text;
+  }
+  const std::string path = case_dir() + "/bom";
+  std::ofstream(path, std::ios::binary) << "\xef\xbb\xbf" << kToken << "\n";
+  const duet::detail::CaseFile f = duet::detail::read_case_file(path);
+  EXPECT_TRUE(f.is_token);
+  EXPECT_EQ(f.token, kToken);
+  std::filesystem::remove(path);
+}
+
+// Printable text that starts with "duet" but is no valid token is read as a token, and decoding
+// refuses it by name.
+TEST(CaseFiles, TextThatStartsLikeATokenIsNeverRunAsBytes) {
+  for (const std::string& text : {"Duet1.3MKrug0BAQxkCgAIAQABAAEAAQGYCp9r", "duet13MKrug0BAQxkCgAIAQABAAEAAQGYCp9r",
+                                  "duet1 3MKrug0BAQxkCgAIAQABAAEAAQGYCp9r\n", "duet2.3MKrug0BAQ", "\xef\xbb\xbf DUET1.x"}) {
+    const std::optional<std::string> token = token_text(text);
+    ASSERT_TRUE(token) << text;
+    EXPECT_THROW(decode_token(*token), std::invalid_argument) << text;
+  }
+}
+
+// A fuzzer's input stays bytes: binary data, whitespace alone, text that does not start with "duet".
+TEST(CaseFiles, AFuzzersInputStaysBytes) {
+  for (const std::string& bytes :
+       {std::string("\n\n"), std::string(1, '\0'), std::string("duet\x01\x02\x03", 7), std::string("\xef\xbb\xbf"),
+        std::string("hello duet1."), std::string("\x7f duet1.x"), std::string(64, '\x07')})
+    EXPECT_FALSE(token_text(bytes)) << duet::detail::excerpt(bytes);
+}
+
+// ---- Regression directories: what is not a case is an error naming it, found without opening --
+
+std::string regression_error(const std::string& dir) {
+  try {
+    duet::detail::regression_files(dir, "Check", "sequential");
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(listed)";
+}
+
+TEST(RegressionFiles, AFifoOrADeviceAmongTheCasesIsAnError) {
+  const std::string dir = case_dir() + "/regressions";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/Check/sequential");
+  std::ofstream(dir + "/Check/sequential/a.token") << kToken << "\n";
+  EXPECT_EQ(duet::detail::regression_files(dir, "Check", "sequential").size(), 1u);
+  const std::string fifo = dir + "/Check/sequential/b.token";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  std::string m = regression_error(dir);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));  // never opened
+  EXPECT_NE(m.find(fifo + " is a pipe, not a regression case"), std::string::npos) << m;
+  std::filesystem::remove(fifo);
+  const std::string zero = dir + "/Check/c.token";  // the shared directory of the older layout
+  std::filesystem::create_symlink("/dev/zero", zero);
+  m = regression_error(dir);
+  EXPECT_NE(m.find(zero + " is a character device, not a regression case"), std::string::npos) << m;
+  std::filesystem::remove(zero);
+  std::filesystem::create_symlink(dir + "/nowhere", zero);
+  m = regression_error(dir);
+  EXPECT_NE(m.find(zero + " is a broken symbolic link"), std::string::npos) << m;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RegressionFiles, ACheckDirectoryThatIsNoDirectoryIsAnError) {
+  const std::string dir = case_dir() + "/regressions-odd";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  EXPECT_TRUE(duet::detail::regression_files(dir, "Check", "sequential").empty());  // none yet: no error
+  std::ofstream(dir + "/Check") << "x";
+  std::string m = regression_error(dir);
+  EXPECT_NE(m.find(dir + "/Check is a file, not a directory of regression cases"), std::string::npos) << m;
+  std::filesystem::remove(dir + "/Check");
+  ASSERT_EQ(::mkfifo((dir + "/Check").c_str(), 0600), 0);
+  m = regression_error(dir);
+  EXPECT_NE(m.find(dir + "/Check is a pipe, not a directory of regression cases"), std::string::npos) << m;
+  std::filesystem::remove(dir + "/Check");
+  std::filesystem::create_directories(dir + "/Check");
+  ASSERT_EQ(::mkfifo((dir + "/Check/sequential").c_str(), 0600), 0);
+  m = regression_error(dir);
+  EXPECT_NE(m.find(dir + "/Check/sequential is a pipe, not a directory of regression cases"), std::string::npos) << m;
+  std::filesystem::remove_all(dir);
+  std::ofstream(dir) << "x";
+  m = regression_error(dir);
+  EXPECT_NE(m.find("DUET_REGRESSIONS=" + dir + " is a file, not a directory"), std::string::npos) << m;
+  std::filesystem::remove(dir);
 }
 
 TEST(CaseFiles, ALargeFileIsRefusedUnread) {

@@ -124,6 +124,12 @@ struct LinDescription {
   CaseSteps::Drawn draw_call(Source& src, LinCall& call, StepVerdict& failure,
                              std::span<const std::size_t> among = {}) const;
 
+  /// Why the description cannot be checked, or empty: no operation, no way to make the subject,
+  /// two operations of one name (their calls would print alike), or a name a report cannot print
+  /// (empty, or with a newline). Every entry point (check_stress, and check_parallel,
+  /// expect_unsafe and stress_parallel on any executor) ends with this error before any case.
+  std::string spec_error() const;
+
   /// The operations' names, in the order they were declared.
   std::vector<std::string> op_names() const;
 
@@ -155,7 +161,7 @@ struct LinAccess {
 
 /// Lin::check_stress, sequential stress: calls drawn from the operations, run on one subject;
 /// an undeclared exception, an assertion or a broken invariant fails the call. Nothing tested
-/// without operations or a way to make the subject.
+/// when the description has a mistake (LinDescription::spec_error).
 CheckResult check_lin_stress(std::shared_ptr<const LinDescription> description, const Config& config);
 
 }  // namespace detail

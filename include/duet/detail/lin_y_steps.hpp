@@ -24,7 +24,9 @@ Property lin_parallel_property(const Lin<T>& lin, LinMode mode, const ParallelCo
   return lin_parallel_property(LinAccess::description(lin), mode, pc);
 }
 
-/// Validates the shape, and the roles against the description's operations.
+/// Why the description cannot run under `pc`, as the error's report gives it, or empty: the
+/// description's own mistake (LinDescription::spec_error), else a bad shape or roles naming no
+/// operation of it ("bad ParallelConfig: ...").
 std::string lin_parallel_error(const LinDescription& description, const ParallelConfig& pc);
 template <class T>
 std::string lin_parallel_error(const Lin<T>& lin, const ParallelConfig& pc) {

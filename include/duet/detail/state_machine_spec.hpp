@@ -130,14 +130,21 @@ typename Spec::State initial_state() {
   else return typename Spec::State{};
 }
 
+/// The spec's maker (init_sut, Lin::init) returned a null pointer: there is nothing to test, and
+/// it is the spec's mistake, so the check ends with an error naming `maker` (an EngineError),
+/// never with a failure of the candidate found by dereferencing it.
+[[noreturn]] void null_subject(const char* maker);
+
 template <class Spec>
 std::unique_ptr<typename Spec::Sut> make_sut() {
   using Sut = typename Spec::Sut;
   if constexpr (requires {
                   { Spec::init_sut() } -> std::convertible_to<std::unique_ptr<Sut>>;
-                })
-    return Spec::init_sut();
-  else if constexpr (requires { Spec::init_sut(); })
+                }) {
+    std::unique_ptr<Sut> made = Spec::init_sut();
+    if (!made) null_subject("the spec's `init_sut`");
+    return made;
+  } else if constexpr (requires { Spec::init_sut(); })
     return std::unique_ptr<Sut>(new Sut(Spec::init_sut()));  // prvalue: no move needed
   else return std::make_unique<Sut>();
 }
@@ -164,6 +171,7 @@ class HeldCandidate {
     reset();
     if constexpr (kByPointer) {
       pointer_ = Spec::init_sut();
+      if (!pointer_) null_subject("the spec's `init_sut`");
     } else {
       if constexpr (requires { Spec::init_sut(); }) ::new (static_cast<void*>(storage_)) Sut(Spec::init_sut());
       else ::new (static_cast<void*>(storage_)) Sut();

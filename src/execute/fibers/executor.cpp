@@ -13,6 +13,7 @@
 
 #include "duet/detail/engine.hpp"  // Trace
 #include "report/report.hpp"
+#include "report/token.hpp"
 #include "show/text.hpp"
 #include "execute/fibers/runtime.hpp"
 #include "execute/fibers/schedule_strategy.hpp"
@@ -100,8 +101,9 @@ std::vector<std::uint64_t> parse_schedule(std::string_view text) {
     if (i == start) throw bad("expected a number at character " + std::to_string(i + 1));
     picks.push_back(v);
     if (i < text.size()) {
-      if (text[i] != '.' || i + 1 == text.size())
-        throw bad("expected a dot between numbers at character " + std::to_string(i + 1));
+      if (text[i] != '.') throw bad("expected a dot between numbers at character " + std::to_string(i + 1));
+      if (i + 1 == text.size())
+        throw bad("it ends in a dot (character " + std::to_string(i + 1) + "): a number must follow it");
       ++i;
     }
   }
@@ -212,6 +214,12 @@ std::string FiberExecutor::draft_options() const {
 }
 
 std::string FiberExecutor::strategy_name() const { return schedule_name(schedule_); }
+
+std::string FiberExecutor::execution() const {
+  // The C++ model adds nothing: the tag, and so every token and regression directory of a
+  // default fiber check, reads as it did before the model was recorded.
+  return "fibers:" + strategy_name() + (cpp_memory_model() ? std::string() : std::string(kMemoryModelTag) + "sc");
+}
 
 void abandon(const void* p) noexcept {
 #ifdef DUET_LSAN

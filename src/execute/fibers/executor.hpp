@@ -29,8 +29,8 @@ class FiberExecutor final : public Executor, public TrialDriver {
 
   // ---- the parallel runner's driver (duet/detail/trial_driver.hpp) ----
   TrialDriver& trial_driver() override { return *this; }
-  /// "fibers:pct(3)".
-  std::string execution() const override { return "fibers:" + strategy_name(); }
+  /// "fibers:pct(3)", and ",memory_model=sc" after it under MemoryModel::sc (report/token.hpp).
+  std::string execution() const override;
   bool deterministic() const override { return true; }
   /// An exhaustive search starts over; as many trials as it has schedules.
   std::size_t begin_program(std::span<const std::size_t> branch_lengths, std::size_t configured, const Source& src) override;

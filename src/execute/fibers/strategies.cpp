@@ -19,9 +19,14 @@ constexpr std::uint32_t bit(std::size_t i) { return std::uint32_t{1} << i; }
 
 PctPicker::PctPicker(Source& src, std::size_t depth, std::size_t steps, std::uint64_t spurious_one_in)
     : src_(src), depth_(depth), fixed_steps_(steps), spurious_one_in_(spurious_one_in) {
-  if (depth == 0) throw std::invalid_argument("duet: PCT needs a depth of at least 1");
-  if (depth > 64) throw std::invalid_argument("duet: PCT depth above 64");
+  if (std::string why = depth_error(depth); !why.empty()) throw std::invalid_argument("duet: " + why);
   changes_.reserve(depth);
+}
+
+std::string PctPicker::depth_error(std::size_t depth) {
+  if (depth == 0) return "PCT needs a depth of at least 1";
+  if (depth > 64) return "PCT depth above 64";
+  return {};
 }
 
 void PctPicker::begin_run(std::size_t fibers) {

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "duet/source.hpp"
@@ -67,7 +68,8 @@ namespace duet::detail::fiber {
 /// draws them (same spurious_one_in).
 class PctPicker final : public Picker {
  public:
-  /// depth >= 1; steps = k, or 0 to learn it from the runs.
+  /// 1 <= depth <= 64; steps = k, or 0 to learn it from the runs. Throws
+  /// std::invalid_argument for a depth outside that range.
   PctPicker(Source& src, std::size_t depth, std::size_t steps = 0, std::uint64_t spurious_one_in = 8);
 
   void begin_run(std::size_t fibers) override;
@@ -81,6 +83,9 @@ class PctPicker final : public Picker {
   std::size_t steps() const { return k_; }
   /// The most events before a choice seen so far (what an adaptive k becomes).
   std::size_t steps_seen() const { return seen_steps_; }
+  /// Why PCT cannot run at this depth, or empty: what the constructor throws for, so that a
+  /// check can refuse the schedule before its first case.
+  static std::string depth_error(std::size_t depth);
   /// 1 / (n * k^(d-1)): the per-run probability PCT guarantees for a bug of depth d.
   static double bound(std::size_t fibers, std::size_t steps, std::size_t depth);
 
