@@ -113,11 +113,19 @@ std::size_t y_calls(const Trace& t) {
 }
 
 bool shows_concurrency(const Trace& t) {
-  const auto branches_with_calls =
+  const auto with_calls =
       std::count_if(t.y_branches.begin(), t.y_branches.end(), [](const auto& branch) { return !branch.empty(); });
-  // The interleaving's lines read "wake condition_variable#2 spurious x.hpp:119".
-  const auto woke_spuriously = [](const std::string& line) { return line.find(" spurious ") != std::string::npos; };
-  return branches_with_calls >= 2 || std::any_of(t.interleaving.begin(), t.interleaving.end(), woke_spuriously);
+  // The calling thread runs the prefix and the suffix, and on threads branch 0 too (on fibers
+  // each branch is a fiber of its own).
+  const bool outside_branches = !t.y_prefix.empty() || !t.y_suffix.empty();
+  const bool shares_branch_0 = t.interleaving.empty() && !t.y_branches.empty() && !t.y_branches[0].empty();
+  const auto threads = with_calls + (outside_branches && !shares_branch_0 ? 1 : 0);
+  // On fibers the interleaving says more ("wake condition_variable#2 spurious x.hpp:119", "f1 spawn
+  // := f2"): a wait woken spuriously, or threads the subject started itself.
+  const auto concurrent_step = [](const std::string& line) {
+    return line.find(" spurious ") != std::string::npos || line.find(" spawn ") != std::string::npos;
+  };
+  return threads >= 2 || std::any_of(t.interleaving.begin(), t.interleaving.end(), concurrent_step);
 }
 
 std::string divergence(const Trace& first, const std::string& first_message, const Trace& replay, const CaseOutcome& o) {

@@ -94,7 +94,7 @@ CheckResult sequential_counterexample(CheckResult r) {
   r.status = CheckResult::Status::error;
   r.report = "duet: " + r.name +
              ": error: the subject fails without concurrency: the counterexample's calls all run on one thread\n"
-             "  (no two branches hold calls), so it proves no race: a negative test passing on it would pass\n"
+             "  (no two threads ran calls), so it proves no race: a negative test passing on it would pass\n"
              "  whatever the subject does under threads. Fix the failure below (a sequential check shows it\n"
              "  too), then run the negative test again.\n\n" +
              r.report;

@@ -21,8 +21,8 @@ CheckResult search_verdict(const RunContext& context, const CaseBackend& backend
 /// One case (a replay, a fuzzer's input) that passed.
 CheckResult single_case_passed(const RunContext& context, const CaseOutcome& o, Clock::time_point start);
 
-/// A negative test's verdict: a counterexample that shows concurrency (calls on two branches or
-/// more, or a spurious wake-up on fibers) is the pass (its report kept as information, and a pass
+/// A negative test's verdict: a counterexample that shows concurrency (shows_concurrency: calls
+/// on two threads or more, or on fibers a spurious wake-up or threads the subject started) is the pass (its report kept as information, and a pass
 /// line like any other check's), one whose calls all ran on one thread otherwise is an error (the
 /// subject fails without concurrency), none found is the failure. A replay's outcome in words
 /// comes from context.replay_summary.
