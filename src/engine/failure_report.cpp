@@ -112,6 +112,22 @@ std::size_t y_calls(const Trace& t) {
   return n;
 }
 
+bool shows_concurrency(const Trace& t) {
+  const auto with_calls =
+      std::count_if(t.y_branches.begin(), t.y_branches.end(), [](const auto& branch) { return !branch.empty(); });
+  // The calling thread runs the prefix and the suffix, and on threads branch 0 too (on fibers
+  // each branch is a fiber of its own).
+  const bool outside_branches = !t.y_prefix.empty() || !t.y_suffix.empty();
+  const bool shares_branch_0 = t.interleaving.empty() && !t.y_branches.empty() && !t.y_branches[0].empty();
+  const auto threads = with_calls + (outside_branches && !shares_branch_0 ? 1 : 0);
+  // On fibers the interleaving says more ("wake condition_variable#2 spurious x.hpp:119", "f1 spawn
+  // := f2"): a wait woken spuriously, or threads the subject started itself.
+  const auto concurrent_step = [](const std::string& line) {
+    return line.find(" spurious ") != std::string::npos || line.find(" spawn ") != std::string::npos;
+  };
+  return threads >= 2 || std::any_of(t.interleaving.begin(), t.interleaving.end(), concurrent_step);
+}
+
 std::string divergence(const Trace& first, const std::string& first_message, const Trace& replay, const CaseOutcome& o) {
   if (o.kind == CaseOutcome::Kind::error) return "the replay ended in an error instead: " + o.message;
   if (o.kind == CaseOutcome::Kind::overrun)
@@ -180,6 +196,7 @@ CheckResult report_failure(RunContext& context, ReportData data, const std::vect
   if (uneventful(o)) show_as_first_seen(seen, context.property.cheap_trace, data, trace, o);
   if (!uneventful(o)) data.message = o.message;
   data.trace = std::move(trace);
+  context.failure_shows_concurrency = shows_concurrency(data.trace);
   if (!data.error && data.trace.no_draft.empty()) {
     try {
       data.draft_path = write_draft_test(data, context.settings.output_dir);

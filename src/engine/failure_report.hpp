@@ -25,6 +25,11 @@ std::string divergence(const Trace& first, const std::string& first_message, con
 
 /// The calls of a Y-program's trace.
 std::size_t y_calls(const Trace& t);
+/// Whether a failing Y-program's trace shows concurrency: calls on two threads or more (the
+/// calling thread runs the prefix and the suffix, and on threads branch 0), or, on the fiber
+/// scheduler, a wait woken spuriously (a contract a lone waiting call can break) or threads the
+/// subject started.
+bool shows_concurrency(const Trace& t);
 
 /// The one-line message of a case whose process died (isolation mode).
 std::string death_message(const Death& d);

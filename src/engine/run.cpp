@@ -15,6 +15,7 @@
 #include "engine/run_context.hpp"
 #include "engine/search.hpp"
 #include "engine/verdicts.hpp"
+#include "report/report.hpp"
 #include "report/token.hpp"
 
 namespace duet::detail {
@@ -71,25 +72,13 @@ CheckResult run_on_backend(RunContext& context, std::optional<std::span<const st
   const Settings& s = context.settings;
   const Property& p = context.property;
   r.seed = r.seed ? r.seed : s.seed;
-  if (p.expect_failure && r.status != CheckResult::Status::error)
-    r = expected_failure_verdict(std::move(r), s, p, context.replay_summary);
+  if (p.expect_failure && r.status != CheckResult::Status::error) r = expected_failure_verdict(std::move(r), context);
   if ((r.status != CheckResult::Status::passed || p.expect_failure) && s.verbose >= 1) std::fputs(r.report.c_str(), stderr);
   return r;
 }
 
-}  // namespace
-
-void set_assertion_capture(AssertionCaptureFactory factory) { capture_factory.store(factory); }
-AssertionCaptureFactory assertion_capture() { return capture_factory.load(); }
-
-CheckResult run_property(const Property& p, const Config& config, std::optional<std::span<const std::uint8_t>> bytes) {
-  RunContext context(p);
-  try {
-    context.settings = resolve(config, p.name, p.default_time, p.execution->isolate_by_default());
-    context.replay_isolated = config.isolate.value_or(p.execution->isolate_by_default());
-  } catch (const std::invalid_argument& e) {
-    return nothing_tested(config.name ? *config.name : p.name, std::string("bad setting: ") + e.what());
-  }
+// The check under its resolved settings: its cases put on a backend, then run_on_backend.
+CheckResult run_resolved(RunContext& context, std::optional<std::span<const std::uint8_t>> bytes) {
   const Settings& s = context.settings;
   context.params.max_length = s.max_length;
   context.params.continue_odds = static_cast<std::uint64_t>(std::llround(s.mean_length));
@@ -120,6 +109,31 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   }
   context.backend = backend.get();
   return run_on_backend(context, bytes);
+}
+
+// At DUET_VERBOSE=0 a pass prints its line and a report goes only into the result: a check that
+// did not pass prints one line too, so that a result nobody reads is still seen (verbose 1
+// prints the whole report instead, -1 nothing).
+CheckResult seen(CheckResult r, int verbose) {
+  if (verbose == 0 && r.status != CheckResult::Status::passed) std::fprintf(stderr, "%s\n", verdict_line(r).c_str());
+  return r;
+}
+
+}  // namespace
+
+void set_assertion_capture(AssertionCaptureFactory factory) { capture_factory.store(factory); }
+AssertionCaptureFactory assertion_capture() { return capture_factory.load(); }
+
+CheckResult run_property(const Property& p, const Config& config, std::optional<std::span<const std::uint8_t>> bytes) {
+  RunContext context(p);
+  try {
+    context.settings = resolve(config, p.name, p.default_time, p.execution->isolate_by_default());
+    context.replay_isolated = config.isolate.value_or(p.execution->isolate_by_default());
+  } catch (const std::invalid_argument& e) {
+    return seen(nothing_tested(config.name ? *config.name : p.name, std::string("bad setting: ") + e.what()),
+                config.verbose.value_or(0));
+  }
+  return seen(run_resolved(context, bytes), context.settings.verbose);
 }
 
 }  // namespace duet::detail

@@ -64,6 +64,10 @@ struct RunContext {
   /// A replay's outcome in words ("replayed DUET_REPLAY: failed as recorded, on its 3rd
   /// trial"), for a negative test's verdict; empty when the check searched.
   std::string replay_summary;
+  /// The program of the last failure reported shows concurrency (shows_concurrency: calls on
+  /// two branches or more, or a spurious wake-up): a negative test's counterexample proves the
+  /// subject unsafe only then.
+  bool failure_shows_concurrency = false;
 
   /// How many runs a failure may need to come back (thread timing): at least one.
   int replay_attempts() const { return std::max(1, property.execution->replay_attempts()); }

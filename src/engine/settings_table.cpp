@@ -34,7 +34,7 @@ constexpr SettingInfo kSettings[] = {
     {"output_dir", "output_dir", "DIR", "duet-output (under the working directory)",
      "Where draft tests (<name>_repro.cpp) and other files of a report are written."},
     {"verbose", "verbose", "LEVEL", "0",
-     "0: one line per passing check; -1: none (and no progress lines); 1: failure reports on stderr as well. No other level."},
+     "0: one line per check (a pass's on stdout; a failure's or an error's on stderr, with its replay token and draft test); -1: none (and no progress lines); 1: failure reports on stderr instead of their line. No other level."},
     {"shards", "shards", "N", "1",
      "Split the cases of a seed over N runs: with the same seed, the shards are disjoint and together cover the unsharded run."},
     {"shard_index", "shard_index", "I", "0", "Which shard this run is, below shards."},

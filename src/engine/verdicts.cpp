@@ -1,5 +1,6 @@
 #include "engine/verdicts.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -24,8 +25,24 @@ CheckResult inconclusive(CheckResult r, const std::string& overlap) {
   return r;
 }
 
+// Why a search whose cases ran no command checked nothing, and what to change. However many
+// cases it ran, the candidate was never called: a pass would claim what nothing showed.
+std::string no_command(const Settings& s, const SearchCounts& c, bool sequential) {
+  const std::string why = "no case ran a command in " + plural(c.cases, "case", "cases") + " (" +
+                          plural(c.rejected, "attempt", "attempts") +
+                          " rejected): the candidate was never called, so this is not a pass; ";
+  if (c.rejected > 0) return why + "the spec's preconditions or filters rejected every command it drew";
+  if (!sequential)
+    return why + "every program drawn was empty: give the operations and the ParallelConfig's prefix_length and "
+                 "branch_length room for calls";
+  if (s.max_length == 0) return why + "max_length is 0 (DUET_MAX_LENGTH, Config::max_length): give it 1 or more";
+  return why + "a case may end before its first command (about 1 case in " +
+         std::to_string(std::llround(s.mean_length) + 1) +
+         " does): run more cases (DUET_COUNT, DUET_TIME) or longer ones (DUET_MEAN_LENGTH)";
+}
+
 // Why a search that found no failure checked nothing, if it did not.
-std::optional<std::string> nothing_checked(const SearchEnd& end, const SearchCounts& c) {
+std::optional<std::string> nothing_checked(const Settings& s, const SearchEnd& end, const SearchCounts& c, bool sequential) {
   const std::uint64_t i = c.cases;
   if (end.nothing_generated)
     return "the spec cannot generate any command: all " + std::to_string(c.rejected) +
@@ -34,10 +51,8 @@ std::optional<std::string> nothing_checked(const SearchEnd& end, const SearchCou
     return "every scenario was abandoned (" + end.abandon_reason + "); nothing was checked";
   if (i > 0 && c.overruns == i)
     return std::string("every case ran out of input bytes before finishing; nothing was checked");
-  if (c.commands == 0 && (c.rejected > 0 || i >= 50))
-    return "the spec generated no command in " + std::to_string(i) + " cases (" + std::to_string(c.rejected) +
-           " attempts rejected)";
   if (i == 0) return std::string("no case ran (DUET_COUNT=0 or DUET_TIME too small)");
+  if (c.commands == 0) return no_command(s, c, sequential);
   return std::nullopt;
 }
 
@@ -56,6 +71,36 @@ void print_pass(const Settings& s, const CheckResult& r, const SearchEnd& end, c
   if (!r.coverage.empty()) std::fprintf(stdout, "duet: %s: %s\n", s.name.c_str(), r.coverage.c_str());
 }
 
+// A negative test that found no counterexample: the failure, with what the search tried.
+CheckResult no_counterexample(CheckResult r, const Settings& s, const Property& p) {
+  r.status = CheckResult::Status::failed;
+  char seed[32];
+  std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(r.seed));
+  r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency), found none in " +
+             plural(r.cases, "program", "programs") + ", " + overlap_text(r.trials, r.overlapped_trials, r.cpus) +
+             " (seed " + seed + ")" +
+             (!s.budget_given && p.max_overlapped_trials > 0 && r.overlapped_trials >= p.max_overlapped_trials
+                  ? "; the default budget ends after " + plural(p.max_overlapped_trials, "trial", "trials") +
+                        " with overlapping branches: give it a time (DUET_TIME) to go on\n"
+                  : "; give it more time (DUET_TIME) or more trials\n");
+  if (r.trials > 0 && too_little_overlap(r.trials, r.overlapped_trials))
+    r.report += "  The branches (almost) never ran at once: give the check at least as many free CPUs as branches.\n";
+  if (!p.domain.empty()) r.report += "  The calls drew " + p.domain + ".\n";
+  return r;
+}
+
+// A negative test whose counterexample needs no concurrency: an error, with the failure shown.
+CheckResult sequential_counterexample(CheckResult r) {
+  r.status = CheckResult::Status::error;
+  r.report = "duet: " + r.name +
+             ": error: the subject fails without concurrency: the counterexample's calls all run on one thread\n"
+             "  (no two threads ran calls), so it proves no race: a negative test passing on it would pass\n"
+             "  whatever the subject does under threads. Fix the failure below (a sequential check shows it\n"
+             "  too), then run the negative test again.\n\n" +
+             r.report;
+  return r;
+}
+
 }  // namespace
 
 CheckResult nothing_tested(const std::string& name, const std::string& why) {
@@ -70,7 +115,8 @@ CheckResult search_verdict(const RunContext& context, const CaseBackend& backend
                            const SearchCounts& c, double seconds) {
   const Settings& s = context.settings;
   const Property& p = context.property;
-  if (std::optional<std::string> why = nothing_checked(end, c)) return nothing_tested(s.name, *why);
+  if (std::optional<std::string> why = nothing_checked(s, end, c, p.execution->name() == "sequential"))
+    return nothing_tested(s.name, *why);
   CheckResult r;
   r.status = CheckResult::Status::passed;
   r.name = s.name;
@@ -109,38 +155,30 @@ CheckResult single_case_passed(const RunContext& context, const CaseOutcome& o, 
   return r;
 }
 
-CheckResult expected_failure_verdict(CheckResult r, const Settings& s, const Property& p, const std::string& replayed) {
+CheckResult expected_failure_verdict(CheckResult r, const RunContext& context) {
+  const Settings& s = context.settings;
+  const std::string& replayed = context.replay_summary;
   if (!replayed.empty() && r.status == CheckResult::Status::passed) {
     r.status = CheckResult::Status::failed;
     r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency): " + replayed +
                " (fixed, or the test is nondeterministic)\n";
     return r;
   }
-  if (r.status == CheckResult::Status::failed) {
-    r.status = CheckResult::Status::passed;
-    const std::string found = "duet: " + r.name + ": unsafe, as expected: " +
-                              (!replayed.empty() ? replayed
-                                                 : "a counterexample after " + plural(r.cases, "program", "programs") +
-                                                       ", " + overlap_text(r.trials, r.overlapped_trials, r.cpus));
-    r.report = found + "\n" + r.report;
-    if (s.verbose >= 0)
-      std::fprintf(stdout, "%s (%zu calls; the report is in CheckResult::report, or DUET_VERBOSE=1)\n", found.c_str(),
-                   r.failing_length);
-  } else if (r.status == CheckResult::Status::passed) {
-    r.status = CheckResult::Status::failed;
-    char seed[32];
-    std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(r.seed));
-    r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency), found none in " +
-               plural(r.cases, "program", "programs") + ", " + overlap_text(r.trials, r.overlapped_trials, r.cpus) +
-               " (seed " + seed + ")" +
-               (!s.budget_given && p.max_overlapped_trials > 0 && r.overlapped_trials >= p.max_overlapped_trials
-                    ? "; the default budget ends after " + plural(p.max_overlapped_trials, "trial", "trials") +
-                          " with overlapping branches: give it a time (DUET_TIME) to go on\n"
-                    : "; give it more time (DUET_TIME) or more trials\n");
-    if (r.trials > 0 && too_little_overlap(r.trials, r.overlapped_trials))
-      r.report += "  The branches (almost) never ran at once: give the check at least as many free CPUs as branches.\n";
-    if (!p.domain.empty()) r.report += "  The calls drew " + p.domain + ".\n";
-  }
+  if (r.status == CheckResult::Status::passed) return no_counterexample(std::move(r), s, context.property);
+  if (r.status != CheckResult::Status::failed) return r;
+  // A program whose calls all ran on one thread fails without any concurrency: it proves the
+  // subject broken, not unsafe, and a negative test that passed on it would stay green
+  // whatever the subject does under threads.
+  if (!context.failure_shows_concurrency) return sequential_counterexample(std::move(r));
+  r.status = CheckResult::Status::passed;
+  const std::string found = "duet: " + r.name + ": unsafe, as expected: " +
+                            (!replayed.empty() ? replayed
+                                               : "a counterexample after " + plural(r.cases, "program", "programs") + ", " +
+                                                     overlap_text(r.trials, r.overlapped_trials, r.cpus));
+  r.report = found + "\n" + r.report;
+  if (s.verbose >= 0)
+    std::fprintf(stdout, "%s (%zu calls; the report is in CheckResult::report, or DUET_VERBOSE=1)\n", found.c_str(),
+                 r.failing_length);
   return r;
 }
 

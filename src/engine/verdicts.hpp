@@ -21,9 +21,11 @@ CheckResult search_verdict(const RunContext& context, const CaseBackend& backend
 /// One case (a replay, a fuzzer's input) that passed.
 CheckResult single_case_passed(const RunContext& context, const CaseOutcome& o, Clock::time_point start);
 
-/// A negative test's verdict: the counterexample is the pass (its report kept as information,
-/// and a pass line like any other check's), none found is the failure. `replayed`: the replay's
-/// outcome in words, when the check replayed a case instead of searching.
-CheckResult expected_failure_verdict(CheckResult r, const Settings& s, const Property& p, const std::string& replayed);
+/// A negative test's verdict: a counterexample that shows concurrency (shows_concurrency: calls
+/// on two threads or more, or on fibers a spurious wake-up or threads the subject started) is the pass (its report kept as information, and a pass
+/// line like any other check's), one whose calls all ran on one thread otherwise is an error (the
+/// subject fails without concurrency), none found is the failure. A replay's outcome in words
+/// comes from context.replay_summary.
+CheckResult expected_failure_verdict(CheckResult r, const RunContext& context);
 
 }  // namespace duet::detail

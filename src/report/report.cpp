@@ -69,6 +69,20 @@ std::string ordinal(std::uint64_t n) {
   return std::to_string(n) + suffix;
 }
 
+std::string verdict_line(const CheckResult& r) {
+  const bool failed = r.status == CheckResult::Status::failed;
+  std::string said = r.report.substr(0, r.report.find('\n'));  // the headline
+  if (const std::string prefix = "duet: " + r.name + ": "; said.starts_with(prefix)) said.erase(0, prefix.size());
+  while (!said.empty() && (said.back() == ':' || said.back() == ' ')) said.pop_back();
+  // "failed after 3 cases" reads "FAILED after 3 cases", "error: no case ran" "ERROR: no case ran".
+  if (const std::string word = failed ? "failed" : "error"; said.starts_with(word)) said.erase(0, word.size());
+  else if (!said.empty()) said = ": " + said;
+  std::string line = "duet: " + r.name + ": " + (failed ? "FAILED" : "ERROR") + said;
+  if (!r.replay_token.empty()) line += "; replay: DUET_REPLAY=" + r.replay_token;
+  if (!r.draft_path.empty()) line += "; draft test: " + r.draft_path;
+  return line + " (the report: CheckResult::report, or DUET_VERBOSE=1)";
+}
+
 // "20000 trials, 61% with overlapping branches, branches on 2 CPUs".
 std::string overlap_text(std::uint64_t trials, std::uint64_t overlapped, std::uint64_t cpus) {
   char pct[32];

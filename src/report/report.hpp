@@ -56,6 +56,12 @@ std::string format_draft_test(const ReportData& data);
 /// Writes the draft under dir; returns its path, or throws std::runtime_error.
 std::string write_draft_test(const ReportData& data, const std::string& dir);
 
+/// The one line a check that did not pass prints where its report is not printed (DUET_VERBOSE=0):
+/// "duet: Queue: FAILED after 3 cases (seed 0x...); shrunk to 2 steps in 9 shrink steps; replay:
+/// DUET_REPLAY=duet1...; draft test: duet-output/Queue_repro.cpp (the report: ...)", or ERROR and
+/// what its report's first line says, so that a result nobody reads is still seen.
+std::string verdict_line(const CheckResult& r);
+
 /// Writes every file duet writes (a draft, a regression case, a timeline page): to a side file
 /// next to `path`, renamed into place, so that a reader sees the old file or the new one whole
 /// and no write blocks. `path` must be missing or a regular file (a symbolic link to one is
