@@ -582,7 +582,7 @@ std::string write_draft_test(const ReportData& d, const std::string& dir) {
   if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
   // Written aside: a test binary run in parallel with another that fails the same spec never
   // reads half a file.
-  const std::string path = (fs::path(dir) / (identifier(d.name) + "_repro.cpp")).string();
+  std::string path = (fs::path(dir) / (identifier(d.name) + "_repro.cpp")).string();
   write_file_aside(path, format_draft_test(d));
   return path;
 }
