@@ -40,6 +40,7 @@
 #include <set>
 #include <shared_mutex>
 #include <span>
+#include <sstream>
 #include <stdint.h>
 #include <string>
 #include <thread>
@@ -145,6 +146,14 @@ TEST(DocExamples, Capture) {
   duet::Result r = duet::capture([&] { return v.at(7); });   // "throws std::out_of_range(...)"
   ASSERT_TRUE(r.is_exception());
   EXPECT_EQ(r.exception_type(), "std::out_of_range");
+}
+
+// ---- executor.hpp ----
+
+TEST(DocExamples, SchedulePrints) {
+  std::ostringstream os;
+  os << duet::exhaustive(1);   // "duet::exhaustive(1, 2)"
+  EXPECT_EQ(os.str(), "duet::exhaustive(1, 2)");
 }
 
 // ---- lin.hpp ----
