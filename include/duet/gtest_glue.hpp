@@ -22,6 +22,12 @@
 
 namespace duet::detail {
 
+/// Thread-specific data (pthread keys) whose destructor is `destructor` belongs to the test
+/// framework, not to the subject: on a fiber such a key keeps the scheduling thread's value (so
+/// that an assertion inside a call reaches the capture below), where every other key has one
+/// value per fiber. Compiled once in the library (src/execute/fibers/thread_locals.cpp).
+void share_thread_key_with_fibers(void (*destructor)(void*)) noexcept;
+
 /// Appends one assertion failure to `out` as AssertionCapture::messages_since spells it:
 /// "file:line: message" on one line, after a " | " when `out` is not empty. Compiled once in the
 /// library (src/report/report.cpp), not in every test file.
@@ -54,5 +60,9 @@ inline std::unique_ptr<AssertionCapture> make_gtest_assertion_capture() { return
 
 // Registered by including this header: any test file that uses duet with GoogleTest.
 inline const bool gtest_assertion_capture_registered = (set_assertion_capture(&make_gtest_assertion_capture), true);
+// GoogleTest's per-thread state (the assertion reporter the capture installs, SCOPED_TRACE)
+// stays the scheduling thread's on fibers.
+inline const bool gtest_thread_keys_shared =
+    (share_thread_key_with_fibers(&testing::internal::DeleteThreadLocalValue), true);
 
 }  // namespace duet::detail

@@ -42,6 +42,11 @@ void memory_access(Runtime&, const void* address, std::size_t size, bool write, 
 /// `pc`: the code that freed it (the caller of free or operator delete).
 void memory_freed(Runtime&, const void* address, std::size_t size, const void* pc) noexcept;
 
+/// The memory [address, address + size) was freed in a run, but not by the subject's code on a
+/// fiber (duet's own code, the scheduler): the objects in it are forgotten all the same, so that
+/// the next object allocated there is numbered as a new one.
+void memory_released(Runtime&, const void* address, std::size_t size) noexcept;
+
 /// Turns an instrumented code address into file:line for reports (set by duet::instrument).
 using Symbolizer = duet::source_location (*)(const void* pc) noexcept;
 void set_symbolizer(Symbolizer) noexcept;

@@ -20,17 +20,37 @@
 #include "execute/fibers/instrumented.hpp"
 #include "execute/fibers/runtime.hpp"
 
+#include "duet/detail/api/erased_value.hpp"
+
 namespace duet::detail::fiber {
 
 // ---- objects ----
 
 std::uint32_t Runtime::new_object(const void* address, ObjectKind kind) {
   const auto id = static_cast<std::uint32_t>(objects_.size());
+  ++identity_busy_;  // growing frees memory: not a free to forget objects for (forget_memory)
   objects_.emplace_back();
   objects_.back().kind = kind;
   table_.insert(address) = id;
+  --identity_busy_;
   if (model_on_) model_.forget(id);
   return id;
+}
+
+void Runtime::forget_memory(const void* address, std::size_t size) {
+  if (identity_busy_ != 0) return;
+  ++identity_busy_;
+  table_.forget(address, size);
+  pointer_names_.forget(address, size);
+  --identity_busy_;
+}
+
+Value Runtime::shown(Value v) {
+  if (v.type != ValueType::pointer || v.bits == 0) return v;
+  ++identity_busy_;
+  v.bits = pointer_names_.name(v.bits);
+  --identity_busy_;
+  return v;
 }
 
 std::uint32_t Runtime::object_id(const void* address, ObjectKind kind) {
@@ -42,7 +62,7 @@ std::uint32_t Runtime::object_id(const void* address, ObjectKind kind) {
 
 void Runtime::record_event(const Event& e, Value read, Value written) {
   ++views_[current].steps;
-  trace.push_back({static_cast<std::uint32_t>(trace.size()), current, e, read, written});
+  trace.push_back({static_cast<std::uint32_t>(trace.size()), current, e, shown(read), shown(written)});
 }
 
 void Runtime::record(Op op, Value read, Value written) {
@@ -286,6 +306,7 @@ bool Runtime::races(const ShadowAccess& e, const ShadowAccess& now) {
 }
 
 void Runtime::memory_freed(const void* address, std::size_t size, const void* pc) {
+  forget_memory(address, size);
   if (current == kNoFiber || shadow_.empty()) return;
   const ShadowAccess now{current, self().clock[current], static_cast<std::uint32_t>(trace.size()), 0xff, true, pc, address};
   shadow_.visit(address, size, [&](ShadowMemory::Word& w) {
@@ -559,8 +580,18 @@ void memory_access(Runtime& rt, const void* address, std::size_t size, bool writ
 void memory_freed(Runtime& rt, const void* address, std::size_t size, const void* pc) noexcept {
   rt.memory_freed(address, size, pc);
 }
+void memory_released(Runtime& rt, const void* address, std::size_t size) noexcept { rt.forget_memory(address, size); }
 
 constinit thread_local int t_in_runtime = 0;
+
+}  // namespace duet::detail::fiber
+
+namespace duet::detail {
+OwnWork::OwnWork() noexcept { ++fiber::t_in_runtime; }
+OwnWork::~OwnWork() { --fiber::t_in_runtime; }
+}  // namespace duet::detail
+
+namespace duet::detail::fiber {
 
 namespace {
 std::atomic<Symbolizer> g_symbolizer{nullptr};

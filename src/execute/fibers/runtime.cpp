@@ -87,43 +87,6 @@ EhGlobals* eh_globals() {
 
 // ---- object table ----
 
-namespace {
-std::size_t slot_of(const void* key, std::size_t mask) {
-  return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(key) >> 3) * 0x9E3779B97F4A7C15ULL >> 20) & mask;
-}
-}  // namespace
-
-std::uint32_t* ObjectTable::find(const void* key) {
-  const std::size_t mask = entries_.size() - 1;
-  for (std::size_t i = slot_of(key, mask);; i = (i + 1) & mask) {
-    Entry& e = entries_[i];
-    if (e.generation != generation_) return nullptr;
-    if (e.key == key) return &e.value;
-  }
-}
-
-std::uint32_t& ObjectTable::insert(const void* key) {
-  if ((used_ + 1) * 2 > entries_.size()) grow();
-  const std::size_t mask = entries_.size() - 1;
-  for (std::size_t i = slot_of(key, mask);; i = (i + 1) & mask) {
-    Entry& e = entries_[i];
-    if (e.generation != generation_) {
-      e = {key, generation_, kNoObject};
-      ++used_;
-      return e.value;
-    }
-    if (e.key == key) return e.value;
-  }
-}
-
-void ObjectTable::grow() {
-  std::vector<Entry> old(entries_.size() * 2);
-  old.swap(entries_);
-  used_ = 0;
-  for (const Entry& e : old)
-    if (e.generation == generation_) insert(e.key) = e.value;
-}
-
 // ---- lifetime and the run loop ----
 
 Runtime::Runtime(SchedulerConfig c) : config(c) {
@@ -174,6 +137,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   result.weak_order_loc = {};
   objects_.clear();
   table_.reset();
+  pointer_names_.reset();
   shadow_.reset();
   model_on_ = config.cpp_memory_model;
   result.cpp_memory_model = model_on_;
@@ -448,8 +412,9 @@ boost::context::fiber Runtime::fiber_main(std::uint32_t i, boost::context::fiber
     result.fibers[i].error = std::current_exception();
     threw = true;
   }
-  // The thread ends: its thread_local variables are destroyed, by the subject's code.
-  if (fibers_[i].tls != nullptr) run_thread_exit();
+  // The thread ends: its thread_local variables and thread-specific data are destroyed, by the
+  // subject's code.
+  run_thread_exit();
   t_in_runtime = 1;
   if (body_[i] == &spawned_[i]) {
     // A spawned body ends with its fiber, in its own run: what it owned (a task's frame, a

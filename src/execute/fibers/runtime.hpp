@@ -13,6 +13,7 @@
 
 #include <boost/context/fiber.hpp>
 
+#include "execute/fibers/identity.hpp"
 #include "execute/fibers/memory_model.hpp"
 #include "execute/fibers/scheduler.hpp"
 #include "execute/fibers/shadow.hpp"
@@ -108,29 +109,6 @@ struct ObjectState {
   std::array<std::uint32_t, kMaxFibers> read_epochs{};
 };
 
-/// Address -> run-local object number; open addressing, reset per run by a generation stamp
-/// (no clearing, no allocation once grown).
-class ObjectTable {
- public:
-  std::uint32_t* find(const void* key);
-  std::uint32_t& insert(const void* key);  // existing or new entry (new: kNoObject)
-  void reset() {
-    ++generation_;
-    used_ = 0;
-  }
-
- private:
-  struct Entry {
-    const void* key = nullptr;
-    std::uint64_t generation = 0;
-    std::uint32_t value = kNoObject;
-  };
-  void grow();
-  std::vector<Entry> entries_ = std::vector<Entry>(64);
-  std::uint64_t generation_ = 1;
-  std::size_t used_ = 0;
-};
-
 class Runtime {
  public:
   explicit Runtime(SchedulerConfig config);
@@ -156,6 +134,9 @@ class Runtime {
   /// Freed memory: the free races, as a write, with accesses of other fibers not ordered
   /// before it (a use after free); then the words are forgotten.
   void memory_freed(const void* address, std::size_t size, const void* pc);
+  /// Memory freed in a run by anyone (the subject, duet's own code, the scheduler): the objects
+  /// and pointer values in it are forgotten (identity.hpp).
+  void forget_memory(const void* address, std::size_t size);
   bool owns(const void* m) {
     const std::uint32_t* id = table_.find(m);
     return id != nullptr && objects_[*id].owner == current;
@@ -219,6 +200,7 @@ class Runtime {
   void leave_modelled(Op op, const Event& pending, Value read, Value written);
   std::size_t pick_store(const Event& pending, std::size_t stores);
   void record(Op op, Value read = {}, Value written = {});  // the pending event, executed as `op`
+  Value shown(Value v);                                     // as the trace records it: a pointer by its name (identity.hpp)
   void record_event(const Event& e, Value read = {}, Value written = {});
   void observe(Op op, std::uint32_t object, Value read, Value written);
   void check_var(Op op, ObjectState& o, std::uint32_t object, duet::source_location loc);
@@ -245,6 +227,8 @@ class Runtime {
   std::uint64_t block_seq_ = 0;
   std::vector<ObjectState> objects_;
   ObjectTable table_;
+  PointerNames pointer_names_;
+  int identity_busy_ = 0;  // table_ or pointer_names_ is changing: their own frees forget nothing
   ShadowMemory shadow_;    // plain accesses of compiler-instrumented code
   bool model_on_ = false;  // this run follows the C++ memory model (SchedulerConfig)
   AtomicsModel model_;

@@ -1,6 +1,7 @@
 #include "execute/fibers/thread_locals.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <dlfcn.h>
@@ -10,6 +11,36 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+namespace duet::detail {
+
+namespace {
+// The destructors of thread-specific keys that stay the scheduling thread's on fibers: the test
+// framework's (registered at static initialisation, a handful at most).
+using KeyDestructor = void (*)(void*);
+constexpr std::size_t kSharedKeyDestructors = 8;
+constinit std::atomic<KeyDestructor> g_shared_key_destructors[kSharedKeyDestructors]{};
+}  // namespace
+
+void share_thread_key_with_fibers(KeyDestructor destructor) noexcept {
+  if (destructor == nullptr || thread_key_shared_with_fibers(destructor)) return;
+  for (auto& slot : g_shared_key_destructors) {
+    KeyDestructor empty = nullptr;
+    if (slot.compare_exchange_strong(empty, destructor)) return;
+  }
+}
+
+bool thread_key_shared_with_fibers(KeyDestructor destructor) noexcept {
+  if (destructor == nullptr) return false;
+  for (const auto& slot : g_shared_key_destructors) {
+    const KeyDestructor d = slot.load(std::memory_order_acquire);
+    if (d == nullptr) return false;
+    if (d == destructor) return true;
+  }
+  return false;
+}
+
+}  // namespace duet::detail
 
 namespace duet::detail::fiber {
 

@@ -19,6 +19,14 @@
 #include <cstring>
 #include <vector>
 
+namespace duet::detail {
+/// The test framework's thread-specific keys (see duet/gtest_glue.hpp): registered by their
+/// destructor, they keep the scheduling thread's values on fibers.
+void share_thread_key_with_fibers(void (*destructor)(void*)) noexcept;
+/// Whether keys with this destructor were registered so.
+bool thread_key_shared_with_fibers(void (*destructor)(void*)) noexcept;
+}  // namespace duet::detail
+
 namespace duet::detail::fiber {
 
 /// The thread pointer of the calling code: its thread's, or its fiber's when it has a block.

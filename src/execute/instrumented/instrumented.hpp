@@ -10,11 +10,24 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <dlfcn.h>
 
 #include "duet/detail/source_location.hpp"
 #include "execute/fibers/instrumented.hpp"
 
 namespace duet::detail::instrumented {
+
+/// The C library's definition of `name` (the next one after the executable's), looked up once
+/// into `slot`: what an interposed function calls outside a run.
+template <class F>
+F* real(std::atomic<void*>& slot, const char* name, const char* version = nullptr) noexcept {
+  void* p = slot.load(std::memory_order_acquire);
+  if (p == nullptr) {
+    p = version != nullptr ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
+    slot.store(p, std::memory_order_release);
+  }
+  return reinterpret_cast<F*>(p);
+}
 
 /// Marks duet's own code running on this thread (fiber::t_in_runtime): what it calls (the
 /// unwinder's locks, instrumented copies of inline functions) is duet's, not the subject's.
@@ -91,8 +104,12 @@ duet::source_location location_of(const void* pc) noexcept;
 duet::source_location location_of_caller(const void* pc) noexcept;
 /// Installs location_of as the fiber runtime's symboliser (idempotent).
 void install_symbolizer() noexcept;
-/// Runs and empties the calling fiber's list of thread_local destructors (interpose.cpp).
+/// Runs and empties the calling fiber's list of thread_local destructors, then its
+/// thread-specific data's (interpose.cpp).
 void run_thread_exit_list() noexcept;
+/// On a fiber of a run whose function returns: the destructors of its thread-specific data
+/// (pthread keys), as a thread's exit runs them (thread_specific.cpp).
+void run_thread_specific_destructors() noexcept;
 /// Puts back what runs changed in the standard library's waiter pool (hooks.cpp).
 void restore_waiter_pool() noexcept;
 
@@ -111,5 +128,8 @@ std::int64_t virtual_now_ns(int clock) noexcept;
 /// free(p) as the C library does it; in a run, first a check that no other fiber's access to
 /// the memory is unordered before it (`pc`: where it was freed).
 void free_from(void* p, const void* pc) noexcept;
+/// The memory [p, p + size) is being freed while this thread runs a fiber run: by the subject's
+/// code on a fiber, checked as free_from says; by anyone, its objects are forgotten.
+void released(const void* p, std::size_t size, const void* pc) noexcept;
 
 }  // namespace duet::detail::instrumented

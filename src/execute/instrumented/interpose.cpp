@@ -40,16 +40,6 @@ namespace {
 using fiber::ObjectKind;
 using fiber::Op;
 
-// The C library's definition of `name` (the next one after the executable's).
-template <class F>
-F* real(std::atomic<void*>& slot, const char* name, const char* version = nullptr) noexcept {
-  void* p = slot.load(std::memory_order_acquire);
-  if (p == nullptr) {
-    p = version != nullptr ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
-    slot.store(p, std::memory_order_release);
-  }
-  return reinterpret_cast<F*>(p);
-}
 #define DUET_REAL(name, ...)                  \
   static std::atomic<void*> duet_real_slot{}; \
   auto* const next = real<decltype(::name)>(duet_real_slot, #name __VA_OPT__(, ) __VA_ARGS__)
@@ -59,9 +49,14 @@ F* real(std::atomic<void*>& slot, const char* name, const char* version = nullpt
 }  // namespace
 
 void free_from(void* p, const void* pc) noexcept {
-  if (p != nullptr)
-    if (const InRun rt = in_run()) fiber::memory_freed(*rt, p, malloc_usable_size(p), pc);
+  if (p != nullptr && fiber::t_runtime != nullptr) [[unlikely]]
+    released(p, malloc_usable_size(p), pc);
   __libc_free(p);
+}
+
+void released(const void* p, std::size_t size, const void* pc) noexcept {
+  if (const InRun rt = in_run()) fiber::memory_freed(*rt, p, size, pc);
+  else if (fiber::Runtime* const any = fiber::t_runtime) fiber::memory_released(*any, p, size);
 }
 
 namespace {
@@ -155,13 +150,15 @@ int add_thread_exit(void (*destructor)(void*), void* object) noexcept {
   return 0;
 }
 
-// Newest first, as the C library does; a destructor may register more.
+// Newest first, as the C library does; a destructor may register more. Then, as the C library
+// does after them, the destructors of the fiber's thread-specific data (thread_specific.cpp).
 void run_thread_exits() noexcept {
   while (ThreadExit* e = t_thread_exits) {
     t_thread_exits = e->next;
     e->destructor(e->object);
     __libc_free(e);
   }
+  run_thread_specific_destructors();
 }
 
 // pthread_exit on a fiber: the thread's frames are unwound to its start, as glibc does on a real
@@ -676,10 +673,10 @@ long syscall(long number, ...) noexcept {
 // A free in a run races, as a write, with what other fibers did to the memory unordered before it.
 void free(void* p) noexcept { free_from(p, __builtin_return_address(0)); }
 void* realloc(void* p, std::size_t n) noexcept {
-  const InRun rt = in_run();
-  const std::size_t old = rt && p != nullptr ? malloc_usable_size(p) : 0;
+  const bool in_a_run = fiber::t_runtime != nullptr;
+  const std::size_t old = in_a_run && p != nullptr ? malloc_usable_size(p) : 0;
   void* q = __libc_realloc(p, n);
-  if (rt && p != nullptr && q != p && q != nullptr) fiber::memory_freed(*rt, p, old, __builtin_return_address(0));
+  if (in_a_run && p != nullptr && q != p && q != nullptr) released(p, old, __builtin_return_address(0));
   return q;
 }
 

@@ -18,6 +18,18 @@ namespace detail {
 template <class T>
 using stored_t = std::conditional_t<std::is_void_v<T>, std::monostate, std::remove_cvref_t<T>>;
 
+/// Marks duet's own handling of a value while it lasts (copying one in, destroying one): on a
+/// fiber run what that does (a reference count's update, a free) is not the subject's work, so it
+/// is no step of the schedule and no line of the trace, and a run and its replay agree however
+/// the handling falls between the subject's steps. Defined with the fiber runtime.
+class OwnWork {
+ public:
+  OwnWork() noexcept;
+  ~OwnWork();
+  OwnWork(const OwnWork&) = delete;
+  OwnWork& operator=(const OwnWork&) = delete;
+};
+
 /// A value of a type known only where it is made: in place when it is small (an int, a string,
 /// a vector, a map), else on the heap. Empty until made; reset() (or the destructor) ends it.
 class ErasedValue {
@@ -30,6 +42,7 @@ class ErasedValue {
   /// Holds T(args...), ending the value held before.
   template <class T, class... A>
   T& emplace(A&&... args) {
+    const OwnWork own;
     return make<T>([&] { return T(std::forward<A>(args)...); });
   }
   /// Holds what f() returns (std::monostate when it returns void), ending the value held before;
@@ -48,7 +61,10 @@ class ErasedValue {
     if (!value_) return;
     void* value = value_;
     value_ = nullptr;
-    if (destroy_) destroy_(value);  // none: trivially destructible, in place
+    if (destroy_) {  // none: trivially destructible, in place
+      const OwnWork own;
+      destroy_(value);
+    }
   }
   bool engaged() const noexcept { return value_ != nullptr; }
   /// The value (engaged() only).
