@@ -60,6 +60,7 @@ void write_trace(WireWriter& w, const Trace& t) {
   w.str(t.schedule);
   w.str(t.fiber_schedule);
   w.str(t.fiber_options);
+  w.str(t.uninstrumented);
   w.str(t.noise);
   w.str(t.no_draft);
   w.boolean(t.record_pass);
@@ -85,6 +86,7 @@ Trace read_trace(WireReader& r) {
   t.schedule = r.str();
   t.fiber_schedule = r.str();
   t.fiber_options = r.str();
+  t.uninstrumented = r.str();
   t.noise = r.str();
   t.no_draft = r.str();
   t.record_pass = r.boolean();

@@ -168,6 +168,7 @@ static std::string report_interleaving(const ReportData& d) {
     }
     out += "    " + rows[first + i] + "\n";
   }
+  if (!d.trace.uninstrumented.empty()) out += "  " + d.trace.uninstrumented + ".\n";
   if (d.divergence.empty()) out += "  (The replay token re-runs this program with this interleaving, step for step.)\n";
   return out;
 }

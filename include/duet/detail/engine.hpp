@@ -85,6 +85,9 @@ struct Trace {
   // The failing trial's picks ("0.1.1"), as duet::run_fibers replays them; empty on threads.
   std::string fiber_schedule;
   std::string fiber_options;  // the draft's duet::FiberOptions for run_fibers, when not the default
+  // On fibers: what the failing run called into that was not instrumented, and what that means
+  // for the verdict; empty when it called nothing so.
+  std::string uninstrumented;
   // On threads with noise: the delays the failing program ran with (Noise::describe), or empty.
   std::string noise;
   // Why no draft test can reproduce the case (a crash was injected, say), or empty.

@@ -104,7 +104,8 @@ enum class ObjectKind : std::uint8_t {
   condition_variable,
   future,
   channel,
-  task  // duet/async.hpp
+  task,    // duet/async.hpp
+  library  // calls into code that was not instrumented (src/execute/instrumented/uninstrumented.cpp)
 };
 const char* kind_name(ObjectKind kind) noexcept;
 

@@ -73,6 +73,19 @@ FiberOptions with_environment(FiberOptions o) {
   return o;
 }
 
+namespace {
+// What a pass or a failure says of the libraries its runs called that were not instrumented.
+std::string uninstrumented_note(const std::vector<const char*>& libraries) {
+  if (libraries.empty()) return {};
+  std::string names;
+  for (std::size_t i = 0; i < libraries.size(); ++i)
+    names += (i == 0 ? "" : i + 1 == libraries.size() ? " and " : ", ") + std::string(libraries[i]);
+  return "calls into " + names + " ran uninstrumented: each call was a black box that synchronises with every " +
+         "other such call (its entry and its return one step each, `library#` in traces), and what it does " +
+         "inside was neither interleaved nor checked for races (docs/real-libraries.md)";
+}
+}  // namespace
+
 std::string schedule_text(std::span<const std::uint64_t> picks) {
   std::size_t n = picks.size();
   while (n > 0 && picks[n - 1] == 0) --n;
@@ -158,6 +171,7 @@ void FiberExecutor::annotate(Trace& trace, std::span<const std::uint64_t> trial_
   trace.schedule = strategy_name();
   trace.fiber_schedule = schedule_text(trial_choices);
   trace.fiber_options = draft_options();
+  trace.uninstrumented = uninstrumented_note(scheduler_.result().libraries);
 }
 
 void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
@@ -169,6 +183,8 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   std::vector<std::function<void()>> hooked;
   const fiber::RunResult& r = scheduler_.run(with_fiber_hooks(branches, options_, hooked), *strategy_->picker(src));
   strategy_->finish(r);
+  for (const char* library : r.libraries)
+    if (std::find(libraries_.begin(), libraries_.end(), library) == libraries_.end()) libraries_.push_back(library);
   // Every event but each fiber's start and (if it finished) its exit is an operation: counted
   // from the result, not by walking the trace.
   std::size_t bookends = 0;
@@ -192,7 +208,12 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
     if (f.error) std::rethrow_exception(f.error);
 }
 
-std::string FiberExecutor::coverage() const { return strategy_->coverage(); }
+std::string FiberExecutor::coverage() const {
+  std::string c = strategy_->coverage();
+  const std::string note = uninstrumented_note(libraries_);
+  if (note.empty()) return c;
+  return c.empty() ? note : c + "; " + note;
+}
 
 std::string FiberExecutor::unexercised(std::uint64_t operations_before) const {
   if (operations_ > operations_before) return {};

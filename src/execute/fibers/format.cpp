@@ -60,6 +60,7 @@ const char* kind_name(ObjectKind kind) noexcept {
     case ObjectKind::future: return "future";
     case ObjectKind::channel: return "channel";
     case ObjectKind::task: return "task";
+    case ObjectKind::library: return "library";
   }
   return "?";
 }

@@ -47,6 +47,10 @@ void memory_freed(Runtime&, const void* address, std::size_t size, const void* p
 /// the next object allocated there is numbered as a new one.
 void memory_released(Runtime&, const void* address, std::size_t size) noexcept;
 
+/// The running fiber calls into `library`, which was not instrumented (a name that lives as
+/// long as the process): the run's result lists it (RunResult::libraries).
+void called_library(Runtime&, const char* library) noexcept;
+
 /// Turns an instrumented code address into file:line for reports (set by duet::instrument).
 using Symbolizer = duet::source_location (*)(const void* pc) noexcept;
 void set_symbolizer(Symbolizer) noexcept;

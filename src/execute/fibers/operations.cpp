@@ -580,6 +580,11 @@ void memory_access(Runtime& rt, const void* address, std::size_t size, bool writ
 void memory_freed(Runtime& rt, const void* address, std::size_t size, const void* pc) noexcept {
   rt.memory_freed(address, size, pc);
 }
+void called_library(Runtime& rt, const char* library) noexcept {
+  for (const char* l : rt.result.libraries)
+    if (l == library) return;
+  rt.result.libraries.push_back(library);
+}
 void memory_released(Runtime& rt, const void* address, std::size_t size) noexcept { rt.forget_memory(address, size); }
 
 constinit thread_local int t_in_runtime = 0;

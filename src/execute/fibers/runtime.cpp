@@ -133,6 +133,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   result.crash.clear();
   result.crash_loc = {};
   result.start_ns = t_virtual_ns;
+  result.libraries.clear();
   result.weak_order_used = false;
   result.weak_order_loc = {};
   objects_.clear();

@@ -34,12 +34,16 @@ struct Stack {
 
 /// The Boost.Context StackAllocator handing a fiber the stack its slot owns: stacks stay with
 /// the scheduler and are reused run after run, so deallocate has nothing to do.
+/// Bytes left unused above a fiber's first frame: a call into uninstrumented code reads that
+/// much of its caller's stack arguments (src/execute/instrumented/uninstrumented.cpp).
+inline constexpr std::size_t kStackTopSlack = 1024;
+
 struct SlotStack {
   const Stack* stack;
   boost::context::stack_context allocate() const {
     boost::context::stack_context ctx;
-    ctx.size = stack->size;
-    ctx.sp = stack->bottom + stack->size;  // stacks grow down: sp is the top
+    ctx.size = stack->size - kStackTopSlack;
+    ctx.sp = stack->bottom + ctx.size;  // stacks grow down: sp is the top
     return ctx;
   }
   void deallocate(boost::context::stack_context&) const noexcept {}

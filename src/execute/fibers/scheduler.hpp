@@ -223,6 +223,9 @@ struct RunResult {
   std::uint64_t start_ns = 0, end_ns = 0;
   /// A non-seq_cst memory order was used in this run: the first one. Without the C++ memory
   /// model (SchedulerConfig::cpp_memory_model) it executed as seq_cst.
+  /// The uninstrumented libraries the run called into (file names, each once): their calls were
+  /// black boxes that synchronise (src/execute/instrumented/uninstrumented.cpp).
+  std::vector<const char*> libraries;
   bool weak_order_used = false;
   duet::source_location weak_order_loc{};
   bool cpp_memory_model = false;  // the run followed the C++ memory model

@@ -310,6 +310,7 @@ extern "C" {
 // ---- initialisation, functions, vptrs ----
 void __tsan_init() {
   install_symbolizer();
+  wrap_uninstrumented_calls();
   duet::detail::fiber::install_instrument_hooks({run_thread_exit_list, restore_waiter_pool});
 }
 void __tsan_func_entry(void*) {}

@@ -102,6 +102,10 @@ duet::source_location location_of(const void* pc) noexcept;
 /// condition_variable wait reaches pthread_cond_wait from libstdc++.so): when `pc` has no line,
 /// the first frame of the calling stack that has one.
 duet::source_location location_of_caller(const void* pc) noexcept;
+/// Points every call of an instrumented module into a library that was not instrumented at a
+/// stub that makes the call a synchronising black box in a run (uninstrumented.cpp). Run when
+/// an instrumented module starts; calls already wrapped stay so.
+void wrap_uninstrumented_calls() noexcept;
 /// Installs location_of as the fiber runtime's symboliser (idempotent).
 void install_symbolizer() noexcept;
 /// Runs and empties the calling fiber's list of thread_local destructors, then its

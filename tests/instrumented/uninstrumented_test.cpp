@@ -1,0 +1,154 @@
+// Calls into a library that was not compiled through duet_instrument (a shared object whose
+// atomics duet cannot see) are black boxes that synchronise: data handed over through the
+// library is ordered as the library orders it, so no race is reported around it; a real race
+// around the calls is still found; the calls' arguments, results and exceptions pass through
+// unchanged; and a check says which libraries ran uninstrumented.
+#include <duet/lin.hpp>
+#include <duet/parallel.hpp>
+#include <duet/gtest_glue.hpp>
+#include <duet/source.hpp>
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <optional>
+#include <sched.h>
+#include <string>
+#include <vector>
+
+#include "execute/fibers/scheduler.hpp"
+#include "instrumented/checks.hpp"
+
+extern "C" {
+void handoff_publish(void* p);
+void* handoff_take();
+void* handoff_swap(void* p);
+double handoff_mix(long a, long b, long c, long d, long e, long f, long g, long h, double x, double y, long i);
+void handoff_throw(int v);
+long handoff_calls();
+}
+
+namespace {
+
+namespace fb = duet::detail::fiber;
+
+#if defined(__x86_64__) && defined(__GLIBC__)
+#define DUET_NEED_WRAPPED_CALLS()
+#else
+#define DUET_NEED_WRAPPED_CALLS() GTEST_SKIP() << "calls into uninstrumented libraries are seen on x86-64 with glibc only"
+#endif
+
+struct Data {
+  long x = 0;
+};
+
+// One fiber fills a node and hands it over through the library; the other takes it and reads it.
+// `write_after`: the node is written after it was handed over (a real race).
+fb::Outcome handoff(std::uint64_t seed, bool write_after, fb::Scheduler& sched) {
+  Data* d = new Data;
+  long seen = -1;
+  const std::vector<std::function<void()>> branches{[d, write_after] {
+                                                      if (!write_after) d->x = 42;
+                                                      handoff_publish(d);
+                                                      if (write_after) d->x = 42;
+                                                    },
+                                                    [&seen] {
+                                                      void* p = nullptr;
+                                                      while ((p = handoff_take()) == nullptr) sched_yield();
+                                                      seen = static_cast<Data*>(p)->x;
+                                                    }};
+  duet::Source src = duet::Source::from_seed(seed);
+  fb::RandomPicker picker(src);
+  const fb::RunResult& r = sched.run(branches, picker);
+  if (r.outcome == fb::Outcome::completed) {
+    EXPECT_EQ(seen, 42);
+    delete d;
+  }
+  return r.outcome;
+}
+
+TEST(InstrumentedUninstrumented, DataHandedOverThroughTheLibraryIsNoRace) {
+  DUET_NEED_WRAPPED_CALLS();
+  fb::Scheduler sched;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const fb::Outcome o = handoff(seed, false, sched);
+    ASSERT_EQ(o, fb::Outcome::completed) << "seed " << seed << "\n" << fb::describe(sched.result(), sched.trace());
+    const auto& libs = sched.result().libraries;
+    ASSERT_EQ(libs.size(), 1u);
+    EXPECT_EQ(std::string(libs[0]), "libduet_test_uninstrumented.so");
+  }
+}
+
+TEST(InstrumentedUninstrumented, ARaceAroundTheCallsIsStillFound) {
+  DUET_NEED_WRAPPED_CALLS();
+  fb::Scheduler sched;
+  int found = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) found += handoff(seed, true, sched) == fb::Outcome::data_race;
+  EXPECT_GT(found, 0) << "the write after the hand-over was never reported";
+}
+
+TEST(InstrumentedUninstrumented, ArgumentsResultsAndExceptionsPassThrough) {
+  DUET_NEED_WRAPPED_CALLS();
+  auto call = [] { return handoff_mix(1, 2, 3, 4, 5, 6, 7, 8, 1.5, 2.0, 9); };
+  EXPECT_EQ(call(), 1 + 4 + 9 + 16 + 25 + 36 + 49 + 64 + 81 + 3.0);
+  bool caught = false;
+  try {
+    handoff_throw(7);
+  } catch (int v) {
+    caught = v == 7;
+  }
+  EXPECT_TRUE(caught);
+  fb::Scheduler sched;
+  double in_run = 0;
+  bool caught_in_run = false;
+  const std::vector<std::function<void()>> branches{[&] {
+    in_run = call();
+    try {
+      handoff_throw(3);
+    } catch (int v) {
+      caught_in_run = v == 3;
+    }
+  }};
+  duet::Source src = duet::Source::from_seed(1);
+  fb::RandomPicker picker(src);
+  ASSERT_EQ(sched.run(branches, picker).outcome, fb::Outcome::completed);
+  EXPECT_EQ(in_run, call());
+  EXPECT_TRUE(caught_in_run);
+  bool library_steps = false;
+  for (const std::string& line : fb::format_trace(sched.trace()))
+    library_steps |= line.find("library#") != std::string::npos;
+  EXPECT_TRUE(library_steps) << "the calls were not steps of the run";
+}
+
+// A subject whose state lives in the library: each swap hands a new node over and takes the
+// previous one, whose value it returns.
+class LibrarySlot {
+ public:
+  LibrarySlot() {
+    while (void* p = handoff_take()) delete static_cast<Data*>(p);
+  }
+  std::optional<int> swap(int v) {
+    Data* d = new Data;
+    d->x = v;
+    Data* old = static_cast<Data*>(handoff_swap(d));
+    if (old == nullptr) return std::nullopt;
+    const int was = static_cast<int>(old->x);
+    delete old;
+    return was;
+  }
+};
+
+TEST(InstrumentedUninstrumented, APassSaysWhichLibrariesRanUninstrumented) {
+  DUET_NEED_WRAPPED_CALLS();
+  auto lin = duet::Lin<LibrarySlot>("library_slot", "s")
+                 .op(
+                     "swap", [](LibrarySlot& s, int v) { return s.swap(v); }, duet::integers(1, 3));
+  testing::internal::CaptureStdout();
+  const duet::CheckResult r = duet::check_parallel(lin, instrumented_test::on_fibers(), instrumented_test::seeded(1, 50));
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_NE(r.coverage.find("libduet_test_uninstrumented.so ran uninstrumented"), std::string::npos) << r.coverage;
+  EXPECT_NE(out.find("ran uninstrumented"), std::string::npos) << out;
+}
+
+}  // namespace
