@@ -10,6 +10,14 @@
 #   target_link_libraries(queue_tests PRIVATE duet::gtest_main)
 #   duet_instrument(queue_tests)
 #
+# A dependency built from its sources is instrumented the same way, in one line: its atomics and
+# locks are then steps of the schedule, where a library that was not instrumented is a black box
+# (docs/real-libraries.md). A shared library must be loaded by an executable that holds the
+# runtime (an instrumented one, or one linking duet::instrument).
+#
+#   FetchContent_MakeAvailable(mylib)   # or add_subdirectory(third_party/mylib)
+#   duet_instrument(mylib)
+#
 # Instrument the files that hold the code under test and the specs that call it (header-only
 # libraries are compiled where they are included). A build with -fsanitize=thread or
 # -fsanitize=address in its flags is refused: the instrumentation cannot be combined with them.
@@ -48,5 +56,18 @@ function(duet_instrument target)
   else()
     target_compile_options(${target} PRIVATE ${_duet_compile})
   endif()
-  target_link_libraries(${target} PRIVATE duet::instrument)
+  # One runtime per process: the executable holds it. A shared library (a dependency built from
+  # its sources) is compiled with the instrumentation only, and its calls reach the runtime of the
+  # executable that loads it (duet::instrument exports them); a static or object library passes
+  # the runtime on to whatever links it.
+  get_target_property(_duet_type ${target} TYPE)
+  if(_duet_type STREQUAL "EXECUTABLE")
+    target_link_libraries(${target} PRIVATE duet::instrument)
+  elseif(_duet_type STREQUAL "STATIC_LIBRARY" OR _duet_type STREQUAL "OBJECT_LIBRARY")
+    target_link_libraries(${target} INTERFACE duet::instrument)
+  elseif(_duet_type STREQUAL "SHARED_LIBRARY" OR _duet_type STREQUAL "MODULE_LIBRARY")
+    # The runtime's entry points stay undefined here, resolved when the library is loaded.
+  else()
+    message(FATAL_ERROR "duet_instrument(${target}): a ${_duet_type} target has no code to instrument")
+  endif()
 endfunction()

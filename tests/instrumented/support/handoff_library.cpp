@@ -24,8 +24,8 @@ __attribute__((visibility("default"))) void* handoff_swap(void* p) {
 }
 // Many arguments, some on the stack, and a floating-point result: the call's arguments and result
 // pass through duet's stub unchanged.
-__attribute__((visibility("default"))) double handoff_mix(long a, long b, long c, long d, long e, long f, long g,
-                                                          long h, double x, double y, long i) {
+__attribute__((visibility("default"))) double handoff_mix(long a, long b, long c, long d, long e, long f, long g, long h,
+                                                          double x, double y, long i) {
   return static_cast<double>(a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + 8 * h + 9 * i) + x * y;
 }
 // An exception thrown inside the library unwinds through the stub to the caller.

@@ -1,0 +1,211 @@
+// Real libraries whose runtime is a shared object that was not instrumented, on the fiber
+// scheduler with no workaround: oneTBB's concurrent queues (libtbb.so), a flat-combining
+// container whose per-thread records live in boost::thread_specific_ptr (libboost_thread.so),
+// and liburcu's RCU queue (liburcu.so, per-thread registration). Each passes with every
+// strategy and says which libraries ran uninstrumented; each negative control is found.
+#include <duet/lin.hpp>
+#include <duet/parallel.hpp>
+#include <duet/gtest_glue.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include <tbb/concurrent_queue.h>
+
+#if DUET_HAVE_BOOST_THREAD
+#include <boost/thread/tss.hpp>
+#endif
+
+#include "instrumented/checks.hpp"
+
+namespace {
+
+using instrumented_test::on_fibers;
+using instrumented_test::seeded;
+
+#if defined(__x86_64__) && defined(__GLIBC__)
+constexpr bool kCallsSeen = true;
+#else
+constexpr bool kCallsSeen = false;  // calls into uninstrumented libraries are seen on x86-64 with glibc only
+#endif
+
+// A pass with random, PCT and exhaustive schedules; `library` named as uninstrumented.
+template <class T>
+void passes_with_every_strategy(const duet::Lin<T>& lin, const std::string& library,
+                                duet::MemoryModel model = duet::MemoryModel::cpp, std::uint64_t programs = 300) {
+  const std::pair<duet::Schedule, std::uint64_t> strategies[] = {
+      {duet::random(), programs}, {duet::pct(3), programs}, {duet::exhaustive(2), 5}};
+  for (const auto& [schedule, count] : strategies) {
+    duet::ParallelConfig pc;
+    pc.executor = duet::fibers(schedule, {.memory_model = model});
+    const duet::CheckResult r = duet::check_parallel(lin, pc, seeded(1, count));
+    EXPECT_TRUE(r.passed()) << r.report;
+    if (kCallsSeen && !library.empty())
+      EXPECT_NE(r.coverage.find(library), std::string::npos) << "the pass does not name " << library << ": " << r.coverage;
+  }
+}
+
+using TbbQueue = tbb::concurrent_queue<int>;
+
+duet::Lin<TbbQueue> tbb_queue() {
+  return duet::Lin<TbbQueue>("tbb_concurrent_queue", "q")
+      .op(
+          "push", [](TbbQueue& q, int v) { q.push(v); }, duet::integers(0, 9))
+      .op("try_pop", [](TbbQueue& q) {
+        int v = 0;
+        return q.try_pop(v) ? std::optional<int>(v) : std::nullopt;
+      });
+}
+
+// oneTBB's try_pop reads the queue's tail counter with a relaxed load: under the C++ memory
+// model a caller that has seen another's later pop may still read an older tail, and find the
+// queue empty while an element pushed before it is there (the shrunk counterexample: two
+// pushes on each branch, and a try_pop that returns nothing after the other branch popped two).
+// x86 never shows it; the model allows it. With every atomic as seq_cst the queue is a FIFO.
+TEST(InstrumentedLibraryRuntimes, TbbConcurrentQueue) {
+  passes_with_every_strategy(tbb_queue(), "libtbb", duet::MemoryModel::sc);
+}
+
+TEST(InstrumentedLibraryRuntimes, TbbConcurrentQueueRelaxedTailIsFoundUnderTheCppModel) {
+  const duet::CheckResult r = duet::check_parallel(tbb_queue(), on_fibers(duet::pct(3)), seeded(1, 1000));
+  ASSERT_FALSE(r.passed());
+  EXPECT_NE(r.report.find("(stale)"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("concurrent_queue.h"), std::string::npos) << r.report;
+}
+
+// The negative control: "pop if not empty" made of unsafe_size() and try_pop() is not atomic:
+// two callers both see one element, and one of them finds none.
+TEST(InstrumentedLibraryRuntimes, TbbSizeThenPopIsFound) {
+  auto lin = duet::Lin<TbbQueue>("tbb_size_then_pop", "q")
+                 .op(
+                     "push", [](TbbQueue& q, int v) { q.push(v); }, duet::integers(0, 9))
+                 .op("pop_if_any", [](TbbQueue& q) {
+                   if (q.unsafe_size() == 0) return std::optional<int>();
+                   int v = 0;
+                   return q.try_pop(v) ? std::optional<int>(v) : std::optional<int>(-1);
+                 });
+  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), seeded(1, 2000));
+  EXPECT_FALSE(r.passed()) << r.report;
+}
+
+using TbbBounded = tbb::concurrent_bounded_queue<int>;
+
+duet::Lin<TbbBounded> tbb_bounded_queue() {
+  return duet::Lin<TbbBounded>("tbb_concurrent_bounded_queue", "q")
+      .init(
+          [] {
+            auto q = std::make_unique<TbbBounded>();
+            q->set_capacity(2);
+            return q;
+          },
+          "tbb::concurrent_bounded_queue<int> q; q.set_capacity(2);")
+      .op(
+          "try_push", [](TbbBounded& q, int v) { return q.try_push(v); }, duet::integers(0, 9))
+      .op("try_pop", [](TbbBounded& q) {
+        int v = 0;
+        return q.try_pop(v) ? std::optional<int>(v) : std::nullopt;
+      });
+}
+
+TEST(InstrumentedLibraryRuntimes, TbbConcurrentBoundedQueue) {
+  passes_with_every_strategy(tbb_bounded_queue(), "libtbb", duet::MemoryModel::sc);
+}
+
+#if DUET_HAVE_BOOST_THREAD
+// Flat combining as libraries write it, with each thread's publication record in a
+// boost::thread_specific_ptr (Boost.Thread keeps it behind a pthread key, in libboost_thread.so).
+template <bool kPublishesResult>
+class TssCombiningCounter {
+ public:
+  TssCombiningCounter() : mine_([](Record*) {}) {}  // the records stay in the list: it owns them
+  ~TssCombiningCounter() {
+    for (Record* r = head_.load(); r != nullptr;) delete std::exchange(r, r->next);
+  }
+  TssCombiningCounter(const TssCombiningCounter&) = delete;
+  TssCombiningCounter& operator=(const TssCombiningCounter&) = delete;
+
+  long add(int x) {
+    Record* r = record();
+    r->argument = x;
+    r->state.store(kPending, std::memory_order_release);
+    for (;;) {
+      if (!lock_.exchange(true, std::memory_order_acquire)) {
+        combine();
+        lock_.store(false, std::memory_order_release);
+      }
+      if (r->state.load(std::memory_order_acquire) == kDone) {
+        r->state.store(kIdle, std::memory_order_relaxed);
+        return r->result;
+      }
+      std::this_thread::yield();
+    }
+  }
+
+ private:
+  enum : int { kIdle, kPending, kDone };
+  struct Record {
+    std::atomic<int> state{kIdle};
+    int argument = 0;
+    long result = 0;
+    Record* next = nullptr;
+  };
+  Record* record() {
+    if (Record* r = mine_.get()) return r;
+    auto* r = new Record;
+    r->next = head_.load(std::memory_order_relaxed);
+    while (!head_.compare_exchange_weak(r->next, r, std::memory_order_release, std::memory_order_relaxed)) {
+    }
+    mine_.reset(r);
+    return r;
+  }
+  void combine() {
+    for (Record* p = head_.load(std::memory_order_acquire); p != nullptr; p = p->next) {
+      if (p->state.load(std::memory_order_acquire) != kPending) continue;
+      p->result = value_;
+      value_ += p->argument;
+      p->state.store(kDone, kPublishesResult ? std::memory_order_release : std::memory_order_relaxed);
+    }
+  }
+  boost::thread_specific_ptr<Record> mine_;
+  std::atomic<Record*> head_{nullptr};
+  std::atomic<bool> lock_{false};
+  long value_ = 0;
+};
+
+template <bool kCorrect>
+duet::Lin<TssCombiningCounter<kCorrect>> tss_combining() {
+  using Counter = TssCombiningCounter<kCorrect>;
+  return duet::Lin<Counter>(kCorrect ? "tss_flat_combining" : "tss_flat_combining_relaxed", "c")
+      .init(
+          [] {
+            auto c = std::make_unique<Counter>();
+            c->add(0);  // the checking thread has a record of its own
+            return c;
+          },
+          "auto c = std::make_unique<Counter>(); c->add(0);")
+      .op(
+          "add", [](Counter& c, int x) { return c.add(x); }, duet::integers(1, 3));
+}
+
+TEST(InstrumentedLibraryRuntimes, BoostThreadSpecificPtrFlatCombining) {
+  passes_with_every_strategy(tss_combining<true>(), "libboost_thread");
+}
+
+TEST(InstrumentedLibraryRuntimes, BoostThreadSpecificPtrFlatCombiningRelaxedResultIsFound) {
+  const duet::CheckResult r = duet::check_parallel(tss_combining<false>(), on_fibers(), seeded(1, 300));
+  ASSERT_FALSE(r.passed());
+  EXPECT_NE(r.report.find("data race"), std::string::npos) << r.report;
+}
+#else
+TEST(InstrumentedLibraryRuntimes, BoostThreadSpecificPtrFlatCombining) {
+  GTEST_SKIP() << "Boost.Thread not found when configured: apt-get install libboost-thread-dev";
+}
+#endif
+
+}  // namespace
