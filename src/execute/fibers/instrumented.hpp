@@ -40,7 +40,9 @@ void memory_access(Runtime&, const void* address, std::size_t size, bool write, 
 /// The memory [address, address + size) was freed: its past accesses no longer race with the
 /// next owner's.
 /// `pc`: the code that freed it (the caller of free or operator delete).
-void memory_freed(Runtime&, const void* address, std::size_t size, const void* pc) noexcept;
+/// False when the memory must not be given back to the allocator (a fiber may still use it: the
+/// run is draining after a data race, drain.cpp); it is then kept, never reused.
+bool memory_freed(Runtime&, const void* address, std::size_t size, const void* pc) noexcept;
 
 /// The memory [address, address + size) was freed in a run, but not by the subject's code on a
 /// fiber (duet's own code, the scheduler): the objects in it are forgotten all the same, so that

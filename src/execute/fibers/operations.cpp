@@ -61,6 +61,7 @@ std::uint32_t Runtime::object_id(const void* address, ObjectKind kind) {
 // ---- events ----
 
 void Runtime::record_event(const Event& e, Value read, Value written) {
+  if (draining_) return;  // the trace ends where the run failed
   ++views_[current].steps;
   trace.push_back({static_cast<std::uint32_t>(trace.size()), current, e, shown(read), shown(written)});
 }
@@ -83,6 +84,7 @@ void Runtime::enter(Op op, ObjectKind kind, const void* object, std::memory_orde
 }
 
 void Runtime::leave(Op op, Value read, Value written) {
+  if (draining_) return;
   Fiber& f = self();
   const Event pending = views_[current].pending;
   if (modelled(pending, op == Op::store ? written : read)) {
@@ -156,6 +158,7 @@ std::size_t Runtime::pick_store(const Event& pending, std::size_t stores) {
 }
 
 Value Runtime::load(Value latest) {
+  if (draining_) return latest;
   const Event pending = views_[current].pending;
   if (!modelled(pending, latest)) {
     leave(Op::load, latest, {});
@@ -179,7 +182,7 @@ Value Runtime::load(Value latest) {
 }
 
 void Runtime::fence(std::memory_order order, duet::source_location loc) {
-  if (!model_on_) return;
+  if (!model_on_ || draining_) return;
   enter(Op::fence, ObjectKind::none, nullptr, order, loc);
   record(Op::fence);
   Fiber& f = self();
@@ -188,7 +191,7 @@ void Runtime::fence(std::memory_order order, duet::source_location loc) {
 }
 
 void Runtime::harness_fence() {
-  if (!model_on_ || current == kNoFiber) return;
+  if (!model_on_ || current == kNoFiber || draining_) return;
   // Part of the step of this fiber's last event (no other fiber has run since): the
   // exhaustive search's reduction reads it there.
   if (!trace.empty() && trace.back().fiber == current) trace.back().fenced = true;
@@ -243,19 +246,26 @@ void Runtime::observe(Op op, std::uint32_t object, Value read, Value written) {
 void Runtime::check_var(Op op, ObjectState& o, std::uint32_t object, duet::source_location loc) {
   Fiber& f = self();
   const Access now{current, op, static_cast<std::uint32_t>(trace.size() - 1), loc};  // its event is the last
+  if (draining_) return;
   auto race = [&](const Access& earlier) {
     result.outcome = Outcome::data_race;
     result.race = {object, earlier, now};
-    stop_run();
+    begin_drain();
   };
-  if (o.write_epoch != 0 && o.last_write.fiber != current && o.write_epoch > f.clock[o.last_write.fiber]) race(o.last_write);
+  if (o.write_epoch != 0 && o.last_write.fiber != current && o.write_epoch > f.clock[o.last_write.fiber]) {
+    race(o.last_write);
+    return;
+  }
   if (op == Op::read) {
     o.reads[current] = now;
     o.read_epochs[current] = f.clock[current];
     return;
   }
   for (std::uint32_t g = 0; g < n_; ++g)
-    if (g != current && o.read_epochs[g] != 0 && o.read_epochs[g] > f.clock[g]) race(o.reads[g]);
+    if (g != current && o.read_epochs[g] != 0 && o.read_epochs[g] > f.clock[g]) {
+      race(o.reads[g]);
+      return;
+    }
   // Every read so far happens-before this write, so later accesses need only check the write.
   std::fill_n(o.read_epochs.begin(), n_, 0u);  // past n_ they are zero already
   o.last_write = now;
@@ -284,7 +294,7 @@ void Runtime::destroyed(ObjectKind kind, const void* object, duet::source_locati
 bool race_reported(const void* pc_earlier, const void* pc_now) noexcept;
 
 void Runtime::memory_access(const void* address, std::size_t size, bool write, const void* pc) {
-  if (current == kNoFiber) return;
+  if (current == kNoFiber || draining_) return;
   if (model_on_ && write)  // a plain write to an atomic (its constructor, say): its history restarts
     if (const std::uint32_t* id = table_.find(address); id != nullptr && objects_[*id].kind == ObjectKind::atomic)
       model_.overwritten(*id);
@@ -305,9 +315,10 @@ bool Runtime::races(const ShadowAccess& e, const ShadowAccess& now) {
          race_reported(e.pc, now.pc);
 }
 
-void Runtime::memory_freed(const void* address, std::size_t size, const void* pc) {
+bool Runtime::memory_freed(const void* address, std::size_t size, const void* pc) {
   forget_memory(address, size);
-  if (current == kNoFiber || shadow_.empty()) return;
+  if (draining_) return false;
+  if (current == kNoFiber || shadow_.empty()) return true;
   const ShadowAccess now{current, self().clock[current], static_cast<std::uint32_t>(trace.size()), 0xff, true, pc, address};
   shadow_.visit(address, size, [&](ShadowMemory::Word& w) {
     if (races(w.write, now)) plain_race(w.write, now, Op::destroy);
@@ -316,6 +327,7 @@ void Runtime::memory_freed(const void* address, std::size_t size, const void* pc
     w.write = {};
     w.reads = {};
   });
+  return !draining_;  // freed where it races: kept, for the drain may still use it
 }
 
 void Runtime::check_word(ShadowMemory::Word& w, const ShadowAccess& now) {
@@ -345,6 +357,7 @@ void Runtime::check_word(ShadowMemory::Word& w, const ShadowAccess& now) {
 }
 
 void Runtime::plain_race(const ShadowAccess& earlier, const ShadowAccess& now, Op now_op) {
+  if (draining_) return;  // the first race is the run's
   auto access = [](const ShadowAccess& a) {
     return Access{a.fiber, a.write ? Op::write : Op::read, a.step, symbolize(a.pc)};
   };
@@ -352,7 +365,7 @@ void Runtime::plain_race(const ShadowAccess& earlier, const ShadowAccess& now, O
   result.race = {kNoObject, access(earlier), access(now), 0};
   result.race.second.op = now_op;
   result.race.size = static_cast<std::uint32_t>(std::popcount(now.bytes));
-  stop_run();
+  begin_drain();
 }
 
 // ---- yield and notify ----
@@ -498,7 +511,7 @@ WakeReason Runtime::cv_wait(const void* cv, const void* m, std::uint64_t timeout
   wake(m, true, WakeReason::notified, nullptr);
   bool spurious = false;
   try {
-    spurious = picker_->spurious_wakeup(current, views_[current].pending);
+    spurious = !draining_ && picker_->spurious_wakeup(current, views_[current].pending);
   } catch (...) {
     picker_error_ = std::current_exception();
   }
@@ -522,6 +535,7 @@ void Runtime::sleep(std::uint64_t ns, duet::source_location loc) {
 }
 
 void Runtime::crash(std::string_view what, duet::source_location loc) {
+  if (draining_) stop_run();  // the run failed already: that failure is its outcome
   result.outcome = Outcome::crashed;
   result.crash = what;
   result.crash_loc = loc;
@@ -577,8 +591,8 @@ bool owns(Runtime& rt, const void* mutex) noexcept { return rt.owns(mutex); }
 void memory_access(Runtime& rt, const void* address, std::size_t size, bool write, const void* pc) noexcept {
   rt.memory_access(address, size, write, pc);
 }
-void memory_freed(Runtime& rt, const void* address, std::size_t size, const void* pc) noexcept {
-  rt.memory_freed(address, size, pc);
+bool memory_freed(Runtime& rt, const void* address, std::size_t size, const void* pc) noexcept {
+  return rt.memory_freed(address, size, pc);
 }
 void called_library(Runtime& rt, const char* library) noexcept {
   for (const char* l : rt.result.libraries)

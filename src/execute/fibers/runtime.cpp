@@ -136,6 +136,8 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   result.libraries.clear();
   result.weak_order_used = false;
   result.weak_order_loc = {};
+  draining_ = false;
+  drain_steps_ = 0;
   objects_.clear();
   table_.reset();
   pointer_names_.reset();
@@ -294,8 +296,10 @@ std::string Runtime::fiber_limit_text(duet::source_location loc) const {
 // off this stack (which is abandoned) and destroyed after the run, outside it.
 void Runtime::refuse_spawn(std::function<void()>&& body, std::string why) {
   rejected_ = std::move(body);
-  result.outcome = Outcome::limit;
-  result.limit = std::move(why);
+  if (!draining_) {  // the run failed already: that failure is its outcome
+    result.outcome = Outcome::limit;
+    result.limit = std::move(why);
+  }
   stop_run();
 }
 
@@ -446,6 +450,7 @@ void Runtime::stop_run() {
 // ---- scheduling ----
 
 std::uint32_t Runtime::choose(bool at_switch_point) {
+  if (draining_) return drain_choice(at_switch_point);
   std::size_t k = 0;
   bool continues = false;
   if (at_switch_point) {
@@ -487,6 +492,7 @@ std::uint32_t Runtime::choose_when_idle() {
            (fibers_[j].deadline == fibers_[timed].deadline && fibers_[j].blocked_since < fibers_[timed].blocked_since)))
         timed = j;
     if (timed == kNoFiber) {
+      if (draining_) return kNoFiber;  // the drain cannot go on: the run is abandoned as it failed
       result.outcome = Outcome::deadlock;
       for (std::uint32_t j = 0; j < n_; ++j)
         if (views_[j].state != FiberState::finished) result.blocked.push_back({j, views_[j].pending});
@@ -507,6 +513,10 @@ void Runtime::make_runnable(std::uint32_t j, WakeReason why) {
 }
 
 void Runtime::switch_point() {
+  if (draining_) {
+    drain_switch_point();
+    return;
+  }
   if (++switch_points_ > config.max_steps) {
     result.outcome = Outcome::livelock;
     stop_run();
@@ -549,7 +559,7 @@ void Runtime::wake(const void* object, bool all, WakeReason why, std::size_t* wo
   }
   if (k == 0) return;
   std::size_t index = 0;
-  if (k > 1) {
+  if (k > 1 && !draining_) {  // a drain wakes the longest waiter
     try {
       index = std::min(picker_->pick_waiter(current, {waiters.data(), k}), k - 1);
     } catch (...) {

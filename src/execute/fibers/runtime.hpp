@@ -137,7 +137,11 @@ class Runtime {
   void memory_access(const void* address, std::size_t size, bool write, const void* pc);
   /// Freed memory: the free races, as a write, with accesses of other fibers not ordered
   /// before it (a use after free); then the words are forgotten.
-  void memory_freed(const void* address, std::size_t size, const void* pc);
+  /// False when the memory must not be given back: it was freed while the run drains, where
+  /// another fiber may still use it (drain.cpp); it is then kept, never reused.
+  bool memory_freed(const void* address, std::size_t size, const void* pc);
+  /// The run failed and goes on only to let the fibers end their calls (drain.cpp).
+  bool draining() const { return draining_; }
   /// Memory freed in a run by anyone (the subject, duet's own code, the scheduler): the objects
   /// and pointer values in it are forgotten (identity.hpp).
   void forget_memory(const void* address, std::size_t size);
@@ -180,6 +184,10 @@ class Runtime {
   void wake(const void* object, bool all, WakeReason why, std::size_t* woken);
   void transfer(std::uint32_t next);
   [[noreturn]] void stop_run();
+  // The drain of a failing run (drain.cpp).
+  void begin_drain();
+  void drain_switch_point();
+  std::uint32_t drain_choice(bool at_switch_point);  // round robin, no choice drawn
   [[noreturn]] void refuse_spawn(std::function<void()>&& body, std::string why);
   std::string fiber_limit_text(duet::source_location loc) const;
   void settle_spawned();
@@ -210,8 +218,9 @@ class Runtime {
   void check_var(Op op, ObjectState& o, std::uint32_t object, duet::source_location loc);
   void check_word(ShadowMemory::Word& w, const ShadowAccess& now);
   bool races(const ShadowAccess& earlier, const ShadowAccess& now);
-  /// `now_op`: what the second access was (a write, or destroy: memory freed).
-  [[noreturn]] void plain_race(const ShadowAccess& earlier, const ShadowAccess& now, Op now_op = Op::write);
+  /// `now_op`: what the second access was (a write, or destroy: memory freed). The run then
+  /// drains (drain.cpp).
+  void plain_race(const ShadowAccess& earlier, const ShadowAccess& now, Op now_op = Op::write);
   bool try_acquire(ObjectState& o, ObjectKind kind, bool shared);
   void acquire_clocks(ObjectState& o, bool shared);
 
@@ -232,7 +241,10 @@ class Runtime {
   std::vector<ObjectState> objects_;
   ObjectTable table_;
   PointerNames pointer_names_;
-  int identity_busy_ = 0;  // table_ or pointer_names_ is changing: their own frees forget nothing
+  int identity_busy_ = 0;
+  bool draining_ = false;         // a data race was found: the fibers end their calls, unrecorded
+  std::size_t drain_steps_ = 0;   // switch points since the drain began
+  std::uint32_t drain_last_ = 0;  // the fiber the drain last chose (round robin)  // table_ or pointer_names_ is changing: their own frees forget nothing
   ShadowMemory shadow_;    // plain accesses of compiler-instrumented code
   bool model_on_ = false;  // this run follows the C++ memory model (SchedulerConfig)
   AtomicsModel model_;

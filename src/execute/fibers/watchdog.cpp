@@ -118,6 +118,7 @@ void Runtime::watch(bool on) {
 }
 
 void Runtime::stalled(const void* pc) {
+  if (draining_) stop_run();  // the run failed already: that failure is its outcome
   result.outcome = Outcome::limit;
   stalled_pc_ = pc;
   current_at_stall_ = current;

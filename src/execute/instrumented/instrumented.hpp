@@ -134,6 +134,7 @@ std::int64_t virtual_now_ns(int clock) noexcept;
 void free_from(void* p, const void* pc) noexcept;
 /// The memory [p, p + size) is being freed while this thread runs a fiber run: by the subject's
 /// code on a fiber, checked as free_from says; by anyone, its objects are forgotten.
-void released(const void* p, std::size_t size, const void* pc) noexcept;
+/// False when the memory must be kept rather than freed (see fiber::memory_freed).
+bool released(const void* p, std::size_t size, const void* pc) noexcept;
 
 }  // namespace duet::detail::instrumented

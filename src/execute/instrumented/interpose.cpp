@@ -50,13 +50,14 @@ using fiber::Op;
 
 void free_from(void* p, const void* pc) noexcept {
   if (p != nullptr && fiber::t_runtime != nullptr) [[unlikely]]
-    released(p, malloc_usable_size(p), pc);
+    if (!released(p, malloc_usable_size(p), pc)) return;  // kept: a draining run may still use it
   __libc_free(p);
 }
 
-void released(const void* p, std::size_t size, const void* pc) noexcept {
-  if (const InRun rt = in_run()) fiber::memory_freed(*rt, p, size, pc);
-  else if (fiber::Runtime* const any = fiber::t_runtime) fiber::memory_released(*any, p, size);
+bool released(const void* p, std::size_t size, const void* pc) noexcept {
+  if (const InRun rt = in_run()) return fiber::memory_freed(*rt, p, size, pc);
+  if (fiber::Runtime* const any = fiber::t_runtime) fiber::memory_released(*any, p, size);
+  return true;
 }
 
 namespace {
