@@ -74,7 +74,7 @@ class FiberExecutor final : public Executor, public TrialDriver {
   std::uint64_t own_runs_ = 0;
   bool weak_order_noted_ = false;
   std::vector<const char*> libraries_;  // the uninstrumented libraries the runs called (RunResult::libraries)
-  std::uint64_t operations_ = 0;  // the note about weak memory orders is printed once
+  std::uint64_t operations_ = 0;        // the note about weak memory orders is printed once
   std::uint64_t operations_at_check_start_ = 0;
   std::unique_ptr<ScheduleStrategy> strategy_;  // the picker of each run
 };

@@ -242,9 +242,10 @@ class Runtime {
   ObjectTable table_;
   PointerNames pointer_names_;
   int identity_busy_ = 0;
-  bool draining_ = false;         // a data race was found: the fibers end their calls, unrecorded
-  std::size_t drain_steps_ = 0;   // switch points since the drain began
-  std::uint32_t drain_last_ = 0;  // the fiber the drain last chose (round robin)  // table_ or pointer_names_ is changing: their own frees forget nothing
+  bool draining_ = false;        // a data race was found: the fibers end their calls, unrecorded
+  std::size_t drain_steps_ = 0;  // switch points since the drain began
+  std::uint32_t drain_last_ =
+      0;  // the fiber the drain last chose (round robin)  // table_ or pointer_names_ is changing: their own frees forget nothing
   ShadowMemory shadow_;    // plain accesses of compiler-instrumented code
   bool model_on_ = false;  // this run follows the C++ memory model (SchedulerConfig)
   AtomicsModel model_;
