@@ -61,6 +61,7 @@ F* real(std::atomic<void*>& slot, const char* name, const char* version = nullpt
 void free_from(void* p, const void* pc) noexcept {
   if (p != nullptr)
     if (const InRun rt = in_run()) fiber::memory_freed(*rt, p, malloc_usable_size(p), pc);
+  if (p != nullptr) forget_benign_races(p);
   __libc_free(p);
 }
 
