@@ -17,6 +17,8 @@
 #include <sanitizer/tsan_interface.h>
 
 #include <atomic>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -33,6 +35,12 @@ void AnnotateRWLockCreate(const char* file, int line, const volatile void* lock)
 void AnnotateRWLockDestroy(const char* file, int line, const volatile void* lock);
 void AnnotateRWLockAcquired(const char* file, int line, const volatile void* lock, long is_w);
 void AnnotateRWLockReleased(const char* file, int line, const volatile void* lock, long is_w);
+void AnnotateCondVarSignal(const char* file, int line, const volatile void* cv);
+void AnnotateCondVarWait(const char* file, int line, const volatile void* cv, const volatile void* lock);
+void AnnotatePCQPut(const char* file, int line, const volatile void* pcq);
+void AnnotatePCQGet(const char* file, int line, const volatile void* pcq);
+void AnnotateBarrierWaitBefore(const char* file, int line, const volatile void* barrier);
+void AnnotateBarrierWaitAfter(const char* file, int line, const volatile void* barrier);
 void AnnotateBenignRaceSized(const char* file, int line, const volatile void* address, unsigned long size,
                              const char* description);
 }
@@ -113,24 +121,45 @@ TEST(InstrumentedAnnotations, RwLockWithoutAnnotationsIsADataRace) {
 
 // ---- a hand-off through a flag duet does not see ----
 
+// The pairs of annotations that declare one happens-before edge: a release, then an acquire.
+enum class Edge { none, happens_before, tsan, condvar, pcq, barrier };
+
+template <Edge E>
+void released(const volatile void* at) {
+  if constexpr (E == Edge::happens_before) AnnotateHappensBefore(__FILE__, __LINE__, at);
+  if constexpr (E == Edge::tsan) __tsan_release(const_cast<void*>(at));
+  if constexpr (E == Edge::condvar) AnnotateCondVarSignal(__FILE__, __LINE__, at);
+  if constexpr (E == Edge::pcq) AnnotatePCQPut(__FILE__, __LINE__, at);
+  if constexpr (E == Edge::barrier) AnnotateBarrierWaitBefore(__FILE__, __LINE__, at);
+}
+template <Edge E>
+void acquired(const volatile void* at) {
+  if constexpr (E == Edge::happens_before) AnnotateHappensAfter(__FILE__, __LINE__, at);
+  if constexpr (E == Edge::tsan) __tsan_acquire(const_cast<void*>(at));
+  if constexpr (E == Edge::condvar) AnnotateCondVarWait(__FILE__, __LINE__, at, nullptr);
+  if constexpr (E == Edge::pcq) AnnotatePCQGet(__FILE__, __LINE__, at);
+  if constexpr (E == Edge::barrier) AnnotateBarrierWaitAfter(__FILE__, __LINE__, at);
+}
+
 // A thread the call starts writes a value and raises a flag; the call waits for the flag and
 // reads the value. The flag is a plain volatile int read and written inside "ignore" regions,
 // as a library does when its own protocol makes the race on it harmless: duet sees neither, and
-// only ANNOTATE_HAPPENS_BEFORE/AFTER on the flag order the value.
-template <bool Annotated>
+// only the annotations on the flag (ANNOTATE_HAPPENS_BEFORE/AFTER, or another pair) order the
+// value.
+template <Edge E>
 class FlagHandoff {
  public:
   int handoff() {
     Slot slot;
     std::thread producer([&slot] {
       slot.value = 42;
-      if (Annotated) AnnotateHappensBefore(__FILE__, __LINE__, &slot.flag);
+      released<E>(&slot.flag);
       AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
       slot.flag = 1;
       AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
     });
     while (!raised(slot)) std::this_thread::yield();
-    if (Annotated) AnnotateHappensAfter(__FILE__, __LINE__, &slot.flag);
+    acquired<E>(&slot.flag);
     const int v = slot.value;
     producer.join();
     return v;
@@ -151,21 +180,33 @@ class FlagHandoff {
 
 // Every call on a fiber: the call starts a thread, which a prefix on the test's thread would run
 // on a real one.
-template <bool Annotated>
-duet::Lin<FlagHandoff<Annotated>> flag_handoff() {
-  using H = FlagHandoff<Annotated>;
+template <Edge E>
+duet::Lin<FlagHandoff<E>> flag_handoff() {
+  using H = FlagHandoff<E>;
   return duet::Lin<H>("flag_handoff", "h").op("handoff", [](H& h) { return h.handoff(); });
 }
 
-TEST(InstrumentedAnnotations, HappensBeforeAnnotationsOrderAHandoffDuetDoesNotSee) {
+template <Edge E>
+void handoff_passes(std::uint64_t programs) {
   const duet::CheckResult r =
-      duet::check_parallel(flag_handoff<true>(), instrumented_test::every_call_on_a_fiber(), seeded(1, 50));
+      duet::check_parallel(flag_handoff<E>(), instrumented_test::every_call_on_a_fiber(), seeded(1, programs));
   EXPECT_TRUE(r.passed()) << r.report;
+}
+
+TEST(InstrumentedAnnotations, HappensBeforeAnnotationsOrderAHandoffDuetDoesNotSee) {
+  handoff_passes<Edge::happens_before>(50);
+}
+
+TEST(InstrumentedAnnotations, EveryReleaseAcquirePairOrdersTheHandoff) {
+  handoff_passes<Edge::tsan>(10);
+  handoff_passes<Edge::condvar>(10);
+  handoff_passes<Edge::pcq>(10);
+  handoff_passes<Edge::barrier>(10);
 }
 
 TEST(InstrumentedAnnotations, HandoffWithoutAnnotationsIsADataRace) {
   const duet::CheckResult r =
-      duet::expect_unsafe(flag_handoff<false>(), instrumented_test::every_call_on_a_fiber(), seeded(1));
+      duet::expect_unsafe(flag_handoff<Edge::none>(), instrumented_test::every_call_on_a_fiber(), seeded(1));
   ASSERT_TRUE(r.passed()) << r.report;
 
   EXPECT_TRUE(has(r.report, kDataRace)) << r.report;
@@ -243,37 +284,62 @@ TEST(InstrumentedAnnotations, HandMadeLockWithoutAnnotationsIsADataRace) {
 
 // ---- a benign race ----
 
-// A counter whose statistics field is updated without synchronisation and never read by the
-// calls: the library declares the race on it benign, and only that field is spared.
+// A counter whose statistics are updated without synchronisation: the library declares the race
+// on its hit count benign, and only that field is spared. A snapshot copies both counts in one
+// access, which the check then takes apart: the hits are spared, the misses are checked.
 template <bool Declared>
 class HitCounter {
  public:
   HitCounter() {
-    if (Declared) AnnotateBenignRaceSized(__FILE__, __LINE__, &hits_, sizeof hits_, "statistics only");
+    if (Declared) AnnotateBenignRaceSized(__FILE__, __LINE__, &stats_.hits, sizeof stats_.hits, "statistics only");
   }
   int incr() {
-    ++hits_;
+    ++stats_.hits;
     return value_.fetch_add(1);
+  }
+  int miss() {
+    ++stats_.misses;
+    return 0;
+  }
+  int snapshot() {
+    Stats s;
+    std::memcpy(&s, &stats_, sizeof s);
+    return value_.load() + (s.hits + s.misses > (1L << 62) ? 1 : 0);  // the copy is used
   }
 
  private:
+  struct Stats {
+    long hits = 0;
+    long misses = 0;
+  };
   std::atomic<int> value_{0};
-  long hits_ = 0;
+  Stats stats_;
 };
 
 template <bool Declared>
-duet::Lin<HitCounter<Declared>> hit_counter() {
+duet::Lin<HitCounter<Declared>> hit_counter(bool misses) {
   using C = HitCounter<Declared>;
-  return duet::Lin<C>("hit_counter", "c").op("incr", [](C& c) { return c.incr(); });
+  auto lin = duet::Lin<C>("hit_counter", "c").op("incr", [](C& c) { return c.incr(); }).op("snapshot", [](C& c) {
+    return c.snapshot();
+  });
+  if (misses) lin.op("miss", [](C& c) { return c.miss(); });
+  return lin;
 }
 
 TEST(InstrumentedAnnotations, BenignRaceSizedSparesItsRange) {
-  const duet::CheckResult r = duet::check_parallel(hit_counter<true>(), on_fibers(), seeded(1, 300));
+  const duet::CheckResult r = duet::check_parallel(hit_counter<true>(false), on_fibers(), seeded(1, 300));
   EXPECT_TRUE(r.passed()) << r.report;
 }
 
 TEST(InstrumentedAnnotations, UndeclaredRaceOnTheSameFieldIsADataRace) {
-  const duet::CheckResult r = duet::expect_unsafe(hit_counter<false>(), on_fibers(), seeded(1));
+  const duet::CheckResult r = duet::expect_unsafe(hit_counter<false>(false), on_fibers(), seeded(1));
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_TRUE(has(r.report, kDataRace)) << r.report;
+  EXPECT_TRUE(has(r.report, "annotations_test.cpp:")) << r.report;
+}
+
+TEST(InstrumentedAnnotations, RaceNextToABenignRangeIsADataRace) {
+  const duet::CheckResult r = duet::expect_unsafe(hit_counter<true>(true), on_fibers(), seeded(1));
   ASSERT_TRUE(r.passed()) << r.report;
   EXPECT_TRUE(has(r.report, kDataRace)) << r.report;
   EXPECT_TRUE(has(r.report, "annotations_test.cpp:")) << r.report;
