@@ -53,6 +53,16 @@ void memory_released(Runtime&, const void* address, std::size_t size) noexcept;
 /// long as the process): the run's result lists it (RunResult::libraries).
 void called_library(Runtime&, const char* library) noexcept;
 
+/// Happens-before the subject declares with the sanitizer's annotations (AnnotateHappensBefore,
+/// __tsan_release, a lock's annotated unlock): the running fiber's clock is left at `address`
+/// for the next acquire there (AnnotateHappensAfter, __tsan_acquire, an annotated lock), which
+/// takes it. Neither is a switch point or a trace line (see annotations.cpp). `shared`: a read
+/// lock's release, which only an exclusive acquire takes, or a read lock's acquire.
+void annotate_release(Runtime&, const void* address, bool shared) noexcept;
+void annotate_acquire(Runtime&, const void* address, bool shared) noexcept;
+/// A new lock (or queue, barrier) at `address`: no release before it reaches an acquire there.
+void annotate_forget(Runtime&, const void* address) noexcept;
+
 /// Turns an instrumented code address into file:line for reports (set by duet::instrument).
 using Symbolizer = duet::source_location (*)(const void* pc) noexcept;
 void set_symbolizer(Symbolizer) noexcept;

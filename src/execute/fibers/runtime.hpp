@@ -9,6 +9,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <boost/context/fiber.hpp>
@@ -113,6 +114,18 @@ struct ObjectState {
   std::array<std::uint32_t, kMaxFibers> read_epochs{};
 };
 
+/// The happens-before a subject's own annotations declare (annotations.cpp), per address: kept
+/// apart from ObjectState, so that a library annotating the word its lock is made of neither
+/// changes that atomic's clock nor takes it. Belongs to one run (`run`).
+struct AnnotatedSyncs {
+  struct Sync {
+    VectorClock clock{};       // what release annotations left for the next acquire
+    VectorClock read_clock{};  // a read lock's releases: only an exclusive acquire takes them
+  };
+  std::unordered_map<const void*, Sync> at;
+  std::uint64_t run = 0;
+};
+
 class Runtime {
  public:
   explicit Runtime(SchedulerConfig config);
@@ -145,6 +158,11 @@ class Runtime {
   /// Memory freed in a run by anyone (the subject, duet's own code, the scheduler): the objects
   /// and pointer values in it are forgotten (identity.hpp).
   void forget_memory(const void* address, std::size_t size);
+  /// The subject's annotations (annotations.cpp): a release leaves this fiber's clock at
+  /// `address`, an acquire there takes what was left; `forget`: a new object at `address`.
+  void annotate_release(const void* address, bool shared);
+  void annotate_acquire(const void* address, bool shared);
+  void annotate_forget(const void* address);
   bool owns(const void* m) {
     const std::uint32_t* id = table_.find(m);
     return id != nullptr && objects_[*id].owner == current;
@@ -249,6 +267,7 @@ class Runtime {
   ShadowMemory shadow_;    // plain accesses of compiler-instrumented code
   bool model_on_ = false;  // this run follows the C++ memory model (SchedulerConfig)
   AtomicsModel model_;
+  AnnotatedSyncs annotated_;  // the subject's own annotations (annotations.cpp)
 
   boost::context::fiber main_;  // the scheduler's own context while a fiber runs
   EhGlobals* eh_ = nullptr;

@@ -1,7 +1,8 @@
 // The entry points the compilers' thread-sanitizer instrumentation calls (the interface of
 // compiler-rt's tsan_interface.h and tsan_interface_atomic.h, which g++ and clang++ both emit):
 // plain reads and writes, atomics of 8 to 128 bits, fences, function entry and exit, vptr
-// updates, initialisation, and the annotations libraries call when they detect the sanitizer.
+// updates and initialisation. The annotations libraries call when they detect the sanitizer are
+// in annotations.cpp.
 //
 // Outside a fiber run each does the plain operation. On a fiber of a run an atomic operation is
 // a switch point of the schedule and an event of the trace (at the user's file:line), and a
@@ -102,7 +103,7 @@ inline bool in_some_run() noexcept { return fiber::t_runtime != nullptr; }
 [[gnu::noinline]] void access(const void* address, std::size_t size, bool write, const void* pc) noexcept {
   const InRun rt = in_run();
   if (!rt || t_ignore_accesses > 0 || thread_local_address(address)) return;
-  fiber::memory_access(*rt, address, size, write, pc);
+  check_access(*rt, address, size, write, pc);
 }
 
 // ---- the standard library's waiter pool ----
@@ -388,30 +389,5 @@ DUET_ATOMIC(128, duet_int128)
 #undef DUET_ATOMIC
 void __tsan_atomic_thread_fence(int mo) { fence(mo, DUET_PC); }
 void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
-
-// ---- annotations (called by libraries that detect the sanitizer) ----
-// Happens-before annotations and mutex annotations are accepted and ignored: duet sees the
-// atomics and locks themselves. The "ignore" ones are honoured.
-void __tsan_acquire(void*) {}
-void __tsan_release(void*) {}
-void __tsan_mutex_create(void*, unsigned) {}
-void __tsan_mutex_destroy(void*, unsigned) {}
-void __tsan_mutex_pre_lock(void*, unsigned) {}
-void __tsan_mutex_post_lock(void*, unsigned, int) {}
-int __tsan_mutex_pre_unlock(void*, unsigned) { return 0; }
-void __tsan_mutex_post_unlock(void*, unsigned) {}
-void __tsan_mutex_pre_signal(void*, unsigned) {}
-void __tsan_mutex_post_signal(void*, unsigned) {}
-void __tsan_mutex_pre_divert(void*, unsigned) {}
-void __tsan_mutex_post_divert(void*, unsigned) {}
-void __tsan_ignore_thread_begin() { ++t_ignore_accesses; }
-void __tsan_ignore_thread_end() { --t_ignore_accesses; }
-void AnnotateHappensBefore(const char*, int, const volatile void*) {}
-void AnnotateHappensAfter(const char*, int, const volatile void*) {}
-void AnnotateBenignRaceSized(const char*, int, const volatile void*, unsigned long, const char*) {}
-void AnnotateIgnoreReadsBegin(const char*, int) { ++t_ignore_accesses; }
-void AnnotateIgnoreReadsEnd(const char*, int) { --t_ignore_accesses; }
-void AnnotateIgnoreWritesBegin(const char*, int) { ++t_ignore_accesses; }
-void AnnotateIgnoreWritesEnd(const char*, int) { --t_ignore_accesses; }
 
 }  // extern "C"

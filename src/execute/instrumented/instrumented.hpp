@@ -124,6 +124,13 @@ bool thread_local_address(const void* address) noexcept;
 /// Plain accesses are ignored while this is nonzero (the sanitizer's "ignore" annotations).
 extern constinit thread_local int t_ignore_accesses;
 
+/// fiber::memory_access for the parts of [address, address + size) on which no benign race was
+/// declared (AnnotateBenignRaceSized, annotations.cpp).
+void check_access(fiber::Runtime& rt, const void* address, std::size_t size, bool write, const void* pc) noexcept;
+/// The heap block at `block` is freed: benign races declared on it are forgotten (the memory's
+/// next object is another). Nothing but a test while no benign race is declared.
+void forget_benign_races(const void* block) noexcept;
+
 /// The current virtual time on clock `clock` (CLOCK_MONOTONIC, CLOCK_REALTIME, ...), in
 /// nanoseconds: a run's clocks read virtual time, so that timed waits and sleeps are decided by
 /// the scheduler, replay exactly, and never wait for real.

@@ -51,6 +51,7 @@ using fiber::Op;
 void free_from(void* p, const void* pc) noexcept {
   if (p != nullptr && fiber::t_runtime != nullptr) [[unlikely]]
     if (!released(p, malloc_usable_size(p), pc)) return;  // kept: a draining run may still use it
+  if (p != nullptr) forget_benign_races(p);
   __libc_free(p);
 }
 
