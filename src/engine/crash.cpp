@@ -172,8 +172,8 @@ CrashGuard::CrashGuard(std::string name) {
   (void)exit_handlers;
   state.name = std::move(name);
   if (state.alt_stack == nullptr) {  // kept from check to check
-    void* m = ::mmap(nullptr, kAltStack + kGuard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                     -1, 0);
+    void* m =
+        ::mmap(nullptr, kAltStack + kGuard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m != MAP_FAILED) {
       ::mprotect(m, kGuard, PROT_NONE);
       state.alt_stack = static_cast<char*>(m) + kGuard;

@@ -228,7 +228,8 @@ std::string describe_crash_stack(std::span<const std::uintptr_t> pcs) {
     // The system's frames under the fault (raise, abort, free): one line, when they are all.
     if (begin > 0 && std::none_of(frames.begin(), first, [](const Frame& f) { return f.owner == Owner::duet; })) {
       std::string names;
-      for (std::size_t i = 0; i < begin; ++i) names += (i ? ", " : "") + (frames[i].function.empty() ? "??" : frames[i].function);
+      for (std::size_t i = 0; i < begin; ++i)
+        names += (i ? ", " : "") + (frames[i].function.empty() ? "??" : frames[i].function);
       out += "    " + numbered(0, begin - 1) + "  in the system's libraries: " + names + "\n";
     } else {
       begin = 0;

@@ -41,7 +41,7 @@ struct Isolation::Shared {
   volatile std::uint64_t choice_count, span_count, concurrent_start;
   volatile std::uint64_t trace_len, calling_len;
   volatile std::uint64_t case_trials, case_overlapped, case_cpus;  // the running case's, so far
-  volatile std::uint64_t stack_count;                               // a crash on a fiber: its stack
+  volatile std::uint64_t stack_count;                              // a crash on a fiber: its stack
   std::uintptr_t stack[kCrashFrames];
   // A shrink in the child: the last case it kept.
   volatile std::uint64_t shrink_tried, shrink_kept, best_count, best_span_count, best_mark, candidate_count;

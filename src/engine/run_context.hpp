@@ -30,8 +30,8 @@ class FailureMemory {
     std::string message;
     std::optional<Step> failing_step;
     std::uint64_t commands = 0;
-    std::string death_output;  // isolation: what the dead child wrote last (a sanitizer's report)
-    bool died = false;         // isolation: the case ended its process (its replay must be isolated too)
+    std::string death_output;           // isolation: what the dead child wrote last (a sanitizer's report)
+    bool died = false;                  // isolation: the case ended its process (its replay must be isolated too)
     std::vector<std::uintptr_t> stack;  // isolation: the stack of the fiber it crashed on (Death::stack)
   };
   void remember(const std::vector<std::uint64_t>& choices, Trace trace, const CaseOutcome& outcome,
