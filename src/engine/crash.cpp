@@ -5,17 +5,37 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <vector>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "duet/detail/fiber_hooks.hpp"
+#include "engine/crash_stack.hpp"
 #include "report/token.hpp"
 
 namespace duet::detail {
 namespace {
 
 constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+// A sanitizer's own report of the crash shows the stack already (and its allocator is not one
+// a helper process may use).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kStacks = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+constexpr bool kStacks = false;
+#else
+constexpr bool kStacks = true;
+#endif
+#else
+constexpr bool kStacks = true;
+#endif
+
+// The alternate stack: large enough for a stack's symbolisation (reading DWARF recurses deeply),
+// which runs on it in a helper process; its pages cost nothing until touched. A guard page
+// below it.
+constexpr std::size_t kAltStack = std::size_t{8} << 20, kGuard = 4096;
 
 // What the handler reads. Written by the running thread before each case; the handler runs on
 // that same thread when the case crashes, so plain relaxed atomics are enough.
@@ -27,8 +47,12 @@ struct CrashState {
   std::string name;
   std::string token;  // when !by_seed
   struct sigaction previous[sizeof kSignals / sizeof kSignals[0]];
-  std::vector<char> alt_stack;
+  char* alt_stack = nullptr;
   stack_t previous_stack{};
+  // Isolation's child: where a crash on a fiber leaves its stack.
+  std::uintptr_t* stack_sink = nullptr;
+  std::size_t stack_capacity = 0;
+  volatile std::uint64_t* stack_count = nullptr;
 };
 
 // Made at its first use and never destroyed: a check may run before main (from a static
@@ -59,10 +83,19 @@ void write_all(const char* text, std::size_t n) {
 }
 void write_text(const char* text) { write_all(text, std::strlen(text)); }
 
+// Isolation's child: the stack of a crash on a fiber, for the test process's report.
+void leave_stack(CrashState& state, void* context) {
+  if (!kStacks || state.stack_sink == nullptr || fiber::current() == nullptr) return;
+  *state.stack_count = 0;
+  *state.stack_count = capture_crash_stack(context, state.stack_sink, state.stack_capacity);
+}
+
 // Async-signal-safe: only write(2), and a token written into a static buffer (a seeded case)
-// or made before the case started (a replayed one).
-void on_crash(int sig, siginfo_t*, void*) {
+// or made before the case started (a replayed one); a fiber's stack is made into text in a
+// helper process (write_crash_stack).
+void on_crash(int sig, siginfo_t*, void* context) {
   CrashState& state = crash_state();
+  leave_stack(state, context);
   if (state.active.exchange(false)) {
     static char seed_token[256];
     const char* token = state.token.c_str();
@@ -80,12 +113,18 @@ void on_crash(int sig, siginfo_t*, void*) {
     write_text(" while running a case.\n");
     // On a fiber of duet's scheduler the fault may be duet's own: say so rather than blame
     // the code under test alone (a plain read of a constinit thread_local: signal-safe).
-    if (fiber::current() != nullptr)
-      write_text("  It happened inside a fiber run: if the stack shows duet's fiber runtime (stop_run, resume,\n"
-                 "  spawn), it is a bug in duet, not in the code under test; please report it with the token.\n");
+    const bool on_fiber = fiber::current() != nullptr;
+    if (on_fiber)
+      write_text("  It happened inside a fiber run: if the fiber's innermost frames below are duet's ([duet])\n"
+                 "  rather than the code under test's, it is a bug in duet; please report it with the token.\n");
     write_text("  replay:     DUET_REPLAY=");
     write_all(token, len);
     write_text("\n  To shrink it, run the test with DUET_FORK=1: cases then run in a child process.\n");
+    if (kStacks && on_fiber) {
+      // After the token: the helper that symbolises the stack may take a while, or fail.
+      std::uintptr_t pcs[kCrashFrames];
+      write_crash_stack({pcs, capture_crash_stack(context, pcs, kCrashFrames)});
+    }
   }
   for (std::size_t i = 0; i < std::size(kSignals); ++i)
     if (kSignals[i] == sig) sigaction(sig, &state.previous[i], nullptr);
@@ -132,11 +171,19 @@ CrashGuard::CrashGuard(std::string name) {
   }();
   (void)exit_handlers;
   state.name = std::move(name);
-  if (state.alt_stack.empty()) state.alt_stack.resize(std::size_t{64} * 1024);  // kept from check to check
+  if (state.alt_stack == nullptr) {  // kept from check to check
+    void* m =
+        ::mmap(nullptr, kAltStack + kGuard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m != MAP_FAILED) {
+      ::mprotect(m, kGuard, PROT_NONE);
+      state.alt_stack = static_cast<char*>(m) + kGuard;
+    }
+  }
+  if (kStacks) prepare_crash_stack();
   stack_t ss{};
-  ss.ss_sp = state.alt_stack.data();
-  ss.ss_size = state.alt_stack.size();
-  sigaltstack(&ss, &state.previous_stack);
+  ss.ss_sp = state.alt_stack;
+  ss.ss_size = kAltStack;
+  if (state.alt_stack != nullptr) sigaltstack(&ss, &state.previous_stack);
   struct sigaction sa {};
   sa.sa_sigaction = &on_crash;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
@@ -148,7 +195,14 @@ CrashGuard::~CrashGuard() {
   CrashState& state = crash_state();
   state.active = false;
   for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &state.previous[i], nullptr);
-  sigaltstack(&state.previous_stack, nullptr);
+  if (state.alt_stack != nullptr) sigaltstack(&state.previous_stack, nullptr);
+}
+
+void set_crash_stack_sink(std::uintptr_t* pcs, std::size_t capacity, volatile std::uint64_t* count) noexcept {
+  CrashState& state = crash_state();
+  state.stack_sink = pcs;
+  state.stack_capacity = capacity;
+  state.stack_count = count;
 }
 
 void CrashGuard::set_header(const ReplayRecord& header) {

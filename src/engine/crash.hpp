@@ -14,8 +14,9 @@ inline constexpr int kExitDuringCase = 4;
 
 /// Installs handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT while it lives (on an
 /// alternate stack, so a stack overflow is caught too). The handler prints the check's name
-/// and a replay token for the running case, then hands the signal to the previous handler
-/// (a sanitizer's, a death test's, or the default), so the process still dies as it would.
+/// and a replay token for the running case (and for a crash on a fiber, the fiber's stack),
+/// then hands the signal to the previous handler (a sanitizer's, a death test's, or the
+/// default), so the process still dies as it would.
 ///
 /// It also catches a process exit (exit(), quick_exit(), from any thread) while a case runs:
 /// it prints the same kind of report and ends the process with kExitDuringCase, so that a
@@ -37,5 +38,10 @@ class CrashGuard {
   /// No case is running.
   void idle();
 };
+
+/// Isolation's child: where the handler leaves the return addresses of a crash on a fiber
+/// (capture_crash_stack), in memory the test process reads once the child has died. `count`
+/// is written last, so that a count the test process sees covers addresses already written.
+void set_crash_stack_sink(std::uintptr_t* pcs, std::size_t capacity, volatile std::uint64_t* count) noexcept;
 
 }  // namespace duet::detail

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/backend.hpp"
+#include "engine/crash_stack.hpp"
 
 namespace duet::detail {
 namespace {
@@ -70,6 +71,7 @@ CaseRun traced_rerun(RunContext& context, ReportData& data, const std::vector<st
     run = context.backend->run_case(
         RunRequest{seed_of_case, choices, std::nullopt, true, context.property.execution->exact_replay()});
     data.death_output = run.death ? run.death->output : std::string();
+    data.crash_stack = run.death ? describe_crash_stack(run.death->stack) : std::string();
     data.died = run.death.has_value();
     data.replay_isolated = context.replay_isolated;
     if (!uneventful(run.outcome)) break;
@@ -82,6 +84,7 @@ void show_as_first_seen(const FailureMemory::Seen* seen, bool cheap_trace, Repor
   // A death no replay repeated still shows its last words (a sanitizer's report), and its
   // replay runs in a child process as a death's does.
   if (seen && data.death_output.empty()) data.death_output = seen->death_output;
+  if (seen && data.crash_stack.empty()) data.crash_stack = describe_crash_stack(seen->stack);
   if (seen && seen->died) data.died = true;
   if (cheap_trace && seen) {
     // Thread timing: show the failing run seen for these very choices (the replay token

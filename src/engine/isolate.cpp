@@ -19,6 +19,7 @@
 #include "duet/detail/fiber_hooks.hpp"
 #include "engine/candidate_fork.hpp"
 #include "engine/crash.hpp"
+#include "engine/crash_stack.hpp"
 #include "engine/wire.hpp"
 #include "generate/choice_tap.hpp"
 #include "show/text.hpp"
@@ -40,6 +41,8 @@ struct Isolation::Shared {
   volatile std::uint64_t choice_count, span_count, concurrent_start;
   volatile std::uint64_t trace_len, calling_len;
   volatile std::uint64_t case_trials, case_overlapped, case_cpus;  // the running case's, so far
+  volatile std::uint64_t stack_count;                              // a crash on a fiber: its stack
+  std::uintptr_t stack[kCrashFrames];
   // A shrink in the child: the last case it kept.
   volatile std::uint64_t shrink_tried, shrink_kept, best_count, best_span_count, best_mark, candidate_count;
   std::uint64_t best[kChoices];
@@ -266,6 +269,7 @@ void Isolation::spawn() {
   shared_->exit_called = 0;
   shared_->trace_len = 0;
   shared_->calling_len = 0;
+  shared_->stack_count = 0;
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t parent = ::getpid();
@@ -293,6 +297,7 @@ void Isolation::spawn() {
     child_tap.concurrent_start = &shared_->concurrent_start;
     child_tap.source = nullptr;
     choice_tap = &child_tap;
+    set_crash_stack_sink(shared_->stack, kCrashFrames, &shared_->stack_count);
     if (output_fd_ >= 0) ::dup2(output_fd_, 2);
     ::on_exit(&child_on_exit, nullptr);
     std::at_quick_exit(&child_on_quick_exit);
@@ -412,6 +417,7 @@ void Isolation::collect_death(bool hung, int status) {
     }
     if (s.calling_len > 0 && s.calling_len <= Shared::kCalling)
       r.calling.assign(s.calling, static_cast<std::size_t>(s.calling_len));
+    r.death.stack.assign(s.stack, s.stack + std::min<std::size_t>(static_cast<std::size_t>(s.stack_count), kCrashFrames));
   }
   remains_ = std::move(r);
 }
@@ -496,6 +502,7 @@ void Isolation::begin_case(const Source& src) {
   s.case_trials = 0;
   s.case_overlapped = 0;
   s.case_cpus = 0;
+  s.stack_count = 0;
   // The Source may already hold choices (a replay's Source is made before the case starts).
   const auto& c = src.choices();
   for (std::size_t i = 0; i < c.size() && i < Shared::kChoices; ++i) s.choices[i] = c[i];

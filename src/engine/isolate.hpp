@@ -33,6 +33,7 @@ struct Death {
   double limit_ms = 0;    // hang: the limit it ran past
   std::string sanitizer;  // a sanitizer's headline, e.g. "AddressSanitizer: SEGV on unknown address 0x000000000000"
   std::string output;     // the end of what the child wrote to stderr (a sanitizer's report)
+  std::vector<std::uintptr_t> stack;  // a crash on a fiber: its return addresses (crash_stack.hpp)
 
   /// "a segmentation fault (SIGSEGV)", "hang after 200 ms", "exit(0)", ...
   std::string what() const;

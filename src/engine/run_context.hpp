@@ -30,15 +30,20 @@ class FailureMemory {
     std::string message;
     std::optional<Step> failing_step;
     std::uint64_t commands = 0;
-    std::string death_output;  // isolation: what the dead child wrote last (a sanitizer's report)
-    bool died = false;         // isolation: the case ended its process (its replay must be isolated too)
+    std::string death_output;           // isolation: what the dead child wrote last (a sanitizer's report)
+    bool died = false;                  // isolation: the case ended its process (its replay must be isolated too)
+    std::vector<std::uintptr_t> stack;  // isolation: the stack of the fiber it crashed on (Death::stack)
   };
   void remember(const std::vector<std::uint64_t>& choices, Trace trace, const CaseOutcome& outcome,
                 const std::optional<Death>& death = std::nullopt) {
     if (seen_.size() >= 1024) seen_.clear();
-    seen_[choices] = Seen{
-        std::move(trace), outcome.message, outcome.failing_step, outcome.commands, death ? death->output : std::string(),
-        death.has_value()};
+    seen_[choices] = Seen{std::move(trace),
+                          outcome.message,
+                          outcome.failing_step,
+                          outcome.commands,
+                          death ? death->output : std::string(),
+                          death.has_value(),
+                          death ? death->stack : std::vector<std::uintptr_t>{}};
   }
   /// The failure seen for these choices, or null.
   const Seen* find(const std::vector<std::uint64_t>& choices) const {

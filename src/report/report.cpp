@@ -272,6 +272,7 @@ std::string format_report(const ReportData& d) {
   if (!d.trace.diagram.empty()) out += report_y_program(d);
   else if (!d.trace.setup.empty() || !d.trace.steps.empty()) out += report_steps(d);
   if (!d.error && d.trace.steps.empty() && d.trace.diagram.empty() && !d.message.empty()) out += "  " + d.message + "\n";
+  if (!d.crash_stack.empty()) out += "\n  the crashing fiber's stack, innermost call first:\n" + d.crash_stack;
   if (!d.death_output.empty()) out += report_death_output(d);
   if (d.error && d.trace.steps.empty() && d.trace.diagram.empty()) out += "\n";
   return out + report_footer(d);

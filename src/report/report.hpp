@@ -40,6 +40,7 @@ struct ReportData {
   bool died = false;             // isolation: the case ends its process (the replay needs isolation too)
   bool replay_isolated = false;  // a replay is isolated without DUET_FORK=1 (by the code or by default)
   std::string death_output;      // isolation: what the dead child last wrote to stderr (a sanitizer's report)
+  std::string crash_stack;       // isolation: the stack of the fiber the case crashed on, as report lines
   std::string token;
   std::string draft_path;   // where the draft test was written, or empty
   std::string draft_error;  // why it could not be written

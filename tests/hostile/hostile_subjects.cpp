@@ -17,6 +17,7 @@
 #include <variant>
 
 #include "support/crashing_subjects.hpp"
+#include "support/fiber_crashes.hpp"
 
 // ---- memory that runs out: while a "hog" lives, every allocation fails, as when a candidate
 // has taken all the memory there is (duet's own allocations fail too, until the case unwinds).
@@ -279,6 +280,16 @@ TEST(Hostile, TwoOwnerDequeCrashes) {
   const duet::CheckResult r = duet::expect_unsafe(crashing::two_owner_deque());
   print_report(r);
   EXPECT_TRUE(r);
+}
+
+// ---- a double free on a fiber, in one interleaving, in process: the crash report shows the
+// crashing fiber's stack (tests/hostile/hostile_test.cpp)
+TEST(Hostile, FiberDoubleFree) {
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers();
+  duet::Config c;
+  c.seed = 1;
+  EXPECT_TRUE(duet::check_parallel(fiber_crashes::slot_spec(), pc, c));
 }
 
 // ---- isolated on purpose: a candidate that closes every descriptor, then blocks

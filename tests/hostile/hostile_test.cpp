@@ -43,6 +43,24 @@ void expect_exit_reported(const std::string& test, const std::string& check_name
   EXPECT_EQ(token_in(replay.output), token) << replay.output;
 }
 
+// A crash on a fiber, in process: after the token, the report shows the crashing fiber's stack,
+// the subject's frames first (the C library's under the abort folded into one line).
+TEST(CrashStack, AFiberCrashInProcessShowsTheFibersStack) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "under a sanitizer its own report shows the stack";
+#endif
+  const ChildRun r = run_subject("FiberDoubleFree");
+  EXPECT_TRUE(has(r.output, "error: the candidate (or the spec) crashed with an abort (SIGABRT)")) << r.output;
+  EXPECT_FALSE(token_in(r.output).empty()) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("The crashing fiber's stack, innermost call first:\n"
+                                                     "    #0-#[0-9]+  in the system's libraries: [^\n]*abort[^\n]*\n"
+                                                     "(    #[0-9]+  [^\n]*operator delete[^\n]*\n)?"
+                                                     "    #[0-9]+  fiber_crashes::Slot::discard\\(int\\*\\)")))
+      << r.output;
+  EXPECT_TRUE(has(r.output, "fiber_crashes::Slot::release()")) << r.output;
+  EXPECT_TRUE(has(r.output, "duet's fiber runtime, which started the fiber: not shown")) << r.output;
+}
+
 // Settings and replay files reach a test binary from outside (issue 26): a near miss of a flag
 // ends the binary before any test (duet::gtest_main), a near miss of a variable and a replay
 // file that never ends are errors of the check, never a hang, a run with a random seed, or a

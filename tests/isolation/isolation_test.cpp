@@ -19,6 +19,7 @@
 #include <string>
 
 #include "support/crashing_subjects.hpp"
+#include "support/fiber_crashes.hpp"
 #include "support/fiber_subjects.hpp"
 #include "support/report_text.hpp"
 #include "support/test_specs.hpp"
@@ -462,6 +463,26 @@ TEST(IsolationParallel, CrashOnFibersIsShrunkAndShowsTheProgram) {
   EXPECT_TRUE(has(r.report, "in a trial of this program")) << r.report;
   EXPECT_TRUE(has(r.report, "s.push(0)")) << r.report;
   EXPECT_LE(r.failing_length, 4u) << r.report;
+}
+
+// A double free on a fiber, in one interleaving, with DUET_FORK=1: a failure shrunk as a crash
+// (not a replay that diverged), whose report shows the crashing fiber's stack from the child.
+TEST(IsolationParallel, ACrashOnAFiberIsShrunkAndShowsTheFibersStack) {
+  duet::Config c = isolated(1);
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers();
+  const duet::CheckResult r = duet::check_parallel(fiber_crashes::slot_spec(), pc, c);
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_FALSE(has(r.report, "nondeterministic")) << r.report;
+  EXPECT_TRUE(has(r.report, "\n  replay:     DUET_REPLAY=duet1.")) << r.report;
+  if (kAsan) return;  // the sanitizer's report, attached, shows the stack
+  EXPECT_TRUE(has(r.report, "the process died of an abort (SIGABRT)")) << r.report;
+  EXPECT_TRUE(std::regex_search(r.report, std::regex("\n  the crashing fiber's stack, innermost call first:\n"
+                                                     "    #0-#[0-9]+  in the system's libraries: [^\n]*abort[^\n]*\n"
+                                                     "(    #[0-9]+  [^\n]*operator delete[^\n]*\n)?"
+                                                     "    #[0-9]+  fiber_crashes::Slot::discard\\(int\\*\\)")))
+      << r.report;
+  EXPECT_TRUE(has(r.report, "fiber_crashes::Slot::release()")) << r.report;
 }
 
 // Checks on threads are isolated by default, so their replay line needs no DUET_FORK=1; on
