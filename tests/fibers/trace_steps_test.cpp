@@ -108,4 +108,17 @@ TEST(TraceSteps, NShowsTheHalvesOfN) {
       << r.report;
 }
 
+// A failure first seen cut is replayed whole: the token re-runs the same interleaving, and the
+// replay's report shows what the setting asks for.
+TEST(TraceSteps, AReplayShowsTheWholeInterleavingOfAFailureFirstSeenCut) {
+  const duet::CheckResult first = lost_update({});
+  ASSERT_TRUE(first.passed()) << first.report;
+  ASSERT_TRUE(shown(first.report).elided) << first.report;
+  const duet::CheckResult replay = lost_update({.replay = first.replay_token, .trace_steps = 0});
+  const Shown s = shown(replay.report);
+  EXPECT_EQ(s.announced, shown(first.report).announced) << replay.report;
+  EXPECT_EQ(s.rows, s.announced) << replay.report;
+  EXPECT_FALSE(s.elided) << replay.report;
+}
+
 }  // namespace
