@@ -46,6 +46,11 @@ struct Config {
   std::optional<bool> isolate = std::nullopt;
   /// Names the check in reports and file names; defaults to the spec's type name.
   std::optional<std::string> name = std::nullopt;
+  /// The most steps of a fiber interleaving a report shows: a longer run shows its first and
+  /// last halves of that many and says how many it left out. 0 shows every step. Unset: 80.
+  ///
+  ///   duet::check_parallel<Spec>({.executor = duet::fibers()}, {.trace_steps = 0});
+  std::optional<std::uint64_t> trace_steps = std::nullopt;
 };
 
 /// Reads `--duet_*` flags, removing them from argv (call before or after
@@ -86,6 +91,7 @@ struct Settings {
   double case_timeout;
   bool isolate;
   std::string name;
+  std::uint64_t trace_steps;  // steps of a fiber interleaving a report shows; 0: all
 };
 /// Throws std::invalid_argument with a message naming the variable or flag at fault.
 /// `default_time`: the time budget when neither a count nor a time is given; `default_isolate`:

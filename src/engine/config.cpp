@@ -433,6 +433,7 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   // -1: no line for a passing check; 0: that line; 1: failure reports on stderr as well.
   s.verbose = pick<int>(c.verbose, "verbose", 0, parse_level, level_range);
   resolve_shards(c, s);
+  s.trace_steps = pick<std::uint64_t>(c.trace_steps, "trace_steps", 80, u64);
   s.isolate = pick<bool>(c.isolate, "fork", default_isolate, boolean);
   // In a child process a hang costs one limit per shrink candidate that hangs: a short one.
   s.case_timeout =

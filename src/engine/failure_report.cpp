@@ -173,6 +173,7 @@ std::string death_comment(const Death& d) {
 
 CheckResult report_failure(RunContext& context, ReportData data, const std::vector<std::uint64_t>& choices,
                            std::optional<std::uint64_t> seed_of_case, std::uint64_t commands) {
+  data.trace_steps = context.settings.trace_steps;
   ReplayRecord rec = context.record(data.cases, data.shrink_steps, choices, seed_of_case);
   rec.seed = data.seed;
   rec.trials = data.trials;  // the search's, so that the token's replay reads the same

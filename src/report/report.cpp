@@ -158,13 +158,15 @@ static std::string report_interleaving(const ReportData& d) {
   const auto& rows = table ? columns : d.trace.interleaving;
   const std::size_t first = table ? 1 : 0;
   if (table) out += "    " + columns.front() + "\n";
-  // Long runs (a livelock) show their start and their end.
-  constexpr std::size_t kHead = 40, kTail = 40;
+  // Long runs (a livelock) show their start and their end, unless every step is asked for
+  // (DUET_TRACE_STEPS=0).
   const std::size_t n = rows.size() - first;
+  const std::size_t shown = d.trace_steps > 0 && n > d.trace_steps ? static_cast<std::size_t>(d.trace_steps) : n;
+  const std::size_t head = shown / 2, tail = shown - head;
   for (std::size_t i = 0; i < n; ++i) {
-    if (n > kHead + kTail && i == kHead) {
-      out += "    ... " + plural(n - kHead - kTail, "step", "steps") + " not shown ...\n";
-      i = n - kTail;
+    if (shown < n && i == head) {
+      out += "    ... " + plural(n - head - tail, "step", "steps") + " not shown ...\n";
+      i = n - tail;
     }
     out += "    " + rows[first + i] + "\n";
   }

@@ -44,6 +44,9 @@ struct ReportData {
   std::string token;
   std::string draft_path;   // where the draft test was written, or empty
   std::string draft_error;  // why it could not be written
+  /// The most steps of a fiber interleaving shown (DUET_TRACE_STEPS): the first half and the
+  /// last; 0: every step.
+  std::uint64_t trace_steps = 80;
 };
 
 /// The report: header, numbered C++ statements with observed results, the failing step's

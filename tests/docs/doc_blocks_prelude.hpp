@@ -7,8 +7,11 @@
 #include <duet/gtest.hpp>
 #include <duet/history.hpp>
 #include <duet/history_model.hpp>
+#include <duet/models/bindings_std.hpp>
 #include <duet/models/map.hpp>
+#include <duet/models/priority_queue.hpp>
 #include <duet/models/queue.hpp>
+#include <duet/models/relaxed_queue.hpp>
 #include <duet/models/spsc_ring.hpp>
 #include <duet/models/sync_traits.hpp>
 #include <duet/models/treiber_stack.hpp>

@@ -110,6 +110,8 @@ void write_every_pairs_drafts() {
   write_drafts<BoundedQueue<BoundedBufferBinding<BoundedBuffer<int, StdSync>>>>("bounded_buffer");
   write_drafts<PairRegister<SeqLockBinding<SeqLock<int, StdSync>>>>("pair_seqlock");
   write_drafts<WorkStealingDeque<ChaseLevBinding<>>>("work_stealing_chase_lev");
+  write_drafts<PriorityQueue<MutexPriorityQueue<>>>("priority_mutex");
+  write_drafts<PriorityQueue<TbbPriorityQueue<std::greater<int>>, Priority::min>>("priority_tbb_min");
 }
 
 // Every pair's drafts, each kind in one translation unit after the pairs' headers (what a user
@@ -118,7 +120,7 @@ TEST(ModelDrafts, EveryPairsDraftsCompile) {
   write_every_pairs_drafts();
   if (HasFatalFailure()) return;
   for (const std::string kind : {"sequential", "fibers"}) {
-    ASSERT_EQ(drafts(kind).size(), 19u);
+    ASSERT_EQ(drafts(kind).size(), 21u);
     const fs::path unit = drafts_dir() / (kind + "_drafts.cpp");
     const fs::path log = drafts_dir() / (kind + "_compiler.txt");
     {

@@ -10,6 +10,7 @@
 #include <duet/models/map.hpp>
 #include <duet/models/ms_queue.hpp>
 #include <duet/models/pair_register.hpp>
+#include <duet/models/priority_queue.hpp>
 #include <duet/models/queue.hpp>
 #include <duet/models/register.hpp>
 #include <duet/models/relaxed_queue.hpp>

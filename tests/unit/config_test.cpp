@@ -380,4 +380,51 @@ TEST(Config, FlagsWithOtherPrefixesAreErrorsNamingTheFlag) {
   EXPECT_EQ(argc, 4);
 }
 
+// How much of a fiber interleaving a report shows: a number of steps, 0 for all; never a word
+// (DUET_TRACE=full is a near miss, an error naming the setting, not an ignored variable).
+TEST(Config, TraceStepsIsANumberOfStepsWithZeroForAll) {
+  EXPECT_EQ(resolve({}, "n").trace_steps, 80u);
+  EXPECT_EQ(resolve({.trace_steps = 0}, "n").trace_steps, 0u);
+  EXPECT_EQ(resolve({.trace_steps = 2000}, "n").trace_steps, 2000u);
+  for (const auto& [text, steps] : {std::pair{"0", 0u}, std::pair{"1", 1u}, std::pair{"500", 500u}}) {
+    ::setenv("DUET_TRACE_STEPS", text, 1);
+    EXPECT_EQ(resolve({.trace_steps = 7}, "n").trace_steps, steps) << text;
+  }
+  for (const char* text : {"all", "full", "-1", "+5", "1.5", "0x10", " 3", "18446744073709551616"}) {
+    ::setenv("DUET_TRACE_STEPS", text, 1);
+    EXPECT_EQ(resolve_error(), "DUET_TRACE_STEPS=" + std::string(text) + ": expected a non-negative integer") << text;
+  }
+  ::setenv("DUET_TRACE_STEPS", "", 1);
+  EXPECT_EQ(resolve_error(), "DUET_TRACE_STEPS is set but empty: give it a value, or unset it");
+  ::unsetenv("DUET_TRACE_STEPS");
+  ::setenv("DUET_TRACE", "full", 1);
+  EXPECT_EQ(resolve_error(),
+            "the environment variable DUET_TRACE is not a duet setting: did you mean DUET_TRACE_STEPS? (--duet_help "
+            "lists them)");
+  ::unsetenv("DUET_TRACE");
+  // The flag wins over the variable; it is left at the default for the tests after this one.
+  ::setenv("DUET_TRACE_STEPS", "3", 1);
+  for (const auto& [flag, steps] : {std::pair{"--duet_trace_steps=0", 0u}, std::pair{"--duet_trace_steps=80", 80u}}) {
+    std::string text = flag;
+    char prog[] = "t";
+    char* argv[] = {prog, text.data(), nullptr};
+    int argc = 2;
+    duet::parse_flags(&argc, argv);
+    EXPECT_EQ(argc, 1);
+    EXPECT_EQ(resolve({}, "n").trace_steps, steps) << flag;
+  }
+  ::unsetenv("DUET_TRACE_STEPS");
+  std::string typo = "--duet_trace=full";
+  char prog[] = "t";
+  char* argv[] = {prog, typo.data(), nullptr};
+  int argc = 2;
+  try {
+    duet::parse_flags(&argc, argv);
+    ADD_FAILURE() << typo << " accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "unknown flag --duet_trace: did you mean --duet_trace_steps? (--duet_help lists duet's flags)");
+  }
+}
+
 }  // namespace

@@ -183,6 +183,13 @@ duet::Lin<tbb::concurrent_queue<int>> tbb_queue_lin() {
   EXPECT_TRUE(duet::check_parallel(lin));
 }
 
+// Config::trace_steps = 0, every step of a fiber interleaving in a report (config.hpp): compiled,
+// not run (tests/fibers/trace_steps_test.cpp runs it).
+[[maybe_unused]] void trace_steps_example() {
+  using Spec = QueueSpec;
+  duet::check_parallel<Spec>({.executor = duet::fibers()}, {.trace_steps = 0});
+}
+
 // Roles: a single-producer single-consumer ring, and a deque whose owner pushes and pops while
 // thieves steal (a locked std::deque here: the roles are the example).
 using SpscSpec = duet::models::BoundedQueue<duet::models::SpscRingBinding<>>;

@@ -1,14 +1,18 @@
 // Bindings of the C++ standard library's subjects to duet's models: std::atomic as a counter
-// and a register, a std::deque behind a std::mutex as a queue. No dependency beyond duet
-// (CMake: duet::models).
+// and a register, a std::deque behind a std::mutex as a queue, a std::priority_queue behind a
+// std::mutex as a priority queue. No dependency beyond duet (CMake: duet::models).
 //
 //   duet::check_parallel<duet::models::Counter<duet::models::AtomicCounter>>();
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
+#include <queue>
+#include <vector>
 
 namespace duet::models {
 
@@ -48,6 +52,42 @@ struct MutexQueue {
   static std::size_t size(Sut& q) {
     std::lock_guard lock(q.m);
     return q.d.size();
+  }
+};
+
+/// PriorityQueue: a std::priority_queue behind a std::mutex; std::less<int> (the default) pops
+/// the largest first (PriorityQueue<MutexPriorityQueue<>>), std::greater<int> the smallest
+/// (PriorityQueue<MutexPriorityQueue<std::greater<int>>, Priority::min>).
+template <class Compare = std::less<int>>
+struct LockedHeap {
+  std::mutex m;
+  std::priority_queue<int, std::vector<int>, Compare> q;
+};
+template <class Compare = std::less<int>>
+struct MutexPriorityQueue {
+  using Sut = LockedHeap<Compare>;
+  static void push(Sut& h, int x) {
+    std::lock_guard lock(h.m);
+    h.q.push(x);
+  }
+  static std::optional<int> try_pop(Sut& h) {
+    std::lock_guard lock(h.m);
+    if (h.q.empty()) return std::nullopt;
+    const int x = h.q.top();
+    h.q.pop();
+    return x;
+  }
+  static std::optional<int> top(Sut& h) {
+    std::lock_guard lock(h.m);
+    return h.q.empty() ? std::nullopt : std::optional<int>(h.q.top());
+  }
+  static std::size_t size(Sut& h) {
+    std::lock_guard lock(h.m);
+    return h.q.size();
+  }
+  static bool empty(Sut& h) {
+    std::lock_guard lock(h.m);
+    return h.q.empty();
   }
 };
 

@@ -1,13 +1,16 @@
 // Bindings of oneTBB's concurrent containers to duet's models: tbb::concurrent_queue as a
-// queue, tbb::concurrent_hash_map and tbb::concurrent_unordered_map as maps,
-// tbb::concurrent_set as a set (CMake: duet::models_tbb, which links oneTBB).
+// queue, tbb::concurrent_priority_queue as a priority queue, tbb::concurrent_hash_map and
+// tbb::concurrent_unordered_map as maps, tbb::concurrent_set as a set (CMake: duet::models_tbb,
+// which links oneTBB).
 //
 //   duet::check_parallel<duet::models::Queue<duet::models::TbbQueue>>();
 #pragma once
 
+#include <functional>
 #include <optional>
 
 #include <oneapi/tbb/concurrent_hash_map.h>
+#include <oneapi/tbb/concurrent_priority_queue.h>
 #include <oneapi/tbb/concurrent_queue.h>
 #include <oneapi/tbb/concurrent_set.h>
 #include <oneapi/tbb/concurrent_unordered_map.h>
@@ -17,6 +20,18 @@ namespace duet::models {
 /// Queue: tbb::concurrent_queue (push, try_pop).
 struct TbbQueue {
   using Sut = tbb::concurrent_queue<int>;
+  static void push(Sut& q, int x) { q.push(x); }
+  static std::optional<int> try_pop(Sut& q) {
+    int x;
+    return q.try_pop(x) ? std::optional<int>(x) : std::nullopt;
+  }
+};
+
+/// PriorityQueue: tbb::concurrent_priority_queue (push, try_pop; its size() and empty() are not
+/// safe under concurrent calls, so they are left out). std::less<int> pops the largest first.
+template <class Compare = std::less<int>>
+struct TbbPriorityQueue {
+  using Sut = tbb::concurrent_priority_queue<int, Compare>;
   static void push(Sut& q, int x) { q.push(x); }
   static std::optional<int> try_pop(Sut& q) {
     int x;

@@ -11,6 +11,8 @@
 //                          no order between producers (moodycamel::ConcurrentQueue's promise);
 //                          FifoPerProducerQueue<B, EmptyPop::may_give_up> also lets try_pop
 //                          come back empty while items are there
+//   RelaxedQueue<B, State>  the base of the above: your own relaxed queue model derives from it
+//                          and gives State and next_states
 //
 //   duet::check_parallel<duet::models::SpuriousEmptyQueue<MyTryLockQueueBinding>>();
 //   duet::check_parallel<duet::models::Bag<MyWorkQueueBinding>>();
@@ -31,24 +33,48 @@
 
 namespace duet::models {
 
-namespace detail {
-
-/// What a relaxed queue model shares: the commands, how they run on the binding, the values.
+/// The base of a relaxed queue model: Queue's commands (push(x), try_pop() -> optional) on `q`,
+/// how they run on the binding, the values pushed (the binding's values(), or 0..9), and the
+/// subject (Binding::make(), or default-constructed). A model derived from it gives its State
+/// (what the queue may hold) and next_states (the states a call's result may leave), as
+/// SpuriousEmptyQueue, Bag and FifoPerProducerQueue below do.
+///
+///   // A 2-relaxed FIFO: try_pop returns one of the two oldest items.
+///   template <class B>
+///   struct TwoRelaxedQueue : duet::models::RelaxedQueue<B, std::deque<int>> {
+///     using Base = duet::models::RelaxedQueue<B, std::deque<int>>;
+///     using States = std::vector<std::deque<int>>;
+///     static States next_states(const typename Base::Cmd& c, const std::deque<int>& s, const duet::Result& got) {
+///       std::deque<int> t = s;
+///       if (auto* p = std::get_if<duet::models::Push>(&c)) {
+///         t.push_back(p->x);
+///         return {t};
+///       }
+///       if (got == duet::Result(std::optional<int>())) return s.empty() ? States{s} : States{};
+///       for (std::size_t i = 0; i < 2 && i < s.size(); ++i)
+///         if (got == duet::Result(std::optional<int>(s[i]))) {
+///           t.erase(t.begin() + static_cast<std::ptrdiff_t>(i));
+///           return {t};
+///         }
+///       return {};
+///     }
+///   };
+///   duet::check_parallel<TwoRelaxedQueue<MyQueueBinding>>();
 template <class Binding, class StateT>
-struct RelaxedQueueBase {
+struct RelaxedQueue {
   using Sut = typename Binding::Sut;
   using State = StateT;
   using Cmd = std::variant<Push, TryPop>;
   static constexpr const char* sut_name = "q";
   static std::string setup_cpp() { return duet::type_name<Sut>() + " q;"; }
-  static std::unique_ptr<Sut> init_sut() { return make_subject<Binding>(); }
+  static std::unique_ptr<Sut> init_sut() { return models::detail::make_subject<Binding>(); }
   static std::string draft_setup_cpp() {
-    return draft_subject<Binding>(
+    return models::detail::draft_subject<Binding>(
         sut_name, {"void push(int x) { B::push(s, x); }", "std::optional<int> try_pop() { return B::try_pop(s); }"});
   }
   /// The values pushed: the binding's values() (binding.hpp), or 0..9.
-  static Gen<int> values() { return values_of<Binding>(integers(0, 9)); }
-  static std::string domain() { return "values " + describe_ints(values()); }
+  static Gen<int> values() { return models::detail::values_of<Binding>(integers(0, 9)); }
+  static std::string domain() { return "values " + models::detail::describe_ints(values()); }
   static Gen<Cmd> command(const State&) {
     static const Gen<Cmd> gen = one_of(construct<Push>(values()).map([](Push p) { return Cmd(p); }), just(Cmd(TryPop{})));
     return gen;
@@ -62,13 +88,19 @@ struct RelaxedQueueBase {
   }
 };
 
+namespace detail {
+/// The name RelaxedQueue had before it was public, for models written against it.
+template <class Binding, class StateT>
+using RelaxedQueueBase = RelaxedQueue<Binding, StateT>;
 }  // namespace detail
 
 /// FIFO, except that try_pop may return nullopt while the queue holds items: such a pop leaves
 /// it unchanged. A pop that returns an item must return the oldest.
+///
+///   duet::check_parallel<duet::models::SpuriousEmptyQueue<MyTryLockQueueBinding>>();
 template <class Binding>
-struct SpuriousEmptyQueue : models::detail::RelaxedQueueBase<Binding, std::deque<int>> {
-  using Base = models::detail::RelaxedQueueBase<Binding, std::deque<int>>;
+struct SpuriousEmptyQueue : RelaxedQueue<Binding, std::deque<int>> {
+  using Base = RelaxedQueue<Binding, std::deque<int>>;
   using typename Base::Cmd;
   using typename Base::State;
   static std::vector<State> next_states(const Cmd& c, const State& s, const Result& got) {
@@ -86,9 +118,11 @@ struct SpuriousEmptyQueue : models::detail::RelaxedQueueBase<Binding, std::deque
 };
 
 /// A bag: try_pop returns any item the queue holds (each once), nullopt only when it is empty.
+///
+///   duet::check_parallel<duet::models::Bag<duet::models::TbbQueue>>();
 template <class Binding>
-struct Bag : models::detail::RelaxedQueueBase<Binding, std::vector<int>> {
-  using Base = models::detail::RelaxedQueueBase<Binding, std::vector<int>>;
+struct Bag : RelaxedQueue<Binding, std::vector<int>> {
+  using Base = RelaxedQueue<Binding, std::vector<int>>;
   using typename Base::Cmd;
   using typename Base::State;  // the items, sorted: equal bags are equal states
   static std::vector<State> next_states(const Cmd& c, const State& s, const Result& got) {
@@ -107,7 +141,10 @@ struct Bag : models::detail::RelaxedQueueBase<Binding, std::vector<int>> {
   }
 };
 
-/// How a relaxed queue model judges a try_pop that comes back empty.
+/// How a relaxed queue model judges a try_pop that comes back empty (FifoPerProducerQueue's
+/// second parameter).
+///
+///   duet::models::FifoPerProducerQueue<MyShardedQueueBinding, duet::models::EmptyPop::may_give_up>
 enum class EmptyPop {
   only_when_empty,  // the queue held nothing
   may_give_up,      // or the pop gave up while items were there (leaving them)
@@ -117,9 +154,12 @@ enum class EmptyPop {
 /// oldest item may come next. A producer is a thread of the program (duet::Caller): each branch,
 /// and the thread that runs the prefix and suffix; a sequential check has one, so there it is a
 /// FIFO queue. The state is each producer's items, so the parallel search stays exact.
+///
+///   duet::check_parallel<duet::models::FifoPerProducerQueue<MyShardedQueueBinding>>();
+///   duet::check_parallel<duet::models::FifoPerProducerQueue<MyShardedQueueBinding, duet::models::EmptyPop::may_give_up>>();
 template <class Binding, EmptyPop empty = EmptyPop::only_when_empty>
-struct FifoPerProducerQueue : models::detail::RelaxedQueueBase<Binding, std::vector<std::deque<int>>> {
-  using Base = models::detail::RelaxedQueueBase<Binding, std::vector<std::deque<int>>>;
+struct FifoPerProducerQueue : RelaxedQueue<Binding, std::vector<std::deque<int>>> {
+  using Base = RelaxedQueue<Binding, std::vector<std::deque<int>>>;
   using typename Base::Cmd;
   using typename Base::State;  // by producer thread, no empty queue at the end: equal queues are equal states
   static std::vector<State> next_states(const Cmd& c, const State& s, const Result& got, Caller who) {
