@@ -124,7 +124,8 @@ struct FiberOptions {
   /// numbers and clocks need no hook (docs/instrumented.md). A hook that throws is an error of
   /// the check. Give a draft test's duet::run_fibers the same options.
   ///
-  ///   duet::fibers(duet::random(), {.before_each_run = [] { mylib::next_id = 0; }})
+  ///   auto reset = [] { mylib::next_id = 0; };  // a global the library never resets
+  ///   EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = duet::fibers(duet::random(), {.before_each_run = reset})}));
   std::function<void()> before_each_run;
 };
 
