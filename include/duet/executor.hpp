@@ -117,6 +117,16 @@ struct FiberOptions {
   /// instrumented operations are part of the run, scheduled like the branch's.
   std::function<void()> on_fiber_start;
   std::function<void()> on_fiber_stop;
+  /// Run on the calling thread before every fiber run (each trial of a check, each replay and
+  /// shrinking attempt, each duet::run_fibers), before the subject is made: puts back what a
+  /// library keeps in globals from run to run (id counters, recycled thread records, caches),
+  /// which would make a replay differ from the run it replays ("nondeterministic"). Random
+  /// numbers and clocks need no hook (docs/instrumented.md). A hook that throws is an error of
+  /// the check. Give a draft test's duet::run_fibers the same options.
+  ///
+  ///   auto reset = [] { mylib::next_id = 0; };  // a global the library never resets
+  ///   EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = duet::fibers(duet::random(), {.before_each_run = reset})}));
+  std::function<void()> before_each_run;
 };
 
 /// The deterministic fiber scheduler as an executor: the branches run as fibers on the calling

@@ -1,7 +1,10 @@
 #include "engine/failure_report.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "engine/backend.hpp"
 #include "engine/crash_stack.hpp"
@@ -20,15 +23,102 @@ std::string trace_line_text(const std::string& line) {
   return s;
 }
 
+// ---- what kind of thing a diverging step differs in ----
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> w;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t end = std::min(text.find(' ', i), text.size());
+    if (end > i) w.push_back(text.substr(i, end - i));
+    i = end + 1;
+  }
+  return w;
+}
+
+bool all_of(std::string_view s, bool (*f)(char)) { return !s.empty() && std::all_of(s.begin(), s.end(), f); }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+bool hex_digit(char c) { return digit(c) || (c >= 'a' && c <= 'f'); }
+bool decimal_char(char c) { return digit(c) || c == '-' || c == '.' || c == 'e' || c == '+'; }
+
+// "atomic#3": the kind, or empty when `w` names no object.
+std::string_view object_kind(std::string_view w) {
+  const std::size_t hash = w.find('#');
+  return hash != std::string_view::npos && hash > 0 && all_of(w.substr(hash + 1), digit) ? w.substr(0, hash)
+                                                                                         : std::string_view();
+}
+bool pointer_name(std::string_view w) { return w.size() > 1 && w[0] == 'p' && all_of(w.substr(1), digit); }
+bool duration(std::string_view w) {
+  for (const std::string_view unit : {"ns", "us", "ms", "s"})
+    if (w.size() > unit.size() && w.ends_with(unit) && all_of(w.substr(0, w.size() - unit.size()), digit)) return true;
+  return false;
+}
+// A value as a trace prints one: a boolean, a number, bits in hex ("0x1f").
+bool value_word(std::string_view w) {
+  if (w == "true" || w == "false") return true;
+  if (w.starts_with("0x")) return all_of(w.substr(2), hex_digit);
+  return all_of(w, decimal_char) && w.find_first_of("0123456789") != std::string_view::npos;
+}
+
+enum class Differs : unsigned char { other, object, address, clock, value_read, value_written };
+
+// What word `k` of two trace lines that differ there is: `w` is the first line's words.
+Differs word_kind(const std::vector<std::string>& w, std::size_t k, const std::string& other) {
+  const std::string& here = w[k];
+  if (!object_kind(here).empty() && object_kind(here) == object_kind(other)) return Differs::object;
+  if (pointer_name(here) && pointer_name(other)) return Differs::address;
+  if (duration(here) && duration(other)) return Differs::clock;
+  if (!value_word(here) || !value_word(other) || k == 0) return Differs::other;
+  // "= 3" and "3 -> 4" read 3; ":= 4" and "3 -> 4" write 4.
+  if (w[k - 1] == "=" || (k + 1 < w.size() && w[k + 1] == "->")) return Differs::value_read;
+  if (w[k - 1] == ":=" || w[k - 1] == "->") return Differs::value_written;
+  return Differs::other;
+}
+
+// Names the kind of thing two diverging trace lines differ in, when every word that differs is
+// of one kind; empty otherwise.
+std::string divergence_kind(const std::string& first, const std::string& replay) {
+  const std::vector<std::string> a = words(first), b = words(replay);
+  if (a.size() != b.size()) return {};
+  std::optional<Differs> kind;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (a[k] == b[k]) continue;
+    Differs d = word_kind(a, k, b[k]);
+    // An update that read another value writes another ("5 -> 6", "9 -> 10"): the read says why.
+    if (kind == Differs::value_read && d == Differs::value_written) d = Differs::value_read;
+    if (d == Differs::other || (kind && *kind != d)) return {};
+    kind = d;
+  }
+  if (!kind) return {};
+  switch (*kind) {
+    case Differs::object:
+      return "the same step reached another object, so which object it reached came from an address (a hash "
+             "of a pointer or a thread id, memory an earlier run freed?)";
+    case Differs::address: return "only a pointer differs: an address (memory an earlier run freed, reused?)";
+    case Differs::clock: return "only a duration differs: a clock duet's virtual time does not cover?";
+    case Differs::value_read:
+      return "only the value read differs: the memory held something else than in the first run, state that "
+             "outlived an earlier run (a global or static, which FiberOptions::before_each_run can reset?)";
+    case Differs::value_written:
+      return "only the value written differs, with everything read before it the same: it came from outside the "
+             "run's memory (a clock, a random number, an address, or a global an earlier run left?)";
+    case Differs::other: break;
+  }
+  return {};
+}
+
 // Where the interleavings of two runs first differ; empty when they do not.
 std::string interleaving_divergence(const Trace& first, const Trace& replay) {
   const auto& a = first.interleaving;
   const auto& b = replay.interleaving;
   for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
     if (i < a.size() && i < b.size() && a[i] == b[i]) continue;
-    return "the replay diverged at step " + std::to_string(i) + " (expected `" +
-           (i < a.size() ? trace_line_text(a[i]) : std::string("the end of the run")) + "`, got `" +
-           (i < b.size() ? trace_line_text(b[i]) : std::string("the end of the run")) + "`)";
+    std::string where = "the replay diverged at step " + std::to_string(i) + " (expected `" +
+                        (i < a.size() ? trace_line_text(a[i]) : std::string("the end of the run")) + "`, got `" +
+                        (i < b.size() ? trace_line_text(b[i]) : std::string("the end of the run")) + "`)";
+    if (i < a.size() && i < b.size())
+      if (const std::string kind = divergence_kind(trace_line_text(a[i]), trace_line_text(b[i])); !kind.empty())
+        where += ": " + kind;
+    return where;
   }
   return {};
 }

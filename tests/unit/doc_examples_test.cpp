@@ -316,6 +316,15 @@ TEST(DocExamples, FibersExecutorFindsTheLostUpdate) {
   EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = duet::fibers()}));
 }
 
+namespace mylib {
+int next_id = 0;
+}
+
+TEST(DocExamples, BeforeEachRunResetsAGlobal) {
+  auto reset = [] { mylib::next_id = 0; };  // a global the library never resets
+  EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = duet::fibers(duet::random(), {.before_each_run = reset})}));
+}
+
 TEST(DocExamples, RunFibersReplaysASchedule) {
   Counter c;
   duet::Result a, b;

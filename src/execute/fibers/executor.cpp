@@ -15,6 +15,7 @@
 #include "report/report.hpp"
 #include "report/token.hpp"
 #include "show/text.hpp"
+#include "execute/fibers/determinism.hpp"
 #include "execute/fibers/runtime.hpp"
 #include "execute/fibers/schedule_strategy.hpp"
 
@@ -158,7 +159,12 @@ std::size_t FiberExecutor::begin_program(std::span<const std::size_t> branch_len
   return src.mode() == Source::Mode::random ? strategy_->trials(configured) : 1;
 }
 
-void FiberExecutor::begin_trial(Source& src) { trial_source_ = &src; }
+void FiberExecutor::begin_trial(Source& src) {
+  trial_source_ = &src;
+  before_error_ = fiber::begin_trial(options_.before_each_run);
+}
+
+void FiberExecutor::check_ends() { fiber::end_trial(); }
 
 bool FiberExecutor::trial_passed(Source& src, std::size_t trial_start) {
   if (src.mode() == Source::Mode::random) src.truncate(trial_start);
@@ -179,7 +185,17 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   // schedules: run k of this executor draws from seed k.
   Source own = Source::from_seed(own_runs_++);
   Source& src = trial_source_ ? *trial_source_ : own;
+  // A run of its own is a trial of its own, from the same state as every other.
+  const bool own_trial = trial_source_ == nullptr;
+  if (own_trial) before_error_ = fiber::begin_trial(options_.before_each_run);
+  const struct EndOwnTrial {
+    bool own;
+    ~EndOwnTrial() {
+      if (own) fiber::end_trial();
+    }
+  } end_own_trial{own_trial};
   trial_source_ = nullptr;
+  if (!before_error_.empty()) throw ExecutorFailed{std::exchange(before_error_, {})};
   std::vector<std::function<void()>> hooked;
   const fiber::RunResult& r = scheduler_.run(with_fiber_hooks(branches, options_, hooked), *strategy_->picker(src));
   strategy_->finish(r);
@@ -259,6 +275,16 @@ FiberRun run_fibers(const std::vector<std::function<void()>>& branches, std::str
     throw std::invalid_argument("duet::run_fibers: 1 to " + std::to_string(detail::fiber::kMaxFibers) + " branches (got " +
                                 std::to_string(branches.size()) + ")");
   Source src = Source::replay(detail::parse_schedule(schedule));
+  // The run starts from the state every trial of a check starts from.
+  const std::string before_error = detail::fiber::begin_trial(options.before_each_run);
+  const struct EndTrial {
+    ~EndTrial() { detail::fiber::end_trial(); }
+  } end_trial;
+  if (!before_error.empty()) {
+    FiberRun failed;
+    failed.failure = before_error;
+    return failed;
+  }
   detail::fiber::Scheduler sched(detail::scheduler_config(options));
   detail::fiber::RandomPicker picker(src, detail::kSpuriousOneIn);
   std::vector<std::function<void()>> hooked;

@@ -36,12 +36,15 @@ class FiberExecutor final : public Executor, public TrialDriver {
   std::size_t begin_program(std::span<const std::size_t> branch_lengths, std::size_t configured, const Source& src) override;
   /// The next run's picks come from `src` (the case's choice stream, so they replay and shrink
   /// with the program).
+  /// Also FiberOptions::before_each_run, and the trial's own virtual time and random numbers
+  /// (fiber/determinism.hpp), from here until the next trial or the end of the check.
   void begin_trial(Source& src) override;
   /// False once an exhaustive search has covered every schedule.
   bool trial_passed(Source& src, std::size_t trial_start) override;
   /// The interleaving, the schedule as duet::run_fibers reads it, the options a draft needs.
   void annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const override;
   void check_starts() override { operations_at_check_start_ = operations_; }
+  void check_ends() override;
   /// Why the runs since the check started tested nothing (no instrumented code), or empty.
   std::string unexercised() const override { return unexercised(operations_at_check_start_); }
   /// The last run's interleaving, one line per step (empty before any run).
@@ -71,6 +74,7 @@ class FiberExecutor final : public Executor, public TrialDriver {
   FiberOptions options_;  // its on_fiber_start / on_fiber_stop
   fiber::Scheduler scheduler_;
   Source* trial_source_ = nullptr;
+  std::string before_error_;  // what FiberOptions::before_each_run threw, for the trial's run
   std::uint64_t own_runs_ = 0;
   bool weak_order_noted_ = false;
   std::vector<const char*> libraries_;  // the uninstrumented libraries the runs called (RunResult::libraries)

@@ -1,0 +1,240 @@
+// Random numbers and calendar time, defined in the executable so that they reach duet before the
+// C library (as interpose.cpp's calls do): within a fiber trial (its run, and on the scheduling
+// thread the subject's construction, prefix and suffix) they are a function of the trial alone,
+// so that a replay computes what the run it replays computed. Outside a trial each is the C
+// library's own, and the process's state (what rand() returns next) is left as it was.
+//   rand, random, srand, srandom     the trial's own generator, seeded 1 as a fresh process's
+//   drand48, lrand48, mrand48,       the trial's own 48-bit state, zero as a fresh process's
+//     srand48, seed48                (erand48, nrand48, jrand48, rand_r take the caller's state)
+//   getrandom, getentropy,           a fixed stream of the trial's (libstdc++'s random_device
+//     std::random_device             reads the CPU's rdrand or getentropy: both are covered)
+//   time, gettimeofday, timespec_get virtual time, as clock_gettime (interpose.cpp)
+// Reads of /dev/urandom or /dev/random by the subject itself are not covered.
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <random>
+#include <dlfcn.h>
+#include <sys/random.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "execute/fibers/determinism.hpp"
+#include "execute/fibers/thread_locals.hpp"
+#include "execute/instrumented/instrumented.hpp"
+
+namespace duet::detail::instrumented {
+namespace {
+
+constexpr std::int64_t kNs = 1'000'000'000;
+
+// The C library's definition of `name`, typed (instrumented.hpp's real).
+#define DUET_NEXT(name, ...)                  \
+  static std::atomic<void*> duet_next_slot{}; \
+  auto* const next = real<__VA_ARGS__>(duet_next_slot, name)
+
+// What a trial's random numbers come from. Every trial starts from the same state: a fresh
+// process's for rand and drand48 (a subject's tests may know its first values), a fixed seed for
+// the rest.
+struct TrialRandom {
+  std::uint64_t trial = 0;
+  random_data rand{};
+  char rand_state[128]{};  // glibc's default size for rand()'s generator
+  unsigned short x48[3]{};
+  unsigned short old48[3]{};  // what seed48 returns
+  std::uint64_t bits = 0;     // splitmix64
+};
+constinit thread_local TrialRandom* t_random = nullptr;
+
+constexpr std::uint64_t kBitsSeed = 0x5eed'd0e7'0000'0001;
+
+void start_over(TrialRandom& r, std::uint64_t trial) noexcept {
+  r.trial = trial;
+  r.rand = {};  // initstate_r needs it zeroed
+  initstate_r(1, r.rand_state, sizeof r.rand_state, &r.rand);
+  r.x48[0] = r.x48[1] = r.x48[2] = 0;
+  r.bits = kBitsSeed;
+}
+
+// The calling code's trial generator, or null: outside a trial, or duet's own code running.
+TrialRandom* trial_random() noexcept {
+  if (fiber::t_in_runtime != 0) return nullptr;
+  const std::uint64_t trial = fiber::host_local(fiber::t_trial);
+  if (trial == 0) return nullptr;
+  TrialRandom& r = fiber::host_shared(t_random);
+  if (r.trial != trial) start_over(r, trial);
+  return &r;
+}
+
+std::uint64_t next_bits(TrialRandom& r) noexcept {
+  std::uint64_t z = (r.bits += 0x9e37'79b9'7f4a'7c15);
+  z = (z ^ (z >> 30)) * 0xbf58'476d'1ce4'e5b9;
+  z = (z ^ (z >> 27)) * 0x94d0'49bb'1331'11eb;
+  return z ^ (z >> 31);
+}
+
+void fill(TrialRandom& r, void* buffer, std::size_t length) noexcept {
+  auto* out = static_cast<unsigned char*>(buffer);
+  while (length > 0) {
+    const std::uint64_t v = next_bits(r);
+    const std::size_t n = length < sizeof v ? length : sizeof v;
+    std::memcpy(out, &v, n);
+    out += n;
+    length -= n;
+  }
+}
+
+// Calendar time as a trial sees it: virtual, from the trial's start.
+bool trial_time(timespec& t) noexcept {
+  if (fiber::t_in_runtime != 0 || fiber::host_local(fiber::t_trial) == 0) return false;
+  const std::int64_t ns = virtual_now_ns(CLOCK_REALTIME);
+  t.tv_sec = static_cast<time_t>(ns / kNs);
+  t.tv_nsec = static_cast<long>(ns % kNs);
+  return true;
+}
+
+}  // namespace
+}  // namespace duet::detail::instrumented
+
+using namespace duet::detail::instrumented;
+
+extern "C" {
+
+// ---- rand, random ----
+int rand() noexcept {
+  if (TrialRandom* r = trial_random()) {
+    std::int32_t v = 0;
+    random_r(&r->rand, &v);
+    return v;
+  }
+  DUET_NEXT("rand", int());
+  return next();
+}
+long random() noexcept {
+  if (TrialRandom* r = trial_random()) {
+    std::int32_t v = 0;
+    random_r(&r->rand, &v);
+    return v;
+  }
+  DUET_NEXT("random", long());
+  return next();
+}
+void srand(unsigned seed) noexcept {
+  if (TrialRandom* r = trial_random()) {
+    srandom_r(seed, &r->rand);
+    return;
+  }
+  DUET_NEXT("srand", void(unsigned));
+  next(seed);
+}
+void srandom(unsigned seed) noexcept {
+  if (TrialRandom* r = trial_random()) {
+    srandom_r(seed, &r->rand);
+    return;
+  }
+  DUET_NEXT("srandom", void(unsigned));
+  next(seed);
+}
+
+// ---- the drand48 family's hidden state ----
+double drand48() noexcept {
+  if (TrialRandom* r = trial_random()) return erand48(r->x48);
+  DUET_NEXT("drand48", double());
+  return next();
+}
+long lrand48() noexcept {
+  if (TrialRandom* r = trial_random()) return nrand48(r->x48);
+  DUET_NEXT("lrand48", long());
+  return next();
+}
+long mrand48() noexcept {
+  if (TrialRandom* r = trial_random()) return jrand48(r->x48);
+  DUET_NEXT("mrand48", long());
+  return next();
+}
+void srand48(long seed) noexcept {
+  if (TrialRandom* r = trial_random()) {
+    const auto s = static_cast<unsigned long>(seed);
+    r->x48[0] = 0x330e;
+    r->x48[1] = static_cast<unsigned short>(s);
+    r->x48[2] = static_cast<unsigned short>(s >> 16);
+    return;
+  }
+  DUET_NEXT("srand48", void(long));
+  next(seed);
+}
+unsigned short* seed48(unsigned short seed[3]) noexcept {
+  if (TrialRandom* r = trial_random()) {
+    std::memcpy(r->old48, r->x48, sizeof r->x48);
+    std::memcpy(r->x48, seed, sizeof r->x48);
+    return r->old48;
+  }
+  DUET_NEXT("seed48", unsigned short*(unsigned short*));
+  return next(seed);
+}
+
+// ---- entropy ----
+ssize_t getrandom(void* buffer, std::size_t length, unsigned flags) {
+  if (TrialRandom* r = trial_random()) {
+    fill(*r, buffer, length);
+    return static_cast<ssize_t>(length);
+  }
+  DUET_NEXT("getrandom", ssize_t(void*, std::size_t, unsigned));
+  return next(buffer, length, flags);
+}
+int getentropy(void* buffer, std::size_t length) {
+  if (TrialRandom* r = trial_random()) {
+    if (length > 256) {  // as the C library's
+      errno = EIO;
+      return -1;
+    }
+    fill(*r, buffer, length);
+    return 0;
+  }
+  DUET_NEXT("getentropy", int(void*, std::size_t));
+  return next(buffer, length);
+}
+
+// ---- calendar time ----
+time_t time(time_t* out) noexcept {
+  timespec t{};
+  if (trial_time(t)) {
+    if (out != nullptr) *out = t.tv_sec;
+    return t.tv_sec;
+  }
+  DUET_NEXT("time", time_t(time_t*));
+  return next(out);
+}
+int gettimeofday(timeval* tv, void* tz) noexcept {
+  timespec t{};
+  if (trial_time(t)) {
+    *tv = {t.tv_sec, t.tv_nsec / 1000};                      // the C library's takes no null either
+    if (tz != nullptr) std::memset(tz, 0, 2 * sizeof(int));  // struct timezone: UTC
+    return 0;
+  }
+  DUET_NEXT("gettimeofday", int(timeval*, void*));
+  return next(tv, tz);
+}
+int timespec_get(timespec* ts, int base) noexcept {
+  if (base == TIME_UTC && trial_time(*ts)) return base;
+  DUET_NEXT("timespec_get", int(timespec*, int));
+  return next(ts, base);
+}
+
+}  // extern "C"
+
+// std::random_device's draw (libstdc++ exports it; the inline operator() calls it), whatever
+// source the device uses.
+std::random_device::result_type std::random_device::_M_getval() {
+  if (TrialRandom* r = trial_random()) return static_cast<result_type>(next_bits(*r) >> 32);
+  static std::atomic<void*> slot{};
+  using Member = result_type(std::random_device*);
+  return reinterpret_cast<Member*>(next_definition(slot, "_ZNSt13random_device9_M_getvalEv", "GLIBCXX_3.4.18"))(this);
+}
+
+// Referenced by duet::instrument's link options: keeps this object in every instrumented link.
+extern "C" {
+int duet_instrument_determinism = 1;
+}
