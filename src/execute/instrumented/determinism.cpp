@@ -231,7 +231,7 @@ std::random_device::result_type std::random_device::_M_getval() {
   if (TrialRandom* r = trial_random()) return static_cast<result_type>(next_bits(*r) >> 32);
   static std::atomic<void*> slot{};
   using Member = result_type(std::random_device*);
-  return reinterpret_cast<Member*>(next_definition(slot, "_ZNSt13random_device9_M_getvalEv", "GLIBCXX_3.4.18"))(this);
+  return duet::detail::instrumented::real<Member>(slot, "_ZNSt13random_device9_M_getvalEv", "GLIBCXX_3.4.18")(this);
 }
 
 // Referenced by duet::instrument's link options: keeps this object in every instrumented link.
