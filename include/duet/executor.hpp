@@ -125,7 +125,8 @@ struct FiberOptions {
   /// the check. Give a draft test's duet::run_fibers the same options.
   ///
   ///   auto reset = [] { mylib::next_id = 0; };  // a global the library never resets
-  ///   EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = duet::fibers(duet::random(), {.before_each_run = reset})}));
+  ///   auto executor = duet::fibers(duet::random(), {.before_each_run = reset});
+  ///   EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = executor}));
   std::function<void()> before_each_run;
 };
 

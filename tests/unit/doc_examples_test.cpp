@@ -322,7 +322,8 @@ int next_id = 0;
 
 TEST(DocExamples, BeforeEachRunResetsAGlobal) {
   auto reset = [] { mylib::next_id = 0; };  // a global the library never resets
-  EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = duet::fibers(duet::random(), {.before_each_run = reset})}));
+  auto executor = duet::fibers(duet::random(), {.before_each_run = reset});
+  EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = executor}));
 }
 
 TEST(DocExamples, RunFibersReplaysASchedule) {

@@ -39,7 +39,8 @@ inline Runtime* current() noexcept { return t_runtime; }
 
 /// Virtual time in nanoseconds (duet::virtual_clock): it advances only when every fiber of a run
 /// is blocked and one of them waits with a timeout, straight to the earliest deadline. It
-/// persists between runs on a thread; a check's case starts it at 0.
+/// persists between runs on a thread; a check's case starts it at 0, and so does every fiber
+/// trial of a check and every duet::run_fibers (src/execute/fibers/determinism.hpp).
 extern constinit thread_local std::uint64_t t_virtual_ns;
 /// "No timeout" for the timed hooks below.
 inline constexpr std::uint64_t kNoTimeout = ~std::uint64_t{0};
