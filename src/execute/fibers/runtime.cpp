@@ -497,7 +497,7 @@ std::uint32_t Runtime::choose(bool at_switch_point) {
   const PickContext ctx{trace.size(), current, continues, {candidates_.data(), k}, {views_.data(), n_}};
   std::size_t index = 0;
   try {
-    index = picker_->pick(ctx);
+    index = fair_phase() ? fair_pick(ctx) : picker_->pick(ctx);
   } catch (...) {
     picker_error_ = std::current_exception();
     return kNoFiber;
@@ -538,16 +538,6 @@ void Runtime::make_runnable(std::uint32_t j, WakeReason why) {
   fibers_[j].blocked_on = nullptr;
   fibers_[j].deadline = kNoTimeout;
   fibers_[j].wake_reason = why;
-}
-
-void Runtime::switch_point() {
-  if (++switch_points_ > config.max_steps) {
-    result.outcome = Outcome::livelock;
-    stop_run();
-  }
-  const std::uint32_t next = choose(true);
-  if (next == kNoFiber) stop_run();  // the picker failed
-  transfer(next);
 }
 
 WakeReason Runtime::block(bool announce, std::uint64_t timeout_ns) {
