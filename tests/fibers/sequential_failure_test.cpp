@@ -28,6 +28,8 @@ void expect_sequential_error(const duet::CheckResult& r, const std::string& fail
   EXPECT_TRUE(has(r.report, kNoRace)) << r.report;
   EXPECT_TRUE(has(r.report, failing_call)) << r.report;  // the sequential failure, shown
   EXPECT_FALSE(has(r.report, "unsafe, as expected")) << r.report;
+  // What a subject that keys on the thread's identity does instead.
+  EXPECT_TRUE(has(r.report, "ParallelConfig{.prefix_length = 0}")) << r.report;
 }
 
 // get() is one more than the count once the count reaches 3 (an off-by-one at a boundary).
