@@ -73,7 +73,7 @@ struct AsyncOptions {
   /// (check_async) or of the case (a spec's duet::run calls); a run outside any check has no
   /// earlier runs, so its priorities alone decide (no change points).
   Schedule schedule = {};
-  std::size_t max_steps = 100'000;                   // switch points before the run is a livelock
+  std::size_t max_steps = 100'000;                   // switch points scheduled, then as many fair ones before a livelock
   std::size_t stack_size = std::size_t{256} * 1024;  // per fiber
   /// How atomics' memory orders are treated (docs/memory-model.md); DUET_MEMORY_MODEL=sc|cpp
   /// overrides it, as for duet::fibers().

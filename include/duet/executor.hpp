@@ -105,7 +105,8 @@ enum class MemoryModel : unsigned char {
 
 struct FiberOptions {
   std::size_t stack_size = std::size_t{256} * 1024;  // usable bytes per fiber stack (a guard page lies below)
-  std::size_t max_steps = 10'000;                    // switch points per run before "livelock or spin loop"
+  std::size_t max_steps = 10'000;                    // switch points per run the strategy schedules; as many
+                                                     // more on a fair schedule, then "livelock or spin loop"
   /// Real seconds a fiber may run without reaching a switch point before its run is stopped as
   /// blocked outside instrumented code (an error of the check, naming where; 0: never).
   double stall_seconds = 10;

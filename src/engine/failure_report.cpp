@@ -208,17 +208,20 @@ std::size_t y_calls(const Trace& t) {
 bool shows_concurrency(const Trace& t) {
   const auto with_calls =
       std::count_if(t.y_branches.begin(), t.y_branches.end(), [](const auto& branch) { return !branch.empty(); });
-  // The calling thread runs the prefix and the suffix, and on threads branch 0 too (on fibers
-  // each branch is a fiber of its own).
-  const bool outside_branches = !t.y_prefix.empty() || !t.y_suffix.empty();
-  const bool shares_branch_0 = t.interleaving.empty() && !t.y_branches.empty() && !t.y_branches[0].empty();
-  const auto threads = with_calls + (outside_branches && !shares_branch_0 ? 1 : 0);
-  // On fibers the interleaving says more ("wake condition_variable#2 spurious x.hpp:119", "f1 spawn
-  // := f2"): a wait woken spuriously, or threads the subject started itself.
+  // On fibers ("wake condition_variable#2 spurious x.hpp:119", "f1 spawn := f2" in the
+  // interleaving): a wait woken spuriously, or threads the subject started itself.
   const auto concurrent_step = [](const std::string& line) {
     return line.find(" spurious ") != std::string::npos || line.find(" spawn ") != std::string::npos;
   };
-  return threads >= 2 || std::any_of(t.interleaving.begin(), t.interleaving.end(), concurrent_step);
+  if (std::any_of(t.interleaving.begin(), t.interleaving.end(), concurrent_step)) return true;
+  // On fibers each branch is a fiber of its own, and the prefix and the suffix run alone on the
+  // calling thread, before the first fiber starts and after the last one ends: a prefix and one
+  // branch's calls ran one after the other, so two branches must hold calls.
+  if (!t.schedule.empty() || !t.interleaving.empty()) return with_calls >= 2;
+  // On threads the calling thread runs the prefix, the suffix and branch 0.
+  const bool outside_branches = !t.y_prefix.empty() || !t.y_suffix.empty();
+  const bool shares_branch_0 = !t.y_branches.empty() && !t.y_branches[0].empty();
+  return with_calls + (outside_branches && !shares_branch_0 ? 1 : 0) >= 2;
 }
 
 std::string divergence(const Trace& first, const std::string& first_message, const Trace& replay, const CaseOutcome& o) {

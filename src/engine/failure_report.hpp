@@ -25,10 +25,10 @@ std::string divergence(const Trace& first, const std::string& first_message, con
 
 /// The calls of a Y-program's trace.
 std::size_t y_calls(const Trace& t);
-/// Whether a failing Y-program's trace shows concurrency: calls on two threads or more (the
-/// calling thread runs the prefix and the suffix, and on threads branch 0), or, on the fiber
-/// scheduler, a wait woken spuriously (a contract a lone waiting call can break) or threads the
-/// subject started.
+/// Whether a failing Y-program's trace shows concurrency: on threads, calls on two threads or
+/// more (the calling thread runs the prefix, the suffix and branch 0); on the fiber scheduler,
+/// calls on two fibers or more (the prefix and suffix run alone, before and after them), a wait
+/// woken spuriously (a contract a lone waiting call can break) or threads the subject started.
 bool shows_concurrency(const Trace& t);
 
 /// The one-line message of a case whose process died (isolation mode).

@@ -90,14 +90,24 @@ CheckResult no_counterexample(CheckResult r, const Settings& s, const Property& 
 }
 
 // A negative test whose counterexample needs no concurrency: an error, with the failure shown.
-CheckResult sequential_counterexample(CheckResult r) {
+CheckResult sequential_counterexample(CheckResult r, bool on_fibers) {
   r.status = CheckResult::Status::error;
+  // On fibers the prefix and suffix run on the calling thread, whose identity (thread id,
+  // thread_local storage) differs from the fibers' where duet_instrument gives them their own:
+  // a subject that keys on it fails there by the thread, not by a race, and needs every call on
+  // a fiber to show what it does under concurrency.
+  const std::string fibers =
+      on_fibers ? "  On fibers the prefix and the suffix run alone on the calling thread, before and after the\n"
+                  "  fibers. A subject that tells threads apart by their identity (a producer per thread, say)\n"
+                  "  may fail here by the thread the prefix ran on: check it with every call on a fiber,\n"
+                  "  ParallelConfig{.prefix_length = 0}.\n"
+                : "";
   r.report = "duet: " + r.name +
              ": error: the subject fails without concurrency: the counterexample's calls all run on one thread\n"
              "  (no two threads ran calls), so it proves no race: a negative test passing on it would pass\n"
              "  whatever the subject does under threads. Fix the failure below (a sequential check shows it\n"
-             "  too), then run the negative test again.\n\n" +
-             r.report;
+             "  too), then run the negative test again.\n" +
+             fibers + "\n" + r.report;
   return r;
 }
 
@@ -169,7 +179,9 @@ CheckResult expected_failure_verdict(CheckResult r, const RunContext& context) {
   // A program whose calls all ran on one thread fails without any concurrency: it proves the
   // subject broken, not unsafe, and a negative test that passed on it would stay green
   // whatever the subject does under threads.
-  if (!context.failure_shows_concurrency) return sequential_counterexample(std::move(r));
+  if (!context.failure_shows_concurrency)
+    return sequential_counterexample(std::move(r),
+                                     context.property.execution && context.property.execution->name().starts_with("fibers"));
   r.status = CheckResult::Status::passed;
   const std::string found = "duet: " + r.name + ": unsafe, as expected: " +
                             (!replayed.empty() ? replayed

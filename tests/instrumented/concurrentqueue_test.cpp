@@ -96,8 +96,12 @@ duet::Lin<Queue> implicit_producers() {
       .op("try_dequeue", [](Queue& q) { return dequeue(q); });
 }
 
+// Every call on a fiber: a prefix runs alone on the calling thread, so an order broken between
+// its producer and one fiber's is no race, and a negative test does not count it.
 TEST(InstrumentedConcurrentQueue, NoFifoOrderAcrossProducersFound) {
-  instrumented_test::found_on_every_seed(implicit_producers(), 7);
+  duet::ParallelConfig shape;
+  shape.prefix_length = 0;
+  instrumented_test::found_on_every_seed(implicit_producers(), 7, shape);
 }
 
 // The same implicit producers against the model of what the documentation promises: FIFO per

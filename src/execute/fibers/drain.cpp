@@ -7,9 +7,9 @@
 // it (a global spin lock held forever, a double free in the reclamation code).
 //
 // The drain is no part of the run's result: nothing is recorded (the trace ends at the race),
-// nothing is checked, no choice is drawn (the fibers take turns, round robin, at each switch
-// point; a load reads the newest store; a notify wakes the longest waiter), so a replay drains
-// the same way and tokens are unchanged. Memory freed during the drain, or freed where the race
+// nothing is checked, no choice is drawn (the fibers take turns at each switch point, as in
+// the fair phase before a livelock verdict, fair_phase.cpp; a load reads the newest store; a
+// notify wakes the longest waiter), so a replay drains the same way and tokens are unchanged. Memory freed during the drain, or freed where the race
 // was found, is kept rather than given back: another fiber may still use it. A drain that cannot
 // finish (a deadlock, more than max_steps switch points, a crash injected by the subject, duet's
 // limits) is abandoned as a failing run was before, and the run's outcome stays the race.
@@ -20,27 +20,13 @@ namespace duet::detail::fiber {
 void Runtime::begin_drain() {
   draining_ = true;
   drain_steps_ = 0;
-  drain_last_ = current == kNoFiber ? 0 : current;
 }
 
 void Runtime::drain_switch_point() {
   if (++drain_steps_ > config.max_steps) stop_run();  // it cannot end its calls: abandoned
-  const std::uint32_t next = drain_choice(true);
+  const std::uint32_t next = choose(true);            // the fair phase's round robin (fair_phase.cpp)
   if (next == kNoFiber) stop_run();
   transfer(next);
-}
-
-// The next runnable fiber after the last one chosen, in fiber order: every fiber gets its turn,
-// so one that spins waiting for another lets it run.
-std::uint32_t Runtime::drain_choice(bool /*at_switch_point*/) {
-  for (std::uint32_t k = 1; k <= n_; ++k) {
-    const auto j = static_cast<std::uint32_t>((drain_last_ + k) % n_);
-    if (views_[j].state == FiberState::runnable) {
-      drain_last_ = j;
-      return j;
-    }
-  }
-  return kNoFiber;
 }
 
 }  // namespace duet::detail::fiber

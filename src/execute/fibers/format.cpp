@@ -347,7 +347,10 @@ std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std:
              location(b.op.loc);
       break;
     case Outcome::livelock: {
-      s += ": " + std::to_string(r.steps) + " steps without finishing; the last ones:";
+      // The fair phase (fair_phase.cpp) rules out a fiber the strategy starved.
+      s += ": " + std::to_string(r.steps) + " steps without finishing, the last " + std::to_string(r.fair_steps) +
+           " switch points on a fair schedule (each runnable fiber in turn), so no fiber was merely starved; the "
+           "last ones:";
       std::vector<std::uint64_t> pointers;
       const std::size_t from = trace.size() > tail ? trace.size() - tail : 0;
       for (std::size_t i = from; i < trace.size(); ++i) {

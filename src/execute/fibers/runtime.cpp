@@ -450,7 +450,6 @@ void Runtime::stop_run() {
 // ---- scheduling ----
 
 std::uint32_t Runtime::choose(bool at_switch_point) {
-  if (draining_) return drain_choice(at_switch_point);
   std::size_t k = 0;
   bool continues = false;
   if (at_switch_point) {
@@ -468,7 +467,7 @@ std::uint32_t Runtime::choose(bool at_switch_point) {
   const PickContext ctx{trace.size(), current, continues, {candidates_.data(), k}, {views_.data(), n_}};
   std::size_t index = 0;
   try {
-    index = picker_->pick(ctx);
+    index = fair_phase() || draining_ ? fair_pick(ctx) : picker_->pick(ctx);
   } catch (...) {
     picker_error_ = std::current_exception();
     return kNoFiber;
@@ -510,20 +509,6 @@ void Runtime::make_runnable(std::uint32_t j, WakeReason why) {
   fibers_[j].blocked_on = nullptr;
   fibers_[j].deadline = kNoTimeout;
   fibers_[j].wake_reason = why;
-}
-
-void Runtime::switch_point() {
-  if (draining_) {
-    drain_switch_point();
-    return;
-  }
-  if (++switch_points_ > config.max_steps) {
-    result.outcome = Outcome::livelock;
-    stop_run();
-  }
-  const std::uint32_t next = choose(true);
-  if (next == kNoFiber) stop_run();  // the picker failed
-  transfer(next);
 }
 
 WakeReason Runtime::block(bool announce, std::uint64_t timeout_ns) {

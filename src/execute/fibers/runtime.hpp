@@ -195,8 +195,12 @@ class Runtime {
  private:
   // Scheduling.
   Fiber& self() { return fibers_[current]; }
-  void switch_point();
+  void switch_point();  // fair_phase.cpp
   std::uint32_t choose(bool at_switch_point);
+  /// Past max_steps switch points the picker no longer schedules (fair_phase.cpp).
+  bool fair_phase() const { return switch_points_ > config.max_steps; }
+  /// The fair phase's pick: the candidate next after the current fiber, in turn by number.
+  std::size_t fair_pick(const PickContext& ctx) const;
   std::uint32_t choose_when_idle();
   void make_runnable(std::uint32_t fiber, WakeReason why);
   void wake(const void* object, bool all, WakeReason why, std::size_t* woken);
@@ -205,7 +209,6 @@ class Runtime {
   // The drain of a failing run (drain.cpp).
   void begin_drain();
   void drain_switch_point();
-  std::uint32_t drain_choice(bool at_switch_point);  // round robin, no choice drawn
   [[noreturn]] void refuse_spawn(std::function<void()>&& body, std::string why);
   std::string fiber_limit_text(duet::source_location loc) const;
   void settle_spawned();

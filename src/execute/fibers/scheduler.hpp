@@ -155,7 +155,10 @@ class RandomPicker final : public Picker {
 struct SchedulerConfig {
   /// Usable bytes per fiber stack (rounded up to pages); a PROT_NONE guard page lies below it.
   std::size_t stack_size = std::size_t{256} * 1024;
-  /// Switch points per run before the run ends as "livelock or spin loop".
+  /// Switch points per run the picker schedules. A run still going then gets as many more on a
+  /// fair schedule (each runnable fiber in turn, fair_phase.cpp): a fiber that spins waiting
+  /// for one the strategy starved finishes there; only a run that does not finish even then
+  /// ends as "livelock or spin loop".
   std::size_t max_steps = 10'000;
   /// A fiber whose last `spin_threshold` operations each re-read a value it had already seen
   /// (loads, failed CAS, failed try_lock, RMWs that change nothing; it remembers the last value
@@ -179,7 +182,7 @@ struct SchedulerConfig {
 enum class Outcome : std::uint8_t {
   completed,  // every fiber finished (some maybe by an exception: see FiberResult)
   deadlock,   // fibers remain, none can run: RunResult::blocked says where each waits
-  livelock,   // max_steps switch points without finishing: a livelock or a spin loop
+  livelock,   // max_steps switch points, then max_steps fair ones, without finishing
   data_race,  // conflicting duet::var accesses not ordered by happens-before: RunResult::race
   misuse,     // unlocking a mutex the fiber does not hold, waiting without the lock...
   crashed,    // duet::fault_point crashed the subject: RunResult::crash says where
@@ -211,7 +214,8 @@ struct DataRace {
 /// The result of one run. Reused by the next run (no allocation per run after warm-up).
 struct RunResult {
   Outcome outcome = Outcome::completed;
-  std::size_t steps = 0;  // trace events
+  std::size_t steps = 0;       // trace events
+  std::size_t fair_steps = 0;  // livelock: the last switch points, each runnable fiber in turn
   std::vector<FiberResult> fibers;
   std::vector<BlockedFiber> blocked;  // deadlock: every fiber not finished
   DataRace race;                      // data_race
