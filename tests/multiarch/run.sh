@@ -122,6 +122,10 @@ for a in $ARCHS; do
     continue
   fi
   built=$(date +%s)
+  # What configure left out for this target (a library whose headers do not compile there, no
+  # instrumentation): said here and in result.txt, next to the tests that skip for it.
+  notes=$(grep -E '^-- duet: .*(skip|not built)' "$dir/build.log" | sort -u | sed 's/^-- duet: /    /' || true)
+  [ -n "$notes" ] && printf 'multiarch: %s: left out at configure time:\n%s\n' "$a" "$notes"
   echo "multiarch: $a: running the suite under qemu-user (log: $dir/test.log)"
   set +e
   # The negative tests on real threads race on purpose: a racy std::unordered_map can corrupt
@@ -136,7 +140,7 @@ for a in $ARCHS; do
   end=$(date +%s)
   line=$(grep -E "tests passed|No tests were found" "$dir/test.log" | tr '\n' ';' | sed 's/;$//')
   result="$a: ${line:-no summary} (build $((built - start)) s, tests $((end - built)) s, $(uname -m) host, $JOBS jobs)"
-  echo "$result" > "$dir/result.txt"
+  { echo "$result"; [ -z "$notes" ] || printf 'left out at configure time:\n%s\n' "$notes"; } > "$dir/result.txt"
   sed -n '/The following tests FAILED/,$p' "$dir/test.log" >> "$dir/result.txt"
   summary="$summary\n  $result"
   if [ $rc -ne 0 ]; then
