@@ -56,7 +56,9 @@ function(duet_use_header_libraries target)
     list(GET _entry 3 _headers)
     string(REPLACE "," ";" _headers "${_headers}")
     list(GET _headers 0 _first)
-    find_path(DUET_${_name}_INCLUDE ${_first})
+    # Also outside a cross build's private root (an unpacked one, make multiarch): the package is
+    # architecture-independent, and the compile below decides.
+    find_path(DUET_${_name}_INCLUDE ${_first} CMAKE_FIND_ROOT_PATH_BOTH)
     set(_why "")
     if(NOT DUET_${_name}_INCLUDE)
       set(_why "${_label} not installed (apt-get install ${_package})")
