@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
-#include "execute/fibers/thread_locals.hpp"
 #include "instrumented/checks.hpp"
+#include "instrumented/fiber_identity.hpp"
 
 #if DUET_HAVE_CONCURRENTQUEUE
 #include <concurrentqueue/concurrentqueue.h>
@@ -103,15 +103,8 @@ duet::Lin<Queue> implicit_producers() {
       .op("try_dequeue", [](Queue& q) { return dequeue(q); });
 }
 
-// The queue tells threads apart by the address of a thread_local: on fibers that needs storage
-// of each fiber's own (x86-64 with glibc), else every fiber of a run is one implicit producer.
-#define DUET_NEED_FIBER_TLS()                                                                   \
-  if (!duet::detail::fiber::fiber_tls::supported())                                             \
-  GTEST_SKIP() << "implicit producers are found by a thread_local's address, and fibers share " \
-                  "their thread's storage on this platform (per-fiber storage: x86-64 with glibc)"
-
 TEST(InstrumentedConcurrentQueue, NoFifoOrderAcrossProducersFound) {
-  DUET_NEED_FIBER_TLS();
+  DUET_SKIP_UNLESS_FIBERS_ARE_THREADS("implicit producers are found by a thread_local's address");
   instrumented_test::found_on_every_seed(implicit_producers(), 7);
 }
 
@@ -127,7 +120,7 @@ using Promised = duet::models::FifoPerProducerQueue<ImplicitProducers, duet::mod
 TEST(InstrumentedConcurrentQueue, ImplicitProducersAreFifoPerProducer) {
   const duet::CheckResult threads = duet::check_parallel<Promised>({}, seeded(1, 1000));
   EXPECT_TRUE(threads.passed()) << threads.report;
-  DUET_NEED_FIBER_TLS();
+  DUET_SKIP_UNLESS_FIBERS_ARE_THREADS("implicit producers are found by a thread_local's address");
   for (const duet::Schedule& s : {duet::random(), duet::pct(3)}) {
     const duet::CheckResult r = duet::check_parallel<Promised>(on_fibers(s), seeded(1, 300));
     EXPECT_TRUE(r.passed()) << r.report;
