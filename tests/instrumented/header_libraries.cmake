@@ -63,8 +63,10 @@ function(duet_use_header_libraries target)
     if(NOT DUET_${_name}_INCLUDE)
       set(_why "${_label} not installed (apt-get install ${_package})")
     else()
-      # Compiled once per header directory and compiler (the cache keeps the verdict).
-      set(_key "${DUET_${_name}_INCLUDE}|${CMAKE_CXX_COMPILER}|${CMAKE_CXX_FLAGS}")
+      # Compiled again only when the compiler, the flags, the headers or their package change
+      # (the cache keeps the verdict).
+      file(TIMESTAMP "${DUET_${_name}_INCLUDE}/${_first}" _stamp)
+      set(_key "${DUET_${_name}_INCLUDE}|${_stamp}|${_headers}|${CMAKE_CXX_COMPILER}|${CMAKE_CXX_FLAGS}")
       if(NOT DUET_${_name}_COMPILES_KEY STREQUAL _key)
         _duet_headers_compile(_error ${_name} "${_headers}")
         set(DUET_${_name}_COMPILE_ERROR "${_error}" CACHE INTERNAL "")
