@@ -4,7 +4,7 @@
 # system-specific headers (tests/multiarch/header_check/CMakeLists.txt says which). A ctest test
 # of `make test` (Multiarch.HeadersCompileForArm64); exit 77 (skipped) without the cross compiler.
 set -uo pipefail
-src=$1 work=$2 triple=${3:-aarch64-linux-gnu}
+src=$(cd "$1" && pwd) work=$2 triple=${3:-aarch64-linux-gnu}
 if ! command -v "$triple-g++" >/dev/null 2>&1; then
   echo "skipped: no $triple-g++ here, so nothing was compiled for $triple" \
        "(Debian: apt-get install g++-$triple; make test installs it as root)"
