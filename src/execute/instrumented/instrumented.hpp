@@ -23,7 +23,10 @@ template <class F>
 F* real(std::atomic<void*>& slot, const char* name, const char* version = nullptr) noexcept {
   void* p = slot.load(std::memory_order_acquire);
   if (p == nullptr) {
-    p = version != nullptr ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
+    p = version != nullptr ? dlvsym(RTLD_NEXT, name, version) : nullptr;
+    // A glibc port newer than the version (aarch64 and ppc64le start at GLIBC_2.17) has only
+    // today's symbol, which the unversioned lookup finds.
+    if (p == nullptr) p = dlsym(RTLD_NEXT, name);
     slot.store(p, std::memory_order_release);
   }
   return reinterpret_cast<F*>(p);
