@@ -23,6 +23,7 @@
 #endif
 
 #include "instrumented/checks.hpp"
+#include "instrumented/flat_combining.hpp"
 
 namespace {
 
@@ -118,79 +119,17 @@ TEST(InstrumentedLibraryRuntimes, TbbConcurrentBoundedQueue) {
 }
 
 #if DUET_HAVE_BOOST_THREAD
-// Flat combining as libraries write it, with each thread's publication record in a
-// boost::thread_specific_ptr (Boost.Thread keeps it behind a pthread key, in libboost_thread.so).
-template <bool kPublishesResult>
-class TssCombiningCounter {
- public:
-  TssCombiningCounter() : mine_([](Record*) {}) {}  // the records stay in the list: it owns them
-  ~TssCombiningCounter() {
-    for (Record* r = head_.load(); r != nullptr;) delete std::exchange(r, r->next);
-  }
-  TssCombiningCounter(const TssCombiningCounter&) = delete;
-  TssCombiningCounter& operator=(const TssCombiningCounter&) = delete;
-
-  long add(int x) {
-    Record* r = record();
-    r->argument = x;
-    r->state.store(kPending, std::memory_order_release);
-    for (;;) {
-      if (!lock_.exchange(true, std::memory_order_acquire)) {
-        combine();
-        lock_.store(false, std::memory_order_release);
-      }
-      if (r->state.load(std::memory_order_acquire) == kDone) {
-        r->state.store(kIdle, std::memory_order_relaxed);
-        return r->result;
-      }
-      std::this_thread::yield();
-    }
-  }
-
- private:
-  enum : int { kIdle, kPending, kDone };
-  struct Record {
-    std::atomic<int> state{kIdle};
-    int argument = 0;
-    long result = 0;
-    Record* next = nullptr;
-  };
-  Record* record() {
-    if (Record* r = mine_.get()) return r;
-    auto* r = new Record;
-    r->next = head_.load(std::memory_order_relaxed);
-    while (!head_.compare_exchange_weak(r->next, r, std::memory_order_release, std::memory_order_relaxed)) {
-    }
-    mine_.reset(r);
-    return r;
-  }
-  void combine() {
-    for (Record* p = head_.load(std::memory_order_acquire); p != nullptr; p = p->next) {
-      if (p->state.load(std::memory_order_acquire) != kPending) continue;
-      p->result = value_;
-      value_ += p->argument;
-      p->state.store(kDone, kPublishesResult ? std::memory_order_release : std::memory_order_relaxed);
-    }
-  }
-  boost::thread_specific_ptr<Record> mine_;
-  std::atomic<Record*> head_{nullptr};
-  std::atomic<bool> lock_{false};
-  long value_ = 0;
+// Flat combining with each thread's publication record in a boost::thread_specific_ptr (Boost.Thread
+// keeps it behind a pthread key, in libboost_thread.so).
+struct TssSlot {
+  boost::thread_specific_ptr<instrumented_test::CombiningRecord> ptr{[](instrumented_test::CombiningRecord*) {}};
+  instrumented_test::CombiningRecord* get() const { return ptr.get(); }
+  void set(instrumented_test::CombiningRecord* r) { ptr.reset(r); }
 };
-
 template <bool kCorrect>
-duet::Lin<TssCombiningCounter<kCorrect>> tss_combining() {
-  using Counter = TssCombiningCounter<kCorrect>;
-  return duet::Lin<Counter>(kCorrect ? "tss_flat_combining" : "tss_flat_combining_relaxed", "c")
-      .init(
-          [] {
-            auto c = std::make_unique<Counter>();
-            c->add(0);  // the checking thread has a record of its own
-            return c;
-          },
-          "auto c = std::make_unique<Counter>(); c->add(0);")
-      .op(
-          "add", [](Counter& c, int x) { return c.add(x); }, duet::integers(1, 3));
+duet::Lin<instrumented_test::FlatCombiningCounter<TssSlot, kCorrect>> tss_combining() {
+  return instrumented_test::flat_combining_lin<instrumented_test::FlatCombiningCounter<TssSlot, kCorrect>>(
+      kCorrect ? "tss_flat_combining" : "tss_flat_combining_relaxed");
 }
 
 TEST(InstrumentedLibraryRuntimes, BoostThreadSpecificPtrFlatCombining) {

@@ -19,6 +19,7 @@
 
 #include "execute/fibers/scheduler.hpp"
 #include "instrumented/checks.hpp"
+#include "instrumented/flat_combining.hpp"
 
 namespace {
 
@@ -127,86 +128,22 @@ TEST(InstrumentedThreadSpecific, AKeyMadeAgainStartsNull) {
   EXPECT_EQ(seen, nullptr);
 }
 
-// A flat-combining counter as libraries write them: each thread publishes its request in a
-// record of its own, found through a pthread key and linked into a list once; whoever takes the
-// combiner lock applies every pending request. The records are per thread: shared by two
-// fibers, their plain fields race.
-template <bool kPublishesResult>
-class FlatCombiningCounter {
- public:
-  FlatCombiningCounter() { pthread_key_create(&key_, nullptr); }
-  ~FlatCombiningCounter() {
-    pthread_key_delete(key_);
-    for (Record* r = head_.load(); r != nullptr;) delete std::exchange(r, r->next);
+// The records of a flat-combining counter behind a pthread key of the subject's own.
+struct KeySlot {
+  pthread_key_t key{};
+  KeySlot() { pthread_key_create(&key, nullptr); }
+  ~KeySlot() { pthread_key_delete(key); }
+  KeySlot(const KeySlot&) = delete;
+  KeySlot& operator=(const KeySlot&) = delete;
+  instrumented_test::CombiningRecord* get() const {
+    return static_cast<instrumented_test::CombiningRecord*>(pthread_getspecific(key));
   }
-  FlatCombiningCounter(const FlatCombiningCounter&) = delete;
-  FlatCombiningCounter& operator=(const FlatCombiningCounter&) = delete;
-
-  long add(int x) {
-    Record* r = mine();
-    r->argument = x;
-    r->state.store(kPending, std::memory_order_release);
-    for (;;) {
-      if (!lock_.exchange(true, std::memory_order_acquire)) {
-        combine();
-        lock_.store(false, std::memory_order_release);
-      }
-      if (r->state.load(std::memory_order_acquire) == kDone) {
-        r->state.store(kIdle, std::memory_order_relaxed);
-        return r->result;
-      }
-      std::this_thread::yield();
-    }
-  }
-
- private:
-  enum : int { kIdle, kPending, kDone };
-  struct Record {
-    std::atomic<int> state{kIdle};
-    int argument = 0;
-    long result = 0;
-    Record* next = nullptr;
-  };
-  Record* mine() {
-    auto* r = static_cast<Record*>(pthread_getspecific(key_));
-    if (r != nullptr) return r;
-    r = new Record;
-    r->next = head_.load(std::memory_order_relaxed);
-    while (!head_.compare_exchange_weak(r->next, r, std::memory_order_release, std::memory_order_relaxed)) {
-    }
-    pthread_setspecific(key_, r);
-    return r;
-  }
-  void combine() {
-    for (Record* p = head_.load(std::memory_order_acquire); p != nullptr; p = p->next) {
-      if (p->state.load(std::memory_order_acquire) != kPending) continue;
-      p->result = value_;
-      value_ += p->argument;
-      // The planted bug: the result published with a relaxed store, so the caller's read of it
-      // is not ordered after the combiner's write.
-      p->state.store(kDone, kPublishesResult ? std::memory_order_release : std::memory_order_relaxed);
-    }
-  }
-  pthread_key_t key_{};
-  std::atomic<Record*> head_{nullptr};
-  std::atomic<bool> lock_{false};
-  long value_ = 0;
+  void set(instrumented_test::CombiningRecord* r) const { pthread_setspecific(key, r); }
 };
-
-// The subject made on the scheduling thread, which uses it once: its record is in the key there.
 template <bool kCorrect>
-duet::Lin<FlatCombiningCounter<kCorrect>> flat_combining_spec() {
-  using Counter = FlatCombiningCounter<kCorrect>;
-  return duet::Lin<Counter>(kCorrect ? "flat_combining" : "flat_combining_relaxed_result", "c")
-      .init(
-          [] {
-            auto c = std::make_unique<Counter>();
-            c->add(0);
-            return c;
-          },
-          "auto c = std::make_unique<Counter>(); c->add(0);")
-      .op(
-          "add", [](Counter& c, int x) { return c.add(x); }, duet::integers(1, 3));
+duet::Lin<instrumented_test::FlatCombiningCounter<KeySlot, kCorrect>> flat_combining_spec() {
+  return instrumented_test::flat_combining_lin<instrumented_test::FlatCombiningCounter<KeySlot, kCorrect>>(
+      kCorrect ? "flat_combining" : "flat_combining_relaxed_result");
 }
 
 TEST(InstrumentedThreadSpecific, FlatCombiningWithPerThreadRecordsPasses) {
