@@ -197,6 +197,29 @@ void show_as_first_seen(const FailureMemory::Seen* seen, bool cheap_trace, Repor
   }
 }
 
+// The replay ran every step the dying run was seen to run (a child that dies sends no steps, so
+// this holds whenever the replay's program is the same): where the first run died, the replay
+// went on.
+bool replays_up_to_the_death(const Trace& died, const Trace& replay) {
+  if (placed_calls(died) != placed_calls(replay)) return false;
+  if (died.interleaving.size() > replay.interleaving.size()) return false;
+  return std::equal(died.interleaving.begin(), died.interleaving.end(), replay.interleaving.begin());
+}
+
+// A crash that the same case, run again in another child process, did not repeat: what it
+// needs is state that earlier cases left in the process that died. That crash is the
+// candidate's failure, shown as first seen, with what it takes to see it again.
+CheckResult crash_as_first_seen(const FailureMemory::Seen& seen, ReportData& data, std::uint64_t commands) {
+  data.crash_needs_earlier_cases = true;
+  data.died = true;
+  data.death_output = seen.death_output;
+  data.crash_stack = describe_crash_stack(seen.stack);
+  data.message = seen.message;
+  data.trace = seen.trace;
+  data.trace.no_draft = "the crash did not come back when the case ran alone";
+  return failure_result(data, commands);
+}
+
 }  // namespace
 
 std::size_t y_calls(const Trace& t) {
@@ -278,6 +301,9 @@ CheckResult report_failure(RunContext& context, ReportData data, const std::vect
   CaseOutcome& o = run.outcome;
   Trace& trace = run.trace;
   const FailureMemory::Seen* seen = seed_of_case ? nullptr : context.failures.find(choices);
+  if (context.property.execution->exact_replay() && seen && seen->died && !run.death && !data.error &&
+      replays_up_to_the_death(seen->trace, trace))
+    return crash_as_first_seen(*seen, data, commands);
   if (context.property.execution->exact_replay() && seen && !data.error) {
     // The replay must run exactly as the failing run did; where it did not, the test is
     // nondeterministic and the failure is no counterexample: say where, show it as seen.

@@ -135,7 +135,13 @@ static std::string report_warnings(const ReportData& d) {
   // A nondeterministic test says so in its headline.
   if (!d.divergence.empty()) return "";
   std::string out = shrink_note(d);
-  if (d.nondeterministic && d.first_seen)
+  if (d.crash_needs_earlier_cases)
+    out += "  warning: the process died running this case, but not when the case ran again in another\n"
+           "  child process, which went on past the point where the first one died: the crash needs what\n"
+           "  earlier cases left in the process (global or static state, the heap, threads the subject\n"
+           "  started). It was not shrunk, and its replay token does not reproduce it alone; the same\n"
+           "  seed with DUET_FORK=1 runs the same cases again. Shown: the case as first run.\n";
+  else if (d.nondeterministic && d.first_seen)
     out += "  warning: the failure did not reproduce when replayed; the candidate or the spec is\n"
            "  nondeterministic (global state, time, addresses, threads?). Shown: the failing step as\n"
            "  first seen, after the steps before it as replayed.\n";
@@ -184,6 +190,8 @@ static std::string report_y_program(const ReportData& d) {
   if (!d.trace.noise.empty()) out += "  noise: " + d.trace.noise + ".\n";
   if (!d.trace.interleaving.empty()) {
     out += report_interleaving(d);
+  } else if (d.crash_needs_earlier_cases) {
+    // Its warning says what the token does and does not do.
   } else if (d.died) {
     out += "  (The replay token re-runs this program, in a child process, until a trial ends the process\n"
            "  again or the trials run out.)\n";

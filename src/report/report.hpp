@@ -16,6 +16,9 @@ struct ReportData {
   bool error = false;             // the spec could not run: nothing was tested
   bool nondeterministic = false;  // the failure did not reproduce when replayed
   bool first_seen = false;        // nondeterministic: the trace ends in the failing step as first seen
+  /// isolation: the case died, and ran again in another child process it did not: the crash needs
+  /// what earlier cases left in the process (shown as first seen, not shrunk)
+  bool crash_needs_earlier_cases = false;
   /// A replay that should have been exact ran differently: where (with `error`: the failure is
   /// shown as first seen, no draft is written).
   std::string divergence;

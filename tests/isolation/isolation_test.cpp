@@ -485,6 +485,22 @@ TEST(IsolationParallel, ACrashOnAFiberIsShrunkAndShowsTheFibersStack) {
   EXPECT_TRUE(has(r.report, "fiber_crashes::Slot::release()")) << r.report;
 }
 
+// A crash that needs the state earlier cases left in the child process does not come back when
+// its case is replayed alone in a fresh one: the report is the crash as first seen, saying why
+// it could not be replayed, not a test refused as nondeterministic.
+TEST(IsolationParallel, ACrashThatNeedsEarlierCasesIsReportedAsFirstSeen) {
+  duet::Config c = isolated(1);
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers();
+  const duet::CheckResult r = duet::check_parallel(fiber_crashes::earlier_cases_spec(), pc, c);
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_FALSE(has(r.report, "nondeterministic")) << r.report;
+  EXPECT_TRUE(has(r.report, "the process died of an abort (SIGABRT)")) << r.report;
+  EXPECT_TRUE(has(r.report, "but not when the case ran again in another\n  child process")) << r.report;
+  EXPECT_TRUE(has(r.report, "the same\n  seed with DUET_FORK=1 runs the same cases again")) << r.report;
+  EXPECT_TRUE(r.draft_path.empty()) << r.report;
+}
+
 // Checks on threads are isolated by default, so their replay line needs no DUET_FORK=1; on
 // fibers they are not, and a crash found with DUET_FORK=1 replays with it.
 TEST(IsolationParallel, ReplayLineSaysDuetForkOnlyWhereTheReplayNeedsIt) {

@@ -6,6 +6,8 @@
 #include <duet/lin.hpp>
 #include <duet/sync.hpp>
 
+#include <cstdlib>
+
 namespace fiber_crashes {
 
 // A slot owning one heap value, released by a check-then-act on its pointer: two releases
@@ -35,6 +37,25 @@ struct Slot {
 // Linearisable it would release the value once: 1, then 0.
 inline duet::Lin<Slot> slot_spec() {
   return duet::Lin<Slot>("DoubleFreeSlot", "s").op("release", [](Slot& s) { return s.release(); });
+}
+
+// A counter whose process-wide count of instances decides a crash: the 40th counter a process
+// makes aborts on its first increment. A case that crashes so does not crash again alone in a
+// fresh process: what it needs is the earlier cases' state, not its own calls or schedule.
+struct CrashesAfterEarlierCases {
+  static inline int made = 0;
+  duet::atomic<int> n{0};
+  const int serial = ++made;
+  [[gnu::noinline]] int incr() {
+    if (serial == 40) std::abort();
+    return n.fetch_add(1) + 1;
+  }
+};
+
+inline duet::Lin<CrashesAfterEarlierCases> earlier_cases_spec() {
+  return duet::Lin<CrashesAfterEarlierCases>("CrashesAfterEarlierCases", "c").op("incr", [](CrashesAfterEarlierCases& c) {
+    return c.incr();
+  });
 }
 
 }  // namespace fiber_crashes
