@@ -59,6 +59,8 @@ TEST(FiberTimeline, PageOfTheLostUpdateIsPinned) {
 // pipe with the rest of the trace).
 TEST(FiberTimeline, PageIsTheSameEveryRunAndIsolated) {
   const std::string a = "duet-output/report/same_a.html", b = "duet-output/report/same_b.html";
+  fs::remove(a);
+  fs::remove(b);
   ASSERT_EQ(lost_update(a).status, duet::CheckResult::Status::failed);
   ASSERT_EQ(lost_update(b, {.isolate = true}).status, duet::CheckResult::Status::failed);
   EXPECT_FALSE(read(a).empty());
@@ -97,14 +99,6 @@ TEST(FiberTimeline, UnwritablePathIsALineOfTheReport) {
                                "directory, not a regular file\n"),
             std::string::npos)
       << on_dir.report;
-}
-
-// Without the setting, or on threads (no interleaving), no page and no line.
-TEST(FiberTimeline, NoSettingNoLine) {
-  const duet::CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<true>>(
-      {.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/report"});
-  ASSERT_EQ(r.status, duet::CheckResult::Status::failed);
-  EXPECT_EQ(r.report.find("timeline:"), std::string::npos) << r.report;
 }
 
 }  // namespace
