@@ -51,6 +51,12 @@ struct Config {
   ///
   ///   duet::check_parallel<Spec>({.executor = duet::fibers()}, {.trace_steps = 0});
   std::optional<std::uint64_t> trace_steps = std::nullopt;
+  /// Where a failure on the fiber scheduler writes its interleaving as an HTML page (a lane per
+  /// fiber, its calls as bars, its steps as marks): a file ending in .html, or a directory that
+  /// gets <name>_timeline.html. The report names the file. Unset: no page.
+  ///
+  ///   duet::check_parallel<Spec>({.executor = duet::fibers()}, {.timeline = "duet-output"});
+  std::optional<std::string> timeline = std::nullopt;
 };
 
 /// Reads `--duet_*` flags, removing them from argv (call before or after
@@ -92,6 +98,7 @@ struct Settings {
   bool isolate;
   std::string name;
   std::uint64_t trace_steps;  // steps of a fiber interleaving a report shows; 0: all
+  std::string timeline;       // where a fiber failure's HTML timeline goes; empty: none
 };
 /// Throws std::invalid_argument with a message naming the variable or flag at fault.
 /// `default_time`: the time budget when neither a count nor a time is given; `default_isolate`:

@@ -434,6 +434,8 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   s.verbose = pick<int>(c.verbose, "verbose", 0, parse_level, level_range);
   resolve_shards(c, s);
   s.trace_steps = pick<std::uint64_t>(c.trace_steps, "trace_steps", 80, u64);
+  s.timeline = pick<std::string>(c.timeline, "timeline", "", as_text);
+  refuse_empty(c.timeline, s.timeline, "timeline", "a file or a directory");
   s.isolate = pick<bool>(c.isolate, "fork", default_isolate, boolean);
   // In a child process a hang costs one limit per shrink candidate that hangs: a short one.
   s.case_timeout =

@@ -8,6 +8,7 @@
 
 #include "engine/backend.hpp"
 #include "engine/crash_stack.hpp"
+#include "report/fiber_timeline.hpp"
 
 namespace duet::detail {
 namespace {
@@ -287,6 +288,12 @@ std::string death_comment(const Death& d) {
   return d.what();
 }
 
+// A failure on fibers, as a page too when DUET_TIMELINE asks for one.
+static void write_timeline(const RunContext& context, ReportData& data) {
+  if (!context.settings.timeline.empty() && !data.trace.interleaving_steps.empty())
+    write_fiber_timeline(data, context.settings.timeline);
+}
+
 CheckResult report_failure(RunContext& context, ReportData data, const std::vector<std::uint64_t>& choices,
                            std::optional<std::uint64_t> seed_of_case, std::uint64_t commands) {
   data.trace_steps = context.settings.trace_steps;
@@ -313,6 +320,7 @@ CheckResult report_failure(RunContext& context, ReportData data, const std::vect
       data.nondeterministic = true;
       data.message = seen->message;
       data.trace = seen->trace;
+      write_timeline(context, data);
       return failure_result(data, commands);
     }
   }
@@ -327,6 +335,7 @@ CheckResult report_failure(RunContext& context, ReportData data, const std::vect
       data.draft_error = e.what();
     }
   }
+  write_timeline(context, data);
   return failure_result(data, commands);
 }
 

@@ -37,6 +37,8 @@ constexpr SettingInfo kSettings[] = {
      "0: one line per check (a pass's on stdout; a failure's or an error's on stderr, with its replay token and draft test); -1: none (and no progress lines); 1: failure reports on stderr instead of their line. No other level."},
     {"trace_steps", "trace_steps", "N", "80 (the first 40 and the last 40)",
      "Most steps of a fiber interleaving a failure report shows: a longer run shows its first and last N/2 and says how many steps it left out. 0: every step."},
+    {"timeline", "timeline", "PATH", "none",
+     "Write a fiber failure's interleaving as a self-contained HTML page: a lane per fiber, each call a bar, each step a mark (the same steps as the report, see trace_steps). A path ending in .html is the file; any other is a directory, which gets <name>_timeline.html. The report names the file, or says why it was not written."},
     {"shards", "shards", "N", "1",
      "Split the cases of a seed over N runs: with the same seed, the shards are disjoint and together cover the unsharded run."},
     {"shard_index", "shard_index", "I", "0", "Which shard this run is, below shards."},

@@ -39,6 +39,50 @@ Step read_step(WireReader& r) {
   return s;
 }
 
+void write_fiber_parts(WireWriter& w, const Trace& t) {
+  w.u64(t.interleaving_steps.size());
+  for (const InterleavingStep& s : t.interleaving_steps) {
+    w.u64(s.step);
+    w.u64(s.fiber);
+    for (const std::string* part : {&s.op, &s.object, &s.value, &s.location, &s.note}) w.str(*part);
+  }
+  w.u64(t.clock_reads.size());
+  for (const ClockRead& c : t.clock_reads) {
+    w.u64(c.time);
+    w.u64(c.steps);
+    w.u64(c.fiber);
+  }
+  w.u64(t.call_times.size());
+  for (const auto& [invoke, response] : t.call_times) {
+    w.u64(invoke);
+    w.u64(response);
+  }
+}
+
+void read_fiber_parts(WireReader& r, Trace& t) {
+  const std::size_t steps = r.count();
+  for (std::size_t i = 0; i < steps; ++i) {
+    InterleavingStep s;
+    s.step = static_cast<std::uint32_t>(r.u64());
+    s.fiber = static_cast<std::uint32_t>(r.u64());
+    for (std::string* part : {&s.op, &s.object, &s.value, &s.location, &s.note}) *part = r.str();
+    t.interleaving_steps.push_back(std::move(s));
+  }
+  const std::size_t reads = r.count();
+  for (std::size_t i = 0; i < reads; ++i) {
+    ClockRead c;
+    c.time = r.u64();
+    c.steps = static_cast<std::uint32_t>(r.u64());
+    c.fiber = static_cast<std::uint32_t>(r.u64());
+    t.clock_reads.push_back(c);
+  }
+  const std::size_t calls = r.count();
+  for (std::size_t i = 0; i < calls; ++i) {
+    const std::uint64_t invoke = r.u64();
+    t.call_times.emplace_back(invoke, r.u64());
+  }
+}
+
 }  // namespace
 
 void write_trace(WireWriter& w, const Trace& t) {
@@ -60,6 +104,7 @@ void write_trace(WireWriter& w, const Trace& t) {
   w.str(t.schedule);
   w.str(t.fiber_schedule);
   w.str(t.fiber_options);
+  write_fiber_parts(w, t);
   w.str(t.uninstrumented);
   w.str(t.noise);
   w.str(t.no_draft);
@@ -86,6 +131,7 @@ Trace read_trace(WireReader& r) {
   t.schedule = r.str();
   t.fiber_schedule = r.str();
   t.fiber_options = r.str();
+  read_fiber_parts(r, t);
   t.uninstrumented = r.str();
   t.noise = r.str();
   t.no_draft = r.str();

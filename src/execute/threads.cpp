@@ -37,7 +37,8 @@ std::uint64_t event_time() {
   std::uint64_t& last = fiber::host_local(t_last_event_time);
   if (fiber::Runtime* rt = fiber::current()) {
     fiber::harness_fence(*rt);  // fenced as below, for the C++ memory model
-    return ++last;
+    fiber::clock_read(*rt, ++last);
+    return last;
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const auto t = std::chrono::steady_clock::now().time_since_epoch();

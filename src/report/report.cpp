@@ -262,6 +262,8 @@ static std::string report_footer(const ReportData& d) {
   // An error has no draft to explain the absence of: nothing failed.
   else if (!d.trace.no_draft.empty() && !d.error) out += "  draft test: none (" + d.trace.no_draft + ")\n";
   if (!d.draft_error.empty()) out += "  draft test: not written: " + d.draft_error + "\n";
+  if (!d.timeline_path.empty()) out += "  timeline:   " + d.timeline_path + "\n";
+  if (!d.timeline_error.empty()) out += "  timeline:   not written: " + d.timeline_error + "\n";
   if (d.attempts > 0 && d.rejected > 0) {
     out += printf_string("  discarded:  %llu of %llu command attempts (%.1f%%)\n",
                          static_cast<unsigned long long>(d.rejected), static_cast<unsigned long long>(d.attempts),

@@ -45,8 +45,10 @@ struct ReportData {
   std::string death_output;      // isolation: what the dead child last wrote to stderr (a sanitizer's report)
   std::string crash_stack;       // isolation: the stack of the fiber the case crashed on, as report lines
   std::string token;
-  std::string draft_path;   // where the draft test was written, or empty
-  std::string draft_error;  // why it could not be written
+  std::string draft_path;      // where the draft test was written, or empty
+  std::string draft_error;     // why it could not be written
+  std::string timeline_path;   // where the fiber timeline page was written (DUET_TIMELINE), or empty
+  std::string timeline_error;  // why it could not be written
   /// The most steps of a fiber interleaving shown (DUET_TRACE_STEPS): the first half and the
   /// last; 0: every step.
   std::uint64_t trace_steps = 80;

@@ -167,6 +167,8 @@ void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>&
   trace->y_branches.clear();
   trace->y_suffix.clear();
   trace->y_roles = shape.roles;
+  trace->call_times.clear();
+  for (const Observed& o : observed) trace->call_times.emplace_back(o.invoke, o.response);
   std::size_t i = 0;
   for (; i < shape.prefix; ++i) trace->y_prefix.push_back(calls[i]);
   for (std::size_t len : shape.branches) {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "duet/check_result.hpp"
@@ -43,6 +44,24 @@ struct Step {
   // The process died during the step (isolation mode): how, e.g. "a segmentation fault
   // (SIGSEGV)", "a hang (still running after 200 ms)". The draft runs the step in a child.
   std::string died;
+};
+
+/// One step of a fiber interleaving in parts, as the report's line for it shows them: what the
+/// HTML timeline (DUET_TIMELINE) draws.
+struct InterleavingStep {
+  std::uint32_t step = 0, fiber = 0;
+  std::string op;        // "cas(acquire)", "lock"
+  std::string object;    // "atomic#0", or empty
+  std::string value;     // "0 -> 1", ":= 1", or empty
+  std::string location;  // "queue.hpp:42", or empty
+  std::string note;      // a stale read's explanation, or empty
+};
+
+/// Where a fiber run read the check's clock (a call's invoke or response): the time read, how
+/// many steps the run had executed then, and the fiber that read it.
+struct ClockRead {
+  std::uint64_t time = 0;
+  std::uint32_t steps = 0, fiber = 0;
 };
 
 struct Trace;
@@ -85,6 +104,13 @@ struct Trace {
   // The failing trial's picks ("0.1.1"), as duet::run_fibers replays them; empty on threads.
   std::string fiber_schedule;
   std::string fiber_options;  // the draft's duet::FiberOptions for run_fibers, when not the default
+  // The failing trial's steps in parts, and where its calls read the check's clock: with
+  // `call_times` they place each call on the interleaving (report/fiber_timeline.hpp). Empty
+  // on threads.
+  std::vector<InterleavingStep> interleaving_steps;
+  std::vector<ClockRead> clock_reads;
+  // Each call's invoke and response time (Observed), in program order; 0: never.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> call_times;
   // On fibers: what the failing run called into that was not instrumented, and what that means
   // for the verdict; empty when it called nothing so.
   std::string uninstrumented;

@@ -216,6 +216,9 @@ void fence(Runtime&, std::memory_order order, duet::source_location loc) noexcep
 /// clock on threads): under the C++ memory model a seq_cst fence, neither an event nor a switch
 /// point; nothing otherwise.
 void harness_fence(Runtime&) noexcept;
+/// The check's clock read `time` on the running fiber (a call's invoke or response): noted with
+/// the steps so far, so that a report can place the call on the interleaving.
+void clock_read(Runtime&, std::uint64_t time) noexcept;
 /// Blocks the fiber on its pending event's object until a notify on it wakes it (atomic wait).
 void block(Runtime&) noexcept;
 /// Wakes one or all fibers blocked on `object` (a condition variable or an atomic).

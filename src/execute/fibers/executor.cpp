@@ -174,6 +174,8 @@ bool FiberExecutor::trial_passed(Source& src, std::size_t trial_start) {
 void FiberExecutor::annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const {
   trace.interleaving = interleaving();
   trace.interleaving_columns = interleaving_columns();
+  trace.interleaving_steps = fiber::interleaving_steps(scheduler_.trace());
+  trace.clock_reads = scheduler_.clock_reads();
   trace.schedule = strategy_name();
   trace.fiber_schedule = schedule_text(trial_choices);
   trace.fiber_options = draft_options();

@@ -235,6 +235,18 @@ std::vector<std::string> format_trace(std::span<const TraceEvent> trace) {
   return lines;
 }
 
+std::vector<InterleavingStep> interleaving_steps(std::span<const TraceEvent> trace) {
+  std::vector<std::uint64_t> pointers;
+  std::vector<InterleavingStep> steps;
+  steps.reserve(trace.size());
+  for (const TraceEvent& e : trace) {
+    EventText t = event_text(e, pointers);
+    steps.push_back({e.step, e.fiber, std::move(t.op), std::move(t.object), std::move(t.value), std::move(t.location),
+                     e.stale > 0 ? stale_note(e, trace, pointers) : std::string()});
+  }
+  return steps;
+}
+
 std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace, std::size_t fibers, std::size_t max_width) {
   // Cells in trace order, so pointers are numbered as format_trace numbers them.
   std::vector<std::uint64_t> pointers;

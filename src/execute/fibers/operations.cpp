@@ -200,6 +200,13 @@ void Runtime::harness_fence() {
   tick(f);
 }
 
+void Runtime::clock_read(std::uint64_t time) noexcept {
+  try {
+    clock_reads.push_back(ClockRead{time, static_cast<std::uint32_t>(trace.size()), current});
+  } catch (...) {  // out of memory: the report's timeline loses the call, the run goes on
+  }
+}
+
 // Spin detection (see SchedulerConfig::spin_threshold).
 void Runtime::observe(Op op, std::uint32_t object, Value read, Value written) {
   Fiber& f = self();
@@ -553,6 +560,7 @@ void leave(Runtime& rt, Op op, Value read, Value written) noexcept { rt.leave(op
 Value load(Runtime& rt, Value latest) noexcept { return rt.load(latest); }
 void fence(Runtime& rt, std::memory_order order, duet::source_location loc) noexcept { rt.fence(order, loc); }
 void harness_fence(Runtime& rt) noexcept { rt.harness_fence(); }
+void clock_read(Runtime& rt, std::uint64_t time) noexcept { rt.clock_read(time); }
 void block(Runtime& rt) noexcept { rt.block(true); }
 void notify(Runtime& rt, ObjectKind kind, const void* object, bool all, duet::source_location loc) noexcept {
   rt.notify(kind, object, all, loc);

@@ -124,6 +124,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   picker_ = &picker;
   picker_error_ = nullptr;
   trace.clear();
+  clock_reads.clear();
   result.outcome = Outcome::completed;
   result.fibers.assign(n_, FiberResult{});
   result.blocked.clear();
@@ -564,6 +565,7 @@ const RunResult& Scheduler::run(std::span<const std::function<void()>> branches,
 }
 const RunResult& Scheduler::result() const { return rt_->result; }
 const std::vector<TraceEvent>& Scheduler::trace() const { return rt_->trace; }
+const std::vector<ClockRead>& Scheduler::clock_reads() const { return rt_->clock_reads; }
 const SchedulerConfig& Scheduler::config() const { return rt_->config; }
 std::size_t Scheduler::step() const { return rt_->trace.size(); }
 std::uint32_t Scheduler::current_fiber() const { return rt_->current; }

@@ -139,6 +139,7 @@ class Runtime {
   Value load(Value latest);
   void fence(std::memory_order order, duet::source_location loc);
   void harness_fence();
+  void clock_read(std::uint64_t time) noexcept;
   /// Blocks on the pending event's object until woken, or until `timeout_ns` of virtual time.
   WakeReason block(bool announce, std::uint64_t timeout_ns = kNoTimeout);
   void notify(ObjectKind kind, const void* object, bool all, duet::source_location loc);
@@ -189,6 +190,7 @@ class Runtime {
   SchedulerConfig config;
   RunResult result;
   std::vector<TraceEvent> trace;
+  std::vector<ClockRead> clock_reads;  // where the check's clock was read in this run
   Scheduler::Stats stats;
   std::uint32_t current = kNoFiber;
 

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "duet/detail/engine.hpp"
 #include "duet/detail/fiber_hooks.hpp"
 #include "duet/source.hpp"
 
@@ -241,6 +242,9 @@ struct RunResult {
 std::string format_event(const TraceEvent& e, std::vector<std::uint64_t>& pointers);
 /// The whole trace, one line per event, pointers numbered across it.
 std::vector<std::string> format_trace(std::span<const TraceEvent> trace);
+/// The same events in parts (operation, object, value, location, a stale read's note), pointers
+/// numbered as format_trace numbers them: what the report's HTML timeline draws.
+std::vector<InterleavingStep> interleaving_steps(std::span<const TraceEvent> trace);
 /// One line per load that read an older store (C++ memory model): "step 7: stale read: read the
 /// store of step 2, not step 5's (...): no happens-before orders ...". format_trace puts each
 /// under its load; format_trace_columns appends them after the table.
@@ -281,6 +285,8 @@ class Scheduler {
   const RunResult& result() const;
   /// Every event of the last run, in order; the buffer is reused by the next run.
   const std::vector<TraceEvent>& trace() const;
+  /// Where the last run read the check's clock (duet::detail::event_time), in order.
+  const std::vector<ClockRead>& clock_reads() const;
   const SchedulerConfig& config() const;
 
   /// From inside a run (a branch function): events so far (a logical clock for invoke and
