@@ -27,6 +27,15 @@
 
 #include "instrumented/checks.hpp"
 
+// Set by tests/instrumented/rcu_ck.cmake; a build that does not detect the libraries (the arm64
+// header check) compiles the skipping tests.
+#ifndef DUET_SKIP_URCU
+#define DUET_SKIP_URCU "liburcu was not detected when configured (tests/instrumented/rcu_ck.cmake)"
+#endif
+#ifndef DUET_SKIP_CK
+#define DUET_SKIP_CK "Concurrency Kit was not detected when configured (tests/instrumented/rcu_ck.cmake)"
+#endif
+
 namespace {
 
 using instrumented_test::seeded;
