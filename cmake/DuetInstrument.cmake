@@ -21,6 +21,11 @@
 # Instrument the files that hold the code under test and the specs that call it (header-only
 # libraries are compiled where they are included). A build with -fsanitize=thread or
 # -fsanitize=address in its flags is refused: the instrumentation cannot be combined with them.
+# duet's headers that replace a library's inline-assembly atomics with the compiler's atomics,
+# which the instrumentation sees (ports/ck_pr.h: Concurrency Kit). Put before the system's
+# headers of every instrumented target: a header only a library's code includes.
+set(DUET_INSTRUMENT_PORTS ${CMAKE_CURRENT_LIST_DIR}/ports CACHE INTERNAL "duet_instrument's port headers")
+
 function(duet_instrument target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES")
   if(ARG_UNPARSED_ARGUMENTS)
@@ -53,8 +58,10 @@ function(duet_instrument target)
     $<$<CXX_COMPILER_ID:Clang>:-fno-sanitize-thread-func-entry-exit>)
   if(ARG_SOURCES)
     set_property(SOURCE ${ARG_SOURCES} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS ${_duet_compile})
+    set_property(SOURCE ${ARG_SOURCES} TARGET_DIRECTORY ${target} APPEND PROPERTY INCLUDE_DIRECTORIES ${DUET_INSTRUMENT_PORTS})
   else()
     target_compile_options(${target} PRIVATE ${_duet_compile})
+    target_include_directories(${target} BEFORE PRIVATE ${DUET_INSTRUMENT_PORTS})
   endif()
   # One runtime per process: the executable holds it. A shared library (a dependency built from
   # its sources) is compiled with the instrumentation only, and its calls reach the runtime of the

@@ -52,6 +52,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/duetConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/duetConfig.cmake ${PROJECT_BINARY_DIR}/duetConfigVersion.cmake
   ${PROJECT_SOURCE_DIR}/cmake/DuetInstrument.cmake DESTINATION ${DUET_CMAKE_DIR})
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/ports/ck_pr.h DESTINATION ${DUET_CMAKE_DIR}/ports)
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CHANGELOG.md
   DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

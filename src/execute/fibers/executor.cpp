@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "duet/detail/engine.hpp"  // Trace
+#include "execute/fibers/instrumented.hpp"
 #include "report/report.hpp"
 #include "report/token.hpp"
 #include "show/text.hpp"
@@ -75,15 +76,29 @@ FiberOptions with_environment(FiberOptions o) {
 }
 
 namespace {
-// What a pass or a failure says of the libraries its runs called that were not instrumented.
-std::string uninstrumented_note(const std::vector<const char*>& libraries) {
-  if (libraries.empty()) return {};
-  std::string names;
-  for (std::size_t i = 0; i < libraries.size(); ++i)
-    names += (i == 0 ? "" : i + 1 == libraries.size() ? " and " : ", ") + std::string(libraries[i]);
-  return "calls into " + names + " ran uninstrumented: each call was a black box that synchronises with every " +
-         "other such call (its entry and its return one step each, `library#` in traces), and what it does " +
-         "inside was neither interleaved nor checked for races (docs/real-libraries.md)";
+// What a pass or a failure says of the libraries its runs called that were not instrumented;
+// a data race or a stall also names the inline-assembly atomics compiled into the process, which
+// the instrumentation cannot see (a process-wide fact: said where it may explain the failure).
+std::string uninstrumented_note(const std::vector<const char*>& libraries, bool assembly_too = false) {
+  auto list = [](const std::vector<const char*>& items) {
+    std::string names;
+    for (std::size_t i = 0; i < items.size(); ++i)
+      names += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + std::string(items[i]);
+    return names;
+  };
+  std::string note;
+  if (!libraries.empty())
+    note = "calls into " + list(libraries) +
+           " ran uninstrumented: each call was a black box that synchronises with every other such call (its "
+           "entry and its return one step each, `library#` in traces), and what it does inside was neither "
+           "interleaved nor checked for races (docs/real-libraries.md)";
+  if (const std::vector<const char*> assembly = assembly_too ? fiber::inline_assembly_noted() : std::vector<const char*>{};
+      !assembly.empty())
+    note += std::string(note.empty() ? "" : "; ") + "this process's instrumented code uses atomics in inline assembly (" +
+            list(assembly) +
+            "), which the instrumentation cannot see: they are no steps and order nothing, so what they "
+            "publish may be reported as racing (docs/real-libraries.md)";
+  return note;
 }
 }  // namespace
 
@@ -179,7 +194,9 @@ void FiberExecutor::annotate(Trace& trace, std::span<const std::uint64_t> trial_
   trace.schedule = strategy_name();
   trace.fiber_schedule = schedule_text(trial_choices);
   trace.fiber_options = draft_options();
-  trace.uninstrumented = uninstrumented_note(scheduler_.result().libraries);
+  const fiber::Outcome outcome = scheduler_.result().outcome;
+  trace.uninstrumented = uninstrumented_note(scheduler_.result().libraries,
+                                             outcome == fiber::Outcome::data_race || outcome == fiber::Outcome::limit);
 }
 
 void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {

@@ -4,6 +4,8 @@
 // Internal: users' headers never see it.
 #pragma once
 
+#include <vector>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -52,6 +54,12 @@ void memory_released(Runtime&, const void* address, std::size_t size) noexcept;
 /// The running fiber calls into `library`, which was not instrumented (a name that lives as
 /// long as the process): the run's result lists it (RunResult::libraries).
 void called_library(Runtime&, const char* library) noexcept;
+
+/// Code of this process was compiled with atomics in inline assembly, which the instrumentation
+/// cannot see (`what`: whose, a name that lives as long as the process): every fiber check's
+/// pass and failure says so. The names noted so far, in the order noted.
+void note_inline_assembly(const char* what) noexcept;
+std::vector<const char*> inline_assembly_noted();
 
 /// Happens-before the subject declares with the sanitizer's annotations (AnnotateHappensBefore,
 /// __tsan_release, a lock's annotated unlock): the running fiber's clock is left at `address`

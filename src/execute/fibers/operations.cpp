@@ -609,6 +609,24 @@ void called_library(Runtime& rt, const char* library) noexcept {
 }
 void memory_released(Runtime& rt, const void* address, std::size_t size) noexcept { rt.forget_memory(address, size); }
 
+namespace {
+// Noted by constructors of instrumented modules (cmake/ports/ck_pr.h), read by every check.
+constexpr std::size_t kAssemblyNotes = 8;
+constinit std::atomic<const char*> g_assembly_notes[kAssemblyNotes]{};
+}  // namespace
+void note_inline_assembly(const char* what) noexcept {
+  for (auto& slot : g_assembly_notes) {
+    const char* empty = nullptr;
+    if (slot.compare_exchange_strong(empty, what) || std::string_view(empty) == what) return;
+  }
+}
+std::vector<const char*> inline_assembly_noted() {
+  std::vector<const char*> noted;
+  for (const auto& slot : g_assembly_notes)
+    if (const char* what = slot.load(std::memory_order_acquire)) noted.push_back(what);
+  return noted;
+}
+
 constinit thread_local int t_in_runtime = 0;
 
 }  // namespace duet::detail::fiber

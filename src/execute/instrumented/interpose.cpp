@@ -9,7 +9,7 @@
 //   pthread_create / join          a fiber of the run / waiting for it to finish
 //   pthread_once                   run once, other fibers wait for it
 //   POSIX semaphores               a wait blocks the fiber while the count is zero
-//   sched_yield, sleeps            duet::yield, virtual-time sleeps
+//   sched_yield, sleeps            duet::yield, virtual-time sleeps (poll on no descriptors too)
 //   clock_gettime                  virtual time (so deadlines are the scheduler's, and replay)
 //   free, realloc                  the freed memory's access history is forgotten
 #include <cerrno>
@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 #include <linux/futex.h>
 #include <malloc.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -646,6 +647,17 @@ int usleep(useconds_t us) {
   }
   DUET_REAL(usleep);
   return next(us);
+}
+// poll on no descriptors is a sleep: C libraries back off with it (liburcu's waits spin on
+// poll(NULL, 0, 10) until another thread lets them go, and on a fiber that thread must run).
+int poll(pollfd* fds, nfds_t n, int ms) {
+  if (n == 0 && ms >= 0)
+    if (const InRun rt = in_run()) {
+      fiber::sleep(*rt, static_cast<std::uint64_t>(ms) * 1'000'000, DUET_HERE);
+      return 0;
+    }
+  DUET_REAL(poll);
+  return next(fds, n, ms);
 }
 int clock_gettime(clockid_t clock, timespec* t) noexcept {
   if (const InRun rt = in_run(); rt && virtual_clock(clock)) {

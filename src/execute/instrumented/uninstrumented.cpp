@@ -400,3 +400,9 @@ void wrap_uninstrumented_calls() noexcept {}
 #endif
 
 }  // namespace duet::detail::instrumented
+
+// Called by a constructor of a module compiled with inline-assembly atomics that a header of
+// duet's can tell (cmake/ports/ck_pr.h with DUET_CK_ASSEMBLY): reports then say so. Any platform.
+extern "C" void duet_note_inline_assembly_atomics(const char* what) noexcept {
+  duet::detail::fiber::note_inline_assembly(what);
+}
