@@ -11,7 +11,7 @@
 #define DUET_CK_NAME(name) duet_ck_##name
 #endif
 
-enum { kNodes = 256, kRingSize = 4 };
+enum { kNodes = 256, kRingSize = 64, kSmallRingSize = 4 };
 
 struct duet_ck_node {
   ck_stack_entry_t entry; /* first: a popped entry is its node */
@@ -61,11 +61,15 @@ struct duet_ck_ring {
   ck_ring_buffer_t buffer[kRingSize];
 };
 
-void* DUET_CK_NAME(ring_new)(void) {
+static void* ring_of(unsigned size) {
   struct duet_ck_ring* r = calloc(1, sizeof(struct duet_ck_ring));
-  if (r != NULL) ck_ring_init(&r->ring, kRingSize);
+  if (r != NULL) ck_ring_init(&r->ring, size);
   return r;
 }
+/* 63 usable slots: more than a program enqueues, so the ring is never full. */
+void* DUET_CK_NAME(ring_new)(void) { return ring_of(kRingSize); }
+/* 3 usable slots: a program fills it. */
+void* DUET_CK_NAME(ring_new_small)(void) { return ring_of(kSmallRingSize); }
 void DUET_CK_NAME(ring_delete)(void* r) { free(r); }
 
 int DUET_CK_NAME(ring_enqueue)(void* p, int v) {
