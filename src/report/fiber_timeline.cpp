@@ -4,6 +4,7 @@
 #include "report/fiber_timeline.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -107,7 +108,7 @@ struct Columns {
 
 std::string number(double x) {
   // Columns are whole or halves: one decimal at most, the same text on every platform.
-  const auto tenths = static_cast<long long>(x * 10 + 0.5);
+  const long long tenths = std::llround(x * 10);
   return std::to_string(tenths / 10) + (tenths % 10 ? "." + std::to_string(tenths % 10) : std::string());
 }
 
