@@ -190,6 +190,13 @@ duet::Lin<tbb::concurrent_queue<int>> tbb_queue_lin() {
   duet::check_parallel<Spec>({.executor = duet::fibers()}, {.trace_steps = 0});
 }
 
+// Config::timeline, a fiber failure's interleaving as an HTML page (config.hpp): compiled, not
+// run (tests/report/fiber_timeline_test.cpp runs it).
+[[maybe_unused]] void timeline_example() {
+  using Spec = QueueSpec;
+  duet::check_parallel<Spec>({.executor = duet::fibers()}, {.timeline = "duet-output"});
+}
+
 // Roles: a single-producer single-consumer ring, and a deque whose owner pushes and pops while
 // thieves steal (a locked std::deque here: the roles are the example).
 using SpscSpec = duet::models::BoundedQueue<duet::models::SpscRingBinding<>>;
