@@ -290,11 +290,8 @@ TEST(Replays, RegressionCasesAreKeptPerCheckAndExecutor) {
   const CheckResult found = duet::check_parallel<fiber_subjects::CounterSpec<true>>(fibers, c);
   ASSERT_EQ(found.status, CheckResult::Status::failed) << found.report;
   EXPECT_TRUE(has(found.report, "saved:      " + dir + "/Counter/fibers_random/")) << found.report;
-  duet::Config threads = c;
+  duet::Config threads = duet_test::in_process_if_forks_cannot_start_threads(c);
   threads.count = 3;
-  // A check on threads runs isolated, its threads started in a child of fork(), which the
-  // emulator may not allow while the first check's watchdog thread lives (not this test's point).
-  if (!duet_test::forked_children_start_threads()) threads.isolate = false;
   const CheckResult other = duet::check_parallel<fiber_subjects::CounterSpec<false>>({}, threads);
   EXPECT_FALSE(has(other.report, "regression case")) << other.report;
   // The older layout, one directory per check: its cases still replay on the executor that
