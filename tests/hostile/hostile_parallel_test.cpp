@@ -7,6 +7,7 @@
 #include <string>
 
 #include "child_process.hpp"
+#include "support/emulation.hpp"
 
 namespace {
 
@@ -60,7 +61,11 @@ TEST(ThreadsIsolatedByDefault, BranchCallingExitIsAShrunkFailure) {
 // to the 2 calls `c.incr() | c.incr()` in about 20 s).
 TEST(ThreadsIsolatedByDefault, SpinningLockIsAShrunkHang) {
   SKIP_UNDER_TSAN();
-  const duet_test::ChildRun r = run_subject("TicketLockSpinsForever", 50, "DUET_CASE_TIMEOUT=0.25 DUET_SHRINK_TIME=3");
+  // Emulated, the default 1 s search runs 10 to 40 times fewer programs: it gets the scale's seconds.
+  const double scale = duet_test::time_scale();
+  const std::string search = scale > 1 ? " DUET_TIME=" + std::to_string(scale) : "";
+  const duet_test::ChildRun r =
+      run_subject("TicketLockSpinsForever", 50, "DUET_CASE_TIMEOUT=0.25 DUET_SHRINK_TIME=3" + search);
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(has(r.output, "hang after 250 ms: the case was still running at the time limit")) << r.output;
   EXPECT_TRUE(has(r.output, "in a trial of this program")) << r.output;

@@ -21,6 +21,8 @@
 #include <duet/models/priority_queue.hpp>
 #include <duet/models/sync_traits.hpp>
 
+#include "support/emulation.hpp"
+
 namespace {
 
 using duet::Result;
@@ -173,8 +175,8 @@ TEST(PriorityQueueModel, APopThatHandsOutTheSecondBestIsFound) {
   EXPECT_EQ(seq.failing_length, 3u) << seq.report;  // two pushes of different values, one pop
   // On threads too (a bug without concurrency: check_parallel fails, expect_unsafe would call it
   // an error, not the race it looks for).
-  const duet::CheckResult threads =
-      duet::check_parallel<PriorityQueue<SecondBest>>({}, quiet({.seed = 1, .count = 200, .shrink_steps = 50}));
+  const duet::CheckResult threads = duet::check_parallel<PriorityQueue<SecondBest>>(
+      {}, duet_test::in_process_if_forks_cannot_start_threads(quiet({.seed = 1, .count = 200, .shrink_steps = 50})));
   EXPECT_FALSE(threads) << threads.report;
 }
 

@@ -20,6 +20,8 @@
 #include <duet/models/bindings_std.hpp>
 #include <duet/models/relaxed_queue.hpp>
 
+#include "support/emulation.hpp"
+
 namespace {
 
 // try_pop returns one of the `k` oldest items (each once), nullopt only when empty.
@@ -93,8 +95,8 @@ TEST(RelaxedQueueBase, AStrictQueueAndAnAlternatingOneAreTwoRelaxed) {
   EXPECT_TRUE(strict) << strict.report;
   const duet::CheckResult alternating = duet::check_sequential<KRelaxedQueue<AlternatingBinding<1>, 2>>(config);
   EXPECT_TRUE(alternating) << alternating.report;
-  const duet::CheckResult threads =
-      duet::check_parallel<KRelaxedQueue<AlternatingBinding<1>, 2>>({}, quiet({.seed = 1, .count = 100}));
+  const duet::CheckResult threads = duet::check_parallel<KRelaxedQueue<AlternatingBinding<1>, 2>>(
+      {}, duet_test::in_process_if_forks_cannot_start_threads(quiet({.seed = 1, .count = 100})));
   EXPECT_TRUE(threads) << threads.report;
   // The relaxation allows, it does not require: the alternating queue is no FIFO.
   using Fifo = KRelaxedQueue<AlternatingBinding<1>, 1>;

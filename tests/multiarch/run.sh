@@ -21,6 +21,10 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 SCALE=${DUET_TEST_TIME_SCALE:-10}
 # MULTIARCH_CONFIGURE_ONLY=1: install and configure only (a minute or two an architecture).
 CONFIGURE_ONLY=${MULTIARCH_CONFIGURE_ONLY:-}
+# MULTIARCH_CTEST_ARGS: more ctest options for both runs (split at blanks, no quotes), to rerun a
+# part of the suite after a fix; the build is incremental:
+#   MULTIARCH_CTEST_ARGS='-R ^Replays\.' make multiarch ARCHS=arm64
+read -r -a CTEST_ARGS <<< "${MULTIARCH_CTEST_ARGS:-}"
 
 triple_of() {
   case "$1" in
@@ -138,9 +142,11 @@ for a in $ARCHS; do
   # the heap before it gives a wrong answer (seen under qemu-s390x: a double free). As in the
   # asan-racy preset, they run isolated (DUET_FORK=1), where such a crash ends a child and is a
   # counterexample like any other; one at a time, as natively.
+  # Both runs, whatever the first one's result: a failure there must not hide the second's.
   (cd "$dir" && DUET_TEST_TIME_SCALE=$SCALE ctest --output-on-failure -j "$JOBS" --timeout 900 \
-     -LE 'consumer|racy_threads' -E '^Timeline\.' &&
-   DUET_TEST_TIME_SCALE=$SCALE DUET_FORK=1 ctest --output-on-failure -j 1 --timeout 900 -L racy_threads) > "$dir/test.log" 2>&1
+     -LE 'consumer|racy_threads' -E '^Timeline\.' "${CTEST_ARGS[@]}"; first=$?
+   DUET_TEST_TIME_SCALE=$SCALE DUET_FORK=1 ctest --output-on-failure -j 1 --timeout 900 -L racy_threads \
+     "${CTEST_ARGS[@]}" && exit $first) > "$dir/test.log" 2>&1
   rc=$?
   set -e
   end=$(date +%s)

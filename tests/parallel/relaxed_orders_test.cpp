@@ -17,6 +17,8 @@
 #include <duet/models/queue.hpp>
 #include <duet/models/relaxed_queue.hpp>
 
+#include "support/emulation.hpp"
+
 namespace {
 
 using duet::models::EmptyPop;
@@ -76,8 +78,8 @@ struct ShardedBinding {
 TEST(RelaxedOrders, AShardedQueueIsFifoPerProducer) {
   // One producer in a sequential check: FIFO.
   EXPECT_TRUE(duet::check_sequential<duet::models::Queue<ShardedBinding<false>>>({.seed = 1, .count = 1000}));
-  const duet::CheckResult threads =
-      duet::check_parallel<FifoPerProducerQueue<ShardedBinding<false>>>({}, {.seed = 1, .count = 2000});
+  const duet::CheckResult threads = duet::check_parallel<FifoPerProducerQueue<ShardedBinding<false>>>(
+      {}, duet_test::in_process_if_forks_cannot_start_threads({.seed = 1, .count = 2000}));
   EXPECT_TRUE(threads) << threads.report;
   EXPECT_TRUE(threads.passed());
 }
@@ -149,8 +151,8 @@ struct BatchedBinding {
 // flush of up to 6 under way: 9 at most (the bound the counter's author would state).
 TEST(RelaxedOrders, ABatchedCounterPassesWithItsLagAndIsFoundAgainstTheExactCounter) {
   EXPECT_TRUE((duet::check_sequential<duet::models::StaleCounter<BatchedBinding<false>, 3>>({.seed = 1, .count = 2000})));
-  const duet::CheckResult threads =
-      duet::check_parallel<duet::models::StaleCounter<BatchedBinding<false>, 9>>({}, {.seed = 1, .count = 2000});
+  const duet::CheckResult threads = duet::check_parallel<duet::models::StaleCounter<BatchedBinding<false>, 9>>(
+      {}, duet_test::in_process_if_forks_cannot_start_threads({.seed = 1, .count = 2000}));
   EXPECT_TRUE(threads) << threads.report;
   const duet::CheckResult exact =
       duet::check_sequential<duet::models::Counter<BatchedBinding<false>>>({.seed = 1, .count = 2000});

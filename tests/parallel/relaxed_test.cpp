@@ -19,6 +19,8 @@
 #include <duet/models/relaxed_queue.hpp>
 #include <duet/models/sync_traits.hpp>
 
+#include "support/emulation.hpp"
+
 namespace {
 
 using duet::models::FiberSync;
@@ -102,7 +104,8 @@ struct LifoBinding {
 
 TEST(Relaxed, ALifoPoolIsABagAndNotAQueue) {
   EXPECT_TRUE(duet::check_sequential<duet::models::Bag<LifoBinding>>({.seed = 1, .count = 2000}));
-  const duet::CheckResult threads = duet::check_parallel<duet::models::Bag<LifoBinding>>({}, {.seed = 1, .count = 2000});
+  const duet::CheckResult threads = duet::check_parallel<duet::models::Bag<LifoBinding>>(
+      {}, duet_test::in_process_if_forks_cannot_start_threads({.seed = 1, .count = 2000}));
   EXPECT_TRUE(threads) << threads.report;
   const duet::CheckResult queue = duet::check_sequential<duet::models::Queue<LifoBinding>>({.seed = 1, .count = 2000});
   EXPECT_EQ(queue.status, duet::CheckResult::Status::failed) << queue.report;
@@ -176,7 +179,8 @@ struct Inventing : HalfWrites {
 
 TEST(Relaxed, SeveralStatesAtOnceSequentiallyAndUnderThreads) {
   EXPECT_TRUE(duet::check_sequential<LossyRegisterSpec<HalfWrites>>({.seed = 1, .count = 3000}));
-  const duet::CheckResult threads = duet::check_parallel<LossyRegisterSpec<HalfWrites>>({}, {.seed = 1, .count = 2000});
+  const duet::CheckResult threads = duet::check_parallel<LossyRegisterSpec<HalfWrites>>(
+      {}, duet_test::in_process_if_forks_cannot_start_threads({.seed = 1, .count = 2000}));
   EXPECT_TRUE(threads) << threads.report;
   const duet::CheckResult invented = duet::check_sequential<LossyRegisterSpec<Inventing>>({.seed = 1, .count = 3000});
   ASSERT_EQ(invented.status, duet::CheckResult::Status::failed) << invented.report;

@@ -290,7 +290,7 @@ TEST(Replays, RegressionCasesAreKeptPerCheckAndExecutor) {
   const CheckResult found = duet::check_parallel<fiber_subjects::CounterSpec<true>>(fibers, c);
   ASSERT_EQ(found.status, CheckResult::Status::failed) << found.report;
   EXPECT_TRUE(has(found.report, "saved:      " + dir + "/Counter/fibers_random/")) << found.report;
-  duet::Config threads = c;
+  duet::Config threads = duet_test::in_process_if_forks_cannot_start_threads(c);
   threads.count = 3;
   const CheckResult other = duet::check_parallel<fiber_subjects::CounterSpec<false>>({}, threads);
   EXPECT_FALSE(has(other.report, "regression case")) << other.report;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/monitor.hpp"
+#include "support/emulation.hpp"
 
 namespace {
 
@@ -66,7 +67,7 @@ TEST(RunningCase, SightingsAreConsistentWhileCasesChange) {
 // A case restarted with the token it had copies nothing, and a new token replaces it: the hang
 // report names the token of the case that hung.
 TEST(Watchdog, AHangNamesTheTokenItsCaseStartedWith) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
   EXPECT_EXIT(
       {
         duet::detail::Watchdog watchdog("Spec", 0.2);
@@ -84,7 +85,7 @@ TEST(Watchdog, AHangNamesTheTokenItsCaseStartedWith) {
 // One thread watches every watchdog of the process: of two live ones, the one whose case hangs
 // past its timeout is reported, while the other's case runs on under a longer one.
 TEST(Watchdog, OneThreadWatchesEveryLiveWatchdog) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
   EXPECT_EXIT(
       {
         duet::detail::Watchdog patient("Patient", 60);
@@ -103,6 +104,7 @@ TEST(Watchdog, AChildOfForkStartsItsOwnWatchingThread) {
 #if defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "ThreadSanitizer ends a child of a multithreaded fork() that starts a thread";
 #endif
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
   { const duet::detail::Watchdog started("Parent", 60); }  // the parent's thread runs from here
   GTEST_FLAG_SET(death_test_style, "fast");                // fork() alone, no exec
   EXPECT_EXIT(
@@ -118,7 +120,7 @@ TEST(Watchdog, AChildOfForkStartsItsOwnWatchingThread) {
 // The crash guard takes each token into the last one's buffer: a shorter one after a longer
 // one is reported whole and alone.
 TEST(CrashGuard, ACrashNamesTheTokenItsCaseStartedWith) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
   EXPECT_DEATH(
       {
         duet::detail::CrashGuard guard("Spec");
