@@ -48,9 +48,10 @@ void print_search_progress(const RunContext& context, Progress& progress, const 
   const double t = std::max(progress.seconds(), 1e-9);
   const std::string rate = printf_string("%.0f %s/s", static_cast<double>(c.trials > 0 ? c.trials : c.cases) / t,
                                          c.trials > 0 ? "trials" : "cases");
-  std::string what =
-      std::to_string(c.cases) + (c.trials > 0 ? " programs, " + std::to_string(c.trials) + " trials" : " cases");
+  // The budget counts cases (programs), never trials: "679 of 2000 programs, 13320 trials".
+  std::string what = std::to_string(c.cases);
   if (s.count != ~std::uint64_t{0}) what += " of " + std::to_string(s.count);
+  what += c.trials > 0 ? " programs, " + std::to_string(c.trials) + " trials" : " cases";
   progress.print("searching", what + ", " + progress.elapsed(s.time) + ", " + rate + where);
 }
 

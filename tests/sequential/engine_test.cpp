@@ -12,7 +12,10 @@
 #include <stdexcept>
 #include <thread>
 
+#include <duet/parallel.hpp>
+
 #include "ring_buffer.hpp"
+#include "support/fiber_subjects.hpp"
 #include "support/test_specs.hpp"
 #include "support/report_text.hpp"
 
@@ -177,6 +180,20 @@ TEST(Engine, ADraftReplacesTheOneBefore) {
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path().string());
   EXPECT_EQ(files, std::vector<std::string>{second.draft_path});
+}
+
+// The budget is a number of programs, and the line says so: "679 of 1000000 programs, 13320
+// trials" (it read "679 programs, 13320 trials of 1000000", a budget of trials).
+TEST(Engine, ParallelProgressCountsProgramsAgainstTheBudget) {
+  testing::internal::CaptureStderr();
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers();
+  const CheckResult r = duet::check_parallel<fiber_subjects::CounterSpec<false>>(pc, {.count = 1000000, .time = 2.6});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(r) << r.report;
+  EXPECT_TRUE(
+      std::regex_search(err, std::regex(": searching: [0-9]+ of 1000000 programs, [0-9]+ trials, 2\\.[0-9] s of 2\\.6 s, ")))
+      << err;
 }
 
 TEST(Engine, LongRunsPrintProgress) {
