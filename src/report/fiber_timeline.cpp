@@ -141,7 +141,7 @@ Lanes lay_out_lanes(const ReportData& d) {
 
 // A step's kind, for its colour: lifetime, synchronisation, plain memory, a crash, a stale read.
 const char* step_class(const InterleavingStep& s) {
-  const std::string_view op = s.op.substr(0, s.op.find('('));
+  const std::string_view op = std::string_view(s.op).substr(0, s.op.find('('));
   if (op == "CRASH" || s.op == "exit (exception)") return "fs bad";
   if (!s.note.empty()) return "fs stale";
   if (op == "start" || op == "exit") return "fs life";
