@@ -72,12 +72,41 @@ class InProcessBackend final : public CaseBackend {
   std::unique_ptr<char[]> reserve_ = std::make_unique_for_overwrite<char[]>(4 << 20);
 };
 
+/// In isolation's child: each case runs in a process forked from this one for it alone, so that
+/// what one case leaves behind (calls left unfinished, engine/clean_child.hpp) reaches no other.
+/// A case that kills its process kills this one the same way, so that the parent sees the death
+/// as isolation reports it (the memory shared with the parent holds what the case left).
+class FreshProcessBackend final : public CaseBackend {
+ public:
+  explicit FreshProcessBackend(InProcessBackend& inner) : inner_(inner) {}
+  CaseRun run_case(RunRequest request) override;
+  SearchEnd search(SearchCounts& counts, Clock::time_point start, Progress& progress) override {
+    return inner_.search(counts, start, progress);
+  }
+  ShrinkOutcome shrink(const ShrinkStart& failing, const ShrinkBudget& budget, Progress& progress,
+                       const std::string& token) override {
+    return inner_.shrink(failing, budget, progress, token);
+  }
+  std::string unexercised() const override { return inner_.unexercised(); }
+  std::string where() const override { return inner_.where(); }
+
+ private:
+  InProcessBackend& inner_;
+};
+
 /// Cases run in isolation's child process, which serves the requests with an InProcessBackend of
 /// its own: a case that crashes, hangs or ends the process kills the child, not the check.
 class ForkedBackend final : public CaseBackend {
  public:
   /// Throws std::exception when the isolation cannot be set up.
   explicit ForkedBackend(RunContext& context);
+  /// Forks its child now (else at the first request): the child holds the process as it is.
+  /// With `fresh_per_case`, the child runs each case in a process of its own
+  /// (FreshProcessBackend), and so stays as it was when forked.
+  void start(bool fresh_per_case) {
+    fresh_per_case_ = fresh_per_case;
+    isolation_->start();
+  }
   CaseRun run_case(RunRequest request) override;
   SearchEnd search(SearchCounts& counts, Clock::time_point start, Progress& progress) override;
   ShrinkOutcome shrink(const ShrinkStart& failing, const ShrinkBudget& budget, Progress& progress,
@@ -96,8 +125,13 @@ class ForkedBackend final : public CaseBackend {
   bool after_shrink_death(ShrinkStart& best, ShrinkOutcome& total,
                           std::map<std::vector<std::uint64_t>, KnownDeath, ChoicesLess>& deaths);
 
+  /// The child's backend for the cases it runs: child_side_, or fresh_ (start).
+  CaseBackend& case_runner() { return fresh_per_case_ ? static_cast<CaseBackend&>(fresh_) : child_side_; }
+
   RunContext& context_;
   InProcessBackend child_side_;
+  FreshProcessBackend fresh_{child_side_};
+  bool fresh_per_case_ = false;
   std::unique_ptr<Isolation> isolation_;
 };
 

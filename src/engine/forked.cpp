@@ -158,7 +158,7 @@ std::string ForkedBackend::serve(const std::string& bytes) {
   Request request = decode_request(bytes);
   if (auto* run = std::get_if<RunRequest>(&request)) {
     const bool traced = run->traced;
-    return encode_answer(RunAnswer{child_side_.run_case(std::move(*run)), traced});
+    return encode_answer(RunAnswer{case_runner().run_case(std::move(*run)), traced});
   }
   if (const auto* shrink = std::get_if<ShrinkRequest>(&request)) return serve_shrink(*shrink);
   const Property& property = context_.property;
@@ -179,7 +179,7 @@ std::string ForkedBackend::serve_shrink(const ShrinkRequest& request) {
       [&](const std::vector<std::uint64_t>& candidate) {
         if (auto known = deaths.find(candidate); known != deaths.end()) return known->second;
         Isolation::shrink_tried(candidate);
-        return replay_choices(child_side_, context_, candidate);
+        return replay_choices(case_runner(), context_, candidate);
       },
       budget, request.concurrent_start,
       [](const std::vector<std::uint64_t>& choices, const std::vector<Source::Span>& spans, std::size_t mark) {

@@ -87,6 +87,11 @@ class Isolation {
   /// child died, with remains() saying how. `tick` runs about every 200 ms while waiting.
   /// Throws std::runtime_error when no child can be made (fork or pipe failed).
   std::optional<std::string> call(const std::string& request, const std::function<void()>& tick = {});
+  /// Forks the child now, if none is alive: it holds the process as it is at this point.
+  /// Throws std::runtime_error as call() does.
+  void start() {
+    if (pid_ <= 0) spawn();
+  }
   const Remains& remains() const { return remains_; }
   /// The search counters the child updates (zeroed when a search begins: reset_counts).
   const SearchCounts& counts() const;

@@ -9,6 +9,7 @@
 
 #include "duet/detail/engine.hpp"
 #include "engine/backend.hpp"
+#include "engine/clean_child.hpp"
 #include "engine/case_files.hpp"
 #include "engine/monitor.hpp"
 #include "engine/replay.hpp"
@@ -90,6 +91,10 @@ CheckResult run_resolved(RunContext& context, std::optional<std::span<const std:
   // (-timeout), and under isolation the parent runs no case. There a thread of the parent starting
   // up while the child is forked would also leave the child a lock it can never take (glibc's
   // thread-stack cache, a sanitizer's registry): its own first thread would wait forever.
+  // Forked before the monitor's thread starts, which the child would otherwise copy mid-way.
+  std::optional<CleanChild> clean_child;
+  if (!bytes) clean_child.emplace(context);
+  context.clean_child = clean_child ? &*clean_child : nullptr;
   Monitor monitor(s.name, bytes || s.isolate ? 0.0 : s.case_timeout);
   monitor.crash.set_header(context.record(0, 0, {}, std::nullopt));
   monitor.watchdog.seed_token = [&context](std::uint64_t case_seed, std::uint64_t index) {

@@ -19,6 +19,7 @@
 namespace duet::detail {
 
 class CaseBackend;
+class CleanChild;
 
 /// Failing runs' traces by their choices, for failures that may not come back when replayed
 /// once more (thread timing). Keyed by choices: the shrinker may reject a failing candidate
@@ -65,6 +66,9 @@ struct RunContext {
   // check's default does (parallel checks on threads). Then a replay line needs no DUET_FORK=1.
   bool replay_isolated = false;
   CaseBackend* backend = nullptr;  // where the cases run
+  /// A child forked before the first case, for the rest of a check whose failing run left calls
+  /// unfinished in this process (clean_child.hpp); null where there is none.
+  CleanChild* clean_child = nullptr;
   FailureMemory failures;
   /// A replay's outcome in words ("replayed DUET_REPLAY: failed as recorded, on its 3rd
   /// trial"), for a negative test's verdict; empty when the check searched.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/backend.hpp"
+#include "engine/clean_child.hpp"
 #include "engine/shrinking.hpp"
 #include "engine/verdicts.hpp"
 #include "report/report.hpp"
@@ -30,6 +31,8 @@ CheckResult report_search_failure(RunContext& context, SearchEnd& end, const Sea
   if (data.error && failing.death)  // the child died outside any case: nothing to replay
     return nothing_tested(s.name,
                           failing.outcome.message + (failing.death->output.empty() ? "" : "\n" + failing.death->output));
+  // A failing run that left calls unfinished here: the rest of the check runs in a child.
+  if (context.clean_child) context.clean_child->take_over(context, data);
   // A case the child died in is shrunk from its recorded choices: its seed cannot be replayed
   // here without running it in this process.
   CheckResult r = shrink_and_report(context, std::move(data), failing,

@@ -344,6 +344,8 @@ class ParallelExecution final : public Execution {
   bool exact_replay() const override { return driver().deterministic(); }
   bool needs_overlap() const override { return driver().needs_overlap(); }
   std::string unexercised() const override { return driver().unexercised(); }
+  bool may_leave_calls_unfinished() const override { return driver().may_leave_calls_unfinished(); }
+  std::uint64_t trials_left_unfinished() const override { return driver().trials_left_unfinished(); }
   // A hang or a crash on threads takes the process down, unrecoverably: in a child it is a
   // shrunk failure instead (docs/isolation.md has the cost).
   bool isolate_by_default() const override { return driver().isolate_by_default(); }

@@ -135,6 +135,15 @@ static std::string report_warnings(const ReportData& d) {
   // A nondeterministic test says so in its headline.
   if (!d.divergence.empty()) return "";
   std::string out = shrink_note(d);
+  if (d.left_unfinished && d.no_clean_child.empty())
+    out += "  note: the failing run left calls unfinished (fibers blocked or spinning for good), and what\n"
+           "  they half-did stays in this process: the shrinking and the replay shown ran in a child\n"
+           "  process forked before the check's first case.\n";
+  else if (d.left_unfinished)
+    out += "  note: the failing run left calls unfinished (fibers blocked or spinning for good), and what\n"
+           "  they half-did stays in this process; the shrinking and the replay shown ran here all the\n"
+           "  same: " +
+           d.no_clean_child + ".\n";
   if (d.crash_needs_earlier_cases)
     out += "  warning: the process died running this case, but not when the case ran again in another\n"
            "  child process, which went on past the point where the first one died: the crash needs what\n"

@@ -19,6 +19,10 @@ struct ReportData {
   /// isolation: the case died, and ran again in another child process it did not: the crash needs
   /// what earlier cases left in the process (shown as first seen, not shrunk)
   bool crash_needs_earlier_cases = false;
+  /// The failing run left calls unfinished (a deadlock on fibers): the rest of the check ran in
+  /// a child forked before its first case (engine/clean_child.hpp), or here, for this reason.
+  bool left_unfinished = false;
+  std::string no_clean_child;
   /// A replay that should have been exact ran differently: where (with `error`: the failure is
   /// shown as first seen, no draft is written).
   std::string divergence;

@@ -184,6 +184,11 @@ class Execution {
   /// For a pass: why nothing the check ran could have interleaved (fibers that met no
   /// instrumented operation), or empty. A non-empty answer makes the pass an error.
   virtual std::string unexercised() const { return {}; }
+  /// Cases run in process may end with calls left in the middle (a deadlock on fibers), and
+  /// what those calls half-did stays in the process (engine/clean_child.hpp).
+  virtual bool may_leave_calls_unfinished() const { return false; }
+  /// How many cases' trials ended so, over the check's life so far.
+  virtual std::uint64_t trials_left_unfinished() const { return 0; }
   /// Cases run in a child process (isolation mode) unless the settings say otherwise: a check
   /// on threads, where a hang or a crash cannot be recovered from in process.
   virtual bool isolate_by_default() const { return false; }

@@ -74,6 +74,11 @@ class TrialDriver {
   virtual std::string coverage() const { return {}; }
   /// For a pass: why the trials since check_starts() tested nothing, or empty.
   virtual std::string unexercised() const { return {}; }
+  /// Its trials run in this process and may end with branches in the middle of their calls
+  /// (a deadlock or a livelock on fibers): what those calls half-did stays in the process.
+  virtual bool may_leave_calls_unfinished() const { return false; }
+  /// How many trials so far ended so (counted over the executor's life).
+  virtual std::uint64_t trials_left_unfinished() const { return 0; }
   /// A pass needs trials whose calls of different branches overlapped in real time.
   virtual bool needs_overlap() const { return !deterministic(); }
   /// Checks run in a child process by default: a hang or crash on threads is unrecoverable

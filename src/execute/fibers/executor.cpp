@@ -224,6 +224,7 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   // from the result, not by walking the trace.
   std::size_t bookends = 0;
   for (const fiber::FiberResult& f : r.fibers) bookends += f.finished ? 2 : 1;
+  if (bookends < 2 * r.fibers.size()) ++left_unfinished_;
   operations_ += r.steps > bookends ? r.steps - bookends : 0;
   if (r.weak_order_used && !r.cpp_memory_model && !weak_order_noted_) {
     // Said once per executor (one per check as usually written), passing or not: a pass on

@@ -47,6 +47,9 @@ class FiberExecutor final : public Executor, public TrialDriver {
   void check_ends() override;
   /// Why the runs since the check started tested nothing (no instrumented code), or empty.
   std::string unexercised() const override { return unexercised(operations_at_check_start_); }
+  /// A deadlock or a livelock leaves fibers mid-call, never unwound (their subject is kept).
+  bool may_leave_calls_unfinished() const override { return true; }
+  std::uint64_t trials_left_unfinished() const override { return left_unfinished_; }
   /// The last run's interleaving, one line per step (empty before any run).
   std::vector<std::string> interleaving() const;
   /// The same as a table with one column per fiber, header row first; empty when it would be
@@ -80,6 +83,7 @@ class FiberExecutor final : public Executor, public TrialDriver {
   std::vector<const char*> libraries_;  // the uninstrumented libraries the runs called (RunResult::libraries)
   std::uint64_t operations_ = 0;        // the note about weak memory orders is printed once
   std::uint64_t operations_at_check_start_ = 0;
+  std::uint64_t left_unfinished_ = 0;  // runs that ended with a fiber mid-call (trials_left_unfinished)
   std::unique_ptr<ScheduleStrategy> strategy_;  // the picker of each run
 };
 

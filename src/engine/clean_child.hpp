@@ -1,0 +1,45 @@
+// A check whose cases run in this process can end a trial with calls left in the middle: a
+// deadlock or a livelock on fibers leaves its fibers blocked for good (a lock held, a record
+// half-updated, a library's global state half-changed), and no drain can finish them. What
+// they half-did stays in the process, and every later run here would start from it: the
+// shrinker would keep candidates that fail only because of it, and the report's replay would
+// show a run that a fresh process does not repeat.
+//
+// So such a check forks a child before its first case, which keeps the process as it was then
+// and waits. When the search's failing case left calls unfinished, the rest of the check (the
+// shrinking and the report's replay) runs in that child, as isolation mode runs it, and the
+// report says so. The process keeps what the one failing run left (its subject is leaked, never
+// destroyed); a check that passes never uses the child.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace duet::detail {
+
+struct RunContext;
+struct ReportData;
+class ForkedBackend;
+
+class CleanChild {
+ public:
+  /// Forks when the check's execution may leave calls unfinished and runs in this process;
+  /// otherwise, or where no child can be made, holds why not.
+  explicit CleanChild(RunContext& context);
+  ~CleanChild();
+  CleanChild(const CleanChild&) = delete;
+  CleanChild& operator=(const CleanChild&) = delete;
+
+  /// After the search found a failure: if some trial since the check started left calls
+  /// unfinished, the check's backend becomes the child (when there is one), and the report says
+  /// so (ReportData::left_unfinished, ::no_clean_child).
+  void take_over(RunContext& context, ReportData& data);
+
+ private:
+  std::unique_ptr<ForkedBackend> child_;
+  std::string why_none_;  // no child: why (empty where none was needed)
+  std::uint64_t unfinished_at_start_ = 0;
+};
+
+}  // namespace duet::detail
