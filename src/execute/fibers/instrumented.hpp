@@ -25,7 +25,8 @@ extern constinit thread_local int t_in_runtime;
 bool on_fiber(Runtime&) noexcept;
 /// The calling fiber's number.
 std::uint32_t fiber_number(Runtime&) noexcept;
-/// Runs started by this runtime so far: what a run's own state is keyed on.
+/// The current run's number among every fiber run of the process: what a run's own state, kept
+/// per thread, is keyed on (one runtime's count would repeat another's).
 std::uint64_t run_number(Runtime&) noexcept;
 /// The calling fiber holds `mutex` exclusively (a rwlock's unlock says which lock it ends).
 bool owns(Runtime&, const void* mutex) noexcept;

@@ -594,7 +594,14 @@ bool timed_lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::u
 }
 bool on_fiber(Runtime& rt) noexcept { return rt.current != kNoFiber; }
 std::uint32_t fiber_number(Runtime& rt) noexcept { return rt.current; }
-std::uint64_t run_number(Runtime& rt) noexcept { return rt.stats.runs; }
+std::uint64_t run_number(Runtime& rt) noexcept { return rt.stats.run_serial; }
+
+// Every scheduler's runs count from 1: a table kept per thread across schedulers (the threads
+// and barriers of a run, interpose.cpp) tells runs apart by this number instead.
+std::uint64_t next_run_serial() noexcept {
+  static std::atomic<std::uint64_t> serial{0};
+  return serial.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 bool owns(Runtime& rt, const void* mutex) noexcept { return rt.owns(mutex); }
 void memory_access(Runtime& rt, const void* address, std::size_t size, bool write, const void* pc) noexcept {
   rt.memory_access(address, size, write, pc);

@@ -154,6 +154,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
     ++stats.stacks_mapped;
   }
   ++stats.runs;
+  stats.run_serial = next_run_serial();
   picker.begin_run(n_);
 
 #ifdef DUET_FIBER_TSAN

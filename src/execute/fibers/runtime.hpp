@@ -293,4 +293,7 @@ std::string location(duet::source_location loc);
 /// A virtual-time duration as a trace prints it: "30s", "250ms", "1500us", "7ns".
 std::string duration_text(std::uint64_t ns);
 
+/// A new run's number among every fiber run of the process (Scheduler::Stats::run_serial).
+std::uint64_t next_run_serial() noexcept;
+
 }  // namespace duet::detail::fiber

@@ -296,6 +296,9 @@ class Scheduler {
 
   struct Stats {
     std::size_t runs = 0;
+    /// The latest run's number among all fiber runs of the process, whatever their scheduler
+    /// (the interposers' per-run tables, kept per thread, are keyed by it).
+    std::uint64_t run_serial = 0;
     std::size_t stacks_mapped = 0;  // mmap calls for stacks over the scheduler's life
     std::size_t switches = 0;       // context switches (to a fiber and back counts 1)
   };
