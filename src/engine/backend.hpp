@@ -72,13 +72,19 @@ class InProcessBackend final : public CaseBackend {
   std::unique_ptr<char[]> reserve_ = std::make_unique_for_overwrite<char[]>(4 << 20);
 };
 
-/// In isolation's child: each case runs in a process forked from this one for it alone, so that
-/// what one case leaves behind (calls left unfinished, engine/clean_child.hpp) reaches no other.
-/// A case that kills its process kills this one the same way, so that the parent sees the death
-/// as isolation reports it (the memory shared with the parent holds what the case left).
-class FreshProcessBackend final : public CaseBackend {
+/// In isolation's child, kept as the process was before the check's first case: cases run in a
+/// worker process forked from it, which serves one case after another until a case's run leaves
+/// calls unfinished (engine/clean_child.hpp); that worker answers and exits, and the next case
+/// gets a new one. So no case inherits what another left half-done, and the cost is a fork per
+/// such run, not per case (a worker keeps what it has warmed: the symbol cache, the fiber stacks).
+/// A case that kills its worker kills this process the same way, so that the parent sees the
+/// death as isolation reports it (the memory shared with the parent holds what the case left).
+class RetiringWorkerBackend final : public CaseBackend {
  public:
-  explicit FreshProcessBackend(InProcessBackend& inner) : inner_(inner) {}
+  RetiringWorkerBackend(RunContext& context, InProcessBackend& inner) : context_(context), inner_(inner) {}
+  ~RetiringWorkerBackend() override;
+  RetiringWorkerBackend(const RetiringWorkerBackend&) = delete;
+  RetiringWorkerBackend& operator=(const RetiringWorkerBackend&) = delete;
   CaseRun run_case(RunRequest request) override;
   SearchEnd search(SearchCounts& counts, Clock::time_point start, Progress& progress) override {
     return inner_.search(counts, start, progress);
@@ -89,9 +95,21 @@ class FreshProcessBackend final : public CaseBackend {
   }
   std::string unexercised() const override { return inner_.unexercised(); }
   std::string where() const override { return inner_.where(); }
+  /// Workers forked so far.
+  std::uint64_t workers() const { return workers_; }
 
  private:
+  void spawn();
+  /// In the worker: answers the cases its parent sends on `parent` until it retires.
+  [[noreturn]] void serve(int parent);
+  /// The worker's wait status, once it has ended.
+  int reap();
+
+  RunContext& context_;
   InProcessBackend& inner_;
+  pid_t pid_ = -1;
+  int worker_ = -1;  // a socket to the worker
+  std::uint64_t workers_ = 0;
 };
 
 /// Cases run in isolation's child process, which serves the requests with an InProcessBackend of
@@ -101,8 +119,8 @@ class ForkedBackend final : public CaseBackend {
   /// Throws std::exception when the isolation cannot be set up.
   explicit ForkedBackend(RunContext& context);
   /// Forks its child now (else at the first request): the child holds the process as it is.
-  /// With `fresh_per_case`, the child runs each case in a process of its own
-  /// (FreshProcessBackend), and so stays as it was when forked.
+  /// With `fresh_per_case`, the child runs its cases in worker processes
+  /// (RetiringWorkerBackend), and so stays as it was when forked.
   void start(bool fresh_per_case) {
     fresh_per_case_ = fresh_per_case;
     isolation_->start();
@@ -130,7 +148,7 @@ class ForkedBackend final : public CaseBackend {
 
   RunContext& context_;
   InProcessBackend child_side_;
-  FreshProcessBackend fresh_{child_side_};
+  RetiringWorkerBackend fresh_{context_, child_side_};
   bool fresh_per_case_ = false;
   std::unique_ptr<Isolation> isolation_;
 };

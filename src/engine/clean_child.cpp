@@ -3,9 +3,15 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <optional>
+#include <string_view>
+#include <stdexcept>
+#include <variant>
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +19,7 @@
 #include "engine/candidate_fork.hpp"
 #include "duet/detail/fiber_hooks.hpp"
 #include "engine/run_context.hpp"
+#include "execute/fibers/instrumented.hpp"
 #include "report/report.hpp"
 
 namespace duet::detail {
@@ -30,6 +37,10 @@ CleanChild::CleanChild(RunContext& context) {
     why_none_ = "the check runs inside a fiber run, where no child can be forked";
     return;
   }
+  // Reading the DWARF (the first lookup) takes about 0.3 s: done here once, so that the child
+  // and its workers start with it read. Instrumented code symbolises as it runs, so the search
+  // would read it anyway; without duet::instrument this does nothing.
+  fiber::symbolize_ahead({__builtin_return_address(0)});
   try {
     child_ = std::make_unique<ForkedBackend>(context);
     child_->start(true);
@@ -57,9 +68,10 @@ void CleanChild::take_over(RunContext& context, ReportData& data) {
 
 namespace {
 
-bool write_all(int fd, const std::string& bytes) {
-  for (std::size_t at = 0; at < bytes.size();) {
-    const ssize_t n = ::write(fd, bytes.data() + at, bytes.size() - at);
+bool write_all(int fd, const char* bytes, std::size_t size) {
+  for (std::size_t at = 0; at < size;) {
+    // MSG_NOSIGNAL: a worker that died is a death to report, not a SIGPIPE of this process.
+    const ssize_t n = ::send(fd, bytes + at, size - at, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     at += static_cast<std::size_t>(n);
@@ -67,15 +79,52 @@ bool write_all(int fd, const std::string& bytes) {
   return true;
 }
 
-std::string read_to_end(int fd) {
-  std::string bytes;
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
+bool read_all(int fd, char* bytes, std::size_t size) {
+  for (std::size_t at = 0; at < size;) {
+    const ssize_t n = ::read(fd, bytes + at, size - at);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return bytes;
-    bytes.append(buf, static_cast<std::size_t>(n));
+    if (n <= 0) return false;
+    at += static_cast<std::size_t>(n);
   }
+  return true;
+}
+
+// One message on a pipe between this process and its worker: its length, then its bytes.
+bool send_message(int fd, const std::string& bytes) {
+  const std::uint64_t size = bytes.size();
+  return write_all(fd, reinterpret_cast<const char*>(&size), sizeof size) && write_all(fd, bytes.data(), bytes.size());
+}
+
+std::optional<std::string> receive_message(int fd) {
+  std::uint64_t size = 0;
+  if (!read_all(fd, reinterpret_cast<char*>(&size), sizeof size) || size > (std::uint64_t{1} << 32)) return std::nullopt;
+  std::string bytes(size, '\0');
+  if (!read_all(fd, bytes.data(), bytes.size())) return std::nullopt;
+  return bytes;
+}
+
+// A retiring worker's last message: 'r', the code addresses it symbolised (a count, then the
+// addresses), then its answer.
+std::string retirement(const std::string& answer) {
+  const std::vector<const void*> pcs = fiber::symbolized_addresses();
+  const std::uint64_t count = pcs.size();
+  std::string message(1, 'r');
+  message.append(reinterpret_cast<const char*>(&count), sizeof count);
+  message.append(reinterpret_cast<const char*>(pcs.data()), pcs.size() * sizeof(const void*));
+  return message + answer;
+}
+
+// The addresses of a retirement; `rest` is left at its answer.
+std::vector<const void*> symbolized_by_worker(std::string_view& rest) {
+  std::uint64_t count = 0;
+  if (rest.size() < sizeof count) return {};
+  std::memcpy(&count, rest.data(), sizeof count);
+  rest.remove_prefix(sizeof count);
+  if (count > rest.size() / sizeof(const void*)) return {};
+  std::vector<const void*> pcs(count);
+  std::memcpy(pcs.data(), rest.data(), count * sizeof(const void*));
+  rest.remove_prefix(count * sizeof(const void*));
+  return pcs;
 }
 
 // The case's process died (or left without its answer): this one dies the same way. Its
@@ -90,10 +139,24 @@ std::string read_to_end(int fd) {
 
 }  // namespace
 
-CaseRun FreshProcessBackend::run_case(RunRequest request) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return inner_.run_case(std::move(request));
-  const bool traced = request.traced;
+RetiringWorkerBackend::~RetiringWorkerBackend() {
+  if (pid_ <= 0) return;
+  ::close(worker_);  // the worker reads the end of its requests and leaves
+  reap();
+}
+
+int RetiringWorkerBackend::reap() {
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  return status;
+}
+
+void RetiringWorkerBackend::spawn() {
+  int ends[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+    throw std::runtime_error("no socket for a worker process");
   std::fflush(stdout);
   std::fflush(stderr);
   pid_t pid;
@@ -101,25 +164,58 @@ CaseRun FreshProcessBackend::run_case(RunRequest request) {
     const OwnFork own;
     pid = ::fork();
   }
-  if (pid < 0) {  // no process for it: run here, as isolation's child always did
-    ::close(fds[0]);
-    ::close(fds[1]);
+  if (pid == 0) {
+    ::close(ends[0]);
+    serve(ends[1]);
+  }
+  ::close(ends[1]);
+  if (pid < 0) {
+    ::close(ends[0]);
+    throw std::runtime_error("no worker process could be forked");
+  }
+  pid_ = pid;
+  worker_ = ends[0];
+  ++workers_;
+}
+
+void RetiringWorkerBackend::serve(int parent) {
+  const Execution& execution = *context_.property.execution;
+  while (std::optional<std::string> bytes = receive_message(parent)) {
+    Request request = decode_request(*bytes);
+    RunRequest* run = std::get_if<RunRequest>(&request);
+    if (run == nullptr) break;
+    const bool traced = run->traced;
+    const std::uint64_t before = execution.trials_left_unfinished();
+    const std::string answer = encode_answer(RunAnswer{inner_.run_case(std::move(*run)), traced});
+    // A run left calls unfinished: what they half-did stays here, so this worker serves no more.
+    const bool retire = execution.trials_left_unfinished() != before;
+    std::fflush(stdout);
+    if (!send_message(parent, retire ? retirement(answer) : 'k' + answer)) ::_exit(125);
+    if (retire) break;
+  }
+  std::fflush(stdout);
+  ::_exit(0);
+}
+
+CaseRun RetiringWorkerBackend::run_case(RunRequest request) {
+  try {
+    if (pid_ <= 0) spawn();
+  } catch (const std::exception&) {  // no process for it: run here, as isolation's child always did
     return inner_.run_case(std::move(request));
   }
-  if (pid == 0) {
-    ::close(fds[0]);
-    const std::string answer = encode_answer(RunAnswer{inner_.run_case(std::move(request)), traced});
-    std::fflush(stdout);
-    ::_exit(write_all(fds[1], answer) ? 0 : 125);
+  std::optional<std::string> answer;
+  if (send_message(worker_, encode_request(Request{std::move(request)}))) answer = receive_message(worker_);
+  if (!answer || answer->empty()) {
+    ::close(worker_);
+    die_as(reap());
   }
-  ::close(fds[1]);
-  const std::string answer = read_to_end(fds[0]);
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  std::string_view run = std::string_view(*answer).substr(1);
+  if ((*answer)[0] == 'r') {
+    ::close(worker_);
+    if (const int status = reap(); !WIFEXITED(status) || WEXITSTATUS(status) != 0) die_as(status);
+    fiber::symbolize_ahead(symbolized_by_worker(run));
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || answer.empty()) die_as(status);
-  return decode_answer<RunAnswer>(answer).run;
+  return decode_answer<RunAnswer>(std::string(run)).run;
 }
 
 }  // namespace duet::detail

@@ -76,6 +76,16 @@ void annotate_forget(Runtime&, const void* address) noexcept;
 using Symbolizer = duet::source_location (*)(const void* pc) noexcept;
 void set_symbolizer(Symbolizer) noexcept;
 duet::source_location symbolize(const void* pc) noexcept;
+/// The symboliser's cache outlives a fork only forward: a process forked before the check's
+/// first case (engine/clean_child.cpp) starts cold, and its workers would each read the DWARF
+/// again (about 0.3 s a process). A worker hands back what it symbolised; its parent symbolises
+/// the same addresses, so that the next worker starts warm.
+using SymbolizedAddresses = std::vector<const void*> (*)();
+void set_symbolized_addresses(SymbolizedAddresses) noexcept;
+/// The code addresses symbolised so far in this process (empty without duet::instrument).
+std::vector<const void*> symbolized_addresses();
+/// Symbolises `pcs` now, so that they are cached here and in processes forked from here.
+void symbolize_ahead(const std::vector<const void*>& pcs) noexcept;
 
 /// What duet::instrument adds to every run (installed at its start-up). Installing them gives
 /// fibers thread-local storage and a thread identity of their own

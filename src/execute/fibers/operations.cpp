@@ -647,6 +647,7 @@ namespace duet::detail::fiber {
 
 namespace {
 std::atomic<Symbolizer> g_symbolizer{nullptr};
+std::atomic<SymbolizedAddresses> g_symbolized{nullptr};
 std::atomic<RaceFilter> g_race_filter{nullptr};
 using Hook = void (*)() noexcept;
 std::atomic<Hook> g_thread_exit{nullptr};
@@ -665,6 +666,14 @@ void run_end() noexcept {
 }
 void* thread_id(Runtime& rt, std::uint32_t fiber) noexcept { return rt.thread_id(fiber); }
 void set_symbolizer(Symbolizer s) noexcept { g_symbolizer.store(s); }
+void set_symbolized_addresses(SymbolizedAddresses f) noexcept { g_symbolized.store(f); }
+std::vector<const void*> symbolized_addresses() {
+  const SymbolizedAddresses f = g_symbolized.load(std::memory_order_relaxed);
+  return f != nullptr ? f() : std::vector<const void*>{};
+}
+void symbolize_ahead(const std::vector<const void*>& pcs) noexcept {
+  for (const void* pc : pcs) symbolize(pc);
+}
 void set_race_filter(RaceFilter f) noexcept { g_race_filter.store(f); }
 bool race_reported(const void* pc_earlier, const void* pc_now) noexcept {
   const RaceFilter f = g_race_filter.load(std::memory_order_relaxed);

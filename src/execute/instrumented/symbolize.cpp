@@ -188,6 +188,16 @@ duet::source_location intern(Cache& c, const char* file, const char* function, i
 
 duet::source_location symbolizer(const void* pc) noexcept { return location_of(pc); }
 
+std::vector<const void*> symbolized() {
+  const InDuet inside;
+  Cache& c = cache();
+  std::lock_guard<SpinLock> hold(c.lock);
+  std::vector<const void*> pcs;
+  pcs.reserve(c.by_pc.size());
+  for (const auto& entry : c.by_pc) pcs.push_back(entry.first);
+  return pcs;
+}
+
 }  // namespace
 
 PcInfo pc_info(const void* pc) noexcept {
@@ -226,7 +236,10 @@ duet::source_location location_of_caller(const void* pc) noexcept {
   return loc;
 }
 
-void install_symbolizer() noexcept { fiber::set_symbolizer(symbolizer); }
+void install_symbolizer() noexcept {
+  fiber::set_symbolizer(symbolizer);
+  fiber::set_symbolized_addresses(symbolized);
+}
 
 }  // namespace duet::detail::instrumented
 
