@@ -83,7 +83,7 @@ class FiberExecutor final : public Executor, public TrialDriver {
   std::vector<const char*> libraries_;  // the uninstrumented libraries the runs called (RunResult::libraries)
   std::uint64_t operations_ = 0;        // the note about weak memory orders is printed once
   std::uint64_t operations_at_check_start_ = 0;
-  std::uint64_t left_unfinished_ = 0;  // runs that ended with a fiber mid-call (trials_left_unfinished)
+  std::uint64_t left_unfinished_ = 0;           // runs that ended with a fiber mid-call (trials_left_unfinished)
   std::unique_ptr<ScheduleStrategy> strategy_;  // the picker of each run
 };
 
