@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -75,20 +76,27 @@ Differs word_kind(const std::vector<std::string>& w, std::size_t k, const std::s
   return Differs::other;
 }
 
-// Names the kind of thing two diverging trace lines differ in, when every word that differs is
-// of one kind; empty otherwise.
-std::string divergence_kind(const std::string& first, const std::string& replay) {
+// The kind of thing two diverging trace lines differ in, when every word that differs is of one
+// kind.
+std::optional<Differs> differs_in(const std::string& first, const std::string& replay) {
   const std::vector<std::string> a = words(first), b = words(replay);
-  if (a.size() != b.size()) return {};
+  if (a.size() != b.size()) return std::nullopt;
   std::optional<Differs> kind;
   for (std::size_t k = 0; k < a.size(); ++k) {
     if (a[k] == b[k]) continue;
     Differs d = word_kind(a, k, b[k]);
     // An update that read another value writes another ("5 -> 6", "9 -> 10"): the read says why.
     if (kind == Differs::value_read && d == Differs::value_written) d = Differs::value_read;
-    if (d == Differs::other || (kind && *kind != d)) return {};
+    if (d == Differs::other || (kind && *kind != d)) return std::nullopt;
     kind = d;
   }
+  return kind;
+}
+
+// Names the kind of thing two diverging trace lines differ in, when every word that differs is
+// of one kind; empty otherwise.
+std::string divergence_kind(const std::string& first, const std::string& replay) {
+  const std::optional<Differs> kind = differs_in(first, replay);
   if (!kind) return {};
   switch (*kind) {
     case Differs::object:
@@ -122,6 +130,26 @@ std::string interleaving_divergence(const Trace& first, const Trace& replay) {
     return where;
   }
   return {};
+}
+
+// Two interleavings of one schedule that differ only in the values their steps read (the same
+// steps, operations, objects and lines): how many steps differ, and the first in words. Nothing
+// when they differ in anything else.
+std::optional<std::pair<std::size_t, std::string>> values_only_drift(const Trace& first, const Trace& replay) {
+  const auto& a = first.interleaving;
+  const auto& b = replay.interleaving;
+  if (a.size() != b.size()) return std::nullopt;
+  std::size_t steps = 0;
+  std::string where;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i]) continue;
+    const std::string x = trace_line_text(a[i]), y = trace_line_text(b[i]);
+    const std::optional<Differs> kind = differs_in(x, y);
+    if (kind != Differs::value_read) return std::nullopt;
+    if (steps++ == 0) where = "step " + std::to_string(i) + ": `" + x + "` in the failing run, `" + y + "` in the replay";
+  }
+  if (steps == 0) return std::nullopt;
+  return std::make_pair(steps, where);
 }
 
 // A Y-program's calls in order, each with where it is ("branch 0, call 2").
@@ -248,11 +276,10 @@ bool shows_concurrency(const Trace& t) {
   return with_calls + (outside_branches && !shares_branch_0 ? 1 : 0) >= 2;
 }
 
-std::string divergence(const Trace& first, const std::string& first_message, const Trace& replay, const CaseOutcome& o) {
-  if (o.kind == CaseOutcome::Kind::error) return "the replay ended in an error instead: " + o.message;
-  if (o.kind == CaseOutcome::Kind::overrun)
-    return "the replay ran out of recorded choices: it drew more than the failing run";
-  if (std::string where = interleaving_divergence(first, replay); !where.empty()) return where;
+namespace {
+// The same program, results and failure, once the interleavings agree (or differ in values only).
+std::string outcome_divergence(const Trace& first, const std::string& first_message, const Trace& replay,
+                               const CaseOutcome& o) {
   const auto ca = placed_calls(first), cb = placed_calls(replay);
   if (ca != cb)
     return "the replay drew a different program from the same choices (the spec's generators read something besides the choice stream)";
@@ -266,6 +293,20 @@ std::string divergence(const Trace& first, const std::string& first_message, con
     return "the replay ran the same interleaving with the same results but failed differently (first: " + first_message +
            "; replay: " + o.message + ")";
   return {};
+}
+}  // namespace
+
+std::string divergence(const Trace& first, const std::string& first_message, const Trace& replay, const CaseOutcome& o) {
+  if (o.kind == CaseOutcome::Kind::error) return "the replay ended in an error instead: " + o.message;
+  if (o.kind == CaseOutcome::Kind::overrun)
+    return "the replay ran out of recorded choices: it drew more than the failing run";
+  const std::string where = interleaving_divergence(first, replay);
+  if (!where.empty() && !values_only_drift(first, replay)) return where;
+  const std::string outcome = outcome_divergence(first, first_message, replay, o);
+  // Values read that differ, and nothing else, are memory an earlier run left (a library's
+  // counter): no divergence when the program, the results and the failure are the same
+  // (report_failure notes the values).
+  return where.empty() || outcome.empty() ? outcome : where;
 }
 
 std::string death_message(const Death& d) {
@@ -315,6 +356,8 @@ CheckResult report_failure(RunContext& context, ReportData data, const std::vect
     // The replay must run exactly as the failing run did; where it did not, the test is
     // nondeterministic and the failure is no counterexample: say where, show it as seen.
     data.divergence = divergence(seen->trace, seen->message, trace, o);
+    if (const auto drift = values_only_drift(seen->trace, trace); drift && data.divergence.empty())
+      std::tie(data.value_drift_steps, data.value_drift) = *drift;
     if (!data.divergence.empty()) {
       data.error = true;
       data.nondeterministic = true;

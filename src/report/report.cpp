@@ -144,6 +144,13 @@ static std::string report_warnings(const ReportData& d) {
            "  they half-did stays in this process; the shrinking and the replay shown ran here all the\n"
            "  same: " +
            d.no_clean_child + ".\n";
+  if (d.value_drift_steps > 0)
+    out += "  note: the replay read other values than the failing run at " + std::to_string(d.value_drift_steps) +
+           (d.value_drift_steps == 1 ? " step" : " steps") +
+           ", with the same schedule,\n"
+           "  results and failure: memory that outlived earlier runs (a library's global counter, a\n"
+           "  recycled per-thread record). The first, " +
+           d.value_drift + ".\n";
   if (d.crash_needs_earlier_cases)
     out += "  warning: the process died running this case, but not when the case ran again in another\n"
            "  child process, which went on past the point where the first one died: the crash needs what\n"

@@ -26,6 +26,11 @@ struct ReportData {
   /// A replay that should have been exact ran differently: where (with `error`: the failure is
   /// shown as first seen, no draft is written).
   std::string divergence;
+  /// The replay ran the failing run's schedule to the same results and failure, but read other
+  /// values than it at `value_drift_steps` steps (memory that outlived an earlier run); the
+  /// first of them, in words.
+  std::size_t value_drift_steps = 0;
+  std::string value_drift;
   std::uint64_t seed = 0;
   std::uint64_t cases = 0;
   std::uint64_t shrink_steps = 0;

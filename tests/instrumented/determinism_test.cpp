@@ -192,6 +192,31 @@ TEST(Determinism, AGlobalResetBeforeEachRunReplays) {
   }
 }
 
+// A library's statistics counter (libcds's per-thread-record counters, kept across runs in
+// recycled records): it is updated by every call and read by nothing the run does. A replay
+// reads other values there, and nothing else differs: the failure is a counterexample, and the
+// report says which values differed.
+std::atomic<long> g_calls_made{0};
+
+struct CountedTickets {
+  std::atomic<int> n{0};
+  int incr() {
+    g_calls_made.fetch_add(1);
+    const int v = n.load();
+    n.store(v + 1);
+    return v + 1;
+  }
+};
+
+TEST(Determinism, ACounterNothingReadsOnlyMakesTheReportNoteTheValues) {
+  const auto spec = duet::Lin<CountedTickets>("counted_tickets", "c").op("incr", [](CountedTickets& c) { return c.incr(); });
+  const duet::CheckResult r = duet::expect_unsafe(spec, on_fibers(), seeded(1));
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_FALSE(has(r.report, "nondeterministic")) << r.report;
+  EXPECT_TRUE(has(r.report, "note: the replay read other values than the failing run at ")) << r.report;
+  EXPECT_TRUE(has(r.report, "determinism_test.cpp")) << r.report;
+}
+
 TEST(Determinism, BeforeEachRunRunsBeforeEveryRunOutsideIt) {
   int calls = 0;
   bool inside = true;

@@ -62,6 +62,10 @@ void called_library(Runtime&, const char* library) noexcept;
 void note_inline_assembly(const char* what) noexcept;
 std::vector<const char*> inline_assembly_noted();
 
+/// A call into code that was not instrumented, at its entry and at its return: the running fiber
+/// acquires every clock a fiber of the run has released so far (uninstrumented.cpp says why).
+void acquire_everything_released(Runtime&) noexcept;
+
 /// Happens-before the subject declares with the sanitizer's annotations (AnnotateHappensBefore,
 /// __tsan_release, a lock's annotated unlock): the running fiber's clock is left at `address`
 /// for the next acquire there (AnnotateHappensAfter, __tsan_acquire, an annotated lock), which

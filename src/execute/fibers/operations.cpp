@@ -615,6 +615,7 @@ void called_library(Runtime& rt, const char* library) noexcept {
   rt.result.libraries.push_back(library);
 }
 void memory_released(Runtime& rt, const void* address, std::size_t size) noexcept { rt.forget_memory(address, size); }
+void acquire_everything_released(Runtime& rt) noexcept { rt.acquire_everything_released(); }
 
 namespace {
 // Noted by constructors of instrumented modules (cmake/ports/ck_pr.h), read by every check.

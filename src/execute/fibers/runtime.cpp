@@ -143,6 +143,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   table_.reset();
   pointer_names_.reset();
   shadow_.reset();
+  released_.fill(0);
   model_on_ = config.cpp_memory_model;
   result.cpp_memory_model = model_on_;
   if (model_on_) model_.begin_run();

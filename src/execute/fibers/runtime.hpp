@@ -164,6 +164,11 @@ class Runtime {
   void annotate_release(const void* address, bool shared);
   void annotate_acquire(const void* address, bool shared);
   void annotate_forget(const void* address);
+  /// The running fiber acquires every clock any fiber of the run has released so far: a call
+  /// into code that was not instrumented (uninstrumented.cpp) may read anything published.
+  void acquire_everything_released() {
+    if (current != kNoFiber && !draining_) join(self().clock, released_, n_);
+  }
   bool owns(const void* m) {
     const std::uint32_t* id = table_.find(m);
     return id != nullptr && objects_[*id].owner == current;
@@ -227,7 +232,12 @@ class Runtime {
   // Objects, events, happens-before.
   std::uint32_t object_id(const void* address, ObjectKind kind);
   std::uint32_t new_object(const void* address, ObjectKind kind);
-  void tick(Fiber& f) { ++f.clock[current]; }
+  // Every release (and every other clock-advancing operation) also leaves its clock in
+  // released_, which a call into uninstrumented code acquires (acquire_everything_released).
+  void tick(Fiber& f) {
+    join(released_, f.clock, n_);
+    ++f.clock[current];
+  }
   /// An atomic operation the C++ memory model handles (not a value wider than a Value).
   bool modelled(const Event& pending, Value v) const {
     return model_on_ && pending.kind == ObjectKind::atomic && pending.object != kNoObject && v.type != ValueType::none;
@@ -269,8 +279,9 @@ class Runtime {
   std::size_t drain_steps_ = 0;  // switch points since the drain began
   std::uint32_t drain_last_ =
       0;  // the fiber the drain last chose (round robin)  // table_ or pointer_names_ is changing: their own frees forget nothing
-  ShadowMemory shadow_;    // plain accesses of compiler-instrumented code
-  bool model_on_ = false;  // this run follows the C++ memory model (SchedulerConfig)
+  ShadowMemory shadow_;     // plain accesses of compiler-instrumented code
+  VectorClock released_{};  // the join of every clock a fiber of this run has released (tick)
+  bool model_on_ = false;   // this run follows the C++ memory model (SchedulerConfig)
   AtomicsModel model_;
   AnnotatedSyncs annotated_;  // the subject's own annotations (annotations.cpp)
 

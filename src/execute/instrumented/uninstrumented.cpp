@@ -8,6 +8,11 @@
 // written before a call into the library is ordered before what any fiber does after its own
 // later call returns, as it would be through the library's own synchronisation; what the call
 // does inside is neither interleaved nor checked for races.
+// A library also reads what instrumented code published with atomics outside any call: a
+// hazard-pointer collector (libcds's scan in libcds.so) reads the hazard pointers that the
+// containers' inline code sets and clears, and frees a node only once no fiber protects it. So
+// each mark also acquires every clock a fiber of the run has released so far (an atomic store
+// or update, an unlock): what the call does after reading them is ordered after them.
 //
 // How the calls are seen (x86-64 with glibc): when an instrumented module starts (__tsan_init),
 // every procedure-linkage slot of an instrumented module that resolves to a function of another,
@@ -185,6 +190,7 @@ void mark(std::uint64_t slot, const void* return_address) noexcept {
     fiber::enter(*rt, fiber::Op::rmw, fiber::ObjectKind::library, &g_library_object, std::memory_order_seq_cst,
                  location_of(return_address));
     fiber::leave(*rt, fiber::Op::rmw);
+    fiber::acquire_everything_released(*rt);
   }
 }
 

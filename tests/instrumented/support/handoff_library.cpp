@@ -3,6 +3,7 @@
 // acquire exchange, the synchronisation a library's runtime provides (tests/instrumented/
 // uninstrumented_test.cpp).
 #include <atomic>
+#include <cstdint>
 
 namespace {
 std::atomic<void*> g_slot{nullptr};
@@ -31,4 +32,13 @@ __attribute__((visibility("default"))) double handoff_mix(long a, long b, long c
 // An exception thrown inside the library unwinds through the stub to the caller.
 __attribute__((visibility("default"))) void handoff_throw(int v) { throw v; }
 __attribute__((visibility("default"))) long handoff_calls() { return g_calls.load(); }
+// A hazard-pointer collector's scan, as a library's runtime runs it: `node` is disposed of only
+// if the hazard slot (the caller's atomic, set and cleared by instrumented code) does not
+// protect it. The slot is read here, where duet cannot see it.
+__attribute__((visibility("default"))) int handoff_reclaim(std::atomic<void*>* hazard, void* node, void (*dispose)(void*)) {
+  g_calls.fetch_add(1, std::memory_order_relaxed);
+  if (hazard->load(std::memory_order_seq_cst) == node) return 0;
+  dispose(node);
+  return 1;
+}
 }
