@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 #if defined(__linux__)
@@ -34,23 +35,35 @@ std::string_view read_small(const char* path, char (&text)[512]) {
 }
 
 // A thread's accounting from /proc/<pid>/task/<tid>/: schedstat is "<ns on a CPU> <ns runnable,
-// waiting on a run queue> <time slices>"; stat's third field is its state (R: running or
-// runnable).
-bool read_task(const char* dir, std::uint64_t& ran, std::uint64_t& waited, bool& runnable) {
+// waiting on a run queue> <time slices>"; in stat, after the name in parentheses, the third field
+// is the state (R: running or runnable) and the 14th and 15th its CPU time in clock ticks.
+bool read_task(const char* dir, HangClock::Task& t) {
   char path[128], text[512];
   std::snprintf(path, sizeof path, "%s/schedstat", dir);
-  const std::string_view sched = read_small(path, text);
-  if (sched.empty()) return false;
+  if (read_small(path, text).empty()) return false;
   char* end = nullptr;
-  ran = std::strtoull(text, &end, 10);
+  t.ran_ns = std::strtoull(text, &end, 10);
   if (end == text) return false;
   char* after = nullptr;
-  waited = std::strtoull(end, &after, 10);
+  t.waited_ns = std::strtoull(end, &after, 10);
   if (after == end) return false;
   std::snprintf(path, sizeof path, "%s/stat", dir);
   const std::string_view stat = read_small(path, text);
-  const std::size_t paren = stat.rfind(')');  // the name, in parentheses, may hold anything
-  runnable = paren != std::string_view::npos && paren + 2 < stat.size() && stat[paren + 2] == 'R';
+  const std::size_t paren = stat.rfind(')');  // the name may hold anything
+  t.runnable = paren != std::string_view::npos && paren + 2 < stat.size() && stat[paren + 2] == 'R';
+  t.ticks = 0;
+  if (t.runnable) {
+    const char* p = stat.data() + paren + 2;
+    for (int field = 3; field < 14 && p != nullptr; ++field) {
+      p = std::strchr(p, ' ');
+      if (p != nullptr) ++p;
+    }
+    if (p != nullptr) {
+      char* next = nullptr;
+      t.ticks = std::strtoull(p, &next, 10);
+      t.ticks += std::strtoull(next, nullptr, 10);
+    }
+  }
   return true;
 }
 
@@ -110,7 +123,7 @@ bool HangClock::sample(std::vector<Task>& out) const {
   if (tid_ != 0) {
     std::snprintf(dir, sizeof dir, "/proc/self/task/%d", static_cast<int>(tid_));
     t.tid = tid_;
-    if (!read_task(dir, t.ran_ns, t.waited_ns, t.runnable)) return false;
+    if (!read_task(dir, t)) return false;
     out.push_back(t);
     return true;
   }
@@ -122,7 +135,7 @@ bool HangClock::sample(std::vector<Task>& out) const {
     if (tid <= 0 || tid == except_) continue;
     std::snprintf(dir, sizeof dir, "/proc/%d/task/%d", static_cast<int>(pid_), tid);
     t.tid = tid;
-    if (read_task(dir, t.ran_ns, t.waited_ns, t.runnable)) out.push_back(t);  // else it just ended
+    if (read_task(dir, t)) out.push_back(t);  // else it just ended
   }
   ::closedir(tasks);
   std::sort(out.begin(), out.end(), [](const Task& a, const Task& b) { return a.tid < b.tid; });
@@ -152,7 +165,9 @@ std::int64_t HangClock::elapsed_ns() {
 
 // A thread's wait for a CPU is added to its schedstat only when it gets one: a thread starved
 // all along shows none. So a thread runnable at two looks that did not run in between waited
-// all that time: counted now, as credit that its schedstat's wait repays when it shows.
+// all that time: counted now, as credit that its schedstat's wait repays when it shows. (Its
+// CPU ticks must not have moved either: a thread alone on a tickless CPU runs without its
+// schedstat moving, but its ticks are counted when read.)
 //
 // Between two looks, the watched code was starved for as long as its most starved thread waited
 // (a sum would count one wait once per thread), but never for longer than the CPUs were not
@@ -168,12 +183,13 @@ std::int64_t HangClock::look(std::int64_t now) {
     // Else a new thread (perhaps with an old one's id), whose accounting started at 0.
     const bool seen =
         before != last_.end() && before->tid == t.tid && before->waited_ns <= t.waited_ns && before->ran_ns <= t.ran_ns;
-    const Task old = seen ? *before : Task{t.tid, 0, 0, 0, false};
+    const Task old = seen ? *before : Task{t.tid, 0, 0, 0, 0, false};
     std::uint64_t wait = t.waited_ns - old.waited_ns;
     const std::uint64_t repaid = std::min(wait, old.credit_ns);
     t.credit_ns = old.credit_ns - repaid;
     wait -= repaid;
-    if (seen && old.runnable && t.runnable && t.ran_ns == old.ran_ns && t.waited_ns == old.waited_ns) {
+    if (seen && old.runnable && t.runnable && t.ran_ns == old.ran_ns && t.waited_ns == old.waited_ns &&
+        t.ticks == old.ticks) {
       wait += static_cast<std::uint64_t>(interval);
       t.credit_ns += static_cast<std::uint64_t>(interval);
     }

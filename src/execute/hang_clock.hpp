@@ -37,6 +37,11 @@ class TimeScaleScope {
 /// "" at scale 1, else " × 10 (DUET_TIME_SCALE)": what follows a limit given unscaled in a report.
 std::string scale_note(double scale);
 
+/// Times a limit on watched threads, leaving out the time they waited for a CPU:
+///
+///   HangClock clock = HangClock::of_thread(HangClock::this_thread());
+///   clock.restart();                                  // the case starts
+///   if (clock.elapsed_ns() > limit_ns) report_hang();  // at each look, from any thread
 class HangClock {
  public:
   /// Every thread of process `pid` but the one with id `except`. `born_now`: the process has
@@ -58,13 +63,16 @@ class HangClock {
   /// The part of the wall time since the start not counted, as of the last elapsed_ns().
   std::int64_t starved_ns() const { return starved_ns_; }
 
- private:
+  /// A watched thread's accounting, as a look saw it.
   struct Task {
     pid_t tid;
     std::uint64_t ran_ns, waited_ns;  // on a CPU; runnable, waiting for one (as schedstat shows it)
     std::uint64_t credit_ns;          // waiting counted before schedstat showed it (hang_clock.cpp)
+    std::uint64_t ticks;              // CPU time in clock ticks (read while runnable only)
     bool runnable;
   };
+
+ private:
   HangClock(pid_t pid, pid_t tid, pid_t except);
   // The watched threads' accounting now; false where it cannot be read.
   bool sample(std::vector<Task>& out) const;
