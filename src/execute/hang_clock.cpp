@@ -91,9 +91,10 @@ std::string scale_note(double scale) {
   return text;
 }
 
+// One thread has no CPUs to share with itself: only a process's clock asks how many it may use.
 HangClock::HangClock(pid_t pid, pid_t tid, pid_t except) : pid_(pid), tid_(tid), except_(except), cpus_(1) {
 #if defined(__linux__)
-  cpus_ = allowed_cpus();
+  if (tid_ == 0) cpus_ = allowed_cpus();
 #endif
 }
 
@@ -109,7 +110,7 @@ HangClock HangClock::of_thread(pid_t tid) { return HangClock(0, tid, 0); }
 
 pid_t HangClock::this_thread() {
 #if defined(__linux__)
-  return static_cast<pid_t>(::syscall(SYS_gettid));
+  return static_cast<pid_t>(::syscall(SYS_gettid));  // not cached: a child of fork() has another
 #else
   return 0;
 #endif

@@ -46,14 +46,14 @@ void on_stall(int, siginfo_t*, void* context) {
 
 class Watchdog {
  public:
-  // On the run's thread; `limit`: seconds, scaled.
+  // On the run's thread, at every run's start: no more than a lock and two cheap calls (the
+  // clock reads the thread's accounting at the watching thread's first look).
   void watch(Runtime& rt, double limit) {
-    HangClock clock = HangClock::of_thread(HangClock::this_thread());
-    clock.restart();
+    const std::int64_t now = steady_now_ns();
     std::lock_guard<std::mutex> hold(m_);
     if (!started_) start();
-    watched_.push_back({&rt, pthread_self(), rt.progress.load(std::memory_order_relaxed), std::move(clock),
-                        static_cast<std::int64_t>(limit * 1e9), false});
+    watched_.push_back({&rt, pthread_self(), rt.progress.load(std::memory_order_relaxed),
+                        HangClock::of_thread(HangClock::this_thread()), now, static_cast<std::int64_t>(limit * 1e9), false});
   }
   void unwatch(Runtime& rt) {
     std::lock_guard<std::mutex> hold(m_);
@@ -65,7 +65,8 @@ class Watchdog {
     Runtime* rt;
     pthread_t thread;
     std::uint64_t seen;
-    HangClock since;  // since the last progress seen
+    HangClock since;          // since the last progress seen
+    std::int64_t started_ns;  // the run's start until the first look (then 0)
     std::int64_t limit_ns;
     bool signalled;
   };
@@ -86,6 +87,10 @@ class Watchdog {
       std::lock_guard<std::mutex> hold(m_);
       for (Watched& w : watched_) {
         const std::uint64_t p = w.rt->progress.load(std::memory_order_relaxed);
+        if (w.started_ns != 0) {  // the first look: the time runs from the run's start
+          w.since.restart(w.started_ns);
+          w.started_ns = 0;
+        }
         if (p != w.seen) {
           w.seen = p;
           w.since.restart();
