@@ -42,9 +42,10 @@ struct Config {
   std::optional<double> case_timeout = std::nullopt;
   /// Multiplies every wall-clock limit duet applies (case_timeout, shrink_time, the fiber stall
   /// limit), for emulators and sanitizers under which the code runs that many times slower; at
-  /// least 1. The search's budget (time) is not scaled. Usually set outside the code:
+  /// least 1. The search's budget (time) is not scaled. Usually set outside the code
+  /// (DUET_TIME_SCALE=10 under qemu-user); in code:
   ///
-  ///   DUET_TIME_SCALE=10 qemu-aarch64 ./tests
+  ///   duet::check_sequential<Spec>({.case_timeout = 2, .time_scale = 10});  // a 20 s limit
   std::optional<double> time_scale = std::nullopt;
   /// Runs cases and shrink candidates in a child process (DUET_FORK=1), so that a candidate
   /// that crashes, hangs or calls exit() is reported as a failure and shrunk. Unset: off, except
