@@ -40,6 +40,13 @@ struct Config {
   std::optional<std::uint32_t> shards = std::nullopt;
   std::optional<std::uint32_t> shard_index = std::nullopt;
   std::optional<double> case_timeout = std::nullopt;
+  /// Multiplies every wall-clock limit duet applies (case_timeout, shrink_time, the fiber stall
+  /// limit), for emulators and sanitizers under which the code runs that many times slower; at
+  /// least 1. The search's budget (time) is not scaled. Usually set outside the code
+  /// (DUET_TIME_SCALE=10 under qemu-user); in code:
+  ///
+  ///   duet::check_sequential<Spec>({.case_timeout = 2, .time_scale = 10});  // a 20 s limit
+  std::optional<double> time_scale = std::nullopt;
   /// Runs cases and shrink candidates in a child process (DUET_FORK=1), so that a candidate
   /// that crashes, hangs or calls exit() is reported as a failure and shrunk. Unset: off, except
   /// for parallel checks on threads, which are isolated unless this is false. See docs/isolation.md.
@@ -88,13 +95,14 @@ struct Settings {
   std::string replay;
   std::string replay_file;
   std::string regressions;
-  double shrink_time;
+  double shrink_time;  // seconds, time_scale applied
   std::uint64_t shrink_steps;
   std::string output_dir;
   int verbose;
   std::uint32_t shards;
   std::uint32_t shard_index;
-  double case_timeout;
+  double case_timeout;    // seconds, time_scale applied
+  double time_scale = 1;  // >= 1
   bool isolate;
   std::string name;
   std::uint64_t trace_steps;  // steps of a fiber interleaving a report shows; 0: all

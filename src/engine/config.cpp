@@ -158,6 +158,7 @@ constexpr const char* kInteger = "a non-negative integer";
 constexpr const char* kSeconds = "a non-negative number of seconds";
 constexpr const char* kCommands = "a number of commands >= 1";
 constexpr const char* kLevels = "-1, 0 or 1";
+constexpr const char* kScale = "a number >= 1";
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_hex_digit(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
@@ -226,6 +227,12 @@ double parse_commands(const std::string& text, const std::string& where) {
   return v;
 }
 
+double parse_scale(const std::string& text, const std::string& where) {
+  const auto [v, rest] = parse_decimal(text, where, kScale);
+  if (!rest.empty()) bad(where, text, kScale);
+  return v;
+}
+
 // -1, 0 or 1 (any other integer is refused by the level's range, with the same words).
 int parse_level(const std::string& text, const std::string& where) {
   const std::string digits = text.substr(text.rfind('-', 0) == 0 ? 1 : 0);
@@ -242,6 +249,7 @@ const char* time_range(double seconds) { return std::isfinite(seconds) && second
 const char* timeout_range(double seconds) {
   return std::isfinite(seconds) && seconds > 0 ? nullptr : "a positive number of seconds";
 }
+const char* scale_range(double scale) { return std::isfinite(scale) && scale >= 1 ? nullptr : kScale; }
 const char* commands_range(double commands) { return std::isfinite(commands) && commands >= 1 ? nullptr : kCommands; }
 const char* level_range(int level) { return level >= -1 && level <= 1 ? nullptr : kLevels; }
 const char* shards_range(std::uint32_t shards) { return shards >= 1 ? nullptr : "a number of shards >= 1"; }
@@ -425,7 +433,9 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   // every case to max_length already.
   s.mean_length = std::min(pick<double>(c.mean_length, "mean_length", 10.0, parse_commands, commands_range), 1e15);
   resolve_replay(c, s);
-  s.shrink_time = saturated(pick<double>(c.shrink_time, "shrink_time", 30.0, parse_seconds, time_range));
+  // A limit that ends work early: code N times slower needs N times as long for the same shrink.
+  s.time_scale = pick<double>(c.time_scale, "time_scale", 1.0, parse_scale, scale_range);
+  s.shrink_time = saturated(pick<double>(c.shrink_time, "shrink_time", 30.0, parse_seconds, time_range) * s.time_scale);
   s.shrink_steps = pick<std::uint64_t>(c.shrink_steps, "shrink_steps", 100000, u64);
   s.output_dir = pick<std::string>(c.output_dir, "output_dir", "duet-output", as_text);
   if (s.output_dir.empty())
@@ -438,8 +448,8 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   refuse_empty(c.timeline, s.timeline, "timeline", "a file or a directory");
   s.isolate = pick<bool>(c.isolate, "fork", default_isolate, boolean);
   // In a child process a hang costs one limit per shrink candidate that hangs: a short one.
-  s.case_timeout =
-      saturated(pick<double>(c.case_timeout, "case_timeout", s.isolate ? 2.0 : 60.0, parse_seconds, timeout_range));
+  s.case_timeout = saturated(
+      pick<double>(c.case_timeout, "case_timeout", s.isolate ? 2.0 : 60.0, parse_seconds, timeout_range) * s.time_scale);
   if (c.name && c.name->empty()) throw std::invalid_argument("Config::name is empty: give a name, or leave the field unset");
   s.name = c.name ? *c.name : default_name;
   return s;

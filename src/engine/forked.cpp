@@ -14,7 +14,7 @@ namespace duet::detail {
 ForkedBackend::ForkedBackend(RunContext& context) : context_(context), child_side_(context, true) {
   isolation_ = std::make_unique<Isolation>([this](const std::string& request) { return serve(request); },
                                            [execution = context.property.execution] { execution->in_child(); },
-                                           context.settings.case_timeout);
+                                           context.settings.case_timeout, context.settings.time_scale);
 }
 
 CaseRun ForkedBackend::run_case(RunRequest request) {

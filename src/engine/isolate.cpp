@@ -228,14 +228,14 @@ std::string Death::what() const {
       if (!sanitizer.empty()) return sanitizer + " (exit status " + std::to_string(code) + ")";
       s = "an exit with status " + std::to_string(code);
       break;
-    case Kind::hang: s = printf_string("hang after %.0f ms", limit_ms); break;
+    case Kind::hang: s = printf_string("hang after %.0f ms", limit_ms / scale) + scale_note(scale); break;
   }
   if (!sanitizer.empty()) s += ", " + sanitizer;
   return s;
 }
 
-Isolation::Isolation(Handler handler, std::function<void()> in_child, double hang_seconds)
-    : handler_(std::move(handler)), in_child_(std::move(in_child)), hang_seconds_(hang_seconds) {
+Isolation::Isolation(Handler handler, std::function<void()> in_child, double hang_seconds, double time_scale)
+    : handler_(std::move(handler)), in_child_(std::move(in_child)), hang_seconds_(hang_seconds), time_scale_(time_scale) {
   void* m = ::mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) throw std::runtime_error(std::string("isolation: cannot map shared memory: ") + std::strerror(errno));
   shared_ = static_cast<Shared*>(m);
@@ -328,6 +328,8 @@ void Isolation::spawn() {
   pid_ = pid;
   fd_ = fds[0];
   ++children_;
+  clock_ = HangClock::of_process(pid, 0, true);
+  clocked_case_ = 0;
 }
 
 void Isolation::forward_output() {
@@ -372,6 +374,7 @@ void Isolation::collect_death(bool hung, int status) {
   if (hung) {
     r.death.kind = Death::Kind::hang;
     r.death.limit_ms = hang_seconds_ * 1000;
+    r.death.scale = time_scale_;
   } else if (WIFSIGNALED(status)) {
     r.death.kind = Death::Kind::signal;
     r.death.code = WTERMSIG(status);
@@ -437,9 +440,9 @@ std::optional<std::string> Isolation::call(const std::string& request, const std
   // The child runs cases one after the other; outside a case it only passes messages. Stuck
   // outside any case this long, it is not running the candidate: it deadlocked after fork (a
   // lock another thread of the parent held), and would otherwise be waited for forever.
-  constexpr std::int64_t kStuckOutsideCasesNs = 30'000'000'000;
+  const auto stuck_outside_cases_ns = static_cast<std::int64_t>(30e9 * time_scale_);
   // A child whose socket closed outside a case is leaving: this long at most.
-  constexpr std::int64_t kLeavingNs = 2'000'000'000;
+  const auto leaving_ns = static_cast<std::int64_t>(2e9 * time_scale_);
   // Once the socket is closed (the child ended, or the candidate closed every descriptor and
   // went on), only the child's exit or the clock ends the wait: never a read.
   std::int64_t closed_at = 0;
@@ -452,14 +455,15 @@ std::optional<std::string> Isolation::call(const std::string& request, const std
       outside_since = 0;
     } else if (outside_since == 0) {
       outside_since = now;
-    } else if (now - outside_since > (closed_at ? kLeavingNs : kStuckOutsideCasesNs)) {
+    } else if (now - outside_since > (closed_at ? leaving_ns : stuck_outside_cases_ns)) {
       collect_death(false, kill_and_reap());
-      remains_.death.output += closed_at ? "\n(duet: the child process closed its socket and did not end)"
-                                         : "\n(duet: the child process ran no case for 30 s: stuck after fork?)";
+      remains_.death.output +=
+          closed_at ? "\n(duet: the child process closed its socket and did not end)"
+                    : printf_string("\n(duet: the child process ran no case for %g s: stuck after fork?)", 30 * time_scale_);
       return std::nullopt;
     }
     if (started != 0 && hang_ns > 0) {
-      const std::int64_t left = started + hang_ns - now;
+      const std::int64_t left = hang_ns - case_time(started);
       if (left <= 0) {
         collect_death(true, kill_and_reap());
         return std::nullopt;
@@ -478,7 +482,7 @@ std::optional<std::string> Isolation::call(const std::string& request, const std
       if (ready < 0 && errno != EINTR)
         throw std::runtime_error(std::string("isolation: poll failed: ") + std::strerror(errno));
       if (ready > 0) {
-        std::optional<std::string> answer = read_message(fd_, now_ns() + kStuckOutsideCasesNs);
+        std::optional<std::string> answer = read_message(fd_, now_ns() + stuck_outside_cases_ns);
         if (answer) {
           forward_output();
           return answer;
@@ -489,6 +493,16 @@ std::optional<std::string> Isolation::call(const std::string& request, const std
     }
     if (tick) tick();
   }
+}
+
+// The running case's time so far on the child's HangClock: not the time the child waited for a
+// CPU. A case seen for the first time starts the clock at its start (the child's own reading).
+std::int64_t Isolation::case_time(std::int64_t started) {
+  if (started != clocked_case_) {
+    clock_->restart(std::min(started, now_ns()));
+    clocked_case_ = started;
+  }
+  return clock_->elapsed_ns();
 }
 
 void Isolation::begin_case(const Source& src) {

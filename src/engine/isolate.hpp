@@ -18,6 +18,7 @@
 
 #include "duet/detail/engine.hpp"
 #include "duet/source.hpp"
+#include "execute/hang_clock.hpp"
 
 namespace duet::detail {
 
@@ -30,12 +31,13 @@ struct Death {
     hang          // still running at the case time limit: killed
   } kind = Kind::signal;
   int code = 0;           // the signal, or the exit status (exit_call: -1 for quick_exit)
-  double limit_ms = 0;    // hang: the limit it ran past
+  double limit_ms = 0;    // hang: the limit it ran past (DUET_TIME_SCALE applied)
+  double scale = 1;       // hang: the DUET_TIME_SCALE the limit was multiplied by
   std::string sanitizer;  // a sanitizer's headline, e.g. "AddressSanitizer: SEGV on unknown address 0x000000000000"
   std::string output;     // the end of what the child wrote to stderr (a sanitizer's report)
   std::vector<std::uintptr_t> stack;  // a crash on a fiber: its return addresses (crash_stack.hpp)
 
-  /// "a segmentation fault (SIGSEGV)", "hang after 200 ms", "exit(0)", ...
+  /// "a segmentation fault (SIGSEGV)", "hang after 200 ms", "hang after 200 ms × 10 (DUET_TIME_SCALE)", "exit(0)", ...
   std::string what() const;
 };
 
@@ -77,8 +79,10 @@ class Isolation {
   /// Runs in the child: one request's answer.
   using Handler = std::function<std::string(const std::string& request)>;
   /// in_child: runs once in each new child, first (to restart what fork does not copy, such as
-  /// a thread pool). hang_seconds: a case running longer is killed as a hang.
-  Isolation(Handler handler, std::function<void()> in_child, double hang_seconds);
+  /// a thread pool). hang_seconds: a case running longer is killed as a hang, its time counted
+  /// by a HangClock of the child (not the time the child waited for a CPU). time_scale:
+  /// DUET_TIME_SCALE, which hang_seconds includes already and the child's other limits get.
+  Isolation(Handler handler, std::function<void()> in_child, double hang_seconds, double time_scale = 1);
   ~Isolation();
   Isolation(const Isolation&) = delete;
   Isolation& operator=(const Isolation&) = delete;
@@ -125,10 +129,15 @@ class Isolation {
   /// The child's wait status if it has ended (then reaped), else nothing.
   std::optional<int> reaped();
   void forward_output();
+  /// The running case's time so far (its start, as the child wrote it), on clock_.
+  std::int64_t case_time(std::int64_t started);
 
   Handler handler_;
   std::function<void()> in_child_;
   double hang_seconds_;
+  double time_scale_;
+  std::optional<HangClock> clock_;  // the child's
+  std::int64_t clocked_case_ = 0;   // the start of the case clock_ times (0: none)
   Shared* shared_ = nullptr;
   pid_t pid_ = -1;
   int fd_ = -1;                  // the parent's end of the socket

@@ -120,7 +120,11 @@ CheckRunning::~CheckRunning() { checks_running.fetch_sub(1, std::memory_order_re
 OwnFork::OwnFork() { forking_own_child = true; }
 OwnFork::~OwnFork() { forking_own_child = false; }
 
-Watchdog::Watchdog(std::string name, double timeout) : name_(std::move(name)), timeout_(timeout) {
+Watchdog::Watchdog(std::string name, double timeout, double time_scale)
+    : name_(std::move(name)),
+      timeout_(timeout),
+      time_scale_(time_scale),
+      clock_(HangClock::of_thread(HangClock::this_thread())) {
   if (timeout_ <= 0) return;
   register_fork_handlers();
   Watchers::instance().add(this);
@@ -138,8 +142,8 @@ void Watchdog::look() {
   if (!now.running) return;
   if (now.serial != watched_serial_) {
     watched_serial_ = now.serial;
-    first_seen_ = Clock::now();
-  } else if (since(first_seen_) > timeout_) {
+    clock_.restart();
+  } else if (static_cast<double>(clock_.elapsed_ns()) / 1e9 > timeout_) {
     hung(now);
   }
 }
@@ -148,10 +152,10 @@ void Watchdog::hung(const RunningCase::Sighting& seen) {
   const std::string token = !seen.by_seed ? token_ : seed_token ? seed_token(seen.case_seed, seen.index) : std::string();
   std::fprintf(
       stderr,
-      "\nduet: %s: error: a case has run for more than %.1f s: the candidate (or the spec) hangs.\n"
+      "\nduet: %s: error: a case has run for more than %.1f s%s: the candidate (or the spec) hangs.\n"
       "  replay:     DUET_REPLAY=%s\n  (raise the limit with DUET_CASE_TIMEOUT; with DUET_FORK=1 the case runs in a child\n"
       "  process, and a hang is shrunk and shown)\n",
-      name_.c_str(), timeout_, token.c_str());
+      name_.c_str(), timeout_ / time_scale_, scale_note(time_scale_).c_str(), token.c_str());
   std::fflush(stderr);
   std::_Exit(3);
 }

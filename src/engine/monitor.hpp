@@ -15,6 +15,7 @@
 #include "engine/candidate_fork.hpp"
 #include "engine/clock.hpp"
 #include "engine/crash.hpp"
+#include "execute/hang_clock.hpp"
 
 namespace duet::detail {
 
@@ -69,11 +70,13 @@ class RunningCase {
 // reproduce the case first. One thread of the process (see monitor.cpp) looks at every live
 // watchdog every 100 ms and times a case from the first time it sees it running, so that
 // starting a case reads no clock: a hang is reported between the timeout and the timeout plus
-// 200 ms after the case began, never before.
+// 200 ms after the case began, never before. The time is the HangClock's of the thread that
+// runs the cases: the time it waited for a CPU does not count.
 class Watchdog {
  public:
-  /// Watched from now on, unless `timeout` is 0.
-  Watchdog(std::string name, double timeout);
+  /// Watched from now on, unless `timeout` is 0; the cases run on the calling thread.
+  /// `time_scale`: the DUET_TIME_SCALE `timeout` includes (said in the report).
+  Watchdog(std::string name, double timeout, double time_scale = 1);
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
@@ -101,18 +104,20 @@ class Watchdog {
 
   std::string name_;
   double timeout_;
+  double time_scale_;
   RunningCase running_;
   std::mutex token_mutex_;
   std::string token_;  // the running case's, when it started with one
   // The watching thread's: the case it last saw running (odd: none) and when it first did.
   std::uint64_t watched_serial_ = 1;
-  Clock::time_point first_seen_;
+  HangClock clock_;  // of the thread that runs the cases, from the first sighting
 };
 
 // Watches the running case: for hangs (Watchdog) and for crashes (CrashGuard); and marks the
 // check as running, for a fork() the candidate makes (CheckRunning).
 struct Monitor {
-  Monitor(const std::string& name, double timeout) : watchdog(name, timeout), crash(name) {}
+  Monitor(const std::string& name, double timeout, double time_scale = 1)
+      : watchdog(name, timeout, time_scale), crash(name) {}
   void start_seeded(std::uint64_t index, std::uint64_t case_seed) {
     watchdog.start_seeded(case_seed, index);
     crash.seeded_case(index, case_seed);

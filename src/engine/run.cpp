@@ -91,11 +91,13 @@ CheckResult run_resolved(RunContext& context, std::optional<std::span<const std:
   // (-timeout), and under isolation the parent runs no case. There a thread of the parent starting
   // up while the child is forked would also leave the child a lock it can never take (glibc's
   // thread-stack cache, a sanitizer's registry): its own first thread would wait forever.
+  // The fiber stall watchdog reads the scale on this thread (and in isolation's child, a copy of it).
+  const TimeScaleScope scale(s.time_scale);
   // Forked before the monitor's thread starts, which the child would otherwise copy mid-way.
   std::optional<CleanChild> clean_child;
   if (!bytes) clean_child.emplace(context);
   context.clean_child = clean_child ? &*clean_child : nullptr;
-  Monitor monitor(s.name, bytes || s.isolate ? 0.0 : s.case_timeout);
+  Monitor monitor(s.name, bytes || s.isolate ? 0.0 : s.case_timeout, s.time_scale);
   monitor.crash.set_header(context.record(0, 0, {}, std::nullopt));
   monitor.watchdog.seed_token = [&context](std::uint64_t case_seed, std::uint64_t index) {
     return encode_token(context.record(index + 1, 0, {}, case_seed));

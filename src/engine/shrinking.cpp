@@ -87,6 +87,7 @@ CheckResult shrink_and_report(RunContext& context, ReportData data, const CaseRu
   }
   data.replay_trials = first_replay.trials;
   data.shrink_time_budget = settings.shrink_time;
+  data.time_scale = settings.time_scale;
   data.shrink_step_budget = settings.shrink_steps;
   data.replays_tried = context.replay_attempts();
   data.shrink_end = CheckResult::ShrinkEnd::not_reproduced;

@@ -1,5 +1,6 @@
 #include "report/report.hpp"
 #include "duet/show.hpp"
+#include "execute/hang_clock.hpp"
 #include "show/text.hpp"
 
 #include <cctype>
@@ -37,14 +38,15 @@ std::string shrunk_to(const ReportData& d, const std::string& size) {
 // time budget the same seed may shrink further on another run.
 std::string shrink_note(const ReportData& d) {
   using End = CheckResult::ShrinkEnd;
-  char budget[64];
+  char budget[96];
   switch (d.shrink_end) {
     case End::step_budget:
       std::snprintf(budget, sizeof budget, "budget of %llu replays (DUET_SHRINK_STEPS)",
                     static_cast<unsigned long long>(d.shrink_step_budget));
       break;
     case End::time_budget:
-      std::snprintf(budget, sizeof budget, "%g s budget (DUET_SHRINK_TIME)", d.shrink_time_budget);
+      std::snprintf(budget, sizeof budget, "%g s budget (DUET_SHRINK_TIME)%s", d.shrink_time_budget / d.time_scale,
+                    scale_note(d.time_scale).c_str());
       break;
     case End::not_reproduced:
       return "  not shrunk: the failure did not come back in " +

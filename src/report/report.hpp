@@ -37,6 +37,7 @@ struct ReportData {
   std::uint64_t shrink_tries = 0;
   CheckResult::ShrinkEnd shrink_end = CheckResult::ShrinkEnd::none;
   double shrink_time_budget = 0;         // seconds, for the report's note on a stopped shrink
+  double time_scale = 1;                 // DUET_TIME_SCALE, which shrink_time_budget includes
   std::uint64_t shrink_step_budget = 0;  // replays
   int replays_tried = 0;                 // replays of the case before shrinking (not_reproduced)
   std::uint64_t replay_trials = 0;       // the program runs those replays made (parallel runner)

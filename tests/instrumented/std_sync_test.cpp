@@ -156,6 +156,20 @@ TEST(InstrumentedStd, CountingSemaphoreOversubscribedAndLostWakeupFound) {
   // only when the count was 0, and an acquire() whose compare-exchange lost a race waits on
   // the value it saw, so it can sleep while the count is positive. Found as a deadlock (with
   // every atomic as seq_cst too, in more programs).
+#if !defined(__x86_64__) && !defined(__i386__)
+  // Before it waits, acquire() tries 16 times; between tries x86 executes a pause (no switch
+  // point) 12 times and sched_yield() 4 times, other targets sched_yield() all 16 times, and on
+  // fibers each sched_yield() makes another fiber take a step. Every try must fail, so the other
+  // fibers must take 16 steps within one acquire() without leaving a slot free when it looks:
+  // still possible, but rarer. In a copy of the semaphore (Gcc12Pool below) the same search
+  // finds it after 229 programs with x86's spin and 2,964 with the other one; on arm64 the
+  // library's is found after 6,273 programs with seed 1, past the default 60 s under qemu
+  // (6,168 programs; DUET_TIME=600 finds it). The copy with x86's spin checks the bug on every
+  // target.
+  GTEST_SKIP() << "libstdc++'s semaphore spins with sched_yield() on this target (a pause on x86): its lost "
+                  "wake-up takes many more programs to find here (arm64, seed 1: 6,273 against 71 on x86; "
+                  "Gcc12SemaphoreWithX86SpinLostWakeupFound finds it on every target)";
+#endif
   const duet::CheckResult lost = duet::expect_unsafe<PoolSpec<false>>(pc, seeded(1));
   ASSERT_TRUE(lost.passed()) << lost.report;
   EXPECT_NE(lost.report.find("deadlock: no fiber can proceed"), std::string::npos) << lost.report;
@@ -163,6 +177,22 @@ TEST(InstrumentedStd, CountingSemaphoreOversubscribedAndLostWakeupFound) {
   const duet::CheckResult good = duet::check_parallel<PoolSpec<false>>(pc, seeded(1, 300));
   EXPECT_TRUE(good.passed()) << good.report;
 #endif
+}
+
+// libstdc++'s lost wake-up on every architecture: a copy of GCC 12's semaphore with x86's spin
+// (found after 229 programs with seed 1; with the spin of other targets, after 2,964).
+template <bool YieldEveryTry>
+struct Gcc12PoolSpec : PoolSpec<false> {
+  using Sut = Gcc12Pool<YieldEveryTry>;
+  static duet::Result run(const Cmd&, Sut& p) { return p.use(); }
+};
+
+TEST(InstrumentedStd, Gcc12SemaphoreWithX86SpinLostWakeupFound) {
+  duet::ParallelConfig pc = on_fibers();
+  pc.branches = 3;
+  const duet::CheckResult lost = duet::expect_unsafe<Gcc12PoolSpec<false>>(pc, seeded(1));
+  ASSERT_TRUE(lost.passed()) << lost.report;
+  EXPECT_NE(lost.report.find("deadlock: no fiber can proceed"), std::string::npos) << lost.report;
 }
 
 TEST(InstrumentedStd, PosixSemaphoreBoundsThePool) {

@@ -11,14 +11,17 @@
 #     page; the page is not architecture-specific);
 #   - the `racy_threads` label runs isolated (DUET_FORK=1), as in the asan-racy preset;
 #   - wall-clock expectations in tests are multiplied by DUET_TEST_TIME_SCALE (emulated code runs
-#     10 to 40 times slower); duet's own budgets (DUET_TIME defaults) are left as they are, so
-#     the negative tests on threads must find their races in their default budgets under qemu.
+#     10 to 40 times slower), and duet's own wall-clock limits (the case time limit, the shrink
+#     budget, the fiber stall limit) by DUET_TIME_SCALE; the search's budget (DUET_TIME defaults)
+#     is left as it is, so the negative tests on threads must find their races in their default
+#     budgets under qemu.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ARCHS=${ARCHS:-"arm64 ppc64el s390x"}
 OUT=${MULTIARCH_DIR:-build-multiarch}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 SCALE=${DUET_TEST_TIME_SCALE:-10}
+DUET_SCALE=${DUET_TIME_SCALE:-10}
 # MULTIARCH_CONFIGURE_ONLY=1: install and configure only (a minute or two an architecture).
 CONFIGURE_ONLY=${MULTIARCH_CONFIGURE_ONLY:-}
 # MULTIARCH_CTEST_ARGS: more ctest options for both runs (split at blanks, no quotes), to rerun a
@@ -143,9 +146,9 @@ for a in $ARCHS; do
   # asan-racy preset, they run isolated (DUET_FORK=1), where such a crash ends a child and is a
   # counterexample like any other; one at a time, as natively.
   # Both runs, whatever the first one's result: a failure there must not hide the second's.
-  (cd "$dir" && DUET_TEST_TIME_SCALE=$SCALE ctest --output-on-failure -j "$JOBS" --timeout 900 \
+  (cd "$dir" && DUET_TEST_TIME_SCALE=$SCALE DUET_TIME_SCALE=$DUET_SCALE ctest --output-on-failure -j "$JOBS" --timeout 900 \
      -LE 'consumer|racy_threads' -E '^Timeline\.' "${CTEST_ARGS[@]}"; first=$?
-   DUET_TEST_TIME_SCALE=$SCALE DUET_FORK=1 ctest --output-on-failure -j 1 --timeout 900 -L racy_threads \
+   DUET_TEST_TIME_SCALE=$SCALE DUET_TIME_SCALE=$DUET_SCALE DUET_FORK=1 ctest --output-on-failure -j 1 --timeout 900 -L racy_threads \
      "${CTEST_ARGS[@]}" && exit $first) > "$dir/test.log" 2>&1
   rc=$?
   set -e

@@ -75,9 +75,11 @@ TEST(Config, EveryVariableIsRead) {
 // check and pass.
 TEST(Config, EmptyValuesAreErrors) {
   // (DUET_SEED is left out: the first test sets --duet_seed, and a flag wins over the variable.)
-  for (const char* var :
-       {"DUET_COUNT", "DUET_TIME", "DUET_MAX_LENGTH", "DUET_MEAN_LENGTH", "DUET_REPLAY", "DUET_SHRINK_TIME",
-        "DUET_SHRINK_STEPS", "DUET_OUTPUT_DIR", "DUET_VERBOSE", "DUET_SHARDS", "DUET_SHARD_INDEX", "DUET_CASE_TIMEOUT"}) {
+  for (const char* var : {"DUET_COUNT", "DUET_TIME", "DUET_MAX_LENGTH", "DUET_MEAN_LENGTH", "DUET_REPLAY",
+                          "DUET_SHRINK_TIME", "DUET_SHRINK_STEPS", "DUET_OUTPUT_DIR", "DUET_VERBOSE", "DUET_SHARDS",
+                          "DUET_SHARD_INDEX", "DUET_CASE_TIMEOUT", "DUET_TIME_SCALE"}) {
+    const char* before = std::getenv(var);
+    const std::string saved = before ? before : "";
     ::setenv(var, "", 1);
     try {
       resolve({}, "n");
@@ -85,7 +87,8 @@ TEST(Config, EmptyValuesAreErrors) {
     } catch (const std::invalid_argument& e) {
       EXPECT_EQ(std::string(e.what()), std::string(var) + " is set but empty: give it a value, or unset it");
     }
-    ::unsetenv(var);
+    if (before) ::setenv(var, saved.c_str(), 1);  // DUET_TIME_SCALE, under make multiarch
+    else ::unsetenv(var);
   }
   char prog[] = "t", replay[] = "--duet_replay=", seed[] = "--duet_seed=";
   for (char* flag : {replay, seed}) {
@@ -270,7 +273,7 @@ TEST(Config, CodeValuesAreCheckedAsVariablesAre) {
   const auto edges =
       resolve({.count = 1, .time = 0, .max_length = 1, .mean_length = 1, .shrink_time = 0, .case_timeout = 1e-3}, "n");
   EXPECT_EQ(edges.max_length, 1u);
-  EXPECT_EQ(edges.case_timeout, 1e-3);
+  EXPECT_DOUBLE_EQ(edges.case_timeout, 1e-3 * edges.time_scale);  // DUET_TIME_SCALE under make multiarch
 }
 
 TEST(Config, CodeValueOutOfRangeIsAnErrorNotAPass) {
@@ -344,6 +347,33 @@ TEST(Config, CaseTimeoutOfZeroIsAnError) {
     EXPECT_EQ(resolve_error(), "DUET_CASE_TIMEOUT=" + std::string(text) + ": expected a positive number of seconds");
   }
   ::unsetenv("DUET_CASE_TIMEOUT");
+}
+
+// DUET_TIME_SCALE multiplies the case's time limit and the shrinker's, whichever source they and
+// the scale come from, and not the search's budget; it is a number >= 1.
+TEST(Config, TimeScaleMultipliesTheTimeLimitsNotTheSearchBudget) {
+  const char* before = std::getenv("DUET_TIME_SCALE");
+  const std::string saved = before ? before : "";
+  ::unsetenv("DUET_TIME_SCALE");
+  EXPECT_EQ(resolve({}, "n").time_scale, 1.0);
+  EXPECT_EQ(resolve({}, "n", 1.0, true).case_timeout, 2.0);
+  const auto in_code = resolve({.time = 3, .shrink_time = 4, .case_timeout = 0.5, .time_scale = 10}, "n");
+  EXPECT_EQ(in_code.time_scale, 10.0);
+  EXPECT_DOUBLE_EQ(in_code.case_timeout, 5.0);
+  EXPECT_EQ(in_code.time, 3.0);
+  EXPECT_DOUBLE_EQ(in_code.shrink_time, 40.0);
+  ::setenv("DUET_TIME_SCALE", "2.5", 1);
+  EXPECT_DOUBLE_EQ(resolve({.time_scale = 10}, "n", 1.0, true).case_timeout, 5.0);
+  EXPECT_DOUBLE_EQ(resolve({}, "n").case_timeout, 150.0);
+  for (const char* text : {"0.5", "0", "-1", "x", "2x", "1e999", "nan", " 2", "0x2"}) {
+    ::setenv("DUET_TIME_SCALE", text, 1);
+    EXPECT_EQ(resolve_error(), "DUET_TIME_SCALE=" + std::string(text) + ": expected a number >= 1");
+  }
+  ::unsetenv("DUET_TIME_SCALE");
+  EXPECT_THROW(resolve({.time_scale = 0.9}, "n"), std::invalid_argument);
+  // (The flag, --duet_time_scale, is read as every setting's is; set here, it would stay set for
+  // the tests after this one.)
+  if (before) ::setenv("DUET_TIME_SCALE", saved.c_str(), 1);
 }
 
 // GoogleTest takes -gtest_ and /gtest_ as its own; a duet flag typed with one dash, three, or

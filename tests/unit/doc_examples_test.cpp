@@ -197,6 +197,13 @@ duet::Lin<tbb::concurrent_queue<int>> tbb_queue_lin() {
   duet::check_parallel<Spec>({.executor = duet::fibers()}, {.timeline = "duet-output"});
 }
 
+// Config::time_scale, the time limits multiplied (config.hpp): compiled, not run
+// (tests/unit/hang_clock_test.cpp runs a scaled limit).
+[[maybe_unused]] void time_scale_example() {
+  using Spec = QueueSpec;
+  duet::check_sequential<Spec>({.case_timeout = 2, .time_scale = 10});  // a 20 s limit
+}
+
 // Roles: a single-producer single-consumer ring, and a deque whose owner pushes and pops while
 // thieves steal (a locked std::deque here: the roles are the example).
 using SpscSpec = duet::models::BoundedQueue<duet::models::SpscRingBinding<>>;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/monitor.hpp"
+#include "support/cpu_starvation.hpp"
 #include "support/emulation.hpp"
 
 namespace {
@@ -96,6 +97,38 @@ TEST(Watchdog, OneThreadWatchesEveryLiveWatchdog) {
         std::exit(0);
       },
       testing::ExitedWithCode(3), "duet: Strict: error: .*\n  replay:     DUET_REPLAY=token-S\n");
+}
+
+// A case that waits a second for a CPU, and needs 20 ms of it, is not a hang under a 300 ms
+// limit: the watchdog counts the time of the thread that runs the cases, not the wall clock.
+TEST(Watchdog, TheTimeACaseWaitedForACpuIsNotCounted) {
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
+  EXPECT_EXIT(
+      {
+        const duet_test::StarvedCpu starved(2, 1.0);
+        std::thread check([] {
+          duet::detail::Watchdog watchdog("Starved", 0.3);
+          watchdog.start("token-S");
+          duet_test::work_at_idle_priority(20);
+          watchdog.stop();
+        });
+        check.join();
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+// A limit multiplied by DUET_TIME_SCALE is reported as the limit and its scale.
+TEST(Watchdog, AScaledLimitIsReportedWithItsScale) {
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
+  EXPECT_EXIT(
+      {
+        duet::detail::Watchdog watchdog("Spec", 0.6, 3);
+        watchdog.start("token-A");
+        std::this_thread::sleep_for(std::chrono::seconds(5));
+        std::exit(0);
+      },
+      testing::ExitedWithCode(3), "a case has run for more than 0.2 s \xC3\x97 3 \\(DUET_TIME_SCALE\\): the candidate");
 }
 
 // A child made by fork() has none of its parent's threads: the watching thread the parent

@@ -297,6 +297,7 @@ class Runtime {
   void* host_tp_ = nullptr;           // the scheduling thread's thread pointer, during a run
   const void* stalled_pc_ = nullptr;  // where a stalled fiber was stopped
   std::uint32_t current_at_stall_ = kNoFiber;
+  double stall_scale_ = 1;  // the DUET_TIME_SCALE the stall limit was multiplied by (time_scale())
 };
 
 /// "file:line", the file without its directories.

@@ -3,6 +3,8 @@
 // memory nothing instrumented writes). One thread per process watches every running run; it
 // signals the stuck thread, whose handler ends the run there as duet's limit, with where it was
 // stuck: a report, never a hang. The stuck fiber is abandoned like any fiber of a failed run.
+// The time is the HangClock's of the run's thread (the time it waited for a CPU does not count),
+// and the limit is multiplied by the check's DUET_TIME_SCALE.
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -16,11 +18,10 @@
 
 #include "execute/fibers/instrumented.hpp"
 #include "execute/fibers/runtime.hpp"
+#include "execute/hang_clock.hpp"
 
 namespace duet::detail::fiber {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 int stall_signal() { return SIGRTMAX - 3; }
 
@@ -45,10 +46,14 @@ void on_stall(int, siginfo_t*, void* context) {
 
 class Watchdog {
  public:
-  void watch(Runtime& rt) {
+  // On the run's thread, at every run's start: no more than a lock and two cheap calls (the
+  // clock reads the thread's accounting at the watching thread's first look).
+  void watch(Runtime& rt, double limit) {
+    const std::int64_t now = steady_now_ns();
     std::lock_guard<std::mutex> hold(m_);
     if (!started_) start();
-    watched_.push_back({&rt, pthread_self(), rt.progress.load(std::memory_order_relaxed), Clock::now(), false});
+    watched_.push_back({&rt, pthread_self(), rt.progress.load(std::memory_order_relaxed),
+                        HangClock::of_thread(HangClock::this_thread()), now, static_cast<std::int64_t>(limit * 1e9), false});
   }
   void unwatch(Runtime& rt) {
     std::lock_guard<std::mutex> hold(m_);
@@ -60,7 +65,9 @@ class Watchdog {
     Runtime* rt;
     pthread_t thread;
     std::uint64_t seen;
-    Clock::time_point since;
+    HangClock since;          // since the last progress seen
+    std::int64_t started_ns;  // the run's start until the first look (then 0)
+    std::int64_t limit_ns;
     bool signalled;
   };
 
@@ -78,15 +85,19 @@ class Watchdog {
     for (;;) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       std::lock_guard<std::mutex> hold(m_);
-      const Clock::time_point now = Clock::now();
       for (Watched& w : watched_) {
         const std::uint64_t p = w.rt->progress.load(std::memory_order_relaxed);
+        if (w.started_ns != 0) {  // the first look: the time runs from the run's start
+          w.since.restart(w.started_ns);
+          w.started_ns = 0;
+        }
         if (p != w.seen) {
-          w = {w.rt, w.thread, p, now, false};
+          w.seen = p;
+          w.since.restart();
+          w.signalled = false;
           continue;
         }
-        const double stuck = std::chrono::duration<double>(now - w.since).count();
-        if (w.signalled || stuck < w.rt->config.stall_seconds) continue;
+        if (w.signalled || w.since.elapsed_ns() < w.limit_ns) continue;
         w.signalled = true;
         w.rt->stall_requested.store(true);
         pthread_kill(w.thread, stall_signal());
@@ -111,7 +122,8 @@ void Runtime::watch(bool on) {
   if (on) {
     stall_requested.store(false);
     stalled_pc_ = nullptr;
-    watchdog().watch(*this);
+    stall_scale_ = time_scale();
+    watchdog().watch(*this, config.stall_seconds * stall_scale_);
   } else {
     watchdog().unwatch(*this);
   }
@@ -135,8 +147,8 @@ std::string Runtime::stall_text() const {
   if (where.empty()) where = "an unknown place";
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", config.stall_seconds);
-  return "fiber " + std::to_string(current_at_stall_) + " was blocked outside instrumented code for " + seconds + " s, at " +
-         where +
+  return "fiber " + std::to_string(current_at_stall_) + " was blocked outside instrumented code for " + seconds + " s" +
+         scale_note(stall_scale_) + ", at " + where +
          ": a call the scheduler cannot see (an OS-level lock or wait, or a loop on memory that no instrumented "
          "operation writes) would hang the run, so it was stopped there. Compile that code with duet_instrument "
          "(docs/instrumented.md), or keep real blocking calls out of fiber runs";

@@ -1,0 +1,208 @@
+#include "execute/hang_clock.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#if defined(__linux__)
+#include <dirent.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace duet::detail {
+namespace {
+
+constinit thread_local double t_time_scale = 1;
+
+#if defined(__linux__)
+// The text of a small /proc file, or "".
+std::string_view read_small(const char* path, char (&text)[512]) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (n <= 0) return {};
+  text[n] = '\0';
+  return {text, static_cast<std::size_t>(n)};
+}
+
+// A thread's accounting from /proc/<pid>/task/<tid>/: schedstat is "<ns on a CPU> <ns runnable,
+// waiting on a run queue> <time slices>"; in stat, after the name in parentheses, the third field
+// is the state (R: running or runnable) and the 14th and 15th its CPU time in clock ticks.
+bool read_task(const char* dir, HangClock::Task& t) {
+  char path[128], text[512];
+  std::snprintf(path, sizeof path, "%s/schedstat", dir);
+  if (read_small(path, text).empty()) return false;
+  char* end = nullptr;
+  t.ran_ns = std::strtoull(text, &end, 10);
+  if (end == text) return false;
+  char* after = nullptr;
+  t.waited_ns = std::strtoull(end, &after, 10);
+  if (after == end) return false;
+  std::snprintf(path, sizeof path, "%s/stat", dir);
+  const std::string_view stat = read_small(path, text);
+  const std::size_t paren = stat.rfind(')');  // the name may hold anything
+  t.runnable = paren != std::string_view::npos && paren + 2 < stat.size() && stat[paren + 2] == 'R';
+  t.ticks = 0;
+  if (t.runnable) {
+    const char* p = stat.data() + paren + 2;
+    for (int field = 3; field < 14 && p != nullptr; ++field) {
+      p = std::strchr(p, ' ');
+      if (p != nullptr) ++p;
+    }
+    if (p != nullptr) {
+      char* next = nullptr;
+      t.ticks = std::strtoull(p, &next, 10);
+      t.ticks += std::strtoull(next, nullptr, 10);
+    }
+  }
+  return true;
+}
+
+int allowed_cpus() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+#endif
+
+}  // namespace
+
+std::int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double time_scale() { return t_time_scale; }
+TimeScaleScope::TimeScaleScope(double scale) : saved_(t_time_scale) { t_time_scale = scale; }
+TimeScaleScope::~TimeScaleScope() { t_time_scale = saved_; }
+
+std::string scale_note(double scale) {
+  if (scale == 1) return {};
+  char text[64];
+  std::snprintf(text, sizeof text, " \xC3\x97 %g (DUET_TIME_SCALE)", scale);
+  return text;
+}
+
+// One thread has no CPUs to share with itself: only a process's clock asks how many it may use.
+HangClock::HangClock(pid_t pid, pid_t tid, pid_t except) : pid_(pid), tid_(tid), except_(except), cpus_(1) {
+#if defined(__linux__)
+  if (tid_ == 0) cpus_ = allowed_cpus();
+#endif
+}
+
+HangClock HangClock::of_process(pid_t pid, pid_t except, bool born_now) {
+  HangClock clock(pid, 0, except);
+  if (born_now) {  // its threads' accounting starts at 0 with them: a look before them all
+    clock.sampled_ns_ = steady_now_ns();
+    clock.accounting_ = true;
+  }
+  return clock;
+}
+HangClock HangClock::of_thread(pid_t tid) { return HangClock(0, tid, 0); }
+
+pid_t HangClock::this_thread() {
+#if defined(__linux__)
+  return static_cast<pid_t>(::syscall(SYS_gettid));  // not cached: a child of fork() has another
+#else
+  return 0;
+#endif
+}
+
+bool HangClock::sample(std::vector<Task>& out) const {
+  out.clear();
+#if defined(__linux__)
+  char dir[96];
+  Task t{};
+  if (tid_ != 0) {
+    std::snprintf(dir, sizeof dir, "/proc/self/task/%d", static_cast<int>(tid_));
+    t.tid = tid_;
+    if (!read_task(dir, t)) return false;
+    out.push_back(t);
+    return true;
+  }
+  std::snprintf(dir, sizeof dir, "/proc/%d/task", static_cast<int>(pid_));
+  DIR* tasks = ::opendir(dir);
+  if (tasks == nullptr) return false;
+  while (const dirent* e = ::readdir(tasks)) {
+    const int tid = std::atoi(e->d_name);
+    if (tid <= 0 || tid == except_) continue;
+    std::snprintf(dir, sizeof dir, "/proc/%d/task/%d", static_cast<int>(pid_), tid);
+    t.tid = tid;
+    if (read_task(dir, t)) out.push_back(t);  // else it just ended
+  }
+  ::closedir(tasks);
+  std::sort(out.begin(), out.end(), [](const Task& a, const Task& b) { return a.tid < b.tid; });
+  return !out.empty();
+#else
+  return false;
+#endif
+}
+
+void HangClock::restart(std::int64_t wall_start_ns) {
+  const std::int64_t now = steady_now_ns();
+  wall_start_ns_ = wall_start_ns;
+  starved_ns_ = 0;
+  if (sampled_ns_ != 0 && accounting_) {
+    starved_ns_ = std::min(look(now), std::max<std::int64_t>(0, now - wall_start_ns));
+  } else {
+    accounting_ = sample(last_);
+    sampled_ns_ = now;
+  }
+}
+
+std::int64_t HangClock::elapsed_ns() {
+  const std::int64_t now = steady_now_ns();
+  if (accounting_) starved_ns_ += look(now);
+  return std::max<std::int64_t>(0, now - wall_start_ns_ - starved_ns_);
+}
+
+// A thread's wait for a CPU is added to its schedstat only when it gets one: a thread starved
+// all along shows none. So a thread runnable at two looks that did not run in between waited
+// all that time: counted now, as credit that its schedstat's wait repays when it shows. (Its
+// CPU ticks must not have moved either: a thread alone on a tickless CPU runs without its
+// schedstat moving, but its ticks are counted when read.)
+//
+// Between two looks, the watched code was starved for as long as its most starved thread waited
+// (a sum would count one wait once per thread), but never for longer than the CPUs were not
+// busy with the watched threads themselves: more threads than CPUs starve each other, and that
+// is the code's own doing, not the machine's.
+std::int64_t HangClock::look(std::int64_t now) {
+  if (!sample(now_)) return 0;  // the threads ended (a child that died): nothing more to count
+  const std::int64_t interval = std::max<std::int64_t>(0, now - sampled_ns_);
+  std::uint64_t waited = 0, ran = 0;
+  auto before = last_.begin();
+  for (Task& t : now_) {
+    while (before != last_.end() && before->tid < t.tid) ++before;
+    // Else a new thread (perhaps with an old one's id), whose accounting started at 0.
+    const bool seen =
+        before != last_.end() && before->tid == t.tid && before->waited_ns <= t.waited_ns && before->ran_ns <= t.ran_ns;
+    const Task old = seen ? *before : Task{t.tid, 0, 0, 0, 0, false};
+    std::uint64_t wait = t.waited_ns - old.waited_ns;
+    const std::uint64_t repaid = std::min(wait, old.credit_ns);
+    t.credit_ns = old.credit_ns - repaid;
+    wait -= repaid;
+    if (seen && old.runnable && t.runnable && t.ran_ns == old.ran_ns && t.waited_ns == old.waited_ns &&
+        t.ticks == old.ticks) {
+      wait += static_cast<std::uint64_t>(interval);
+      t.credit_ns += static_cast<std::uint64_t>(interval);
+    }
+    waited = std::max(waited, wait);
+    ran += t.ran_ns - old.ran_ns;
+  }
+  last_.swap(now_);
+  sampled_ns_ = now;
+  const auto busy = static_cast<std::int64_t>(ran / static_cast<std::uint64_t>(cpus_));
+  const auto starved =
+      std::min({static_cast<std::int64_t>(std::min<std::uint64_t>(waited, INT64_MAX)), interval - busy, interval});
+  return std::max<std::int64_t>(0, starved);
+}
+
+}  // namespace duet::detail
