@@ -1,0 +1,204 @@
+// Progress guarantees on fibers (duet/progress.hpp): lock-free structures pass lock-freedom and
+// are shown not wait-free (a starving call); a queue behind a mutex and a spin lock break
+// obstruction-freedom; Vyukov's MPMC queue with a pop that waits for a claimed cell breaks
+// lock-freedom while its try_pop keeps it (and is no strict FIFO); a fetch_add counter is
+// wait-free with bound 1. Each failure is reported with the guarantee, where the suspended
+// fiber stopped and what the others did, shrunk, and replayed from its token.
+//
+// The seed is in the code; DUET_SEED overrides it (the 10-seed loop in docs/parallel.md).
+#include <duet/gtest_glue.hpp>
+#include <duet/models/ms_queue.hpp>
+#include <duet/models/spin_lock.hpp>
+#include <duet/models/treiber_stack.hpp>
+#include <duet/parallel.hpp>
+#include <duet/progress.hpp>
+
+#include "support/fiber_subjects.hpp"
+#include "support/progress_subjects.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace {
+
+using namespace progress_subjects;
+
+duet::ParallelConfig on_fibers(duet::Progress p, duet::Schedule schedule = duet::random()) {
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers(schedule);
+  pc.progress = std::move(p);
+  return pc;
+}
+
+duet::Config budget(std::uint64_t programs) {
+  duet::Config c;
+  c.seed = 1;
+  c.count = programs;
+  return c;
+}
+
+bool has(const duet::CheckResult& r, const std::string& text) {
+  if (std::getenv("PROGRESS_PRINT")) std::printf("%s\n%s\n", r.report.c_str(), r.coverage.c_str());
+  return r.report.find(text) != std::string::npos;
+}
+
+// A failure of the stated guarantee: failed (not an error), the guarantee named, a token given.
+void expect_broken(const duet::CheckResult& r, const std::string& guarantee) {
+  EXPECT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r, "progress guarantee broken: " + guarantee)) << r.report;
+  EXPECT_FALSE(r.replay_token.empty()) << r.report;
+}
+
+using Treiber = duet::models::TreiberStackSpec<>;
+using MsQueue = duet::models::MsQueueSpec<>;
+
+// ---- lock-free, not wait-free ----
+
+TEST(Progress, TreiberStackIsLockFree) {
+  const duet::CheckResult r = duet::check_parallel<Treiber>(on_fibers(duet::lock_free()), budget(300));
+  EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_NE(r.coverage.find("lock-freedom held in"), std::string::npos) << r.coverage;
+}
+
+TEST(FiberUnsafeProgress, TreiberStackIsNotWaitFree) {
+  // An uncontended push or pop takes 3 steps of its own; a CAS lost to another call, more.
+  const duet::CheckResult r = duet::check_parallel<Treiber>(on_fibers(duet::wait_free(3)), budget(2000));
+  expect_broken(r, "wait-freedom (bound 3 steps)");
+  EXPECT_TRUE(has(r, "meanwhile the other fibers finished")) << r.report;
+  EXPECT_TRUE(has(r, "a starving call")) << r.report;
+}
+
+TEST(Progress, MichaelScottQueueIsLockFree) {
+  const duet::CheckResult r = duet::check_parallel<MsQueue>(on_fibers(duet::lock_free()), budget(300));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+TEST(FiberUnsafeProgress, MichaelScottQueueIsNotWaitFree) {
+  const duet::CheckResult r = duet::check_parallel<MsQueue>(on_fibers(duet::wait_free(5)), budget(2000));
+  expect_broken(r, "wait-freedom (bound 5 steps)");
+  EXPECT_TRUE(has(r, "a starving call")) << r.report;
+}
+
+// ---- blocking: not even obstruction-free ----
+
+TEST(FiberUnsafeProgress, QueueBehindAMutexIsNotObstructionFree) {
+  using Spec = duet::models::Queue<MutexQueueBinding>;
+  const duet::CheckResult r = duet::check_parallel<Spec>(on_fibers(duet::obstruction_free()), budget(2000));
+  expect_broken(r, "obstruction-freedom");
+  EXPECT_TRUE(has(r, "waits in `lock mutex#")) << r.report;
+  EXPECT_TRUE(has(r, "every other fiber suspended where it stopped")) << r.report;
+}
+
+TEST(FiberUnsafeProgress, SpinLockIsNotObstructionFree) {
+  const duet::CheckResult r =
+      duet::check_parallel<duet::models::TasSpinLockSpec<>>(on_fibers(duet::obstruction_free(20)), budget(2000));
+  expect_broken(r, "obstruction-freedom (bound 20 steps)");
+  EXPECT_TRUE(has(r, "re-reading values only a suspended fiber can change")) << r.report;
+  EXPECT_TRUE(has(r, "spin_lock.hpp")) << r.report;  // where the suspended holder stopped
+}
+
+// ---- Vyukov's bounded MPMC queue ----
+
+auto vyukov_pop() {
+  return duet::Lin<VyukovQueue>("VyukovQueue", "q")
+      .op("push", [](VyukovQueue& q, int x) { return q.push(x); }, duet::integers(0, 9))
+      .op("pop", [](VyukovQueue& q) { return q.pop(); });
+}
+
+TEST(FiberUnsafeProgress, VyukovPopThatWaitsForAClaimedCellIsNotLockFree) {
+  const duet::CheckResult r = duet::check_parallel(vyukov_pop(), on_fibers(duet::lock_free(50)), budget(2000));
+  expect_broken(r, "lock-freedom (bound 50 steps)");
+  // The suspended producer stopped between its claim and its fill; the consumer spins.
+  EXPECT_TRUE(has(r, "was suspended in `q.push(")) << r.report;
+  EXPECT_TRUE(has(r, "fiber 1 in `q.pop()`") || has(r, "fiber 0 in `q.pop()`")) << r.report;
+}
+
+TEST(Progress, VyukovPopDeclaredBlockingIsExempt) {
+  const duet::CheckResult r =
+      duet::check_parallel(vyukov_pop(), on_fibers(duet::lock_free(50).blocking("pop")), budget(300));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+TEST(Progress, VyukovTryPopIsLockFreeAgainstItsContract) {
+  using Spec = duet::models::SpuriousEmptyQueue<VyukovTryPopBinding>;
+  const duet::CheckResult r = duet::check_parallel<Spec>(on_fibers(duet::lock_free(50)), budget(300));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+TEST(FiberUnsafeProgress, VyukovTryPopIsNoStrictFifo) {
+  using Spec = duet::models::Queue<VyukovTryPopBinding>;
+  const duet::CheckResult r = duet::expect_unsafe<Spec>(on_fibers(duet::lock_free(50)), budget(2000));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+// ---- wait-free ----
+
+TEST(Progress, FetchAddCounterIsWaitFreeWithBoundOne) {
+  using Spec = fiber_subjects::CounterSpec<false>;
+  const duet::CheckResult r = duet::check_parallel<Spec>(on_fibers(duet::wait_free(1)), budget(300));
+  EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_NE(r.coverage.find("wait-freedom held for"), std::string::npos) << r.coverage;
+}
+
+TEST(Progress, WaitFreedomUnderTheExhaustiveSearch) {
+  using Spec = fiber_subjects::CounterSpec<false>;
+  const duet::CheckResult r = duet::check_parallel<Spec>(on_fibers(duet::wait_free(1), duet::exhaustive(1)), budget(50));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+// ---- reports, replays, errors ----
+
+TEST(FiberUnsafeProgress, AViolationReplaysFromItsToken) {
+  using Spec = duet::models::Queue<MutexQueueBinding>;
+  const duet::CheckResult first = duet::check_parallel<Spec>(on_fibers(duet::obstruction_free()), budget(2000));
+  ASSERT_EQ(first.status, duet::CheckResult::Status::failed) << first.report;
+  duet::Config replay;
+  replay.replay = first.replay_token;
+  const duet::CheckResult again = duet::check_parallel<Spec>(on_fibers(duet::obstruction_free()), replay);
+  EXPECT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
+  EXPECT_TRUE(has(again, "progress guarantee broken: obstruction-freedom")) << again.report;
+  // The draft's duet::run_fibers would not suspend the fibers: the report says so.
+  EXPECT_TRUE(has(first, "draft test: none (duet::run_fibers does not suspend")) << first.report;
+}
+
+TEST(Progress, IsAnErrorOnThreads) {
+  duet::ParallelConfig pc;
+  pc.progress = duet::lock_free();
+  const duet::CheckResult r = duet::check_parallel<Treiber>(pc, budget(10));
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r, "progress guarantees are checked on fibers")) << r.report;
+}
+
+TEST(Progress, LockFreedomUnderTheExhaustiveSearchIsAnError) {
+  const duet::CheckResult r = duet::check_parallel<Treiber>(on_fibers(duet::lock_free(), duet::exhaustive(1)), budget(10));
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+}
+
+// A call that keeps writing new values for longer than the bound: too small a bound to tell a
+// wait from a long operation, said as such (an error), never a pass.
+class SlowWriter {
+ public:
+  int write() {
+    for (int i = 0; i < 30; ++i) x_.store(i);
+    return 1;
+  }
+
+ private:
+  duet::atomic<int> x_{0};
+};
+
+TEST(Progress, TooSmallABoundIsInconclusive) {
+  auto lin = duet::Lin<SlowWriter>("SlowWriter", "w").op("write", [](SlowWriter& w) { return w.write(); });
+  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(duet::obstruction_free(10)), budget(200));
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r, "inconclusive progress check")) << r.report;
+  EXPECT_TRUE(has(r, "raise it (duet::obstruction_free(40))")) << r.report;
+}
+
+}  // namespace
