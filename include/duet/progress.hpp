@@ -71,9 +71,7 @@ inline constexpr std::size_t kProgressBound = 100;
 /// A call run alone finishes within `bound` of its own steps.
 ///
 ///   duet::check_parallel<QueueSpec>({.executor = duet::fibers(), .progress = duet::obstruction_free()});
-inline Progress obstruction_free(std::size_t bound = kProgressBound) {
-  return {Progress::Kind::obstruction_free, bound};
-}
+inline Progress obstruction_free(std::size_t bound = kProgressBound) { return {Progress::Kind::obstruction_free, bound}; }
 /// Some call finishes within `bound` steps of the fibers that run while one is suspended.
 ///
 ///   duet::check_parallel<duet::models::TreiberStackSpec<>>({.executor = duet::fibers(), .progress = duet::lock_free()});

@@ -107,7 +107,8 @@ TEST(FiberUnsafeProgress, SpinLockIsNotObstructionFree) {
 
 auto vyukov_pop() {
   return duet::Lin<VyukovQueue>("VyukovQueue", "q")
-      .op("push", [](VyukovQueue& q, int x) { return q.push(x); }, duet::integers(0, 9))
+      .op(
+          "push", [](VyukovQueue& q, int x) { return q.push(x); }, duet::integers(0, 9))
       .op("pop", [](VyukovQueue& q) { return q.pop(); });
 }
 

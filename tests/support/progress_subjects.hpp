@@ -69,7 +69,7 @@ class VyukovQueue {
         pos = enqueue_.load();
       }
     }
-    cell->value.store(x);     // claimed, not yet filled: a consumer that waits for it waits here
+    cell->value.store(x);      // claimed, not yet filled: a consumer that waits for it waits here
     cell->seq.store(pos + 1);  // filled
     return true;
   }

@@ -86,7 +86,7 @@ class FiberExecutor final : public Executor, public TrialDriver {
   std::uint64_t operations_ = 0;        // the note about weak memory orders is printed once
   std::uint64_t operations_at_check_start_ = 0;
   std::unique_ptr<ScheduleStrategy> strategy_;  // the picker of each run
-  fiber::ProgressMonitor progress_;              // the check's progress guarantees (progress.hpp)
+  fiber::ProgressMonitor progress_;             // the check's progress guarantees (progress.hpp)
   bool progress_on_ = false;
 };
 

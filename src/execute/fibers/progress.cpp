@@ -219,10 +219,12 @@ void ProgressMonitor::judge(Runtime& rt) {
     const TraceEvent& e = rt.trace[i];
     if (suspended_[e.fiber] || !changes_state(e)) continue;
     const std::string raise = episode_ == Episode::lock ? "duet::lock_free(" : "duet::obstruction_free(";
-    inconclusive(rt, guarantee_text() + suspended_text(rt) + "; no call finished within the bound, but the fibers that "
-                     "ran were still changing shared state (step " + std::to_string(e.step) + ": " + event_phrase(e) +
-                     "), so the bound may be too small to tell a wait from a long operation: raise it (" + raise +
-                     std::to_string(bound_ * 4) + ")) to decide");
+    inconclusive(rt, guarantee_text() + suspended_text(rt) +
+                         "; no call finished within the bound, but the fibers that "
+                         "ran were still changing shared state (step " +
+                         std::to_string(e.step) + ": " + event_phrase(e) +
+                         "), so the bound may be too small to tell a wait from a long operation: raise it (" + raise +
+                         std::to_string(bound_ * 4) + ")) to decide");
   }
   violated(rt, guarantee_text() + suspended_text(rt) + others_text(rt, false));
 }
@@ -304,8 +306,8 @@ std::string ProgressMonitor::others_text(Runtime& rt, bool blocked) const {
 
 std::string ProgressMonitor::wait_free_text(Runtime& rt, std::uint32_t fiber) const {
   const Call& call = call_[fiber];
-  std::string s = "wait-freedom (bound " + plural(call.promise.bound, "step", "steps") + "): fiber " + std::to_string(fiber) +
-                  "'s call " + call_text(fiber) + " did not finish within " +
+  std::string s = "wait-freedom (bound " + plural(call.promise.bound, "step", "steps") + "): fiber " +
+                  std::to_string(fiber) + "'s call " + call_text(fiber) + " did not finish within " +
                   plural(call.promise.bound, "step", "steps") + " of its own: it stopped" +
                   stopped_at(rt.trace, fiber, rt.views_[fiber], rt.trace.size());
   const std::size_t others = responses_.size() - call.responses_before;
@@ -332,7 +334,8 @@ std::string ProgressMonitor::coverage() const {
     sep = "; ";
   }
   if (max_kind_ == Kind::wait_free)
-    s += sep + "wait-freedom held for " + plural(wait_free_calls_, "call", "calls") + " (each within its bound of its own steps)";
+    s += sep + "wait-freedom held for " + plural(wait_free_calls_, "call", "calls") +
+         " (each within its bound of its own steps)";
   s += "; over " + plural(runs_, "run", "runs");
   if (others_done_ > 0)
     s += " (" + plural(others_done_, "episode", "episodes") + " ended with nothing left to run, and proved nothing)";

@@ -109,8 +109,8 @@ class ProgressMonitor {
   Episode planned_ = Episode::none, episode_ = Episode::none;
   bool episode_done_ = false;
   std::uint32_t target_ = kNoFiber;
-  std::size_t episode_trace_ = 0;  // trace size when it began
-  std::size_t episode_steps_ = 0;  // steps counted against the bound
+  std::size_t episode_trace_ = 0;    // trace size when it began
+  std::size_t episode_steps_ = 0;    // steps counted against the bound
   std::size_t uncounted_steps_ = 0;  // steps of fibers in exempt calls: past the bound the episode ends
   std::size_t bound_ = 0;
   // Over the check.

@@ -493,11 +493,10 @@ std::uint32_t Runtime::choose_when_idle() {
            (fibers_[j].deadline == fibers_[timed].deadline && fibers_[j].blocked_since < fibers_[timed].blocked_since)))
         timed = j;
     if (timed == kNoFiber) {
-      const auto idle = monitor != nullptr ? monitor->idle(*this) : ProgressMonitor::Idle::none;
-      if (idle != ProgressMonitor::Idle::none && !draining_) {
-        if (idle == ProgressMonitor::Idle::resumed) continue;
-        return kNoFiber;  // a progress guarantee broke: the outcome says which
-      }
+      // A progress episode's suspended fibers resume, or the run ends as its violation.
+      if (const auto idle = monitor && !draining_ ? monitor->idle(*this) : ProgressMonitor::Idle::none;
+          idle != ProgressMonitor::Idle::none)
+        return idle == ProgressMonitor::Idle::resumed ? choose_when_idle() : kNoFiber;
       if (draining_) return kNoFiber;  // the drain cannot go on: the run is abandoned as it failed
       result.outcome = Outcome::deadlock;
       for (std::uint32_t j = 0; j < n_; ++j)
