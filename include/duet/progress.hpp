@@ -24,9 +24,9 @@ namespace duet {
 /// A progress guarantee, for every operation of a check or for one. Make one with
 /// duet::obstruction_free, duet::lock_free or duet::wait_free; refine it per operation:
 ///
-///   auto stack = duet::lock_free();                                   // every operation
-///   auto queue = duet::lock_free().op("size", duet::wait_free(3));    // size() promises more
-///   auto mpmc = duet::lock_free(50).blocking("pop");                  // pop() may wait: exempt
+///   const duet::Progress stack = duet::lock_free();                                 // every operation
+///   const duet::Progress queue = duet::lock_free().op("size", duet::wait_free(3));  // size() promises more
+///   const duet::Progress mpmc = duet::lock_free(50).blocking("pop");                // pop() may wait: exempt
 struct Progress {
   enum class Kind : unsigned char { none, obstruction_free, lock_free, wait_free };
   Kind kind = Kind::none;  // none: no guarantee stated (the default: nothing is checked)
@@ -70,15 +70,15 @@ inline constexpr std::size_t kProgressBound = 100;
 
 /// A call run alone finishes within `bound` of its own steps.
 ///
-///   duet::check_parallel<QueueSpec>({.executor = duet::fibers(), .progress = duet::obstruction_free()});
+///   EXPECT_TRUE(duet::check_parallel<QueueSpec>({.executor = duet::fibers(), .progress = duet::obstruction_free()}));
 inline Progress obstruction_free(std::size_t bound = kProgressBound) { return {Progress::Kind::obstruction_free, bound}; }
 /// Some call finishes within `bound` steps of the fibers that run while one is suspended.
 ///
-///   duet::check_parallel<duet::models::TreiberStackSpec<>>({.executor = duet::fibers(), .progress = duet::lock_free()});
+///   EXPECT_TRUE(duet::check_parallel<duet::models::TreiberStackSpec<>>({.executor = duet::fibers(), .progress = duet::lock_free()}));
 inline Progress lock_free(std::size_t bound = kProgressBound) { return {Progress::Kind::lock_free, bound}; }
 /// Every call finishes within `bound` of its own steps, whatever the schedule.
 ///
-///   duet::check_parallel<CounterSpec>({.executor = duet::fibers(), .progress = duet::wait_free(1)});
+///   EXPECT_TRUE(duet::check_parallel<CounterSpec>({.executor = duet::fibers(), .progress = duet::wait_free(1)}));
 inline Progress wait_free(std::size_t bound) { return {Progress::Kind::wait_free, bound}; }
 
 }  // namespace duet

@@ -19,8 +19,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -43,10 +41,7 @@ duet::Config budget(std::uint64_t programs) {
   return c;
 }
 
-bool has(const duet::CheckResult& r, const std::string& text) {
-  if (std::getenv("PROGRESS_PRINT")) std::printf("%s\n%s\n", r.report.c_str(), r.coverage.c_str());
-  return r.report.find(text) != std::string::npos;
-}
+bool has(const duet::CheckResult& r, const std::string& text) { return r.report.find(text) != std::string::npos; }
 
 // A failure of the stated guarantee: failed (not an error), the guarantee named, a token given.
 void expect_broken(const duet::CheckResult& r, const std::string& guarantee) {
@@ -136,6 +131,7 @@ TEST(FiberUnsafeProgress, VyukovTryPopIsNoStrictFifo) {
   using Spec = duet::models::Queue<VyukovTryPopBinding>;
   const duet::CheckResult r = duet::expect_unsafe<Spec>(on_fibers(duet::lock_free(50)), budget(2000));
   EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_TRUE(has(r, "no linearizable order")) << r.report;  // not a progress failure
 }
 
 // ---- wait-free ----
@@ -151,6 +147,16 @@ TEST(Progress, WaitFreedomUnderTheExhaustiveSearch) {
   using Spec = fiber_subjects::CounterSpec<false>;
   const duet::CheckResult r = duet::check_parallel<Spec>(on_fibers(duet::wait_free(1), duet::exhaustive(1)), budget(50));
   EXPECT_TRUE(r.passed()) << r.report;
+}
+
+// ---- PCT schedules: the same verdicts ----
+
+TEST(Progress, UnderPctTheVerdictsHold) {
+  EXPECT_TRUE(duet::check_parallel<Treiber>(on_fibers(duet::lock_free(), duet::pct(3)), budget(300)));
+  using Spec = duet::models::Queue<MutexQueueBinding>;
+  const duet::CheckResult r = duet::check_parallel<Spec>(on_fibers(duet::lock_free(), duet::pct(3)), budget(2000));
+  expect_broken(r, "lock-freedom");
+  EXPECT_TRUE(has(r, "was suspended in `q.")) << r.report;
 }
 
 // ---- reports, replays, errors ----
