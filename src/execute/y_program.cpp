@@ -340,15 +340,19 @@ std::size_t branch_count(const ParallelConfig& pc) {
   return n;
 }
 
-std::string roles_error(const ParallelConfig& pc, const std::vector<std::string>& known) {
+std::string op_names_error(const ParallelConfig& pc, const std::vector<std::string>& known) {
+  auto unknown = [&](const std::string& who, const std::string& op) {
+    std::string list;
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    return who + " names the operation `" + op +
+           "`, which the spec does not have (its operations: " + (list.empty() ? "none drawn" : list) + ")";
+  };
+  auto is_known = [&](const std::string& op) { return std::find(known.begin(), known.end(), op) != known.end(); };
   for (const Role& r : pc.roles)
     for (const std::string& op : r.ops)
-      if (std::find(known.begin(), known.end(), op) == known.end()) {
-        std::string list;
-        for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-        return "role " + r.name + " names the operation `" + op +
-               "`, which the spec does not have (its operations: " + (list.empty() ? "none drawn" : list) + ")";
-      }
+      if (!is_known(op)) return unknown("role " + r.name, op);
+  for (const Progress::Override& o : pc.progress.ops)
+    if (!is_known(o.op)) return unknown("progress", o.op);
   return {};
 }
 

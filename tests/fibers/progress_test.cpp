@@ -6,6 +6,7 @@
 // fiber stopped and what the others did, shrunk, and replayed from its token.
 //
 // The seed is in the code; DUET_SEED overrides it (the 10-seed loop in docs/parallel.md).
+#include <duet/api.hpp>
 #include <duet/gtest_glue.hpp>
 #include <duet/models/ms_queue.hpp>
 #include <duet/models/spin_lock.hpp>
@@ -19,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -185,6 +187,43 @@ TEST(Progress, IsAnErrorOnThreads) {
 TEST(Progress, LockFreedomUnderTheExhaustiveSearchIsAnError) {
   const duet::CheckResult r = duet::check_parallel<Treiber>(on_fibers(duet::lock_free(), duet::exhaustive(1)), budget(10));
   EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+}
+
+// An operation name the spec does not have would silently never match: an error naming it and
+// the spec's operations, in every front end (Lin, state-machine specs, duet::Api).
+void expect_unknown_op(const duet::CheckResult& r, const std::string& name, const std::string& known) {
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(
+      has(r, "progress names the operation `" + name + "`, which the spec does not have (its operations: " + known + ")"))
+      << r.report;
+}
+
+namespace progress_api {
+struct Account {
+  duet::atomic<long> balance{0};
+};
+using Handle = std::shared_ptr<Account>;
+duet::Api spec() {
+  duet::Api api("ProgressBank");
+  auto account = api.abstract<long, Handle>("acct");
+  api.op(
+      "open", duet::args(), account, [] { return 0L; }, [] { return std::make_shared<Account>(); });
+  api.op(
+      "deposit", duet::args(account, duet::integers(1, 9)), duet::unit(), [](long& b, int x) { b += x; },
+      [](const Handle& a, int x) { a->balance.fetch_add(x); });
+  return api;
+}
+}  // namespace progress_api
+
+TEST(Progress, AnOperationNameTheSpecDoesNotHaveIsAnError) {
+  expect_unknown_op(duet::check_parallel(vyukov_pop(), on_fibers(duet::lock_free(50).blocking("pull")), budget(10)), "pull",
+                    "push, pop");
+  expect_unknown_op(duet::check_parallel<Treiber>(on_fibers(duet::lock_free().op("size", duet::wait_free(3))), budget(10)),
+                    "size", "push, pop");
+  expect_unknown_op(progress_api::spec().check_parallel(on_fibers(duet::wait_free(5).blocking("withdraw")), budget(10)),
+                    "withdraw", "open, deposit");
+  // Known names pass as before.
+  EXPECT_TRUE(progress_api::spec().check_parallel(on_fibers(duet::wait_free(5).blocking("open")), budget(50)));
 }
 
 // A call that keeps writing new values for longer than the bound: too small a bound to tell a
