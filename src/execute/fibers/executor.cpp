@@ -238,7 +238,6 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   if (progress_on_) progress_.begin_run(src);
   const fiber::RunResult& r = scheduler_.run(with_fiber_hooks(branches, options_, hooked), *strategy_->picker(src));
   strategy_->finish(r);
-  if (progress_on_) progress_.end_run(r);
   for (const char* library : r.libraries)
     if (std::find(libraries_.begin(), libraries_.end(), library) == libraries_.end()) libraries_.push_back(library);
   // Every event but each fiber's start and (if it finished) its exit is an operation: counted

@@ -92,29 +92,26 @@ std::string ProgressMonitor::call_text(std::uint32_t fiber) const {
 }
 
 void ProgressMonitor::begin_run(Source& src) {
-  src_ = &src;
   call_.fill({});
   suspended_.fill(false);
   responses_.clear();
-  switch_points_ = 0;
-  start_at_ = 0;
+  at_step_ = 0;
   planned_ = episode_ = Episode::none;
   episode_done_ = false;
   target_ = kNoFiber;
   ++runs_;
-  // Where the episode starts: a switch point among those earlier runs had (0: none in this run,
-  // the choice the shrinker moves toward), then its kind when both are stated.
-  if (!episodes()) return;
+  // Where the episode starts: at its `at_step_`-th own step, the call `at_call_` of fiber
+  // `target_` (0: none in this run, the choice the shrinker moves toward), then its kind when
+  // both are stated. A place inside one fiber's call: deleting a call of another fiber, or a
+  // later one of this fiber, leaves it where it was (an absolute switch point would move).
+  if (!episodes() || calls_.empty()) return;
   // A replay reads the recorded value back, whatever the bound: the bound is wide there.
-  start_at_ = src.draw(src.mode() == Source::Mode::random ? learnt_points_ : kMaxFibers * std::size_t{1} << 32);
-  if (start_at_ == 0) return;
+  at_step_ = src.draw(src.mode() == Source::Mode::random ? learnt_steps_ : std::size_t{1} << 32);
+  if (at_step_ == 0) return;
+  target_ = static_cast<std::uint32_t>(src.draw(calls_.size() - 1));
+  at_call_ = calls_[target_].empty() ? 0 : src.draw(calls_[target_].size() - 1);
   if (episode_kinds_ == 3) planned_ = src.draw(1) == 0 ? Episode::lock : Episode::solo;
   else planned_ = episode_kinds_ == 1 ? Episode::lock : Episode::solo;
-}
-
-void ProgressMonitor::end_run(const RunResult&) {
-  learnt_points_ = std::max(learnt_points_, switch_points_);
-  src_ = nullptr;
 }
 
 std::size_t ProgressMonitor::lock_bound(std::size_t fibers) const {
@@ -130,21 +127,18 @@ std::size_t ProgressMonitor::lock_bound(std::size_t fibers) const {
   return bound == 0 ? kProgressBound : bound;
 }
 
-bool ProgressMonitor::begin_episode(Runtime& rt) {
-  std::vector<std::uint32_t> targets;
-  for (std::uint32_t j = 0; j < rt.n_; ++j) {
-    if (!call_[j].pending || rt.views_[j].state == FiberState::finished) continue;
-    if (planned_ == Episode::solo && call_[j].promise.kind < Kind::obstruction_free) continue;
-    targets.push_back(j);
+void ProgressMonitor::begin_episode(Runtime& rt) {
+  // A solo episode runs a call that promises obstruction-freedom at least; a lock episode may
+  // suspend any call (an exempt one too: the others' promises do not depend on it).
+  if (planned_ == Episode::solo && call_[target_].promise.kind < Kind::obstruction_free) {
+    episode_done_ = true;
+    return;
   }
-  if (targets.empty()) return false;
-  target_ = targets[std::min<std::size_t>(src_->draw(targets.size() - 1), targets.size() - 1)];
   episode_ = planned_;
   episode_trace_ = rt.trace.size();
   episode_steps_ = uncounted_steps_ = 0;
   bound_ = episode_ == Episode::lock ? lock_bound(rt.n_) : call_[target_].promise.bound;
   for (std::uint32_t j = 0; j < rt.n_; ++j) suspended_[j] = episode_ == Episode::lock ? j == target_ : j != target_;
-  return true;
 }
 
 void ProgressMonitor::end_episode(bool held) {
@@ -156,12 +150,12 @@ void ProgressMonitor::end_episode(bool held) {
 }
 
 void ProgressMonitor::at_switch_point(Runtime& rt) {
-  ++switch_points_;
   const std::uint32_t c = rt.current;
   Call& call = call_[c];
   if (call.pending && ++call.own_steps > call.promise.bound && call.promise.kind == Kind::wait_free)
     violated(rt, wait_free_text(rt, c));
-  if (episode_ == Episode::none && !episode_done_ && start_at_ != 0 && switch_points_ >= start_at_ && !rt.fair_phase())
+  if (episode_ == Episode::none && !episode_done_ && planned_ != Episode::none && c == target_ && call.pending &&
+      call.index == at_call_ && call.own_steps == at_step_ && !rt.fair_phase())
     begin_episode(rt);
   if (episode_ == Episode::none) return;
   if (rt.fair_phase()) {  // past max_steps the run is judged for a livelock, every fiber running
@@ -192,6 +186,8 @@ void ProgressMonitor::call_boundary(Runtime& rt) {
   }
   call.pending = false;
   if (call.promise.kind == Kind::wait_free) ++wait_free_calls_;
+  // The calls' own lengths, before any episode made one wait: where an episode may start.
+  if (episode_ == Episode::none && !episode_done_) learnt_steps_ = std::max(learnt_steps_, call.own_steps);
   responses_.push_back({c, call_text(c)});
   ++call.index;
   if ((episode_ == Episode::lock && c != target_) || (episode_ == Episode::solo && c == target_)) end_episode(true);

@@ -7,11 +7,11 @@
 //   scheduler.set_progress(&monitor);
 //   monitor.begin_run(src);                          // draws this run's episode
 //   scheduler.run(branches, picker);                 // Outcome::progress when a promise broke
-//   monitor.end_run(scheduler.result());
 //   monitor.coverage();                              // "lock-freedom (bound 100 steps): ..."
 //
-// An episode is how a run tests obstruction- and lock-freedom. At a switch point drawn from the
-// choice stream, one fiber inside a call is chosen (drawn too):
+// An episode is how a run tests obstruction- and lock-freedom. Its place is drawn from the
+// choice stream before the run: a fiber, one of its calls, and a step of that call's own; when
+// the fiber reaches that step (a switch point inside the call):
 // - lock: that fiber is suspended; the others run, and within the bound's steps of theirs some
 //   call must finish (a lock the suspended fiber holds, a flag only it resets: they cannot);
 // - solo: every other fiber is suspended; the chosen call, run alone, must finish within its
@@ -50,8 +50,6 @@ class ProgressMonitor {
   void branch_calls(const std::vector<std::vector<std::string>>& calls);
   /// Before a run: draws where its episode starts, and which kind (from `src`).
   void begin_run(Source& src);
-  /// After a run: what it checked.
-  void end_run(const RunResult& r);
 
   // ---- the runtime's hooks ----
   bool suspended(std::uint32_t fiber) const { return suspended_[fiber]; }
@@ -84,7 +82,7 @@ class ProgressMonitor {
   };
   Progress::Override promise_of(std::uint32_t fiber, std::size_t index) const;
   std::string call_text(std::uint32_t fiber) const;
-  bool begin_episode(Runtime& rt);
+  void begin_episode(Runtime& rt);
   void end_episode(bool held);
   void judge(Runtime& rt);
   [[noreturn]] void violated(Runtime& rt, std::string what);
@@ -100,21 +98,20 @@ class ProgressMonitor {
   unsigned episode_kinds_ = 0;  // 1: lock episodes, 2: solo episodes
   std::vector<std::vector<std::string>> calls_;
   // This run.
-  Source* src_ = nullptr;  // the run's choices: where episodes start, and whom they pick
   std::array<Call, kMaxFibers> call_{};
   std::array<bool, kMaxFibers> suspended_{};
   std::vector<Response> responses_;
-  std::size_t switch_points_ = 0;
-  std::size_t start_at_ = 0;  // the switch point the episode starts at (0: none this run)
+  std::size_t at_step_ = 0;  // the episode starts at this own step of call `at_call_` of `target_` (0: none)
+  std::size_t at_call_ = 0;
   Episode planned_ = Episode::none, episode_ = Episode::none;
   bool episode_done_ = false;
-  std::uint32_t target_ = kNoFiber;
+  std::uint32_t target_ = kNoFiber;  // the fiber the episode suspends (lock) or runs alone (solo)
   std::size_t episode_trace_ = 0;    // trace size when it began
   std::size_t episode_steps_ = 0;    // steps counted against the bound
   std::size_t uncounted_steps_ = 0;  // steps of fibers in exempt calls: past the bound the episode ends
   std::size_t bound_ = 0;
   // Over the check.
-  std::size_t learnt_points_ = 0;  // the most switch points seen in a run: where episodes may start
+  std::size_t learnt_steps_ = 0;  // the most own steps a call took before any episode: where episodes may start
   std::uint64_t runs_ = 0, lock_held_ = 0, solo_held_ = 0, others_done_ = 0, wait_free_calls_ = 0;
 };
 
