@@ -38,7 +38,8 @@ struct Progress {
   };
   std::vector<Override> ops = {};
 
-  /// Operation `name` promises `p` (its kind and bound) instead of the check's guarantee.
+  /// Operation `name` promises `p` (its kind and bound) instead of the check's guarantee. A name
+  /// the spec has no operation for is an error of the check (it would never match).
   Progress op(std::string name, const Progress& p) const {
     Progress copy = *this;
     copy.ops.push_back({std::move(name), p.kind, p.bound});
