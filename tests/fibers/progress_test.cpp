@@ -240,6 +240,20 @@ TEST(Progress, AnOperationNameTheSpecDoesNotHaveIsAnError) {
   EXPECT_TRUE(progress_api::spec().check_parallel(on_fibers(duet::wait_free(5).blocking("open")), budget(50)));
 }
 
+// A wait-free promise no call on a fiber kept (get() only in the roles' absence: no branch
+// calls it, and there is no prefix or suffix): an error that says so, in wait-freedom's terms.
+TEST(Progress, AWaitFreePromiseNoCallRanIsUntested) {
+  using Spec = fiber_subjects::CounterSpec<false>;
+  duet::ParallelConfig pc = on_fibers(duet::wait_free(1).op("incr", duet::obstruction_free()));
+  pc.roles = {{"a", 1, {"incr"}}, {"b", 1, {"incr"}}};
+  pc.prefix_length = pc.suffix_length = 0;
+  const duet::CheckResult r = duet::check_parallel<Spec>(pc, budget(50));
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r, "the progress check tested no call for wait-freedom: no call of an operation that promises it "
+                     "ran on a fiber"))
+      << r.report;
+}
+
 // A call that keeps writing new values for longer than the bound: too small a bound to tell a
 // wait from a long operation, said as such (an error), never a pass.
 class SlowWriter {
