@@ -106,8 +106,12 @@ void ProgressMonitor::begin_run(Source& src) {
   // later one of this fiber, leaves it where it was (an absolute switch point would move).
   if (!episodes() || calls_.empty()) return;
   // A replay reads the recorded value back, whatever the bound: the bound is wide there.
-  at_step_ = src.draw(src.mode() == Source::Mode::random ? learnt_steps_ : std::size_t{1} << 32);
-  if (at_step_ == 0) return;
+  // The step below a drawn ceiling: short calls' steps are drawn as often as a long call's
+  // (the longest call, a CAS retried many times, sets the ceiling's range).
+  const bool random = src.mode() == Source::Mode::random;
+  const std::size_t ceiling = src.draw(random ? learnt_steps_ : std::size_t{1} << 32);
+  if (ceiling == 0) return;
+  at_step_ = 1 + src.draw(random ? ceiling - 1 : std::size_t{1} << 32);
   target_ = static_cast<std::uint32_t>(src.draw(calls_.size() - 1));
   at_call_ = calls_[target_].empty() ? 0 : src.draw(calls_[target_].size() - 1);
   if (episode_kinds_ == 3) planned_ = src.draw(1) == 0 ? Episode::lock : Episode::solo;
