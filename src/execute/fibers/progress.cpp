@@ -100,18 +100,17 @@ void ProgressMonitor::begin_run(Source& src) {
   episode_done_ = false;
   target_ = kNoFiber;
   ++runs_;
-  // Where the episode starts: at its `at_step_`-th own step, the call `at_call_` of fiber
-  // `target_` (0: none in this run, the choice the shrinker moves toward), then its kind when
-  // both are stated. A place inside one fiber's call: deleting a call of another fiber, or a
-  // later one of this fiber, leaves it where it was (an absolute switch point would move).
+  // Where the episode starts: a place inside one fiber's call (its `at_step_`-th own step, in
+  // call `at_call_` of fiber `target_`), so that deleting another fiber's call, or a later one of
+  // this fiber, leaves it where it was (an absolute switch point would move); then its kind
+  // when both are stated. The step is drawn below a drawn ceiling (0: no episode in this run,
+  // the choice the shrinker moves toward), so that short calls' steps are drawn as often as the
+  // longest call's, whose retried CAS sets the range. A replay reads the ceiling back whatever
+  // was learnt: its bound is wide there.
   if (!episodes() || calls_.empty()) return;
-  // A replay reads the recorded value back, whatever the bound: the bound is wide there.
-  // The step below a drawn ceiling: short calls' steps are drawn as often as a long call's
-  // (the longest call, a CAS retried many times, sets the ceiling's range).
-  const bool random = src.mode() == Source::Mode::random;
-  const std::size_t ceiling = src.draw(random ? learnt_steps_ : std::size_t{1} << 32);
+  const std::size_t ceiling = src.draw(src.mode() == Source::Mode::random ? learnt_steps_ : std::size_t{1} << 32);
   if (ceiling == 0) return;
-  at_step_ = 1 + src.draw(random ? ceiling - 1 : std::size_t{1} << 32);
+  at_step_ = 1 + src.draw(ceiling - 1);
   target_ = static_cast<std::uint32_t>(src.draw(calls_.size() - 1));
   at_call_ = calls_[target_].empty() ? 0 : src.draw(calls_[target_].size() - 1);
   if (episode_kinds_ == 3) planned_ = src.draw(1) == 0 ? Episode::lock : Episode::solo;
