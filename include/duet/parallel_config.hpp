@@ -11,6 +11,7 @@
 
 #include "duet/detail/consistency.hpp"
 #include "duet/executor.hpp"
+#include "duet/progress.hpp"
 
 namespace duet {
 
@@ -54,6 +55,10 @@ struct ParallelConfig {
   // say): see ThreadHooks. With an executor of your own, give them to make_thread_pool (or, on
   // fibers, FiberOptions::on_fiber_start / on_fiber_stop) instead: here they would be an error.
   ThreadHooks thread_hooks = {};
+  // What the structure promises about progress (duet/progress.hpp), checked on fibers as the
+  // programs run: duet::obstruction_free(), duet::lock_free(), duet::wait_free(bound). None: not
+  // checked. On threads it is an error.
+  Progress progress = {};
 };
 
 }  // namespace duet

@@ -225,6 +225,11 @@ CaseOutcome YCase::run_trials() {
     if (trace) record_trial(out.message);
     return out;
   };
+  if (pp.config.progress.stated()) {  // which operation each fiber's calls are, for their guarantees
+    Trace drawn;
+    steps.record(&drawn, shape, std::vector<Observed>(shape.size()), "");
+    driver.branch_calls(drawn.y_branches);
+  }
   const std::size_t trials = driver.begin_program(shape.branches, pp.config.trials, src);
   for (std::size_t t = 0; t < trials; ++t) {
     ++out.trials;
@@ -283,6 +288,20 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
   return y_case.run_trials();
 }
 
+namespace {
+// A token of a progress check replays only with the same guarantees (its choices include the
+// episodes'); nothing when none is stated, so other tokens read as before.
+std::string progress_signature(const Progress& p) {
+  if (!p.stated()) return {};
+  auto one = [](Progress::Kind k, std::size_t bound) {
+    return std::to_string(static_cast<int>(k)) + "." + std::to_string(bound);
+  };
+  std::string s = "/progress:" + one(p.kind, p.bound);
+  for (const Progress::Override& o : p.ops) s += "," + o.op + "=" + one(o.kind, o.bound);
+  return s;
+}
+}  // namespace
+
 std::string shape_signature(const ParallelConfig& pc) {
   // A token found on fibers replays its schedule only on fibers with the same strategy; any
   // executor on threads ("threads") replays any other's.
@@ -297,7 +316,7 @@ std::string shape_signature(const ParallelConfig& pc) {
          std::to_string(pc.branch_length) + "/p" + std::to_string(pc.prefix_length) + "/s" +
          std::to_string(pc.suffix_length) + "/t" + std::to_string(pc.trials) +
          (pc.consistency == Consistency::linearizable ? "/lin" : "/sc") +
-         (pc.noise.value_or(false) && !deterministic ? "/noise" : "") + roles;
+         (pc.noise.value_or(false) && !deterministic ? "/noise" : "") + roles + progress_signature(pc.progress);
 }
 
 std::string op_name(std::string_view call) {
@@ -321,15 +340,19 @@ std::size_t branch_count(const ParallelConfig& pc) {
   return n;
 }
 
-std::string roles_error(const ParallelConfig& pc, const std::vector<std::string>& known) {
+std::string op_names_error(const ParallelConfig& pc, const std::vector<std::string>& known) {
+  auto unknown = [&](const std::string& who, const std::string& op) {
+    std::string list;
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    return who + " names the operation `" + op +
+           "`, which the spec does not have (its operations: " + (list.empty() ? "none drawn" : list) + ")";
+  };
+  auto is_known = [&](const std::string& op) { return std::find(known.begin(), known.end(), op) != known.end(); };
   for (const Role& r : pc.roles)
     for (const std::string& op : r.ops)
-      if (std::find(known.begin(), known.end(), op) == known.end()) {
-        std::string list;
-        for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-        return "role " + r.name + " names the operation `" + op +
-               "`, which the spec does not have (its operations: " + (list.empty() ? "none drawn" : list) + ")";
-      }
+      if (!is_known(op)) return unknown("role " + r.name, op);
+  for (const Progress::Override& o : pc.progress.ops)
+    if (!is_known(o.op)) return unknown("progress", o.op);
   return {};
 }
 
@@ -376,6 +399,7 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
   }
   p.cheap_trace = true;
   p.execution = std::make_shared<ParallelExecution>(pp);
+  driver.expect_progress(pc.progress);
   driver.check_starts();
   // pp->executor: the child's own in a child process (in_child), where the branches ran.
   p.coverage = [pp] { return pp->executor->trial_driver().coverage(); };
@@ -414,6 +438,9 @@ std::string check_parallel_config(const ParallelConfig& pc) {
   }
   if (pc.branch_length == 0) return "branch_length must be at least 1";
   if (pc.trials == 0) return "trials must be at least 1";
+  if (pc.progress.stated())
+    return pc.executor ? pc.executor->trial_driver().progress_unsupported(pc.progress)
+                       : TrialDriver().progress_unsupported(pc.progress);
   return {};
 }
 

@@ -901,7 +901,7 @@ static std::string parallel_error(const ParallelConfig& pc, const std::vector<st
     std::vector<std::string> names;
     names.reserve(ops.size());
     for (const auto& op : ops) names.push_back(op->name);
-    why = detail::roles_error(pc, names);
+    why = detail::op_names_error(pc, names);
   }
   return why;
 }

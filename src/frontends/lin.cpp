@@ -345,7 +345,7 @@ Property lin_parallel_property(std::shared_ptr<const LinDescription> description
 std::string lin_parallel_error(const LinDescription& description, const ParallelConfig& pc) {
   if (std::string why = description.spec_error(); !why.empty()) return why;
   std::string why = check_parallel_config(pc);
-  if (why.empty()) why = roles_error(pc, description.op_names());
+  if (why.empty()) why = op_names_error(pc, description.op_names());
   return why.empty() ? why : "bad ParallelConfig: " + why;
 }
 

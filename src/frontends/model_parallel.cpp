@@ -68,10 +68,11 @@ CaseOutcome run_model_parallel_case(MakeModelYSteps make, const ParallelParams& 
 }
 
 namespace {
-// Validates the shape, and the roles against the operations the spec's generator draws.
+// Validates the shape, and the roles' and progress guarantees' operation names against the
+// operations the spec's generator draws.
 std::string model_parallel_error(const ModelParallelSpec& spec, const ParallelConfig& pc) {
   std::string why = check_parallel_config(pc);
-  if (why.empty() && !pc.roles.empty()) why = roles_error(pc, sampled_op_names(spec.make));
+  if (why.empty() && (!pc.roles.empty() || !pc.progress.ops.empty())) why = op_names_error(pc, sampled_op_names(spec.make));
   return why;
 }
 

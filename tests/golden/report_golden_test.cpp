@@ -22,6 +22,7 @@
 #include "support/crashing_subjects.hpp"
 #include "support/draft_subjects.hpp"
 #include "support/fiber_subjects.hpp"
+#include "support/progress_subjects.hpp"
 #include "support/test_specs.hpp"
 
 namespace {
@@ -284,6 +285,31 @@ TEST(Golden, FiberDeadlockReport) {
   ASSERT_FALSE(r.passed());
   expect_golden("fiber_deadlock_report.txt", mask(r.report));
   expect_golden("fiber_deadlock_draft.cpp", read(r.draft_path));
+}
+
+// Progress guarantees (duet/progress.hpp): the guarantee, where the suspended fiber stopped and
+// what the others did. Lock-freedom: Vyukov's queue, whose pop spins on a cell a suspended
+// producer has claimed but not filled (the loads that only a suspended fiber can change);
+// obstruction-freedom: a queue behind a mutex, whose call run alone blocks on the lock a
+// suspended fiber holds. No draft: duet::run_fibers does not suspend fibers.
+TEST(Golden, FiberLockFreedomReport) {
+  using progress_subjects::VyukovQueue;
+  const auto lin = duet::Lin<VyukovQueue>("VyukovQueue", "q")
+                       .op(
+                           "push", [](VyukovQueue& q, int x) { return q.push(x); }, duet::integers(0, 9))
+                       .op("pop", [](VyukovQueue& q) { return q.pop(); });
+  const duet::CheckResult r = duet::check_parallel(lin, {.executor = duet::fibers(), .progress = duet::lock_free(16)},
+                                                   {.seed = 2, .output_dir = "duet-output/golden"});
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  expect_golden("fiber_lock_freedom_report.txt", mask(r.report));
+}
+
+TEST(Golden, FiberObstructionFreedomReport) {
+  using Spec = duet::models::Queue<progress_subjects::MutexQueueBinding>;
+  const duet::CheckResult r = duet::check_parallel<Spec>({.executor = duet::fibers(), .progress = duet::obstruction_free()},
+                                                         {.seed = 1, .output_dir = "duet-output/golden"});
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  expect_golden("fiber_obstruction_freedom_report.txt", mask(r.report));
 }
 
 // A replay that runs differently from the failing run: no counterexample, and where it diverged.

@@ -17,6 +17,7 @@
 #include <duet/models/bindings.hpp>
 #include <duet/models/queue.hpp>
 #include <duet/models/spsc_ring.hpp>
+#include <duet/models/treiber_stack.hpp>
 #include <duet/sync.hpp>
 #include <duet/testing/block_device.hpp>
 
@@ -298,6 +299,18 @@ struct StdVectorSpec {
 
 using CounterSpec = fiber_subjects::CounterSpec<true>;  // increments as a load then a store
 using Counter = fiber_subjects::Counter<true>;
+
+// ---- progress.hpp: progress guarantees, checked on fibers (compiled, not run) ----
+
+[[maybe_unused]] void progress_examples() {
+  const duet::Progress stack = duet::lock_free();                                 // every operation
+  const duet::Progress queue = duet::lock_free().op("size", duet::wait_free(3));  // size() promises more
+  const duet::Progress mpmc = duet::lock_free(50).blocking("pop");                // pop() may wait: exempt
+  (void)stack, (void)queue, (void)mpmc;
+  EXPECT_TRUE(duet::check_parallel<QueueSpec>({.executor = duet::fibers(), .progress = duet::obstruction_free()}));
+  EXPECT_TRUE(duet::check_parallel<duet::models::TreiberStackSpec<>>({.executor = duet::fibers(), .progress = duet::lock_free()}));
+  EXPECT_TRUE(duet::check_parallel<CounterSpec>({.executor = duet::fibers(), .progress = duet::wait_free(1)}));
+}
 
 // ---- fuzz.hpp and check_parallel_bytes: each target runs a fuzzer's input ----
 

@@ -18,6 +18,9 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
+
+#include "duet/progress.hpp"
 
 namespace duet {
 class Executor;
@@ -65,6 +68,19 @@ class TrialDriver {
     (void)trace;
     (void)trial_choices;
   }
+
+  // ---- progress guarantees (duet/progress.hpp) ----
+  /// Why this executor cannot check `p`, or empty. Threads cannot be suspended at a chosen step.
+  virtual std::string progress_unsupported(const Progress& p) const {
+    return p.stated() ? "progress guarantees are checked on fibers (.executor = duet::fibers()): threads cannot be "
+                        "suspended at a chosen step"
+                      : std::string();
+  }
+  /// The guarantee the check states (none: nothing to check), before its first program.
+  virtual void expect_progress(const Progress& p) { (void)p; }
+  /// With a guarantee stated: each branch's calls, as the report prints them, before the
+  /// program's trials (which operation each fiber's calls are).
+  virtual void branch_calls(const std::vector<std::vector<std::string>>& calls) { (void)calls; }
 
   // ---- a check ----
   /// When a check on this executor starts and ends (the pool keeps the caller's CPU meanwhile).

@@ -98,8 +98,9 @@ inline bool op_allowed(const std::vector<std::string>* ops, std::string_view nam
   return !ops || std::find(ops->begin(), ops->end(), name) != ops->end();
 }
 
-/// Why the roles name an operation the spec does not have (`known`: its operations), or empty.
-std::string roles_error(const ParallelConfig& pc, const std::vector<std::string>& known);
+/// Why the roles or the progress guarantees name an operation the spec does not have (`known`:
+/// its operations), or empty: a name that never matches would change nothing, silently.
+std::string op_names_error(const ParallelConfig& pc, const std::vector<std::string>& known);
 
 /// The number of branches: the roles' counts added up, or ParallelConfig::branches.
 std::size_t branch_count(const ParallelConfig& pc);

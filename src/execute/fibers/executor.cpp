@@ -186,6 +186,23 @@ bool FiberExecutor::trial_passed(Source& src, std::size_t trial_start) {
   return strategy_->more();
 }
 
+std::string FiberExecutor::progress_unsupported(const Progress& p) const {
+  if (fiber::ProgressMonitor::needs_episodes(p) && schedule_.kind == Schedule::Kind::exhaustive)
+    return "obstruction- and lock-freedom are checked with duet::random() or duet::pct(depth) schedules, whose "
+           "suspensions are drawn at random; an exhaustive search would not explore them (exhaustive checks "
+           "wait-freedom alone)";
+  auto bad = [](std::size_t bound) { return bound == 0; };
+  bool zero = p.kind != Progress::Kind::none && bad(p.bound);
+  for (const Progress::Override& o : p.ops) zero = zero || (o.kind != Progress::Kind::none && bad(o.bound));
+  return zero ? "a progress guarantee's bound must be at least 1 step" : std::string();
+}
+
+void FiberExecutor::expect_progress(const Progress& p) {
+  progress_.configure(p, schedule_.kind != Schedule::Kind::exhaustive);
+  progress_on_ = p.stated();
+  scheduler_.set_progress(progress_on_ ? &progress_ : nullptr);
+}
+
 void FiberExecutor::annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const {
   trace.interleaving = interleaving();
   trace.interleaving_columns = interleaving_columns();
@@ -195,6 +212,8 @@ void FiberExecutor::annotate(Trace& trace, std::span<const std::uint64_t> trial_
   trace.fiber_schedule = schedule_text(trial_choices);
   trace.fiber_options = draft_options();
   const fiber::Outcome outcome = scheduler_.result().outcome;
+  if (outcome == fiber::Outcome::progress)
+    trace.no_draft = "duet::run_fibers does not suspend fibers as the progress check did: the replay token reproduces it";
   trace.uninstrumented = uninstrumented_note(scheduler_.result().libraries,
                                              outcome == fiber::Outcome::data_race || outcome == fiber::Outcome::limit);
 }
@@ -216,6 +235,7 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   trial_source_ = nullptr;
   if (!before_error_.empty()) throw ExecutorFailed{std::exchange(before_error_, {})};
   std::vector<std::function<void()>> hooked;
+  if (progress_on_) progress_.begin_run(src);
   const fiber::RunResult& r = scheduler_.run(with_fiber_hooks(branches, options_, hooked), *strategy_->picker(src));
   strategy_->finish(r);
   for (const char* library : r.libraries)
@@ -246,13 +266,14 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
 
 std::string FiberExecutor::coverage() const {
   std::string c = strategy_->coverage();
+  if (const std::string p = progress_.coverage(); !p.empty()) c = c.empty() ? p : c + "; " + p;
   const std::string note = uninstrumented_note(libraries_);
   if (note.empty()) return c;
   return c.empty() ? note : c + "; " + note;
 }
 
 std::string FiberExecutor::unexercised(std::uint64_t operations_before) const {
-  if (operations_ > operations_before) return {};
+  if (operations_ > operations_before) return progress_on_ ? progress_.unexercised() : std::string();
   return "the fibers met no switch point in any run: the code under test has no operation the scheduler "
          "sees, so nothing was interleaved. Write it with duet/sync.hpp's types, or compile it with "
          "duet_instrument(<target>) (docs/instrumented.md)";

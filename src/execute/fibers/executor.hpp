@@ -11,6 +11,7 @@
 
 #include "duet/detail/trial_driver.hpp"
 #include "duet/executor.hpp"
+#include "execute/fibers/progress.hpp"
 #include "execute/fibers/schedule_strategy.hpp"
 #include "execute/fibers/scheduler.hpp"
 
@@ -43,6 +44,10 @@ class FiberExecutor final : public Executor, public TrialDriver {
   bool trial_passed(Source& src, std::size_t trial_start) override;
   /// The interleaving, the schedule as duet::run_fibers reads it, the options a draft needs.
   void annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const override;
+  /// Obstruction- and lock-freedom need random or PCT schedules: their episodes are drawn.
+  std::string progress_unsupported(const Progress& p) const override;
+  void expect_progress(const Progress& p) override;
+  void branch_calls(const std::vector<std::vector<std::string>>& calls) override { progress_.branch_calls(calls); }
   void check_starts() override { operations_at_check_start_ = operations_; }
   void check_ends() override;
   /// Why the runs since the check started tested nothing (no instrumented code), or empty.
@@ -85,6 +90,8 @@ class FiberExecutor final : public Executor, public TrialDriver {
   std::uint64_t operations_at_check_start_ = 0;
   std::uint64_t left_unfinished_ = 0;           // runs that ended with a fiber mid-call (trials_left_unfinished)
   std::unique_ptr<ScheduleStrategy> strategy_;  // the picker of each run
+  fiber::ProgressMonitor progress_;             // the check's progress guarantees (progress.hpp)
+  bool progress_on_ = false;
 };
 
 /// `branches` with FiberOptions::on_fiber_start / on_fiber_stop run inside each fiber around it

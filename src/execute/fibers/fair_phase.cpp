@@ -25,6 +25,7 @@ void Runtime::switch_point() {
     result.fair_steps = config.max_steps;
     stop_run();
   }
+  if (monitor != nullptr) monitor->at_switch_point(*this);  // may suspend fibers, or end the run
   const std::uint32_t next = choose(true);
   if (next == kNoFiber) stop_run();  // the picker failed
   transfer(next);

@@ -74,6 +74,7 @@ const char* outcome_name(Outcome o) noexcept {
     case Outcome::misuse: return "misuse";
     case Outcome::crashed: return "crash";
     case Outcome::limit: return "duet's limit";
+    case Outcome::progress: return "progress guarantee broken";
   }
   return "?";
 }
@@ -177,6 +178,15 @@ void trim_right(std::string& s) {
 }
 
 }  // namespace
+
+std::string event_phrase(const TraceEvent& e) {
+  std::vector<std::uint64_t> pointers;
+  const EventText t = event_text(e, pointers);
+  std::string s = t.op;
+  for (const std::string* part : {&t.object, &t.value, &t.location})
+    if (!part->empty()) s += " " + *part;
+  return s;
+}
 
 std::string format_event(const TraceEvent& e, std::vector<std::uint64_t>& pointers) {
   const EventText t = event_text(e, pointers);
@@ -380,6 +390,7 @@ std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std:
     case Outcome::misuse: s += ": " + r.misuse; break;
     case Outcome::crashed: s += " at " + r.crash + " (" + location(r.crash_loc) + ")"; break;
     case Outcome::limit: s += ", not a failure of the code under test: " + r.limit; break;
+    case Outcome::progress: s += ": " + r.progress; break;
   }
   for (std::size_t i = 0; i < r.fibers.size(); ++i) {
     if (!r.fibers[i].error) continue;

@@ -203,6 +203,7 @@ void Runtime::harness_fence() {
 void Runtime::clock_read(std::uint64_t time) noexcept {
   try {
     clock_reads.push_back(ClockRead{time, static_cast<std::uint32_t>(trace.size()), current});
+    if (monitor != nullptr && !draining_) monitor->call_boundary(*this);  // a call's invoke or response
   } catch (...) {  // out of memory: the report's timeline loses the call, the run goes on
   }
 }

@@ -132,6 +132,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   result.misuse.clear();
   result.limit.clear();
   result.crash.clear();
+  result.progress.clear();
   result.crash_loc = {};
   result.start_ns = t_virtual_ns;
   result.libraries.clear();
@@ -458,13 +459,13 @@ std::uint32_t Runtime::choose(bool at_switch_point) {
   if (at_switch_point) {
     Fiber& f = self();
     bool others = false;
-    for (std::uint32_t j = 0; j < n_ && !others; ++j) others = j != current && views_[j].state == FiberState::runnable;
-    continues = !(f.yielding && others);
+    for (std::uint32_t j = 0; j < n_ && !others; ++j) others = j != current && can_run(j);
+    continues = !(f.yielding && others) && can_run(current);
     f.yielding = false;
     if (continues) candidates_[k++] = current;
   }
   for (std::uint32_t j = 0; j < n_; ++j)
-    if (views_[j].state == FiberState::runnable && !(at_switch_point && j == current)) candidates_[k++] = j;
+    if (can_run(j) && !(at_switch_point && j == current)) candidates_[k++] = j;
   if (k == 0) return kNoFiber;
   if (k == 1) return candidates_[0];
   const PickContext ctx{trace.size(), current, continues, {candidates_.data(), k}, {views_.data(), n_}};
@@ -494,6 +495,10 @@ std::uint32_t Runtime::choose_when_idle() {
            (fibers_[j].deadline == fibers_[timed].deadline && fibers_[j].blocked_since < fibers_[timed].blocked_since)))
         timed = j;
     if (timed == kNoFiber) {
+      // A progress episode's suspended fibers resume, or the run ends as its violation.
+      if (const auto idle = monitor && !draining_ ? monitor->idle(*this) : ProgressMonitor::Idle::none;
+          idle != ProgressMonitor::Idle::none)
+        return idle == ProgressMonitor::Idle::resumed ? choose_when_idle() : kNoFiber;
       if (draining_) return kNoFiber;  // the drain cannot go on: the run is abandoned as it failed
       result.outcome = Outcome::deadlock;
       for (std::uint32_t j = 0; j < n_; ++j)
@@ -565,6 +570,7 @@ Scheduler::~Scheduler() = default;
 const RunResult& Scheduler::run(std::span<const std::function<void()>> branches, Picker& picker) {
   return rt_->run(branches, picker);
 }
+void Scheduler::set_progress(ProgressMonitor* monitor) { rt_->monitor = monitor; }
 const RunResult& Scheduler::result() const { return rt_->result; }
 const std::vector<TraceEvent>& Scheduler::trace() const { return rt_->trace; }
 const std::vector<ClockRead>& Scheduler::clock_reads() const { return rt_->clock_reads; }

@@ -16,6 +16,7 @@
 
 #include "execute/fibers/identity.hpp"
 #include "execute/fibers/memory_model.hpp"
+#include "execute/fibers/progress.hpp"
 #include "execute/fibers/scheduler.hpp"
 #include "execute/fibers/shadow.hpp"
 #include "execute/fibers/thread_locals.hpp"
@@ -198,8 +199,14 @@ class Runtime {
   std::vector<ClockRead> clock_reads;  // where the check's clock was read in this run
   Scheduler::Stats stats;
   std::uint32_t current = kNoFiber;
+  ProgressMonitor* monitor = nullptr;  // progress guarantees checked in the runs (progress.cpp)
 
  private:
+  friend class ProgressMonitor;
+  /// Runnable, and not suspended by a progress episode.
+  bool can_run(std::uint32_t j) const {
+    return views_[j].state == FiberState::runnable && !(monitor != nullptr && monitor->suspended(j));
+  }
   // Scheduling.
   Fiber& self() { return fibers_[current]; }
   void switch_point();  // fair_phase.cpp

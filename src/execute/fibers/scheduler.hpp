@@ -188,6 +188,7 @@ enum class Outcome : std::uint8_t {
   misuse,     // unlocking a mutex the fiber does not hold, waiting without the lock...
   crashed,    // duet::fault_point crashed the subject: RunResult::crash says where
   limit,      // duet's own limit, not the code's failure (kMaxFibers alive): RunResult::limit
+  progress,   // a stated progress guarantee broke (duet/progress.hpp): RunResult::progress says how
 };
 const char* outcome_name(Outcome o) noexcept;
 
@@ -223,6 +224,7 @@ struct RunResult {
   std::string misuse;                 // misuse: what and where
   std::string limit;                  // limit: which, where, and how to raise it
   std::string crash;                  // crashed: the fault point ("disk.write, sector 3")
+  std::string progress;               // progress: the guarantee, the suspended fiber, what the others did
   duet::source_location crash_loc{};
   /// Virtual time (ns, duet::virtual_clock) when the run began and ended.
   std::uint64_t start_ns = 0, end_ns = 0;
@@ -236,6 +238,8 @@ struct RunResult {
   bool cpp_memory_model = false;  // the run followed the C++ memory model
 };
 
+/// One event as a phrase for a sentence: "cas atomic#1 p1 -> p2 queue.hpp:40".
+std::string event_phrase(const TraceEvent& e);
 /// One trace line: step, fiber, operation, object, value, file:line. Pointer values print as
 /// p1, p2, ... numbered by first appearance in `pointers` (addresses differ between processes;
 /// their numbering does not), null as nullptr.
@@ -260,6 +264,8 @@ std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace,
 /// two accesses, the livelock's last `tail` events.
 std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std::size_t tail = 12);
 
+class ProgressMonitor;
+
 class Scheduler {
  public:
   explicit Scheduler(SchedulerConfig config = {});
@@ -281,6 +287,9 @@ class Scheduler {
   /// thread_local variables and std::this_thread::get_id() are the same in every fiber unless
   /// SchedulerConfig::own_thread_locals applies.
   const RunResult& run(std::span<const std::function<void()>> branches, Picker& picker);
+
+  /// The progress guarantees the runs check (progress.hpp), or null: none.
+  void set_progress(ProgressMonitor* monitor);
 
   const RunResult& result() const;
   /// Every event of the last run, in order; the buffer is reused by the next run.
