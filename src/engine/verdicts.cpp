@@ -148,7 +148,9 @@ CheckResult search_verdict(const RunContext& context, const CaseBackend& backend
   if (p.execution->needs_overlap() && !p.expect_failure && too_little_overlap(c.trials, c.overlapped))
     return inconclusive(r, overlap_text(c.trials, c.overlapped, c.cpus));
   if (s.verbose >= 0 && !p.expect_failure)
-    print_pass(s, r, end, c, backend.where());  // a negative test says its own verdict
+    print_pass(
+        s, r, end, c,
+        backend.where() + (p.executor_note.empty() ? "" : ", " + p.executor_note));  // a negative test says its own verdict
   return r;
 }
 
@@ -183,7 +185,8 @@ CheckResult expected_failure_verdict(CheckResult r, const RunContext& context) {
     return sequential_counterexample(std::move(r),
                                      context.property.execution && context.property.execution->name().starts_with("fibers"));
   r.status = CheckResult::Status::passed;
-  const std::string found = "duet: " + r.name + ": unsafe, as expected: " +
+  const std::string moved = context.property.executor_note.empty() ? "" : " " + context.property.executor_note;
+  const std::string found = "duet: " + r.name + ": unsafe, as expected" + moved + ": " +
                             (!replayed.empty() ? replayed
                                                : "a counterexample after " + plural(r.cases, "program", "programs") + ", " +
                                                      overlap_text(r.trials, r.overlapped_trials, r.cpus));
