@@ -88,6 +88,21 @@ TEST(NamedExecutor, ThreadsOverrideAFiberCheck) {
   EXPECT_TRUE(has(out + r.report, "overlapping branches")) << out << r.report;
 }
 
+// Replayed without the setting, the token names the setting that ran it.
+TEST(NamedExecutor, AReplayWithoutTheSettingNamesIt) {
+  std::string token;
+  {
+    const ScopedVariable on("DUET_EXECUTOR", "fibers:pct");
+    token = duet::check_parallel<CounterSpec<true>>({}, quick(6)).replay_token;
+  }
+  ASSERT_FALSE(token.empty());
+  duet::Config replay = quick(6);
+  replay.replay = token;
+  const duet::CheckResult r = duet::check_parallel<CounterSpec<true>>({}, replay);
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "if DUET_EXECUTOR ran it there, set DUET_EXECUTOR=fibers:pct again")) << r.report;
+}
+
 TEST(NamedExecutor, AMalformedValueIsAnErrorNamingTheForms) {
   for (const char* bad : {"fiber", "fibers:pct(3)", "Threads", "fibers:"}) {
     const ScopedVariable on("DUET_EXECUTOR", bad);
