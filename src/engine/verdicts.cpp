@@ -1,4 +1,5 @@
 #include "engine/verdicts.hpp"
+#include "engine/backend.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -176,7 +177,13 @@ CheckResult expected_failure_verdict(CheckResult r, const RunContext& context) {
                " (fixed, or the test is nondeterministic)\n";
     return r;
   }
-  if (r.status == CheckResult::Status::passed) return no_counterexample(std::move(r), s, context.property);
+  if (r.status == CheckResult::Status::passed) {
+    // Fibers that never met a switch point could not have interleaved anything: the search
+    // proves nothing either way (plain std:: code moved to fibers by DUET_EXECUTOR, say).
+    if (const std::string why = context.backend ? context.backend->unexercised() : std::string(); !why.empty())
+      return nothing_tested(r.name, "expected a counterexample, and none could be found here: " + why);
+    return no_counterexample(std::move(r), s, context.property);
+  }
   if (r.status != CheckResult::Status::failed) return r;
   // A program whose calls all ran on one thread fails without any concurrency: it proves the
   // subject broken, not unsafe, and a negative test that passed on it would stay green

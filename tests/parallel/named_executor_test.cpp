@@ -1,5 +1,6 @@
 // DUET_EXECUTOR: every parallel check of a binary on the executor it names, over the check's own,
 // so that a CI matrix runs one suite on threads and on fibers without editing it.
+#include <duet/lin.hpp>
 #include <duet/parallel.hpp>
 
 #include "support/fiber_subjects.hpp"
@@ -31,6 +32,12 @@ class ScopedVariable {
  private:
   const char* name_;
   std::optional<std::string> old_;
+};
+
+// A counter of plain int: nothing a fiber can switch at.
+struct PlainCounter {
+  int value = 0;
+  int incr() { return ++value; }
 };
 
 duet::Config quick(std::uint64_t seed) {
@@ -101,6 +108,22 @@ TEST(NamedExecutor, AReplayWithoutTheSettingNamesIt) {
   const duet::CheckResult r = duet::check_parallel<CounterSpec<true>>({}, replay);
   EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
   EXPECT_TRUE(has(r.report, "if DUET_EXECUTOR ran it there, set DUET_EXECUTOR=fibers:pct again")) << r.report;
+}
+
+// A negative test of plain std:: code moved to fibers meets no switch point: an error saying so,
+// never "found none" as if the subject had been searched.
+TEST(NamedExecutor, PlainCodeOnFibersSaysNothingInterleaved) {
+  const ScopedVariable on("DUET_EXECUTOR", "fibers");
+  duet::Config c = quick(7);
+  c.count = 50;
+  c.time.reset();
+  const duet::CheckResult r = duet::expect_unsafe<CounterSpec<false>>({}, c);
+  // CounterSpec<false> uses duet's types; a subject with none is the lin below.
+  EXPECT_NE(r.status, duet::CheckResult::Status::error) << r.report;
+  const duet::CheckResult plain = duet::expect_unsafe(
+      duet::Lin<PlainCounter>("PlainCounter", "c").op("incr", [](PlainCounter& p) { return p.incr(); }), {}, c);
+  EXPECT_EQ(plain.status, duet::CheckResult::Status::error) << plain.report;
+  EXPECT_TRUE(has(plain.report, "none could be found here: the fibers met no switch point")) << plain.report;
 }
 
 TEST(NamedExecutor, AMalformedValueIsAnErrorNamingTheForms) {
