@@ -19,6 +19,7 @@
 
 #include "duet/config.hpp"
 #include "engine/settings_table.hpp"
+#include "execute/named_executor.hpp"
 #include "show/text.hpp"
 
 namespace duet {
@@ -362,6 +363,9 @@ void parse_flags(int* argc, char** argv) {
 }
 
 namespace detail {
+
+std::optional<std::pair<std::string, std::string>> setting_text(const std::string& knob) { return lookup(knob); }
+
 namespace {
 
 std::uint64_t u64(const std::string& text, const std::string& where) { return parse_u64(text, where); }
@@ -447,6 +451,7 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   s.timeline = pick<std::string>(c.timeline, "timeline", "", as_text);
   refuse_empty(c.timeline, s.timeline, "timeline", "a file or a directory");
   s.isolate = pick<bool>(c.isolate, "fork", default_isolate, boolean);
+  named_executor();  // a malformed DUET_EXECUTOR is an error of every check, sequential ones too
   // In a child process a hang costs one limit per shrink candidate that hangs: a short one.
   s.case_timeout = saturated(
       pick<double>(c.case_timeout, "case_timeout", s.isolate ? 2.0 : 60.0, parse_seconds, timeout_range) * s.time_scale);

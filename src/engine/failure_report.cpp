@@ -1,4 +1,5 @@
 #include "engine/failure_report.hpp"
+#include "execute/named_executor.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -193,6 +194,9 @@ CaseRun traced_rerun(RunContext& context, ReportData& data, const std::vector<st
     data.crash_stack = run.death ? describe_crash_stack(run.death->stack) : std::string();
     data.died = run.death.has_value();
     data.replay_isolated = context.replay_isolated;
+    data.executor_note = context.property.executor_note;
+    if (const auto named = named_executor(); named && !data.executor_note.empty())
+      data.executor_setting = "DUET_EXECUTOR=" + named->text;
     if (!uneventful(run.outcome)) break;
   }
   return run;

@@ -86,10 +86,16 @@ std::string refusal(const RunContext& context, const ReplayRecord& rec, const st
   // Tokens of parallel checks name their executor (sequential ones, and older tokens, none).
   std::string by = "another test";
   if (!rec.executor.empty()) by = (rec.executor != p.execution->name() ? "a check on " : "another test on ") + rec.executor;
+  // A token of a check that DUET_EXECUTOR moved replays with the setting that moved it.
+  const bool other_executor =
+      !rec.executor.empty() && rec.executor != p.execution->name() && p.execution->name() != "sequential";
+  const std::string setting(without_memory_model(rec.executor.substr(0, rec.executor.find('('))));
   return "the token in " + from + " was recorded by " + by + ", not by " + context.settings.name +
          (p.execution->name() == "sequential" ? std::string() : " on " + p.execution->name()) +
-         (regression ? " (move the file to that test's directory, or delete it)"
-                     : " (run only that test, e.g. with --gtest_filter)");
+         (regression       ? " (move the file to that test's directory, or delete it)"
+          : other_executor ? " (if DUET_EXECUTOR ran it there, set DUET_EXECUTOR=" + setting +
+                                 " again; else run only that test, e.g. with --gtest_filter)"
+                           : " (run only that test, e.g. with --gtest_filter)");
 }
 
 /// Why a fuzzer's input in `path` cannot be replayed by this check (empty: it can).

@@ -48,6 +48,8 @@ constexpr SettingInfo kSettings[] = {
      "Multiplies every wall-clock limit duet applies (DUET_CASE_TIMEOUT, DUET_SHRINK_TIME, the fiber stall limit, isolation's own) by N, a number >= 1: for emulators and sanitizers under which code runs N times slower. A report names the scale with the limit. The search's budget (DUET_TIME) is not scaled."},
     {"fork", "isolate", "BOOL", "0; 1 for parallel checks on threads",
      "1 (or true, yes, on, in any case; 0, false, no or off for no): run the search and the shrinker in a child process, so that a candidate that crashes, hangs or calls exit() is a failure, shrunk (docs/isolation.md). 0: in process."},
+    {"executor", nullptr, "NAME", "each check's own (ParallelConfig::executor; threads when it sets none)",
+     "Run every parallel check on this executor instead of its own: threads, fibers (a check on fibers keeps its strategy; others get random), fibers:random, fibers:pct or fibers:exhaustive (the strategy with its default parameters). Reports say so, and replay lines carry it. A check that cannot run there (thread_hooks on fibers, FiberOptions hooks on threads, an executor object of its own) is an error saying why (docs/parallel.md)."},
     {"help", nullptr, "", "",
      "Print this list and exit (in binaries that call duet::parse_flags, as duet::gtest_main does)."},
 };

@@ -2,8 +2,10 @@
 // docs/reference.md are all made from it (a test keeps the document in step).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 namespace duet::detail {
 
@@ -18,5 +20,8 @@ struct SettingInfo {
 std::span<const SettingInfo> settings_table();
 /// The settings as a Markdown table (docs/reference.md's generated block).
 std::string settings_markdown();
+/// A setting's text and where it came from ("--duet_executor", "DUET_EXECUTOR"), when the flag
+/// or the variable sets it; throws std::invalid_argument for a variable set empty.
+std::optional<std::pair<std::string, std::string>> setting_text(const std::string& knob);
 
 }  // namespace duet::detail

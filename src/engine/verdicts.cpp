@@ -1,4 +1,5 @@
 #include "engine/verdicts.hpp"
+#include "engine/backend.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -148,7 +149,9 @@ CheckResult search_verdict(const RunContext& context, const CaseBackend& backend
   if (p.execution->needs_overlap() && !p.expect_failure && too_little_overlap(c.trials, c.overlapped))
     return inconclusive(r, overlap_text(c.trials, c.overlapped, c.cpus));
   if (s.verbose >= 0 && !p.expect_failure)
-    print_pass(s, r, end, c, backend.where());  // a negative test says its own verdict
+    print_pass(
+        s, r, end, c,
+        backend.where() + (p.executor_note.empty() ? "" : ", " + p.executor_note));  // a negative test says its own verdict
   return r;
 }
 
@@ -174,7 +177,13 @@ CheckResult expected_failure_verdict(CheckResult r, const RunContext& context) {
                " (fixed, or the test is nondeterministic)\n";
     return r;
   }
-  if (r.status == CheckResult::Status::passed) return no_counterexample(std::move(r), s, context.property);
+  if (r.status == CheckResult::Status::passed) {
+    // Fibers that never met a switch point could not have interleaved anything: the search
+    // proves nothing either way (plain std:: code moved to fibers by DUET_EXECUTOR, say).
+    if (const std::string why = context.backend ? context.backend->unexercised() : std::string(); !why.empty())
+      return nothing_tested(r.name, "expected a counterexample, and none could be found here: " + why);
+    return no_counterexample(std::move(r), s, context.property);
+  }
   if (r.status != CheckResult::Status::failed) return r;
   // A program whose calls all ran on one thread fails without any concurrency: it proves the
   // subject broken, not unsafe, and a negative test that passed on it would stay green
@@ -183,7 +192,8 @@ CheckResult expected_failure_verdict(CheckResult r, const RunContext& context) {
     return sequential_counterexample(std::move(r),
                                      context.property.execution && context.property.execution->name().starts_with("fibers"));
   r.status = CheckResult::Status::passed;
-  const std::string found = "duet: " + r.name + ": unsafe, as expected: " +
+  const std::string moved = context.property.executor_note.empty() ? "" : " " + context.property.executor_note;
+  const std::string found = "duet: " + r.name + ": unsafe, as expected" + moved + ": " +
                             (!replayed.empty() ? replayed
                                                : "a counterexample after " + plural(r.cases, "program", "programs") + ", " +
                                                      overlap_text(r.trials, r.overlapped_trials, r.cpus));

@@ -389,6 +389,11 @@ TrialDriver& default_trial_driver() {
   return driver;
 }
 
+bool plain_threads(const Executor& e) {
+  if (const auto* pool = dynamic_cast<const ThreadPool*>(&e)) return !pool->hooks().start && !pool->hooks().stop;
+  return dynamic_cast<const ThreadPerRun*>(&e) != nullptr;
+}
+
 std::size_t usable_cpus() {
   cpu_set_t mask;
   CPU_ZERO(&mask);

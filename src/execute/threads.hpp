@@ -12,6 +12,9 @@ namespace duet::detail {
 
 /// The driver of an executor that does not bring its own (Executor::trial_driver's default).
 TrialDriver& default_trial_driver();
+/// One of duet's own thread executors, with no ThreadHooks: nothing in it but threads, so a check
+/// on it may run on fibers instead (DUET_EXECUTOR).
+bool plain_threads(const Executor& e);
 /// CPUs the calling thread may run on (its affinity mask), at least 1.
 std::size_t usable_cpus();
 

@@ -12,6 +12,7 @@
 #include "duet/detail/fiber_hooks.hpp"  // fiber::current
 #include "duet/detail/trial_driver.hpp"
 #include "duet/parallel.hpp"
+#include "execute/named_executor.hpp"
 #include "execute/threads.hpp"
 
 namespace duet::detail {
@@ -302,7 +303,8 @@ std::string progress_signature(const Progress& p) {
 }
 }  // namespace
 
-std::string shape_signature(const ParallelConfig& pc) {
+std::string shape_signature(const ParallelConfig& given) {
+  const ParallelConfig pc = on_named_executor(given);
   // A token found on fibers replays its schedule only on fibers with the same strategy; any
   // executor on threads ("threads") replays any other's.
   const std::string execution = pc.executor ? pc.executor->trial_driver().execution() : "threads";
@@ -382,7 +384,8 @@ class ParallelExecution final : public Execution {
 
 }  // namespace
 
-std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Property& p) {
+std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& given, Property& p) {
+  const ParallelConfig pc = on_named_executor(given, &p.executor_note);
   auto pp = std::make_shared<ParallelParams>();
   pp->config = pc;
   pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads, pc.thread_hooks));
@@ -406,7 +409,10 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Proper
   return pp;
 }
 
-bool runs_on_fibers(const ParallelConfig& pc) { return pc.executor && pc.executor->trial_driver().deterministic(); }
+bool runs_on_fibers(const ParallelConfig& given) {
+  const ParallelConfig pc = on_named_executor(given);
+  return pc.executor && pc.executor->trial_driver().deterministic();
+}
 
 // Why the roles cannot shape a program, or empty.
 std::string check_roles(const ParallelConfig& pc) {
@@ -428,6 +434,7 @@ std::string check_roles(const ParallelConfig& pc) {
 }
 
 std::string check_parallel_config(const ParallelConfig& pc) {
+  if (std::string why = named_executor_error(pc); !why.empty()) return why;
   if (pc.executor && (pc.thread_hooks.start || pc.thread_hooks.stop))
     return "thread_hooks are for the thread pool a check makes, and this check has an executor of its own: give "
            "them to duet::make_thread_pool(pin, hooks), or on fibers to FiberOptions::on_fiber_start / on_fiber_stop";

@@ -275,7 +275,10 @@ static std::string report_footer(const ReportData& d) {
   // A case that ends its process replays in a child process too (else the replay ends the test):
   // said only where the replay would not be isolated anyway.
   const bool fork_to_replay = d.died && !d.replay_isolated;
-  std::string out = "\n  replay:     " + std::string(fork_to_replay ? "DUET_FORK=1 " : "") + "DUET_REPLAY=" + d.token + "\n";
+  // A check DUET_EXECUTOR moved replays there only with the same setting.
+  std::string out = d.executor_note.empty() ? std::string() : "\n  executor:   " + d.executor_note;
+  out += "\n  replay:     " + std::string(fork_to_replay ? "DUET_FORK=1 " : "") +
+         (d.executor_setting.empty() ? std::string() : d.executor_setting + " ") + "DUET_REPLAY=" + d.token + "\n";
   if (!d.draft_path.empty()) out += "  draft test: " + d.draft_path + "\n";
   // An error has no draft to explain the absence of: nothing failed.
   else if (!d.trace.no_draft.empty() && !d.error) out += "  draft test: none (" + d.trace.no_draft + ")\n";

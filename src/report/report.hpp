@@ -52,6 +52,8 @@ struct ReportData {
   bool from_bytes = false;       // the case came from a fuzzer's input (or a file of one), not a seed
   bool died = false;             // isolation: the case ends its process (the replay needs isolation too)
   bool replay_isolated = false;  // a replay is isolated without DUET_FORK=1 (by the code or by default)
+  std::string executor_note;     // Property::executor_note: DUET_EXECUTOR chose where it ran
+  std::string executor_setting;  // "DUET_EXECUTOR=fibers:pct": what a replay needs set to run there too
   std::string death_output;      // isolation: what the dead child last wrote to stderr (a sanitizer's report)
   std::string crash_stack;       // isolation: the stack of the fiber the case crashed on, as report lines
   std::string token;

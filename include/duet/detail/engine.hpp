@@ -204,6 +204,9 @@ struct Property {
   std::uint32_t spec_id = 0;  // hash of the spec's type, binds replay tokens to their test
   /// Where its cases run (never null).
   std::shared_ptr<Execution> execution = std::make_shared<Execution>();
+  /// Where DUET_EXECUTOR moved it, as reports say it ("on fibers:pct(3) (DUET_EXECUTOR=fibers:pct,
+  /// over the check's own threads)"); empty where it runs on its own executor.
+  std::string executor_note;
   /// Runs one case. When trace is non-null, records every step into it.
   std::function<CaseOutcome(Source&, const CaseParams&, Trace*)> run_case;
   /// The case records its trace only when it fails, so the engine may pass a trace to every

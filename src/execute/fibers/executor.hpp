@@ -71,6 +71,8 @@ class FiberExecutor final : public Executor, public TrialDriver {
   /// them tested nothing (no instrumented code).
   std::string unexercised(std::uint64_t operations_before) const;
   const Schedule& schedule() const { return schedule_; }
+  /// What it was made with (DUET_EXECUTOR keeps them when it changes the strategy).
+  const FiberOptions& options() const { return options_; }
   /// The runs follow the C++ memory model (FiberOptions::memory_model, DUET_MEMORY_MODEL).
   bool cpp_memory_model() const { return scheduler_.config().cpp_memory_model; }
   /// The FiberOptions a draft passes to duet::run_fibers to replay a run of this executor, as
