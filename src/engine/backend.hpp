@@ -129,7 +129,9 @@ class ForkedBackend final : public CaseBackend {
   SearchEnd search(SearchCounts& counts, Clock::time_point start, Progress& progress) override;
   ShrinkOutcome shrink(const ShrinkStart& failing, const ShrinkBudget& budget, Progress& progress,
                        const std::string& token) override;
-  std::string unexercised() const override { return {}; }
+  /// What the child's search said of it (a pass on fibers that met no switch point must not be
+  /// a pass just because the cases ran in a child).
+  std::string unexercised() const override { return unexercised_; }
   std::string where() const override { return ", in a child process"; }
 
  private:
@@ -151,6 +153,7 @@ class ForkedBackend final : public CaseBackend {
   RetiringWorkerBackend fresh_{context_, child_side_};
   bool fresh_per_case_ = false;
   std::unique_ptr<Isolation> isolation_;
+  std::string unexercised_;  // the last search's, from the child
 };
 
 }  // namespace duet::detail

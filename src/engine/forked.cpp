@@ -73,7 +73,11 @@ SearchEnd ForkedBackend::search(SearchCounts& counts, Clock::time_point start, P
     if (progress.due()) print_search_progress(context_, progress, isolation_->counts(), where());
   });
   counts = isolation_->counts();
-  if (answer) return decode_answer<SearchAnswer>(*answer).end;
+  if (answer) {
+    SearchEnd end = decode_answer<SearchAnswer>(*answer).end;
+    unexercised_ = end.unexercised;
+    return end;
+  }
   SearchEnd end;  // the child died in a case (or between two)
   end.failed = true;
   end.case_seed = case_seed(context_.settings, counts.cases - 1);
@@ -165,6 +169,7 @@ std::string ForkedBackend::serve(const std::string& bytes) {
   SearchAnswer answer;
   answer.end = child_side_.search_cases(Isolation::child_counts(), std::get<SearchRequest>(request).start, nullptr);
   answer.end.coverage = property.coverage ? property.coverage() : std::string();
+  answer.end.unexercised = child_side_.unexercised();
   answer.with_trace = property.cheap_trace;
   return encode_answer(answer);
 }

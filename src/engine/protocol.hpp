@@ -39,6 +39,8 @@ struct SearchEnd {
   /// Where the search ran in isolation's child: Property::coverage as the child saw it (where its
   /// branches ran); the parent's Property saw no case.
   std::optional<std::string> coverage;
+  /// Likewise Execution::unexercised as the child saw it: why its cases tested nothing, or empty.
+  std::string unexercised;
 };
 
 /// Run one case: of `seed`, of the recorded `choices`, or of a fuzzer's `bytes`. Answer: RunAnswer.

@@ -8,6 +8,7 @@
 #include <duet/gtest.hpp>
 #include <duet/parallel.hpp>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -558,6 +559,27 @@ TEST(IsolationParallel, NegativeTestFindsTheRaceInTheChild) {
   const duet::CheckResult r = duet::expect_unsafe<fiber_subjects::CounterSpec<true>>({}, c);
   ASSERT_TRUE(r.passed()) << r.report;
   EXPECT_TRUE(has(r.report, "unsafe, as expected")) << r.report;
+}
+
+// A check on fibers of code that has no switch point (plain std::atomic, not compiled through
+// duet_instrument) tested nothing: in a child process too, that is an error, never a pass (the
+// child's verdict on it reached the parent as a pass before).
+struct PlainCounter {
+  std::atomic<int> n{0};
+  int incr() { return n.fetch_add(1) + 1; }
+};
+
+TEST(IsolationParallel, FibersThatMetNoSwitchPointInAChildAreNoPass) {
+  const auto lin = duet::Lin<PlainCounter>("plain_counter", "c").op("incr", [](PlainCounter& c) { return c.incr(); });
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers();
+  duet::Config c;
+  c.seed = 1;
+  c.count = 20;
+  c.isolate = true;
+  const duet::CheckResult r = duet::check_parallel(lin, pc, c);
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "the fibers met no switch point")) << r.report;
 }
 
 }  // namespace

@@ -65,6 +65,10 @@ std::vector<const char*> inline_assembly_noted();
 /// A call into code that was not instrumented, at its entry and at its return: the running fiber
 /// acquires every clock a fiber of the run has released so far (uninstrumented.cpp says why).
 void acquire_everything_released(Runtime&) noexcept;
+/// Calls into uninstrumented code are seen in this process (some were wrapped): runs keep what
+/// their fibers release for those calls to acquire. Set once, by wrap_uninstrumented_calls.
+void note_library_calls_seen() noexcept;
+bool library_calls_seen() noexcept;
 
 /// Happens-before the subject declares with the sanitizer's annotations (AnnotateHappensBefore,
 /// __tsan_release, a lock's annotated unlock): the running fiber's clock is left at `address`

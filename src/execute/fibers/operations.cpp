@@ -617,6 +617,11 @@ void called_library(Runtime& rt, const char* library) noexcept {
 }
 void memory_released(Runtime& rt, const void* address, std::size_t size) noexcept { rt.forget_memory(address, size); }
 void acquire_everything_released(Runtime& rt) noexcept { rt.acquire_everything_released(); }
+namespace {
+constinit std::atomic<bool> g_library_calls_seen{false};
+}  // namespace
+void note_library_calls_seen() noexcept { g_library_calls_seen.store(true, std::memory_order_relaxed); }
+bool library_calls_seen() noexcept { return g_library_calls_seen.load(std::memory_order_relaxed); }
 
 namespace {
 // Noted by constructors of instrumented modules (cmake/ports/ck_pr.h), read by every check.

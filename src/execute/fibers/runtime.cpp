@@ -115,16 +115,7 @@ Stack map_stack(std::size_t usable) {
 }
 }  // namespace
 
-const RunResult& Runtime::run(std::span<const std::function<void()>> branches, Picker& picker) {
-  if (t_runtime != nullptr) throw std::logic_error("duet: a fiber run cannot start inside another");
-  if (branches.empty() || branches.size() > kMaxFibers)
-    throw std::invalid_argument("duet: a fiber run takes 1 to " + std::to_string(kMaxFibers) + " branches");
-  n_ = branches.size();
-  for (std::size_t i = 0; i < n_; ++i) body_[i] = &branches[i];
-  picker_ = &picker;
-  picker_error_ = nullptr;
-  trace.clear();
-  clock_reads.clear();
+void Runtime::reset_result() {
   result.outcome = Outcome::completed;
   result.fibers.assign(n_, FiberResult{});
   result.blocked.clear();
@@ -138,6 +129,19 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   result.libraries.clear();
   result.weak_order_used = false;
   result.weak_order_loc = {};
+}
+
+const RunResult& Runtime::run(std::span<const std::function<void()>> branches, Picker& picker) {
+  if (t_runtime != nullptr) throw std::logic_error("duet: a fiber run cannot start inside another");
+  if (branches.empty() || branches.size() > kMaxFibers)
+    throw std::invalid_argument("duet: a fiber run takes 1 to " + std::to_string(kMaxFibers) + " branches");
+  n_ = branches.size();
+  for (std::size_t i = 0; i < n_; ++i) body_[i] = &branches[i];
+  picker_ = &picker;
+  picker_error_ = nullptr;
+  trace.clear();
+  clock_reads.clear();
+  reset_result();
   draining_ = false;
   drain_steps_ = 0;
   objects_.clear();
@@ -145,6 +149,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   pointer_names_.reset();
   shadow_.reset();
   released_.fill(0);
+  track_releases_ = library_calls_seen();
   model_on_ = config.cpp_memory_model;
   result.cpp_memory_model = model_on_;
   if (model_on_) model_.begin_run();

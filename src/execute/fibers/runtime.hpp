@@ -203,6 +203,8 @@ class Runtime {
 
  private:
   friend class ProgressMonitor;
+  /// A run's result as it starts: completed, nothing seen yet.
+  void reset_result();
   /// Runnable, and not suspended by a progress episode.
   bool can_run(std::uint32_t j) const {
     return views_[j].state == FiberState::runnable && !(monitor != nullptr && monitor->suspended(j));
@@ -240,9 +242,10 @@ class Runtime {
   std::uint32_t object_id(const void* address, ObjectKind kind);
   std::uint32_t new_object(const void* address, ObjectKind kind);
   // Every release (and every other clock-advancing operation) also leaves its clock in
-  // released_, which a call into uninstrumented code acquires (acquire_everything_released).
+  // released_, which a call into uninstrumented code acquires (acquire_everything_released),
+  // in processes where such calls are seen (library_calls_seen).
   void tick(Fiber& f) {
-    join(released_, f.clock, n_);
+    if (track_releases_) join(released_, f.clock, n_);
     ++f.clock[current];
   }
   /// An atomic operation the C++ memory model handles (not a value wider than a Value).
@@ -286,9 +289,10 @@ class Runtime {
   std::size_t drain_steps_ = 0;  // switch points since the drain began
   std::uint32_t drain_last_ =
       0;  // the fiber the drain last chose (round robin)  // table_ or pointer_names_ is changing: their own frees forget nothing
-  ShadowMemory shadow_;     // plain accesses of compiler-instrumented code
-  VectorClock released_{};  // the join of every clock a fiber of this run has released (tick)
-  bool model_on_ = false;   // this run follows the C++ memory model (SchedulerConfig)
+  ShadowMemory shadow_;          // plain accesses of compiler-instrumented code
+  VectorClock released_{};       // the join of every clock a fiber of this run has released (tick)
+  bool track_releases_ = false;  // this run keeps released_ (library_calls_seen)
+  bool model_on_ = false;        // this run follows the C++ memory model (SchedulerConfig)
   AtomicsModel model_;
   AnnotatedSyncs annotated_;  // the subject's own annotations (annotations.cpp)
 

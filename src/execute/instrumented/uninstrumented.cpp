@@ -396,7 +396,10 @@ void wrap_uninstrumented_calls() noexcept {
   // The stubs are executable before any slot points at them.
   if (mprotect(code, bytes, PROT_READ | PROT_EXEC) != 0) return;
   for (const Pending& p : plan)
-    if (write_slot(*p.module, p.at, p.stub)) s.patched.push_back(p.at);
+    if (write_slot(*p.module, p.at, p.stub)) {
+      s.patched.push_back(p.at);
+      fiber::note_library_calls_seen();
+    }
 }
 
 #else  // other platforms: calls into uninstrumented code are not seen
