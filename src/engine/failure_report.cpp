@@ -304,9 +304,9 @@ std::string divergence(const Trace& first, const std::string& first_message, con
   if (o.kind == CaseOutcome::Kind::error) return "the replay ended in an error instead: " + o.message;
   if (o.kind == CaseOutcome::Kind::overrun)
     return "the replay ran out of recorded choices: it drew more than the failing run";
-  const std::string where = interleaving_divergence(first, replay);
+  std::string where = interleaving_divergence(first, replay);
   if (!where.empty() && !values_only_drift(first, replay)) return where;
-  const std::string outcome = outcome_divergence(first, first_message, replay, o);
+  std::string outcome = outcome_divergence(first, first_message, replay, o);
   // Values read that differ, and nothing else, are memory an earlier run left (a library's
   // counter): no divergence when the program, the results and the failure are the same
   // (report_failure notes the values).

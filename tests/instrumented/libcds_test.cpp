@@ -174,10 +174,10 @@ TEST(InstrumentedLibcds, RWQueue) { passes(queue<RWQueue>("cds_rwqueue"), duet::
 struct VyukovQueue : cds::container::VyukovMPMCCycleQueue<int> {
   VyukovQueue() : cds::container::VyukovMPMCCycleQueue<int>(4) {}
 };
-// Vyukov's bounded queue with every atomic as seq_cst is a FIFO; under the C++ model a pop may
-// read a cell's sequence number older than the release store of a push that has returned (no
-// happens-before orders them: the pop's relaxed load of the dequeue position synchronises with
-// nothing), and answer that the queue is empty. Judged genuine: the model allows it, as for
+// Vyukov's bounded queue with every atomic as seq_cst is a FIFO; under the C++ model a pop (or a
+// push) may read a cell's sequence number older than the release store of a call that has
+// returned (no happens-before orders them: the relaxed load of the position synchronises with
+// nothing), and answer that the queue is empty (or full). Judged genuine: the model allows it, as for
 // oneTBB's relaxed tail; x86 never shows it.
 TEST(InstrumentedLibcds, VyukovCycleQueueUnderSequentialConsistency) {
   const duet::CheckResult r = duet::check_parallel(queue<VyukovQueue>("cds_vyukov_queue"),
@@ -188,7 +188,10 @@ TEST(InstrumentedLibcds, VyukovCycleQueueUnderSequentialConsistency) {
 TEST(InstrumentedLibcds, VyukovCycleQueueEmptyFromAStaleSequenceUnderTheCppModel) {
   const duet::CheckResult r = duet::check_parallel(queue<VyukovQueue>("cds_vyukov_queue"), on_fibers(), seeded(1, 1000));
   ASSERT_FALSE(r.passed());
-  EXPECT_NE(r.report.find("q.pop() : std::nullopt"), std::string::npos) << r.report;
+  // A pop that answers empty, or a push that answers full, from a stale cell sequence.
+  const bool spurious = r.report.find("q.pop() : std::nullopt") != std::string::npos ||
+                        r.report.find(" : false") != std::string::npos;
+  EXPECT_TRUE(spurious) << r.report;
   EXPECT_NE(r.report.find("(stale)"), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("vyukov_mpmc_cycle_queue.h"), std::string::npos) << r.report;
 }
