@@ -189,8 +189,8 @@ TEST(InstrumentedLibcds, VyukovCycleQueueEmptyFromAStaleSequenceUnderTheCppModel
   const duet::CheckResult r = duet::check_parallel(queue<VyukovQueue>("cds_vyukov_queue"), on_fibers(), seeded(1, 1000));
   ASSERT_FALSE(r.passed());
   // A pop that answers empty, or a push that answers full, from a stale cell sequence.
-  const bool spurious = r.report.find("q.pop() : std::nullopt") != std::string::npos ||
-                        r.report.find(" : false") != std::string::npos;
+  const bool spurious =
+      r.report.find("q.pop() : std::nullopt") != std::string::npos || r.report.find(" : false") != std::string::npos;
   EXPECT_TRUE(spurious) << r.report;
   EXPECT_NE(r.report.find("(stale)"), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("vyukov_mpmc_cycle_queue.h"), std::string::npos) << r.report;
