@@ -46,11 +46,7 @@ TEST(InstrumentedLibcds, Skipped) { GTEST_SKIP() << DUET_SKIP_LIBCDS; }
 
 using instrumented_test::seeded;
 
-#if defined(__x86_64__) && defined(__GLIBC__)
-constexpr bool kCallsSeen = true;
-#else
-constexpr bool kCallsSeen = false;  // calls into uninstrumented libraries are seen on x86-64 with glibc only
-#endif
+using instrumented_test::kCallsSeen;
 
 // libcds wants cds::Initialize, one hazard-pointer collector, and every thread attached.
 struct CdsRuntime {

@@ -30,11 +30,7 @@ namespace {
 using instrumented_test::on_fibers;
 using instrumented_test::seeded;
 
-#if defined(__x86_64__) && defined(__GLIBC__)
-constexpr bool kCallsSeen = true;
-#else
-constexpr bool kCallsSeen = false;  // calls into uninstrumented libraries are seen on x86-64 with glibc only
-#endif
+using instrumented_test::kCallsSeen;
 
 // A pass with random, PCT and exhaustive schedules; `library` named as uninstrumented.
 template <class T>
