@@ -64,6 +64,12 @@ struct Config {
   ///
   ///   duet::check_parallel<Spec>({.executor = duet::fibers()}, {.timeline = "duet-output"});
   std::optional<std::string> timeline = std::nullopt;
+  /// Seconds a parallel check that failed on threads spends searching the failing program's
+  /// schedules on the fiber scheduler (random, then PCT, then exhaustive, a third each), to
+  /// show it as a deterministic interleaving with a token; 0: not searched. Unset: 3.
+  ///
+  ///   EXPECT_TRUE(duet::check_parallel<Spec>({}, {.fiber_search = 10}));
+  std::optional<double> fiber_search = std::nullopt;
 };
 
 /// Reads `--duet_*` flags, removing them from argv (call before or after
@@ -107,6 +113,7 @@ struct Settings {
   std::string name;
   std::uint64_t trace_steps;  // steps of a fiber interleaving a report shows; 0: all
   std::string timeline;       // where a fiber failure's HTML timeline goes; empty: none
+  double fiber_search = 3;    // seconds a failure on threads is searched for on fibers; 0: not
 };
 /// Throws std::invalid_argument with a message naming the variable or flag at fault.
 /// `default_time`: the time budget when neither a count nor a time is given; `default_isolate`:

@@ -68,6 +68,7 @@ class Source {
   void restart(std::uint64_t seed) {
     mode_ = Mode::random;
     rng_ = detail::Rng(seed);
+    random_after_replay_ = false;
     pos_ = 0;
     recorded_.clear();
     spans_.clear();
@@ -146,6 +147,17 @@ class Source {
   /// schedule of a trial that passed.
   void truncate(std::size_t position);
 
+  /// Random mode, before a case's first draw: replays `program`, the choices that drew a
+  /// program elsewhere, then draws at random from this source's seed once the case says its
+  /// program is drawn (program_drawn), or once `program` runs out. This is how a program that
+  /// failed on threads is searched again on fibers: its calls are the same, its schedules new.
+  void replay_program(std::vector<std::uint64_t> program);
+  /// The case's program is drawn: a source replaying one (replay_program) draws at random from
+  /// here on; any other source is unchanged.
+  void program_drawn() {
+    if (random_after_replay_) draw_at_random();
+  }
+
   /// Marks where a case's sequential part ends and its concurrent part begins (a Y-program's
   /// prefix and branches). The shrinker prefers choices before the mark: moving a call from a
   /// branch into the prefix counts as simpler.
@@ -180,6 +192,8 @@ class Source {
   void end_span_recorded(std::size_t begin);
   // Copies what changed to the choice tap when this Source is the one it mirrors.
   void tap_sync() const;
+  // Ends a replay_program: random mode from here on.
+  void draw_at_random();
 
   Mode mode_;
   detail::Rng rng_{0};
@@ -191,6 +205,7 @@ class Source {
   std::vector<Span> spans_;
   std::vector<std::pair<std::uint64_t, std::int64_t>> counters_;
   std::size_t concurrent_start_ = kNoMark;
+  bool random_after_replay_ = false;  // replay_program: random once the program is drawn
 };
 
 }  // namespace duet

@@ -451,6 +451,7 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   s.timeline = pick<std::string>(c.timeline, "timeline", "", as_text);
   refuse_empty(c.timeline, s.timeline, "timeline", "a file or a directory");
   s.isolate = pick<bool>(c.isolate, "fork", default_isolate, boolean);
+  s.fiber_search = saturated(pick<double>(c.fiber_search, "fiber_search", 3.0, parse_seconds, time_range));
   named_executor();  // a malformed DUET_EXECUTOR is an error of every check, sequential ones too
   // In a child process a hang costs one limit per shrink candidate that hangs: a short one.
   s.case_timeout = saturated(

@@ -197,6 +197,7 @@ CaseRun traced_rerun(RunContext& context, ReportData& data, const std::vector<st
     data.executor_note = context.property.executor_note;
     if (const auto named = named_executor(); named && !data.executor_note.empty())
       data.executor_setting = "DUET_EXECUTOR=" + named->text;
+    if (!context.property.replay_setting.empty()) data.executor_setting = context.property.replay_setting;
     if (!uneventful(run.outcome)) break;
   }
   return run;

@@ -10,6 +10,8 @@
 #include "duet/detail/engine.hpp"
 #include "engine/backend.hpp"
 #include "engine/clean_child.hpp"
+#include "engine/fiber_bridge.hpp"
+#include "engine/run.hpp"
 #include "engine/case_files.hpp"
 #include "engine/monitor.hpp"
 #include "engine/replay.hpp"
@@ -74,11 +76,11 @@ CheckResult run_on_backend(RunContext& context, std::optional<std::span<const st
   const Property& p = context.property;
   r.seed = r.seed ? r.seed : s.seed;
   if (p.expect_failure && r.status != CheckResult::Status::error) r = expected_failure_verdict(std::move(r), context);
-  if ((r.status != CheckResult::Status::passed || p.expect_failure) && s.verbose >= 1) std::fputs(r.report.c_str(), stderr);
   return r;
 }
 
-// The check under its resolved settings: its cases put on a backend, then run_on_backend.
+}  // namespace
+
 CheckResult run_resolved(RunContext& context, std::optional<std::span<const std::uint8_t>> bytes) {
   const Settings& s = context.settings;
   context.params.max_length = s.max_length;
@@ -118,6 +120,8 @@ CheckResult run_resolved(RunContext& context, std::optional<std::span<const std:
   return run_on_backend(context, bytes);
 }
 
+namespace {
+
 // At DUET_VERBOSE=0 a pass prints its line and a report goes only into the result: a check that
 // did not pass prints one line too, so that a result nobody reads is still seen (verbose 1
 // prints the whole report instead, -1 nothing).
@@ -140,7 +144,12 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
     return seen(nothing_tested(config.name ? *config.name : p.name, std::string("bad setting: ") + e.what()),
                 config.verbose.value_or(0));
   }
-  return seen(run_resolved(context, bytes), context.settings.verbose);
+  CheckResult r = run_resolved(context, bytes);
+  // After the check's backend is gone: the fiber search forks children of its own.
+  if (!bytes) r.report += search_on_fibers(p, context.settings, r);
+  const Settings& s = context.settings;
+  if ((r.status != CheckResult::Status::passed || p.expect_failure) && s.verbose >= 1) std::fputs(r.report.c_str(), stderr);
+  return seen(std::move(r), s.verbose);
 }
 
 }  // namespace duet::detail

@@ -11,8 +11,13 @@
 namespace duet::detail {
 namespace {
 
+// Set while a check is rebuilt on fibers for a failure on threads (FibersOverNamedExecutor):
+// the property built then runs where it is told, whatever DUET_EXECUTOR says.
+thread_local bool named_executor_ignored = false;
+
 // A malformed value is the settings' error (every check reports it); here it names nothing.
 std::optional<NamedExecutor> named_or_none() {
+  if (named_executor_ignored) return std::nullopt;
   try {
     return named_executor();
   } catch (const std::invalid_argument&) {
@@ -49,22 +54,28 @@ std::optional<NamedExecutor> named_executor() {
   return n;
 }
 
+std::string fibers_unsupported(const ParallelConfig& pc) {
+  // Fibers all run on the calling thread: per-thread setup would run once for all of them.
+  if (pc.thread_hooks.start || pc.thread_hooks.stop)
+    return "its thread_hooks set up each thread that runs calls, and fibers share one thread (give it "
+           "FiberOptions::on_fiber_start / on_fiber_stop in a check of its own on fibers, or run it on threads)";
+  if (pc.executor && !fiber_executor(pc) && !plain_threads(*pc.executor))
+    return "it runs on an executor object of its own (ParallelConfig::executor) that is not one of duet's "
+           "thread executors without ThreadHooks, and duet cannot carry what it does to fibers";
+  return {};
+}
+
+FibersOverNamedExecutor::FibersOverNamedExecutor() : was_(named_executor_ignored) { named_executor_ignored = true; }
+FibersOverNamedExecutor::~FibersOverNamedExecutor() { named_executor_ignored = was_; }
+
 std::string named_executor_error(const ParallelConfig& pc) {
   const std::optional<NamedExecutor> n = named_or_none();
   if (!n) return {};
   const std::string asked = " (" + n->where + "=" + n->text + ")";
   const FiberExecutor* own_fibers = fiber_executor(pc);
   if (n->fibers) {
-    // Fibers all run on the calling thread: per-thread setup would run once for all of them.
-    if (pc.thread_hooks.start || pc.thread_hooks.stop)
-      return "this check cannot run on fibers" + asked +
-             ": its thread_hooks set up each thread that runs calls, and fibers share one thread (give it "
-             "FiberOptions::on_fiber_start / on_fiber_stop in a check of its own on fibers, or run it on threads)";
-    if (pc.executor && !own_fibers && !plain_threads(*pc.executor))
-      return "this check cannot run on fibers" + asked +
-             ": it runs on an executor object of its own (ParallelConfig::executor) that is not one of duet's "
-             "thread executors without ThreadHooks, and duet cannot carry what it does to fibers";
-    return {};
+    const std::string why = fibers_unsupported(pc);
+    return why.empty() ? why : "this check cannot run on fibers" + asked + ": " + why;
   }
   if (own_fibers) {
     const FiberOptions& o = own_fibers->options();

@@ -29,6 +29,23 @@ std::optional<NamedExecutor> named_executor();
 /// malformed (reported by the settings instead, as every malformed setting is).
 std::string named_executor_error(const ParallelConfig& pc);
 
+/// Why a check under `pc` cannot run on fibers (per-thread hooks, an executor object of its
+/// own), or empty.
+std::string fibers_unsupported(const ParallelConfig& pc);
+
+/// While one lives, DUET_EXECUTOR names nothing on this thread: a check rebuilt on fibers for a
+/// failure found on threads (engine/fiber_bridge.hpp) runs there even under DUET_EXECUTOR=threads.
+class FibersOverNamedExecutor {
+ public:
+  FibersOverNamedExecutor();
+  ~FibersOverNamedExecutor();
+  FibersOverNamedExecutor(const FibersOverNamedExecutor&) = delete;
+  FibersOverNamedExecutor& operator=(const FibersOverNamedExecutor&) = delete;
+
+ private:
+  bool was_;
+};
+
 /// `pc` with its executor replaced by the named one; `pc` itself when nothing is named, the
 /// value is malformed, or it names where `pc` runs already. `note`, when given, gets the words a
 /// report says it with ("on fibers:pct(3) (DUET_EXECUTOR=fibers:pct)"), or stays empty.

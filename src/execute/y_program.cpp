@@ -277,6 +277,7 @@ CaseOutcome YCase::run_trials() {
 CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp) {
   YCase y_case(steps, pp, src, trace, cp);
   if (!y_case.draw_program()) return y_case.end(std::move(y_case.failure));
+  src.program_drawn();  // a program replayed from elsewhere: its schedules are drawn afresh
   y_case.draw_noise();
   if (!steps.accept(y_case.shape, y_case.failure)) {
     if (!y_case.failure.ok()) return y_case.end(std::move(y_case.failure));
@@ -407,6 +408,20 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& given, Pro
   // pp->executor: the child's own in a child process (in_child), where the branches ran.
   p.coverage = [pp] { return pp->executor->trial_driver().coverage(); };
   return pp;
+}
+
+void offer_fiber_twin(Property& p, const ParallelConfig& pc, std::function<Property(const ParallelConfig&)> build) {
+  if (runs_on_fibers(pc) || !fibers_unsupported(pc).empty()) return;
+  p.fiber_twin = [pc, build = std::move(build)](const Schedule& schedule) {
+    const FibersOverNamedExecutor here;
+    ParallelConfig on_fibers = pc;
+    on_fibers.executor = fibers(schedule);
+    Property twin = build(on_fibers);
+    // The strategies' defaults are what DUET_EXECUTOR names, so its tokens replay under it.
+    static constexpr const char* kNamed[] = {"fibers:random", "fibers:pct", "fibers:exhaustive"};
+    twin.replay_setting = std::string("DUET_EXECUTOR=") + kNamed[static_cast<int>(schedule.kind)];
+    return twin;
+  };
 }
 
 bool runs_on_fibers(const ParallelConfig& given) {

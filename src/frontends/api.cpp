@@ -882,6 +882,8 @@ detail::Property Api::parallel_property(const ParallelConfig& pc, const ApiOptio
   p.run_case = [data, pp](Source& src, const detail::CaseParams& cp, detail::Trace* trace) {
     return detail::run_api_parallel_case(*data, *pp, src, trace, cp);
   };
+  // The check that built it runs the twin, while this Api lives.
+  detail::offer_fiber_twin(p, pc, [this, options](const ParallelConfig& on) { return parallel_property(on, options); });
   return p;
 }
 

@@ -331,6 +331,8 @@ CheckResult check_lin_stress(std::shared_ptr<const LinDescription> description, 
 
 Property lin_parallel_property(std::shared_ptr<const LinDescription> description, LinMode mode, const ParallelConfig& pc) {
   Property p;
+  offer_fiber_twin(p, pc,
+                   [description, mode](const ParallelConfig& on) { return lin_parallel_property(description, mode, on); });
   p.name = description->name;
   p.spec_id =
       hash32(description->signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel") + shape_signature(pc));

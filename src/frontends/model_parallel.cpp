@@ -85,6 +85,7 @@ Property model_parallel_property(const ModelParallelSpec& spec, const ParallelCo
   p.run_case = [pp, make = spec.make](Source& src, const CaseParams& cp, Trace* trace) {
     return run_model_parallel_case(make, *pp, src, trace, cp);
   };
+  offer_fiber_twin(p, pc, [spec](const ParallelConfig& on) { return model_parallel_property(spec, on); });
   return p;
 }
 }  // namespace

@@ -1,6 +1,8 @@
 #include "duet/source.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <utility>
 
 #include "generate/choice_tap.hpp"
 
@@ -28,6 +30,10 @@ std::uint64_t Source::draw_recorded(std::uint64_t max) {
   switch (mode_) {
     case Mode::random: v = rng_.below_or_equal(max); break;
     case Mode::replay:
+      if (pos_ >= replayed_.size() && random_after_replay_) {
+        draw_at_random();
+        return draw(max);
+      }
       v = pos_ < replayed_.size() ? replayed_[pos_] : 0;
       if (v > max) v = max;
       break;
@@ -36,6 +42,22 @@ std::uint64_t Source::draw_recorded(std::uint64_t max) {
   ++pos_;
   record(v);
   return v;
+}
+
+void Source::replay_program(std::vector<std::uint64_t> program) {
+  if (mode_ != Mode::random || !recorded_.empty())
+    throw std::logic_error("Source::replay_program: a source in random mode, before its first draw");
+  replayed_ = std::move(program);
+  pos_ = 0;
+  mode_ = Mode::replay;
+  random_after_replay_ = true;
+  if (replayed_.empty()) draw_at_random();
+}
+
+void Source::draw_at_random() {
+  mode_ = Mode::random;
+  random_after_replay_ = false;
+  replayed_.clear();
 }
 
 void Source::record(std::uint64_t v) {

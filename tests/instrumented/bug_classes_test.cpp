@@ -25,6 +25,19 @@ TEST(InstrumentedBugClass, TransferOneLockAtATimeFound) { found_on_every_seed(ra
 TEST(InstrumentedBugClass, TreiberPopLoadThenStoreFound) { found_on_every_seed(racy::load_store_stack(), 7); }
 TEST(InstrumentedBugClass, WrapCounterCheckThenActFound) { found_on_every_seed(racy::wrap_counter(), 5); }
 
+// A failure of any of the six on threads comes with its interleaving on fibers: the failing
+// program searched again there (DUET_FIBER_SEARCH), its trace and a token that replays it.
+TEST(InstrumentedBugClass, AFailureOnThreadsGetsItsFiberTrace) {
+  using instrumented_test::expect_fiber_trace;
+  using instrumented_test::fiber_search_of;
+  expect_fiber_trace(racy::counted_queue(), fiber_search_of(racy::counted_queue(), 1));
+  expect_fiber_trace(racy::torn_pair(), fiber_search_of(racy::torn_pair(), 1));
+  expect_fiber_trace(racy::lazy_instance(), fiber_search_of(racy::lazy_instance(), 1));
+  expect_fiber_trace(racy::bank(), fiber_search_of(racy::bank(), 1));
+  expect_fiber_trace(racy::load_store_stack(), fiber_search_of(racy::load_store_stack(), 1));
+  expect_fiber_trace(racy::wrap_counter(), fiber_search_of(racy::wrap_counter(), 1));
+}
+
 TEST(InstrumentedBugClass, CorrectTwinsPass) {
   twin_passes(twins::counted_queue());
   twin_passes(twins::torn_pair());

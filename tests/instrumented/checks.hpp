@@ -4,11 +4,14 @@
 #pragma once
 
 #include <duet/config.hpp>
+#include <duet/detail/lin_y_steps.hpp>
 #include <duet/executor.hpp>
 #include <duet/lin.hpp>
 #include <duet/parallel.hpp>
 
 #include <gtest/gtest.h>
+
+#include "engine/fiber_bridge.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -132,6 +135,49 @@ void found_on_every_seed(const Subject& subject, std::size_t longest, duet::Para
   ASSERT_FALSE(again.passed()) << again.report;
   EXPECT_FALSE(interleaving(first.report).empty()) << first.report;
   EXPECT_EQ(interleaving(first.report), interleaving(again.report));
+}
+
+/// What the report of a failure on threads says of its program on fibers
+/// (src/engine/fiber_bridge.cpp), for the program `subject`'s check on fibers finds with seed
+/// `seed`: a failure on threads carries its program in its token's choices, as the fiber
+/// check's token does (the fiber search reads the program and draws the schedules afresh).
+template <class T>
+std::string fiber_search_of(const duet::Lin<T>& lin, std::uint64_t seed, duet::Config config = {}) {
+  config.seed = seed;
+  config.verbose = -1;
+  const duet::CheckResult found = duet::check_parallel(lin, on_fibers(), config);
+  EXPECT_FALSE(found.passed()) << found.report;
+  duet::CheckResult on_threads;
+  on_threads.status = duet::CheckResult::Status::failed;
+  on_threads.replay_token = found.replay_token;
+  const duet::detail::Property threads =
+      duet::detail::lin_parallel_property(lin, duet::detail::LinMode::oracle, duet::ParallelConfig{});
+  return duet::detail::search_on_fibers(threads, duet::detail::resolve(config, lin.name()), on_threads);
+}
+
+/// The fiber search reproduced the failure: its report is there, and its replay line (the
+/// strategy's DUET_EXECUTOR and the token) fails again with the same interleaving.
+template <class T>
+void expect_fiber_trace(const duet::Lin<T>& lin, const std::string& text) {
+  ASSERT_NE(text.find("on fibers:  the same program fails on the fiber scheduler, with"), std::string::npos) << text;
+  const std::size_t setting = text.find("DUET_EXECUTOR=fibers:");
+  const std::size_t token = text.find("DUET_REPLAY=", setting);
+  ASSERT_NE(token, std::string::npos) << text;
+  const std::string strategy = text.substr(setting + 21, text.find(' ', setting) - setting - 21);
+  const duet::Schedule schedule = strategy == "pct"          ? duet::pct()
+                                  : strategy == "exhaustive" ? duet::exhaustive()
+                                                             : duet::random();
+  duet::Config replay;
+  replay.replay = text.substr(token + 12, text.find('\n', token) - token - 12);
+  replay.verbose = -1;
+  const duet::CheckResult again = duet::check_parallel(lin, on_fibers(schedule), replay);
+  ASSERT_FALSE(again.passed()) << again.report;
+  EXPECT_FALSE(interleaving(text).empty()) << text;
+  // The bridge's report is indented under the threads report's.
+  std::string shown = interleaving(text), replayed = interleaving(again.report);
+  shown.erase(std::remove(shown.begin(), shown.end(), ' '), shown.end());
+  replayed.erase(std::remove(replayed.begin(), replayed.end(), ' '), replayed.end());
+  EXPECT_EQ(shown, replayed) << text << "\n" << again.report;
 }
 
 /// Passes twin_programs(`quick`) programs on fibers, random strategy, seed 1.

@@ -198,6 +198,13 @@ duet::Lin<tbb::concurrent_queue<int>> tbb_queue_lin() {
   duet::check_parallel<Spec>({.executor = duet::fibers()}, {.timeline = "duet-output"});
 }
 
+// Config::fiber_search, how long a failure on threads is searched for on fibers (config.hpp):
+// compiled, not run (tests/engine/fiber_bridge_test.cpp runs the search).
+[[maybe_unused]] void fiber_search_example() {
+  using Spec = QueueSpec;
+  EXPECT_TRUE(duet::check_parallel<Spec>({}, {.fiber_search = 10}));
+}
+
 // Config::time_scale, the time limits multiplied (config.hpp): compiled, not run
 // (tests/unit/hang_clock_test.cpp runs a scaled limit).
 [[maybe_unused]] void time_scale_example() {

@@ -18,6 +18,10 @@
 #include "duet/config.hpp"
 #include "duet/source.hpp"
 
+namespace duet {
+struct Schedule;
+}  // namespace duet
+
 namespace duet::detail {
 
 /// One executed step, as the report prints it.
@@ -207,6 +211,13 @@ struct Property {
   /// Where DUET_EXECUTOR moved it, as reports say it ("on fibers:pct(3) (DUET_EXECUTOR=fibers:pct,
   /// over the check's own threads)"); empty where it runs on its own executor.
   std::string executor_note;
+  /// What a replay of its tokens needs set besides DUET_REPLAY ("DUET_EXECUTOR=fibers:random"
+  /// for a check rebuilt on fibers), when DUET_EXECUTOR does not say it already; or empty.
+  std::string replay_setting;
+  /// A parallel check on threads whose calls can also run on fibers: the same property on the
+  /// fiber scheduler under a strategy, to search a failing program's schedules there
+  /// (engine/fiber_bridge.hpp). Empty where there is no such twin.
+  std::function<Property(const Schedule&)> fiber_twin;
   /// Runs one case. When trace is non-null, records every step into it.
   std::function<CaseOutcome(Source&, const CaseParams&, Trace*)> run_case;
   /// The case records its trace only when it fails, so the engine may pass a trace to every

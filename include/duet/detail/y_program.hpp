@@ -259,6 +259,10 @@ std::string shape_signature(const ParallelConfig& pc);
 /// The settings a parallel property's cases share: the shape, the executor (a thread pool
 /// unless one is given); sets the property's replay attempts for that executor.
 std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Property& p);
+/// Gives a property that runs on threads its twin on fibers (Property::fiber_twin): `build`
+/// makes the same property under another ParallelConfig. Nothing where the check runs on fibers
+/// already, or cannot (per-thread hooks, an executor of its own).
+void offer_fiber_twin(Property& p, const ParallelConfig& pc, std::function<Property(const ParallelConfig&)> build);
 
 /// What a front end supplies to the parallel case loop: how to draw a call for each part of a
 /// Y-program, run a trial, judge it and show it. The loop (run_y_case) draws the shape from the
