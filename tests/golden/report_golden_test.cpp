@@ -412,6 +412,21 @@ struct GlitchySpec {
   static void next(const Cmd&, State&) {}
 };
 
+// A failure on threads searched again on fibers (DUET_FIBER_SEARCH): the section the report adds,
+// with the fiber report, its draft and its replay line under DUET_EXECUTOR. A state-machine spec
+// whose bug does not depend on the interleaving, so that the threads part shrinks the same way
+// on every machine.
+TEST(Golden, ThreadsFailureSearchedOnFibersReport) {
+  duet::ParallelConfig pc;
+  pc.branch_length = 2;
+  const duet::CheckResult r = duet::check_parallel<fiber_subjects::OffByOneSpec>(
+      pc, {.seed = 1, .output_dir = "duet-output/golden", .name = "OffByOneOnThreads"});
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  const std::size_t section = r.report.find("\n  on fibers:");
+  ASSERT_NE(section, std::string::npos) << r.report;
+  expect_golden("threads_searched_on_fibers_report.txt", mask(r.report.substr(section)));
+}
+
 TEST(Golden, ThreadsFailureThatDoesNotRecurIsShownUnshrunk) {
   glitch_thread = std::this_thread::get_id();
   glitch_calls = 0;
