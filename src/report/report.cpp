@@ -3,6 +3,7 @@
 #include "execute/hang_clock.hpp"
 #include "show/text.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -10,6 +11,8 @@
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <fcntl.h>  // AT_FDCWD
 #include <sys/stat.h>
@@ -199,12 +202,71 @@ static std::string report_interleaving(const ReportData& d) {
   return out;
 }
 
+// Where call `i` (program order) of a Y-program is: "prefix", "branch 1", "suffix".
+static std::string y_part_of(const Trace& t, std::size_t i) {
+  if (i < t.y_prefix.size()) return "prefix";
+  i -= t.y_prefix.size();
+  for (std::size_t b = 0; b < t.y_branches.size(); ++b) {
+    if (i < t.y_branches[b].size()) return "branch " + std::to_string(b);
+    i -= t.y_branches[b].size();
+  }
+  return "suffix";
+}
+
+// Call `i` of a Y-program as the diagram shows it: "q.push(1) : true".
+static std::string y_call_of(const Trace& t, std::size_t i) {
+  std::size_t k = i;
+  const std::string* text = nullptr;
+  if (k < t.y_prefix.size()) text = &t.y_prefix[k];
+  else k -= t.y_prefix.size();
+  for (std::size_t b = 0; !text && b < t.y_branches.size(); ++b) {
+    if (k < t.y_branches[b].size()) text = &t.y_branches[b][k];
+    else k -= t.y_branches[b].size();
+  }
+  if (!text && k < t.y_suffix.size()) text = &t.y_suffix[k];
+  const std::string call = text ? *text : "?";
+  return i < t.y_results.size() && !t.y_results[i].empty() ? call + " : " + t.y_results[i] : call;
+}
+
+// The closest sequential witness, when the spec prints its state: the longest order of the calls
+// the search explained, each call with where it ran and the state after it, then the calls left.
+static std::string report_witness(const Trace& t) {
+  if (t.y_witness_states.size() != t.y_witness.size() + 1) return "";
+  std::size_t calls = t.y_prefix.size() + t.y_suffix.size();
+  for (const auto& b : t.y_branches) calls += b.size();
+  std::vector<std::pair<std::string, std::string>> rows{{"", ""}};  // (where, call) before each state
+  std::size_t width = 0, where_width = 0;
+  std::vector<bool> placed(calls, false);
+  for (std::size_t i : t.y_witness) {
+    if (i < calls) placed[i] = true;
+    rows.emplace_back(y_part_of(t, i), y_call_of(t, i));
+    where_width = std::max(where_width, rows.back().first.size());
+    width = std::max(width, rows.back().second.size());
+  }
+  std::string out = "\n  closest sequential witness, the longest order of the calls the search explained (" +
+                    std::to_string(t.y_witness.size()) + " of " + std::to_string(calls) + "), with the state after each:\n";
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::string line = "    " + rows[r].first;
+    line.resize(4 + where_width + 2, ' ');
+    line += rows[r].second;
+    line.resize(4 + where_width + 2 + width + 2, ' ');
+    out += line + "state: " + t.y_witness_states[r] + (r == 0 ? "  (initial)" : "") + "\n";
+  }
+  std::string left;
+  for (std::size_t i = 0; i < calls; ++i)
+    if (!placed[i]) left += (left.empty() ? "" : ", ") + y_call_of(t, i) + " (" + y_part_of(t, i) + ")";
+  if (!left.empty()) out += "  not explained after it: " + left + "\n";
+  return out;
+}
+
 // A Y-program's failure: its diagram, the verdict, and how the replay token runs it again.
 static std::string report_y_program(const ReportData& d) {
   std::string out = "\n";
   if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
   out += d.trace.diagram;
   out += "\n  " + d.trace.verdict + ".\n";
+  out += report_witness(d.trace);
+  if (!d.trace.y_subject_state.empty()) out += "  the subject where the run ended: " + d.trace.y_subject_state + "\n";
   if (!d.trace.noise.empty()) out += "  noise: " + d.trace.noise + ".\n";
   if (!d.trace.interleaving.empty()) {
     out += report_interleaving(d);
@@ -220,7 +282,15 @@ static std::string report_y_program(const ReportData& d) {
   return out;
 }
 
-// One numbered step as C++, its comment aligned at `width`, and its async runs under it.
+// The state the spec printed, as a comment under a step at the column of the steps' comments;
+// nothing when it printed none.
+static std::string state_line(const std::string& state, std::size_t width) {
+  if (state.empty()) return "";
+  return std::string(8 + width + 1, ' ') + "// state: " + state + "\n";
+}
+
+// One numbered step as C++, its comment aligned at `width`, its async runs and the state after
+// it under it.
 static std::string report_step(const Step& s, std::size_t number, std::size_t width) {
   char num[32];
   std::snprintf(num, sizeof num, "  %4zu  ", number);
@@ -241,7 +311,7 @@ static std::string report_step(const Step& s, std::size_t number, std::size_t wi
     out += "          | " + s.async_trace.substr(at, stop - at) + "\n";
     at = stop + 1;
   }
-  return out;
+  return out + state_line(s.state, width);
 }
 
 // A sequential case's failure: its setup and numbered steps.
@@ -251,6 +321,7 @@ static std::string report_steps(const ReportData& d) {
   for (const auto& s : d.trace.steps) width = std::max(width, s.code.size() + 1);
   width = std::min<std::size_t>(std::max<std::size_t>(width, 16), 48);
   if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
+  out += state_line(d.trace.initial_state, width);
   for (std::size_t i = 0; i < d.trace.steps.size(); ++i) out += report_step(d.trace.steps[i], i + 1, width);
   // A failure no step was marked with (memory ran out between steps, say): say it after them.
   if (!d.error && !d.trace.failed && !d.message.empty()) out += "  then: " + d.message + "\n";
