@@ -104,6 +104,7 @@ void write_trace(WireWriter& w, const Trace& t) {
   w.u64(t.y_witness.size());
   for (std::size_t i : t.y_witness) w.u64(i);
   w.strings(t.y_witness_states);
+  w.boolean(t.y_witness_after_prefix);
   w.str(t.y_subject_state);
   w.strings(t.y_results);
   w.strings(t.interleaving);
@@ -136,6 +137,7 @@ Trace read_trace(WireReader& r) {
   const std::size_t witness = r.count();
   for (std::size_t i = 0; i < witness; ++i) t.y_witness.push_back(static_cast<std::size_t>(r.u64()));
   t.y_witness_states = r.strings();
+  t.y_witness_after_prefix = r.boolean();
   t.y_subject_state = r.str();
   t.y_results = r.strings();
   t.interleaving = r.strings();

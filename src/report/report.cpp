@@ -228,29 +228,47 @@ static std::string y_call_of(const Trace& t, std::size_t i) {
   return i < t.y_results.size() && !t.y_results[i].empty() ? call + " : " + t.y_results[i] : call;
 }
 
+// The row of the witness whose state the branches start from: after its last prefix call, when
+// it placed the whole prefix (or starts after it); none (npos) when it stops inside the prefix.
+static std::size_t before_branches(const Trace& t) {
+  if (t.y_witness_after_prefix) return 0;
+  std::size_t row = 0, prefix_calls = 0;
+  for (std::size_t r = 0; r < t.y_witness.size(); ++r)
+    if (t.y_witness[r] < t.y_prefix.size()) {
+      row = r + 1;
+      ++prefix_calls;
+    }
+  return prefix_calls == t.y_prefix.size() ? row : std::string::npos;
+}
+
 // The closest sequential witness, when the spec prints its state: the longest order of the calls
 // the search explained, each call with where it ran and the state after it, then the calls left.
 static std::string report_witness(const Trace& t) {
   if (t.y_witness_states.size() != t.y_witness.size() + 1) return "";
   std::size_t calls = t.y_prefix.size() + t.y_suffix.size();
   for (const auto& b : t.y_branches) calls += b.size();
-  std::vector<std::pair<std::string, std::string>> rows{{"", ""}};  // (where, call) before each state
-  std::size_t width = 0, where_width = 0;
+  // (where, call) of each row; the first is the state the order starts from.
+  std::vector<std::pair<std::string, std::string>> rows{{"", t.y_witness_after_prefix ? "after the prefix" : "initially"}};
+  std::size_t width = rows[0].second.size(), where_width = 0;
   std::vector<bool> placed(calls, false);
+  // A witness that starts after the prefix orders the other calls only.
+  if (t.y_witness_after_prefix) std::fill_n(placed.begin(), std::min(t.y_prefix.size(), calls), true);
+  const std::size_t ordered = calls - (t.y_witness_after_prefix ? std::min(t.y_prefix.size(), calls) : 0);
   for (std::size_t i : t.y_witness) {
     if (i < calls) placed[i] = true;
     rows.emplace_back(y_part_of(t, i), y_call_of(t, i));
     where_width = std::max(where_width, rows.back().first.size());
     width = std::max(width, rows.back().second.size());
   }
-  std::string out = "\n  closest sequential witness, the longest order of the calls the search explained (" +
-                    std::to_string(t.y_witness.size()) + " of " + std::to_string(calls) + "), with the state after each:\n";
+  std::string out = "\n  closest sequential witness (the longest order of the calls the search explained: " +
+                    std::to_string(t.y_witness.size()) + " of " + std::to_string(ordered) + "):\n";
+  const std::size_t branches_from = before_branches(t);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     std::string line = "    " + rows[r].first;
     line.resize(4 + where_width + 2, ' ');
     line += rows[r].second;
     line.resize(4 + where_width + 2 + width + 2, ' ');
-    out += line + "state: " + t.y_witness_states[r] + (r == 0 ? "  (initial)" : "") + "\n";
+    out += line + "state: " + t.y_witness_states[r] + (r == branches_from ? "  (before the branches)" : "") + "\n";
   }
   std::string left;
   for (std::size_t i = 0; i < calls; ++i)
@@ -311,7 +329,8 @@ static std::string report_step(const Step& s, std::size_t number, std::size_t wi
     out += "          | " + s.async_trace.substr(at, stop - at) + "\n";
     at = stop + 1;
   }
-  return out + state_line(s.state, width);
+  // The failing step's state is not shown: what it left is what the failure is about.
+  return out + (s.explanation.empty() ? state_line(s.state, width) : std::string());
 }
 
 // A sequential case's failure: its setup and numbered steps.

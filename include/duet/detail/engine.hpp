@@ -101,6 +101,7 @@ struct Trace {
   // and the oracle's state before it and after each of its calls (one more than the calls).
   std::vector<std::size_t> y_witness;
   std::vector<std::string> y_witness_states;
+  bool y_witness_after_prefix = false;  // the witness starts after the prefix (an Api's)
   // The subject as its printer shows it where the failing trial's run ended (Lin::state,
   // a spec's show_sut), or empty.
   std::string y_subject_state;
