@@ -105,6 +105,7 @@ void write_trace(WireWriter& w, const Trace& t) {
   for (std::size_t i : t.y_witness) w.u64(i);
   w.strings(t.y_witness_states);
   w.boolean(t.y_witness_after_prefix);
+  w.strings(t.y_shown_results);
   w.str(t.y_subject_state);
   w.strings(t.y_results);
   w.strings(t.interleaving);
@@ -138,6 +139,7 @@ Trace read_trace(WireReader& r) {
   for (std::size_t i = 0; i < witness; ++i) t.y_witness.push_back(static_cast<std::size_t>(r.u64()));
   t.y_witness_states = r.strings();
   t.y_witness_after_prefix = r.boolean();
+  t.y_shown_results = r.strings();
   t.y_subject_state = r.str();
   t.y_results = r.strings();
   t.interleaving = r.strings();

@@ -225,7 +225,8 @@ static std::string y_call_of(const Trace& t, std::size_t i) {
   }
   if (!text && k < t.y_suffix.size()) text = &t.y_suffix[k];
   const std::string call = text ? *text : "?";
-  return i < t.y_results.size() && !t.y_results[i].empty() ? call + " : " + t.y_results[i] : call;
+  const std::vector<std::string>& results = t.y_shown_results.empty() ? t.y_results : t.y_shown_results;
+  return i < results.size() && !results[i].empty() ? call + " : " + results[i] : call;
 }
 
 // The row of the witness whose state the branches start from: after its last prefix call, when

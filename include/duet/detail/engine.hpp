@@ -102,6 +102,9 @@ struct Trace {
   std::vector<std::size_t> y_witness;
   std::vector<std::string> y_witness_states;
   bool y_witness_after_prefix = false;  // the witness starts after the prefix (an Api's)
+  // Each call's result as the diagram shows it, where y_results does not hold it (an Api's,
+  // whose results are its own); what the witness shows. Empty otherwise.
+  std::vector<std::string> y_shown_results;
   // The subject as its printer shows it where the failing trial's run ended (Lin::state,
   // a spec's show_sut), or empty.
   std::string y_subject_state;
