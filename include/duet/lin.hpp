@@ -112,7 +112,7 @@ class Lin {
   /// run ended. It runs on the checking thread, outside any fiber run, so it may read what a
   /// stopped fiber left half-done: read fields rather than take the subject's locks.
   ///
-  ///   .state([](const std::vector<int>& v) { return duet::show(v); })
+  ///   lin.state([](const std::vector<int>& v) { return duet::show(v); });
   template <class F>
   Lin& state(F show) {
     static_assert(std::is_invocable_r_v<std::string, const F&, const T&>,
