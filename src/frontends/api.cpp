@@ -842,7 +842,7 @@ class ApiYSteps final : public YSteps {
     for (std::size_t i : witness_) trace->y_witness.push_back(prefix_.size() + i);
     trace->y_witness_states = witness_states_;
     trace->y_witness_after_prefix = true;
-    if (d_.shows_state()) trace->y_shown_results = results;
+    trace->y_shown_results = results;
   }
 
  private:

@@ -225,8 +225,7 @@ static std::string y_call_of(const Trace& t, std::size_t i) {
   }
   if (!text && k < t.y_suffix.size()) text = &t.y_suffix[k];
   const std::string call = text ? *text : "?";
-  const std::vector<std::string>& results = t.y_shown_results.empty() ? t.y_results : t.y_shown_results;
-  return i < results.size() && !results[i].empty() ? call + " : " + results[i] : call;
+  return i < t.y_shown_results.size() && !t.y_shown_results[i].empty() ? call + " : " + t.y_shown_results[i] : call;
 }
 
 // The row of the witness whose state the branches start from: after its last prefix call, when

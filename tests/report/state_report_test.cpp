@@ -5,7 +5,10 @@
 
 #include <stdexcept>
 #include <string>
+#include <variant>
+#include <vector>
 
+#include "kv_store_spec.hpp"
 #include "persistent_array.hpp"
 #include "ring_buffer.hpp"
 #include "support/fiber_subjects.hpp"
@@ -27,6 +30,75 @@ TEST(StateReport, APrinterThatThrowsIsNamedInItsPlace) {
   EXPECT_TRUE(has(r.report, "// state: 1\n")) << r.report;
   EXPECT_TRUE(has(r.report, "// state: (the spec's show_state threw std::runtime_error(\"too long to print\"))"))
       << r.report;
+}
+
+// After a crash the model may be in several states: each is shown. The key's value is
+// printed by its length (the golden crash report's is 65 letters).
+struct ShownKvSpec : kv::Spec<kv::Bug::directory_before_data> {
+  static std::string show_state(const State& m) {
+    std::string text = "{";
+    for (const auto& [k, v] : m) text += k + ": " + std::to_string(v.size()) + " bytes";
+    return text + "}";
+  }
+};
+
+TEST(StateReport, EveryStateAModelMayBeInAfterACrash) {
+  const duet::CheckResult r =
+      duet::check_sequential<ShownKvSpec>({.seed = 1, .output_dir = "duet-output/state", .name = "kv"});
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(has(r.report, "// state: {}\n")) << r.report;
+  EXPECT_TRUE(has(r.report, "// state: {} or {a: 65 bytes}\n")) << r.report;
+}
+
+// A relaxed model: a register whose writes may be lost, so that after a write the model is in two
+// states; the candidate reads a value never written once it has seen three writes.
+struct LossyWrite {
+  int value;
+};
+struct LossyRead {};
+std::string duet_show(const LossyWrite& w) { return "write(" + duet::show(w.value) + ")"; }
+std::string duet_show(const LossyRead&) { return "read()"; }
+struct InventingRegister {
+  duet::atomic<int> value{0}, writes{0};
+  void write(int v) {
+    writes.fetch_add(1);
+    value.store(v);
+  }
+  int read() { return writes.load() > 2 ? 7 : value.load(); }
+};
+struct LossyRegisterSpec {
+  using Sut = InventingRegister;
+  using State = int;
+  using Cmd = std::variant<LossyWrite, LossyRead>;
+  static constexpr const char* sut_name = "r";
+  static duet::Gen<Cmd> command(const State&) {
+    return duet::one_of(duet::construct<LossyWrite>(duet::integers(1, 2)).map([](LossyWrite w) { return Cmd(w); }),
+                        duet::just(Cmd(LossyRead{})));
+  }
+  static duet::Result run(const Cmd& c, Sut& r) {
+    if (auto* w = std::get_if<LossyWrite>(&c)) {
+      r.write(w->value);
+      return {};
+    }
+    return r.read();
+  }
+  static std::vector<State> next_states(const Cmd& c, const State& s, const duet::Result& got) {
+    if (auto* w = std::get_if<LossyWrite>(&c)) return {s, w->value};
+    if (got == duet::Result(s)) return {s};
+    return {};
+  }
+  static std::string show_state(const State& s) { return std::to_string(s); }
+};
+
+TEST(StateReport, EveryStateARelaxedModelMayBeIn) {
+  const duet::CheckResult seq = duet::check_sequential<LossyRegisterSpec>({.seed = 1, .output_dir = "duet-output/state"});
+  ASSERT_FALSE(seq);
+  EXPECT_TRUE(has(seq.report, "// state: 0 or ")) << seq.report;
+  const duet::CheckResult par =
+      duet::check_parallel<LossyRegisterSpec>({.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/state"});
+  ASSERT_FALSE(par.passed()) << par.report;
+  EXPECT_TRUE(has(par.report, "closest sequential witness")) << par.report;
+  EXPECT_TRUE(has(par.report, "state: 0 or ")) << par.report;
 }
 
 // The sequential states are those of the case as run in the child process (isolation mode).

@@ -102,8 +102,8 @@ struct Trace {
   std::vector<std::size_t> y_witness;
   std::vector<std::string> y_witness_states;
   bool y_witness_after_prefix = false;  // the witness starts after the prefix (an Api's)
-  // Each call's result as the diagram shows it, where y_results does not hold it (an Api's,
-  // whose results are its own); what the witness shows. Empty otherwise.
+  // Each call's result as the diagram shows it ("()" for void; an Api's results its own), in
+  // program order: what the witness shows.
   std::vector<std::string> y_shown_results;
   // The subject as its printer shows it where the failing trial's run ended (Lin::state,
   // a spec's show_sut), or empty.
