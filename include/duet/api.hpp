@@ -435,6 +435,25 @@ class Api {
     return *this;
   }
 
+  /// How the values of abstract type `type` print in reports: `show(const R&)` (the reference
+  /// value; the candidate's for duet::Solo types). A failing check then shows every live value
+  /// of the type after each step of a sequential scenario ("a0 = ..., a1 = ..."), and along the
+  /// closest sequential witness of a parallel one (the reference run from the prefix's values).
+  ///
+  ///   api.state(arr, [](const Ref::Array& a) { return duet::show(a); });
+  template <class R, class C, class F>
+  Api& state(Abstract<R, C> type, F show) {
+    using Handle = detail::Handle<R, C>;
+    static_assert(std::is_invocable_r_v<std::string, const F&, const typename Handle::R&>,
+                  "duet::Api::state: the printer takes the reference value (const R&; const C& for duet::Solo types) and "
+                  "returns std::string");
+    shows_.resize(stores_.size());
+    shows_[type.id] = [show = std::move(show)](const void* values) {
+      return std::string(show(static_cast<const Handle*>(values)->r()));
+    };
+    return *this;
+  }
+
   /// Declares an operation: its arguments (duet::args(...)), its result spec, and its
   /// reference and candidate implementations, called with the arguments in order. A spec that
   /// does not fit the implementations (an argument they cannot take, a result spec that does
@@ -500,6 +519,7 @@ class Api {
   std::vector<std::string> prefixes_;
   std::vector<std::shared_ptr<const detail::OpBase>> ops_;
   std::vector<std::function<void(detail::HandleStore&)>> recovers_;  // by abstract type id; empty: none
+  std::vector<std::function<std::string(const void*)>> shows_;       // by abstract type id; empty: none
 };
 
 }  // namespace duet

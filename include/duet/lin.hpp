@@ -106,6 +106,21 @@ class Lin {
     return *this;
   }
 
+  /// How the subject prints in reports: `show(const T&)` returns its state as text. A failing
+  /// check then shows it after every call of a sequential case, along the closest sequential
+  /// witness of a parallel one (the calls replayed on a fresh subject), and where the failing
+  /// run ended. It runs on the checking thread, outside any fiber run, so it may read what a
+  /// stopped fiber left half-done: read fields rather than take the subject's locks.
+  ///
+  ///   lin.state([](const std::vector<int>& v) { return duet::show(v); });
+  template <class F>
+  Lin& state(F show) {
+    static_assert(std::is_invocable_r_v<std::string, const F&, const T&>,
+                  "duet::Lin::state: the printer takes (const T&) and returns std::string");
+    data_->show_state = [show = std::move(show)](const void* t) { return std::string(show(*static_cast<const T*>(t))); };
+    return *this;
+  }
+
   /// Sequential stress: random call sequences on fresh subjects, failing on an exception
   /// from an operation not declared may_throw, a broken invariant, a crash or a hang.
   CheckResult check_stress(const Config& config = {}) const { return detail::check_lin_stress(data_, config); }

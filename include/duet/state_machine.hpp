@@ -30,6 +30,10 @@
 //     // goes on with the interrupted command taken effect or not, whichever explains what follows.
 //     static void recover(Sut&);
 //     static constexpr std::uint64_t crash_one_in = 25;          // optional
+//     // Reports, optional: the model's state after each step (and along a parallel failure's
+//     // closest sequential witness); the candidate where a parallel program's run ended.
+//     static std::string show_state(const State& s) { return duet::show(s); }
+//     static std::string show_sut(const Sut& q) { return duet::show(q.size()); }
 //   };
 //   TEST(Queue, Agrees) { EXPECT_TRUE(duet::check_sequential<QueueSpec>()); }
 #pragma once

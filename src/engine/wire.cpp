@@ -17,6 +17,7 @@ void write_step(WireWriter& w, const Step& s) {
   w.str(s.crash);
   w.str(s.async_trace);
   w.str(s.died);
+  w.str(s.state);
 }
 
 Step read_step(WireReader& r) {
@@ -36,6 +37,7 @@ Step read_step(WireReader& r) {
   s.crash = r.str();
   s.async_trace = r.str();
   s.died = r.str();
+  s.state = r.str();
   return s;
 }
 
@@ -91,6 +93,7 @@ void write_trace(WireWriter& w, const Trace& t) {
   w.u64(t.steps.size());
   for (const Step& s : t.steps) write_step(w, s);
   w.boolean(t.failed);
+  w.str(t.initial_state);
   w.str(t.diagram);
   w.strings(t.y_prefix);
   w.strings(t.y_suffix);
@@ -98,6 +101,12 @@ void write_trace(WireWriter& w, const Trace& t) {
   for (const auto& b : t.y_branches) w.strings(b);
   w.strings(t.y_roles);
   w.str(t.verdict);
+  w.u64(t.y_witness.size());
+  for (std::size_t i : t.y_witness) w.u64(i);
+  w.strings(t.y_witness_states);
+  w.boolean(t.y_witness_after_prefix);
+  w.strings(t.y_shown_results);
+  w.str(t.y_subject_state);
   w.strings(t.y_results);
   w.strings(t.interleaving);
   w.strings(t.interleaving_columns);
@@ -118,6 +127,7 @@ Trace read_trace(WireReader& r) {
   const std::uint64_t steps = r.u64();
   for (std::uint64_t i = 0; i < steps; ++i) t.steps.push_back(read_step(r));
   t.failed = r.boolean();
+  t.initial_state = r.str();
   t.diagram = r.str();
   t.y_prefix = r.strings();
   t.y_suffix = r.strings();
@@ -125,6 +135,12 @@ Trace read_trace(WireReader& r) {
   for (std::uint64_t i = 0; i < branches; ++i) t.y_branches.push_back(r.strings());
   t.y_roles = r.strings();
   t.verdict = r.str();
+  const std::size_t witness = r.count();
+  for (std::size_t i = 0; i < witness; ++i) t.y_witness.push_back(static_cast<std::size_t>(r.u64()));
+  t.y_witness_states = r.strings();
+  t.y_witness_after_prefix = r.boolean();
+  t.y_shown_results = r.strings();
+  t.y_subject_state = r.str();
   t.y_results = r.strings();
   t.interleaving = r.strings();
   t.interleaving_columns = r.strings();

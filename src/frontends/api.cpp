@@ -29,6 +29,10 @@ struct ApiData {
   std::size_t max_handles = 32;
   std::vector<std::function<void(HandleStore&)>> recovers;  // by type id; crash injection when any
   std::uint64_t crash_one_in = 25;
+  std::vector<std::function<std::string(const void*)>> shows;  // by type id (Api::state); empty: none
+  bool shows_state() const {
+    return std::any_of(shows.begin(), shows.end(), [](const auto& f) { return static_cast<bool>(f); });
+  }
   bool crashes() const {
     return std::any_of(recovers.begin(), recovers.end(), [](const auto& r) { return static_cast<bool>(r); });
   }
@@ -41,6 +45,33 @@ Env fresh_env(const ApiData& d) {
   env.stores.reserve(d.stores.size());
   for (const auto& store : d.stores) env.stores.push_back(store->empty_copy());
   return env;
+}
+
+// The live values of the types Api::state prints, "a0 = ...; a1 = ...", in the order they were
+// made; a printer that throws says so in the value's place.
+std::string env_state(const ApiData& d, const Env& env) {
+  std::string text;
+  for (std::size_t t = 0; t < env.stores.size() && t < d.shows.size(); ++t) {
+    if (!d.shows[t]) continue;
+    const HandleStore& store = *env.stores[t];
+    for (std::size_t i = 0; i < store.size(); ++i) {
+      std::string value;
+      try {
+        value = d.shows[t](store.values(i));
+      } catch (...) {
+        value = "(" + threw("the spec's `state` printer") + ")";
+      }
+      text += (text.empty() ? "" : "; ") + store.name(i) + " = " + value;
+    }
+  }
+  return text;
+}
+
+// Every world's, "... or ...", as a spec's show_state shows its model's worlds.
+std::string worlds_state(const ApiData& d, const PossibleWorlds<Env>& worlds) {
+  std::string text;
+  for (const Env& env : worlds) text += (text.empty() ? "" : " or ") + env_state(d, env);
+  return text;
 }
 
 bool same_references(const Env& a, const Env& b) {
@@ -411,7 +442,11 @@ class ApiSteps final : public CaseSteps {
   StepVerdict step(Trace*) override {
     if (!verdict_.ok()) return std::move(verdict_);
     const ReleasedAtEnd released(*call_);
-    return in_worlds_ ? step_in_worlds() : step_in_one_world();
+    StepVerdict v = in_worlds_ ? step_in_worlds() : step_in_one_world();
+    // With Api::state, a traced step records the live values it left.
+    if (trace_ && v.ok() && d_.shows_state() && !trace_->steps.empty())
+      trace_->steps.back().state = worlds_state(d_, worlds_);
+    return v;
   }
 
   // Well-formedness of every live value, not only of those this step touched: a candidate
@@ -781,7 +816,9 @@ class ApiYSteps final : public YSteps {
     YShape branches_only = shape;
     branches_only.prefix = 0;
     const ReferenceOracle oracle{&calls_, &*after_prefix_};
-    return judge(y_history(branches_only, observed), oracle, consistency);
+    const bool explained = judge(y_history(branches_only, observed), oracle, consistency);
+    if (!explained && d_.shows_state()) keep_witness(oracle, judge.order);
+    return explained;
   }
 
   std::string violation(Consistency consistency) const override {
@@ -800,15 +837,42 @@ class ApiYSteps final : public YSteps {
     for (const auto& c : prefix_) results.push_back(outcome_text(*c));
     for (const auto& c : calls_) results.push_back(outcome_text(*c));
     trace->diagram = y_diagram(shape, texts, results);
+    // The witness orders the branch calls, which come after the prefix in the trace's numbering.
+    trace->y_witness.clear();
+    for (std::size_t i : witness_) trace->y_witness.push_back(prefix_.size() + i);
+    trace->y_witness_states = witness_states_;
+    trace->y_witness_after_prefix = true;
+    trace->y_shown_results = results;
   }
 
  private:
+  // The closest sequential witness with the live values along it: the reference replayed from
+  // the values the prefix left, as the search ran it. None when that throws.
+  void keep_witness(const ReferenceOracle& oracle, const std::vector<std::size_t>& order) {
+    witness_.clear();
+    witness_states_.clear();
+    try {
+      Env env = oracle.initial();
+      witness_states_.push_back(env_state(d_, env));
+      for (std::size_t i : order) {
+        oracle.apply(env, i);
+        witness_states_.push_back(env_state(d_, env));
+      }
+      witness_ = order;
+    } catch (...) {
+      witness_states_.clear();
+    }
+  }
+
+
   const ApiData& d_;
   Env gen_;  // the environment calls are drawn in (the prefix runs in it)
   Part part_ = Part::prefix;
   std::vector<std::size_t> among_;  // the current part's operations (ParallelConfig::roles; empty: all)
   std::vector<std::unique_ptr<ApiCall>> prefix_, calls_;
   std::optional<Env> after_prefix_;
+  std::vector<std::size_t> witness_;  // with Api::state, when no order explained the trial
+  std::vector<std::string> witness_states_;
 };
 
 CaseOutcome run_api_parallel_case(const ApiData& d, const ParallelParams& pp, Source& src, Trace* trace,
@@ -859,6 +923,7 @@ detail::Property Api::property(const ApiOptions& options) const {
   data->max_handles = options.max_handles;
   data->recovers = recovers_;
   data->crash_one_in = options.crash_one_in;
+  data->shows = shows_;
   detail::Property p;
   p.name = name_;
   std::string signature = name_;
@@ -878,6 +943,7 @@ detail::Property Api::parallel_property(const ParallelConfig& pc, const ApiOptio
   data->prefixes = prefixes_;
   data->ops = ops_;
   data->max_handles = options.max_handles;
+  data->shows = shows_;
   auto pp = detail::parallel_params(pc, p);
   p.run_case = [data, pp](Source& src, const detail::CaseParams& cp, detail::Trace* trace) {
     return detail::run_api_parallel_case(*data, *pp, src, trace, cp);

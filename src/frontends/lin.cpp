@@ -53,6 +53,16 @@ bool LinDescription::reset_subject(LinSubject& t) const {
   return true;
 }
 
+std::string LinDescription::printed_state(const LinSubject& t) const {
+  try {
+    return show_state(t.object);
+  } catch (const EngineSignal&) {
+    throw;
+  } catch (...) {
+    return "(" + threw("the spec's `state` printer") + ")";
+  }
+}
+
 const char* LinDescription::maker() const {
   if (reset) return custom_init ? "the spec's `init` or `reset`" : "the subject's default constructor or the spec's `reset`";
   return custom_init ? "the spec's `init`" : "the subject's default constructor";
@@ -113,6 +123,7 @@ class StressSteps final : public CaseSteps {
     } catch (...) {
       return StepVerdict::error(threw(d_.maker()));
     }
+    if (trace && d_.show_state) trace->initial_state = d_.printed_state(*subject_);
     return {};
   }
   Drawn draw(Source& src, StepVerdict& failure) override {
@@ -120,7 +131,20 @@ class StressSteps final : public CaseSteps {
     if (drawn == Drawn::command) op_ = call_.op;
     return drawn;
   }
+  // A traced step of a subject with a printer records the state the call left.
   StepVerdict step(Trace* trace) override {
+    StepVerdict v = judged_step(trace);
+    if (trace && d_.show_state && v.ok() && !trace->steps.empty()) trace->steps.back().state = d_.printed_state(*subject_);
+    return v;
+  }
+  StepVerdict assertion_failed(Trace* trace, std::string why) override {
+    if (ran_) return fail_here(trace, std::move(why));
+    if (trace) record_failure(trace, nullptr, why);
+    return StepVerdict::fail(std::move(why));
+  }
+
+ private:
+  StepVerdict judged_step(Trace* trace) {
     announce_call(trace, call_.text);
     try {
       got_ = call_.run(subject_->object);
@@ -134,13 +158,7 @@ class StressSteps final : public CaseSteps {
     if (d_.invariant) return check_invariant(trace);
     return {};
   }
-  StepVerdict assertion_failed(Trace* trace, std::string why) override {
-    if (ran_) return fail_here(trace, std::move(why));
-    if (trace) record_failure(trace, nullptr, why);
-    return StepVerdict::fail(std::move(why));
-  }
 
- private:
   // An exception from an operation not declared may_throw.
   StepVerdict undeclared_exception(Trace* trace) const {
     std::string why = "threw " + got_.exception_type();
@@ -263,10 +281,18 @@ class LinYSteps final : public YSteps {
     if (drawn == CaseSteps::Drawn::command) calls_.push_back(std::move(call));
     return drawn;
   }
+  // With Lin::state, the trial's subject stays as the run left it (abandoned, or kept in ended_)
+  // until the next trial, for the report to print.
   StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise, std::vector<Observed>& observed) override {
-    TrialRunner<LinSubject> runner{[this] { return fresh_subject(); },
+    last_made_ = nullptr;
+    TrialRunner<LinSubject> runner{[this] {
+                                     std::unique_ptr<LinSubject> t = fresh_subject();
+                                     last_made_ = t.get();
+                                     return t;
+                                   },
                                    [this](std::size_t i, LinSubject& t) { return calls_[i].run(t.object); }};
-    if (lin_.resets()) runner.recycle = [this](std::unique_ptr<LinSubject> t) { spare_ = std::move(t); };
+    if (lin_.show_state) runner.recycle = [this](std::unique_ptr<LinSubject> t) { ended_ = std::move(t); };
+    else if (lin_.resets()) runner.recycle = [this](std::unique_ptr<LinSubject> t) { spare_ = std::move(t); };
     return run_trial_verdict(runner, shape, executor, noise, observed, lin_.maker());
   }
   bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
@@ -285,6 +311,7 @@ class LinYSteps final : public YSteps {
     oracle.kept_used = true;
     const bool explained = judge(y_history(shape, observed), oracle, consistency);
     if (lin_.resets()) spare_ = std::move(oracle.kept);
+    if (!explained && lin_.show_state) keep_witness(judge.order);
     return explained;
   }
   std::string violation(Consistency consistency) const override {
@@ -297,11 +324,36 @@ class LinYSteps final : public YSteps {
     std::vector<std::string> texts;
     for (const Call& c : calls_) texts.push_back(c.text);
     record_y(trace, shape, texts, observed, lin_.setup, verdict);
+    if (!trace || !lin_.show_state) return;
+    trace->y_witness = witness_;
+    trace->y_witness_states = witness_states_;
+    if (last_made_) trace->y_subject_state = lin_.printed_state(*last_made_);
   }
 
  private:
+  // The closest sequential witness (the search's longest order) with the subject's state along
+  // it: its calls replayed on a fresh subject, as the oracle ran them. None when that throws.
+  void keep_witness(const std::vector<std::size_t>& order) {
+    witness_.clear();
+    witness_states_.clear();
+    try {
+      const std::unique_ptr<LinSubject> t = lin_.make_subject();
+      witness_states_.push_back(lin_.printed_state(*t));
+      for (std::size_t i : order) {
+        CandidateOracle::run_call(calls_[i], *t);
+        witness_states_.push_back(lin_.printed_state(*t));
+      }
+      witness_ = order;
+    } catch (const EngineSignal&) {
+      throw;
+    } catch (...) {
+      witness_states_.clear();
+    }
+  }
+
   // The previous trial's or search's subject, reset (Lin::reset), or a new one.
   std::unique_ptr<LinSubject> fresh_subject() {
+    if (!spare_ && ended_ && lin_.resets()) spare_ = std::move(ended_);
     if (spare_ && lin_.reset_subject(*spare_)) return std::move(spare_);
     return lin_.make_subject();
   }
@@ -313,6 +365,12 @@ class LinYSteps final : public YSteps {
   std::vector<std::string> names_;
   std::vector<std::size_t> among_;     // the current part's operations (empty: all)
   std::unique_ptr<LinSubject> spare_;  // with Lin::reset: a used subject, to reset
+  // With Lin::state: the last trial's subject as its run left it (ended_ holds it when the run
+  // completed; an abandoned one is never freed), the witness and the states along it.
+  const LinSubject* last_made_ = nullptr;
+  std::unique_ptr<LinSubject> ended_;
+  std::vector<std::size_t> witness_;
+  std::vector<std::string> witness_states_;
 };
 
 }  // namespace

@@ -9,8 +9,15 @@ namespace duet::detail {
 
 StepVerdict ModelYStepsBase::trial(const YShape& shape, Executor& executor, const Noise& noise,
                                    std::vector<Observed>& observed) {
-  const TrialRunner<LinSubject> runner{[this] { return make_subject(); },
-                                       [this](std::size_t i, LinSubject& subject) { return call(i, subject.object); }};
+  last_made_ = nullptr;
+  TrialRunner<LinSubject> runner{[this] {
+                                   std::unique_ptr<LinSubject> made = make_subject();
+                                   last_made_ = made.get();
+                                   return made;
+                                 },
+                                 [this](std::size_t i, LinSubject& subject) { return call(i, subject.object); }};
+  // With Spec::show_sut the candidate stays as the run left it until the next trial.
+  if (shows_sut()) runner.recycle = [this](std::unique_ptr<LinSubject> t) { ended_ = std::move(t); };
   return run_trial_verdict(runner, shape, executor, noise, observed, subject_maker());
 }
 
@@ -23,7 +30,22 @@ void ModelYStepsBase::record(Trace* trace, const YShape& shape, const std::vecto
   std::vector<std::string> texts;
   for (std::size_t i = 0; i < calls(); ++i) texts.push_back(shown(i));
   record_y(trace, shape, texts, observed, setup(), verdict);
-  if (trace) trace->draft_setup = draft_setup();
+  if (!trace) return;
+  trace->draft_setup = draft_setup();
+  trace->y_witness = witness_;
+  trace->y_witness_states = witness_states_;
+  if (shows_sut() && last_made_) trace->y_subject_state = printed_sut(*last_made_);
+}
+
+// The spec's printer may throw: the report says so in the candidate's place.
+std::string ModelYStepsBase::printed_sut(const LinSubject& subject) const {
+  try {
+    return show_sut(subject.object);
+  } catch (const EngineSignal&) {
+    throw;
+  } catch (...) {
+    return "(" + threw("the spec's show_sut") + ")";
+  }
 }
 
 std::vector<std::string> sampled_op_names(MakeModelYSteps make, std::size_t draws) {

@@ -71,6 +71,7 @@ StepVerdict StateMachineEngine::start(Trace* trace) {
   } catch (...) {
     return StepVerdict::error(threw("the model's initial state"));
   }
+  if (trace && shape_.shows_state) trace->initial_state = printed_state();
   if (shape_.expected && wants_.size() != 1) wants_.resize(1);  // the inline step's one world
   return {};
 }
@@ -85,7 +86,25 @@ void StateMachineEngine::finish() {
   crashes_ = 0;
 }
 
+// A traced step of a spec that prints its state records the state the step left.
 StepVerdict StateMachineEngine::step(Trace* trace) {
+  StepVerdict v = judged_step(trace);
+  if (trace && shape_.shows_state && v.ok() && !trace->steps.empty()) trace->steps.back().state = printed_state();
+  return v;
+}
+
+// The spec's printer may throw: the report says so in the state's place.
+std::string StateMachineEngine::printed_state() const {
+  try {
+    return model_state();
+  } catch (const EngineSignal&) {
+    throw;
+  } catch (...) {
+    return "(" + threw("the spec's show_state") + ")";
+  }
+}
+
+StepVerdict StateMachineEngine::judged_step(Trace* trace) {
   if (shape_.relaxed) return step_relaxed(trace);
   if (worlds() > 1) return step_after_crash(trace);
   std::string async_trace;

@@ -1,4 +1,5 @@
 #include "report/report.hpp"
+#include "report/witness.hpp"
 #include "duet/show.hpp"
 #include "execute/hang_clock.hpp"
 #include "show/text.hpp"
@@ -205,6 +206,8 @@ static std::string report_y_program(const ReportData& d) {
   if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
   out += d.trace.diagram;
   out += "\n  " + d.trace.verdict + ".\n";
+  out += report_witness(d.trace);
+  if (!d.trace.y_subject_state.empty()) out += "  the subject where the run ended: " + d.trace.y_subject_state + "\n";
   if (!d.trace.noise.empty()) out += "  noise: " + d.trace.noise + ".\n";
   if (!d.trace.interleaving.empty()) {
     out += report_interleaving(d);
@@ -220,7 +223,15 @@ static std::string report_y_program(const ReportData& d) {
   return out;
 }
 
-// One numbered step as C++, its comment aligned at `width`, and its async runs under it.
+// The state the spec printed, as a comment under a step at the column of the steps' comments;
+// nothing when it printed none.
+static std::string state_line(const std::string& state, std::size_t width) {
+  if (state.empty()) return "";
+  return std::string(8 + width + 1, ' ') + "// state: " + state + "\n";
+}
+
+// One numbered step as C++, its comment aligned at `width`, its async runs and the state after
+// it under it.
 static std::string report_step(const Step& s, std::size_t number, std::size_t width) {
   char num[32];
   std::snprintf(num, sizeof num, "  %4zu  ", number);
@@ -241,7 +252,8 @@ static std::string report_step(const Step& s, std::size_t number, std::size_t wi
     out += "          | " + s.async_trace.substr(at, stop - at) + "\n";
     at = stop + 1;
   }
-  return out;
+  // The failing step's state is not shown: what it left is what the failure is about.
+  return out + (s.explanation.empty() ? state_line(s.state, width) : std::string());
 }
 
 // A sequential case's failure: its setup and numbered steps.
@@ -251,6 +263,7 @@ static std::string report_steps(const ReportData& d) {
   for (const auto& s : d.trace.steps) width = std::max(width, s.code.size() + 1);
   width = std::min<std::size_t>(std::max<std::size_t>(width, 16), 48);
   if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
+  out += state_line(d.trace.initial_state, width);
   for (std::size_t i = 0; i < d.trace.steps.size(); ++i) out += report_step(d.trace.steps[i], i + 1, width);
   // A failure no step was marked with (memory ran out between steps, say): say it after them.
   if (!d.error && !d.trace.failed && !d.message.empty()) out += "  then: " + d.message + "\n";

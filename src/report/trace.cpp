@@ -159,6 +159,7 @@ void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>&
   trace->failed = true;
   trace->verdict = verdict;
   trace->diagram = y_diagram(shape, calls, results);
+  trace->y_shown_results = results;
   trace->y_results.clear();
   for (std::size_t k = 0; k < observed.size(); ++k)
     trace->y_results.push_back(observed[k].invoke == 0 || observed[k].response == 0 ? results[k]

@@ -18,6 +18,7 @@
 
 #include "kv_store_api.hpp"
 #include "kv_store_spec.hpp"
+#include "persistent_array.hpp"
 #include "ring_buffer.hpp"
 #include "support/crashing_subjects.hpp"
 #include "support/draft_subjects.hpp"
@@ -439,6 +440,75 @@ TEST(Golden, ThreadsFailureThatDoesNotRecurIsShownUnshrunk) {
       std::regex_replace(mask(r.report), std::regex("[0-9.]+% with overlapping"), "#% with overlapping");
   expect_golden("threads_not_reproduced_report.txt",
                 mask_threads_token(std::regex_replace(shown, std::regex("branches on [0-9]+ CPUs?"), "branches on # CPUs")));
+}
+
+// States in reports (a spec's show_state and show_sut, Lin::state, Api::state): the state
+// before the first step and after each, and along the closest sequential witness of a parallel
+// failure, with the subject where the failing run ended.
+struct ShownRingBufferSpec : ring::BuggyRingBufferSpec {
+  static std::string show_state(const State& s) { return duet::show(s); }
+};
+
+TEST(Golden, StateMachineStateReport) {
+  const duet::CheckResult r = duet::check_sequential<ShownRingBufferSpec>(
+      {.seed = 1, .output_dir = "duet-output/golden_state", .name = "BuggyRingBuffer"});
+  ASSERT_FALSE(r);
+  expect_golden("state_machine_state_report.txt", mask(r.report));
+}
+
+struct ShownCounterSpec : fiber_subjects::CounterSpec<true> {
+  static std::string show_state(const State& n) { return std::to_string(n); }
+  static std::string show_sut(const Sut& c) { return "value " + std::to_string(c.get()); }
+};
+
+TEST(Golden, StateMachineParallelStateReport) {
+  const duet::CheckResult r = duet::check_parallel<ShownCounterSpec>(
+      {.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/golden_state", .name = "Counter"});
+  ASSERT_FALSE(r.passed());
+  expect_golden("state_machine_parallel_state_report.txt", mask(r.report));
+}
+
+duet::Lin<draft_subjects::CappedStack> shown_capped_stack() {
+  return duet::Lin<draft_subjects::CappedStack>("CappedStack", "s")
+      .op(
+          "push", [](draft_subjects::CappedStack& s, int x) { s.push(x); }, duet::integers(1, 3))
+      .op("top", [](draft_subjects::CappedStack& s) { return s.top(); })
+      .invariant([](const draft_subjects::CappedStack& s) { return s.size() <= draft_subjects::CappedStack::kCapacity; })
+      .state([](const draft_subjects::CappedStack& s) { return duet::show(s.items()); });
+}
+
+TEST(Golden, LinStateReport) {
+  const duet::CheckResult r = shown_capped_stack().check_stress({.seed = 1, .output_dir = "duet-output/golden_state"});
+  ASSERT_FALSE(r);
+  expect_golden("lin_state_report.txt", mask(r.report));
+}
+
+TEST(Golden, LinParallelStateReport) {
+  using Counter = fiber_subjects::Counter<true>;
+  const auto lin = duet::Lin<Counter>("Counter", "c")
+                       .op("incr", [](Counter& c) { return c.incr(); })
+                       .op("get", [](Counter& c) { return c.get(); })
+                       .state([](const Counter& c) { return "value " + std::to_string(c.get()); });
+  const duet::CheckResult r =
+      duet::check_parallel(lin, {.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/golden_state"});
+  ASSERT_FALSE(r.passed());
+  expect_golden("lin_parallel_state_report.txt", mask(r.report));
+}
+
+// Ed's persistent arrays, the reference's values printed after each step.
+TEST(Golden, ApiStateReport) {
+  using namespace persistent;
+  duet::Api api("PersistentArray");
+  auto array = api.abstract<ref::Array, ed::Array>("a");
+  auto index = [](const ref::Array& a) { return duet::integers(0, ref::length(a) - 1); };
+  auto nonempty = [](const ref::Array& a) { return !a.empty(); };
+  api.op("make", duet::args(duet::integers(0, 15), duet::sequential()), array, ref::make, ed::make);
+  api.op("get", duet::args(array.where(nonempty), index), duet::value<std::int64_t>(), ref::get, ed::get);
+  api.op("set", duet::args(array.where(nonempty), index, duet::sequential()), array, ref::set, ed::set);
+  api.state(array, [](const ref::Array& a) { return duet::show(a); });
+  const duet::CheckResult r = api.check({.seed = 1, .output_dir = "duet-output/golden_state"});
+  ASSERT_FALSE(r);
+  expect_golden("api_state_report.txt", mask(r.report));
 }
 
 }  // namespace

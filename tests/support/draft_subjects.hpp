@@ -20,6 +20,7 @@ class CappedStack {
   }
   int top() const { return items_.empty() ? -1 : items_.back(); }
   std::size_t size() const { return items_.size(); }
+  const std::vector<int>& items() const { return items_; }
 
  private:
   std::vector<int> items_;

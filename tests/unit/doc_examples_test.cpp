@@ -124,6 +124,17 @@ TEST(DocExamples, PostconditionVerdict) {
   EXPECT_EQ(bad.why, "expected 3");
 }
 
+// The optional printers for reports: the model's state and the candidate.
+struct ShownRingBufferSpec : ring::CorrectRingBufferSpec {
+  static std::string show_state(const State& s) { return duet::show(s); }
+  static std::string show_sut(const Sut& q) { return duet::show(q.size()); }
+};
+
+TEST(DocExamples, SpecPrintsItsState) {
+  EXPECT_TRUE(duet::check_sequential<ShownRingBufferSpec>({.count = 200}));
+  EXPECT_EQ(ShownRingBufferSpec::show_state({1, 2}), "std::deque<int>{1, 2}");
+}
+
 // ---- gen.hpp ----
 
 struct Push {
@@ -164,6 +175,13 @@ TEST(DocExamples, LinInvariant) {
                  .invariant([](const std::vector<int>& v) { return v.size() <= v.capacity(); },
                             "v.size() <= v.capacity()")
                  .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::small_int());
+  EXPECT_TRUE(lin.check_stress({.count = 300}));
+}
+
+TEST(DocExamples, LinState) {
+  auto lin = duet::Lin<std::vector<int>>("vector", "v")
+                 .op("push_back", [](std::vector<int>& v, int x) { v.push_back(x); }, duet::small_int());
+  lin.state([](const std::vector<int>& v) { return duet::show(v); });
   EXPECT_TRUE(lin.check_stress({.count = 300}));
 }
 
@@ -517,6 +535,13 @@ duet::Api persistent_array_api() {
       duet::map_outof(duet::small_int(), [](int n) { return Ref::Key(n); }, [](int n) { return Cand::Key(n); })
       ), duet::value<bool>(), Ref::contains, Cand::contains);
   return api;
+}
+
+TEST(DocExamples, ApiState) {
+  duet::Api api = persistent_array_api();
+  auto arr = api.abstract<Ref::Array, Cand::Array>("b");
+  api.state(arr, [](const Ref::Array& a) { return duet::show(a); });
+  EXPECT_TRUE(api.check({.count = 300}));
 }
 
 TEST(DocExamples, ApiCheck) {

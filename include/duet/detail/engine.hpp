@@ -48,6 +48,9 @@ struct Step {
   // The process died during the step (isolation mode): how, e.g. "a segmentation fault
   // (SIGSEGV)", "a hang (still running after 200 ms)". The draft runs the step in a child.
   std::string died;
+  // The state after the step as the spec prints it (a spec's show_state, Lin::state,
+  // Api::state); empty when the spec does not print its state, and on the failing step.
+  std::string state;
 };
 
 /// One step of a fiber interleaving in parts, as the report's line for it shows them: what the
@@ -89,12 +92,26 @@ struct Trace {
   std::string draft_setup;  // what a draft test makes the subject with, when not `setup` (a model over a binding)
   std::vector<Step> steps;  // the failing step, if any, is the last
   bool failed = false;
+  // The state before the first step, when the spec prints its state.
+  std::string initial_state;
   // A Y-shaped program (parallel runner) prints as a diagram instead of numbered steps.
   std::string diagram;
   std::vector<std::string> y_prefix, y_suffix;
   std::vector<std::vector<std::string>> y_branches;
   std::vector<std::string> y_roles;  // each branch's role (ParallelConfig::roles), or none
   std::string verdict;               // the failing program's verdict line
+  // When the spec prints its state and the search found no order: the closest sequential
+  // witness, the longest order of the calls the search explained (indices in program order),
+  // and the oracle's state before it and after each of its calls (one more than the calls).
+  std::vector<std::size_t> y_witness;
+  std::vector<std::string> y_witness_states;
+  bool y_witness_after_prefix = false;  // the witness starts after the prefix (an Api's)
+  // Each call's result as the diagram shows it ("()" for void; an Api's results its own), in
+  // program order: what the witness shows.
+  std::vector<std::string> y_shown_results;
+  // The subject as its printer shows it where the failing trial's run ended (Lin::state,
+  // a spec's show_sut), or empty.
+  std::string y_subject_state;
   // Each call's result as Result::show() spells it, in program order (prefix, branches, suffix):
   // what a draft test compares, and what a replay must reproduce on fibers.
   std::vector<std::string> y_results;

@@ -117,6 +117,10 @@ struct LinDescription {
   std::vector<LinOp> ops;
   std::function<Verdict(const void*)> invariant;
   std::string invariant_cpp;
+  std::function<std::string(const void*)> show_state;  // Lin::state, or none
+
+  /// The subject as Lin::state prints it; a printer that throws says so in its place.
+  std::string printed_state(const LinSubject& t) const;
 
   /// Draws one call of one of the operations `among` (indices; empty: any) into `call`
   /// (sequential stress and the parallel runner alike). A generator that throws is the spec's

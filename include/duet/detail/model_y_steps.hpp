@@ -126,6 +126,19 @@ class ModelYStepsBase : public YSteps {
   virtual const char* subject_maker() const = 0;
   virtual std::string setup() const = 0;
   virtual std::string draft_setup() const = 0;
+  /// Spec::show_sut on the candidate `subject`; empty when the spec has none (shows_sut false).
+  virtual std::string show_sut(const void* subject) const = 0;
+  virtual bool shows_sut() const = 0;
+  std::string printed_sut(const LinSubject& subject) const;
+
+  // With Spec::show_state, after a trial no order explains: the closest sequential witness and
+  // the model's states along it (Trace::y_witness). With Spec::show_sut: the last trial's
+  // candidate as its run left it (ended_ holds it when the run completed; an abandoned one is
+  // never freed).
+  std::vector<std::size_t> witness_;
+  std::vector<std::string> witness_states_;
+  const LinSubject* last_made_ = nullptr;
+  std::unique_ptr<LinSubject> ended_;
 };
 
 /// Makes a spec's Y-program steps (ModelYSteps<Spec>), one function per spec.
@@ -236,7 +249,10 @@ class ModelYSteps final : public ModelYStepsBase {
       callers = callers_of(shape);
       oracle.callers = &callers;
     }
-    return judge(y_history(shape, observed), oracle, consistency);
+    const bool explained = judge(y_history(shape, observed), oracle, consistency);
+    if constexpr (HasShowState<Spec>)
+      if (!explained) keep_witness(oracle, judge.order);
+    return explained;
   }
 
   std::size_t calls() const override { return cmds_.size(); }
@@ -252,6 +268,35 @@ class ModelYSteps final : public ModelYStepsBase {
   const char* subject_maker() const override { return sut_maker<Spec>(); }
   std::string setup() const override { return setup_cpp<Spec>(); }
   std::string draft_setup() const override { return draft_setup_cpp<Spec>(); }
+  std::string show_sut(const void* subject) const override {
+    if constexpr (HasShowSut<Spec>) return Spec::show_sut(*static_cast<const typename Spec::Sut*>(subject));
+    else return (void)subject, std::string();
+  }
+  bool shows_sut() const override { return HasShowSut<Spec>; }
+
+  // The model's states along the search's longest order, replayed through the oracle (which
+  // accepted each of its calls); none when the model's code throws.
+  void keep_witness(const SpecOracle<Spec>& oracle, const std::vector<std::size_t>& order) {
+    witness_.clear();
+    witness_states_.clear();
+    auto shown = [](const auto& s) {
+      if constexpr (HasNextStates<Spec>) return show_states<Spec>(s);
+      else return show_states<Spec>(std::span(&s, 1));
+    };
+    try {
+      auto s = oracle.initial();
+      witness_states_.push_back(shown(s));
+      for (std::size_t i : order) {
+        oracle.apply(s, i);
+        witness_states_.push_back(shown(s));
+      }
+      witness_ = order;
+    } catch (const EngineSignal&) {
+      throw;
+    } catch (...) {
+      witness_states_.clear();
+    }
+  }
 
   std::vector<Cmd> cmds_;
   State state_;  // the prefix's, as it is drawn

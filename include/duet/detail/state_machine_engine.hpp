@@ -30,6 +30,7 @@ struct StateMachineShape {
   bool postcondition = false;  // Spec::postcondition
   bool relaxed = false;        // Spec::next_states
   bool recover = false;        // Spec::recover: crash injection is on
+  bool shows_state = false;    // Spec::show_state: traced steps record the model's state
   std::uint64_t crash_one_in = 25;
 };
 
@@ -88,6 +89,8 @@ class StateMachineEngine : public CaseSteps {
   enum class Relaxed : unsigned char { ok, none_allowed, over_limit };
   /// A relaxed spec: every world sees `got`; the worlds become those next_states allows.
   virtual Relaxed relaxed_next(const Result& got) = 0;
+  /// The model's state as Spec::show_state prints it (every world's), exceptions going through.
+  virtual std::string model_state() const = 0;
   virtual std::string last_command() const = 0;
   virtual std::string setup() const = 0;
   virtual std::string draft_setup() const = 0;
@@ -102,6 +105,8 @@ class StateMachineEngine : public CaseSteps {
   struct Ran;
   Ran run_candidate(std::string* async_trace);
   bool run_on_candidate();
+  StepVerdict judged_step(Trace* trace);
+  std::string printed_state() const;
   std::optional<StepVerdict> expect_and_run(Trace* trace, std::string& async_trace);
   std::optional<StepVerdict> expect_all(Trace* trace);
   StepVerdict judge_one_world(Trace* trace, std::string& async_trace);

@@ -121,6 +121,36 @@ std::string show_command(const typename Spec::Cmd& cmd) {
   else return command_text(sut, duet::show(cmd));
 }
 
+/// A spec that prints its model's state for reports: `static std::string show_state(const
+/// State&)`. Opt-in: a spec without it reports as before.
+template <class Spec>
+concept HasShowState = requires(const typename Spec::State& s) {
+  { Spec::show_state(s) } -> std::convertible_to<std::string>;
+};
+
+/// A spec that prints its candidate for reports: `static std::string show_sut(const Sut&)`
+/// (where a parallel program's run ended).
+template <class Spec>
+concept HasShowSut = requires(const typename Spec::Sut& s) {
+  { Spec::show_sut(s) } -> std::convertible_to<std::string>;
+};
+
+/// The model's states as reports show them: the one state, or every state the model may be in
+/// (after a crash, a relaxed step), "a or b". Empty when the spec does not print its state.
+template <class Spec, class States>
+std::string show_states(const States& states) {
+  std::string text;
+  if constexpr (HasShowState<Spec>) {
+    for (const auto& s : states) {
+      if (!text.empty()) text += " or ";
+      text += std::string(Spec::show_state(s));
+    }
+  } else {
+    (void)states;
+  }
+  return text;
+}
+
 template <class Spec>
 typename Spec::State initial_state() {
   if constexpr (requires {

@@ -33,6 +33,7 @@ constexpr StateMachineShape state_machine_shape() {
   shape.postcondition = HasPostcondition<Spec>;
   shape.relaxed = HasNextStates<Spec>;
   shape.recover = HasRecover<Spec>;
+  shape.shows_state = HasShowState<Spec>;
   shape.crash_one_in = crash_one_in<Spec>();
   return shape;
 }
@@ -145,6 +146,7 @@ class StateMachineSteps final : public StateMachineEngine {
     if constexpr (HasNextStates<Spec>) return next_relaxed(got);
     else return (void)got, Relaxed::ok;
   }
+  std::string model_state() const override { return show_states<Spec>(states_.all()); }
   std::string last_command() const override { return show_command<Spec>(*cmd_); }
   std::string setup() const override { return setup_cpp<Spec>(); }
   std::string draft_setup() const override { return draft_setup_cpp<Spec>(); }
@@ -247,6 +249,10 @@ consteval void check_state_machine_spec() {
           { Spec::show(c) } -> std::convertible_to<std::string>;
         },
         "duet: Spec::show must be `static std::string show(const Cmd&)`");
+  if constexpr (requires { &Spec::show_state; })
+    static_assert(HasShowState<Spec>, "duet: Spec::show_state must be `static std::string show_state(const State&)`");
+  if constexpr (requires { &Spec::show_sut; })
+    static_assert(HasShowSut<Spec>, "duet: Spec::show_sut must be `static std::string show_sut(const Sut&)`");
   if constexpr (requires { &Spec::domain; })
     static_assert(
         requires {

@@ -143,6 +143,9 @@ struct TrialJudge {
   std::string model_error;
   bool undecided = false;
   std::uint64_t nodes = 0;
+  /// After a violation: the longest order of the calls the search placed (the closest
+  /// sequential witness reports show, with the states along it, when the spec prints them).
+  std::vector<std::size_t> order;
 
   template <class Oracle>
   bool operator()(const std::vector<TimedOp>& ops, const Oracle& oracle, Consistency consistency) {
@@ -151,6 +154,7 @@ struct TrialJudge {
     try {
       const SearchResult r = linearize_short(ops, oracle, consistency, budget);
       nodes = r.nodes;
+      if (r.verdict == SearchVerdict::violation) order = r.order;
       if (r.verdict == SearchVerdict::unknown) {
         undecided = true;
         return false;
