@@ -192,11 +192,14 @@ CheckResult expected_failure_verdict(CheckResult r, const RunContext& context) {
     return sequential_counterexample(std::move(r),
                                      context.property.execution && context.property.execution->name().starts_with("fibers"));
   r.status = CheckResult::Status::passed;
-  const std::string moved = context.property.executor_note.empty() ? "" : " " + context.property.executor_note;
-  const std::string found = "duet: " + r.name + ": unsafe, as expected" + moved + ": " +
+  // Where DUET_EXECUTOR moved the check, said last, as a pass line says it: the verdict's own
+  // words stay whole, and a test that reads them passes on either executor.
+  const std::string moved = context.property.executor_note.empty() ? "" : ", " + context.property.executor_note;
+  const std::string found = "duet: " + r.name + ": unsafe, as expected: " +
                             (!replayed.empty() ? replayed
                                                : "a counterexample after " + plural(r.cases, "program", "programs") + ", " +
-                                                     overlap_text(r.trials, r.overlapped_trials, r.cpus));
+                                                     overlap_text(r.trials, r.overlapped_trials, r.cpus)) +
+                            moved;
   r.report = found + "\n" + r.report;
   if (s.verbose >= 0)
     std::fprintf(stdout, "%s (%zu calls; the report is in CheckResult::report, or DUET_VERBOSE=1)\n", found.c_str(),

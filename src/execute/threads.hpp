@@ -15,6 +15,9 @@ TrialDriver& default_trial_driver();
 /// One of duet's own thread executors, with no ThreadHooks: nothing in it but threads, so a check
 /// on it may run on fibers instead (DUET_EXECUTOR).
 bool plain_threads(const Executor& e);
+/// Whether checks on duet's thread executors run in a child process by default (not under
+/// ThreadSanitizer, which ends a child that starts threads after a fork).
+bool threads_restart_in_child();
 /// CPUs the calling thread may run on (its affinity mask), at least 1.
 std::size_t usable_cpus();
 

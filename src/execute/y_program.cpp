@@ -364,7 +364,8 @@ namespace {
 // A parallel check's cases run on its executor, as the executor's trial driver says.
 class ParallelExecution final : public Execution {
  public:
-  explicit ParallelExecution(std::shared_ptr<ParallelParams> pp) : pp_(std::move(pp)) {}
+  ParallelExecution(std::shared_ptr<ParallelParams> pp, bool isolated_as_written)
+      : pp_(std::move(pp)), isolated_as_written_(isolated_as_written) {}
   std::string name() const override { return driver().execution(); }
   int replay_attempts() const override { return driver().deterministic() ? 1 : kParallelReplayAttempts; }
   bool exact_replay() const override { return driver().deterministic(); }
@@ -373,15 +374,24 @@ class ParallelExecution final : public Execution {
   bool may_leave_calls_unfinished() const override { return driver().may_leave_calls_unfinished(); }
   std::uint64_t trials_left_unfinished() const override { return driver().trials_left_unfinished(); }
   // A hang or a crash on threads takes the process down, unrecoverably: in a child it is a
-  // shrunk failure instead (docs/isolation.md has the cost).
-  bool isolate_by_default() const override { return driver().isolate_by_default(); }
+  // shrunk failure instead (docs/isolation.md has the cost). A check DUET_EXECUTOR moved off
+  // threads keeps the child its test was written for: a crash there is a trial's failure that
+  // the test may expect (a negative test whose race ends in a crash), not the end of the binary.
+  bool isolate_by_default() const override { return driver().isolate_by_default() || isolated_as_written_; }
   void in_child() override { pp_->executor = driver().for_child_process(pp_->executor); }
   void after_check() override { driver().check_ends(); }
 
  private:
   TrialDriver& driver() const { return pp_->executor->trial_driver(); }
   std::shared_ptr<ParallelParams> pp_;
+  bool isolated_as_written_;
 };
+
+// Whether the check as written (before DUET_EXECUTOR moved it) ran in a child process by default.
+bool isolated_as_written(const ParallelConfig& given, const std::string& executor_note) {
+  if (executor_note.empty()) return false;  // not moved: its executor decides
+  return given.executor ? given.executor->trial_driver().isolate_by_default() : threads_restart_in_child();
+}
 
 }  // namespace
 
@@ -402,7 +412,7 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& given, Pro
     }
   }
   p.cheap_trace = true;
-  p.execution = std::make_shared<ParallelExecution>(pp);
+  p.execution = std::make_shared<ParallelExecution>(pp, isolated_as_written(given, p.executor_note));
   driver.expect_progress(pc.progress);
   driver.check_starts();
   // pp->executor: the child's own in a child process (in_child), where the branches ran.

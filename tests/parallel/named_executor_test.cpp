@@ -2,6 +2,7 @@
 // so that a CI matrix runs one suite on threads and on fibers without editing it.
 #include <duet/lin.hpp>
 #include <duet/parallel.hpp>
+#include <duet/sync.hpp>
 
 #include "support/fiber_subjects.hpp"
 
@@ -75,8 +76,43 @@ TEST(NamedExecutor, FiberStrategiesOverrideAnExplicitThreadPool) {
     const duet::CheckResult r = duet::expect_unsafe<CounterSpec<true>>({.executor = duet::make_thread_pool()}, quick(2));
     ASSERT_TRUE(r.passed()) << name << "\n" << r.report;
     const std::string expected = std::string(name) == "fibers:pct" ? "on fibers:pct(3)" : "on fibers:exhaustive(2)";
-    EXPECT_TRUE(has(r.report, "unsafe, as expected " + expected + " (DUET_EXECUTOR=" + name)) << r.report;
+    EXPECT_TRUE(has(r.report, "with overlapping branches, " + expected + " (DUET_EXECUTOR=" + name)) << r.report;
   }
+}
+
+// A negative test that reads its verdict's words ("unsafe, as expected: a counterexample after")
+// passes on either executor: where the check was moved to is said last, as a pass line says it.
+TEST(NamedExecutor, ANegativeVerdictKeepsItsWordsAndSaysWhereItRanLast) {
+  const ScopedVariable on("DUET_EXECUTOR", "fibers");
+  const duet::CheckResult r = duet::expect_unsafe<CounterSpec<true>>({}, quick(8));
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_TRUE(has(r.report, ": unsafe, as expected: a counterexample after ")) << r.report;
+  EXPECT_TRUE(has(r.report, "with overlapping branches, on fibers:random (DUET_EXECUTOR=fibers, over the check's own "
+                            "threads)\n"))
+      << r.report;
+}
+
+// Two calls inside it at once end the process: a race whose symptom is a crash.
+struct Exclusive {
+  duet::atomic<bool> busy{false};
+  int enter() {
+    if (busy.exchange(true)) std::abort();
+    duet::yield();
+    busy.store(false);
+    return 1;
+  }
+};
+
+// A check written for threads runs in a child process by default, so a negative test may expect
+// its race to end in a crash. Moved to fibers, it keeps that child: the crash is the
+// counterexample, not the end of the test binary.
+TEST(NamedExecutor, ACheckWrittenForThreadsKeepsItsChildProcessOnFibers) {
+  const ScopedVariable on("DUET_EXECUTOR", "fibers");
+  const auto lin = duet::Lin<Exclusive>("Exclusive", "e").op("enter", [](Exclusive& e) { return e.enter(); });
+  const duet::CheckResult r = duet::expect_unsafe(lin, {}, quick(9));
+  ASSERT_TRUE(r.passed()) << r.report;
+  EXPECT_TRUE(has(r.report, "an abort (SIGABRT)")) << r.report;
+  EXPECT_TRUE(has(r.report, "on fibers:random (DUET_EXECUTOR=fibers")) << r.report;
 }
 
 // The other way: a check written for fibers runs on threads, and says so when it passes.
