@@ -21,6 +21,7 @@
 #include "engine/crash.hpp"
 #include "engine/crash_stack.hpp"
 #include "engine/wire.hpp"
+#include "execute/fibers/instrumented.hpp"
 #include "generate/choice_tap.hpp"
 #include "show/text.hpp"
 
@@ -270,6 +271,9 @@ void Isolation::spawn() {
   shared_->trace_len = 0;
   shared_->calling_len = 0;
   shared_->stack_count = 0;
+  // An instrumented binary's child symbolises its trace from the DWARF, read on the first lookup
+  // (about 0.15 s): read here once, each child starts with it (engine/clean_child.cpp does the same).
+  fiber::symbolize_ahead({__builtin_return_address(0)});
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t parent = ::getpid();
