@@ -6,6 +6,8 @@
 #
 #   tests/soak/negative_under_load.sh build/bin/duet_negative_tests [RUNS] [LOOPS]
 #   make soak-loaded
+#   DUET_EXECUTOR=fibers tests/soak/negative_under_load.sh build/bin/duet_negative_fiber_tests 20 0
+#     (the same suite on fibers, no busy loop: docs/parallel.md's table of it)
 set -u
 binary=${1:?usage: negative_under_load.sh TEST_BINARY [RUNS] [LOOPS]}
 runs=${2:-20}
