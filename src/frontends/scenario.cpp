@@ -1,0 +1,25 @@
+// Hand-written scenarios (duet/scenario.hpp): why a call's arguments do not fit its operation,
+// for the front ends that name operations (duet::Lin).
+#include <any>
+#include <string>
+
+#include "duet/scenario.hpp"
+#include "duet/show.hpp"
+
+namespace duet::detail {
+
+std::string scenario_arg_error(const std::string& op, std::size_t k, const std::any& given, const std::string& to) {
+  const std::string held = given.has_value() ? cached_demangle(given.type()) : std::string("nothing");
+  return "argument " + std::to_string(k + 1) + " of the scenario's call of " + op + " is a " + held + ", and " + op +
+         " takes a " + to +
+         " there (an integer converts to any integer type that holds it, a string literal to "
+         "std::string)";
+}
+
+std::string scenario_arity_error(const std::string& op, std::size_t n, std::size_t takes) {
+  if (n == takes) return {};
+  auto args = [](std::size_t k) { return std::to_string(k) + (k == 1 ? " argument" : " arguments"); };
+  return "the scenario calls " + op + " with " + args(n) + ", and it takes " + args(takes);
+}
+
+}  // namespace duet::detail
