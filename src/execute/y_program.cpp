@@ -374,9 +374,6 @@ std::string given_program_error(const ParallelConfig& pc, const GivenProgram& gi
   const std::vector<std::size_t>& branches = given.shape.branches;
   if (branches.size() < 2 || branches.size() > 8)
     return "the scenario has " + std::to_string(branches.size()) + " branches (2 to 8)";
-  std::size_t in_branches = 0;
-  for (std::size_t b : branches) in_branches += b;
-  if (in_branches == 0) return "the scenario's branches have no call: nothing would run at once";
   if (pc.roles.empty()) return {};
   if (branches.size() != branch_count(pc))
     return "the scenario has " + std::to_string(branches.size()) + " branches, and the roles' counts add up to " +
@@ -437,7 +434,15 @@ class ParallelExecution final : public Execution {
   std::string name() const override { return driver().execution(); }
   int replay_attempts() const override { return driver().deterministic() ? 1 : kParallelReplayAttempts; }
   bool exact_replay() const override { return driver().deterministic(); }
-  bool needs_overlap() const override { return driver().needs_overlap(); }
+  // A hand-written program with calls in fewer than two branches (a draft of a failure that
+  // needs no concurrency) cannot overlap: its trials say nothing less for it.
+  bool needs_overlap() const override {
+    if (pp_->given) {
+      const auto& branches = pp_->given->shape.branches;
+      if (std::count_if(branches.begin(), branches.end(), [](std::size_t n) { return n > 0; }) < 2) return false;
+    }
+    return driver().needs_overlap();
+  }
   std::string unexercised() const override { return driver().unexercised(); }
   bool may_leave_calls_unfinished() const override { return driver().may_leave_calls_unfinished(); }
   std::uint64_t trials_left_unfinished() const override { return driver().trials_left_unfinished(); }

@@ -123,8 +123,9 @@ YShape scenario_shape(const Scenario<C>& s) {
   return shape;
 }
 
-/// Why a hand-written program cannot run under `pc`, or empty: not 2 to 8 branches, no call in
-/// any branch, or a branch calling an operation its role (ParallelConfig::roles) does not allow.
+/// Why a hand-written program cannot run under `pc`, or empty: not 2 to 8 branches, or a branch
+/// calling an operation its role (ParallelConfig::roles) does not allow. Branches may be empty
+/// (a draft's program whose failure needs no concurrency).
 std::string given_program_error(const ParallelConfig& pc, const GivenProgram& given);
 
 /// What a scenario's replay token must match besides the front end's signature: the program's
