@@ -26,3 +26,15 @@ bool duet_invariant(const draft_subjects::CappedStack& s) { return s.size() <= d
 #include <duet/models/spsc_ring.hpp>
 #include <memory>
 #include "golden/expected/fiber_roles_draft.cpp"
+
+// A signature-only description's draft: its scenario is checked against duet_lin(), which the
+// user defines as the description of the test that found the failure (its name and operations:
+// the draft's token is bound to them).
+#include <duet/parallel.hpp>
+duet::Lin<fiber_subjects::Counter<true>> duet_lin() {
+  return duet::Lin<fiber_subjects::Counter<true>>("racy_counter", "c")
+      .op("incr", [](fiber_subjects::Counter<true>& c) { return c.incr(); })
+      .op(
+          "get_plus", [](fiber_subjects::Counter<true>& c, int x) { return c.get() + x; }, duet::integers(0, 3));
+}
+#include "golden/expected/lin_lost_update_draft.cpp"

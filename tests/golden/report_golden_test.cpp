@@ -266,6 +266,34 @@ TEST(Golden, FiberRolesReport) {
   expect_golden("fiber_roles_draft.cpp", read(r.draft_path));
 }
 
+// A signature-only description's failure on fibers: its draft is a scenario of duet::call's,
+// checked against duet_lin() (the user's description), replaying the failing schedule.
+duet::Lin<fiber_subjects::Counter<true>> racy_counter_lin() {
+  return duet::Lin<fiber_subjects::Counter<true>>("racy_counter", "c")
+      .op("incr", [](fiber_subjects::Counter<true>& c) { return c.incr(); })
+      .op(
+          "get_plus", [](fiber_subjects::Counter<true>& c, int x) { return c.get() + x; }, duet::integers(0, 3));
+}
+
+TEST(Golden, LinFiberScenarioDraft) {
+  const duet::CheckResult r = duet::check_parallel(racy_counter_lin(), {.executor = duet::fibers(duet::pct(3))},
+                                                   {.seed = 1, .output_dir = "duet-output/golden"});
+  ASSERT_FALSE(r.passed());
+  expect_golden("lin_lost_update_draft.cpp", read(r.draft_path));
+}
+
+// A hand-written scenario's failure: the program as written, with the schedule shrunk and the
+// note that the calls were not.
+TEST(Golden, ScenarioReport) {
+  const duet::Scenario<fiber_subjects::CounterSpec<true>::Cmd> incrs{
+      .prefix = {fiber_subjects::Get{}},
+      .branches = {{fiber_subjects::Incr{}, fiber_subjects::Get{}}, {fiber_subjects::Incr{}}}};
+  const duet::CheckResult r = duet::check_scenario<fiber_subjects::CounterSpec<true>>(
+      incrs, {.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/golden"});
+  ASSERT_FALSE(r.passed());
+  expect_golden("scenario_lost_update_report.txt", mask(r.report));
+}
+
 // A replay's report reads as the run that recorded the token (1 program, 1 trial), with one line
 // of the replay's own: how it ended, on which trial.
 TEST(Golden, ReplayedReportSaysHowTheReplayEnded) {
