@@ -93,6 +93,10 @@ std::optional<To> scenario_arg(const std::any& given) {
   return std::nullopt;
 }
 
+/// A scenario's argument as C++ (`3`, `"a0"`), as duet::show prints a value of its type; for a
+/// type without a literal, its name in angle brackets.
+std::string scenario_arg_cpp(const std::any& given);
+
 /// Why `n` arguments cannot be a call of `op`, which takes `takes`; empty when they can.
 std::string scenario_arity_error(const std::string& op, std::size_t n, std::size_t takes);
 

@@ -46,7 +46,8 @@ void record_scenario_draft(Trace& trace, const YSteps& steps, const ParallelPara
   if (pp.config.progress.stated()) return;
   Trace::ScenarioDraft draft;
   std::string signature;
-  if (!steps.scenario_draft(draft, signature)) return;
+  std::vector<std::string> keys;
+  if (!steps.scenario_draft(draft, signature, keys)) return;
   TrialDriver& driver = pp.executor->trial_driver();
   const bool fibers = driver.deterministic();
   draft.config = config_cpp(pp, trace, fibers);
@@ -54,6 +55,7 @@ void record_scenario_draft(Trace& trace, const YSteps& steps, const ParallelPara
     GivenProgram program{shape, trace.y_prefix};
     for (const auto& branch : trace.y_branches) program.calls.insert(program.calls.end(), branch.begin(), branch.end());
     program.calls.insert(program.calls.end(), trace.y_suffix.begin(), trace.y_suffix.end());
+    if (!keys.empty()) program.calls = std::move(keys);
     ReplayRecord rec;
     rec.spec_id = hash32(signature + scenario_signature(pp.config, program));
     rec.cases = 1;

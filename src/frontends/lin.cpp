@@ -312,7 +312,7 @@ class LinYSteps final : public YSteps {
   }
   // Each call as duet::call("op", args...), from its text "var.op(args)", when the operation's
   // arguments are literals; the draft calls duet_lin(), which the user defines.
-  bool scenario_draft(Trace::ScenarioDraft& draft, std::string& signature) const override {
+  bool scenario_draft(Trace::ScenarioDraft& draft, std::string& signature, std::vector<std::string>&) const override {
     if (mode_ != LinMode::oracle) return false;
     for (const Call& c : calls_) {
       const LinOp& op = lin_.ops[c.op];

@@ -16,6 +16,23 @@ std::string scenario_arg_error(const std::string& op, std::size_t k, const std::
          "std::string)";
 }
 
+std::string scenario_arg_cpp(const std::any& given) {
+  std::string text;
+  auto as = [&]<class T>(T*) {
+    const T* v = std::any_cast<T>(&given);
+    if (v) text = duet::show(*v);
+    return v != nullptr;
+  };
+  if (as(static_cast<int*>(nullptr)) || as(static_cast<long*>(nullptr)) || as(static_cast<long long*>(nullptr)) ||
+      as(static_cast<unsigned*>(nullptr)) || as(static_cast<unsigned long*>(nullptr)) ||
+      as(static_cast<unsigned long long*>(nullptr)) || as(static_cast<short*>(nullptr)) ||
+      as(static_cast<double*>(nullptr)) || as(static_cast<float*>(nullptr)) || as(static_cast<bool*>(nullptr)) ||
+      as(static_cast<char*>(nullptr)) || as(static_cast<std::string*>(nullptr)))
+    return text;
+  if (const char* const* s = std::any_cast<const char*>(&given)) return show_string(*s);
+  return "<" + (given.has_value() ? cached_demangle(given.type()) : std::string("nothing")) + ">";
+}
+
 std::string scenario_arity_error(const std::string& op, std::size_t n, std::size_t takes) {
   if (n == takes) return {};
   auto args = [](std::size_t k) { return std::to_string(k) + (k == 1 ? " argument" : " arguments"); };

@@ -4,13 +4,17 @@
 // on threads; the fixed counter passes everywhere, and an exhaustive search of the fixed program
 // ends after one case, saying it is complete. The token of a failure replays that scenario and
 // no other; a scenario naming an unknown operation, or giving arguments that do not fit, is an
-// error, never a pass.
+// error, never a pass. The same through duet::Api, whose scenarios name live values as
+// reports do ("c0").
 #include <duet/gtest.hpp>
 
+#include <memory>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "support/fiber_subjects.hpp"
+#include "support/scenario_subjects.hpp"
 
 namespace {
 
@@ -85,18 +89,8 @@ TEST(Scenario, TokenReplaysTheScenarioAndNoOther) {
 
 // ---- duet::Lin ----
 
-duet::Lin<fiber_subjects::Counter<true>> racy_lin() {
-  return duet::Lin<fiber_subjects::Counter<true>>("racy counter", "c")
-      .op("incr", [](fiber_subjects::Counter<true>& c) { return c.incr(); })
-      .op(
-          "get_plus", [](fiber_subjects::Counter<true>& c, long x) { return c.get() + x; }, duet::integers<long>(0, 3));
-}
-duet::Lin<fiber_subjects::Counter<false>> fixed_lin() {
-  return duet::Lin<fiber_subjects::Counter<false>>("counter", "c")
-      .op("incr", [](fiber_subjects::Counter<false>& c) { return c.incr(); })
-      .op(
-          "get_plus", [](fiber_subjects::Counter<false>& c, long x) { return c.get() + x; }, duet::integers<long>(0, 3));
-}
+auto racy_lin() { return scenario_subjects::counter_lin<true>(); }
+auto fixed_lin() { return scenario_subjects::counter_lin<false>(); }
 
 const duet::Scenario<> kLinIncrs{.branches = {{duet::call("incr")}, {duet::call("incr"), duet::call("get_plus", 2)}}};
 
@@ -133,6 +127,61 @@ TEST(Scenario, LinCallsThatDoNotFitAreErrors) {
   // An integer of another type converts when it fits.
   const duet::Scenario<> converted{.branches = {{duet::call("incr")}, {duet::call("get_plus", 2u)}}};
   EXPECT_TRUE(duet::check_scenario(fixed_lin(), converted, {}, {.count = 5}));
+}
+
+// ---- duet::Api ----
+
+using scenario_subjects::counter_api;
+
+const duet::Scenario<> kApiIncrs{
+    .prefix = {duet::call("make")},
+    .branches = {{duet::call("incr", "c0")}, {duet::call("incr", "c0"), duet::call("get_plus", "c0", 1)}}};
+
+TEST(Scenario, ApiFailsOnEveryFiberStrategy) {
+  for (const duet::Schedule& s : all_strategies()) {
+    const duet::CheckResult r =
+        counter_api<true>().check_scenario(kApiIncrs, {.executor = duet::fibers(s)}, {.seed = 1, .verbose = -1});
+    ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+    EXPECT_TRUE(has(r.report, "get_plus(c0, 1)")) << r.report;
+  }
+}
+
+TEST(Scenario, ApiPassesOnEveryExecutor) {
+  EXPECT_TRUE(counter_api<false>().check_scenario(kApiIncrs, {}, {.seed = 1, .count = 50}));
+  for (const duet::Schedule& s : all_strategies()) {
+    const duet::CheckResult r =
+        counter_api<false>().check_scenario(kApiIncrs, {.executor = duet::fibers(s)}, {.seed = 1, .count = 50});
+    EXPECT_TRUE(r) << r.report;
+  }
+}
+
+TEST(Scenario, ApiTokenReplaysTheScenario) {
+  const duet::ParallelConfig pc{.executor = duet::fibers(duet::pct(3))};
+  const duet::CheckResult r = counter_api<true>().check_scenario(kApiIncrs, pc, {.seed = 2, .verbose = -1});
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  const duet::CheckResult again =
+      counter_api<true>().check_scenario(kApiIncrs, pc, {.replay = r.replay_token, .verbose = -1});
+  EXPECT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
+  const duet::CheckResult generated = counter_api<true>().check_parallel(pc, {.replay = r.replay_token, .verbose = -1});
+  EXPECT_EQ(generated.status, duet::CheckResult::Status::error) << generated.report;
+}
+
+TEST(Scenario, ApiCallsThatDoNotFitAreErrors) {
+  auto error_of = [](const duet::Call& bad, const std::vector<duet::Call>& suffix = {}) {
+    const duet::Scenario<> s{
+        .prefix = {duet::call("make")}, .branches = {{duet::call("incr", "c0")}, {bad}}, .suffix = suffix};
+    const duet::CheckResult r = counter_api<false>().check_scenario(s, {}, {.verbose = -1});
+    EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+    return r.report;
+  };
+  EXPECT_TRUE(has(error_of(duet::call("decr", "c0")),
+                  "`decr`, which the API does not declare (its operations: make, incr, get_plus)"));
+  EXPECT_TRUE(has(error_of(duet::call("incr")), "calls incr with 0 arguments, and it takes 1 argument"));
+  EXPECT_TRUE(has(error_of(duet::call("incr", "c7")), "no live value of its type is named c7"));
+  EXPECT_TRUE(has(error_of(duet::call("incr", 0)), "argument 1 of the scenario's call of incr is a int"));
+  EXPECT_TRUE(
+      has(error_of(duet::call("get_plus", "c0", "one")), "argument 2 of the scenario's call of get_plus is a char const*"));
+  EXPECT_TRUE(has(error_of(duet::call("incr", "c0"), {duet::call("incr", "c0")}), "a duet::Api program has none"));
 }
 
 // ---- scenarios that cannot run ----

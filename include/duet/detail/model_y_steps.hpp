@@ -268,7 +268,7 @@ class ModelYSteps final : public ModelYStepsBase {
   std::string shown(std::size_t i) const override { return show_command<Spec>(cmds_[i]); }
 
   // The commands as values (`Push{3}`), when each has a C++ spelling (scenario_cpp.hpp).
-  bool scenario_draft(Trace::ScenarioDraft& draft, std::string& signature) const override {
+  bool scenario_draft(Trace::ScenarioDraft& draft, std::string& signature, std::vector<std::string>&) const override {
     for (const Cmd& c : cmds_) {
       std::optional<std::string> text = command_cpp(c);
       if (!text) return false;

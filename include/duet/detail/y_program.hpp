@@ -329,11 +329,13 @@ class YSteps {
   /// The failing trial's verdict line.
   virtual std::string violation(Consistency consistency) const = 0;
   /// For a failing program's draft: the program as a scenario test (Trace::ScenarioDraft's
-  /// declarations, type, check and calls), and `signature`, what the front end's scenario check
-  /// hashes into its spec id before scenario_signature. False when it cannot be written.
-  virtual bool scenario_draft(Trace::ScenarioDraft& draft, std::string& signature) const {
+  /// declarations, type, check and calls), `signature`, what the front end's scenario check
+  /// hashes into its spec id before scenario_signature, and `keys`, the calls as that check's
+  /// GivenProgram names them when not as the report does. False when it cannot be written.
+  virtual bool scenario_draft(Trace::ScenarioDraft& draft, std::string& signature, std::vector<std::string>& keys) const {
     (void)draft;
     (void)signature;
+    (void)keys;
     return false;
   }
   /// Records the failing trial for the report.
