@@ -23,6 +23,7 @@
 #include "support/draft_subjects.hpp"
 #include "support/fiber_subjects.hpp"
 #include "support/progress_subjects.hpp"
+#include "support/scenario_subjects.hpp"
 #include "support/test_specs.hpp"
 
 namespace {
@@ -268,18 +269,20 @@ TEST(Golden, FiberRolesReport) {
 
 // A signature-only description's failure on fibers: its draft is a scenario of duet::call's,
 // checked against duet_lin() (the user's description), replaying the failing schedule.
-duet::Lin<fiber_subjects::Counter<true>> racy_counter_lin() {
-  return duet::Lin<fiber_subjects::Counter<true>>("racy_counter", "c")
-      .op("incr", [](fiber_subjects::Counter<true>& c) { return c.incr(); })
-      .op(
-          "get_plus", [](fiber_subjects::Counter<true>& c, int x) { return c.get() + x; }, duet::integers(0, 3));
-}
-
 TEST(Golden, LinFiberScenarioDraft) {
-  const duet::CheckResult r = duet::check_parallel(racy_counter_lin(), {.executor = duet::fibers(duet::pct(3))},
-                                                   {.seed = 1, .output_dir = "duet-output/golden"});
+  const duet::CheckResult r =
+      duet::check_parallel(scenario_subjects::counter_lin<true>(), {.executor = duet::fibers(duet::pct(3))},
+                           {.seed = 1, .output_dir = "duet-output/golden"});
   ASSERT_FALSE(r.passed());
   expect_golden("lin_lost_update_draft.cpp", read(r.draft_path));
+}
+
+// The same through duet::Api: the draft checks duet_api()'s scenario, a live value by its name.
+TEST(Golden, ApiFiberScenarioDraft) {
+  const duet::CheckResult r = scenario_subjects::counter_api<true>().check_parallel(
+      {.executor = duet::fibers(duet::pct(3))}, {.seed = 1, .output_dir = "duet-output/golden"});
+  ASSERT_FALSE(r.passed());
+  expect_golden("api_lost_update_draft.cpp", read(r.draft_path));
 }
 
 // A hand-written scenario's failure: the program as written, with the schedule shrunk and the
