@@ -84,6 +84,7 @@ std::optional<std::string> fields_cpp(const F&... f) {
     if (ok) out += (i++ == 0 ? "" : ", ") + *text;
   };
   (one(f), ...);
+  (void)one;  // no field: never called
   if (!ok) return std::nullopt;
   return out + "}";
 }
@@ -91,6 +92,7 @@ std::optional<std::string> fields_cpp(const F&... f) {
 /// An aggregate value as C++ (`Push{3}`), or empty.
 template <class T>
 std::optional<std::string> aggregate_cpp(const T& v) {
+  (void)v;  // no field: not read
   constexpr int n = aggregate_fields<T>();
   if constexpr (n == 0) {
     return fields_cpp<T>();
@@ -107,7 +109,6 @@ std::optional<std::string> aggregate_cpp(const T& v) {
     const auto& [a, b, c, d] = v;
     return fields_cpp<T>(a, b, c, d);
   } else {
-    (void)v;
     return std::nullopt;
   }
 }
