@@ -462,6 +462,8 @@ static std::string scenario_draft_preamble(const ReportData& d, bool fibers) {
     out += "// It checks that program as a hand-written scenario on threads, for a second of trials: whether\n"
            "// the failing interleaving recurs is a matter of chance, so a pass proves little: run it under\n"
            "// ThreadSanitizer too, or move the subject to duet/sync.hpp's types and duet::fibers().\n";
+  if (fibers)
+    out += "// The failing schedule, as duet::run_fibers replays it: " + show_string(d.trace.fiber_schedule) + "\n";
   out += "// The search that found it: DUET_REPLAY=" + d.token + "\n";
   out += "// Add the #include lines for your types.\n";
   return out + "#include <duet/parallel.hpp>\n#include <gtest/gtest.h>\n\n";

@@ -6,6 +6,7 @@
 //           accounts.transfer_ab() : (did not return) | accounts.transfer_ba() : (did not return)
 // It checks that program as a hand-written scenario, replaying the failing schedule on duet's
 // fiber scheduler: it fails as reported while the bug exists, and passes once it is gone.
+// The failing schedule, as duet::run_fibers replays it: "0.0.1"
 // The search that found it: DUET_REPLAY=duet1.-Jz3vQQDAQxkCgINZmliZXJzOnJhbmRvbQEBAAwAAQAAAQEAAAABAAAGnmig
 // Add the #include lines for your types.
 #include <duet/parallel.hpp>

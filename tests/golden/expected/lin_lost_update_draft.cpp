@@ -4,6 +4,7 @@
 //           c.incr() : 1 | c.incr() : 1
 // It checks that program as a hand-written scenario, replaying the failing schedule on duet's
 // fiber scheduler: it fails as reported while the bug exists, and passes once it is gone.
+// The failing schedule, as duet::run_fibers replays it: "0.0.1"
 // The search that found it: DUET_REPLAY=duet1.1JrckAcBARBkCgINZmliZXJzOnBjdCgzKQMCAAwAAQAAAQAAAAABAAAt_iLz
 // Add the #include lines for your types.
 #include <duet/parallel.hpp>
