@@ -43,7 +43,8 @@
 #include "duet/result.hpp"
 #include "duet/show.hpp"
 #include "duet/parallel_config.hpp"  // ParallelConfig: the parallel runner itself is in the library
-#include "duet/state_machine.hpp"    // Verdict
+#include "duet/scenario.hpp"
+#include "duet/state_machine.hpp"  // Verdict
 
 namespace duet {
 
@@ -498,6 +499,17 @@ class Api {
   ///   EXPECT_TRUE(api.expect_unsafe({.branches = 2}));
   CheckResult expect_unsafe(const ParallelConfig& pc = {}, const Config& config = {}, const ApiOptions& options = {}) const;
 
+  /// A hand-written Y-program (duet/scenario.hpp), checked as check_parallel checks a drawn
+  /// one: each call names an operation with its arguments (duet::call), a live value by the
+  /// name reports give it ("a0": the first value of the abstract type declared with prefix
+  /// "a"). An unknown operation, a wrong number of arguments or one that does not fit, or a
+  /// suffix (API programs have none) is an error.
+  ///
+  ///   const duet::Scenario<> two_gets{.prefix = {duet::call("make", 4)}, .branches = {{duet::call("get", "a0", 1)}, {duet::call("get", "a0", 2)}}};
+  ///   EXPECT_TRUE(api.check_scenario(two_gets));
+  CheckResult check_scenario(const Scenario<>& scenario, const ParallelConfig& pc = {}, const Config& config = {},
+                             const ApiOptions& options = {}) const;
+
   /// One scenario from raw bytes (a fuzzer's input); see duet::check_sequential_bytes.
   ///
   ///   auto r = api.check_bytes(std::span<const std::uint8_t>(data, size));
@@ -509,7 +521,8 @@ class Api {
 
  private:
   detail::Property property(const ApiOptions& options) const;
-  detail::Property parallel_property(const ParallelConfig& pc, const ApiOptions& options) const;
+  detail::Property parallel_property(const ParallelConfig& pc, const ApiOptions& options,
+                                     const Scenario<>* scenario = nullptr) const;
   // Out of line, so that a test file does not compile the bookkeeping of each declaration.
   std::size_t add_abstract(std::unique_ptr<detail::HandleStore> empty_store, const std::string& prefix);
   void add_op(std::unique_ptr<detail::OpBase> op);

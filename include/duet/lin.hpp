@@ -79,6 +79,8 @@ class Lin {
                   "duet::Lin::op: the function must be callable as f(T&, args...) with one generator per argument");
     detail::LinOp def;
     def.name = name;
+    def.bind = detail::lin_call_binder<T, F, A...>(name, data_->var, f);
+    def.literal_args = ((std::is_arithmetic_v<A> || std::is_same_v<A, std::string>)&&...);
     def.generate =
         detail::lin_call_generator<T>(std::move(name), data_->var, std::move(f), std::make_tuple(std::move(gens)...));
     data_->ops.push_back(std::move(def));

@@ -22,6 +22,7 @@
 #include "duet/parallel_config.hpp"  // Role, ParallelConfig (duet/api.hpp takes them alone)
 #include "duet/executor.hpp"
 #include "duet/lin.hpp"
+#include "duet/scenario.hpp"
 #include "duet/state_machine.hpp"
 
 namespace duet {
@@ -78,6 +79,21 @@ CheckResult expect_unsafe() {
   return detail::expect_model_unsafe(detail::model_parallel_spec<Spec>());
 }
 
+/// A hand-written Y-program (duet/scenario.hpp) against the state-machine model, checked as a
+/// generated program is: on threads for its trials, case after case; on fibers with the
+/// strategy's schedules (an exhaustive search ends once it has explored them all). The settings
+/// for generated programs' shapes are ignored; roles, consistency and the executor apply. A
+/// failure shrinks its schedule only, and its token replays this scenario alone. A scenario
+/// whose prefix breaks a precondition, or whose branches do in some order, is an error.
+///
+///   const duet::Scenario<CounterSpec::Cmd> two_incrs{.branches = {{Incr{}}, {Incr{}}}};
+///   EXPECT_TRUE(duet::check_scenario<CounterSpec>(two_incrs, {.executor = duet::fibers(duet::exhaustive())}));
+template <class Spec>
+CheckResult check_scenario(const Scenario<typename Spec::Cmd>& scenario, const ParallelConfig& pc = {},
+                           const Config& config = {}) {
+  return detail::check_model_scenario(detail::model_scenario<Spec>(scenario), pc, config);
+}
+
 /// Y-programs over a signature-only description, with the candidate as its own oracle: an
 /// outcome passes if running the calls sequentially on a fresh subject, in some order that
 /// respects real time, gives the same results (qcheck-lin).
@@ -90,6 +106,20 @@ template <class T>
 CheckResult check_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
   if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::nothing_tested(lin.name(), why);
   return detail::run_property(detail::lin_parallel_property(lin, detail::LinMode::oracle, pc), config);
+}
+
+/// A hand-written Y-program over a signature-only description (duet/scenario.hpp): each call
+/// names an operation with its arguments (duet::call); checked as duet::check_scenario<Spec>
+/// checks a spec's, with the candidate as its own oracle. A call of an unknown operation, or
+/// with arguments that do not fit, is an error.
+///
+///   const duet::Scenario<> pops{.prefix = {duet::call("push", 1)},
+///                               .branches = {{duet::call("try_pop")}, {duet::call("try_pop")}}};
+///   EXPECT_TRUE(duet::check_scenario(lin, pops, {.executor = duet::fibers(duet::pct(3))}));
+template <class T>
+CheckResult check_scenario(const Lin<T>& lin, const Scenario<>& scenario, const ParallelConfig& pc = {},
+                           const Config& config = {}) {
+  return detail::check_lin_scenario(detail::LinAccess::description(lin), scenario, pc, config);
 }
 
 /// The negative test over a signature-only description: passes when duet finds a program

@@ -103,15 +103,17 @@ std::string search_on_fibers(const Property& checked, const Settings& settings, 
   if (!checked.fiber_twin || checked.expect_failure || settings.fiber_search <= 0 ||
       failure.status != CheckResult::Status::failed || failure.replay_token.empty())
     return {};
-  std::vector<std::uint64_t> program;
+  ReplayRecord record;
   try {
-    program = decode_token(failure.replay_token).choices;
+    record = decode_token(failure.replay_token);
   } catch (const std::exception& e) {
     return "\n  on fibers:  not searched: the failing case's token could not be read back (" + std::string(e.what()) + ")\n";
   }
-  if (program.empty())
+  // A case known by its seed alone was not recorded (it hung before its choices were kept).
+  if (record.case_seed)
     return "\n  on fibers:  not searched: the failing program was not recorded (its case ended before its choices "
            "were kept)\n";
+  const std::vector<std::uint64_t>& program = record.choices;  // none for a hand-written scenario
   const double share = settings.fiber_search / 3;
   Tried tried;
   for (const Schedule& schedule : {random(), pct(), exhaustive()}) {

@@ -117,6 +117,13 @@ void write_trace(WireWriter& w, const Trace& t) {
   w.str(t.uninstrumented);
   w.str(t.noise);
   w.str(t.no_draft);
+  w.boolean(t.given_program);
+  w.str(t.scenario.declarations);
+  w.str(t.scenario.type);
+  w.str(t.scenario.check);
+  w.strings(t.scenario.calls);
+  w.str(t.scenario.config);
+  w.str(t.scenario.token);
   w.boolean(t.record_pass);
 }
 
@@ -151,6 +158,13 @@ Trace read_trace(WireReader& r) {
   t.uninstrumented = r.str();
   t.noise = r.str();
   t.no_draft = r.str();
+  t.given_program = r.boolean();
+  t.scenario.declarations = r.str();
+  t.scenario.type = r.str();
+  t.scenario.check = r.str();
+  t.scenario.calls = r.strings();
+  t.scenario.config = r.str();
+  t.scenario.token = r.str();
   t.record_pass = r.boolean();
   return t;
 }

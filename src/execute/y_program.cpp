@@ -13,6 +13,7 @@
 #include "duet/detail/trial_driver.hpp"
 #include "duet/parallel.hpp"
 #include "execute/named_executor.hpp"
+#include "execute/scenario_draft.hpp"
 #include "execute/threads.hpp"
 
 namespace duet::detail {
@@ -167,6 +168,7 @@ struct YCase {
 
   // Prefix, branches and suffix; false when a draw failed (`failure` says why).
   bool draw_program() {
+    if (pp.given) return take_program();
     shape.prefix = draw_part(YSteps::Part::prefix, 0, pp.config.prefix_length);
     if (failed) return false;
     // A call moved out of a branch goes where the prefix's "no more" choice was (else the
@@ -179,6 +181,28 @@ struct YCase {
     shape.roles = pp.branch_labels;
     shape.suffix = draw_part(YSteps::Part::suffix, 0, pp.config.suffix_length);
     return !failed;
+  }
+
+  // A hand-written program: its calls taken in report order, part by part; nothing is drawn.
+  bool take_program() {
+    const YShape& given = pp.given->shape;
+    std::size_t i = 0;
+    auto take_part = [&](YSteps::Part part, std::size_t branch, std::size_t n) {
+      steps.begin_part(part, branch, nullptr);
+      for (std::size_t k = 0; k < n && !failed; ++k, ++i) {
+        failure = steps.take_call(i);
+        failed = !failure.ok();
+      }
+      return !failed;
+    };
+    if (!take_part(YSteps::Part::prefix, 0, given.prefix)) return false;
+    for (std::size_t b = 0; b < given.branches.size(); ++b)
+      if (!take_part(YSteps::Part::branch, b, given.branches[b])) return false;
+    if (!take_part(YSteps::Part::suffix, 0, given.suffix)) return false;
+    shape = given;
+    shape.roles = pp.branch_labels;
+    out.attempts += shape.size();
+    return true;
   }
 
   // A choice of the program, so it replays with the token and shrinks to none when the failure
@@ -219,6 +243,8 @@ CaseOutcome YCase::run_trials() {
     steps.record(trace, shape, observed, verdict);
     driver.annotate(*trace, std::span(src.choices()).subspan(schedule_start));
     trace->noise = noise.describe();
+    trace->given_program = pp.given != nullptr;
+    record_scenario_draft(*trace, steps, pp, shape, std::span(src.choices()).subspan(schedule_start));
   };
   auto fail_trial = [&](std::string message) {
     out.kind = CaseOutcome::Kind::fail;
@@ -281,6 +307,11 @@ CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Tra
   y_case.draw_noise();
   if (!steps.accept(y_case.shape, y_case.failure)) {
     if (!y_case.failure.ok()) return y_case.end(std::move(y_case.failure));
+    // A generated program is drawn again; a hand-written one is the test's mistake.
+    if (pp.given)
+      return y_case.end(StepVerdict::error("the scenario's calls break the spec's preconditions in some order of the "
+                                           "branches (every order must satisfy them, or a correct candidate could "
+                                           "be blamed for the spec's partiality)"));
     ++y_case.out.rejected;
     return y_case.out;
   }
@@ -302,24 +333,60 @@ std::string progress_signature(const Progress& p) {
   for (const Progress::Override& o : p.ops) s += "," + o.op + "=" + one(o.kind, o.bound);
   return s;
 }
-}  // namespace
 
-std::string shape_signature(const ParallelConfig& given) {
-  const ParallelConfig pc = on_named_executor(given);
-  // A token found on fibers replays its schedule only on fibers with the same strategy; any
-  // executor on threads ("threads") replays any other's.
+// A token found on fibers replays its schedule only on fibers with the same strategy; any
+// executor on threads ("threads") replays any other's. Empty on threads.
+std::string execution_signature(const ParallelConfig& pc) {
   const std::string execution = pc.executor ? pc.executor->trial_driver().execution() : "threads";
-  const bool deterministic = pc.executor && pc.executor->trial_driver().deterministic();
+  return execution == "threads" ? std::string() : "/" + execution;
+}
+
+std::string roles_signature(const ParallelConfig& pc) {
   std::string roles;
   for (const Role& r : pc.roles) {
     roles += "/role:" + r.name + "*" + std::to_string(r.count);
     for (const std::string& op : r.ops) roles += "," + op;
   }
-  return (execution == "threads" ? std::string() : "/" + execution) + "/b" + std::to_string(branch_count(pc)) + "/l" +
-         std::to_string(pc.branch_length) + "/p" + std::to_string(pc.prefix_length) + "/s" +
-         std::to_string(pc.suffix_length) + "/t" + std::to_string(pc.trials) +
+  return roles;
+}
+}  // namespace
+
+std::string shape_signature(const ParallelConfig& given) {
+  const ParallelConfig pc = on_named_executor(given);
+  const bool deterministic = pc.executor && pc.executor->trial_driver().deterministic();
+  return execution_signature(pc) + "/b" + std::to_string(branch_count(pc)) + "/l" + std::to_string(pc.branch_length) + "/p" +
+         std::to_string(pc.prefix_length) + "/s" + std::to_string(pc.suffix_length) + "/t" + std::to_string(pc.trials) +
          (pc.consistency == Consistency::linearizable ? "/lin" : "/sc") +
-         (pc.noise.value_or(false) && !deterministic ? "/noise" : "") + roles + progress_signature(pc.progress);
+         (pc.noise.value_or(false) && !deterministic ? "/noise" : "") + roles_signature(pc) +
+         progress_signature(pc.progress);
+}
+
+std::string scenario_signature(const ParallelConfig& given_pc, const GivenProgram& given) {
+  const ParallelConfig pc = on_named_executor(given_pc);
+  std::string program = "/scenario/p" + std::to_string(given.shape.prefix);
+  for (std::size_t b : given.shape.branches) program += "/b" + std::to_string(b);
+  program += "/s" + std::to_string(given.shape.suffix);
+  for (const std::string& call : given.calls) program += "/" + call;
+  return program + execution_signature(pc) + (pc.consistency == Consistency::linearizable ? "/lin" : "/sc") +
+         roles_signature(pc) + progress_signature(pc.progress);
+}
+
+std::string given_program_error(const ParallelConfig& pc, const GivenProgram& given) {
+  const std::vector<std::size_t>& branches = given.shape.branches;
+  if (branches.size() < 2 || branches.size() > 8)
+    return "the scenario has " + std::to_string(branches.size()) + " branches (2 to 8)";
+  if (pc.roles.empty()) return {};
+  if (branches.size() != branch_count(pc))
+    return "the scenario has " + std::to_string(branches.size()) + " branches, and the roles' counts add up to " +
+           std::to_string(branch_count(pc));
+  std::vector<const Role*> role_of;
+  for (const Role& r : pc.roles) role_of.insert(role_of.end(), r.count, &r);
+  for (std::size_t b = 0, at = given.shape.prefix; b < branches.size(); at += branches[b], ++b)
+    for (std::size_t k = 0; k < branches[b]; ++k)
+      if (!op_allowed(&role_of[b]->ops, op_name(given.calls[at + k])))
+        return "branch " + std::to_string(b + 1) + " of the scenario calls " + given.calls[at + k] + ", which its role " +
+               role_of[b]->name + " does not allow";
+  return {};
 }
 
 std::string op_name(std::string_view call) {
@@ -369,7 +436,15 @@ class ParallelExecution final : public Execution {
   std::string name() const override { return driver().execution(); }
   int replay_attempts() const override { return driver().deterministic() ? 1 : kParallelReplayAttempts; }
   bool exact_replay() const override { return driver().deterministic(); }
-  bool needs_overlap() const override { return driver().needs_overlap(); }
+  // A hand-written program with calls in fewer than two branches (a draft of a failure that
+  // needs no concurrency) cannot overlap: its trials say nothing less for it.
+  bool needs_overlap() const override {
+    if (pp_->given) {
+      const auto& branches = pp_->given->shape.branches;
+      if (std::count_if(branches.begin(), branches.end(), [](std::size_t n) { return n > 0; }) < 2) return false;
+    }
+    return driver().needs_overlap();
+  }
   std::string unexercised() const override { return driver().unexercised(); }
   bool may_leave_calls_unfinished() const override { return driver().may_leave_calls_unfinished(); }
   std::uint64_t trials_left_unfinished() const override { return driver().trials_left_unfinished(); }
@@ -395,10 +470,12 @@ bool isolated_as_written(const ParallelConfig& given, const std::string& executo
 
 }  // namespace
 
-std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& given, Property& p) {
-  const ParallelConfig pc = on_named_executor(given, &p.executor_note);
+std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& given_pc, Property& p,
+                                                std::shared_ptr<const GivenProgram> given) {
+  const ParallelConfig pc = on_named_executor(given_pc, &p.executor_note);
   auto pp = std::make_shared<ParallelParams>();
   pp->config = pc;
+  pp->given = std::move(given);
   pp->executor = pc.executor ? pc.executor : std::shared_ptr<Executor>(make_thread_pool(pc.pin_threads, pc.thread_hooks));
   TrialDriver& driver = pp->executor->trial_driver();
   // Timing noise means nothing where a trial is deterministic (fibers).
@@ -417,6 +494,9 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& given, Pro
   driver.check_starts();
   // pp->executor: the child's own in a child process (in_child), where the branches ran.
   p.coverage = [pp] { return pp->executor->trial_driver().coverage(); };
+  // One program: once an exhaustive search has explored its schedules, another case would only
+  // repeat it.
+  if (pp->given) p.covered = [pp] { return pp->executor->trial_driver().program_exhausted(); };
   return pp;
 }
 

@@ -33,6 +33,7 @@ struct ApiData {
   bool shows_state() const {
     return std::any_of(shows.begin(), shows.end(), [](const auto& f) { return static_cast<bool>(f); });
   }
+  std::string parallel_signature;  // what a parallel check's spec id hashes before its shape or scenario
   bool crashes() const {
     return std::any_of(recovers.begin(), recovers.end(), [](const auto& r) { return static_cast<bool>(r); });
   }
@@ -738,7 +739,9 @@ struct ReferenceOracle {
 // the branches at once on the candidate, and the reference is the search's oracle. No suffix.
 class ApiYSteps final : public YSteps {
  public:
-  explicit ApiYSteps(const ApiData& d) : d_(d), gen_(fresh_env(d)) {}
+  /// `given`: a scenario's calls in report order (take_call), or null.
+  explicit ApiYSteps(const ApiData& d, const std::vector<Call>* given = nullptr)
+      : d_(d), gen_(fresh_env(d)), given_(given) {}
 
   ApiYSteps(const ApiYSteps&) = delete;
   ApiYSteps& operator=(const ApiYSteps&) = delete;
@@ -762,6 +765,59 @@ class ApiYSteps final : public YSteps {
       case ArgumentsDrawn::spec_error: failure = StepVerdict::error(std::move(spec_error)); return CaseSteps::Drawn::failed;
       case ArgumentsDrawn::ready: break;
     }
+    return place(std::move(call), trace, failure);
+  }
+
+  // A scenario's call: its arguments bound among the live values the prefix made so far (the
+  // operation and the arity were checked before the check ran).
+  StepVerdict take_call(std::size_t i) override {
+    const Call& given = (*given_)[i];
+    const auto op = std::find_if(d_.ops.begin(), d_.ops.end(), [&](const auto& o) { return o->name == given.op; });
+    std::unique_ptr<ApiCall> call = (*op)->new_call();
+    for (std::size_t id : (*op)->result_ids)
+      if (gen_.stores[id]->size() >= gen_.max_handles)
+        return StepVerdict::error("the scenario makes more live values of a type than ApiOptions::max_handles");
+    std::string why;
+    try {
+      why = call->give_arguments(given.args, gen_);
+    } catch (const EngineSignal&) {
+      throw;
+    } catch (...) {
+      why = threw("the spec's where() precondition");
+    }
+    if (!why.empty()) return StepVerdict::error("call " + std::to_string(i + 1) + " of the scenario: " + why);
+    StepVerdict failure;
+    if (place(std::move(call), nullptr, failure) == CaseSteps::Drawn::failed) return failure;
+    return {};
+  }
+
+  // Each call as duet::call("op", args...), a live value by its name; the draft calls
+  // duet_api(), which the user defines. `keys`: the calls as check_scenario names them.
+  bool scenario_draft(Trace::ScenarioDraft& draft, std::string& signature, std::vector<std::string>& keys) const override {
+    auto add = [&](const ApiCall& c) {
+      std::string args;
+      for (std::size_t k = 0; k < c.op->arity; ++k) {
+        const ArgSlot& slot = c.arguments[k];
+        args += (k == 0 ? "" : ", ") + (slot.handle != ArgSlot::none ? show_string(slot.text) : slot.text);
+      }
+      draft.calls.push_back("duet::call(" + show_string(c.op->name) + (args.empty() ? "" : ", " + args) + ")");
+      keys.push_back(c.op->name + "(" + args + ")");
+    };
+    for (const auto& c : prefix_) add(*c);
+    for (const auto& c : calls_) add(*c);
+    draft.declarations =
+        "#include <duet/api.hpp>\n\n// The duet::Api of the test that found this: define duet_api() to return "
+        "it.\nduet::Api duet_api();\n";
+    draft.type = "duet::Scenario<>";
+    draft.check = "duet_api().check_scenario(scenario";
+    signature = d_.parallel_signature;
+    return true;
+  }
+
+ private:
+  // A drawn or given call: a branch's is kept for the trials; the prefix's runs on both sides
+  // now, and the program fails if they disagree.
+  CaseSteps::Drawn place(std::unique_ptr<ApiCall> call, Trace* trace, StepVerdict& failure) {
     if (part_ == Part::branch) {
       calls_.push_back(std::move(call));
       return CaseSteps::Drawn::command;
@@ -780,6 +836,7 @@ class ApiYSteps final : public YSteps {
     return CaseSteps::Drawn::failed;
   }
 
+ public:
   bool runnable(const YShape&) const override { return !calls_.empty(); }
 
   // `observed` holds the branch calls only: the prefix is checked on both sides as it runs.
@@ -873,12 +930,45 @@ class ApiYSteps final : public YSteps {
   std::optional<Env> after_prefix_;
   std::vector<std::size_t> witness_;  // with Api::state, when no order explained the trial
   std::vector<std::string> witness_states_;
+  const std::vector<Call>* given_;  // a scenario's calls, or null
 };
 
 CaseOutcome run_api_parallel_case(const ApiData& d, const ParallelParams& pp, Source& src, Trace* trace,
-                                  const CaseParams& cp) {
-  ApiYSteps steps(d);
+                                  const CaseParams& cp, const std::vector<Call>* given) {
+  ApiYSteps steps(d, given);
   return run_y_case(steps, pp, src, trace, cp);
+}
+
+// Why a scenario cannot be an API's program (before any call is bound), or empty: a suffix, an
+// operation the API does not declare, a call with the wrong number of arguments.
+std::string api_scenario_error(const Scenario<>& scenario, const std::vector<std::shared_ptr<const OpBase>>& ops) {
+  if (!scenario.suffix.empty()) return "the scenario has a suffix, and a duet::Api program has none";
+  const std::vector<Call> calls = scenario_calls(scenario);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const auto op = std::find_if(ops.begin(), ops.end(), [&](const auto& o) { return o->name == calls[i].op; });
+    std::string why;
+    if (op == ops.end()) {
+      std::string names;
+      for (const auto& o : ops) names += (names.empty() ? "" : ", ") + o->name;
+      why = "the scenario calls `" + calls[i].op + "`, which the API does not declare (its operations: " + names + ")";
+    } else {
+      why = scenario_arity_error(calls[i].op, calls[i].args.size(), (*op)->arity);
+    }
+    if (!why.empty()) return "call " + std::to_string(i + 1) + " of the scenario: " + why;
+  }
+  return {};
+}
+
+// A scenario's program as check_scenario names it: "op(args)", the arguments as C++.
+std::shared_ptr<const GivenProgram> api_given_program(const Scenario<>& scenario) {
+  auto program = std::make_shared<GivenProgram>();
+  program->shape = scenario_shape(scenario);
+  for (const Call& c : scenario_calls(scenario)) {
+    std::string text = c.op + "(";
+    for (std::size_t k = 0; k < c.args.size(); ++k) text += (k == 0 ? "" : ", ") + scenario_arg_cpp(c.args[k]);
+    program->calls.push_back(text + ")");
+  }
+  return program;
 }
 
 }  // namespace
@@ -935,21 +1025,32 @@ detail::Property Api::property(const ApiOptions& options) const {
   return p;
 }
 
-detail::Property Api::parallel_property(const ParallelConfig& pc, const ApiOptions& options) const {
+detail::Property Api::parallel_property(const ParallelConfig& pc, const ApiOptions& options,
+                                        const Scenario<>* scenario) const {
   detail::Property p = property(options);
-  p.spec_id = detail::hash32(std::to_string(p.spec_id) + "/parallel" + detail::shape_signature(pc));
   auto data = std::make_shared<detail::ApiData>();
   data->stores = stores_;
   data->prefixes = prefixes_;
   data->ops = ops_;
   data->max_handles = options.max_handles;
   data->shows = shows_;
-  auto pp = detail::parallel_params(pc, p);
-  p.run_case = [data, pp](Source& src, const detail::CaseParams& cp, detail::Trace* trace) {
-    return detail::run_api_parallel_case(*data, *pp, src, trace, cp);
+  data->parallel_signature = std::to_string(p.spec_id) + "/parallel";
+  std::shared_ptr<const detail::GivenProgram> given;
+  std::shared_ptr<const std::vector<Call>> calls;
+  if (scenario) {
+    given = detail::api_given_program(*scenario);
+    calls = std::make_shared<const std::vector<Call>>(detail::scenario_calls(*scenario));
+  }
+  p.spec_id = detail::hash32(data->parallel_signature +
+                             (given ? detail::scenario_signature(pc, *given) : detail::shape_signature(pc)));
+  auto pp = detail::parallel_params(pc, p, given);
+  p.run_case = [data, pp, calls](Source& src, const detail::CaseParams& cp, detail::Trace* trace) {
+    return detail::run_api_parallel_case(*data, *pp, src, trace, cp, calls.get());
   };
   // The check that built it runs the twin, while this Api lives.
-  detail::offer_fiber_twin(p, pc, [this, options](const ParallelConfig& on) { return parallel_property(on, options); });
+  detail::offer_fiber_twin(p, pc, [this, options, scenario](const ParallelConfig& on) {
+    return parallel_property(on, options, scenario);
+  });
   return p;
 }
 
@@ -982,6 +1083,15 @@ CheckResult Api::check_parallel(const ParallelConfig& pc, const Config& config, 
 CheckResult Api::expect_unsafe(const ParallelConfig& pc, const Config& config, const ApiOptions& options) const {
   if (std::string why = parallel_error(pc, ops_); !why.empty()) return detail::parallel_config_error(name_, why);
   return detail::run_property(detail::expecting_failure(parallel_property(detail::unsafe_config(pc), options)), config);
+}
+
+CheckResult Api::check_scenario(const Scenario<>& scenario, const ParallelConfig& pc, const Config& config,
+                                const ApiOptions& options) const {
+  if (std::string why = parallel_error(pc, ops_); !why.empty()) return detail::parallel_config_error(name_, why);
+  std::string why = detail::api_scenario_error(scenario, ops_);
+  if (why.empty()) why = detail::given_program_error(pc, *detail::api_given_program(scenario));
+  if (!why.empty()) return detail::nothing_tested(name_, why);
+  return detail::run_property(parallel_property(pc, options, &scenario), config);
 }
 
 static Config with_fuel(Config config, const ApiOptions& options) {

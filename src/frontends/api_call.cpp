@@ -67,6 +67,15 @@ bool ApiCall::draw_arguments(Source& src, Env& env) {
   return true;
 }
 
+std::string ApiCall::give_arguments(const std::vector<std::any>& args, Env& env) {
+  reference.reset();
+  candidate.reset();
+  for (std::size_t i = 0; i < op->arity; ++i) arguments[i].clear();
+  if (std::string why = op->typed.give(*op, *this, args, env); !why.empty()) return why;
+  write_call_text(text, op->name, arguments.get(), op->arity);
+  return {};
+}
+
 void ApiCall::rebind(Env& env) {
   for (std::size_t i = 0; i < op->arity; ++i)
     if (arguments[i].rebind_fn) arguments[i].rebind_fn(arguments[i], env);

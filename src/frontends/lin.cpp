@@ -35,6 +35,18 @@ CaseSteps::Drawn LinDescription::draw_call(Source& src, LinCall& call, StepVerdi
   return Drawn::command;
 }
 
+std::string LinDescription::bind_call(const Call& given, LinCall& call) const {
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    if (ops[k].name != given.op) continue;
+    if (std::string why = ops[k].bind(given.args, call); !why.empty()) return why;
+    call.op = k;
+    return {};
+  }
+  std::string names;
+  for (const LinOp& op : ops) names += (names.empty() ? "" : ", ") + op.name;
+  return "the scenario calls `" + given.op + "`, which " + name + " does not declare (its operations: " + names + ")";
+}
+
 std::vector<std::string> LinDescription::op_names() const {
   std::vector<std::string> names;
   for (const LinOp& op : ops) names.push_back(op.name);
@@ -268,7 +280,9 @@ class LinYSteps final : public YSteps {
   using Call = LinCall;
 
  public:
-  LinYSteps(const LinDescription& lin, LinMode mode) : lin_(lin), mode_(mode), names_(lin.op_names()) {}
+  /// `given`: a scenario's calls, bound, in report order (take_call), or null.
+  LinYSteps(const LinDescription& lin, LinMode mode, const std::vector<LinCall>* given = nullptr)
+      : lin_(lin), mode_(mode), names_(lin.op_names()), given_(given) {}
   void begin_part(Part, std::size_t, const std::vector<std::string>* ops) override {
     among_.clear();
     if (!ops) return;
@@ -280,6 +294,10 @@ class LinYSteps final : public YSteps {
     const CaseSteps::Drawn drawn = lin_.draw_call(src, call, failure, among_);
     if (drawn == CaseSteps::Drawn::command) calls_.push_back(std::move(call));
     return drawn;
+  }
+  StepVerdict take_call(std::size_t i) override {
+    calls_.push_back((*given_)[i]);
+    return {};
   }
   // With Lin::state, the trial's subject stays as the run left it (abandoned, or kept in ended_)
   // until the next trial, for the report to print.
@@ -318,6 +336,25 @@ class LinYSteps final : public YSteps {
     if (mode_ == LinMode::stress) return why_;
     return "no " + consistency_name(consistency) +
            " order of the calls explains the results (the oracle: the candidate run sequentially)";
+  }
+  // Each call as duet::call("op", args...), from its text "var.op(args)", when the operation's
+  // arguments are literals; the draft calls duet_lin(), which the user defines.
+  bool scenario_draft(Trace::ScenarioDraft& draft, std::string& signature, std::vector<std::string>&) const override {
+    if (mode_ != LinMode::oracle) return false;
+    for (const Call& c : calls_) {
+      const LinOp& op = lin_.ops[c.op];
+      if (!op.literal_args) return false;
+      const std::size_t open = lin_.var.size() + 1 + op.name.size();
+      const std::string args = c.text.substr(open + 1, c.text.size() - open - 2);
+      draft.calls.push_back("duet::call(" + show_string(op.name) + (args.empty() ? "" : ", " + args) + ")");
+    }
+    draft.declarations = "// The duet::Lin description of the test that found this: define duet_lin() to return it.\n"
+                         "duet::Lin<" +
+                         lin_.subject_type + "> duet_lin();\n";
+    draft.type = "duet::Scenario<>";
+    draft.check = "duet::check_scenario(duet_lin(), scenario";
+    signature = lin_.signature() + "/parallel";
+    return true;
   }
   void record(Trace* trace, const YShape& shape, const std::vector<Observed>& observed,
               const std::string& verdict) const override {
@@ -371,6 +408,13 @@ class LinYSteps final : public YSteps {
   std::unique_ptr<LinSubject> ended_;
   std::vector<std::size_t> witness_;
   std::vector<std::string> witness_states_;
+  const std::vector<LinCall>* given_;  // a scenario's calls, or null
+};
+
+// A scenario's calls bound to the description's operations, and its program as reports print it.
+struct LinScenario {
+  std::vector<LinCall> calls;
+  std::shared_ptr<const GivenProgram> program;
 };
 
 }  // namespace
@@ -387,19 +431,52 @@ CheckResult check_lin_stress(std::shared_ptr<const LinDescription> description, 
   return run_property(p, config);
 }
 
-Property lin_parallel_property(std::shared_ptr<const LinDescription> description, LinMode mode, const ParallelConfig& pc) {
+namespace {
+Property lin_property(std::shared_ptr<const LinDescription> description, LinMode mode, const ParallelConfig& pc,
+                      std::shared_ptr<const LinScenario> given) {
   Property p;
-  offer_fiber_twin(p, pc,
-                   [description, mode](const ParallelConfig& on) { return lin_parallel_property(description, mode, on); });
+  offer_fiber_twin(p, pc, [description, mode, given](const ParallelConfig& on) {
+    return lin_property(description, mode, on, given);
+  });
   p.name = description->name;
-  p.spec_id =
-      hash32(description->signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel") + shape_signature(pc));
-  auto pp = parallel_params(pc, p);
-  p.run_case = [description = std::move(description), mode, pp](Source& src, const CaseParams& cp, Trace* trace) {
-    LinYSteps steps(*description, mode);
+  p.spec_id = hash32(description->signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel") +
+                     (given ? scenario_signature(pc, *given->program) : shape_signature(pc)));
+  auto pp = parallel_params(pc, p, given ? given->program : nullptr);
+  p.run_case = [description = std::move(description), mode, pp, given](Source& src, const CaseParams& cp, Trace* trace) {
+    LinYSteps steps(*description, mode, given ? &given->calls : nullptr);
     return run_y_case(steps, *pp, src, trace, cp);
   };
   return p;
+}
+
+// The scenario's calls bound in report order; why one cannot be (which call, and why), or empty.
+std::string bind_scenario(const LinDescription& description, const Scenario<>& scenario, LinScenario& out) {
+  auto program = std::make_shared<GivenProgram>();
+  program->shape = scenario_shape(scenario);
+  for (const Call& given : scenario_calls(scenario)) {
+    LinCall call;
+    if (std::string why = description.bind_call(given, call); !why.empty())
+      return "call " + std::to_string(out.calls.size() + 1) + " of the scenario: " + why;
+    program->calls.push_back(call.text);
+    out.calls.push_back(std::move(call));
+  }
+  out.program = std::move(program);
+  return {};
+}
+}  // namespace
+
+Property lin_parallel_property(std::shared_ptr<const LinDescription> description, LinMode mode, const ParallelConfig& pc) {
+  return lin_property(std::move(description), mode, pc, nullptr);
+}
+
+CheckResult check_lin_scenario(std::shared_ptr<const LinDescription> description, const Scenario<>& scenario,
+                               const ParallelConfig& pc, const Config& config) {
+  if (std::string why = lin_parallel_error(*description, pc); !why.empty()) return nothing_tested(description->name, why);
+  auto given = std::make_shared<LinScenario>();
+  std::string why = bind_scenario(*description, scenario, *given);
+  if (why.empty()) why = given_program_error(pc, *given->program);
+  if (!why.empty()) return nothing_tested(description->name, why);
+  return run_property(lin_property(std::move(description), LinMode::oracle, pc, std::move(given)), config);
 }
 
 std::string lin_parallel_error(const LinDescription& description, const ParallelConfig& pc) {

@@ -73,7 +73,7 @@ std::vector<std::string> sampled_op_names(MakeModelYSteps make, std::size_t draw
   return names;
 }
 
-CaseOutcome run_model_parallel_case(MakeModelYSteps make, const ParallelParams& pp, Source& src, Trace* trace,
+CaseOutcome run_model_parallel_case(const MakeModelYSteps& make, const ParallelParams& pp, Source& src, Trace* trace,
                                     const CaseParams& cp) {
   std::unique_ptr<ModelYStepsBase> steps;
   try {
@@ -98,16 +98,17 @@ std::string model_parallel_error(const ModelParallelSpec& spec, const ParallelCo
   return why;
 }
 
-Property model_parallel_property(const ModelParallelSpec& spec, const ParallelConfig& pc) {
+Property model_parallel_property(const ModelParallelSpec& spec, const ParallelConfig& pc,
+                                 std::shared_ptr<const GivenProgram> given = nullptr) {
   Property p;
   p.name = spec.name;
   p.domain = spec.domain;
-  auto pp = parallel_params(pc, p);
-  p.spec_id = hash32(p.name + "/parallel" + shape_signature(pc));
+  p.spec_id = hash32(p.name + "/parallel" + (given ? scenario_signature(pc, *given) : shape_signature(pc)));
+  auto pp = parallel_params(pc, p, given);
   p.run_case = [pp, make = spec.make](Source& src, const CaseParams& cp, Trace* trace) {
     return run_model_parallel_case(make, *pp, src, trace, cp);
   };
-  offer_fiber_twin(p, pc, [spec](const ParallelConfig& on) { return model_parallel_property(spec, on); });
+  offer_fiber_twin(p, pc, [spec, given](const ParallelConfig& on) { return model_parallel_property(spec, on, given); });
   return p;
 }
 }  // namespace
@@ -130,6 +131,13 @@ CheckResult check_model_parallel_bytes(const ModelParallelSpec& spec, std::span<
 CheckResult expect_model_unsafe(const ModelParallelSpec& spec, const ParallelConfig& pc, const Config& config) {
   if (auto why = model_parallel_error(spec, pc); !why.empty()) return parallel_config_error(spec.name, why);
   return run_property(expecting_failure(model_parallel_property(spec, unsafe_config(pc))), config);
+}
+
+CheckResult check_model_scenario(const ModelScenario& scenario, const ParallelConfig& pc, const Config& config) {
+  const std::string& name = scenario.spec.name;
+  if (auto why = model_parallel_error(scenario.spec, pc); !why.empty()) return parallel_config_error(name, why);
+  if (auto why = given_program_error(pc, *scenario.given); !why.empty()) return nothing_tested(name, why);
+  return run_property(model_parallel_property(scenario.spec, pc, scenario.given), config);
 }
 
 CheckResult check_model_parallel(const ModelParallelSpec& spec) { return check_model_parallel(spec, {}, {}); }

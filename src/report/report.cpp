@@ -209,6 +209,9 @@ static std::string report_y_program(const ReportData& d) {
   out += report_witness(d.trace);
   if (!d.trace.y_subject_state.empty()) out += "  the subject where the run ended: " + d.trace.y_subject_state + "\n";
   if (!d.trace.noise.empty()) out += "  noise: " + d.trace.noise + ".\n";
+  if (d.trace.given_program)
+    out += std::string("  the program is a hand-written scenario: fixed, so the shrinker reduced ") +
+           (d.trace.interleaving.empty() ? "nothing of it" : "its schedule only") + ".\n";
   if (!d.trace.interleaving.empty()) {
     out += report_interleaving(d);
   } else if (d.crash_needs_earlier_cases) {
@@ -458,6 +461,57 @@ static std::string format_y_draft(const ReportData& d) {
   return out;
 }
 
+// The comment above a scenario draft: what failed, the diagram, how the draft checks it.
+static std::string scenario_draft_preamble(const ReportData& d, bool fibers) {
+  std::string out = "// Draft reproducer written by duet for " + d.name + ".\n";
+  std::istringstream message(d.message + " in this program:");
+  for (std::string line; std::getline(message, line);) out += "// " + line + "\n";
+  std::istringstream diagram(d.trace.diagram);
+  for (std::string line; std::getline(diagram, line);) out += "//   " + line + "\n";
+  if (fibers)
+    out += "// It checks that program as a hand-written scenario, replaying the failing schedule on duet's\n"
+           "// fiber scheduler: it fails as reported while the bug exists, and passes once it is gone.\n";
+  else
+    out += "// It checks that program as a hand-written scenario on threads, for a second of trials: whether\n"
+           "// the failing interleaving recurs is a matter of chance, so a pass proves little: run it under\n"
+           "// ThreadSanitizer too, or move the subject to duet/sync.hpp's types and duet::fibers().\n";
+  if (fibers)
+    out += "// The failing schedule, as duet::run_fibers replays it: " + show_string(d.trace.fiber_schedule) + "\n";
+  out += "// The search that found it: DUET_REPLAY=" + d.token + "\n";
+  out += "// Add the #include lines for your types.\n";
+  return out + "#include <duet/parallel.hpp>\n#include <gtest/gtest.h>\n\n";
+}
+
+// A parallel failure's draft as a scenario test (Trace::ScenarioDraft): the failing program
+// checked by duet::check_scenario, on fibers replaying the failing schedule with its token.
+static std::string format_scenario_draft(const ReportData& d) {
+  const Trace::ScenarioDraft& s = d.trace.scenario;
+  const bool fibers = !s.token.empty();
+  std::string out = scenario_draft_preamble(d, fibers);
+  if (!s.declarations.empty()) out += s.declarations + "\n";
+  out += "TEST(" + identifier(d.name) + ", DuetRepro) {\n";
+  out += "  const " + s.type + " scenario{\n";
+  std::size_t at = 0;
+  auto list = [&](std::size_t n) {
+    std::string text = "{";
+    for (std::size_t k = 0; k < n; ++k, ++at) text += (k == 0 ? "" : ", ") + s.calls[at];
+    return text + "}";
+  };
+  if (!d.trace.y_prefix.empty()) out += "      .prefix = " + list(d.trace.y_prefix.size()) + ",\n";
+  out += "      .branches = {";
+  for (std::size_t b = 0; b < d.trace.y_branches.size(); ++b)
+    out += (b == 0 ? "" : ", ") + list(d.trace.y_branches[b].size());
+  out += "},\n";
+  if (!d.trace.y_suffix.empty()) out += "      .suffix = " + list(d.trace.y_suffix.size()) + ",\n";
+  out += "  };\n";
+  out += "  const duet::CheckResult r = " + s.check;
+  if (fibers) out += ",\n      " + s.config + ",\n      {.replay = " + show_string(s.token) + "}";
+  else if (!s.config.empty()) out += ", " + s.config;
+  out += ");\n";
+  out += "  EXPECT_TRUE(r) << r.report;\n}\n";
+  return out;
+}
+
 // `expr` as one argument of a GoogleTest macro: the preprocessor splits arguments at commas
 // outside parentheses, so `std::pair{0, 0}` is parenthesised.
 static std::string macro_arg(const std::string& expr) {
@@ -471,6 +525,7 @@ static std::string macro_arg(const std::string& expr) {
 }
 
 std::string format_draft_test(const ReportData& d) {
+  if (!d.trace.diagram.empty() && !d.trace.scenario.calls.empty()) return format_scenario_draft(d);
   if (!d.trace.diagram.empty()) return format_y_draft(d);
   std::string out;
   out += "// Draft reproducer written by duet for " + d.name + ".\n";

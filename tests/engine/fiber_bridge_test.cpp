@@ -3,6 +3,7 @@
 // interleaving and a token; plain code that the fibers cannot interleave is said so; a program
 // no schedule fails says what was searched. (Instrumented code: tests/instrumented, the six bug
 // classes and a memory-order bug.)
+#include <duet/api.hpp>
 #include <duet/lin.hpp>
 #include <duet/parallel.hpp>
 #include <duet/sync.hpp>
@@ -12,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -78,6 +80,40 @@ TEST(FiberSearch, AFailureOnThreadsOfCodeWrittenWithDuetTypesComesWithItsInterle
   replay.replay = line.substr(line.find("DUET_REPLAY=") + 12);
   const duet::CheckResult again = duet::check_parallel(lin, on_fibers, replay);
   EXPECT_EQ(again.status, duet::CheckResult::Status::failed) << again.report;
+}
+
+// The same through duet::Api: a bank account whose deposit reads, waits and writes, against a
+// reference balance.
+namespace bank {
+struct Account {
+  duet::atomic<long> balance{0};
+};
+using Handle = std::shared_ptr<Account>;
+long open_reference() { return 0; }
+void deposit_reference(long& balance, int amount) { balance += amount; }
+long balance_reference(const long& balance) { return balance; }
+Handle open() { return std::make_shared<Account>(); }
+void racy_deposit(const Handle& a, int amount) {
+  const long b = a->balance.load();
+  std::this_thread::sleep_for(std::chrono::microseconds(50));
+  a->balance.store(b + amount);
+}
+long balance(const Handle& a) { return a->balance.load(); }
+}  // namespace bank
+
+TEST(FiberSearch, AnApiFailingOnThreadsComesWithItsInterleaving) {
+  duet::Api api("RacyBank");
+  auto account = api.abstract<long, bank::Handle>("acct");
+  api.op("open", duet::args(), account, bank::open_reference, bank::open);
+  api.op("deposit", duet::args(account, duet::integers(1, 9)), duet::unit(), bank::deposit_reference,
+         bank::racy_deposit);
+  api.op("balance", duet::args(account), duet::value<long>(), bank::balance_reference, bank::balance);
+  const duet::CheckResult r = api.check_parallel({}, quiet(1));
+  ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
+  EXPECT_NE(r.report.find("on fibers:  the same program fails on the fiber scheduler, with fibers:random schedules"),
+            std::string::npos)
+      << r.report;
+  EXPECT_FALSE(replay_line_of_fiber_search(r.report).empty()) << r.report;
 }
 
 TEST(FiberSearch, PlainCodeFailingOnThreadsSaysTheFibersCannotShowIt) {

@@ -524,7 +524,7 @@ TEST(RunFibers, ReplaysTheReportedSchedule) {
   ASSERT_FALSE(r.passed()) << r.report;
   const std::string draft = read_file(r.draft_path);
   std::smatch schedule;
-  ASSERT_TRUE(std::regex_search(draft, schedule, std::regex("\n      \"([0-9.]*)\"\\);"))) << draft;
+  ASSERT_TRUE(std::regex_search(draft, schedule, std::regex("as duet::run_fibers replays it: \"([0-9.]*)\""))) << draft;
   std::smatch steps;
   ASSERT_TRUE(std::regex_search(r.report, steps, std::regex("schedules\\), ([0-9]+) steps:"))) << r.report;
   auto run = [&] {

@@ -24,6 +24,7 @@
 #include "support/draft_subjects.hpp"
 #include "support/fiber_subjects.hpp"
 #include "support/progress_subjects.hpp"
+#include "support/scenario_subjects.hpp"
 #include "support/test_specs.hpp"
 
 namespace {
@@ -265,6 +266,36 @@ TEST(Golden, FiberRolesReport) {
   ASSERT_FALSE(r.passed());
   expect_golden("fiber_roles_report.txt", mask(r.report));
   expect_golden("fiber_roles_draft.cpp", read(r.draft_path));
+}
+
+// A signature-only description's failure on fibers: its draft is a scenario of duet::call's,
+// checked against duet_lin() (the user's description), replaying the failing schedule.
+TEST(Golden, LinFiberScenarioDraft) {
+  const duet::CheckResult r =
+      duet::check_parallel(scenario_subjects::counter_lin<true>(), {.executor = duet::fibers(duet::pct(3))},
+                           {.seed = 1, .output_dir = "duet-output/golden"});
+  ASSERT_FALSE(r.passed());
+  expect_golden("lin_lost_update_draft.cpp", read(r.draft_path));
+}
+
+// The same through duet::Api: the draft checks duet_api()'s scenario, a live value by its name.
+TEST(Golden, ApiFiberScenarioDraft) {
+  const duet::CheckResult r = scenario_subjects::counter_api<true>().check_parallel(
+      {.executor = duet::fibers(duet::pct(3))}, {.seed = 1, .output_dir = "duet-output/golden"});
+  ASSERT_FALSE(r.passed());
+  expect_golden("api_lost_update_draft.cpp", read(r.draft_path));
+}
+
+// A hand-written scenario's failure: the program as written, with the schedule shrunk and the
+// note that the calls were not.
+TEST(Golden, ScenarioReport) {
+  const duet::Scenario<fiber_subjects::CounterSpec<true>::Cmd> incrs{
+      .prefix = {fiber_subjects::Get{}},
+      .branches = {{fiber_subjects::Incr{}, fiber_subjects::Get{}}, {fiber_subjects::Incr{}}}};
+  const duet::CheckResult r = duet::check_scenario<fiber_subjects::CounterSpec<true>>(
+      incrs, {.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/golden"});
+  ASSERT_FALSE(r.passed());
+  expect_golden("scenario_lost_update_report.txt", mask(r.report));
 }
 
 // A replay's report reads as the run that recorded the token (1 program, 1 trial), with one line

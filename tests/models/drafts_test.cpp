@@ -1,7 +1,8 @@
 // The draft tests duet writes for the ready-made models over the bindings models/ ships compile:
 // for every pair, a failure is provoked (the third call throws, in a wrapper spec that leaves the
 // model's names and setup alone), the sequential draft and the fiber draft are written, and all
-// of them are compiled together (the compiler this build uses, -fsyntax-only). The drafts call
+// of them are compiled together (the compiler this build uses, -fsyntax-only); a fiber draft
+// that checks the failing program as a scenario names the spec (third_call_throws.hpp). The drafts call
 // the subject through its binding (an adapter the model's draft setup defines), so a subject
 // whose own names differ from the model's (tbb's try_pop, Boost.Lockfree's pop for push/try_pop)
 // still compiles.
@@ -22,27 +23,14 @@
 #include <duet/parallel.hpp>
 
 #include "models/model_pairs.hpp"
+#include "models/third_call_throws.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace duet::models;
 
-// The model, but the third call of each case (each trial) throws: a failure whose draft the
-// test can take, with the model's calls and setup.
-template <class Model>
-struct ThirdCallThrows : Model {
-  static inline int calls = 0;
-  static std::unique_ptr<typename Model::Sut> init_sut() {
-    calls = 0;
-    if constexpr (requires { Model::init_sut(); }) return Model::init_sut();
-    else return std::make_unique<typename Model::Sut>();
-  }
-  static duet::Result run(const typename Model::Cmd& c, typename Model::Sut& s) {
-    if (++calls == 3) throw std::runtime_error("the third call");
-    return Model::run(c, s);
-  }
-};
+using model_drafts::ThirdCallThrows;
 
 fs::path drafts_dir() {
   static const fs::path dir = [] {
@@ -85,7 +73,11 @@ void write_drafts(const std::string& label) {
   const duet::CheckResult fibers = duet::check_parallel<Spec>({.executor = duet::fibers()}, config);
   ASSERT_EQ(fibers.status, duet::CheckResult::Status::failed) << label << "\n" << fibers.report;
   ASSERT_FALSE(fibers.draft_path.empty()) << label << "\n" << fibers.report;
-  EXPECT_NE(read(fibers.draft_path).find("duet::run_fibers("), std::string::npos) << read(fibers.draft_path);
+  // A scenario of the failing program when its commands print as C++, else a run_fibers replay.
+  const std::string fiber_draft = read(fibers.draft_path);
+  EXPECT_TRUE(fiber_draft.find("duet::check_scenario<") != std::string::npos ||
+              fiber_draft.find("duet::run_fibers(") != std::string::npos)
+      << fiber_draft;
   drafts("fibers").push_back(fibers.draft_path);
 }
 
@@ -125,7 +117,8 @@ TEST(ModelDrafts, EveryPairsDraftsCompile) {
     const fs::path log = drafts_dir() / (kind + "_compiler.txt");
     {
       std::ofstream out(unit);
-      out << "#include <memory>\n#include <utility>\n#include \"models/model_pairs.hpp\"\n";
+      out << "#include <memory>\n#include <utility>\n#include \"models/model_pairs.hpp\"\n"
+          << "#include \"models/third_call_throws.hpp\"\n";
       for (const std::string& d : drafts(kind)) out << "#include \"" << d << "\"\n";
     }
     const std::string command = std::string(DUET_TEST_CXX) +

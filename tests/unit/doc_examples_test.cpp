@@ -325,6 +325,32 @@ struct StdVectorSpec {
 using CounterSpec = fiber_subjects::CounterSpec<true>;  // increments as a load then a store
 using Counter = fiber_subjects::Counter<true>;
 
+// ---- scenario.hpp and check_scenario: hand-written programs (compiled, not run; the racy
+// counter fails them: tests/parallel/scenario_test.cpp runs such checks) ----
+
+[[maybe_unused]] void scenario_examples() {
+  using fiber_subjects::Get;
+  using fiber_subjects::Incr;
+  const duet::Call push = duet::call("push", 3);
+  (void)push;
+  const duet::Scenario<CounterSpec::Cmd> incrs{.prefix = {Get{}}, .branches = {{Incr{}}, {Incr{}, Get{}}}};
+  const duet::Scenario<CounterSpec::Cmd> two_incrs{.branches = {{Incr{}}, {Incr{}}}};
+  EXPECT_TRUE(duet::check_scenario<CounterSpec>(two_incrs, {.executor = duet::fibers(duet::exhaustive())}));
+  EXPECT_TRUE(duet::check_scenario<CounterSpec>(incrs));
+  const auto lin = tbb_queue_lin();
+  const duet::Scenario<> pops{.prefix = {duet::call("push", 1)},
+                              .branches = {{duet::call("try_pop")}, {duet::call("try_pop")}}};
+  EXPECT_TRUE(duet::check_scenario(lin, pops, {.executor = duet::fibers(duet::pct(3))}));
+}
+
+// A hand-written scenario against a correct queue passes on threads and on fibers.
+TEST(DocExamples, ScenarioOfTwoPopsPasses) {
+  const auto lin = tbb_queue_lin();
+  const duet::Scenario<> pops{.prefix = {duet::call("push", 1)},
+                              .branches = {{duet::call("try_pop")}, {duet::call("try_pop")}}};
+  EXPECT_TRUE(duet::check_scenario(lin, pops, {}, {.count = 20}));
+}
+
 // ---- progress.hpp: progress guarantees, checked on fibers (compiled, not run) ----
 
 [[maybe_unused]] void progress_examples() {
@@ -561,6 +587,16 @@ TEST(DocExamples, ApiCheckParallelWithASmallBudget) {
 [[maybe_unused]] void api_parallel_examples(duet::Api& api) {
   EXPECT_TRUE(api.check_parallel({.branches = 2}));
   EXPECT_TRUE(api.expect_unsafe({.branches = 2}));
+  const duet::Scenario<> two_gets{.prefix = {duet::call("make", 4)}, .branches = {{duet::call("get", "a0", 1)}, {duet::call("get", "a0", 2)}}};
+  EXPECT_TRUE(api.check_scenario(two_gets));
+}
+
+// A hand-written scenario over persistent arrays: two reads of one array at once.
+TEST(DocExamples, ApiScenarioOfTwoGetsPasses) {
+  const duet::Api api = persistent_array_api();
+  const duet::Scenario<> two_gets{.prefix = {duet::call("make", 4)}, .branches = {{duet::call("get", "a0", 1)}, {duet::call("get", "a0", 2)}}};
+  const duet::CheckResult r = api.check_scenario(two_gets, {}, {.count = 20});
+  EXPECT_TRUE(r) << r.report;
 }
 
 bool api_fuzz_one(const duet::Api& api, const std::uint8_t* data, std::size_t size) {

@@ -139,6 +139,18 @@ struct Trace {
   std::string noise;
   // Why no draft test can reproduce the case (a crash was injected, say), or empty.
   std::string no_draft;
+  // The program was hand-written (duet::Scenario): fixed, so shrinking reduced its schedule only.
+  bool given_program = false;
+  // A parallel failure's program as a scenario test (duet::check_scenario), for its draft; no
+  // calls when the front end cannot write one (a command with no C++ spelling).
+  struct ScenarioDraft {
+    std::string declarations;        // lines before the TEST: what the user defines (duet_lin())
+    std::string type;                // "duet::Scenario<Spec::Cmd>"
+    std::string check;               // "duet::check_scenario<Spec>(scenario"
+    std::vector<std::string> calls;  // each call as the scenario writes it, in report order
+    std::string config;              // the ParallelConfig the draft passes, as C++, or empty
+    std::string token;               // on fibers: the failing schedule's token in that check
+  } scenario;
   // Set by the caller: record the run even when it passes (the engine compares a replay
   // with the failing run it should reproduce).
   bool record_pass = false;

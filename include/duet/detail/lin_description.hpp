@@ -7,9 +7,11 @@
 // Included by duet/lin.hpp; not a public header.
 #pragma once
 
+#include <any>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -23,6 +25,7 @@
 #include "duet/detail/engine.hpp"
 #include "duet/gen.hpp"
 #include "duet/result.hpp"
+#include "duet/scenario.hpp"
 #include "duet/show.hpp"
 #include "duet/state_machine.hpp"
 
@@ -65,45 +68,79 @@ struct LinCall {
   std::function<Result(void*)> run;  // exceptions propagate
 };
 
-/// One operation of a description: its name, how a call of it is drawn, whether it may throw.
+/// One operation of a description: its name, how a call of it is drawn or bound to a
+/// scenario's arguments (why they do not fit, or empty), whether it may throw.
 struct LinOp {
   std::string name;
   std::function<LinCall(Source&)> generate;
+  std::function<std::string(const std::vector<std::any>&, LinCall&)> bind;
   bool may_throw = false;
+  // Its arguments are numbers, chars or strings: a call prints as a scenario's (duet::call).
+  bool literal_args = false;
 };
+
+/// A call of `f` with its arguments `bound` (by value), printed as `var.name(args)`.
+template <class T, class F, class... A>
+LinCall lin_bound_call(const std::string& name, const std::string& var, const F& f, std::tuple<A...> bound) {
+  using R = std::invoke_result_t<F&, T&, A&...>;
+  std::string text = var + "." + name + "(";
+  std::apply(
+      [&](const auto&... a) {
+        std::size_t i = 0;
+        ((text += (i++ == 0 ? "" : ", ") + duet::show(a)), ...);
+      },
+      bound);
+  text += ")";
+  LinCall call;
+  call.text = std::move(text);
+  call.run = [f, bound = std::move(bound)](void* object) mutable -> Result {
+    T& subject = *static_cast<T*>(object);
+    auto args = bound;  // a copy: an operation that changes its arguments must not change the call
+    return std::apply(
+        [&](auto&... a) -> Result {
+          if constexpr (std::is_void_v<R>) {
+            f(subject, a...);
+            return Result();
+          } else {
+            return Result(f(subject, a...));
+          }
+        },
+        args);
+  };
+  return call;
+}
 
 /// How a call of operation `name` is drawn: arguments drawn left to right from `gens`, printed
 /// as `var.name(args)`, bound by value into the call.
 template <class T, class F, class... A>
 std::function<LinCall(Source&)> lin_call_generator(std::string name, std::string var, F f, std::tuple<Gen<A>...> gens) {
-  using R = std::invoke_result_t<F&, T&, A&...>;
   return [name = std::move(name), var = std::move(var), f = std::move(f), gens = std::move(gens)](Source& src) {
-    auto bound = std::apply([&](const auto&... g) { return std::tuple<A...>{g(src)...}; }, gens);
-    std::string text = var + "." + name + "(";
-    std::apply(
-        [&](const auto&... a) {
-          std::size_t i = 0;
-          ((text += (i++ == 0 ? "" : ", ") + duet::show(a)), ...);
-        },
-        bound);
-    text += ")";
-    LinCall call;
-    call.text = std::move(text);
-    call.run = [f, bound](void* object) mutable -> Result {
-      T& subject = *static_cast<T*>(object);
-      auto args = bound;  // a copy: an operation that changes its arguments must not change the call
-      return std::apply(
-          [&](auto&... a) -> Result {
-            if constexpr (std::is_void_v<R>) {
-              f(subject, a...);
-              return Result();
-            } else {
-              return Result(f(subject, a...));
-            }
-          },
-          args);
-    };
-    return call;
+    return lin_bound_call<T>(name, var, f, std::apply([&](const auto&... g) { return std::tuple<A...>{g(src)...}; }, gens));
+  };
+}
+
+/// How a scenario's call of operation `name` is bound: each argument converted to its
+/// parameter's type (duet::detail::scenario_arg); why they do not fit, or empty.
+template <class T, class F, class... A>
+std::function<std::string(const std::vector<std::any>&, LinCall&)> lin_call_binder(std::string name, std::string var, F f) {
+  return [name = std::move(name), var = std::move(var), f = std::move(f)](const std::vector<std::any>& args,
+                                                                          LinCall& call) -> std::string {
+    if (std::string why = scenario_arity_error(name, args.size(), sizeof...(A)); !why.empty()) return why;
+    std::string why;
+    auto converted = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return std::tuple<std::optional<A>...>{scenario_arg<A>(args[K])...};
+    }
+    (std::index_sequence_for<A...>{});
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((why.empty() && !std::get<K>(converted) ? (void)(why = scenario_arg_error(name, K, args[K], type_name<A>()))
+                                               : (void)0),
+       ...);
+    }
+    (std::index_sequence_for<A...>{});
+    if (!why.empty()) return why;
+    call = lin_bound_call<T>(name, var, f,
+                             std::apply([](auto&... a) { return std::tuple<A...>{std::move(*a)...}; }, converted));
+    return {};
   };
 }
 
@@ -149,6 +186,10 @@ struct LinDescription {
   const char* maker() const;
 
   bool op_may_throw(std::size_t op) const { return ops[op].may_throw; }
+
+  /// A scenario's call bound to its operation (found by name) into `call`; why it cannot be (an
+  /// unknown operation, arguments that do not fit), or empty.
+  std::string bind_call(const Call& given, LinCall& call) const;
 
   /// "<name>/lin/<op>/<op>...", so that a replay token (which carries its hash) replays only
   /// against the description it came from.

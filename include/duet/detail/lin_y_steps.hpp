@@ -24,6 +24,11 @@ Property lin_parallel_property(const Lin<T>& lin, LinMode mode, const ParallelCo
   return lin_parallel_property(LinAccess::description(lin), mode, pc);
 }
 
+/// duet::check_scenario over a description: the scenario's calls bound, the scenario and the
+/// settings validated, then its program run with the candidate as its own oracle.
+CheckResult check_lin_scenario(std::shared_ptr<const LinDescription> description, const Scenario<>& scenario,
+                               const ParallelConfig& pc, const Config& config);
+
 /// Why the description cannot run under `pc`, as the error's report gives it, or empty: the
 /// description's own mistake (LinDescription::spec_error), else a bad shape or roles naming no
 /// operation of it ("bad ParallelConfig: ...").

@@ -18,6 +18,7 @@
 #include "duet/detail/erased_oracle.hpp"
 #include "duet/detail/lin_description.hpp"
 #include "duet/detail/rng.hpp"
+#include "duet/detail/scenario_cpp.hpp"
 #include "duet/detail/y_program.hpp"
 #include "duet/hash.hpp"
 #include "duet/state_machine.hpp"
@@ -141,8 +142,8 @@ class ModelYStepsBase : public YSteps {
   std::unique_ptr<LinSubject> ended_;
 };
 
-/// Makes a spec's Y-program steps (ModelYSteps<Spec>), one function per spec.
-using MakeModelYSteps = std::unique_ptr<ModelYStepsBase> (*)();
+/// Makes a spec's Y-program steps (ModelYSteps<Spec>): one function per spec, or per scenario.
+using MakeModelYSteps = std::function<std::unique_ptr<ModelYStepsBase>()>;
 
 /// A state-machine spec's Y-programs: the prefix drawn from the initial state, each branch from
 /// the state after the prefix, the suffix after the prefix and all branches in order; the
@@ -153,7 +154,9 @@ class ModelYSteps final : public ModelYStepsBase {
   using State = typename Spec::State;
 
  public:
-  ModelYSteps() : state_(initial_state<Spec>()) {}
+  /// `given`: a scenario's commands in report order (ModelYSteps::take_call), or null.
+  explicit ModelYSteps(std::shared_ptr<const std::vector<Cmd>> given = nullptr)
+      : state_(initial_state<Spec>()), given_(std::move(given)) {}
 
   void begin_part(Part part, std::size_t branch, const std::vector<std::string>* ops) override {
     ops_ = ops;
@@ -191,6 +194,28 @@ class ModelYSteps final : public ModelYStepsBase {
     apply_next<Spec>(*c, *drawing_);
     cmds_.push_back(std::move(*c));
     return drawn;
+  }
+
+  // A scenario's command: the prefix's must satisfy the preconditions in turn (the branches' and
+  // the suffix's are checked in every order by accept()).
+  StepVerdict take_call(std::size_t i) override {
+    const Cmd& c = (*given_)[i];
+    if constexpr (HasPrecondition<Spec>) {
+      bool ok = true;
+      try {
+        ok = drawing_ != &state_ || Spec::precondition(c, *drawing_);
+      } catch (const EngineSignal&) {
+        throw;
+      } catch (...) {
+        return StepVerdict::error(threw("the spec's `precondition`"));
+      }
+      if (!ok)
+        return StepVerdict::error("the scenario's prefix calls " + show_command<Spec>(c) +
+                                  " where the spec's precondition does not allow it");
+    }
+    apply_next<Spec>(c, *drawing_);
+    cmds_.push_back(c);
+    return {};
   }
 
   // Every interleaving of the branches must satisfy every precondition (qcheck-stm's
@@ -258,6 +283,20 @@ class ModelYSteps final : public ModelYStepsBase {
   std::size_t calls() const override { return cmds_.size(); }
   std::string shown(std::size_t i) const override { return show_command<Spec>(cmds_[i]); }
 
+  // The commands as values (`Push{3}`), when each has a C++ spelling (scenario_cpp.hpp).
+  bool scenario_draft(Trace::ScenarioDraft& draft, std::string& signature, std::vector<std::string>&) const override {
+    for (const Cmd& c : cmds_) {
+      std::optional<std::string> text = command_cpp(c);
+      if (!text) return false;
+      draft.calls.push_back(std::move(*text));
+    }
+    const std::string spec = type_name<Spec>();
+    draft.type = "duet::Scenario<" + spec + "::Cmd>";
+    draft.check = "duet::check_scenario<" + spec + ">(scenario";
+    signature = spec + "/parallel";
+    return true;
+  }
+
  private:
   std::unique_ptr<LinSubject> make_subject() const override {
     return std::make_unique<LinSubjectHeld<typename Spec::Sut>>(make_sut<Spec>());
@@ -304,6 +343,7 @@ class ModelYSteps final : public ModelYStepsBase {
   State* drawing_ = &state_;
   std::size_t prefix_ = 0;
   const std::vector<std::string>* ops_ = nullptr;
+  std::shared_ptr<const std::vector<Cmd>> given_;
 };
 
 template <class Spec>
@@ -317,7 +357,7 @@ std::unique_ptr<ModelYStepsBase> make_model_y_steps() {
 std::vector<std::string> sampled_op_names(MakeModelYSteps make, std::size_t draws = 2000);
 
 /// One parallel case of the spec whose steps `make` makes.
-CaseOutcome run_model_parallel_case(MakeModelYSteps make, const ParallelParams& pp, Source& src, Trace* trace,
+CaseOutcome run_model_parallel_case(const MakeModelYSteps& make, const ParallelParams& pp, Source& src, Trace* trace,
                                     const CaseParams& cp);
 
 /// A state-machine spec as its parallel checks need it; the checks themselves are compiled once
@@ -334,6 +374,29 @@ ModelParallelSpec model_parallel_spec() {
   check_state_machine_spec<Spec>();
   return {type_name<Spec>(), spec_domain<Spec>(), &make_model_y_steps<Spec>};
 }
+
+/// A state-machine spec's scenario: its program (each command as reports print it) and the
+/// spec's steps taking its commands.
+struct ModelScenario {
+  ModelParallelSpec spec;
+  std::shared_ptr<const GivenProgram> given;
+};
+
+template <class Spec>
+ModelScenario model_scenario(const Scenario<typename Spec::Cmd>& scenario) {
+  ModelScenario m{model_parallel_spec<Spec>(), nullptr};
+  auto cmds = std::make_shared<const std::vector<typename Spec::Cmd>>(scenario_calls(scenario));
+  auto given = std::make_shared<GivenProgram>();
+  given->shape = scenario_shape(scenario);
+  for (const auto& c : *cmds) given->calls.push_back(show_command<Spec>(c));
+  m.given = std::move(given);
+  m.spec.make = [cmds]() -> std::unique_ptr<ModelYStepsBase> { return std::make_unique<ModelYSteps<Spec>>(cmds); };
+  return m;
+}
+
+/// check_scenario over a state-machine spec: the scenario and the settings validated, then its
+/// program run as a generated one is (see duet/parallel.hpp).
+CheckResult check_model_scenario(const ModelScenario& scenario, const ParallelConfig& pc, const Config& config);
 
 /// check_parallel, check_parallel_bytes and expect_unsafe over a state-machine spec: the shape
 /// and the roles validated, then the Y-programs run (see duet/parallel.hpp).

@@ -62,6 +62,9 @@ class TrialDriver {
     (void)trial_start;
     return true;
   }
+  /// After a program's trials: whether they ran every way this driver can run it (an exhaustive
+  /// search that ended), so that running the same program again would find nothing new.
+  virtual bool program_exhausted() const { return false; }
   /// What the report shows of the last trial beyond its calls (the interleaving on fibers);
   /// `trial_choices` are the choices it drew.
   virtual void annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const {

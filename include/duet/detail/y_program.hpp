@@ -22,6 +22,7 @@
 #include "duet/detail/rng.hpp"
 #include "duet/executor.hpp"
 #include "duet/result.hpp"
+#include "duet/scenario.hpp"
 #include "duet/state_machine.hpp"
 
 namespace duet {
@@ -105,6 +106,33 @@ std::string op_names_error(const ParallelConfig& pc, const std::vector<std::stri
 /// The number of branches: the roles' counts added up, or ParallelConfig::branches.
 std::size_t branch_count(const ParallelConfig& pc);
 
+/// A hand-written program (duet::Scenario) as the case loop takes it: its shape and each call as
+/// reports print it, in report order; the calls themselves are the front end's (YSteps::take_call).
+struct GivenProgram {
+  YShape shape;
+  std::vector<std::string> calls;
+};
+
+/// The shape of a scenario.
+template <class C>
+YShape scenario_shape(const Scenario<C>& s) {
+  YShape shape;
+  shape.prefix = s.prefix.size();
+  for (const auto& branch : s.branches) shape.branches.push_back(branch.size());
+  shape.suffix = s.suffix.size();
+  return shape;
+}
+
+/// Why a hand-written program cannot run under `pc`, or empty: not 2 to 8 branches, or a branch
+/// calling an operation its role (ParallelConfig::roles) does not allow. Branches may be empty
+/// (a draft's program whose failure needs no concurrency).
+std::string given_program_error(const ParallelConfig& pc, const GivenProgram& given);
+
+/// What a scenario's replay token must match besides the front end's signature: the program's
+/// calls and shape, and how it is run (the executor and strategy, the consistency, the roles and
+/// the progress guarantees; not the shape settings of generated programs, which it ignores).
+std::string scenario_signature(const ParallelConfig& pc, const GivenProgram& given);
+
 /// How often each program is run, as settings: trials are the parallel runner's inner loop.
 struct ParallelParams {
   ParallelConfig config;
@@ -114,6 +142,8 @@ struct ParallelParams {
   // With roles: each branch's role (an index into config.roles) and label.
   std::vector<std::size_t> branch_role;
   std::vector<std::string> branch_labels;
+  // A hand-written program: each case takes its calls (YSteps::take_call) instead of drawing one.
+  std::shared_ptr<const GivenProgram> given;
 };
 
 /// Draws a list of up to `max` calls for a Y-program: before each, a "one more?" choice (about
@@ -261,8 +291,11 @@ std::string consistency_name(Consistency c);
 /// What a replay token must match besides the spec: the program's shape and how it is run.
 std::string shape_signature(const ParallelConfig& pc);
 /// The settings a parallel property's cases share: the shape, the executor (a thread pool
-/// unless one is given); sets the property's replay attempts for that executor.
-std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Property& p);
+/// unless one is given); sets the property's replay attempts for that executor. With `given`
+/// (a scenario), every case runs that program, and an exhaustive search ends the check once it
+/// has explored the program's schedules.
+std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& pc, Property& p,
+                                                std::shared_ptr<const GivenProgram> given = nullptr);
 /// Gives a property that runs on threads its twin on fibers (Property::fiber_twin): `build`
 /// makes the same property under another ParallelConfig. Nothing where the check runs on fibers
 /// already, or cannot (per-thread hooks, an executor of its own).
@@ -281,6 +314,13 @@ class YSteps {
   /// Draws one call of the current part (CaseSteps::Drawn's meanings). On `failed`, fills
   /// `failure`, recording the trace itself when given one.
   virtual CaseSteps::Drawn draw_call(Source& src, Trace* trace, StepVerdict& failure) = 0;
+  /// Takes call `i` (report order) of the hand-written program (ParallelParams::given) into the
+  /// current part, instead of drawing one: anything but ok is an error of the scenario (a
+  /// precondition it breaks, say).
+  virtual StepVerdict take_call(std::size_t i) {
+    (void)i;
+    return StepVerdict::error("this front end takes no hand-written program");
+  }
   /// After drawing: false rejects the whole program (a precondition could fail in some
   /// interleaving): the case is empty, not failed, unless `failure` says why it ended (spec
   /// code threw).
@@ -296,6 +336,16 @@ class YSteps {
                          Consistency consistency) = 0;
   /// The failing trial's verdict line.
   virtual std::string violation(Consistency consistency) const = 0;
+  /// For a failing program's draft: the program as a scenario test (Trace::ScenarioDraft's
+  /// declarations, type, check and calls), `signature`, what the front end's scenario check
+  /// hashes into its spec id before scenario_signature, and `keys`, the calls as that check's
+  /// GivenProgram names them when not as the report does. False when it cannot be written.
+  virtual bool scenario_draft(Trace::ScenarioDraft& draft, std::string& signature, std::vector<std::string>& keys) const {
+    (void)draft;
+    (void)signature;
+    (void)keys;
+    return false;
+  }
   /// Records the failing trial for the report.
   virtual void record(Trace* trace, const YShape& shape, const std::vector<Observed>& observed,
                       const std::string& verdict) const = 0;

@@ -42,6 +42,8 @@ class FiberExecutor final : public Executor, public TrialDriver {
   void begin_trial(Source& src) override;
   /// False once an exhaustive search has covered every schedule.
   bool trial_passed(Source& src, std::size_t trial_start) override;
+  /// An exhaustive search of the last program ended (complete, or stopped by its budget).
+  bool program_exhausted() const override { return strategy_->search_stats() && !strategy_->more(); }
   /// The interleaving, the schedule as duet::run_fibers reads it, the options a draft needs.
   void annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const override;
   /// Obstruction- and lock-freedom need random or PCT schedules: their episodes are drawn.

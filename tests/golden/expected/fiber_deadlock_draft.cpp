@@ -4,29 +4,20 @@
 //   fiber 1 blocked in lock mutex#0 at fiber_subjects.hpp:79 in this program:
 //           ------------------------------------------+-------------------------------------------
 //           accounts.transfer_ab() : (did not return) | accounts.transfer_ba() : (did not return)
-// It replays the failing interleaving on duet's fiber scheduler, so it fails as reported,
-// and passes once the candidate no longer fails that way in that schedule.
-// duet's replay re-checks every order of the calls: DUET_REPLAY=duet1.-Jz3vQQDAQxkCgINZmliZXJzOnJhbmRvbQEBAAwAAQAAAQEAAAABAAAGnmig
+// It checks that program as a hand-written scenario, replaying the failing schedule on duet's
+// fiber scheduler: it fails as reported while the bug exists, and passes once it is gone.
+// The failing schedule, as duet::run_fibers replays it: "0.0.1"
+// The search that found it: DUET_REPLAY=duet1.-Jz3vQQDAQxkCgINZmliZXJzOnJhbmRvbQEBAAwAAQAAAQEAAAABAAAGnmig
 // Add the #include lines for your types.
-#include <duet/executor.hpp>
-#include <duet/result.hpp>
+#include <duet/parallel.hpp>
 #include <gtest/gtest.h>
 
-#include <string>
-#include <vector>
-
 TEST(fiber_subjects_AccountsSpec, DuetRepro) {
-  fiber_subjects::Accounts accounts;
-  duet::Result r1, r2;
-  const duet::FiberRun run = duet::run_fibers(
-      {
-          [&] {
-            r1 = duet::capture([&] { return accounts.transfer_ab(); });
-          },
-          [&] {
-            r2 = duet::capture([&] { return accounts.transfer_ba(); });
-          },
-      },
-      "0.0.1");
-  ASSERT_TRUE(run.completed) << run.failure;
+  const duet::Scenario<fiber_subjects::AccountsSpec::Cmd> scenario{
+      .branches = {{fiber_subjects::Ab{}}, {fiber_subjects::Ba{}}},
+  };
+  const duet::CheckResult r = duet::check_scenario<fiber_subjects::AccountsSpec>(scenario,
+      {.executor = duet::fibers(duet::random())},
+      {.replay = "duet1.k6nMig0AAQBkCgINZmliZXJzOnJhbmRvbQEAAAUAAAEAALVO72k"});
+  EXPECT_TRUE(r) << r.report;
 }

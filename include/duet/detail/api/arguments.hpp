@@ -3,6 +3,7 @@
 // Included by duet/api.hpp after the spec vocabulary it uses; not a public header.
 #pragma once
 
+#include <any>
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 
 #include "duet/detail/api/environment.hpp"
 #include "duet/detail/api/erased_value.hpp"
+#include "duet/scenario.hpp"
 
 namespace duet {
 namespace detail {
@@ -304,6 +306,62 @@ bool make_arg(const Spec& spec, Source& src, Env& env, ArgSlot* slots) {
   } else {  // dependent: a callable of the earlier reference values
     set_concrete(out, call_with_prefix<Types>(spec, slots, std::make_index_sequence<K>{})(src));
     return true;
+  }
+}
+
+/// Points argument `out` at the live value named `name` among the handles of abstract type
+/// (Declared, C), if it satisfies `pred`; why not, or empty.
+template <class Declared, class C, class Pred>
+std::string give_handle(const HandleStore& store, const std::string& name, ArgSlot& out, const Pred& pred) {
+  for (std::size_t i = 0; i < store.size(); ++i) {
+    if (store.name(i) != name) continue;
+    auto& handle = handle_at<Declared, C>(store, i);
+    if (!pred(std::as_const(handle.r()))) return name + " does not satisfy the argument's where() precondition";
+    out.ref = &handle.r();
+    out.cand = &handle.c;
+    out.text = name;
+    out.handle = i;
+    out.rebind_fn = &rebind_handle<Declared, C>;
+    return {};
+  }
+  return "no live value of its type is named " + name + " at that point of the scenario";
+}
+
+// Fills argument K (of types Types) of a call of `op` from a scenario's argument: a live
+// value's name for an abstract type, else a value converted to the argument's type
+// (scenario_arg); why it does not fit, or empty.
+template <std::size_t K, class Types, class Spec>
+std::string give_arg(const std::string& op, const Spec& spec, const std::any& given, Env& env, ArgSlot* slots) {
+  ArgSlot& out = slots[K];
+  if constexpr (kind_of<Spec>() == SpecKind::abstract || kind_of<Spec>() == SpecKind::abstract_where) {
+    const std::optional<std::string> name = scenario_arg<std::string>(given);
+    if (!name) return scenario_arg_error(op, K, given, "live value, named as reports name it (\"a0\")");
+    if constexpr (kind_of<Spec>() == SpecKind::abstract) {
+      out.type_id = spec.id;
+      return give_handle<typename Spec::declared_ref_type, typename Spec::cand_type>(*env.stores[spec.id], *name, out,
+                                                                                     AnyHandle{});
+    } else {
+      using A = decltype(spec.type);
+      out.type_id = spec.type.id;
+      return give_handle<typename A::declared_ref_type, typename A::cand_type>(*env.stores[spec.type.id], *name, out,
+                                                                               spec.pred);
+    }
+  } else if constexpr (kind_of<Spec>() == SpecKind::map_outof) {
+    using Inner = arg_types<std::remove_cvref_t<decltype(spec.spec)>, type_list<>>;
+    using InnerTypes = std::tuple<Arg<typename Inner::R, typename Inner::C>>;
+    using Mapped = std::tuple_element_t<K, Types>;
+    ArgSlot inner;
+    if (std::string why = give_arg<0, InnerTypes>(op, spec.spec, given, env, &inner); !why.empty()) return why;
+    out.text = std::move(inner.text);
+    out.ref = &out.own_ref.emplace<typename Mapped::ref_type>(spec.fr(ref_value<0, InnerTypes>(&inner)));
+    out.cand = &out.own_cand.emplace<typename Mapped::cand_type>(spec.fc(cand_value<0, InnerTypes>(&inner)));
+    return {};
+  } else {  // a generator's or a dependent argument's value
+    using T = typename std::tuple_element_t<K, Types>::ref_type;
+    std::optional<T> value = scenario_arg<T>(given);
+    if (!value) return scenario_arg_error(op, K, given, type_name<T>());
+    set_concrete(out, std::move(*value));
+    return {};
   }
 }
 

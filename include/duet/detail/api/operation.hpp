@@ -9,6 +9,7 @@
 // Included by duet/api.hpp after the spec vocabulary it uses; not a public header.
 #pragma once
 
+#include <any>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -65,6 +66,8 @@ class ApiCall {
   /// Forgets the last arguments and results, draws new arguments (false: no suitable handle)
   /// and sets `text`. Argument generators may throw.
   bool draw_arguments(Source& src, Env& env);
+  /// The same from a scenario's arguments (duet::call): why they do not fit, or empty.
+  std::string give_arguments(const std::vector<std::any>& args, Env& env);
   /// Points the call's handle arguments at the same handles in another environment.
   void rebind(Env& env);
   /// Runs one side, keeping its value or its exception. Unimplemented, BackOff and the
@@ -89,6 +92,8 @@ class ApiCall {
 /// apply). `op` is the operation itself, `spec` its result spec under may_throw and nondet.
 struct OpTypedPart {
   bool (*draw)(const OpBase& op, ApiCall& call, Source& src, Env& env) = nullptr;
+  // A scenario's arguments (duet::call) bound in env: why they do not fit, or empty.
+  std::string (*give)(const OpBase& op, ApiCall& call, const std::vector<std::any>& args, Env& env) = nullptr;
   void (*run_reference)(const OpBase& op, ApiCall& call) = nullptr;  // none: solo and nondet
   void (*run_candidate)(const OpBase& op, ApiCall& call) = nullptr;
   bool (*judge)(const OpBase& op, ApiCall& call, Result& seen, std::string& why) = nullptr;  // nondet only
@@ -262,6 +267,17 @@ struct Op final : OpBase {
   static bool draw(const OpBase& op, ApiCall& call, Source& src, Env& env) {
     return make_args<Types>(self(op).specs, src, env, call.arguments.get(), Idx{});
   }
+  static std::string give(const OpBase& op, ApiCall& call, const std::vector<std::any>& args, Env& env) {
+    if (std::string why = scenario_arity_error(op.name, args.size(), N); !why.empty()) return why;
+    std::string why;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((why = why.empty() ? give_arg<K, Types>(op.name, std::get<K>(self(op).specs), args[K], env, call.arguments.get())
+                          : why),
+       ...);
+    }
+    (Idx{});
+    return why;
+  }
   static void run_reference(const OpBase& op, ApiCall& call) {
     call.reference.emplace_result<RefKept>(
         [&]() -> decltype(auto) { return Sides::reference(self(op).fr, call.arguments.get(), Idx{}); });
@@ -292,6 +308,7 @@ struct Op final : OpBase {
   static OpTypedPart typed_part() {
     OpTypedPart part;
     part.draw = &draw;
+    part.give = &give;
     if constexpr (!Solo && !nondet) part.run_reference = &run_reference;
     part.run_candidate = &run_candidate;
     if constexpr (nondet) part.judge = &judge;
