@@ -489,7 +489,7 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& given_pc, 
     }
   }
   p.cheap_trace = true;
-  p.execution = std::make_shared<ParallelExecution>(pp, isolated_as_written(given, p.executor_note));
+  p.execution = std::make_shared<ParallelExecution>(pp, isolated_as_written(given_pc, p.executor_note));
   driver.expect_progress(pc.progress);
   driver.check_starts();
   // pp->executor: the child's own in a child process (in_child), where the branches ran.
