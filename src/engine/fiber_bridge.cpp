@@ -99,7 +99,8 @@ std::string not_reproduced(const Tried& tried, double budget) {
 
 }  // namespace
 
-std::string search_on_fibers(const Property& checked, const Settings& settings, const CheckResult& failure) {
+std::string search_on_fibers(const Property& checked, const Settings& settings, const CheckResult& failure,
+                             bool replay_isolated) {
   if (!checked.fiber_twin || checked.expect_failure || settings.fiber_search <= 0 ||
       failure.status != CheckResult::Status::failed || failure.replay_token.empty())
     return {};
@@ -120,7 +121,7 @@ std::string search_on_fibers(const Property& checked, const Settings& settings, 
     const Property twin = drawing_program(checked.fiber_twin(schedule), program);
     RunContext context(twin);
     context.settings = twin_settings(settings, share, schedule.kind == Schedule::Kind::exhaustive);
-    context.replay_isolated = false;
+    context.replay_isolated = replay_isolated;
     const CheckResult r = run_resolved(context, std::nullopt);
     if (r.status == CheckResult::Status::failed) return reproduced(twin, r, failure, settings.fiber_search);
     if (r.status == CheckResult::Status::error) return "\n  on fibers:  cannot show it: " + error_reason(r) + "\n";

@@ -16,6 +16,9 @@ namespace duet::detail {
 /// The lines a failed check on threads adds to its report about its program on fibers; empty
 /// where it has no fiber twin (Property::fiber_twin), is a negative test, did not fail, or
 /// DUET_FIBER_SEARCH is 0.
-std::string search_on_fibers(const Property& checked, const Settings& settings, const CheckResult& failure);
+/// `replay_isolated`: the check's cases run in a child process without DUET_FORK=1 (a check on
+/// threads, and so the same check moved to fibers by DUET_EXECUTOR): its replay lines need none.
+std::string search_on_fibers(const Property& checked, const Settings& settings, const CheckResult& failure,
+                             bool replay_isolated = true);
 
 }  // namespace duet::detail

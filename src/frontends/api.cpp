@@ -1048,9 +1048,8 @@ detail::Property Api::parallel_property(const ParallelConfig& pc, const ApiOptio
     return detail::run_api_parallel_case(*data, *pp, src, trace, cp, calls.get());
   };
   // The check that built it runs the twin, while this Api lives.
-  detail::offer_fiber_twin(p, pc, [this, options, scenario](const ParallelConfig& on) {
-    return parallel_property(on, options, scenario);
-  });
+  detail::offer_fiber_twin(
+      p, pc, [this, options, scenario](const ParallelConfig& on) { return parallel_property(on, options, scenario); });
   return p;
 }
 

@@ -433,11 +433,10 @@ CheckResult check_lin_stress(std::shared_ptr<const LinDescription> description, 
 
 namespace {
 Property lin_property(std::shared_ptr<const LinDescription> description, LinMode mode, const ParallelConfig& pc,
-                      std::shared_ptr<const LinScenario> given) {
+                      const std::shared_ptr<const LinScenario>& given) {
   Property p;
-  offer_fiber_twin(p, pc, [description, mode, given](const ParallelConfig& on) {
-    return lin_property(description, mode, on, given);
-  });
+  offer_fiber_twin(
+      p, pc, [description, mode, given](const ParallelConfig& on) { return lin_property(description, mode, on, given); });
   p.name = description->name;
   p.spec_id = hash32(description->signature() + (mode == LinMode::stress ? "/stress-parallel" : "/parallel") +
                      (given ? scenario_signature(pc, *given->program) : shape_signature(pc)));

@@ -48,7 +48,7 @@ std::string ModelYStepsBase::printed_sut(const LinSubject& subject) const {
   }
 }
 
-std::vector<std::string> sampled_op_names(MakeModelYSteps make, std::size_t draws) {
+std::vector<std::string> sampled_op_names(const MakeModelYSteps& make, std::size_t draws) {
   std::vector<std::string> names;
   try {
     Source src = Source::from_seed(0x0d0e5e11);
@@ -99,7 +99,7 @@ std::string model_parallel_error(const ModelParallelSpec& spec, const ParallelCo
 }
 
 Property model_parallel_property(const ModelParallelSpec& spec, const ParallelConfig& pc,
-                                 std::shared_ptr<const GivenProgram> given = nullptr) {
+                                 const std::shared_ptr<const GivenProgram>& given = nullptr) {
   Property p;
   p.name = spec.name;
   p.domain = spec.domain;

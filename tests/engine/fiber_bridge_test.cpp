@@ -105,8 +105,7 @@ TEST(FiberSearch, AnApiFailingOnThreadsComesWithItsInterleaving) {
   duet::Api api("RacyBank");
   auto account = api.abstract<long, bank::Handle>("acct");
   api.op("open", duet::args(), account, bank::open_reference, bank::open);
-  api.op("deposit", duet::args(account, duet::integers(1, 9)), duet::unit(), bank::deposit_reference,
-         bank::racy_deposit);
+  api.op("deposit", duet::args(account, duet::integers(1, 9)), duet::unit(), bank::deposit_reference, bank::racy_deposit);
   api.op("balance", duet::args(account), duet::value<long>(), bank::balance_reference, bank::balance);
   const duet::CheckResult r = api.check_parallel({}, quiet(1));
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;

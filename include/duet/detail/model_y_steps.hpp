@@ -354,7 +354,7 @@ std::unique_ptr<ModelYStepsBase> make_model_y_steps() {
 /// The names of the operations a state-machine spec's generator draws, as calls print them,
 /// found by random walks from the initial state (a fixed seed: the same names every run). Roles
 /// that name an operation not among them are refused before the check runs.
-std::vector<std::string> sampled_op_names(MakeModelYSteps make, std::size_t draws = 2000);
+std::vector<std::string> sampled_op_names(const MakeModelYSteps& make, std::size_t draws = 2000);
 
 /// One parallel case of the spec whose steps `make` makes.
 CaseOutcome run_model_parallel_case(const MakeModelYSteps& make, const ParallelParams& pp, Source& src, Trace* trace,
