@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
+#include <vector>
 
 namespace {
 
@@ -151,3 +153,38 @@ TEST(Source, RunawayGenerationIsAnOverrun) {
 }
 
 }  // namespace
+
+// A program replayed from elsewhere (a failure on threads searched on fibers): its choices
+// first, then the seed's draws once the case says the program is drawn; the choices left over
+// are dropped, and the same seed gives the same schedule.
+TEST(Source, ReplayProgramThenDrawsAtRandomFromTheSeed) {
+  auto run = [](std::uint64_t seed) {
+    duet::Source src = duet::Source::from_seed(seed);
+    src.replay_program({3, 1, 7});
+    EXPECT_EQ(src.draw(9), 3u);
+    EXPECT_EQ(src.draw(9), 1u);
+    src.program_drawn();  // the 7 was the threads run's noise: not read
+    EXPECT_EQ(src.mode(), duet::Source::Mode::random);
+    for (int i = 0; i < 20; ++i) (void)src.draw(1000);
+    return src.choices();
+  };
+  const std::vector<std::uint64_t> a = run(5), b = run(5), c = run(6);
+  ASSERT_EQ(a.size(), 22u);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  // Past the program's end without program_drawn, the draws are random too (never 0 forever).
+  duet::Source short_program = duet::Source::from_seed(5);
+  short_program.replay_program({2});
+  EXPECT_EQ(short_program.draw(9), 2u);
+  EXPECT_EQ(short_program.mode(), duet::Source::Mode::replay);
+  (void)short_program.draw(9);
+  EXPECT_EQ(short_program.mode(), duet::Source::Mode::random);
+}
+
+TEST(Source, ReplayProgramOnlyBeforeARandomCasesFirstDraw) {
+  duet::Source drawn = duet::Source::from_seed(1);
+  (void)drawn.draw(3);
+  EXPECT_THROW(drawn.replay_program({1}), std::logic_error);
+  duet::Source replaying = duet::Source::replay({1, 2});
+  EXPECT_THROW(replaying.replay_program({1}), std::logic_error);
+}
