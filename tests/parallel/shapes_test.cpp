@@ -10,19 +10,17 @@
 #include <oneapi/tbb/concurrent_set.h>
 #include <set>
 
+#include "support/verdicts.hpp"
+
 namespace {
 
 using duet::models::AtomicCounter;
 using duet::models::AtomicRegister;
 using duet::models::TbbSet;
 
-// With more branches than CPUs, on a machine busy with other work (ctest -j2 on 2 cores), the
-// branches may share CPUs so much that their calls almost never overlap: then the honest verdict
-// is "inconclusive", never a pass, and never a failure of a correct subject.
-bool passed_or_inconclusive(const duet::CheckResult& r) {
-  return r.passed() ||
-         (r.status == duet::CheckResult::Status::error && r.report.find(": inconclusive: ") != std::string::npos);
-}
+// With more branches than CPUs the branches may share CPUs so much that their calls almost
+// never overlap: then the honest verdict is "inconclusive", never a failure of a correct subject.
+using test_verdicts::passed_or_inconclusive;
 
 TEST(ParallelShapes, ThreeFourAndEightBranches) {
   for (std::size_t branches : {3, 4, 8}) {

@@ -52,6 +52,7 @@
 #include "persistent_array.hpp"        // docs/examples: Ed's persistent arrays (fuzz.hpp)
 #include "ring_buffer.hpp"             // docs/examples: the tutorial's ring buffer and its spec
 #include "support/fiber_subjects.hpp"  // the counter on duet::atomic (CounterSpec, Counter)
+#include "support/verdicts.hpp"
 
 // ---- config.hpp ----
 
@@ -266,9 +267,7 @@ TEST(DocExamples, ThreadHooksRunOnEveryThreadOfARun) {
 
 // On threads a small budget may see too little overlap (a slow sanitizer build, a loaded
 // machine): that honest "inconclusive" is fine here, a failure is not.
-bool passed_or_inconclusive(const duet::CheckResult& r) {
-  return r.passed() || (r.status == duet::CheckResult::Status::error && r.report.find("inconclusive") != std::string::npos);
-}
+using test_verdicts::passed_or_inconclusive;
 
 TEST(DocExamples, CheckParallelWithASmallBudget) {
   const duet::CheckResult queue = duet::check_parallel<QueueSpec>({.branches = 3}, {.count = 50});
@@ -348,7 +347,8 @@ TEST(DocExamples, ScenarioOfTwoPopsPasses) {
   const auto lin = tbb_queue_lin();
   const duet::Scenario<> pops{.prefix = {duet::call("push", 1)},
                               .branches = {{duet::call("try_pop")}, {duet::call("try_pop")}}};
-  EXPECT_TRUE(duet::check_scenario(lin, pops, {}, {.count = 20}));
+  const duet::CheckResult r = duet::check_scenario(lin, pops, {}, {.count = 20});
+  EXPECT_TRUE(passed_or_inconclusive(r)) << r.report;  // on a loaded machine the two pops may not overlap
 }
 
 // ---- progress.hpp: progress guarantees, checked on fibers (compiled, not run) ----
@@ -596,7 +596,7 @@ TEST(DocExamples, ApiScenarioOfTwoGetsPasses) {
   const duet::Api api = persistent_array_api();
   const duet::Scenario<> two_gets{.prefix = {duet::call("make", 4)}, .branches = {{duet::call("get", "a0", 1)}, {duet::call("get", "a0", 2)}}};
   const duet::CheckResult r = api.check_scenario(two_gets, {}, {.count = 20});
-  EXPECT_TRUE(r) << r.report;
+  EXPECT_TRUE(passed_or_inconclusive(r)) << r.report;  // on a loaded machine the two gets may not overlap
 }
 
 bool api_fuzz_one(const duet::Api& api, const std::uint8_t* data, std::size_t size) {
