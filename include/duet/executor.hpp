@@ -79,10 +79,21 @@ Schedule random();
 /// probability at least 1/(n·k^(depth−1)) per run (n fibers, k steps). Depth 0 is depth 1 (no
 /// change point), and reports name it pct(1).
 Schedule pct(std::size_t depth = 3);
+/// No preemption bound: duet::exhaustive(duet::unbounded).
+inline constexpr std::size_t unbounded = static_cast<std::size_t>(-1);
 /// Every schedule of each program with at most `preemption_bound` preemptions, depth first,
 /// with sleep sets so that independent steps are not explored in both orders. Under the C++
 /// memory model, also every choice of store for up to `stale_reads` loads per schedule that
 /// read an older store than the newest.
+///
+/// Unbounded, the search is optimal dynamic partial-order reduction: each class of schedules
+/// that differ only in the order of independent steps runs once, so a complete search has run
+/// every execution of the program (docs/parallel.md). A program that blocks (a mutex, a
+/// condition variable), makes notify_one choose a waiter, or has a load that may read one of
+/// several stores (the C++ memory model) is searched with sleep sets instead, and the pass says
+/// so.
+///
+///   EXPECT_TRUE(duet::check_parallel<QueueSpec>({.executor = duet::fibers(duet::exhaustive(duet::unbounded))}));
 Schedule exhaustive(std::size_t preemption_bound = 2, std::size_t stale_reads = 2);
 /// Prints a schedule as the call that makes it ("duet::pct(3)", "duet::exhaustive(2, 2)"), so
 /// that whatever prints one reads the same in every build: GoogleTest prints the parameters of

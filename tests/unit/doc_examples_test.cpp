@@ -351,6 +351,12 @@ TEST(DocExamples, ScenarioOfTwoPopsPasses) {
   EXPECT_TRUE(passed_or_inconclusive(r)) << r.report;  // on a loaded machine the two pops may not overlap
 }
 
+// ---- executor.hpp: every execution of each program (compiled, not run) ----
+
+[[maybe_unused]] void unbounded_exhaustive_example() {
+  EXPECT_TRUE(duet::check_parallel<QueueSpec>({.executor = duet::fibers(duet::exhaustive(duet::unbounded))}));
+}
+
 // ---- progress.hpp: progress guarantees, checked on fibers (compiled, not run) ----
 
 [[maybe_unused]] void progress_examples() {

@@ -35,6 +35,8 @@ std::ostream& operator<<(std::ostream& os, const Schedule& schedule) {
   switch (schedule.kind) {
     case Schedule::Kind::pct: return os << "duet::pct(" << schedule.depth << ")";
     case Schedule::Kind::exhaustive:
+      if (schedule.preemption_bound == unbounded)
+        return os << "duet::exhaustive(duet::unbounded, " << schedule.stale_reads << ")";
       return os << "duet::exhaustive(" << schedule.preemption_bound << ", " << schedule.stale_reads << ")";
     default: return os << "duet::random()";
   }
@@ -177,6 +179,13 @@ std::size_t FiberExecutor::begin_program(std::span<const std::size_t> branch_len
 void FiberExecutor::begin_trial(Source& src) {
   trial_source_ = &src;
   before_error_ = fiber::begin_trial(options_.before_each_run);
+}
+
+void FiberExecutor::check_starts() {
+  operations_at_check_start_ = operations_;
+  // A pass speaks of its own check's programs: an executor that another check used before (a
+  // ParallelConfig shared by tests) starts its exhaustive search's totals afresh.
+  strategy_ = make_schedule_strategy(schedule_, scheduler_);
 }
 
 void FiberExecutor::check_ends() { fiber::end_trial(); }

@@ -50,7 +50,7 @@ class FiberExecutor final : public Executor, public TrialDriver {
   std::string progress_unsupported(const Progress& p) const override;
   void expect_progress(const Progress& p) override;
   void branch_calls(const std::vector<std::vector<std::string>>& calls) override { progress_.branch_calls(calls); }
-  void check_starts() override { operations_at_check_start_ = operations_; }
+  void check_starts() override;
   void check_ends() override;
   /// Why the runs since the check started tested nothing (no instrumented code), or empty.
   std::string unexercised() const override { return unexercised(operations_at_check_start_); }

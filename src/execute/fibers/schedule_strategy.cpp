@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "execute/fibers/dpor/optimal_explorer.hpp"
 #include "execute/fibers/strategies.hpp"
 #include "report/report.hpp"
 
@@ -65,7 +66,8 @@ class RecordingPicker final : public fiber::Picker {
 };
 
 // Every schedule of each program within the preemption bound: one trial per schedule, until the
-// search is complete (or its schedule budget runs out).
+// search is complete (or its schedule budget runs out). Unbounded, the optimal partial-order
+// reduction; a program outside its scope is searched again with sleep sets.
 struct ExhaustiveStrategy final : ScheduleStrategy {
   ExhaustiveStrategy(const fiber::Scheduler& sched, std::size_t bound, std::size_t stale_reads)
       : sched(sched), bound(bound), stale_reads(stale_reads) {}
@@ -73,7 +75,8 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   std::size_t bound;
   std::size_t stale_reads;
   Source scratch = Source::from_seed(0);  // the search's own record of its decisions
-  std::unique_ptr<fiber::Explorer> explorer;
+  std::unique_ptr<fiber::ScheduleSearch> search;
+  bool optimal = false;  // the current program's search is the optimal reduction
   bool done = false;
   std::string stopped_for;  // why the search ended before its end (stop()), or empty
   std::optional<RecordingPicker> recording;
@@ -81,14 +84,16 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
 
   // Over the check's programs, finished searches only (the current one is added when asked).
   struct Totals {
-    std::size_t programs = 0, complete = 0, schedules = 0, redundant = 0;
+    std::size_t programs = 0, complete = 0, schedules = 0, redundant = 0, optimal = 0;
+    std::string fell_back;  // why the first program that left the optimal reduction did
     // The shape of the programs searched: what a complete search says nothing beyond.
     std::size_t min_branches = ~std::size_t{0}, max_branches = 0, max_calls = 0;
-    void add(const fiber::ExplorerStats& s, std::span<const std::size_t> branch_lengths) {
+    void add(const fiber::ExplorerStats& s, bool was_optimal, std::span<const std::size_t> branch_lengths) {
       ++programs;
       complete += s.complete;
       schedules += s.schedules;
       redundant += s.redundant;
+      optimal += was_optimal;
       min_branches = std::min(min_branches, branch_lengths.size());
       max_branches = std::max(max_branches, branch_lengths.size());
       for (std::size_t n : branch_lengths) max_calls = std::max(max_calls, n);
@@ -96,23 +101,35 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   } totals;
   std::vector<std::size_t> branch_lengths;  // of the program being searched
 
-  void begin_program(std::span<const std::size_t> lengths) override {
-    if (explorer && explorer->stats().runs > 0) totals.add(explorer->stats(), branch_lengths);
-    branch_lengths.assign(lengths.begin(), lengths.end());
+  // Unbounded: the optimal reduction, until the program turns out to be outside its scope (a
+  // load that could read an older store under the C++ memory model is one way).
+  bool reduction_applies() const { return bound == unbounded; }
+  void start_search(bool reduction) {
+    scratch.restart(0);
+    optimal = reduction;
+    if (reduction) {
+      search = std::make_unique<fiber::dpor::OptimalExplorer>(sched, scratch,
+                                                              fiber::dpor::OptimalConfig{.spurious_one_in = kSpuriousOneIn});
+      return;
+    }
     fiber::ExplorerConfig c;
     c.preemption_bound = bound;
     c.spurious_one_in = kSpuriousOneIn;
     c.memory_model = sched.config().cpp_memory_model;
     c.stale_read_bound = stale_reads;
-    scratch.restart(0);
-    explorer = std::make_unique<fiber::Explorer>(sched, scratch, c);
+    search = std::make_unique<fiber::Explorer>(sched, scratch, c);
+  }
+  void begin_program(std::span<const std::size_t> lengths) override {
+    if (search && search->stats().runs > 0) totals.add(search->stats(), optimal, branch_lengths);
+    branch_lengths.assign(lengths.begin(), lengths.end());
+    start_search(reduction_applies());
     done = false;
   }
   fiber::Picker* picker(Source& src) override {
-    if (!explorer) begin_program({});
+    if (!search) begin_program({});
     scratch.restart(0);
     fiber::Picker* next = nullptr;
-    if (src.mode() != Source::Mode::random || !explorer->next(next)) {
+    if (src.mode() != Source::Mode::random || !search->next(next)) {
       // Replaying (the token's picks are read back), or the search's schedule budget ran out
       // before the caller noticed: this run's schedule is drawn like a random one.
       if (src.mode() == Source::Mode::random) done = true;
@@ -123,21 +140,28 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     return &*recording;
   }
   void finish(const fiber::RunResult& r) override {
-    if (explorer && recording) explorer->finish(r);
+    if (search && recording) {
+      search->finish(r);
+      if (std::string why = optimal ? search->outside_scope() : std::string(); !why.empty()) {
+        if (totals.fell_back.empty()) totals.fell_back = std::move(why);
+        start_search(false);  // this program again, with sleep sets
+      }
+    }
     recording.reset();
   }
-  bool more() const override { return !done && !(explorer && explorer->stats().complete); }
+  bool more() const override { return !done && !(search && search->stats().complete); }
   void stop(std::string why) override {
     stopped_for = std::move(why);
     done = true;
   }
   std::size_t trials(std::size_t) const override { return ~std::size_t{0}; }
-  const fiber::ExplorerStats* search_stats() const override { return explorer ? &explorer->stats() : nullptr; }
+  const fiber::ExplorerStats* search_stats() const override { return search ? &search->stats() : nullptr; }
   std::string coverage() const override {
     Totals t = totals;
-    if (explorer && explorer->stats().runs > 0) t.add(explorer->stats(), branch_lengths);
+    if (search && search->stats().runs > 0) t.add(search->stats(), optimal, branch_lengths);
     if (t.programs == 0) return {};
-    const std::string name = "exhaustive(" + std::to_string(bound) + ")";
+    if (bound == unbounded && t.complete == t.programs) return unbounded_coverage(t);
+    const std::string name = bound == unbounded ? "exhaustive(unbounded)" : "exhaustive(" + std::to_string(bound) + ")";
     const std::string stale =
         sched.config().cpp_memory_model ? " and at most " + plural(stale_reads, "stale read", "stale reads") : std::string();
     const std::string redundant = " (plus " + plural(t.redundant, "run", "runs") + " the sleep sets found redundant)";
@@ -157,6 +181,19 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
                                     : std::to_string(t.programs - t.complete) + " of " + programs + " stopped at ";
     return name + ", incomplete for " + shape_text(t, programs_name_) + ": " + stopped + at + "; " +
            plural(t.schedules, "schedule", "schedules") + " explored" + redundant;
+  }
+  // A complete unbounded search: every execution, each class of equivalent schedules once where
+  // the optimal reduction ran, and where it did not, why.
+  std::string unbounded_coverage(const Totals& t) const {
+    const std::string programs = t.programs == 1 ? "the program" : "the " + std::to_string(t.programs) + " programs";
+    std::string text = "exhaustive(unbounded), complete for " + shape_text(t, programs_name_) + ": every execution of " +
+                       programs + " explored, " + plural(t.schedules, "schedule", "schedules");
+    if (t.optimal == t.programs) text += ", one per class of schedules equal up to the order of independent steps";
+    else
+      text += " (" +
+              (t.optimal == 0 ? std::string("sleep sets") : std::to_string(t.programs - t.optimal) + " with sleep sets") +
+              ": " + t.fell_back + "; plus " + plural(t.redundant, "run", "runs") + " the sleep sets found redundant)";
+    return text + (t.max_branches == 0 ? "" : "; programs with more branches or longer branches were not explored");
   }
   // "programs of 2 branches × up to 3 calls" (each branch's calls; the prefix and suffix run alone).
   static std::string shape_text(const Totals& t, const std::string& what) {
@@ -183,7 +220,9 @@ std::string schedule_name(const Schedule& schedule) {
   switch (schedule.kind) {
     case Schedule::Kind::pct:
       return "pct(" + std::to_string(std::max<std::size_t>(schedule.depth, 1)) + ")";  // what PctStrategy runs
-    case Schedule::Kind::exhaustive: return "exhaustive(" + std::to_string(schedule.preemption_bound) + ")";
+    case Schedule::Kind::exhaustive:
+      return schedule.preemption_bound == unbounded ? "exhaustive(unbounded)"
+                                                    : "exhaustive(" + std::to_string(schedule.preemption_bound) + ")";
     default: return "random";
   }
 }

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "duet/source.hpp"
+#include "execute/fibers/schedule_search.hpp"
 #include "execute/fibers/scheduler.hpp"
 
 namespace duet::detail::fiber {
@@ -194,7 +195,7 @@ struct ExplorerStats {
 /// Every decision is recorded in `src` with Source::draw_decided (src must be in random mode):
 /// restart it before each run to keep each schedule's choices apart, and a failing schedule's
 /// src.choices() replays with RandomPicker(src, config.spurious_one_in) over Source::replay.
-class Explorer {
+class Explorer final : public ScheduleSearch {
  public:
   /// `sched`: the scheduler the schedules run on (the search reads its trace between picks);
   /// `src`: where the decisions are recorded. Both must outlive the Explorer.
@@ -204,14 +205,14 @@ class Explorer {
 
   /// The picker for the next schedule; false when the search is over (complete, or
   /// max_schedules runs). Run the scheduler with it (the program's state reset), then finish().
-  bool next(Picker*& picker);
+  bool next(Picker*& picker) override;
   /// Ends the schedule just run. Throws std::runtime_error when the run did not repeat the
   /// choices of the schedule prefix it was given (the program is nondeterministic, or its state
   /// was not reset between schedules). next() throws std::logic_error when src is not in
   /// random mode.
-  void finish(const RunResult& result);
+  void finish(const RunResult& result) override;
 
-  const ExplorerStats& stats() const { return stats_; }
+  const ExplorerStats& stats() const override { return stats_; }
   /// About the schedule just finished: its preemptions, whether it was redundant.
   std::size_t preemptions() const { return preemptions_; }
   bool redundant() const { return redundant_; }

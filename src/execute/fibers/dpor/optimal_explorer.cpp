@@ -1,0 +1,321 @@
+// Optimal DPOR on the fiber scheduler (optimal_explorer.hpp): the run's states as nodes, the
+// prefix replayed, races reversed into wakeup trees, the deepest branch left taken next.
+#include "execute/fibers/dpor/optimal_explorer.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "execute/fibers/runtime.hpp"
+
+namespace duet::detail::fiber::dpor {
+
+OptimalExplorer::OptimalExplorer(const Scheduler& sched, Source& src, OptimalConfig config)
+    : sched_(sched), src_(src), config_(config) {}
+
+bool OptimalExplorer::next(Picker*& picker) {
+  if (src_.mode() != Source::Mode::random)
+    throw std::logic_error("duet: the exhaustive search records its picks: its Source must be in random mode");
+  if (finished_ || stats_.runs >= config_.max_schedules) {
+    stats_.complete = finished_ && unreachable_ == 0 && outside_.empty();
+    return false;
+  }
+  seen_ = 0;
+  blocked_at_ = std::numeric_limits<std::size_t>::max();
+  redundant_ = false;
+  diverged_ = false;
+  diverged_at_ = 0;
+  preemptions_ = 0;
+  choices_ = 0;
+  picker = &picker_;
+  return true;
+}
+
+std::string OptimalExplorer::outside_scope() const {
+  if (!outside_.empty() || unreachable_ == 0) return outside_;
+  return "the scheduler did not offer a fiber the reduction asked to run";
+}
+
+std::uint64_t OptimalExplorer::record(std::uint64_t max, std::uint64_t decided) {
+  ++choices_;
+  return src_.draw_decided(max, decided);
+}
+
+// The state after the last node's step: the fibers asleep there (and those explored from there
+// before) stay asleep unless the step depends on their next one; every fiber but the one that
+// moved keeps its next step; the tree is what the step's branch had below it.
+OptimalExplorer::Node OptimalExplorer::arrival() const {
+  Node n;
+  n.seen_in = stats_.runs;
+  if (nodes_.empty()) return n;
+  const Node& prev = nodes_.back();
+  const std::uint32_t moved = prev.step.fiber;
+  const Fibers asleep = (prev.sleep | prev.done) & prev.known;
+  for (std::uint32_t q = 0; q < kMaxFibers; ++q)
+    if (asleep.test(q) && q != moved && !steps_dependent(Step{.fiber = q, .event = prev.next[q]}, prev.step)) n.sleep.set(q);
+  n.next = prev.next;
+  n.known = prev.known;
+  n.known.reset(moved);
+  n.seen_in = stats_.runs;
+  return n;
+}
+
+// Branches starting with a fiber the scheduler did not offer at n. A fiber that could run but
+// was not offered had spun (re-read values it had seen, SchedulerConfig::spin_threshold) and
+// must let another run first: the branch would only repeat what it saw, so nothing is lost.
+// Where the scheduler had one candidate (no pick), the others were spinning too, or finished,
+// or blocked; a blocked fiber puts the program outside the reduction's scope (outside_), and a
+// finished one takes no step in a branch. Anything else is a branch the search could not take.
+void OptimalExplorer::not_offered(const Node& n, std::uint32_t fiber, std::size_t branches) {
+  const bool spun = !n.pick || n.spinning.test(fiber);
+  (spun ? yielded_ : unreachable_) += branches;
+}
+
+std::uint32_t OptimalExplorer::choose(Node& n) {
+  if (!n.wakeup.empty()) {
+    const std::uint32_t wanted = n.wakeup.first().step.fiber;
+    if (n.candidates.test(wanted)) return wanted;
+    not_offered(n, wanted, n.wakeup.size());
+    n.wakeup.clear();
+  }
+  for (std::uint32_t q = 0; q < kMaxFibers; ++q)
+    if (n.candidates.test(q) && !n.sleep.test(q)) return q;
+  return kNoFiber;
+}
+
+void OptimalExplorer::take(Node& n) {
+  if (!n.wakeup.empty() && n.wakeup.first().step.fiber == n.fiber) seed_ = n.wakeup.take_first().children;
+  else seed_.clear();
+}
+
+// Objects are numbered by first appearance in each run, so what a node knows of the fibers'
+// next steps is taken afresh in every run that reaches it, never compared across runs.
+void OptimalExplorer::see(Node& n, const PickContext& ctx) const {
+  n.known.reset();
+  n.spinning.reset();
+  for (std::size_t f = 0; f < ctx.fibers.size() && f < kMaxFibers; ++f) {
+    n.next[f] = ctx.fibers[f].pending;
+    if (ctx.fibers[f].state != FiberState::finished) n.known.set(f);
+    if (ctx.fibers[f].state == FiberState::runnable) n.spinning.set(f);
+  }
+  for (std::uint32_t c : ctx.candidates) n.spinning.reset(c);  // runnable, yet not offered
+  n.seen_in = stats_.runs;
+}
+
+std::size_t OptimalExplorer::pick(const PickContext& ctx) {
+  advance();
+  const std::size_t at = ctx.step;
+  std::uint32_t fiber = kNoFiber;
+  if (diverged_ || redundant_) {
+  } else if (at < nodes_.size()) {  // the prefix, or the branch taken
+    see(nodes_[at], ctx);
+    fiber = nodes_[at].fiber;
+    if (std::find(ctx.candidates.begin(), ctx.candidates.end(), fiber) == ctx.candidates.end()) {
+      diverged_ = true;
+      diverged_at_ = at;
+      fiber = kNoFiber;
+    }
+  } else {
+    Node n = arrival();
+    n.pick = true;
+    n.wakeup.assign(std::move(seed_));
+    for (std::uint32_t c : ctx.candidates) n.candidates.set(c);
+    see(n, ctx);
+    if (ctx.current_continues && !n.sleep.test(ctx.current) && n.wakeup.empty()) fiber = ctx.current;
+    else fiber = choose(n);
+    if (fiber == kNoFiber) {
+      redundant_ = true;  // every candidate asleep: what follows repeats an explored schedule
+      blocked_at_ = at;
+    } else {
+      n.fiber = fiber;
+      take(n);
+      nodes_.push_back(std::move(n));
+    }
+  }
+  std::size_t index = 0;
+  if (fiber != kNoFiber)
+    index =
+        static_cast<std::size_t>(std::find(ctx.candidates.begin(), ctx.candidates.end(), fiber) - ctx.candidates.begin());
+  if (ctx.current_continues && index != 0) ++preemptions_;
+  return static_cast<std::size_t>(record(ctx.candidates.size() - 1, index));
+}
+
+// Every step the run took since the last look: a replayed one must be the fiber the node says;
+// a new one without a pick (the scheduler had one candidate) becomes a node of its own.
+void OptimalExplorer::advance() {
+  const std::vector<TraceEvent>& trace = sched_.trace();
+  for (; seen_ < trace.size(); ++seen_) {
+    const TraceEvent& e = trace[seen_];
+    const Step step = step_of(e);
+    if (e.event.op == Op::block && outside_.empty())
+      outside_ = std::string("a fiber blocked on a ") + kind_name(e.event.kind) + " (" + location(e.event.loc) +
+                 "): blocking is not part of the reduction";
+    if (diverged_ || redundant_) continue;
+    if (seen_ < nodes_.size()) {
+      Node& n = nodes_[seen_];
+      // The prefix repeats step for step (the branch's own step is new).
+      const bool repeated =
+          seen_ + 1 >= replay_ || (n.step.event.op == step.event.op && n.step.event.object == step.event.object);
+      if (n.fiber != e.fiber || !repeated) {
+        diverged_ = true;
+        diverged_at_ = seen_;
+        continue;
+      }
+      n.step = step;
+      continue;
+    }
+    Node n = arrival();
+    n.wakeup.assign(std::move(seed_));
+    n.candidates.set(e.fiber);
+    n.fiber = e.fiber;
+    n.step = step;
+    if (n.sleep.test(e.fiber)) {  // the only fiber that could run was asleep
+      redundant_ = true;
+      blocked_at_ = seen_;
+      continue;
+    }
+    if (!n.wakeup.empty() && n.wakeup.first().step.fiber != e.fiber) {
+      not_offered(n, n.wakeup.first().step.fiber, n.wakeup.size());
+      n.wakeup.clear();
+    }
+    take(n);
+    nodes_.push_back(std::move(n));
+  }
+}
+
+bool OptimalExplorer::spurious() {
+  const std::uint64_t one_in = config_.spurious_one_in;
+  if (one_in == 0) return false;
+  const std::uint64_t yes = one_in - 1;
+  const bool take = yes == 0;  // one_in == 1: always spurious, as RandomPicker
+  record(yes, take ? yes : 0);
+  return take;
+}
+
+std::size_t OptimalExplorer::waiter(std::span<const std::uint32_t> waiters) {
+  if (outside_.empty()) outside_ = "notify_one chose among " + std::to_string(waiters.size()) + " waiters";
+  return static_cast<std::size_t>(record(waiters.size() - 1, 0));
+}
+
+std::size_t OptimalExplorer::store(std::size_t stores) {
+  if (outside_.empty()) outside_ = "a load could read one of several stores (the C++ memory model)";
+  return static_cast<std::size_t>(record(stores - 1, 0));
+}
+
+// Each node's next step of every fiber, from the run itself: a fiber's next step after a state
+// is the first one it takes at or after it.
+void OptimalExplorer::fill_next(std::span<const Step> steps) {
+  const std::size_t end = std::min(nodes_.size(), steps.size());
+  std::array<const Step*, kMaxFibers> upcoming{};
+  for (std::size_t s = steps.size(); s-- > 0;) {
+    upcoming[steps[s].fiber] = &steps[s];
+    if (s >= end) continue;
+    Node& n = nodes_[s];
+    if (n.seen_in != stats_.runs) n.known.reset();  // known from an earlier run: other numbers
+    for (std::uint32_t q = 0; q < kMaxFibers; ++q)
+      if (upcoming[q] != nullptr) {  // q's next step here is that one, though it may succeed here
+        n.next[q] = attempted(*upcoming[q]).event;
+        n.known.set(q);
+      }
+  }
+}
+
+void OptimalExplorer::finish(const RunResult&) {
+  advance();
+  if (!diverged_ && !redundant_ && nodes_.size() < replay_) {
+    diverged_ = true;  // the run ended before the prefix did
+    diverged_at_ = nodes_.size();
+  }
+  if (diverged_)
+    throw std::runtime_error("duet: exhaustive search: the run did not repeat the schedule prefix it was given (step " +
+                             std::to_string(diverged_at_) +
+                             " differs): the program is nondeterministic, or its state was not reset between schedules");
+  const std::vector<Step> steps = steps_of(sched_.trace());
+  fill_next(steps);
+  ++stats_.runs;
+  ++(redundant_ ? stats_.redundant : stats_.schedules);
+  stats_.max_choices = std::max(stats_.max_choices, choices_);
+  reverse_races(steps);
+  backtrack();
+}
+
+void OptimalExplorer::reverse_races(std::span<const Step> steps) {
+  RunOrder order;
+  order.assign(steps);
+  const std::size_t limit = std::min(nodes_.size(), blocked_at_);
+  for (const Race& r : order.races()) {
+    if (r.second >= limit) break;
+    std::vector<Step> v = order.reversal(r);
+    const Node& n = nodes_[r.first];
+    const Fibers asleep = (n.sleep | n.done) & n.known;
+    bool covered = false;
+    for (std::uint32_t q = 0; q < kMaxFibers && !covered; ++q) covered = asleep.test(q) && weak_initial(q, v, &n.next[q]);
+    if (covered) ++covered_;
+    else insert(r.first, std::move(v));
+  }
+}
+
+// Inserts w at node `at`, following the run under way first: where the step taken from a node
+// can start what is left of w, the schedule under way is that branch, and w goes on below it.
+void OptimalExplorer::insert(std::size_t at, std::vector<Step> w) {
+  std::size_t s = at;
+  while (!w.empty() && s < nodes_.size()) {
+    const Node& n = nodes_[s];
+    if (!weak_initial(n.fiber, w, n.known.test(n.fiber) ? &n.next[n.fiber] : nullptr)) break;
+    w = without_first_of(n.fiber, w);
+    ++s;
+  }
+  if (w.empty() || s >= nodes_.size()) {
+    ++covered_;
+    return;
+  }
+  Node& n = nodes_[s];
+  const Fibers asleep = (n.sleep | n.done) & n.known;
+  for (std::uint32_t q = 0; q < kMaxFibers; ++q)
+    if (asleep.test(q) && weak_initial(q, w, &n.next[q])) {  // explored from here already
+      ++covered_;
+      return;
+    }
+  // Start w with a fiber the scheduler offers here, if one of its first steps can go first.
+  if (n.pick && !n.candidates.test(w.front().fiber))
+    for (std::size_t k = 1; k < w.size(); ++k) {
+      const std::uint32_t q = w[k].fiber;
+      if (!n.candidates.test(q) || !weak_initial(q, w, nullptr)) continue;
+      const auto first = std::find_if(w.begin(), w.end(), [q](const Step& x) { return x.fiber == q; });
+      std::rotate(w.begin(), first, first + 1);
+      break;
+    }
+  const auto next = [&n](std::uint32_t q) -> const Event* { return n.known.test(q) ? &n.next[q] : nullptr; };
+  if (n.wakeup.insert(w, next) == WakeupTree::Inserted::covered) {
+    ++covered_;
+    return;
+  }
+  ++reversed_;
+}
+
+// The deepest node with a branch left takes it; the nodes below it go.
+void OptimalExplorer::backtrack() {
+  const std::size_t end = std::min(nodes_.size(), blocked_at_);
+  nodes_.resize(end);
+  while (!nodes_.empty()) {
+    Node& n = nodes_.back();
+    n.done.set(n.fiber);
+    while (!n.wakeup.empty()) {
+      WakeupTree::Node branch = n.wakeup.take_first();
+      const std::uint32_t f = branch.step.fiber;
+      if (n.done.test(f)) continue;  // explored from here already
+      if (!n.pick || !n.candidates.test(f)) {
+        not_offered(n, f, 1);
+        continue;
+      }
+      n.fiber = f;
+      seed_ = std::move(branch.children);
+      replay_ = nodes_.size();
+      return;
+    }
+    nodes_.pop_back();
+  }
+  finished_ = true;
+  stats_.complete = unreachable_ == 0 && outside_.empty();
+}
+
+}  // namespace duet::detail::fiber::dpor

@@ -1,0 +1,160 @@
+// Optimal dynamic partial-order reduction on the fiber scheduler (Abdulla, Aronis, Jonsson,
+// Sagonas, "Source Sets: A Foundation for Optimal Dynamic Partial Order Reduction", JACM 2017,
+// Algorithm 2, as Nidhugg implements it), stateless: each schedule is a run from the start that
+// replays the prefix it shares with the previous one.
+//
+// After each run, every race (two dependent steps of different fibers with nothing between them
+// in happens-before) is reversed: the steps that do not happen after the first one, then the
+// second, become a branch of a wakeup tree at the state before the first step, unless a fiber
+// asleep there, or a branch already in the tree, starts an equivalent schedule. A new run takes
+// the deepest branch left. Each Mazurkiewicz trace (schedules equal up to swapping adjacent
+// independent steps) is then completed exactly once, and no run is cut short by sleep sets:
+// where the sleep-set search (Explorer) runs a redundant schedule, this one runs none.
+//
+//   OptimalExplorer ex(sched, src);
+//   Picker* p;
+//   while (ex.next(p)) {
+//     src.restart(0);
+//     reset_the_program_state();
+//     ex.finish(sched.run(branches, *p));
+//   }
+//   ex.stats().complete;   // every trace of the program explored, each once
+//
+// Scope, stated where it is not met (outside_scope()): executions of sequential consistency (no
+// load with a choice of store: under the C++ memory model, seq_cst atomics, or weaker ones
+// where happens-before leaves a load one store to read); no preemption bound;
+// no blocking (a fiber blocked on a mutex, a condition variable, a future) and no notify_one
+// choosing among waiters; every branch the reduction asks for is one the scheduler offers. A
+// fiber that spun (re-read values it had seen) must let another run before it goes on: a branch
+// that would let it go on spinning is not taken (spin_yields()); it would only repeat what it
+// saw. A compare-exchange that failed may succeed in another order: a race's reversal takes it
+// as the write it may become, which keeps the search complete and may run an equivalent
+// schedule twice (measured in tests/fibers/optimal_explorer_test.cpp). Every decision is
+// recorded in `src` as Explorer records it, so a failing schedule replays with RandomPicker.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "duet/source.hpp"
+#include "execute/fibers/dpor/run_order.hpp"
+#include "execute/fibers/dpor/wakeup_tree.hpp"
+#include "execute/fibers/schedule_search.hpp"
+#include "execute/fibers/scheduler.hpp"
+#include "execute/fibers/strategies.hpp"
+
+namespace duet::detail::fiber::dpor {
+
+struct OptimalConfig {
+  /// Stop after this many runs (stats().complete is then false).
+  std::size_t max_schedules = 1'000'000;
+  /// Must equal the replaying RandomPicker's: a wait's spurious wake-up is recorded as its draw.
+  std::uint64_t spurious_one_in = 8;
+};
+
+class OptimalExplorer final : public ScheduleSearch {
+ public:
+  OptimalExplorer(const Scheduler& sched, Source& src, OptimalConfig config = {});
+  OptimalExplorer(const OptimalExplorer&) = delete;
+  OptimalExplorer& operator=(const OptimalExplorer&) = delete;
+
+  /// The picker for the next schedule; false when the search is over. Throws std::logic_error
+  /// when src is not in random mode.
+  bool next(Picker*& picker) override;
+  /// Ends the schedule just run. Throws std::runtime_error when the run did not repeat the
+  /// prefix it was given (the program is nondeterministic, or its state was not reset).
+  void finish(const RunResult& result) override;
+
+  /// runs, schedules (complete, each a new trace), redundant (a run a sleep set cut short: an
+  /// optimal search has none on the programs in scope), max_choices, complete.
+  const ExplorerStats& stats() const override { return stats_; }
+  bool redundant() const { return redundant_; }
+  std::size_t preemptions() const { return preemptions_; }
+  /// Branches the reduction asked for that the scheduler could not take (see the class
+  /// comment): the search is not complete when there are any.
+  std::size_t unreachable() const { return unreachable_; }
+  /// Branches not taken because they would let a fiber go on spinning after the scheduler
+  /// made it yield (it re-read values it had seen, SchedulerConfig::spin_threshold): the
+  /// states they would reach differ only by those repeated reads. Not a loss of coverage.
+  std::size_t spin_yields() const { return yielded_; }
+  /// Races reversed into a wakeup tree, and races whose reversal an asleep fiber or an existing
+  /// branch already covered.
+  std::size_t races_reversed() const { return reversed_; }
+  std::size_t races_covered() const { return covered_; }
+  /// Why the program is outside the reduction's scope (the first thing seen, or a branch the
+  /// scheduler could not take), or empty.
+  std::string outside_scope() const override;
+
+ private:
+  using Fibers = std::bitset<kMaxFibers>;
+  // A state of the run under way: the position in its trace before one step.
+  struct Node {
+    std::uint32_t fiber = 0;  // the step taken from here in the run under way
+    Step step;                // that step, once run
+    bool pick = false;        // the scheduler offered a choice here
+    Fibers candidates, sleep, done;
+    Fibers spinning;                       // pick nodes: runnable, not offered (they spun and must yield)
+    std::array<Event, kMaxFibers> next{};  // each fiber's next step, where `known`
+    Fibers known;
+    std::size_t seen_in = 0;  // the run (stats().runs before it) that last set `next` at a pick
+    WakeupTree wakeup;        // branches left to explore from here
+  };
+  class RunPicker final : public Picker {
+   public:
+    explicit RunPicker(OptimalExplorer& ex) : ex_(ex) {}
+    std::size_t pick(const PickContext& ctx) override { return ex_.pick(ctx); }
+    bool spurious_wakeup(std::uint32_t, const Event&) override { return ex_.spurious(); }
+    std::size_t pick_waiter(std::uint32_t, std::span<const std::uint32_t> waiters) override { return ex_.waiter(waiters); }
+    std::size_t pick_store(std::uint32_t, const Event&, std::size_t stores) override { return ex_.store(stores); }
+
+   private:
+    OptimalExplorer& ex_;
+  };
+
+  std::size_t pick(const PickContext& ctx);
+  bool spurious();
+  std::size_t waiter(std::span<const std::uint32_t> waiters);
+  std::size_t store(std::size_t stores);
+  std::uint64_t record(std::uint64_t max, std::uint64_t decided);
+
+  void advance();        // the trace's new steps: checks the prefix, makes forced nodes
+  Node arrival() const;  // the state after the last node's step
+  void see(Node& n, const PickContext& ctx) const;
+  void not_offered(const Node& n, std::uint32_t fiber, std::size_t branches);
+  std::uint32_t choose(Node& n);  // a new pick node's step: its tree's first branch, or any awake candidate
+  void take(Node& n);             // n's step taken: its branch's subtree seeds the next node
+  void reverse_races(std::span<const Step> steps);
+  void insert(std::size_t at, std::vector<Step> w);
+  void fill_next(std::span<const Step> steps);
+  void backtrack();
+
+  const Scheduler& sched_;
+  Source& src_;
+  OptimalConfig config_;
+  ExplorerStats stats_;
+  RunPicker picker_{*this};
+  std::vector<Node> nodes_;                                           // the run's states, by trace position
+  std::vector<WakeupTree::Node> seed_;                                // the wakeup subtree of the next node to be made
+  std::size_t replay_ = 0;                                            // nodes before this one replay the previous run
+  std::size_t seen_ = 0;                                              // trace events accounted for
+  std::size_t blocked_at_ = std::numeric_limits<std::size_t>::max();  // where a redundant run stopped making nodes
+  bool finished_ = false;
+  bool redundant_ = false;
+  bool diverged_ = false;
+  std::size_t diverged_at_ = 0;
+  std::size_t preemptions_ = 0;
+  std::size_t choices_ = 0;
+  std::size_t unreachable_ = 0;
+  std::size_t yielded_ = 0;
+  std::size_t reversed_ = 0;
+  std::size_t covered_ = 0;
+  std::string outside_;
+};
+
+}  // namespace duet::detail::fiber::dpor

@@ -1,0 +1,88 @@
+// The happens-before order of one fiber run, as the optimal partial-order reduction sees it
+// (optimal_explorer.hpp): each trace event is a step; a step happens before another when they
+// are of one fiber in that order, when one is the spawn of the other's fiber, or when they are
+// dependent (dependent() in strategies.hpp) and ran in that order, and transitively.
+//
+//   RunOrder order;
+//   order.assign(steps_of(sched.trace()));
+//   for (const Race& r : order.races())
+//     std::vector<Step> v = order.reversal(r);   // what runs the race the other way round
+//
+// Internal to the exhaustive search.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "execute/fibers/scheduler.hpp"
+
+namespace duet::detail::fiber::dpor {
+
+/// One step of a run: the fiber that took it and its operation (a trace event).
+struct Step {
+  std::uint32_t fiber = 0;
+  Event event;
+  std::uint32_t spawned = kNoFiber;  // a spawn: the fiber it made
+};
+
+/// A trace event as a step.
+Step step_of(const TraceEvent& e);
+/// What a step may be when run at another time: a compare-exchange that failed may succeed, a
+/// lock attempt that blocked may take the mutex (both then write). Other steps are the same.
+Step attempted(Step s);
+/// The steps of a run, one per trace event.
+std::vector<Step> steps_of(std::span<const TraceEvent> trace);
+
+/// Whether the order of two steps of different fibers can matter (the exhaustive search's
+/// dependence, without the C++ memory model's; a spawn and a step of the fiber it made are
+/// ordered by the spawn, not by dependence).
+bool steps_dependent(const Step& a, const Step& b) noexcept;
+
+/// A set of step positions of one run.
+class StepSet {
+ public:
+  void reset(std::size_t size);
+  void insert(std::size_t i) { words_[i / 64] |= std::uint64_t{1} << (i % 64); }
+  bool contains(std::size_t i) const { return (words_[i / 64] >> (i % 64)) & 1u; }
+  void merge(const StepSet& other);
+
+ private:
+  std::vector<std::uint64_t> words_;
+};
+
+/// Two steps, `first` before `second` in the run, of different fibers, dependent, with no step
+/// between them in happens-before: running `second` first gives a different trace.
+struct Race {
+  std::size_t first = 0, second = 0;
+};
+
+class RunOrder {
+ public:
+  /// Computes the order of `steps` (kept by reference: they must outlive the queries).
+  void assign(std::span<const Step> steps);
+  /// Whether step `i` happens before step `j`.
+  bool before(std::size_t i, std::size_t j) const { return preds_[j].contains(i); }
+  /// Every race of the run, by second step then first.
+  const std::vector<Race>& races() const { return races_; }
+  /// The steps after r.first and before r.second that do not happen after r.first, in run
+  /// order, then r.second: from the state before r.first, a way to run the race the other way
+  /// round (Abdulla et al.'s notdep(e, E).e').
+  std::vector<Step> reversal(const Race& r) const;
+
+ private:
+  std::span<const Step> steps_;
+  std::vector<StepSet> preds_;  // per step: the steps that happen before it
+  std::vector<Race> races_;
+};
+
+/// Whether fiber `p` can start the sequence `w` from a state where p's next step is `next`
+/// (null: not known): p's first step in `w` depends on no step before it in `w`, or p has no
+/// step in `w` and its next step depends on none of them (a weak initial of w).
+bool weak_initial(std::uint32_t p, std::span<const Step> w, const Event* next);
+
+/// `w` without fiber p's first step (unchanged when p has none).
+std::vector<Step> without_first_of(std::uint32_t p, std::span<const Step> w);
+
+}  // namespace duet::detail::fiber::dpor

@@ -1,0 +1,33 @@
+// A systematic search over one program's schedules, as the exhaustive strategy drives it: the
+// sleep-set search (Explorer, strategies.hpp) and the optimal partial-order reduction
+// (dpor::OptimalExplorer) both implement it.
+//
+//   std::unique_ptr<ScheduleSearch> search = ...;
+//   Picker* p;
+//   while (search->next(p)) search->finish(sched.run(branches, *p));   // the state reset before each run
+//   search->stats().complete;
+//
+// Internal.
+#pragma once
+
+#include <string>
+
+#include "execute/fibers/scheduler.hpp"
+
+namespace duet::detail::fiber {
+
+struct ExplorerStats;
+
+class ScheduleSearch {
+ public:
+  virtual ~ScheduleSearch() = default;
+  /// The picker for the next schedule; false when the search is over.
+  virtual bool next(Picker*& picker) = 0;
+  /// Ends the schedule just run (throws std::runtime_error when it did not repeat its prefix).
+  virtual void finish(const RunResult& result) = 0;
+  virtual const ExplorerStats& stats() const = 0;
+  /// Why the search cannot cover this program (it then never says complete), or empty.
+  virtual std::string outside_scope() const { return {}; }
+};
+
+}  // namespace duet::detail::fiber
