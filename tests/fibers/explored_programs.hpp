@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "execute/fibers/schedule_search.hpp"
 #include "execute/fibers/scheduler.hpp"
 #include "fiber_support.hpp"
 
@@ -108,6 +109,18 @@ struct MutexMix : Program {
     for (auto& x : own) x.store(0);
   }
 };
+
+// Runs `p` under every schedule `search` hands out, each from a reset state with its own choices
+// in `src`; `on_run(result)` sees each run and must end it with search.finish(result).
+template <class OnRun>
+void each_run(fb::ScheduleSearch& search, fb::Scheduler& s, duet::Source& src, Program& p, OnRun on_run) {
+  fb::Picker* picker = nullptr;
+  while (search.next(picker)) {
+    src.restart(0);
+    p.reset();
+    on_run(s.run(p.branches, *picker));
+  }
+}
 
 // Which steps commute, for trace_key: by default those of the sleep-set search's dependence;
 // the optimal search's also counts a failed compare-exchange as the write it may be in another

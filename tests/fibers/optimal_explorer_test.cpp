@@ -31,6 +31,7 @@ void report(const std::string& what) { std::printf("[ measured ] %s\n", what.c_s
 struct Search {
   std::size_t runs = 0, schedules = 0, redundant = 0, repeated = 0, failures = 0, unreachable = 0;
   bool complete = false;
+  std::string outside;             // why the search could not cover the program
   std::set<std::string> keys;      // the traces of the runs
   std::set<std::string> outcomes;  // what the runs computed (Program::outcome)
   std::vector<std::uint64_t> failing_choices;
@@ -48,12 +49,8 @@ Search search(Program& p, Config cfg) {
   duet::Source src = duet::Source::from_seed(0);
   Ex ex(s, src, cfg);
   Search out;
-  fb::Picker* picker = nullptr;
   const auto t0 = std::chrono::steady_clock::now();
-  while (ex.next(picker)) {
-    src.restart(0);
-    p.reset();
-    const fb::RunResult& r = s.run(p.branches, *picker);
+  each_run(ex, s, src, p, [&](const fb::RunResult& r) {
     const bool failed = p.failed(r);
     if (failed && out.failures++ == 0) {
       out.failing_choices = src.choices();
@@ -62,12 +59,13 @@ Search search(Program& p, Config cfg) {
     out.outcomes.insert(p.outcome());
     ex.finish(r);
     if (!ex.redundant() && !out.keys.insert(trace_key(s.trace(), kOptimalRules)).second) ++out.repeated;
-  }
+  });
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.runs = ex.stats().runs;
   out.schedules = ex.stats().schedules;
   out.redundant = ex.stats().redundant;
   out.complete = ex.stats().complete;
+  out.outside = ex.outside_scope();
   if constexpr (requires { ex.unreachable(); }) out.unreachable = ex.unreachable();
   return out;
 }
@@ -140,6 +138,14 @@ struct CasCounter : Program {
   bool failed(const fb::RunResult& r) const override { return Program::failed(r) || c.load() != n; }
 };
 
+// What the calls of a run returned, whichever fiber returned what.
+std::string sorted_text(std::vector<int> values) {
+  std::sort(values.begin(), values.end());
+  std::string text;
+  for (int v : values) text += std::to_string(v) + " ";
+  return text;
+}
+
 // A Treiber stack (compare-exchange on the top), nodes allocated during the run.
 struct TreiberStack : Program {
   struct Node {
@@ -177,13 +183,7 @@ struct TreiberStack : Program {
     nodes.clear();
     popped.clear();
   }
-  std::string outcome() const override {
-    std::vector<int> sorted = popped;
-    std::sort(sorted.begin(), sorted.end());
-    std::string o;
-    for (int v : sorted) o += std::to_string(v) + " ";
-    return o;
-  }
+  std::string outcome() const override { return sorted_text(popped); }
 };
 
 // The Michael-Scott queue: a dummy node, compare-exchange on the tail's next, the tail and the
@@ -246,13 +246,7 @@ struct MsQueue : Program {
     head.store(dummy);
     tail.store(dummy);
   }
-  std::string outcome() const override {
-    std::vector<int> sorted = got;
-    std::sort(sorted.begin(), sorted.end());
-    std::string o;
-    for (int v : sorted) o += std::to_string(v) + " ";
-    return o;
-  }
+  std::string outcome() const override { return sorted_text(got); }
 };
 
 struct Case {
@@ -355,16 +349,7 @@ TEST(OptimalExplorer, ABlockedFiberMakesTheSearchIncompleteAndSaysWhy) {
   const Search opt = optimal(p);
   EXPECT_FALSE(opt.complete);
   EXPECT_EQ(opt.failures, 0u);
-  fb::Scheduler s;
-  duet::Source src = duet::Source::from_seed(0);
-  dpor::OptimalExplorer ex(s, src);
-  fb::Picker* picker = nullptr;
-  while (ex.next(picker)) {
-    src.restart(0);
-    p.reset();
-    ex.finish(s.run(p.branches, *picker));
-  }
-  EXPECT_NE(ex.outside_scope().find("blocked on a mutex"), std::string::npos) << ex.outside_scope();
+  EXPECT_NE(opt.outside.find("a fiber blocked on a mutex (explored_programs.hpp:"), std::string::npos) << opt.outside;
 }
 
 // Spin loops: the scheduler makes a spinning fiber let another run, so the search ends; the

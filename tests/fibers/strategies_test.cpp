@@ -62,12 +62,8 @@ Explored explore(Program& p, fb::ExplorerConfig cfg, bool keys = false, bool rep
   duet::Source src = duet::Source::from_seed(0);
   fb::Explorer ex(s, src, cfg);
   Explored out;
-  fb::Picker* picker = nullptr;
   const auto t0 = std::chrono::steady_clock::now();
-  while (ex.next(picker)) {
-    src.restart(0);
-    p.reset();
-    const fb::RunResult& r = s.run(p.branches, *picker);
+  each_run(ex, s, src, p, [&](const fb::RunResult& r) {
     const bool failed = p.failed(r);
     std::string formatted;
     if (replay_each || (failed && out.failures == 0)) formatted = joined(fb::format_trace(s.trace()));
@@ -98,7 +94,7 @@ Explored explore(Program& p, fb::ExplorerConfig cfg, bool keys = false, bool rep
       EXPECT_EQ(p.failed(again), failed);
       EXPECT_EQ(joined(fb::format_trace(s.trace())), formatted) << "run " << ex.stats().runs;
     }
-  }
+  });
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.stats = ex.stats();
   return out;
