@@ -4,6 +4,11 @@
 // sleep sets and the pass says why; the schedule prints as the call that makes it.
 #include <duet/gtest.hpp>
 
+#include <duet/models/ms_queue.hpp>
+#include <duet/models/treiber_stack.hpp>
+
+#include <chrono>
+#include <cstdio>
 #include <string>
 
 #include "support/fiber_subjects.hpp"
@@ -21,6 +26,8 @@ using Cmd = RacySpec::Cmd;
 const duet::ParallelConfig kUnbounded{.executor = duet::fibers(duet::exhaustive(duet::unbounded))};
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string detail_name(const duet::Schedule& s) { return ::testing::PrintToString(s); }
 
 TEST(UnboundedExhaustive, ACorrectProgramHasEveryExecutionExplored) {
   const duet::Scenario<Cmd> s{.prefix = {Incr{}}, .branches = {{Incr{}, Get{}}, {Incr{}}}, .suffix = {Get{}}};
@@ -57,6 +64,40 @@ TEST(UnboundedExhaustive, AProgramThatBlocksIsSearchedWithSleepSetsAndSaysSo) {
   ASSERT_TRUE(r) << r.report;
   EXPECT_TRUE(has(r.coverage, "every execution of the program explored")) << r.coverage;
   EXPECT_TRUE(has(r.coverage, "(sleep sets: a fiber blocked on a mutex (fiber_subjects.hpp:69)")) << r.coverage;
+}
+
+// The same generated programs of a models/ structure, searched to their end by the optimal
+// reduction and by the sleep-set search with a bound no schedule reaches (sequential
+// consistency: the models' acquire/release orders would give loads a choice of store). The
+// runs are deterministic; the times are whatever the machine gives.
+template <class Spec>
+std::size_t runs_to_exhaust(const char* name, duet::Schedule schedule, std::size_t programs) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const duet::CheckResult r =
+      duet::check_parallel<Spec>({.executor = duet::fibers(schedule, {.memory_model = duet::MemoryModel::sc})},
+                                 {.seed = 7, .count = programs, .verbose = -1});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r) << r.report;
+  EXPECT_TRUE(has(r.coverage, "complete for")) << r.coverage;
+  std::printf("[ measured ] %s, %s: %llu runs, %.2f s\n", name, detail_name(schedule).c_str(),
+              static_cast<unsigned long long>(r.trials), seconds);
+  return r.trials;
+}
+
+TEST(UnboundedExhaustive, TreiberStackProgramsTakeFewerRunsThanWithSleepSets) {
+  using Spec = duet::models::TreiberStackSpec<>;
+  const std::size_t optimal = runs_to_exhaust<Spec>("Treiber stack, 20 programs", duet::exhaustive(duet::unbounded), 20);
+  const std::size_t sleep_sets = runs_to_exhaust<Spec>("Treiber stack, 20 programs", duet::exhaustive(1000), 20);
+  EXPECT_LT(optimal * 3, sleep_sets);
+}
+
+// About a minute: run with --gtest_also_run_disabled_tests.
+TEST(UnboundedExhaustive, DISABLED_MsQueueProgramsTakeFewerRunsThanWithSleepSets) {
+  using Spec = duet::models::MsQueueSpec<>;
+  const std::size_t optimal =
+      runs_to_exhaust<Spec>("Michael-Scott queue, 20 programs", duet::exhaustive(duet::unbounded), 20);
+  const std::size_t sleep_sets = runs_to_exhaust<Spec>("Michael-Scott queue, 20 programs", duet::exhaustive(1000), 20);
+  EXPECT_LT(optimal * 3, sleep_sets);
 }
 
 TEST(UnboundedExhaustive, PrintsAsTheCallThatMakesIt) {

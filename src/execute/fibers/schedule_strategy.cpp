@@ -179,8 +179,12 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     const std::string stopped = t.programs == 1
                                     ? "the search stopped at "
                                     : std::to_string(t.programs - t.complete) + " of " + programs + " stopped at ";
+    const std::string fell_back = t.optimal == t.programs || bound != unbounded ? std::string()
+                                  : t.programs == 1 ? "; searched with sleep sets (" + t.fell_back + ")"
+                                                    : "; " + std::to_string(t.programs - t.optimal) + " of " + programs +
+                                                          " searched with sleep sets (" + t.fell_back + ")";
     return name + ", incomplete for " + shape_text(t, programs_name_) + ": " + stopped + at + "; " +
-           plural(t.schedules, "schedule", "schedules") + " explored" + redundant;
+           plural(t.schedules, "schedule", "schedules") + " explored" + redundant + fell_back;
   }
   // A complete unbounded search: every execution, each class of equivalent schedules once where
   // the optimal reduction ran, and where it did not, why.
