@@ -318,9 +318,20 @@ TEST(OptimalExplorer, LockFreeStructuresReachEveryOutcomeInFewerRuns) {
     ASSERT_TRUE(sleep.complete);
     EXPECT_TRUE(opt.complete);
     EXPECT_EQ(opt.outcomes, sleep.outcomes);
+    // Both searches count a failed compare-exchange as a read: their traces are the same set,
+    // though the queue's nodes (and their atomics) are numbered per run.
+    EXPECT_EQ(opt.keys, sleep.keys);
     EXPECT_EQ(opt.redundant, 0u);
     EXPECT_LE(opt.runs, sleep.runs);
   }
+}
+
+// A budget ends the search as incomplete, never as a pass.
+TEST(OptimalExplorer, ABudgetEndsTheSearchIncomplete) {
+  Readers p(3);
+  const Search opt = search<dpor::OptimalExplorer>(p, dpor::OptimalConfig{.max_schedules = 5});
+  EXPECT_EQ(opt.runs, 5u);
+  EXPECT_FALSE(opt.complete);
 }
 
 // Fibers on disjoint objects have one trace: one run, however many fibers and steps.

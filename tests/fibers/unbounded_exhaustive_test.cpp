@@ -100,6 +100,17 @@ TEST(UnboundedExhaustive, DISABLED_MsQueueProgramsTakeFewerRunsThanWithSleepSets
   EXPECT_LT(optimal * 3, sleep_sets);
 }
 
+// Under the C++ memory model (the default), the models' acquire/release orders give a load a
+// choice of store: such a program is searched with sleep sets and store choices, and the pass
+// says so.
+TEST(UnboundedExhaustive, ALoadWithAChoiceOfStoreIsSearchedWithSleepSetsAndSaysSo) {
+  const duet::CheckResult r = duet::check_parallel<duet::models::TreiberStackSpec<>>(
+      {.branch_length = 2, .prefix_length = 1, .executor = duet::fibers(duet::exhaustive(duet::unbounded))},
+      {.seed = 7, .count = 3, .verbose = -1});
+  ASSERT_TRUE(r) << r.report;
+  EXPECT_TRUE(has(r.coverage, "with sleep sets: a load could read one of several stores")) << r.coverage;
+}
+
 TEST(UnboundedExhaustive, PrintsAsTheCallThatMakesIt) {
   EXPECT_EQ(::testing::PrintToString(duet::exhaustive(duet::unbounded)), "duet::exhaustive(duet::unbounded, 2)");
 }
