@@ -15,7 +15,9 @@ namespace duet {
 /// reported: for libraries that read memory optimistically and validate afterwards (lock-free
 /// stacks reading a node another thread may be recycling, then re-checking with a tagged CAS),
 /// which the C++ standard calls a data race and the library's authors accept. Applies to the
-/// rest of the process; every other access is still checked.
+/// rest of the process; every other access is still checked. Paths come from the accesses'
+/// file:line, which needs libbacktrace (GCC's, found when duet is built); a build without it
+/// says so on stderr, and reports the races.
 void ignore_races_in(const std::string& path_part);
 
 }  // namespace duet

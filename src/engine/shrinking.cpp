@@ -17,23 +17,43 @@ CheckResult::ShrinkEnd shrink_end(ShrinkStop stop) {
   return CheckResult::ShrinkEnd::time_budget;
 }
 
-ShrinkBudget shrink_budget(const Settings& settings) {
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(0.0, s)));
+}
+
+// What is left of the shrink time once the failure has come back.
+ShrinkBudget shrink_budget(const Settings& settings, double spent) {
   ShrinkBudget budget;
   budget.max_tries = settings.shrink_steps;
-  budget.max_time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings.shrink_time));
+  budget.max_time = seconds(settings.shrink_time - spent);
   return budget;
+}
+
+// How long a failure that depends on thread timing is replayed before it is called one that
+// does not come back: twice what the search took to meet it (at least a second, scaled), within
+// the shrink time. A fixed number of replays gave up on failures the search had met in a second.
+Clock::time_point confirmation_deadline(const Settings& settings, double search_seconds) {
+  const double wanted = std::max(settings.time_scale, 2 * search_seconds);
+  return Clock::now() + seconds(std::min(settings.shrink_time, wanted));
 }
 
 }  // namespace
 
-Replayed replay_choices(CaseBackend& backend, RunContext& context, const std::vector<std::uint64_t>& choices) {
+Replayed replay_choices(CaseBackend& backend, RunContext& context, const std::vector<std::uint64_t>& choices,
+                        std::optional<Clock::time_point> keep_trying_until) {
   Replayed r;
   std::uint64_t trials = 0;
-  for (int attempt = 0; attempt < context.replay_attempts(); ++attempt) {
+  const int attempts = context.replay_attempts();
+  const bool by_chance = attempts > 1 && keep_trying_until;
+  for (int attempt = 0; attempt < attempts || (by_chance && Clock::now() < *keep_trying_until); ++attempt) {
     CaseRun run = backend.run_case(RunRequest{std::nullopt, choices, std::nullopt, context.property.cheap_trace, false});
     trials += run.outcome.trials;
-    r = {run.outcome.kind == CaseOutcome::Kind::fail, std::move(run.choices), std::move(run.spans), run.concurrent_start,
-         trials};
+    r = {run.outcome.kind == CaseOutcome::Kind::fail,
+         std::move(run.choices),
+         std::move(run.spans),
+         run.concurrent_start,
+         trials,
+         attempt + 1};
     if (r.fails) {
       context.failures.remember(r.consumed, std::move(run.trace), run.outcome);
       break;
@@ -83,18 +103,19 @@ CheckResult shrink_and_report(RunContext& context, ReportData data, const CaseRu
   Replayed first_replay;
   {
     const MonitorScope watched(context.monitor, original_token);
-    first_replay = replay_choices(*context.backend, context, original);
+    first_replay = replay_choices(*context.backend, context, original, confirmation_deadline(settings, data.search_seconds));
   }
   data.replay_trials = first_replay.trials;
   data.shrink_time_budget = settings.shrink_time;
   data.time_scale = settings.time_scale;
   data.shrink_step_budget = settings.shrink_steps;
-  data.replays_tried = context.replay_attempts();
+  data.replays_tried = first_replay.attempts;
+  data.replay_seconds = since(shrink_start);
   data.shrink_end = CheckResult::ShrinkEnd::not_reproduced;
   if (first_replay.fails) {
     Progress progress(settings.name, settings.verbose);
     ShrinkOutcome so = context.backend->shrink(ShrinkStart{original, failed_case.spans, failed_case.concurrent_start},
-                                               shrink_budget(settings), progress, original_token);
+                                               shrink_budget(settings, since(shrink_start)), progress, original_token);
     best = std::move(so.choices);
     data.shrink_steps = so.accepted;
     data.shrink_tries = so.tried;

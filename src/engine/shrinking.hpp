@@ -14,8 +14,11 @@
 namespace duet::detail {
 
 /// Replays `choices` on `backend` up to the run's replay attempts (a failure that depends on
-/// thread timing may need several tries to come back), remembering the failing run.
-Replayed replay_choices(CaseBackend& backend, RunContext& context, const std::vector<std::uint64_t>& choices);
+/// thread timing may need several tries to come back), remembering the failing run. Given
+/// `keep_trying_until`, an executor that replays by chance (threads) goes on past those attempts
+/// until the failure comes back or that time.
+Replayed replay_choices(CaseBackend& backend, RunContext& context, const std::vector<std::uint64_t>& choices,
+                        std::optional<Clock::time_point> keep_trying_until = std::nullopt);
 
 /// The first failure of a run: shrink it (unless the spec could not run at all) and report.
 /// `seed_of_case`: the seed it was run from, when it can be replayed from it.

@@ -52,7 +52,9 @@ std::string shrink_note(const ReportData& d) {
     case End::not_reproduced:
       return "  not shrunk: the failure did not come back in " +
              plural(static_cast<std::uint64_t>(d.replays_tried), "replay", "replays") + " of the case" +
-             (d.replay_trials > 0 ? " (" + plural(d.replay_trials, "trial", "trials") + ")" : std::string()) +
+             (d.replay_trials > 0
+                  ? " (" + plural(d.replay_trials, "trial", "trials") + " in " + seconds(d.replay_seconds) + ")"
+                  : std::string()) +
              ", so no smaller case could be told to fail: shown unshrunk, as first seen\n";
     default: return "";
   }

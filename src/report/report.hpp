@@ -41,6 +41,7 @@ struct ReportData {
   std::uint64_t shrink_step_budget = 0;  // replays
   int replays_tried = 0;                 // replays of the case before shrinking (not_reproduced)
   std::uint64_t replay_trials = 0;       // the program runs those replays made (parallel runner)
+  double replay_seconds = 0;             // the time those replays took
   std::uint64_t attempts = 0, rejected = 0;
   std::uint64_t trials = 0;                // parallel runner: program runs (0 for sequential checks)
   std::uint64_t overlapped = 0, cpus = 0;  // on threads: trials whose branches overlapped; CPUs seen

@@ -20,6 +20,7 @@ struct Replayed {
   std::vector<Source::Span> spans;                 // command boundaries within them
   std::size_t concurrent_start = Source::kNoMark;  // see Source::mark_concurrent_start
   std::uint64_t trials = 0;                        // parallel runner: program runs over all attempts
+  int attempts = 0;                                // replays of the case made
 };
 using Replay = std::function<Replayed(const std::vector<std::uint64_t>&)>;
 

@@ -467,8 +467,14 @@ TEST(Golden, ThreadsFailureThatDoesNotRecurIsShownUnshrunk) {
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
   EXPECT_EQ(r.shrink_end, duet::CheckResult::ShrinkEnd::not_reproduced);
   // The header states the overlap; its share and the CPUs it saw depend on the machine.
-  const std::string shown =
-      std::regex_replace(mask(r.report), std::regex("[0-9.]+% with overlapping"), "#% with overlapping");
+  std::string shown = std::regex_replace(mask(r.report), std::regex("[0-9.]+% with overlapping"), "#% with overlapping");
+  // The program is replayed for a time, not a number of times: at least 20, at least a second.
+  const std::regex replays("did not come back in ([0-9]+) replays of the case \\(([0-9]+) trials in #.## s\\)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(shown, m, replays)) << r.report;
+  EXPECT_GE(std::stoi(m[1]), 20) << r.report;
+  EXPECT_GE(std::stoull(m[2]), 400U) << r.report;
+  shown = std::regex_replace(shown, replays, "did not come back in # replays of the case (# trials in #.## s)");
   expect_golden("threads_not_reproduced_report.txt",
                 mask_threads_token(std::regex_replace(shown, std::regex("branches on [0-9]+ CPUs?"), "branches on # CPUs")));
 }

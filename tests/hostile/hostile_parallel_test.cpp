@@ -64,9 +64,11 @@ TEST(ThreadsIsolatedByDefault, BranchCallingExitIsAShrunkFailure) {
 // to the 2 calls `c.incr() | c.incr()` in about 20 s).
 TEST(ThreadsIsolatedByDefault, SpinningLockIsAShrunkHang) {
   SKIP_UNDER_TSAN();
-  // Emulated, the default 1 s search runs 10 to 40 times fewer programs: it gets the scale's seconds.
+  // The search stops at the hang, within a second on an idle machine; on a loaded one (a busy
+  // loop on each core) a spinning grab slows the trials to a few hundred a second, and one in ten
+  // default 1 s searches met no hang. Emulated, it runs 10 to 40 times fewer programs again.
   const double scale = duet_test::time_scale();
-  const std::string search = scale > 1 ? " DUET_TIME=" + std::to_string(scale) : "";
+  const std::string search = " DUET_TIME=" + std::to_string(10 * scale);
   const duet_test::ChildRun r =
       run_subject("TicketLockSpinsForever", 50, "DUET_CASE_TIMEOUT=0.25 DUET_SHRINK_TIME=3" + search);
   EXPECT_EQ(r.status, 1) << r.output;

@@ -133,7 +133,7 @@ for a in $ARCHS; do
   built=$(date +%s)
   # What configure left out for this target (a library whose headers do not compile there, no
   # instrumentation): said here and in result.txt, next to the tests that skip for it.
-  notes=$(grep -E '^-- duet: .*(skip|not built)' "$dir/build.log" | sort -u | sed 's/^-- duet: /    /' || true)
+  notes=$(grep -E '^-- duet: .*(skip|not built|not found)' "$dir/build.log" | sort -u | sed 's/^-- duet: /    /' || true)
   [ -n "$notes" ] && printf 'multiarch: %s: left out at configure time:\n%s\n' "$a" "$notes"
   if [ -n "$CONFIGURE_ONLY" ]; then
     summary="$summary\n  $a: configured ($((built - start)) s; not built: MULTIARCH_CONFIGURE_ONLY)"

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -179,7 +180,9 @@ struct ClosingService {
 // A ticket lock whose grab is a load then a store, not a fetch_add. Two grabs at once take the
 // same ticket; or one reads the ticket, the other grabs, runs and releases, and the first then
 // waits for a ticket already served: it spins forever. The counter it guards is atomic, so
-// the only way the bug shows is that hang.
+// the only way the bug shows is that hang. A yield between the load and the store widens the
+// window, so that the hang shows within the default search on a loaded machine too (what the
+// test exercises is the hang's report, not the search's luck).
 class TicketLockCounter {
  public:
   long incr() {
@@ -193,6 +196,7 @@ class TicketLockCounter {
  private:
   void lock() {
     const unsigned ticket = next_.load(std::memory_order_relaxed);
+    std::this_thread::yield();
     next_.store(ticket + 1, std::memory_order_relaxed);  // the bug: not next_.fetch_add(1)
     while (serving_.load(std::memory_order_acquire) != ticket) {
     }
