@@ -2,7 +2,8 @@
 // each explored exhaustively (every schedule, every choice of store for up to 4 stale reads),
 // compared with the outcomes C++20 allows. Within the model's scope (store buffers: no load
 // buffering, modification order = execution order) every allowed outcome must appear; an outcome
-// the standard forbids must never appear.
+// the standard forbids must never appear. The optimal reduction (src/execute/fibers/dpor/) must
+// reach the same outcomes as the sleep-set search on each.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -11,12 +12,14 @@
 #include <vector>
 
 #include "duet/sync.hpp"
+#include "execute/fibers/dpor/optimal_explorer.hpp"
 #include "execute/fibers/strategies.hpp"
 #include "fiber_support.hpp"
 
 namespace {
 
 using namespace duet::fibertest;
+namespace dpor = duet::detail::fiber::dpor;
 using std::memory_order_acquire, std::memory_order_relaxed, std::memory_order_release, std::memory_order_seq_cst;
 using Outcomes = std::set<std::string>;
 
@@ -41,7 +44,38 @@ struct Search {
   fb::ExplorerStats stats;
 };
 
+// One whole search of `branches` with `ex` on `s`.
+Search run_search(fb::ScheduleSearch& ex, fb::Scheduler& s, duet::Source& src, const Branches& branches,
+                  const std::function<std::string()>& outcome) {
+  Search out;
+  fb::Picker* picker = nullptr;
+  while (ex.next(picker)) {
+    src.restart(0);
+    reset();
+    const fb::RunResult& run = s.run(branches, *picker);
+    EXPECT_EQ(run.outcome, fb::Outcome::completed) << fb::describe(run, s.trace());
+    ex.finish(run);
+    out.outcomes.insert(outcome());
+  }
+  out.stats = ex.stats();
+  EXPECT_TRUE(out.stats.complete) << ex.outside_scope();
+  return out;
+}
+
+// The optimal reduction's search (src/execute/fibers/dpor/), `stale` older stores per run.
+Search explore_optimal(const Branches& branches, const std::function<std::string()>& outcome, bool memory_model,
+                       std::size_t stale) {
+  fb::SchedulerConfig sc;
+  sc.cpp_memory_model = memory_model;
+  fb::Scheduler s(sc);
+  duet::Source src = duet::Source::from_seed(0);
+  dpor::OptimalExplorer ex(s, src, dpor::OptimalConfig{.stale_read_bound = stale});
+  return run_search(ex, s, src, branches, outcome);
+}
+
 // Every schedule (no preemption bound) and every store choice of up to `stale` loads per run.
+// Each litmus test's outcomes are also the optimal reduction's, with the same bound and with
+// none (every store of every load: these programs need no more than `stale`).
 Search explore(const Branches& branches, const std::function<std::string()>& outcome, bool memory_model = true,
                bool sleep_sets = true, std::size_t stale = 4) {
   fb::SchedulerConfig sc;
@@ -54,18 +88,16 @@ Search explore(const Branches& branches, const std::function<std::string()>& out
   cfg.memory_model = memory_model;
   cfg.stale_read_bound = stale;
   fb::Explorer ex(s, src, cfg);
-  Search out;
-  fb::Picker* picker = nullptr;
-  while (ex.next(picker)) {
-    src.restart(0);
-    reset();
-    const fb::RunResult& run = s.run(branches, *picker);
-    EXPECT_EQ(run.outcome, fb::Outcome::completed) << fb::describe(run, s.trace());
-    ex.finish(run);
-    out.outcomes.insert(outcome());
+  Search out = run_search(ex, s, src, branches, outcome);
+  if (sleep_sets) {
+    const Search bounded = explore_optimal(branches, outcome, memory_model, stale);
+    EXPECT_EQ(bounded.outcomes, out.outcomes) << "the optimal reduction, " << stale << " stale reads";
+    EXPECT_LE(bounded.stats.schedules, out.stats.runs);
+    if (stale >= 4) {  // a smaller bound is one a test wants to see limit the outcomes
+      const Search every = explore_optimal(branches, outcome, memory_model, dpor::OptimalConfig::kUnbounded);
+      EXPECT_EQ(every.outcomes, out.outcomes) << "the optimal reduction, every store";
+    }
   }
-  out.stats = ex.stats();
-  EXPECT_TRUE(out.stats.complete);
   return out;
 }
 

@@ -7,8 +7,11 @@
 
 #include <duet/sync.hpp>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -31,8 +34,10 @@ void report(const std::string& what) { std::printf("[ measured ] %s\n", what.c_s
 struct Search {
   std::size_t runs = 0, schedules = 0, redundant = 0, repeated = 0, failures = 0, unreachable = 0;
   bool complete = false;
-  std::string outside;             // why the search could not cover the program
-  std::set<std::string> keys;      // the traces of the runs
+  std::string outside;               // why the search could not cover the program
+  std::set<std::string> keys;        // the traces of the runs
+  std::set<std::string> executions;  // under the C++ memory model: the runs' reads-from (execution_key)
+  std::size_t repeated_executions = 0;
   std::set<std::string> outcomes;  // what the runs computed (Program::outcome)
   std::vector<std::uint64_t> failing_choices;
   std::string failing_trace;
@@ -42,10 +47,67 @@ struct Search {
 // The optimal search's dependence (see KeyRules), for every search compared with it.
 constexpr KeyRules kOptimalRules{.failed_cas_writes = false, .blocked_attempts_read = true};
 
-// Runs a whole search of `p` with `Ex` (the sleep-set Explorer or the OptimalExplorer).
+// An execution under the C++ memory model, up to the order of steps that do not matter: per
+// object, its stores in order (the model's modification order is their execution order) and
+// which store each read took (a failed compare-exchange reads the newest); objects keyed by
+// their accesses, as in trace_key.
+std::string execution_key(const std::vector<fb::TraceEvent>& trace) {
+  std::vector<std::string> label(trace.size());
+  std::array<int, fb::kMaxFibers> nth{};
+  std::map<std::uint32_t, std::vector<std::string>> writes, reads;
+  std::map<std::uint32_t, std::string> newest;
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const fb::TraceEvent& e = trace[i];
+    label[i] = std::to_string(e.fiber) + "." + std::to_string(nth[e.fiber]++);
+    const std::uint32_t o = e.event.object;
+    if (o == fb::kNoObject) continue;
+    switch (e.event.op) {
+      case fb::Op::load: {
+        const std::string from = e.read_step == fb::kNoStep ? "init" : label[e.read_step];
+        reads[o].push_back(label[i] + "<" + from);
+        break;
+      }
+      case fb::Op::cas_fail: reads[o].push_back(label[i] + "<" + (newest.count(o) ? newest[o] : "init")); break;
+      case fb::Op::store:
+      case fb::Op::rmw:
+      case fb::Op::cas:
+        writes[o].push_back(label[i] + fb::op_name(e.event.op));
+        newest[o] = label[i];
+        break;
+      default: break;
+    }
+  }
+  std::vector<std::string> groups;
+  for (const auto& [o, w] : writes) {
+    std::vector<std::string> r = reads[o];
+    std::sort(r.begin(), r.end());
+    std::string g;
+    for (const auto& x : w) g += x + " ";
+    g += "/ ";
+    for (const auto& x : r) g += x + " ";
+    groups.push_back(g);
+  }
+  for (const auto& [o, r] : reads)
+    if (!writes.count(o)) {
+      std::vector<std::string> sorted = r;
+      std::sort(sorted.begin(), sorted.end());
+      std::string g = "/ ";
+      for (const auto& x : sorted) g += x + " ";
+      groups.push_back(g);
+    }
+  std::sort(groups.begin(), groups.end());
+  std::string key;
+  for (const auto& g : groups) key += g + "| ";
+  return key;
+}
+
+// Runs a whole search of `p` with `Ex` (the sleep-set Explorer or the OptimalExplorer), under
+// the C++ memory model when `model`.
 template <class Ex, class Config>
-Search search(Program& p, Config cfg) {
-  fb::Scheduler s;
+Search search(Program& p, Config cfg, bool model = false) {
+  fb::SchedulerConfig sc;
+  sc.cpp_memory_model = model;
+  fb::Scheduler s(sc);
   duet::Source src = duet::Source::from_seed(0);
   Ex ex(s, src, cfg);
   Search out;
@@ -59,6 +121,7 @@ Search search(Program& p, Config cfg) {
     out.outcomes.insert(p.outcome());
     ex.finish(r);
     if (!ex.redundant() && !out.keys.insert(trace_key(s.trace(), kOptimalRules)).second) ++out.repeated;
+    if (model && !ex.redundant() && !out.executions.insert(execution_key(s.trace())).second) ++out.repeated_executions;
   });
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.runs = ex.stats().runs;
@@ -255,6 +318,10 @@ struct Case {
   /// A failed compare-exchange may succeed in another order: its reversal goes in as that
   /// write, and the search may then run an equivalent schedule twice (complete, not optimal).
   bool retries_cas = false;
+  /// Under the C++ memory model, executions no schedule gives with every load reading the
+  /// newest store (store buffering's both-zero outcome): each of their schedules has a stale read
+  /// that the search cannot move before the store it missed, and one may run more than once.
+  bool weak_cycles = false;
 };
 
 std::vector<Case> programs() {
@@ -422,11 +489,184 @@ TEST(OptimalExplorer, RacesAreDependentPairsWithNothingBetween) {
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].fiber, 2u);
   EXPECT_TRUE(dpor::weak_initial(2, v, nullptr));
-  const fb::Event load_x{.op = fb::Op::load, .kind = fb::ObjectKind::atomic, .object = 0};
-  const fb::Event store_y{.op = fb::Op::store, .kind = fb::ObjectKind::atomic, .object = 1};
+  const Step load_x = st(0, fb::Op::load, 0);
+  const Step store_y = st(0, fb::Op::store, 1);
   EXPECT_TRUE(dpor::weak_initial(0, v, &load_x));    // independent of f2's load of y
   EXPECT_FALSE(dpor::weak_initial(0, v, &store_y));  // a store of y is not
   EXPECT_FALSE(dpor::weak_initial(0, v, nullptr));   // unknown: assumed dependent
+}
+
+// Under the C++ memory model, a load may read a store older than a newer one only where that
+// newer store could not have run after it: otherwise the same execution has the load first.
+TEST(OptimalExplorer, UnderTheModelALoadCouldPrecedeTheStoresNothingOrdersBeforeIt) {
+  using dpor::Step;
+  auto st = [](std::uint32_t fiber, fb::Op op, std::uint32_t object) {
+    return Step{
+        .fiber = fiber,
+        .event = fb::Event{.op = op, .kind = fb::ObjectKind::atomic, .order = std::memory_order_relaxed, .object = object},
+        .model = true};
+  };
+  // 0: f0 stores x; 1: f0 stores y; 2: f1 loads y; then f1's load of x is pending.
+  const std::vector<Step> steps = {st(0, fb::Op::store, 0), st(0, fb::Op::store, 1), st(1, fb::Op::load, 1)};
+  dpor::RunOrder order;
+  order.assign(steps);
+  const Step load_x = st(1, fb::Op::load, 0);
+  // f1's load of y follows f0's store of y, which follows the store of x: the load of x cannot
+  // come before it.
+  EXPECT_FALSE(order.could_precede(load_x, std::vector<std::size_t>{0}));
+  // Without the load of y in between, it can.
+  const std::vector<Step> alone = {st(0, fb::Op::store, 0), st(0, fb::Op::store, 1)};
+  order.assign(alone);
+  EXPECT_TRUE(order.could_precede(load_x, std::vector<std::size_t>{0}));
+  EXPECT_EQ(dpor::writes_of(alone, 0), (std::vector<std::size_t>{0}));
+  EXPECT_TRUE(dpor::history_holds_every_store(alone, 0));
+}
+
+// Programs with relaxed atomics, for the searches under the C++ memory model.
+struct RelaxedStoreBuffering : Program {
+  duet::atomic<int> x{0}, y{0};
+  int r0 = 0, r1 = 0;
+  RelaxedStoreBuffering() {
+    branches = {[this] {
+                  x.store(1, std::memory_order_relaxed);
+                  r0 = y.load(std::memory_order_relaxed);
+                },
+                [this] {
+                  y.store(1, std::memory_order_relaxed);
+                  r1 = x.load(std::memory_order_relaxed);
+                }};
+  }
+  void reset() override {
+    x.store(0);
+    y.store(0);
+  }
+  std::string outcome() const override { return std::to_string(r0) + std::to_string(r1); }
+};
+
+// A writer of two values and readers that read twice (coherence: a later read is not older).
+struct CoherentReaders : Program {
+  duet::atomic<int> x{0};
+  std::array<int, 4> seen{};
+  explicit CoherentReaders(int readers) {
+    branches.push_back([this] {
+      x.store(1, std::memory_order_relaxed);
+      x.store(2, std::memory_order_relaxed);
+    });
+    for (int i = 0; i < readers; ++i)
+      branches.push_back([this, i] {
+        const int a = x.load(std::memory_order_relaxed);
+        seen[static_cast<std::size_t>(i)] = a * 10 + x.load(std::memory_order_relaxed);
+      });
+  }
+  void reset() override {
+    x.store(0);
+    seen = {};
+  }
+  std::string outcome() const override {
+    std::string o;
+    for (int v : seen) o += std::to_string(v) + " ";
+    return o;
+  }
+};
+
+// Message passing: data, then a flag, released or relaxed; the reader reads the flag, then data.
+struct MessagePassing : Program {
+  duet::atomic<int> data{0}, flag{0};
+  int f = 0, d = 0;
+  explicit MessagePassing(bool release) {
+    const auto st = release ? std::memory_order_release : std::memory_order_relaxed;
+    const auto ld = release ? std::memory_order_acquire : std::memory_order_relaxed;
+    branches = {[this, st] {
+                  data.store(1, std::memory_order_relaxed);
+                  flag.store(1, st);
+                },
+                [this, ld] {
+                  f = flag.load(ld);
+                  d = data.load(std::memory_order_relaxed);
+                }};
+  }
+  void reset() override {
+    data.store(0);
+    flag.store(0);
+  }
+  std::string outcome() const override { return std::to_string(f) + std::to_string(d); }
+};
+
+// Independent reads of independent writes: two writers, two readers reading both in turn.
+struct RelaxedIriw : Program {
+  duet::atomic<int> x{0}, y{0};
+  int a = 0, b = 0, c = 0, d = 0;
+  RelaxedIriw() {
+    constexpr auto relaxed = std::memory_order_relaxed;
+    branches = {[this] { x.store(1, relaxed); }, [this] { y.store(1, relaxed); },
+                [this] {
+                  a = x.load(relaxed);
+                  b = y.load(relaxed);
+                },
+                [this] {
+                  c = y.load(relaxed);
+                  d = x.load(relaxed);
+                }};
+  }
+  void reset() override {
+    x.store(0);
+    y.store(0);
+  }
+  std::string outcome() const override {
+    return std::to_string(a) + std::to_string(b) + std::to_string(c) + std::to_string(d);
+  }
+};
+
+// n fibers incrementing by a relaxed load and store.
+struct RelaxedCounter : Program {
+  duet::atomic<int> c{0};
+  explicit RelaxedCounter(int fibers) {
+    branches.assign(static_cast<std::size_t>(fibers), [this] {
+      const int v = c.load(std::memory_order_relaxed);
+      c.store(v + 1, std::memory_order_relaxed);
+    });
+  }
+  void reset() override { c.store(0); }
+  std::string outcome() const override { return std::to_string(c.load()); }
+};
+
+// Under the C++ memory model an execution is a schedule and the store each load read. With
+// every store explored, the optimal search's runs are the distinct executions that the search of
+// every schedule and every store finds, each once; within a stale-read bound, it reaches what
+// the sleep-set search reaches with that bound.
+TEST(OptimalExplorer, UnderTheModelRunsEachExecutionOnce) {
+  std::vector<Case> cases;
+  cases.push_back({"relaxed store buffering", std::make_unique<RelaxedStoreBuffering>(), false, true});
+  cases.push_back({"coherent readers 2", std::make_unique<CoherentReaders>(2)});
+  cases.push_back({"message passing, relaxed", std::make_unique<MessagePassing>(false)});
+  cases.push_back({"message passing, release/acquire", std::make_unique<MessagePassing>(true)});
+  cases.push_back({"relaxed counter 3", std::make_unique<RelaxedCounter>(3)});
+  cases.push_back({"relaxed IRIW", std::make_unique<RelaxedIriw>(), false, true});
+  constexpr std::size_t every = dpor::OptimalConfig::kUnbounded;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Search all = search<fb::Explorer>(
+        *c.p,
+        fb::ExplorerConfig{.preemption_bound = kInf, .sleep_sets = false, .memory_model = true, .stale_read_bound = kInf},
+        true);
+    const Search opt = search<dpor::OptimalExplorer>(*c.p, dpor::OptimalConfig{.stale_read_bound = every}, true);
+    report(counts(c.name + ", optimal, every store", opt) + ", " + std::to_string(opt.executions.size()) +
+           " executions; every schedule and store: " + std::to_string(all.runs) + " runs, " +
+           std::to_string(all.executions.size()) + " executions");
+    ASSERT_TRUE(all.complete);
+    EXPECT_TRUE(opt.complete) << opt.outside;
+    EXPECT_EQ(opt.executions, all.executions);
+    EXPECT_EQ(opt.outcomes, all.outcomes);
+    if (!c.weak_cycles) EXPECT_EQ(opt.repeated_executions, 0u);
+    EXPECT_EQ(opt.redundant, 0u);
+    const Search sleep = search<fb::Explorer>(
+        *c.p, fb::ExplorerConfig{.preemption_bound = kInf, .memory_model = true, .stale_read_bound = 1}, true);
+    const Search bounded = search<dpor::OptimalExplorer>(*c.p, dpor::OptimalConfig{.stale_read_bound = 1}, true);
+    report(counts(c.name + ", 1 stale read, optimal", bounded) + "; " + counts("sleep sets", sleep));
+    EXPECT_TRUE(bounded.complete);
+    EXPECT_EQ(bounded.executions, sleep.executions);
+    EXPECT_LE(bounded.runs, sleep.runs);
+  }
 }
 
 }  // namespace

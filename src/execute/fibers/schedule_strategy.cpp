@@ -100,16 +100,17 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     }
   } totals;
   std::vector<std::size_t> branch_lengths;  // of the program being searched
+  bool weak_seen = false;                   // under the C++ memory model, a run used a weaker order than seq_cst
 
   // Unbounded: the optimal reduction, until the program turns out to be outside its scope (a
-  // load that could read an older store under the C++ memory model is one way).
+  // fiber that blocks is one way).
   bool reduction_applies() const { return bound == unbounded; }
   void start_search(bool reduction) {
     scratch.restart(0);
     optimal = reduction;
     if (reduction) {
-      search = std::make_unique<fiber::dpor::OptimalExplorer>(sched, scratch,
-                                                              fiber::dpor::OptimalConfig{.spurious_one_in = kSpuriousOneIn});
+      search = std::make_unique<fiber::dpor::OptimalExplorer>(
+          sched, scratch, fiber::dpor::OptimalConfig{.stale_read_bound = stale_reads, .spurious_one_in = kSpuriousOneIn});
       return;
     }
     fiber::ExplorerConfig c;
@@ -140,6 +141,7 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     return &*recording;
   }
   void finish(const fiber::RunResult& r) override {
+    weak_seen = weak_seen || (r.cpp_memory_model && r.weak_order_used);
     if (search && recording) {
       search->finish(r);
       if (std::string why = optimal ? search->outside_scope() : std::string(); !why.empty()) {
@@ -192,12 +194,23 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     const std::string programs = t.programs == 1 ? "the program" : "the " + std::to_string(t.programs) + " programs";
     std::string text = "exhaustive(unbounded), complete for " + shape_text(t, programs_name_) + ": every execution of " +
                        programs + " explored, " + plural(t.schedules, "schedule", "schedules");
-    if (t.optimal == t.programs) text += ", one per class of schedules equal up to the order of independent steps";
+    if (t.optimal == t.programs && !weak_seen)
+      text += ", one per class of schedules equal up to the order of independent steps";
+    else if (t.optimal == t.programs)
+      text += ", each class of schedules equal up to the order of independent steps and the stores the loads read";
     else
       text += " (" +
               (t.optimal == 0 ? std::string("sleep sets") : std::to_string(t.programs - t.optimal) + " with sleep sets") +
               ": " + t.fell_back + "; plus " + plural(t.redundant, "run", "runs") + " the sleep sets found redundant)";
-    return text + (t.max_branches == 0 ? "" : "; programs with more branches or longer branches were not explored");
+    return text + stale_text() +
+           (t.max_branches == 0 ? "" : "; programs with more branches or longer branches were not explored");
+  }
+  // Under the C++ memory model, with orders weaker than seq_cst, what "every execution" took:
+  // every store each load may read, or within the stale-read bound.
+  std::string stale_text() const {
+    if (!weak_seen) return {};
+    if (stale_reads == unbounded) return "; each load read every store the C++ memory model lets it read";
+    return "; within " + plural(stale_reads, "stale read", "stale reads") + " per schedule (a load reading an older store)";
   }
   // "programs of 2 branches × up to 3 calls" (each branch's calls; the prefix and suffix run alone).
   static std::string shape_text(const Totals& t, const std::string& what) {

@@ -112,9 +112,9 @@ bool sc_fence(const Event& e) { return e.op == Op::fence && e.order == std::memo
 bool seq_cst_atomic(const Event& e) { return e.kind == ObjectKind::atomic && e.order == std::memory_order_seq_cst; }
 }  // namespace
 
-bool orders_every_fence(const TraceEvent& executed) noexcept {
-  return executed.fenced || sc_fence(executed.event) || seq_cst_atomic(executed.event);
-}
+bool orders_every_fence(const Event& e, bool fenced) noexcept { return fenced || sc_fence(e) || seq_cst_atomic(e); }
+
+bool orders_every_fence(const TraceEvent& executed) noexcept { return orders_every_fence(executed.event, executed.fenced); }
 
 bool dependent(const Event& pending, const Event& executed, bool memory_model) noexcept {
   if (memory_model) {

@@ -125,6 +125,8 @@ bool dependent(const Event& pending, const Event& executed, bool memory_model = 
 /// operation, because the pending step may end with one of the check's seq_cst fences (which
 /// are no events): a step with such a fence, a seq_cst operation, a seq_cst fence.
 bool orders_every_fence(const TraceEvent& executed) noexcept;
+/// The same for an operation, given whether one of the check's fences ended its step.
+bool orders_every_fence(const Event& e, bool fenced) noexcept;
 
 struct ExplorerConfig {
   static constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();

@@ -10,7 +10,7 @@
 namespace duet::detail::fiber::dpor {
 
 OptimalExplorer::OptimalExplorer(const Scheduler& sched, Source& src, OptimalConfig config)
-    : sched_(sched), src_(src), config_(config) {}
+    : sched_(sched), src_(src), config_(config), model_(sched.config().cpp_memory_model) {}
 
 bool OptimalExplorer::next(Picker*& picker) {
   if (src_.mode() != Source::Mode::random)
@@ -26,6 +26,8 @@ bool OptimalExplorer::next(Picker*& picker) {
   diverged_at_ = 0;
   preemptions_ = 0;
   choices_ = 0;
+  store_pos_ = 0;
+  stale_ = 0;
   picker = &picker_;
   return true;
 }
@@ -51,7 +53,7 @@ OptimalExplorer::Node OptimalExplorer::arrival() const {
   const std::uint32_t moved = prev.step.fiber;
   const Fibers asleep = (prev.sleep | prev.done) & prev.known;
   for (std::uint32_t q = 0; q < kMaxFibers; ++q)
-    if (asleep.test(q) && q != moved && !steps_dependent(Step{.fiber = q, .event = prev.next[q]}, prev.step)) n.sleep.set(q);
+    if (asleep.test(q) && q != moved && !steps_dependent(prev.next[q], prev.step)) n.sleep.set(q);
   n.next = prev.next;
   n.known = prev.known;
   n.known.reset(moved);
@@ -93,7 +95,7 @@ void OptimalExplorer::see(Node& n, const PickContext& ctx) const {
   n.known.reset();
   n.spinning.reset();
   for (std::size_t f = 0; f < ctx.fibers.size() && f < kMaxFibers; ++f) {
-    n.next[f] = ctx.fibers[f].pending;
+    n.next[f] = pending_step(static_cast<std::uint32_t>(f), ctx.fibers[f].pending, weak_);
     if (ctx.fibers[f].state != FiberState::finished) n.known.set(f);
     if (ctx.fibers[f].state == FiberState::runnable) n.spinning.set(f);
   }
@@ -145,7 +147,7 @@ void OptimalExplorer::advance() {
   const std::vector<TraceEvent>& trace = sched_.trace();
   for (; seen_ < trace.size(); ++seen_) {
     const TraceEvent& e = trace[seen_];
-    const Step step = step_of(e);
+    const Step step = step_of(e, weak_);
     if (e.event.op == Op::block && outside_.empty())
       outside_ = std::string("a fiber blocked on a ") + kind_name(e.event.kind) + " (" + location(e.event.loc) +
                  "): blocking is not part of the reduction";
@@ -196,9 +198,29 @@ std::size_t OptimalExplorer::waiter(std::span<const std::uint32_t> waiters) {
   return static_cast<std::size_t>(record(waiters.size() - 1, 0));
 }
 
-std::size_t OptimalExplorer::store(std::size_t stores) {
-  if (outside_.empty()) outside_ = "a load could read one of several stores (the C++ memory model)";
-  return static_cast<std::size_t>(record(stores - 1, 0));
+// A load's store: the prefix's choice where the run replays it, else the newest first, with the
+// older ones to explore while the schedule's stale reads are within the bound. Recorded with
+// RandomPicker's bounds (random_store draws the index in [0, stores-1]).
+std::size_t OptimalExplorer::store(std::uint32_t fiber, const Event& load, std::size_t stores) {
+  const std::size_t at = sched_.trace().size();  // the load's event comes next
+  std::size_t index = 0;
+  if (diverged_ || redundant_) {
+  } else if (store_pos_ < stores_.size()) {
+    const StoreChoice& c = stores_[store_pos_++];
+    if (c.at != at || c.stores != stores) {
+      diverged_ = true;
+      diverged_at_ = at;
+    } else {
+      index = c.chosen;
+    }
+  } else {
+    const std::size_t allowed = stale_ < config_.stale_read_bound ? stores : 1;
+    stores_.push_back(
+        {.at = at, .stores = stores, .older = allowed > 1 ? first_older(fiber, load, stores) : 1, .allowed = allowed});
+    ++store_pos_;
+  }
+  if (index != 0) ++stale_;
+  return static_cast<std::size_t>(record(stores - 1, index));
 }
 
 // Each node's next step of every fiber, from the run itself: a fiber's next step after a state
@@ -213,13 +235,13 @@ void OptimalExplorer::fill_next(std::span<const Step> steps) {
     if (n.seen_in != stats_.runs) n.known.reset();  // known from an earlier run: other numbers
     for (std::uint32_t q = 0; q < kMaxFibers; ++q)
       if (upcoming[q] != nullptr) {  // q's next step here is that one, though it may succeed here
-        n.next[q] = attempted(*upcoming[q]).event;
+        n.next[q] = attempted(*upcoming[q]);
         n.known.set(q);
       }
   }
 }
 
-void OptimalExplorer::finish(const RunResult&) {
+void OptimalExplorer::finish(const RunResult& result) {
   advance();
   if (!diverged_ && !redundant_ && nodes_.size() < replay_) {
     diverged_ = true;  // the run ended before the prefix did
@@ -229,13 +251,32 @@ void OptimalExplorer::finish(const RunResult&) {
     throw std::runtime_error("duet: exhaustive search: the run did not repeat the schedule prefix it was given (step " +
                              std::to_string(diverged_at_) +
                              " differs): the program is nondeterministic, or its state was not reset between schedules");
-  const std::vector<Step> steps = steps_of(sched_.trace());
-  fill_next(steps);
   ++stats_.runs;
+  if (model_ && result.weak_order_used && !weak_) {
+    start_weak();
+    return;
+  }
+  const std::vector<Step> steps = steps_of(sched_.trace(), weak_);
+  fill_next(steps);
   ++(redundant_ ? stats_.redundant : stats_.schedules);
   stats_.max_choices = std::max(stats_.max_choices, choices_);
   reverse_races(steps);
   backtrack();
+}
+
+// Under the C++ memory model, a search starts with the dependences of sequential consistency
+// (seq_cst operations only: fences then order nothing more). The first run with a weaker order
+// starts it again with the model's, that run counted among the runs and not as a schedule.
+void OptimalExplorer::start_weak() {
+  weak_ = true;
+  redundant_ = true;  // the run is not one of the search's schedules
+  nodes_.clear();
+  seed_.clear();
+  stores_.clear();
+  replay_ = 0;
+  stats_.schedules = 0;
+  stats_.redundant = 0;
+  unreachable_ = yielded_ = reversed_ = covered_ = 0;
 }
 
 void OptimalExplorer::reverse_races(std::span<const Step> steps) {
@@ -284,7 +325,7 @@ void OptimalExplorer::insert(std::size_t at, std::vector<Step> w) {
       std::rotate(w.begin(), first, first + 1);
       break;
     }
-  const auto next = [&n](std::uint32_t q) -> const Event* { return n.known.test(q) ? &n.next[q] : nullptr; };
+  const auto next = [&n](std::uint32_t q) -> const Step* { return n.known.test(q) ? &n.next[q] : nullptr; };
   if (n.wakeup.insert(w, next) == WakeupTree::Inserted::covered) {
     ++covered_;
     return;
@@ -292,11 +333,53 @@ void OptimalExplorer::insert(std::size_t at, std::vector<Step> w) {
   ++reversed_;
 }
 
-// The deepest node with a branch left takes it; the nodes below it go.
+// The first store older than the newest that the load must read here to make an execution no
+// other schedule makes: reading an older one, with every newer store one the load could have run
+// before, is the execution where it ran before them (explored in that order, where that store is
+// the newest). Only where candidate k is the k-th newest write of the run (the model's history
+// of the object holds them all): a load that is not seq_cst, of an atomic.
+std::size_t OptimalExplorer::first_older(std::uint32_t fiber, const Event& load, std::size_t stores) const {
+  if (load.op != Op::load || load.kind != ObjectKind::atomic || load.order == std::memory_order_seq_cst) return 1;
+  const std::vector<Step> steps = steps_of(sched_.trace(), model_);
+  if (!history_holds_every_store(steps, load.object)) return 1;
+  const std::vector<std::size_t> writes = writes_of(steps, load.object);
+  RunOrder order;
+  order.assign(steps);
+  const Step pending = pending_step(fiber, load, model_);
+  std::size_t k = 1;
+  while (k < stores && k <= writes.size() && order.could_precede(pending, std::span(writes).last(k))) ++k;
+  return k;
+}
+
+// The load at `at` reads the next store it may read, if any is left to explore.
+bool OptimalExplorer::other_store(std::size_t at) {
+  if (stores_.empty() || stores_.back().at != at) return false;
+  StoreChoice& c = stores_.back();
+  const std::size_t next = c.chosen == 0 ? c.older : c.chosen + 1;
+  if (next < c.allowed) {
+    c.chosen = next;
+    return true;
+  }
+  stores_.pop_back();
+  return false;
+}
+
+void OptimalExplorer::drop_stores_from(std::size_t at) {
+  while (!stores_.empty() && stores_.back().at >= at) stores_.pop_back();
+}
+
+// The deepest node with a branch left takes it (another store for its load first, then another
+// fiber); the nodes below it go.
 void OptimalExplorer::backtrack() {
   const std::size_t end = std::min(nodes_.size(), blocked_at_);
   nodes_.resize(end);
+  drop_stores_from(end);
   while (!nodes_.empty()) {
+    if (other_store(nodes_.size() - 1)) {
+      seed_.clear();
+      replay_ = nodes_.size();
+      return;
+    }
     Node& n = nodes_.back();
     n.done.set(n.fiber);
     while (!n.wakeup.empty()) {
@@ -310,6 +393,7 @@ void OptimalExplorer::backtrack() {
       n.fiber = f;
       seed_ = std::move(branch.children);
       replay_ = nodes_.size();
+      drop_stores_from(nodes_.size() - 1);
       return;
     }
     nodes_.pop_back();

@@ -20,17 +20,20 @@
 //   }
 //   ex.stats().complete;   // every trace of the program explored, each once
 //
-// Scope, stated where it is not met (outside_scope()): executions of sequential consistency (no
-// load with a choice of store: under the C++ memory model, seq_cst atomics, or weaker ones
-// where happens-before leaves a load one store to read); no preemption bound;
-// no blocking (a fiber blocked on a mutex, a condition variable, a future) and no notify_one
-// choosing among waiters; every branch the reduction asks for is one the scheduler offers. A
-// fiber that spun (re-read values it had seen) must let another run before it goes on: a branch
-// that would let it go on spinning is not taken (spin_yields()); it would only repeat what it
-// saw. A compare-exchange that failed may succeed in another order: a race's reversal takes it
-// as the write it may become, which keeps the search complete and may run an equivalent
-// schedule twice (measured in tests/fibers/optimal_explorer_test.cpp). Every decision is
-// recorded in `src` as Explorer records it, so a failing schedule replays with RandomPicker.
+// Scope, stated where it is not met (outside_scope()): no preemption bound; no blocking (a
+// fiber blocked on a mutex, a condition variable, a future) and no notify_one choosing among
+// waiters; every branch the reduction asks for is one the scheduler offers. Under the C++ memory
+// model, an execution is a schedule and the store each load read: a load with a choice of store
+// branches over them (the newest first, older ones within the stale-read bound), and its
+// dependences are the model's (seq_cst loads and fences, the check's fences). A load reads an
+// older store only where a newer store it did not read could not have run after it: otherwise
+// that execution is the one where the load ran first, which the search runs in that order (see
+// first_older()). A fiber that spun (re-read values it had seen) must let another run before
+// it goes on: a branch that would let it go on spinning is not taken (spin_yields()); it would
+// only repeat what it saw. A compare-exchange that failed may succeed in another order: a race's reversal takes it as the
+// write it may become, which keeps the search complete and may run an equivalent schedule twice
+// (measured in tests/fibers/optimal_explorer_test.cpp). Every decision is recorded in `src` as
+// Explorer records it, so a failing schedule replays with RandomPicker.
 #pragma once
 
 #include <array>
@@ -52,8 +55,12 @@
 namespace duet::detail::fiber::dpor {
 
 struct OptimalConfig {
+  static constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
   /// Stop after this many runs (stats().complete is then false).
   std::size_t max_schedules = 1'000'000;
+  /// Under the C++ memory model: loads per schedule that may read an older store (each load
+  /// with a choice then branches over the stores it may read, newest first).
+  std::size_t stale_read_bound = 2;
   /// Must equal the replaying RandomPicker's: a wait's spurious wake-up is recorded as its draw.
   std::uint64_t spurious_one_in = 8;
 };
@@ -99,8 +106,8 @@ class OptimalExplorer final : public ScheduleSearch {
     Step step;                // that step, once run
     bool pick = false;        // the scheduler offered a choice here
     Fibers candidates, sleep, done;
-    Fibers spinning;                       // pick nodes: runnable, not offered (they spun and must yield)
-    std::array<Event, kMaxFibers> next{};  // each fiber's next step, where `known`
+    Fibers spinning;                      // pick nodes: runnable, not offered (they spun and must yield)
+    std::array<Step, kMaxFibers> next{};  // each fiber's next step, where `known`
     Fibers known;
     std::size_t seen_in = 0;  // the run (stats().runs before it) that last set `next` at a pick
     WakeupTree wakeup;        // branches left to explore from here
@@ -111,7 +118,9 @@ class OptimalExplorer final : public ScheduleSearch {
     std::size_t pick(const PickContext& ctx) override { return ex_.pick(ctx); }
     bool spurious_wakeup(std::uint32_t, const Event&) override { return ex_.spurious(); }
     std::size_t pick_waiter(std::uint32_t, std::span<const std::uint32_t> waiters) override { return ex_.waiter(waiters); }
-    std::size_t pick_store(std::uint32_t, const Event&, std::size_t stores) override { return ex_.store(stores); }
+    std::size_t pick_store(std::uint32_t fiber, const Event& load, std::size_t stores) override {
+      return ex_.store(fiber, load, stores);
+    }
 
    private:
     OptimalExplorer& ex_;
@@ -120,7 +129,8 @@ class OptimalExplorer final : public ScheduleSearch {
   std::size_t pick(const PickContext& ctx);
   bool spurious();
   std::size_t waiter(std::span<const std::uint32_t> waiters);
-  std::size_t store(std::size_t stores);
+  std::size_t store(std::uint32_t fiber, const Event& load, std::size_t stores);
+  std::size_t first_older(std::uint32_t fiber, const Event& load, std::size_t stores) const;
   std::uint64_t record(std::uint64_t max, std::uint64_t decided);
 
   void advance();        // the trace's new steps: checks the prefix, makes forced nodes
@@ -133,6 +143,9 @@ class OptimalExplorer final : public ScheduleSearch {
   void insert(std::size_t at, std::vector<Step> w);
   void fill_next(std::span<const Step> steps);
   void backtrack();
+  bool other_store(std::size_t at);  // the load at `at` reads its next store
+  void drop_stores_from(std::size_t at);
+  void start_weak();
 
   const Scheduler& sched_;
   Source& src_;
@@ -155,6 +168,20 @@ class OptimalExplorer final : public ScheduleSearch {
   std::size_t reversed_ = 0;
   std::size_t covered_ = 0;
   std::string outside_;
+  // Loads with a choice of store (the C++ memory model), by trace position: the store read in
+  // the run under way, and how many of them the search explores.
+  struct StoreChoice {
+    std::size_t at = 0;
+    std::size_t stores = 0;
+    std::size_t chosen = 0;
+    std::size_t older = 1;  // the first older store to explore (first_older())
+    std::size_t allowed = 1;
+  };
+  std::vector<StoreChoice> stores_;
+  std::size_t store_pos_ = 0;  // the run's next load with a choice
+  std::size_t stale_ = 0;      // the run's loads that read an older store
+  bool model_ = false;         // the scheduler runs the C++ memory model
+  bool weak_ = false;          // and a run used an order weaker than seq_cst: the model's dependences apply
 };
 
 }  // namespace duet::detail::fiber::dpor

@@ -4,27 +4,34 @@
 
 #include <algorithm>
 #include <array>
+#include <bitset>
 
+#include "execute/fibers/memory_model.hpp"
 #include "execute/fibers/strategies.hpp"
 
 namespace duet::detail::fiber::dpor {
 
-Step step_of(const TraceEvent& e) {
-  Step s{.fiber = e.fiber, .event = e.event};
+Step step_of(const TraceEvent& e, bool model) {
+  Step s{.fiber = e.fiber, .event = e.event, .model = model, .fenced = e.fenced, .read_from = e.read_step};
   if (e.event.op == Op::spawn && e.written.type == ValueType::fiber) s.spawned = static_cast<std::uint32_t>(e.written.bits);
   return s;
+}
+
+Step pending_step(std::uint32_t fiber, const Event& e, bool model) {
+  return Step{.fiber = fiber, .event = e, .model = model, .fenced = model};
 }
 
 Step attempted(Step s) {
   if (s.event.op == Op::cas_fail) s.event.op = Op::cas;
   if (s.event.op == Op::block) s.event.op = Op::lock;
+  s.read_from = kNoStep;
   return s;
 }
 
-std::vector<Step> steps_of(std::span<const TraceEvent> trace) {
+std::vector<Step> steps_of(std::span<const TraceEvent> trace, bool model) {
   std::vector<Step> steps;
   steps.reserve(trace.size());
-  for (const TraceEvent& e : trace) steps.push_back(step_of(e));
+  for (const TraceEvent& e : trace) steps.push_back(step_of(e, model));
   return steps;
 }
 
@@ -32,19 +39,47 @@ namespace {
 // What only looks at an object: a load, and an attempt to lock that found the mutex held (it
 // blocks, changing nothing). Two of them on one object commute.
 bool observes(Op op) { return op == Op::load || op == Op::read || op == Op::cas_fail || op == Op::block; }
+bool fence_orders(const Step& fenced, const Step& other) {
+  return fenced.fenced && orders_every_fence(other.event, other.fenced);
+}
 }  // namespace
 
 bool steps_dependent(const Step& a, const Step& b) noexcept {
   // A wake-up is the fiber resuming; what woke it (the unlock, the notify) is the dependent step.
   if (a.event.op == Op::wake || b.event.op == Op::wake) return false;
-  if (a.event.object == b.event.object && observes(a.event.op) && observes(b.event.op)) return false;
-  return dependent(a.event, b.event);
+  const bool model = a.model || b.model;
+  if (model && (fence_orders(a, b) || fence_orders(b, a))) return true;
+  if (a.event.object == b.event.object && observes(a.event.op) && observes(b.event.op))
+    return model && a.event.op == Op::load && b.event.op == Op::load && dependent(a.event, b.event, true);
+  return dependent(a.event, b.event, model);
 }
 
 void StepSet::reset(std::size_t size) { words_.assign((size + 63) / 64, 0); }
 
 void StepSet::merge(const StepSet& other) {
   for (std::size_t w = 0; w < words_.size() && w < other.words_.size(); ++w) words_[w] |= other.words_[w];
+}
+
+namespace {
+bool atomic_write(Op op) { return op == Op::store || op == Op::rmw || op == Op::cas; }
+bool atomic_access(Op op) { return atomic_write(op) || op == Op::load || op == Op::cas_fail; }
+}  // namespace
+
+std::vector<std::size_t> writes_of(std::span<const Step> steps, std::uint32_t object) {
+  std::vector<std::size_t> writes;
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (steps[i].event.object == object && atomic_write(steps[i].event.op)) writes.push_back(i);
+  return writes;
+}
+
+bool history_holds_every_store(std::span<const Step> steps, std::uint32_t object) {
+  std::size_t stores = 1;  // the value before the run is one of the kept stores
+  for (const Step& s : steps) {
+    if (s.event.object != object) continue;
+    if (s.event.kind != ObjectKind::atomic || !atomic_access(s.event.op)) return false;
+    stores += atomic_write(s.event.op);
+  }
+  return stores < AtomicsModel::kHistory;
 }
 
 // Each step's predecessors: its fiber's previous step, the spawn of its fiber (for its first
@@ -101,7 +136,42 @@ std::vector<Step> RunOrder::reversal(const Race& r) const {
   return v;
 }
 
-bool weak_initial(std::uint32_t p, std::span<const Step> w, const Event* next) {
+// The load's past without its conflicts with the writes in `later`: its fiber's previous step
+// (or its spawn), and each other fiber's last step it depends on otherwise, with what happens
+// before them. A fence a write and the load order stays (swapping them changes the fences' order).
+bool RunOrder::could_precede(const Step& load, std::span<const std::size_t> later) const {
+  const std::size_t n = steps_.size();
+  StepSet moved, past;
+  moved.reset(n);
+  past.reset(n);
+  for (std::size_t i : later) moved.insert(i);
+  const auto take = [&](std::size_t d) {
+    past.merge(preds_[d]);
+    past.insert(d);
+  };
+  std::bitset<kMaxFibers> found;  // fibers whose last such step is taken
+  found.set(load.fiber);
+  bool own = false;
+  for (std::size_t i = n; i-- > 0;) {
+    const Step& s = steps_[i];
+    if (s.fiber == load.fiber && !own) {
+      take(i);
+      own = true;
+    }
+    if (s.spawned == load.fiber && !own) {
+      take(i);
+      own = true;
+    }
+    if (s.fiber >= kMaxFibers || found.test(s.fiber)) continue;
+    if (moved.contains(i) ? fence_orders(s, load) || fence_orders(load, s) : steps_dependent(s, load)) {
+      take(i);
+      found.set(s.fiber);
+    }
+  }
+  return std::none_of(later.begin(), later.end(), [&](std::size_t i) { return past.contains(i); });
+}
+
+bool weak_initial(std::uint32_t p, std::span<const Step> w, const Step* next) {
   for (std::size_t m = 0; m < w.size(); ++m) {
     if (w[m].fiber != p) continue;
     for (std::size_t k = 0; k < m; ++k)
@@ -109,8 +179,7 @@ bool weak_initial(std::uint32_t p, std::span<const Step> w, const Event* next) {
     return true;
   }
   if (next == nullptr) return false;
-  const Step alone{.fiber = p, .event = *next};
-  return std::none_of(w.begin(), w.end(), [&](const Step& s) { return steps_dependent(s, alone); });
+  return std::none_of(w.begin(), w.end(), [&](const Step& s) { return steps_dependent(s, *next); });
 }
 
 std::vector<Step> without_first_of(std::uint32_t p, std::span<const Step> w) {

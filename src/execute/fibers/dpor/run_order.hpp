@@ -25,19 +25,29 @@ struct Step {
   std::uint32_t fiber = 0;
   Event event;
   std::uint32_t spawned = kNoFiber;  // a spawn: the fiber it made
+  /// Under the C++ memory model (`model`): one of the check's seq_cst fences ended the step
+  /// (assumed of a step not run yet), and a load's store (its trace position; kNoStep: the
+  /// value from before the run, or not known).
+  bool model = false;
+  bool fenced = false;
+  std::uint32_t read_from = kNoStep;
 };
 
-/// A trace event as a step.
-Step step_of(const TraceEvent& e);
+/// A trace event as a step; `model`: the run was under the C++ memory model.
+Step step_of(const TraceEvent& e, bool model = false);
+/// A fiber's next step, not run yet: under the model, assumed to end with a fence.
+Step pending_step(std::uint32_t fiber, const Event& e, bool model);
 /// What a step may be when run at another time: a compare-exchange that failed may succeed, a
-/// lock attempt that blocked may take the mutex (both then write). Other steps are the same.
+/// lock attempt that blocked may take the mutex (both then write); a load may read another
+/// store. Other steps are the same.
 Step attempted(Step s);
 /// The steps of a run, one per trace event.
-std::vector<Step> steps_of(std::span<const TraceEvent> trace);
+std::vector<Step> steps_of(std::span<const TraceEvent> trace, bool model = false);
 
 /// Whether the order of two steps of different fibers can matter (the exhaustive search's
-/// dependence, without the C++ memory model's; a spawn and a step of the fiber it made are
-/// ordered by the spawn, not by dependence).
+/// dependence, with the C++ memory model's where a step is under it: see dependent() and
+/// orders_every_fence(); a spawn and a step of the fiber it made are ordered by the spawn, not
+/// by dependence).
 bool steps_dependent(const Step& a, const Step& b) noexcept;
 
 /// A set of step positions of one run.
@@ -70,6 +80,11 @@ class RunOrder {
   /// order, then r.second: from the state before r.first, a way to run the race the other way
   /// round (Abdulla et al.'s notdep(e, E).e').
   std::vector<Step> reversal(const Race& r) const;
+  /// Whether `load` (a fiber's next step, after the steps assigned) could have run before every
+  /// write in `later` (positions of writes of its object): none of them happens before it but
+  /// by its conflict with the load itself. Then the load reading a store older than all of them
+  /// is the same execution as the load running before them, as a search of every order has it.
+  bool could_precede(const Step& load, std::span<const std::size_t> later) const;
 
  private:
   std::span<const Step> steps_;
@@ -77,10 +92,17 @@ class RunOrder {
   std::vector<Race> races_;
 };
 
+/// The positions of the writes of `object` among `steps`, in order.
+std::vector<std::size_t> writes_of(std::span<const Step> steps, std::uint32_t object);
+/// Whether the C++ memory model still holds every store of `object` that `steps` made (only
+/// atomic accesses, fewer stores than AtomicsModel::kHistory): candidate k of a load is then
+/// the k-th newest of them.
+bool history_holds_every_store(std::span<const Step> steps, std::uint32_t object);
+
 /// Whether fiber `p` can start the sequence `w` from a state where p's next step is `next`
 /// (null: not known): p's first step in `w` depends on no step before it in `w`, or p has no
 /// step in `w` and its next step depends on none of them (a weak initial of w).
-bool weak_initial(std::uint32_t p, std::span<const Step> w, const Event* next);
+bool weak_initial(std::uint32_t p, std::span<const Step> w, const Step* next);
 
 /// `w` without fiber p's first step (unchanged when p has none).
 std::vector<Step> without_first_of(std::uint32_t p, std::span<const Step> w);

@@ -19,7 +19,7 @@ WakeupTree::Inserted WakeupTree::insert(std::span<const Step> w, const NextStep&
       // A branch's step is its fiber's next step at that state; at the root, the state's own
       // record of it is taken (the branch may come from a run that numbered objects otherwise).
       const std::uint32_t p = child.step.fiber;
-      if (weak_initial(p, rest, root ? next(p) : &child.step.event)) {
+      if (weak_initial(p, rest, root ? next(p) : &child.step)) {
         follow = &child;
         break;
       }

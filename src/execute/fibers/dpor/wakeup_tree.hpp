@@ -26,7 +26,7 @@ class WakeupTree {
     std::vector<Node> children;
   };
   /// The next step of a fiber at the tree's state (null: not known).
-  using NextStep = std::function<const Event*(std::uint32_t fiber)>;
+  using NextStep = std::function<const Step*(std::uint32_t fiber)>;
 
   bool empty() const { return children_.empty(); }
   std::size_t size() const { return children_.size(); }
