@@ -87,11 +87,12 @@ inline constexpr std::size_t unbounded = static_cast<std::size_t>(-1);
 /// read an older store than the newest.
 ///
 /// Unbounded, the search is optimal dynamic partial-order reduction: each class of schedules
-/// that differ only in the order of independent steps runs once, so a complete search has run
-/// every execution of the program (docs/parallel.md). A program that blocks (a mutex, a
-/// condition variable), makes notify_one choose a waiter, or has a load that may read one of
-/// several stores (the C++ memory model) is searched with sleep sets instead, and the pass says
-/// so.
+/// that differ only in the order of independent steps (and, under the C++ memory model, the
+/// stores the loads read, within `stale_reads` per schedule) runs once, so a complete search has
+/// run every execution of the program (docs/parallel.md). A program that blocks (a mutex, a
+/// condition variable) or makes notify_one choose a waiter is searched with sleep sets instead,
+/// and the pass says so. With ParallelConfig::every_program, every program of a scope is
+/// searched so (docs/verifying.md).
 ///
 ///   EXPECT_TRUE(duet::check_parallel<QueueSpec>({.executor = duet::fibers(duet::exhaustive(duet::unbounded))}));
 Schedule exhaustive(std::size_t preemption_bound = 2, std::size_t stale_reads = 2);

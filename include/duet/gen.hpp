@@ -230,7 +230,7 @@ Gen<int> small_int();
 /// Any value of an integral type (full range, edge-biased).
 template <std::integral T>
 Gen<T> arbitrary() {
-  if constexpr (std::is_same_v<T, bool>) return [](Source& s) { return s.draw(1) == 1; };
+  if constexpr (std::is_same_v<T, bool>) return [](Source& s) { return s.draw_value(1) == 1; };
   else return integers<T>(std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
 }
 
@@ -250,7 +250,7 @@ Gen<double> reals(double lo, double hi);
 template <class T>
 Gen<T> element_of(std::vector<T> values) {
   if (values.empty()) throw std::invalid_argument("duet::element_of: no values to choose from");
-  return [values = std::move(values)](Source& s) { return values[s.draw(values.size() - 1)]; };
+  return [values = std::move(values)](Source& s) { return values[s.draw_value(values.size() - 1)]; };
 }
 template <class T>
 Gen<T> element_of(std::initializer_list<T> values) {
@@ -297,7 +297,10 @@ Gen<std::vector<T>> vectors(Gen<T> element, std::size_t min_size = 0, std::size_
     // Each optional element is a span, so the shrinker deletes elements whole.
     for (;;) {
       const std::size_t span = s.begin_span();
-      if (v.size() >= max_size || s.draw(5) == 0) break;
+      // Enumerated: stop or go on, up to the enumeration's values elements past min_size.
+      const std::size_t enumerated = s.enumerated_values();
+      const bool room = enumerated == 0 || v.size() < min_size + enumerated;
+      if (v.size() >= max_size || s.draw(5, room ? 1 : 0) == 0) break;
       v.push_back(element(s));
       s.end_span(span);
     }
@@ -315,7 +318,7 @@ Gen<std::string> strings(std::size_t min_size = 0, std::size_t max_size = 32, Ge
 template <class T>
 Gen<std::optional<T>> optionals(Gen<T> g) {
   return [g = std::move(g)](Source& s) -> std::optional<T> {
-    if (s.draw(3) == 0) return std::nullopt;
+    if (s.draw(3, 1) == 0) return std::nullopt;
     return g(s);
   };
 }

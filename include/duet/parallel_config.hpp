@@ -29,6 +29,22 @@ struct Role {
   std::vector<std::string> ops;
 };
 
+/// Every program of a scope instead of random ones: each Y-program of the shape ParallelConfig
+/// gives (branches × up to branch_length calls, a prefix and a suffix of up to their lengths),
+/// over the spec's operations, each argument over the first `values` answers of its generator
+/// (duet::integers: the values nearest its target, 0 and 1 for integers(0, 9)). Programs whose
+/// like branches only swap run once. On fibers with duet::exhaustive(duet::unbounded), a pass
+/// says the structure is correct for every execution of every program of the scope
+/// (docs/verifying.md); a budget that ends the walk first is inconclusive, never a pass.
+///
+///   duet::ParallelConfig pc{.branch_length = 3, .prefix_length = 1,
+///                           .executor = duet::fibers(duet::exhaustive(duet::unbounded)),
+///                           .every_program = duet::EveryProgram{.values = 2}};
+///   EXPECT_TRUE(duet::check_parallel<duet::models::TreiberStackSpec<>>(pc));
+struct EveryProgram {
+  std::size_t values = 2;  // answers tried of each argument's generator (at least 1)
+};
+
 /// The shape of Y-programs and how they run. Defaults: see docs/parallel.md for the
 /// measurements behind them.
 struct ParallelConfig {
@@ -59,6 +75,9 @@ struct ParallelConfig {
   // programs run: duet::obstruction_free(), duet::lock_free(), duet::wait_free(bound). None: not
   // checked. On threads it is an error.
   Progress progress = {};
+  // Every program of the shape above, once each, instead of random ones (EveryProgram). The
+  // check's count and time then bound the walk (unset: none), and a walk they end is inconclusive.
+  std::optional<EveryProgram> every_program = std::nullopt;
 };
 
 }  // namespace duet

@@ -33,6 +33,13 @@ struct Discard {};
 
 class Source;
 namespace detail {
+/// One path of an enumeration of every program (detail/enumeration.hpp): the choices to draw,
+/// 0 past them; each draw's bound, recorded as the program is drawn. Set by Source::enumerate.
+struct EnumerationPath {
+  std::vector<std::uint64_t> choices;
+  std::vector<std::uint64_t> bounds;
+  std::size_t values = 2;  // answers tried of each value draw (Source::draw_value)
+};
 /// Where isolation mode mirrors one Source's choices as they are drawn (shared memory that
 /// outlives a crashed child process); null everywhere else. See src/engine/isolate.cpp.
 struct ChoiceTap;
@@ -69,6 +76,7 @@ class Source {
     mode_ = Mode::random;
     rng_ = detail::Rng(seed);
     random_after_replay_ = false;
+    enumeration_ = nullptr;
     pos_ = 0;
     recorded_.clear();
     spans_.clear();
@@ -90,6 +98,33 @@ class Source {
     }
     return draw_recorded(max);
   }
+
+  /// A choice in [0, max] whose answers above `distinct` only repeat answers at or below it
+  /// (a "one more call?" drawn from [0, 3], where 1 to 3 all say yes): drawn as draw(max), but
+  /// an enumeration of every program (ParallelConfig::every_program) tries [0, distinct] only.
+  ///
+  ///   if (s.draw(3, 1) == 0) break;   // stops a quarter of the time; enumerated: stop, go on
+  std::uint64_t draw(std::uint64_t max, std::uint64_t distinct) {
+    return enumeration_ ? draw_enumerated(max, distinct) : draw(max);
+  }
+  /// A value of a generator's domain, simplest first: drawn as draw(max), but an enumeration of
+  /// every program tries only its first EveryProgram::values answers (duet::integers draws the
+  /// value this way, so a program's arguments range over the values nearest the target).
+  ///
+  ///   const int x = static_cast<int>(s.draw_value(9));   // 0..9; enumerated: 0 and 1
+  std::uint64_t draw_value(std::uint64_t max) {
+    return enumeration_ ? draw_enumerated(max, enumeration_->values - 1) : draw(max);
+  }
+  /// While a program is enumerated, the answers tried of each value draw (at least 1); 0 in
+  /// every other case. A generator that bounds a size by it keeps an enumeration finite.
+  std::size_t enumerated_values() const { return enumeration_ ? enumeration_->values : 0; }
+
+  /// Starts the case again (its choices, spans and counters forgotten; the generator not
+  /// rewound) and draws `path`'s choices (each clamped to its draw's bound), then 0 for every
+  /// draw, recording each draw's bound in `path`, until the case says its program is drawn
+  /// (program_drawn); from there on, at random. How every program of a scope is drawn, one path
+  /// at a time; `path` must outlive the program's drawing. Not for a source reading bytes.
+  void enumerate(detail::EnumerationPath& path);
 
   /// A choice in [0, max] that a strategy has already made, recorded like a draw. Random mode:
   /// records `decided` (clamped to max) and returns it, without advancing the generator.
@@ -155,7 +190,7 @@ class Source {
   /// The case's program is drawn: a source replaying one (replay_program) draws at random from
   /// here on; any other source is unchanged.
   void program_drawn() {
-    if (random_after_replay_) draw_at_random();
+    if (random_after_replay_ || enumeration_) draw_at_random();
   }
 
   /// Marks where a case's sequential part ends and its concurrent part begins (a Y-program's
@@ -192,8 +227,10 @@ class Source {
   void end_span_recorded(std::size_t begin);
   // Copies what changed to the choice tap when this Source is the one it mirrors.
   void tap_sync() const;
-  // Ends a replay_program: random mode from here on.
+  // Ends a replay_program or an enumerated program: random mode from here on.
   void draw_at_random();
+  // A draw while a program is enumerated: the path's choice clamped to [0, min(max, bound)].
+  std::uint64_t draw_enumerated(std::uint64_t max, std::uint64_t bound);
 
   Mode mode_;
   detail::Rng rng_{0};
@@ -205,7 +242,8 @@ class Source {
   std::vector<Span> spans_;
   std::vector<std::pair<std::uint64_t, std::int64_t>> counters_;
   std::size_t concurrent_start_ = kNoMark;
-  bool random_after_replay_ = false;  // replay_program: random once the program is drawn
+  bool random_after_replay_ = false;                // replay_program: random once the program is drawn
+  detail::EnumerationPath* enumeration_ = nullptr;  // enumerate: until the program is drawn
 };
 
 }  // namespace duet

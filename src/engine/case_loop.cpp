@@ -40,7 +40,7 @@ CaseOutcome run_case_loop(CaseSteps& steps, Source& src, const CaseParams& param
   StepVerdict failure;  // filled only by a draw that failed, which ends the case
   for (std::size_t i = 0; i < params.max_length; ++i) {
     const std::size_t span = src.begin_span();
-    if (src.draw(params.continue_odds) == 0) break;
+    if (src.draw(params.continue_odds, 1) == 0) break;
     CaseSteps::Drawn drawn = CaseSteps::Drawn::rejected;
     for (int attempt = 0; attempt < kDrawAttempts && drawn == CaseSteps::Drawn::rejected; ++attempt) {
       ++out.attempts;

@@ -395,8 +395,9 @@ void resolve_budget(const Config& c, double default_time, Settings& s) {
   const bool count_set = count_outside || c.count.has_value();
   s.time = saturated(pick<double>(c.time, "time", count_set ? 0.0 : default_time, parse_seconds, time_range, &time_outside));
   s.budget_given = count_set || time_outside || c.time.has_value();
-  // A count given as the largest number is a budget like any other (no limit, in effect).
-  if (!count_set && s.time == 0)
+  // A count given as the largest number is a budget like any other (no limit, in effect). A
+  // property whose default is no limit ends its search itself (a walk over every program).
+  if (!count_set && s.time == 0 && default_time != 0)
     throw std::invalid_argument("no budget: DUET_TIME=0 means no time limit, so set DUET_COUNT too");
 }
 

@@ -103,6 +103,10 @@ SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point
       scratch.observer = observer;
     }
     CaseOutcome o = run_seeded(src, property.cheap_trace ? &scratch : nullptr, i, seed);
+    if (o.nothing_left) {  // a walk over every program has ended: not a case
+      counts.cases = i;
+      break;
+    }
     count_case(counts, o);
     if (o.kind == CaseOutcome::Kind::abandoned) {
       ++counts.abandoned;

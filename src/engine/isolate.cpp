@@ -149,8 +149,11 @@ class SharedObserver final : public CaseObserver {
     std::memcpy(s.trace, w.bytes().data(), w.bytes().size());
     s.trace_len = w.bytes().size();
   }
+  // A parallel case is a hang when one of its trials outlives the limit, not when all of them
+  // together do: an exhaustive search runs a program thousands of times in one case.
   void trial_starts(const CaseOutcome& so_far) override {
     Isolation::Shared& s = *child_shared;
+    if (s.case_started_ns != 0) s.case_started_ns = now_ns();
     s.case_trials = so_far.trials;
     s.case_overlapped = so_far.overlapped;
     s.case_cpus = so_far.cpus;

@@ -41,6 +41,8 @@ struct SearchEnd {
   std::optional<std::string> coverage;
   /// Likewise Execution::unexercised as the child saw it: why its cases tested nothing, or empty.
   std::string unexercised;
+  /// Likewise Property::unfinished as the child saw it.
+  std::string unfinished;
 };
 
 /// Run one case: of `seed`, of the recorded `choices`, or of a fuzzer's `bytes`. Answer: RunAnswer.

@@ -86,6 +86,8 @@ CheckResult run_resolved(RunContext& context, std::optional<std::span<const std:
   context.params.max_length = s.max_length;
   context.params.continue_odds = static_cast<std::uint64_t>(std::llround(s.mean_length));
   context.params.search_seconds = s.case_timeout / 2;
+  context.params.shards = s.shards;
+  context.params.shard_index = s.shard_index;
   std::unique_ptr<AssertionCapture> capture;
   if (auto factory = assertion_capture()) capture = factory();
   context.params.capture = capture.get();

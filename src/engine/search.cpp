@@ -53,9 +53,16 @@ void print_search_progress(const RunContext& context, Progress& progress, const 
                                          c.trials > 0 ? "trials" : "cases");
   // The budget counts cases (programs), never trials: "679 of 2000 programs, 13320 trials".
   std::string what = std::to_string(c.cases);
+  const std::uint64_t planned = context.property.planned_cases ? context.property.planned_cases() : 0;
   if (s.count != ~std::uint64_t{0}) what += " of " + std::to_string(s.count);
+  else if (planned > 0) what += " of " + std::to_string(planned);
   what += c.trials > 0 ? " programs, " + std::to_string(c.trials) + " trials" : " cases";
-  progress.print("searching", what + ", " + progress.elapsed(s.time) + ", " + rate + where);
+  // A walk that knows its size: the time left at the rate so far (its programs differ in cost).
+  std::string left;
+  if (s.count == ~std::uint64_t{0} && planned > c.cases && c.cases > 0)
+    left = printf_string(", about %.0f s left at this rate",
+                         t * static_cast<double>(planned - c.cases) / static_cast<double>(c.cases));
+  progress.print("searching", what + ", " + progress.elapsed(s.time) + ", " + rate + left + where);
 }
 
 CheckResult run_search(RunContext& context) {

@@ -26,6 +26,16 @@ CheckResult inconclusive(CheckResult r, const std::string& overlap) {
   return r;
 }
 
+/// A walk over every program that its budget ended: what ran passed, but the scope is not done.
+CheckResult unfinished_walk(CheckResult r, const std::string& why) {
+  r.status = CheckResult::Status::error;
+  r.report = "duet: " + r.name + ": inconclusive: " + why + "; this is not a pass.\n" +
+             (r.coverage.empty() ? std::string() : "  " + r.coverage + ".\n") +
+             "  Give the walk a larger budget (DUET_TIME, DUET_COUNT; unset, it has none), split it over\n"
+             "  shards (DUET_SHARDS, DUET_SHARD_INDEX), or narrow the scope (shorter branches, fewer values).\n";
+  return r;
+}
+
 // Why a search whose cases ran no command checked nothing, and what to change. However many
 // cases it ran, the candidate was never called: a pass would claim what nothing showed.
 std::string no_command(const Settings& s, const SearchCounts& c, bool sequential) {
@@ -146,6 +156,9 @@ CheckResult search_verdict(const RunContext& context, const CaseBackend& backend
     if (std::string why = backend.unexercised(); !why.empty()) return nothing_tested(s.name, why);
   // A parallel check on threads whose branches (almost) never ran at once could not have
   // seen a race: not a pass.
+  // Where the search ran in isolation's child, the child's walk is the one that ran.
+  const std::string unfinished = end.coverage ? end.unfinished : p.unfinished ? p.unfinished() : std::string();
+  if (!unfinished.empty() && !p.expect_failure) return unfinished_walk(r, unfinished);
   if (p.execution->needs_overlap() && !p.expect_failure && too_little_overlap(c.trials, c.overlapped))
     return inconclusive(r, overlap_text(c.trials, c.overlapped, c.cpus));
   if (s.verbose >= 0 && !p.expect_failure)

@@ -15,6 +15,7 @@
 #include "execute/named_executor.hpp"
 #include "execute/scenario_draft.hpp"
 #include "execute/threads.hpp"
+#include "generate/enumeration.hpp"
 
 namespace duet::detail {
 
@@ -156,7 +157,9 @@ struct YCase {
     steps.begin_part(part, branch, ops);
     return draw_call_list(src, max, stop_at, [&] {
       CaseSteps::Drawn drawn = CaseSteps::Drawn::rejected;
-      for (int attempt = 0; attempt < kDrawAttempts && drawn == CaseSteps::Drawn::rejected; ++attempt) {
+      // An enumeration tries once: another attempt's program is another path of its own.
+      const int attempts = src.enumerated_values() != 0 ? 1 : kDrawAttempts;
+      for (int attempt = 0; attempt < attempts && drawn == CaseSteps::Drawn::rejected; ++attempt) {
         ++out.attempts;
         drawn = steps.draw_call(src, trace, failure);
         if (drawn == CaseSteps::Drawn::rejected) ++out.rejected;
@@ -300,25 +303,119 @@ CaseOutcome YCase::run_trials() {
 
 }  // namespace
 
-CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp) {
+namespace {
+
+// After the program is drawn: whether it runs. A generated program the front end rejects is an
+// empty case (drawn again); a hand-written one is the test's mistake; a failure ends the case.
+enum class Accepted : unsigned char { runs, empty, ended };
+Accepted accept_program(YCase& y_case, CaseOutcome& ended) {
+  YSteps& steps = y_case.steps;
+  if (!steps.accept(y_case.shape, y_case.failure)) {
+    if (!y_case.failure.ok()) {
+      ended = y_case.end(std::move(y_case.failure));
+      return Accepted::ended;
+    }
+    if (y_case.pp.given) {
+      ended = y_case.end(StepVerdict::error(
+          "the scenario's calls break the spec's preconditions in some order of the branches (every order must "
+          "satisfy them, or a correct candidate could be blamed for the spec's partiality)"));
+      return Accepted::ended;
+    }
+    ++y_case.out.rejected;
+    return Accepted::empty;
+  }
+  return steps.runnable(y_case.shape) ? Accepted::runs : Accepted::empty;
+}
+
+// The program, its calls as reports print them, in the form that knows it whatever path drew it.
+std::string program_key(const YCase& y_case) {
+  Trace drawn;
+  y_case.steps.record(&drawn, y_case.shape, std::vector<Observed>(y_case.shape.size()), "");
+  return canonical_program(drawn.y_prefix, drawn.y_branches, y_case.pp.branch_role, drawn.y_suffix);
+}
+
+CaseOutcome run_program(YCase& y_case) {
+  y_case.out.commands = y_case.shape.size();
+  if (y_case.trace && y_case.trace->observer) y_case.show_program_before_trials();
+  return y_case.run_trials();
+}
+
+// Before a walk's first program runs: the scope's programs counted by drawing every path and
+// running none (microseconds a path), so that progress and an unfinished walk say "of N". A
+// scope too large to count in a few seconds, or whose drawing throws, stays uncounted.
+void count_scope(EveryProgramWalk& every, const MakeYSteps& afresh, const ParallelParams& pp, const CaseParams& cp) {
+  every.counted = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  ProgramEnumeration walk(every.values);
+  Source src = Source::from_seed(0);
+  try {
+    while (walk.next(src)) {
+      if (std::chrono::steady_clock::now() > deadline) return;
+      const std::unique_ptr<YSteps> steps = afresh();
+      YCase y_case(*steps, pp, src, nullptr, cp);
+      if (!y_case.draw_program()) return;
+      src.program_drawn();
+      CaseOutcome ended;
+      const Accepted accepted = accept_program(y_case, ended);
+      if (accepted == Accepted::ended) return;
+      walk.drawn(src, accepted == Accepted::runs ? program_key(y_case) : std::string());
+    }
+  } catch (...) {
+    return;  // the walk itself meets it, and says so
+  }
+  every.total = walk.programs();
+}
+
+// A case of a walk over every program: paths drawn (each with steps of its own) until one gives
+// a program not run before, which runs; a case that finds none left runs nothing.
+CaseOutcome run_next_program(YSteps& first, const MakeYSteps& afresh, const ParallelParams& pp, Source& src, Trace* trace,
+                             const CaseParams& cp) {
+  EveryProgramWalk& every = *pp.every;
+  if (!every.counted) count_scope(every, afresh, pp, cp);
+  ProgramEnumeration& walk = every.start(cp.shards, cp.shard_index);
+  std::unique_ptr<YSteps> owned;
+  CaseOutcome skipped;  // the draws of the paths that gave no program to run
+  for (YSteps* steps = &first; walk.next(src); steps = (owned = afresh()).get()) {
+    YCase y_case(*steps, pp, src, trace, cp);
+    y_case.out.attempts = skipped.attempts;
+    y_case.out.rejected = skipped.rejected;
+    if (!y_case.draw_program()) return y_case.end(std::move(y_case.failure));
+    src.program_drawn();
+    CaseOutcome ended;
+    const Accepted accepted = accept_program(y_case, ended);
+    if (accepted == Accepted::ended) return ended;
+    skipped = y_case.out;
+    if (!walk.drawn(src, accepted == Accepted::runs ? program_key(y_case) : std::string())) continue;
+    y_case.draw_noise();
+    ++every.ran;
+    CaseOutcome out = run_program(y_case);
+    const TrialDriver& driver = pp.executor->trial_driver();
+    every.searches_every_run = driver.searches_every_run();
+    if (out.kind == CaseOutcome::Kind::pass && driver.program_complete()) ++every.exhausted;
+    return out;
+  }
+  skipped.nothing_left = true;
+  return skipped;
+}
+
+}  // namespace
+
+CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp,
+                       const MakeYSteps& afresh) {
+  // A search's case walks on; a replay or a shrink candidate reads its program from its choices.
+  if (pp.every && src.mode() == Source::Mode::random && src.position() == 0)
+    return run_next_program(steps, afresh, pp, src, trace, cp);
   YCase y_case(steps, pp, src, trace, cp);
   if (!y_case.draw_program()) return y_case.end(std::move(y_case.failure));
   src.program_drawn();  // a program replayed from elsewhere: its schedules are drawn afresh
   y_case.draw_noise();
-  if (!steps.accept(y_case.shape, y_case.failure)) {
-    if (!y_case.failure.ok()) return y_case.end(std::move(y_case.failure));
-    // A generated program is drawn again; a hand-written one is the test's mistake.
-    if (pp.given)
-      return y_case.end(StepVerdict::error("the scenario's calls break the spec's preconditions in some order of the "
-                                           "branches (every order must satisfy them, or a correct candidate could "
-                                           "be blamed for the spec's partiality)"));
-    ++y_case.out.rejected;
-    return y_case.out;
+  CaseOutcome ended;
+  switch (accept_program(y_case, ended)) {
+    case Accepted::ended: return ended;
+    case Accepted::empty: return y_case.out;
+    case Accepted::runs: break;
   }
-  y_case.out.commands = y_case.shape.size();
-  if (!steps.runnable(y_case.shape)) return y_case.out;
-  if (trace && trace->observer) y_case.show_program_before_trials();
-  return y_case.run_trials();
+  return run_program(y_case);
 }
 
 namespace {
@@ -373,6 +470,9 @@ std::string scenario_signature(const ParallelConfig& given_pc, const GivenProgra
 
 std::string given_program_error(const ParallelConfig& pc, const GivenProgram& given) {
   const std::vector<std::size_t>& branches = given.shape.branches;
+  if (pc.every_program)
+    return "every_program walks the programs a check generates, and a scenario is one program of its own (leave "
+           "every_program out)";
   if (branches.size() < 2 || branches.size() > 8)
     return "the scenario has " + std::to_string(branches.size()) + " branches (2 to 8)";
   if (pc.roles.empty()) return {};
@@ -468,6 +568,40 @@ bool isolated_as_written(const ParallelConfig& given, const std::string& executo
   return given.executor ? given.executor->trial_driver().isolate_by_default() : threads_restart_in_child();
 }
 
+// Every program of the scope, one a case, until the walk ends; no time budget unless given (the
+// walk is the budget), and a pass only when it ended.
+// "2 branches × up to 3 calls after a prefix of up to 1 call", as the walk's pass names its scope.
+std::string scope_text(const ParallelConfig& pc) {
+  auto calls = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " call" : " calls"); };
+  std::string text = std::to_string(branch_count(pc)) + " branches";
+  if (!pc.roles.empty()) {
+    text += " (";
+    for (std::size_t r = 0; r < pc.roles.size(); ++r)
+      text +=
+          (r == 0 ? "" : ", ") + pc.roles[r].name + (pc.roles[r].count == 1 ? "" : " ×" + std::to_string(pc.roles[r].count));
+    text += ")";
+  }
+  text += " × up to " + calls(pc.branch_length);
+  if (pc.prefix_length > 0) text += " after a prefix of up to " + calls(pc.prefix_length);
+  if (pc.suffix_length > 0)
+    text += std::string(pc.prefix_length > 0 ? " and" : "") + " before a suffix of up to " + calls(pc.suffix_length);
+  return text;
+}
+
+void walk_every_program(Property& p, const std::shared_ptr<ParallelParams>& pp, const EveryProgram& scope) {
+  pp->every = std::make_shared<EveryProgramWalk>();
+  pp->every->values = scope.values;
+  pp->every->scope = scope_text(pp->config);
+  p.covered = [every = pp->every] { return every->walk && every->walk->done(); };
+  p.unfinished = [every = pp->every] { return every->unfinished(); };
+  p.planned_cases = [every = pp->every] { return every->planned(); };
+  p.coverage = [pp] {
+    const std::string runs = pp->executor->trial_driver().coverage();
+    return pp->every->coverage() + (runs.empty() ? "" : "; " + runs);
+  };
+  p.default_time = 0;
+}
+
 }  // namespace
 
 std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& given_pc, Property& p,
@@ -497,6 +631,7 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& given_pc, 
   // One program: once an exhaustive search has explored its schedules, another case would only
   // repeat it.
   if (pp->given) p.covered = [pp] { return pp->executor->trial_driver().program_exhausted(); };
+  if (pc.every_program && !pp->given) walk_every_program(p, pp, *pc.every_program);
   return pp;
 }
 
@@ -549,6 +684,7 @@ std::string check_parallel_config(const ParallelConfig& pc) {
     return "branches must be 2 to 8 (got " + std::to_string(pc.branches) + ")";
   }
   if (pc.branch_length == 0) return "branch_length must be at least 1";
+  if (pc.every_program && pc.every_program->values == 0) return "every_program's values must be at least 1";
   if (pc.trials == 0) return "trials must be at least 1";
   if (pc.progress.stated())
     return pc.executor ? pc.executor->trial_driver().progress_unsupported(pc.progress)

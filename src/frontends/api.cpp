@@ -936,7 +936,7 @@ class ApiYSteps final : public YSteps {
 CaseOutcome run_api_parallel_case(const ApiData& d, const ParallelParams& pp, Source& src, Trace* trace,
                                   const CaseParams& cp, const std::vector<Call>* given) {
   ApiYSteps steps(d, given);
-  return run_y_case(steps, pp, src, trace, cp);
+  return run_y_case(steps, pp, src, trace, cp, [&] { return std::make_unique<ApiYSteps>(d, given); });
 }
 
 // Why a scenario cannot be an API's program (before any call is bound), or empty: a suffix, an

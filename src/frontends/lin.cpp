@@ -443,7 +443,8 @@ Property lin_property(std::shared_ptr<const LinDescription> description, LinMode
   auto pp = parallel_params(pc, p, given ? given->program : nullptr);
   p.run_case = [description = std::move(description), mode, pp, given](Source& src, const CaseParams& cp, Trace* trace) {
     LinYSteps steps(*description, mode, given ? &given->calls : nullptr);
-    return run_y_case(steps, *pp, src, trace, cp);
+    return run_y_case(steps, *pp, src, trace, cp,
+                      [&] { return std::make_unique<LinYSteps>(*description, mode, given ? &given->calls : nullptr); });
   };
   return p;
 }

@@ -86,7 +86,7 @@ CaseOutcome run_model_parallel_case(const MakeModelYSteps& make, const ParallelP
     out.message = threw("the model's initial state");
     return out;
   }
-  return run_y_case(*steps, pp, src, trace, cp);
+  return run_y_case(*steps, pp, src, trace, cp, [&]() -> std::unique_ptr<YSteps> { return make(); });
 }
 
 namespace {
@@ -102,7 +102,10 @@ Property model_parallel_property(const ModelParallelSpec& spec, const ParallelCo
                                  const std::shared_ptr<const GivenProgram>& given = nullptr) {
   Property p;
   p.name = spec.name;
-  p.domain = spec.domain;
+  // A walk over every program draws each argument's first few values, not the whole domain.
+  p.domain = spec.domain.empty() || !pc.every_program ? spec.domain
+                                                      : "the first " + std::to_string(pc.every_program->values) +
+                                                            " values of each argument's generator (" + spec.domain + ")";
   p.spec_id = hash32(p.name + "/parallel" + (given ? scenario_signature(pc, *given) : shape_signature(pc)));
   auto pp = parallel_params(pc, p, given);
   p.run_case = [pp, make = spec.make](Source& src, const CaseParams& cp, Trace* trace) {

@@ -75,9 +75,11 @@ IntegerRange integer_range(std::uint64_t lo, std::uint64_t hi, std::uint64_t tar
   return range;
 }
 
+// Every mode draws from the same values: an enumeration takes mode 0 and the values nearest
+// the target (Source::draw_value), so each value is drawn one way only.
 std::uint64_t draw_integer(const IntegerRange& range, Source& s) {
-  const std::uint64_t mode = s.draw(15);
-  if (mode < 4) return integer_near(range.target, range.hi, s.draw(std::min<std::uint64_t>(range.span, 31)));
+  const std::uint64_t mode = s.draw(15, 0);
+  if (mode < 4) return integer_near(range.target, range.hi, s.draw_value(std::min<std::uint64_t>(range.span, 31)));
   if (mode < 13) return integer_near(range.target, range.hi, s.draw(range.span));
   return range.edges[s.draw(range.edge_count - 1)];
 }
@@ -89,7 +91,7 @@ Gen<int> range(int lo, int hi) { return integers<int>(lo, hi); }
 Gen<int> small_int() { return integers<int>(0, 100); }
 
 Gen<bool> booleans() {
-  return [](Source& s) { return s.draw(1) == 1; };
+  return [](Source& s) { return s.draw_value(1) == 1; };
 }
 
 Gen<double> reals(double lo, double hi) {
@@ -102,7 +104,7 @@ Gen<double> reals(double lo, double hi) {
   const auto ints = has_int ? integers<std::int64_t>(static_cast<std::int64_t>(ilo), static_cast<std::int64_t>(ihi))
                             : just<std::int64_t>(0);
   return [=](Source& s) -> double {
-    const std::uint64_t mode = s.draw(7);
+    const std::uint64_t mode = s.draw(7, 0);  // enumerated: the integral values, simplest first
     if (mode < 3 && has_int) return static_cast<double>(ints(s));
     if (mode < 7) {
       const double u = static_cast<double>(s.draw((std::uint64_t{1} << 53) - 1)) / 9007199254740992.0;
@@ -118,7 +120,7 @@ Gen<double> reals(double lo, double hi) {
 Gen<char> printable_chars() {
   static const std::string alphabet =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
-  return [](Source& s) { return alphabet[s.draw(alphabet.size() - 1)]; };
+  return [](Source& s) { return alphabet[s.draw_value(alphabet.size() - 1)]; };
 }
 
 Gen<std::string> strings(std::size_t min_size, std::size_t max_size, Gen<char> chars) {

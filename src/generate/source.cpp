@@ -30,6 +30,7 @@ std::uint64_t Source::draw_recorded(std::uint64_t max) {
   switch (mode_) {
     case Mode::random: v = rng_.below_or_equal(max); break;
     case Mode::replay:
+      if (enumeration_) return draw_enumerated(max, max);
       if (pos_ >= replayed_.size() && random_after_replay_) {
         draw_at_random();
         return draw(max);
@@ -54,9 +55,36 @@ void Source::replay_program(std::vector<std::uint64_t> program) {
   if (replayed_.empty()) draw_at_random();
 }
 
+void Source::enumerate(detail::EnumerationPath& path) {
+  if (mode_ == Mode::bytes) throw std::logic_error("Source::enumerate: a source reading bytes");
+  recorded_.clear();
+  spans_.clear();
+  counters_.clear();
+  concurrent_start_ = kNoMark;
+  random_after_replay_ = false;
+  replayed_.clear();
+  if (detail::choice_tap) tap_sync();
+  path.bounds.clear();
+  path.values = std::max<std::size_t>(path.values, 1);
+  enumeration_ = &path;
+  pos_ = 0;
+  mode_ = Mode::replay;  // never drawn from at random, nor inline, until program_drawn
+}
+
+std::uint64_t Source::draw_enumerated(std::uint64_t max, std::uint64_t bound) {
+  bound = std::min(bound, max);
+  const std::vector<std::uint64_t>& choices = enumeration_->choices;
+  const std::uint64_t v = pos_ < choices.size() ? std::min(choices[pos_], bound) : 0;
+  ++pos_;
+  record(v);
+  enumeration_->bounds.push_back(bound);
+  return v;
+}
+
 void Source::draw_at_random() {
   mode_ = Mode::random;
   random_after_replay_ = false;
+  enumeration_ = nullptr;
   replayed_.clear();
 }
 

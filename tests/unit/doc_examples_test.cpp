@@ -186,6 +186,30 @@ TEST(DocExamples, LinState) {
   EXPECT_TRUE(lin.check_stress({.count = 300}));
 }
 
+// ---- source.hpp ----
+
+TEST(DocExamples, ScopedDraws) {
+  duet::Source s = duet::Source::from_seed(5);
+  int calls = 0;
+  for (;;) {
+    if (s.draw(3, 1) == 0) break;   // stops a quarter of the time; enumerated: stop, go on
+    ++calls;
+  }
+  const int x = static_cast<int>(s.draw_value(9));   // 0..9; enumerated: 0 and 1
+  EXPECT_LE(x, 9);
+  EXPECT_GE(calls, 0);
+}
+
+// ---- parallel_config.hpp ----
+
+TEST(DocExamples, EveryProgram) {
+  duet::ParallelConfig pc{.branch_length = 3, .prefix_length = 1,
+                          .executor = duet::fibers(duet::exhaustive(duet::unbounded)),
+                          .every_program = duet::EveryProgram{.values = 2}};
+  pc.branch_length = 1;  // the example's scope takes minutes: one call per branch here
+  EXPECT_TRUE(duet::check_parallel<duet::models::TreiberStackSpec<>>(pc));
+}
+
 // ---- parallel.hpp ----
 
 duet::Lin<tbb::concurrent_queue<int>> tbb_queue_lin() {

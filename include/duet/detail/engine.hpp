@@ -178,6 +178,9 @@ struct CaseOutcome {
   std::uint64_t trials = 0;      // parallel runner: runs of the case's program
   std::uint64_t overlapped = 0;  // of which trials where calls of different branches overlapped in time
   std::uint64_t cpus = 0;        // the most distinct CPUs the branches ran on in one trial
+  /// A walk over every program found no program left to run: this was not a case, and the
+  /// search ends (ParallelConfig::every_program).
+  bool nothing_left = false;
   /// For a failure seen without a trace: the failing step as the trace would have recorded it
   /// (the last of `commands` steps). Kept so that a failure that does not come back when
   /// replayed can still be shown as first seen.
@@ -194,6 +197,9 @@ struct CaseParams {
   /// How long one case may spend executing again to search its runs' schedules (half the case
   /// timeout, so that a search is never mistaken for a hang).
   double search_seconds = 30.0;
+  /// The settings' shards: a walk over every program (ParallelConfig::every_program) runs the
+  /// programs of its shard.
+  std::uint32_t shards = 1, shard_index = 0;
 };
 
 /// Where a check's cases run, as far as the engine must know it: replays, isolation, what a pass
@@ -257,13 +263,20 @@ struct Property {
   /// After a passing case: true when the cases so far covered everything the check can run (an
   /// exhaustive search of a body that is the same in every case), so the search ends there.
   std::function<bool()> covered;
+  /// For a pass: why it would claim more than its cases ran (a walk over every program that
+  /// its budget ended), or empty. A non-empty answer makes the pass inconclusive.
+  std::function<std::string()> unfinished;
+  /// How many cases the search will run, when the property knows (a walk over every program
+  /// whose scope was counted), else 0: the progress line says "of N" and the time left.
+  std::function<std::uint64_t()> planned_cases;
   /// What the calls' arguments were drawn from ("keys 0..3 and values 0..9"), or empty:
   /// named with the coverage, so that a check that found nothing says what it tried.
   std::string domain;
   /// A negative test (expect_unsafe): a shrunk counterexample is the pass, and finding none in
   /// the budget is the failure.
   bool expect_failure = false;
-  /// The time budget when the settings give neither a count nor a time.
+  /// The time budget when the settings give neither a count nor a time; 0 for a property whose
+  /// search ends by itself (a walk over every program), which then needs no budget.
   double default_time = 1.0;
   /// With that default budget, the search also ends after this many trials whose branches
   /// overlapped (0: no such cap): a trial that did not overlap could not have raced, so it

@@ -188,7 +188,8 @@ class ModelYSteps final : public ModelYStepsBase {
     for (int again = 0;; ++again) {
       drawn = draw_command<Spec>(src, *drawing_, std::span(drawing_, 1), c, failure);
       if (!ops_ || drawn != CaseSteps::Drawn::command || op_allowed(ops_, op_name(show_command<Spec>(*c)))) break;
-      if (again == kDrawAttempts) return CaseSteps::Drawn::rejected;
+      // An enumeration draws another role's operation no further: that path gives no program.
+      if (again == kDrawAttempts || src.enumerated_values() != 0) return CaseSteps::Drawn::rejected;
     }
     if (drawn != CaseSteps::Drawn::command) return drawn;
     apply_next<Spec>(*c, *drawing_);

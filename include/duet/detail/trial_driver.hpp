@@ -65,6 +65,11 @@ class TrialDriver {
   /// After a program's trials: whether they ran every way this driver can run it (an exhaustive
   /// search that ended), so that running the same program again would find nothing new.
   virtual bool program_exhausted() const { return false; }
+  /// Its trials search every way of running a program (an exhaustive strategy), so that a
+  /// program whose search did not reach its end (program_complete) is a gap in what a pass says.
+  virtual bool searches_every_run() const { return false; }
+  /// After a program's trials: that search reached its end, not a budget.
+  virtual bool program_complete() const { return false; }
   /// What the report shows of the last trial beyond its calls (the interleaving on fibers);
   /// `trial_choices` are the choices it drew.
   virtual void annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const {

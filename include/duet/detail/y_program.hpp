@@ -28,6 +28,8 @@
 namespace duet {
 namespace detail {
 
+struct EveryProgramWalk;  // src/generate/enumeration.hpp
+
 /// A program's calls, in the order a report lists them: prefix, branch 0, branch 1, ..., suffix.
 struct YShape {
   std::size_t prefix = 0;
@@ -144,6 +146,8 @@ struct ParallelParams {
   std::vector<std::string> branch_labels;
   // A hand-written program: each case takes its calls (YSteps::take_call) instead of drawing one.
   std::shared_ptr<const GivenProgram> given;
+  // Every program of a scope, each case the next one (ParallelConfig::every_program), or null.
+  std::shared_ptr<EveryProgramWalk> every;
 };
 
 /// Draws a list of up to `max` calls for a Y-program: before each, a "one more?" choice (about
@@ -158,7 +162,7 @@ std::size_t draw_call_list(Source& src, std::size_t max, std::size_t& stop_at, D
   for (; n < max; ++n) {
     const std::size_t span = src.begin_span();
     stop_at = src.position();
-    if (src.draw(3) == 0) break;
+    if (src.draw(3, 1) == 0) break;
     stop_at = Source::kNoMark;
     if (!draw_one()) break;
     src.end_span(span);
@@ -351,8 +355,15 @@ class YSteps {
                       const std::string& verdict) const = 0;
 };
 
-/// One parallel case: a Y-program drawn, then its trials until one is not explained.
-CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp);
+/// Makes a case's steps afresh: a walk over every program (ParallelConfig::every_program) draws
+/// paths until one gives a program not run before, each with steps of its own.
+using MakeYSteps = std::function<std::unique_ptr<YSteps>()>;
+
+/// One parallel case: a Y-program drawn, then its trials until one is not explained. `steps`
+/// draws the case's program, or its first path in a walk over every program; `afresh` makes
+/// the steps of each further path.
+CaseOutcome run_y_case(YSteps& steps, const ParallelParams& pp, Source& src, Trace* trace, const CaseParams& cp,
+                       const MakeYSteps& afresh);
 
 /// The report part of a failing program: the diagram and the verdict line.
 void record_y(Trace* trace, const YShape& shape, const std::vector<std::string>& calls,
@@ -379,10 +390,10 @@ inline constexpr std::uint64_t kUnsafeOverlappedTrials = 2'000'000;
 
 /// The property as a negative test: it passes when the check finds a counterexample. Its
 /// default budget (no count or time given) is kUnsafeSeconds, and on threads also
-/// kUnsafeOverlappedTrials.
+/// kUnsafeOverlappedTrials; a walk over every program has none but the walk.
 inline Property expecting_failure(Property p) {
   p.expect_failure = true;
-  p.default_time = kUnsafeSeconds;
+  if (!p.unfinished) p.default_time = kUnsafeSeconds;
   if (p.execution->needs_overlap()) p.max_overlapped_trials = kUnsafeOverlappedTrials;
   return p;
 }

@@ -11,7 +11,8 @@
 #include <string>
 #include <utility>
 
-#include "duet/detail/engine.hpp"  // Trace
+#include "duet/detail/engine.hpp"         // Trace
+#include "execute/fibers/strategies.hpp"  // ExplorerStats
 #include "execute/fibers/instrumented.hpp"
 #include "report/report.hpp"
 #include "report/token.hpp"
@@ -189,6 +190,11 @@ void FiberExecutor::check_starts() {
 }
 
 void FiberExecutor::check_ends() { fiber::end_trial(); }
+
+bool FiberExecutor::program_complete() const {
+  const fiber::ExplorerStats* stats = strategy_->search_stats();
+  return stats && stats->complete;
+}
 
 bool FiberExecutor::trial_passed(Source& src, std::size_t trial_start) {
   if (src.mode() == Source::Mode::random) src.truncate(trial_start);

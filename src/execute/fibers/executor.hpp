@@ -44,6 +44,10 @@ class FiberExecutor final : public Executor, public TrialDriver {
   bool trial_passed(Source& src, std::size_t trial_start) override;
   /// An exhaustive search of the last program ended (complete, or stopped by its budget).
   bool program_exhausted() const override { return strategy_->search_stats() && !strategy_->more(); }
+  /// The exhaustive strategy searches every schedule of a program within its bound.
+  bool searches_every_run() const override { return schedule_.kind == Schedule::Kind::exhaustive; }
+  /// That search of the last program reached its end (not its budget).
+  bool program_complete() const override;
   /// The interleaving, the schedule as duet::run_fibers reads it, the options a draft needs.
   void annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const override;
   /// Obstruction- and lock-freedom need random or PCT schedules: their episodes are drawn.
