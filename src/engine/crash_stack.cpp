@@ -37,8 +37,16 @@ std::uintptr_t interrupted_pc(void* context) {
   return uc ? static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]) : 0;
 #elif defined(__aarch64__)
   return uc ? static_cast<std::uintptr_t>(uc->uc_mcontext.pc) : 0;
+#elif defined(__s390x__)
+  return uc ? static_cast<std::uintptr_t>(uc->uc_mcontext.psw.addr) : 0;
+#elif defined(__powerpc64__)
+  return uc ? static_cast<std::uintptr_t>(uc->uc_mcontext.gp_regs[32]) : 0;  // 32: PT_NIP
+#elif defined(__riscv) && __riscv_xlen == 64
+  return uc ? static_cast<std::uintptr_t>(uc->uc_mcontext.__gregs[0]) : 0;  // 0: REG_PC
+#elif defined(__arm__)
+  return uc ? static_cast<std::uintptr_t>(uc->uc_mcontext.arm_pc) : 0;
 #else
-  return 0;
+  return 0;  // unknown here: write_crash_stack says the stack was not walked
 #endif
 }
 
@@ -242,7 +250,11 @@ std::string describe_crash_stack(std::span<const std::uintptr_t> pcs) {
 }
 
 void write_crash_stack(std::span<const std::uintptr_t> pcs) noexcept {
-  if (pcs.empty()) return;
+  if (pcs.empty()) {
+    write_text("  The crashing fiber's stack: not walked (the interrupted instruction's address is not known\n"
+               "  on this architecture).\n");
+    return;
+  }
   write_text("  The crashing fiber's stack, innermost call first:\n");
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) fds[0] = fds[1] = -1;

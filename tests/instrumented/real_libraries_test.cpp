@@ -12,6 +12,7 @@
 
 #include <boost/lockfree/queue.hpp>
 #include <boost/lockfree/stack.hpp>
+#include <boost/version.hpp>
 
 #if DUET_HAVE_ATOMIC_QUEUE
 #include <atomic_queue/atomic_queue.h>
@@ -39,6 +40,23 @@ using instrumented_test::seeded;
 
 using BoostQueue = boost::lockfree::queue<int, boost::lockfree::capacity<64>>;
 using BoostStack = boost::lockfree::stack<int, boost::lockfree::capacity<64>>;
+// The node-based stack: nodes from the allocator, a tagged pointer at the top (8 bytes where
+// Boost compresses pointers, x86-64 and arm64; 16 elsewhere).
+struct BoostNodeStack : boost::lockfree::stack<int> {
+  BoostNodeStack() : boost::lockfree::stack<int>(8) {}
+};
+
+// Boost.Lockfree before 1.88 sizes a compile-time capacity's node array with 64 bytes of slack
+// and then aligns its start to a cache line, which it takes as 256 bytes on s390x and 128 on
+// POWER: constructing the stack writes up to 192 bytes past the object (166 measured on s390x).
+// duet reports it as the crash it is (a corrupted heap, an abort in a fiber run); the fix is
+// boostorg/lockfree#107 (the storage aligned as a whole).
+#if BOOST_LOCKFREE_CACHELINE_BYTES > 64 && BOOST_VERSION < 108800
+#define DUET_SKIP_BOOST_CAPACITY_STACK                                                             \
+  "Boost.Lockfree " BOOST_LIB_VERSION "'s stack with a compile-time capacity writes past its own " \
+  "storage where a cache line is wider than 64 bytes (fixed in Boost 1.88); the node-based stack " \
+  "is checked instead (BoostLockfreeNodeStack)"
+#endif
 
 // Boost.Lockfree reads a node's fields before its tagged compare-exchange tells whether the
 // node was still current: a data race by the standard's rules, accepted by the library (and
@@ -61,6 +79,9 @@ TEST(InstrumentedLibraries, BoostLockfreeQueue) {
 }
 
 TEST(InstrumentedLibraries, BoostLockfreeStack) {
+#ifdef DUET_SKIP_BOOST_CAPACITY_STACK
+  GTEST_SKIP() << DUET_SKIP_BOOST_CAPACITY_STACK;
+#endif
   accept_boost_lockfree_optimistic_reads();
   auto lin = duet::Lin<BoostStack>("boost_stack", "s")
                  .op(
@@ -70,6 +91,19 @@ TEST(InstrumentedLibraries, BoostLockfreeStack) {
                    return s.pop(v) ? std::optional<int>(v) : std::nullopt;
                  });
   const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), seeded(1, 500));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+TEST(InstrumentedLibraries, BoostLockfreeNodeStack) {
+  accept_boost_lockfree_optimistic_reads();
+  auto lin = duet::Lin<BoostNodeStack>("boost_node_stack", "s")
+                 .op(
+                     "push", [](BoostNodeStack& s, int v) { return s.push(v); }, duet::integers(0, 9))
+                 .op("pop", [](BoostNodeStack& s) {
+                   int v = 0;
+                   return s.pop(v) ? std::optional<int>(v) : std::nullopt;
+                 });
+  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), seeded(1, 300));
   EXPECT_TRUE(r.passed()) << r.report;
 }
 
