@@ -16,7 +16,8 @@ BENCH_PACKAGES := librapidcheck-dev
 # it that one test is skipped and says so.
 BROWSER_PACKAGES := chromium
 
-.PHONY: demo test bench soak soak-loaded fuzz deps browser configure build asan tsan clean multiarch package
+.PHONY: demo test bench soak soak-loaded fuzz deps browser configure build asan tsan clean multiarch package \
+        verify merge-certificates
 
 deps:
 	@missing=""; for p in $(PACKAGES) $(EXTRA_PACKAGES); do \
@@ -69,6 +70,31 @@ soak: build
 # every time within its default budget (the table in docs/parallel.md comes from this).
 soak-loaded: build
 	@tests/soak/negative_under_load.sh $(BUILD)/bin/duet_negative_tests 20
+
+# Bounded verification split into shards (docs/verifying.md): the models' Treiber stack for every
+# program of 2 branches × up to 3 calls after a prefix of up to 1 over values {0, 1}, every
+# execution under the C++ memory model (about 11 minutes of one core), in SHARDS shards run one
+# after another, or only shard SHARD (one job of a CI matrix); each shard leaves its certificate
+# in $(BUILD)/certificates/, and without SHARD they are merged into one verdict at the end.
+SHARDS ?= 4
+VERIFY_TESTS ?= EveryProgram.DISABLED_TheTreiberStackIsCorrectForEveryProgramOfTwoBranchesOfThreeCalls
+CERTIFICATES ?= $(BUILD)/certificates
+verify: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target duet_fiber_tests duet-merge-certificates > $(BUILD)/build.log 2>&1 || \
+	  { tail -n 60 $(BUILD)/build.log; exit 1; }
+	@mkdir -p $(CERTIFICATES); status=0; \
+	for i in $(if $(SHARD),$(SHARD),$$(seq 0 $$(($(SHARDS) - 1)))); do \
+	  echo "duet: shard $$i of $(SHARDS)"; rm -f $(CERTIFICATES)/*.shard-$$i-of-$(SHARDS).cert; \
+	  DUET_SHARDS=$(SHARDS) DUET_SHARD_INDEX=$$i DUET_CERTIFICATE=$(CERTIFICATES)/ DUET_VERBOSE=1 \
+	    $(BUILD)/bin/duet_fiber_tests --gtest_also_run_disabled_tests --gtest_filter='$(VERIFY_TESTS)' || status=1; \
+	done; \
+	if [ -z "$(SHARD)" ]; then $(BUILD)/bin/duet-merge-certificates $(CERTIFICATES); else exit $$status; fi
+
+# The certificates under CERTIFICATES (the shards' of `make verify`, gathered from CI jobs) merged.
+merge-certificates: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target duet-merge-certificates > $(BUILD)/build.log 2>&1 || \
+	  { tail -n 60 $(BUILD)/build.log; exit 1; }
+	@$(BUILD)/bin/duet-merge-certificates $(CERTIFICATES)
 
 # A short libFuzzer campaign on the seed examples' fuzz targets (about 2 minutes; FUZZ_SECONDS per
 # target): Clang builds the targets (tests/fuzz/targets/build.sh), the ordinary build replays

@@ -20,6 +20,9 @@ install(TARGETS ${DUET_INSTALL_TARGETS} EXPORT duetTargets
 if(TARGET duet-check)
   install(TARGETS duet-check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+if(TARGET duet-merge-certificates)
+  install(TARGETS duet-merge-certificates RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 # What the install rules and the .deb hold, and nothing else (`make package` builds this, not
 # the test suite).
 add_custom_target(duet-installed)

@@ -453,7 +453,8 @@ Settings resolve(const Config& c, const std::string& default_name, double defaul
   refuse_empty(c.timeline, s.timeline, "timeline", "a file or a directory");
   s.isolate = pick<bool>(c.isolate, "fork", default_isolate, boolean);
   s.fiber_search = saturated(pick<double>(c.fiber_search, "fiber_search", 3.0, parse_seconds, time_range));
-  named_executor();  // a malformed DUET_EXECUTOR is an error of every check, sequential ones too
+  named_executor();                   // a malformed DUET_EXECUTOR is an error of every check, sequential ones too
+  (void)setting_text("certificate");  // so is an empty DUET_CERTIFICATE
   // In a child process a hang costs one limit per shrink candidate that hangs: a short one.
   s.case_timeout = saturated(
       pick<double>(c.case_timeout, "case_timeout", s.isolate ? 2.0 : 60.0, parse_seconds, timeout_range) * s.time_scale);

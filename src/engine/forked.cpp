@@ -170,6 +170,7 @@ std::string ForkedBackend::serve(const std::string& bytes) {
   answer.end = child_side_.search_cases(Isolation::child_counts(), std::get<SearchRequest>(request).start, nullptr);
   answer.end.coverage = property.coverage ? property.coverage() : std::string();
   answer.end.unfinished = property.unfinished ? property.unfinished() : std::string();
+  answer.end.certificate = property.certificate ? property.certificate() : std::string();
   answer.end.unexercised = child_side_.unexercised();
   answer.with_trace = property.cheap_trace;
   return encode_answer(answer);

@@ -155,6 +155,7 @@ void SearchAnswer::write(WireWriter& out) const {
   out.str(end.coverage.value_or(std::string()));
   out.str(end.unexercised);
   out.str(end.unfinished);
+  out.str(end.certificate);
   out.boolean(with_trace);
   if (end.failed) write_case_run(out, end.run, with_trace);
 }
@@ -168,6 +169,7 @@ SearchAnswer SearchAnswer::read(WireReader& in) {
   answer.end.coverage = in.str();
   answer.end.unexercised = in.str();
   answer.end.unfinished = in.str();
+  answer.end.certificate = in.str();
   answer.with_trace = in.boolean();
   if (answer.end.failed) answer.end.run = read_case_run(in, answer.with_trace);
   return answer;

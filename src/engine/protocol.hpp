@@ -43,6 +43,8 @@ struct SearchEnd {
   std::string unexercised;
   /// Likewise Property::unfinished as the child saw it.
   std::string unfinished;
+  /// Likewise Property::certificate as the child saw it.
+  std::string certificate;
 };
 
 /// Run one case: of `seed`, of the recorded `choices`, or of a fuzzer's `bytes`. Answer: RunAnswer.

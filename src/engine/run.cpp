@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "certify/certificate.hpp"
 #include "duet/detail/engine.hpp"
 #include "engine/backend.hpp"
 #include "engine/clean_child.hpp"
@@ -149,6 +150,7 @@ CheckResult run_property(const Property& p, const Config& config, std::optional<
   CheckResult r = run_resolved(context, bytes);
   // After the check's backend is gone: the fiber search forks children of its own.
   if (!bytes) r.report += search_on_fibers(p, context.settings, r, context.replay_isolated);
+  leave_certificate(context, r);  // a walk over every program: what its shard proved, for merging
   const Settings& s = context.settings;
   if ((r.status != CheckResult::Status::passed || p.expect_failure) && s.verbose >= 1) std::fputs(r.report.c_str(), stderr);
   return seen(std::move(r), s.verbose);

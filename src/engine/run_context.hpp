@@ -77,6 +77,9 @@ struct RunContext {
   /// two branches or more, or a spurious wake-up): a negative test's counterexample proves the
   /// subject unsafe only then.
   bool failure_shows_concurrency = false;
+  /// A walk over every program that searched: what its certificate records of the walk, as the
+  /// process that walked saw it (Property::certificate); empty for other checks.
+  std::string walk_certificate;
 
   /// How many runs a failure may need to come back (thread timing): at least one.
   int replay_attempts() const { return std::max(1, property.execution->replay_attempts()); }

@@ -70,6 +70,9 @@ CheckResult run_search(RunContext& context) {
   Progress progress(context.settings.name, context.settings.verbose);
   SearchCounts counts;
   SearchEnd end = context.backend->search(counts, start, progress);
+  // Where the search ran in isolation's child, the child's walk is the one that ran.
+  const Property& p = context.property;
+  context.walk_certificate = end.coverage ? end.certificate : p.certificate ? p.certificate() : std::string();
   if (end.failed) return report_search_failure(context, end, counts, start);
   return search_verdict(context, *context.backend, end, counts, since(start));
 }

@@ -594,6 +594,7 @@ void walk_every_program(Property& p, const std::shared_ptr<ParallelParams>& pp, 
   pp->every->scope = scope_text(pp->config);
   p.covered = [every = pp->every] { return every->walk && every->walk->done(); };
   p.unfinished = [every = pp->every] { return every->unfinished(); };
+  p.certificate = [every = pp->every] { return every->certificate(); };
   p.planned_cases = [every = pp->every] { return every->planned(); };
   p.coverage = [pp] {
     const std::string runs = pp->executor->trial_driver().coverage();

@@ -1,6 +1,7 @@
 #include "generate/enumeration.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace duet::detail {
 
@@ -30,6 +31,8 @@ bool ProgramEnumeration::drawn(const Source& src, const std::string& key) {
     ++path_.choices.back();
   }
   if (key.empty() || !seen_.insert(key).second) return false;
+  for (const char c : key) fingerprint_ = (fingerprint_ ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  fingerprint_ = (fingerprint_ ^ 0xffu) * 1099511628211ull;  // the end of a program: no byte of its text
   if ((seen_.size() - 1) % shards_ != shard_) return false;
   ++here_;
   return true;
@@ -73,6 +76,22 @@ std::string EveryProgramWalk::unfinished() const {
       : shards == 1 ? " of the scope's " + std::to_string(total)
                     : " of the shard's " + std::to_string(planned()) + " (the scope's " + std::to_string(total) + ")";
   return "the walk over every program of the scope stopped at its budget, after " + std::to_string(ran) + " programs" + of;
+}
+
+std::string EveryProgramWalk::certificate() const {
+  if (!walk) return {};
+  const ProgramEnumeration& w = *walk;
+  char fingerprint[24];
+  std::snprintf(fingerprint, sizeof fingerprint, "%016llx", static_cast<unsigned long long>(w.fingerprint()));
+  // The scope's programs are known once the walk is done (each shard meets every one); before,
+  // only when counted.
+  const std::uint64_t scope_programs = w.done() ? w.programs() : total;
+  return "scope: " + scope + "\nvalues: " + std::to_string(values) +
+         "\nscope programs: " + (scope_programs ? std::to_string(scope_programs) : "unknown") +
+         "\nscope fingerprint: " + (w.done() ? fingerprint : "unknown") + "\nshards: " + std::to_string(shards) +
+         "\nshard: " + std::to_string(shard) + "\nwalk: " + (w.done() ? "done" : "stopped") +
+         "\nprograms: " + std::to_string(ran) + "\nsearched to their end: " + std::to_string(exhausted) +
+         "\nsearch: " + (searches_every_run ? "every run" : "sampled runs") + "\n";
 }
 
 std::string canonical_program(const std::vector<std::string>& prefix, std::vector<std::vector<std::string>> branches,

@@ -45,12 +45,17 @@ class ProgramEnumeration {
   /// Paths walked so far (a program reached along several paths counts each).
   std::uint64_t paths() const { return paths_; }
   std::size_t values() const { return path_.values; }
+  /// A hash of every distinct program met so far, in the walk's order (FNV-1a over their
+  /// canonical texts): the same in every shard of one scope, and the same on every machine, so
+  /// that certificates tell whether they cover one scope.
+  std::uint64_t fingerprint() const { return fingerprint_; }
 
  private:
   EnumerationPath path_;
   std::unordered_set<std::string> seen_;
   std::uint32_t shards_, shard_;
   std::uint64_t paths_ = 0, here_ = 0;
+  std::uint64_t fingerprint_ = 14695981039346656037ull;  // FNV-1a's offset basis
   bool done_ = false;
 };
 
@@ -72,6 +77,8 @@ struct EveryProgramWalk {
   /// 2 calls after a prefix of up to 1 call (like branches that only swap counted once), each
   /// searched to its end".
   std::string coverage() const;
+  /// What a certificate records of the walk (certify/certificate.hpp): "key: value" lines.
+  std::string certificate() const;
   /// Why a pass would claim more than ran: the walk did not end (its budget ended it first), or
   /// an exhaustive search of some program stopped before its end; or empty (also when no case
   /// walked here).

@@ -183,6 +183,8 @@ TEST(Protocol, SearchAnswerRoundTrips) {
   failed.end.run = sample_run();
   failed.end.abandon_reason = "unimplemented";
   failed.end.coverage = "branches on 2 CPUs";
+  failed.end.unfinished = "the walk stopped";
+  failed.end.certificate = "scope: 2 branches\nshard: 1\n";
   failed.with_trace = true;
   const auto back = decode_answer<SearchAnswer>(encode_answer(failed));
   EXPECT_TRUE(back.end.failed);
@@ -190,6 +192,8 @@ TEST(Protocol, SearchAnswerRoundTrips) {
   EXPECT_EQ(back.end.abandon_reason, "unimplemented");
   EXPECT_FALSE(back.end.nothing_generated);
   EXPECT_EQ(back.end.coverage, "branches on 2 CPUs");
+  EXPECT_EQ(back.end.unfinished, "the walk stopped");
+  EXPECT_EQ(back.end.certificate, "scope: 2 branches\nshard: 1\n");
   expect_same_run(failed.end.run, back.end.run, true);
   SearchAnswer passed;
   passed.end.nothing_generated = true;

@@ -266,6 +266,9 @@ struct Property {
   /// For a pass: why it would claim more than its cases ran (a walk over every program that
   /// its budget ended), or empty. A non-empty answer makes the pass inconclusive.
   std::function<std::string()> unfinished;
+  /// A walk over every program: what its certificate records of the walk (DUET_CERTIFICATE;
+  /// src/certify/), or empty for other checks.
+  std::function<std::string()> certificate;
   /// How many cases the search will run, when the property knows (a walk over every program
   /// whose scope was counted), else 0: the progress line says "of N" and the time left.
   std::function<std::uint64_t()> planned_cases;
