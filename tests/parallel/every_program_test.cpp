@@ -10,6 +10,11 @@
 #include <optional>
 #include <string>
 
+#include <filesystem>
+#include <unistd.h>
+
+#include "certify/certificate.hpp"
+#include "engine/case_files.hpp"
 #include "support/verdicts.hpp"
 
 namespace {
@@ -36,6 +41,26 @@ TEST(EveryProgramOnThreads, EveryProgramRunsInTheChildAndThePassSaysSo) {
   EXPECT_EQ(r.cases, 27u);
   EXPECT_TRUE(has(r.coverage, "every program of the scope passed: 27 programs of 2 branches × up to 2 calls")) << r.coverage;
   EXPECT_FALSE(has(r.coverage, "searched to its end")) << r.coverage;
+}
+
+// The walk ran in isolation's child: its certificate says what the child walked.
+TEST(EveryProgramOnThreads, TheCertificateIsTheChildsWalk) {
+  const std::string file =
+      (std::filesystem::temp_directory_path() / ("duet-threads-" + std::to_string(::getpid()) + ".cert")).string();
+  ::setenv("DUET_CERTIFICATE", file.c_str(), 1);
+  const duet::CheckResult r = duet::check_parallel(counter_lin(), kScope, {.verbose = -1});
+  ::unsetenv("DUET_CERTIFICATE");
+  ASSERT_TRUE(test_verdicts::passed_or_inconclusive(r)) << r.report;
+  const duet::detail::Certificate c = duet::detail::parse_certificate(duet::detail::read_case_file(file).bytes);
+  std::filesystem::remove(file);
+  EXPECT_EQ(c.check, "AtomicCounter");
+  EXPECT_EQ(c.execution, "threads");
+  EXPECT_TRUE(c.walk_done);
+  EXPECT_EQ(c.scope_programs, 27u);
+  EXPECT_EQ(c.programs, 27u);
+  EXPECT_FALSE(c.every_run);  // threads sample their runs
+  EXPECT_EQ(c.trials, r.trials);
+  EXPECT_EQ(c.verdict, r ? "passed" : "inconclusive");
 }
 
 TEST(EveryProgramOnThreads, AWalkItsBudgetEndsInTheChildIsInconclusive) {
