@@ -41,8 +41,17 @@ struct Role {
 ///                           .executor = duet::fibers(duet::exhaustive(duet::unbounded)),
 ///                           .every_program = duet::EveryProgram{.values = 2}};
 ///   EXPECT_TRUE(duet::check_parallel<duet::models::TreiberStackSpec<>>(pc));
+///
+/// `symmetric_values`: the spec treats the values of its duet::integers arguments alike up to
+/// renaming (a stack's, queue's or set's elements, a map's keys and values; not a counter's
+/// increments nor an index), so a program's renamings need not run: the walk takes its values in
+/// the order of their first use (push(1) | push(0) runs as push(0) | push(1)), which runs every
+/// class of renamings, a few twice where swapping like branches changes which value comes first.
+///
+///   pc.every_program = duet::EveryProgram{.values = 3, .symmetric_values = true};
 struct EveryProgram {
-  std::size_t values = 2;  // answers tried of each argument's generator (at least 1)
+  std::size_t values = 2;         // answers tried of each argument's generator (at least 1)
+  bool symmetric_values = false;  // duet::integers' values alike up to renaming
 };
 
 /// The shape of Y-programs and how they run. Defaults: see docs/parallel.md for the

@@ -39,6 +39,10 @@ struct EnumerationPath {
   std::vector<std::uint64_t> choices;
   std::vector<std::uint64_t> bounds;
   std::size_t values = 2;  // answers tried of each value draw (Source::draw_value)
+  /// Data values alike up to renaming (EveryProgram::symmetric_values): each path draws its data
+  /// values (Source::draw_datum) in the order of their first use.
+  bool symmetric = false;
+  std::uint64_t fresh = 0;  // the data values the path has used so far, 0 to fresh - 1
 };
 /// Where isolation mode mirrors one Source's choices as they are drawn (shared memory that
 /// outlives a crashed child process); null everywhere else. See src/engine/isolate.cpp.
@@ -115,6 +119,12 @@ class Source {
   std::uint64_t draw_value(std::uint64_t max) {
     return enumeration_ ? draw_enumerated(max, enumeration_->values - 1) : draw(max);
   }
+  /// A value of a data domain (duet::integers): drawn as draw_value, but an enumeration whose
+  /// values are alike up to renaming (EveryProgram::symmetric_values) tries only the values the
+  /// program has used so far and the next new one.
+  ///
+  ///   const int x = static_cast<int>(s.draw_datum(9));   // 0..9; enumerated: 0, 1 (or 0 alone first)
+  std::uint64_t draw_datum(std::uint64_t max) { return enumeration_ ? draw_enumerated_datum(max) : draw(max); }
   /// While a program is enumerated, the answers tried of each value draw (at least 1); 0 in
   /// every other case. A generator that bounds a size by it keeps an enumeration finite.
   std::size_t enumerated_values() const { return enumeration_ ? enumeration_->values : 0; }
@@ -231,6 +241,7 @@ class Source {
   void draw_at_random();
   // A draw while a program is enumerated: the path's choice clamped to [0, min(max, bound)].
   std::uint64_t draw_enumerated(std::uint64_t max, std::uint64_t bound);
+  std::uint64_t draw_enumerated_datum(std::uint64_t max);
 
   Mode mode_;
   detail::Rng rng_{0};

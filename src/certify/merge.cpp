@@ -95,7 +95,7 @@ MergedCheck merge_group(const Group& g) {
   m.verdict = complete ? MergedCheck::Verdict::complete : MergedCheck::Verdict::passed;
   m.detail = "every program of the scope passed over " + std::to_string(first.shards) +
              (first.shards == 1 ? " shard: " : " shards: ") + std::to_string(programs) + " programs of " + first.scope +
-             " over the first " + std::to_string(first.values) + " values of each argument, " +
+             " (the first " + std::to_string(first.values) + " values of each argument), " +
              (complete ? "each searched to its end" : "their runs sampled (not every run searched)") + "; " +
              std::to_string(trials) + " trials (" + first.execution + ", duet " + first.duet + ")";
   return m;

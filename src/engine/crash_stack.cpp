@@ -1,4 +1,5 @@
 #include "engine/crash_stack.hpp"
+#include "execute/hang_clock.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -155,6 +156,17 @@ std::string numbered(std::size_t from, std::size_t to) {
   return from == to ? "#" + std::to_string(from) : "#" + std::to_string(from) + "-#" + std::to_string(to);
 }
 
+// A child that shares nothing but a copy of this process, like fork() without its atfork
+// handlers. s390 takes clone's first two arguments the other way round (the stack, then the
+// flags); a null stack is the parent's, copied.
+long bare_fork() noexcept {
+#if defined(__s390__) || defined(__s390x__)
+  return ::syscall(SYS_clone, nullptr, SIGCHLD, nullptr, nullptr, nullptr);
+#else
+  return ::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+#endif
+}
+
 // Writes all of `n` bytes, as far as the descriptor takes them.
 void write_fd(int fd, const char* p, std::size_t n) noexcept {
   while (n > 0) {
@@ -175,8 +187,10 @@ long long now_ms() noexcept {
 
 // The helper's text, read until it ends with its '\0' or the time is up. Its length, or 0.
 std::size_t read_helper(int fd, char* buf, std::size_t capacity) noexcept {
-  constexpr long long kWaitMs = 5000;
-  const long long deadline = now_ms() + kWaitMs;
+  // Reading the debug information takes seconds under an emulator: DUET_TIME_SCALE scales it
+  // (a thread_local of this thread, the check's, which the crashed fiber ran on).
+  const long long wait_ms = static_cast<long long>(5000 * std::min(time_scale(), 100.0));
+  const long long deadline = now_ms() + wait_ms;
   std::size_t n = 0;
   for (;;) {
     const long long left = deadline - now_ms();
@@ -260,7 +274,7 @@ void write_crash_stack(std::span<const std::uintptr_t> pcs) noexcept {
   if (::pipe2(fds, O_CLOEXEC) != 0) fds[0] = fds[1] = -1;
   // A bare clone: fork() would run the process's atfork handlers, which take locks (the
   // allocator's) that the crash may have left held.
-  const long pid = fds[0] >= 0 ? ::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr) : -1;
+  const long pid = fds[0] >= 0 ? bare_fork() : -1;
   if (pid == 0) {
     ::close(fds[0]);
     try {

@@ -346,7 +346,7 @@ CaseOutcome run_program(YCase& y_case) {
 void count_scope(EveryProgramWalk& every, const MakeYSteps& afresh, const ParallelParams& pp, const CaseParams& cp) {
   every.counted = true;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-  ProgramEnumeration walk(every.values);
+  ProgramEnumeration walk(every.values, 1, 0, every.symmetric_values);
   Source src = Source::from_seed(0);
   try {
     while (walk.next(src)) {
@@ -591,6 +591,7 @@ std::string scope_text(const ParallelConfig& pc) {
 void walk_every_program(Property& p, const std::shared_ptr<ParallelParams>& pp, const EveryProgram& scope) {
   pp->every = std::make_shared<EveryProgramWalk>();
   pp->every->values = scope.values;
+  pp->every->symmetric_values = scope.symmetric_values;
   pp->every->scope = scope_text(pp->config);
   p.covered = [every = pp->every] { return every->walk && every->walk->done(); };
   p.unfinished = [every = pp->every] { return every->unfinished(); };

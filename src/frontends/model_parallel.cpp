@@ -103,9 +103,10 @@ Property model_parallel_property(const ModelParallelSpec& spec, const ParallelCo
   Property p;
   p.name = spec.name;
   // A walk over every program draws each argument's first few values, not the whole domain.
-  p.domain = spec.domain.empty() || !pc.every_program ? spec.domain
-                                                      : "the first " + std::to_string(pc.every_program->values) +
-                                                            " values of each argument's generator (" + spec.domain + ")";
+  p.domain = spec.domain.empty() || !pc.every_program
+                 ? spec.domain
+                 : "the first " + std::to_string(pc.every_program->values) + " values of each argument's generator (" +
+                       spec.domain + ")" + (pc.every_program->symmetric_values ? ", alike up to renaming" : "");
   p.spec_id = hash32(p.name + "/parallel" + (given ? scenario_signature(pc, *given) : shape_signature(pc)));
   auto pp = parallel_params(pc, p, given);
   p.run_case = [pp, make = spec.make](Source& src, const CaseParams& cp, Trace* trace) {

@@ -5,9 +5,10 @@
 
 namespace duet::detail {
 
-ProgramEnumeration::ProgramEnumeration(std::size_t values, std::uint32_t shards, std::uint32_t shard)
+ProgramEnumeration::ProgramEnumeration(std::size_t values, std::uint32_t shards, std::uint32_t shard, bool symmetric)
     : shards_(std::max<std::uint32_t>(shards, 1)), shard_(shard) {
   path_.values = std::max<std::size_t>(values, 1);
+  path_.symmetric = symmetric;
 }
 
 bool ProgramEnumeration::next(Source& src) {
@@ -42,7 +43,7 @@ ProgramEnumeration& EveryProgramWalk::start(std::uint32_t shard_count, std::uint
   if (!walk) {
     shards = std::max<std::uint32_t>(shard_count, 1);
     shard = shard_index;
-    walk.emplace(values, shards, shard);
+    walk.emplace(values, shards, shard, symmetric_values);
   }
   return *walk;
 }
@@ -52,7 +53,8 @@ std::string EveryProgramWalk::coverage() const {
   const ProgramEnumeration& w = *walk;
   std::string text = w.done() ? "every program of the scope passed: " : "part of the scope passed: ";
   text += std::to_string(ran) + (ran == 1 ? " program of " : " programs of ") + scope +
-          " (like branches that only swap counted once)";
+          (symmetric_values ? " (like branches that only swap counted once; values in the order of their first use)"
+                            : " (like branches that only swap counted once)");
   if (w.done() && w.programs() != ran)
     text += ", of the scope's " + std::to_string(w.programs()) + " (the rest in other shards)";
   if (ran > 0 && exhausted == ran) text += ", each searched to its end";
@@ -86,7 +88,8 @@ std::string EveryProgramWalk::certificate() const {
   // The scope's programs are known once the walk is done (each shard meets every one); before,
   // only when counted.
   const std::uint64_t scope_programs = w.done() ? w.programs() : total;
-  return "scope: " + scope + "\nvalues: " + std::to_string(values) +
+  return "scope: " + scope + (symmetric_values ? ", values alike up to renaming" : "") +
+         "\nvalues: " + std::to_string(values) +
          "\nscope programs: " + (scope_programs ? std::to_string(scope_programs) : "unknown") +
          "\nscope fingerprint: " + (w.done() ? fingerprint : "unknown") + "\nshards: " + std::to_string(shards) +
          "\nshard: " + std::to_string(shard) + "\nwalk: " + (w.done() ? "done" : "stopped") +

@@ -26,7 +26,8 @@ class ProgramEnumeration {
  public:
   /// `values`: answers tried of each value draw; `shards`, `shard`: this enumeration runs the
   /// programs whose number (in the walk's order, from 0) is `shard` modulo `shards`.
-  explicit ProgramEnumeration(std::size_t values, std::uint32_t shards = 1, std::uint32_t shard = 0);
+  /// `symmetric`: data values alike up to renaming (EveryProgram::symmetric_values).
+  explicit ProgramEnumeration(std::size_t values, std::uint32_t shards = 1, std::uint32_t shard = 0, bool symmetric = false);
 
   /// Sets `src` to draw the next path's choices (Source::enumerate); false when every path has
   /// been walked.
@@ -63,7 +64,8 @@ class ProgramEnumeration {
 /// enumeration, made at the first case with the settings' shards, and what ran of it.
 struct EveryProgramWalk {
   std::size_t values = 2;
-  std::string scope;  // "2 branches × up to 2 calls after a prefix of up to 1 call"
+  bool symmetric_values = false;  // EveryProgram::symmetric_values
+  std::string scope;              // "2 branches × up to 2 calls after a prefix of up to 1 call"
   std::optional<ProgramEnumeration> walk;
   std::uint64_t ran = 0, exhausted = 0;  // programs whose trials ran; of which every way was run (an exhaustive search)
   bool searches_every_run = false;       // the executor searches every run of a program (exhaustive)

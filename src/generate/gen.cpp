@@ -76,10 +76,11 @@ IntegerRange integer_range(std::uint64_t lo, std::uint64_t hi, std::uint64_t tar
 }
 
 // Every mode draws from the same values: an enumeration takes mode 0 and the values nearest
-// the target (Source::draw_value), so each value is drawn one way only.
+// the target (Source::draw_datum: alike up to renaming where the walk says so), so each value is
+// drawn one way only.
 std::uint64_t draw_integer(const IntegerRange& range, Source& s) {
   const std::uint64_t mode = s.draw(15, 0);
-  if (mode < 4) return integer_near(range.target, range.hi, s.draw_value(std::min<std::uint64_t>(range.span, 31)));
+  if (mode < 4) return integer_near(range.target, range.hi, s.draw_datum(std::min<std::uint64_t>(range.span, 31)));
   if (mode < 13) return integer_near(range.target, range.hi, s.draw(range.span));
   return range.edges[s.draw(range.edge_count - 1)];
 }

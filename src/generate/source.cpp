@@ -66,6 +66,7 @@ void Source::enumerate(detail::EnumerationPath& path) {
   if (detail::choice_tap) tap_sync();
   path.bounds.clear();
   path.values = std::max<std::size_t>(path.values, 1);
+  path.fresh = 0;
   enumeration_ = &path;
   pos_ = 0;
   mode_ = Mode::replay;  // never drawn from at random, nor inline, until program_drawn
@@ -78,6 +79,16 @@ std::uint64_t Source::draw_enumerated(std::uint64_t max, std::uint64_t bound) {
   ++pos_;
   record(v);
   enumeration_->bounds.push_back(bound);
+  return v;
+}
+
+// Symmetric: the values used so far (0 to fresh - 1, in the order of their first use) and the
+// next new one; every program is a renaming of exactly one program drawn so.
+std::uint64_t Source::draw_enumerated_datum(std::uint64_t max) {
+  detail::EnumerationPath& path = *enumeration_;
+  if (!path.symmetric) return draw_enumerated(max, path.values - 1);
+  const std::uint64_t v = draw_enumerated(max, std::min<std::uint64_t>(path.values - 1, path.fresh));
+  if (v == path.fresh) ++path.fresh;
   return v;
 }
 

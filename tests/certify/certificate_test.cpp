@@ -108,7 +108,7 @@ TEST(MergeCertificates, EveryShardOnceIsComplete) {
   EXPECT_EQ(m[0].verdict, MergedCheck::Verdict::complete) << m[0].detail;
   EXPECT_EQ(m[0].line(),
             "Counter\tcomplete\tevery program of the scope passed over 4 shards: 27 programs of 2 branches × up to 2 "
-            "calls over the first 2 values of each argument, each searched to its end; 270 trials "
+            "calls (the first 2 values of each argument), each searched to its end; 270 trials "
             "(fibers:exhaustive(unbounded), duet 0.1.0)");
   EXPECT_EQ(merged_status(m), 0);
 }

@@ -78,7 +78,7 @@ TEST(Certificates, FourShardsMergedAreTheUnshardedWalk) {
   const duet_test::ChildRun merged = merge(dir.path);
   EXPECT_EQ(merged.status, 0) << merged.output;
   EXPECT_TRUE(has(merged.output, "Counter\tcomplete\tevery program of the scope passed over 4 shards: 27 programs of 2 "
-                                 "branches × up to 2 calls over the first 2 values of each argument, each searched to "
+                                 "branches × up to 2 calls (the first 2 values of each argument), each searched to "
                                  "its end; " +
                                      std::to_string(whole.trials) + " trials (fibers:exhaustive(unbounded)"))
       << merged.output;

@@ -197,6 +197,10 @@ TEST(DocExamples, ScopedDraws) {
   }
   const int x = static_cast<int>(s.draw_value(9));   // 0..9; enumerated: 0 and 1
   EXPECT_LE(x, 9);
+  {
+    const int x = static_cast<int>(s.draw_datum(9));   // 0..9; enumerated: 0, 1 (or 0 alone first)
+    EXPECT_LE(x, 9);
+  }
   EXPECT_GE(calls, 0);
 }
 
@@ -207,6 +211,8 @@ TEST(DocExamples, EveryProgram) {
                           .executor = duet::fibers(duet::exhaustive(duet::unbounded)),
                           .every_program = duet::EveryProgram{.values = 2}};
   pc.branch_length = 1;  // the example's scope takes minutes: one call per branch here
+  EXPECT_TRUE(duet::check_parallel<duet::models::TreiberStackSpec<>>(pc));
+  pc.every_program = duet::EveryProgram{.values = 3, .symmetric_values = true};
   EXPECT_TRUE(duet::check_parallel<duet::models::TreiberStackSpec<>>(pc));
 }
 

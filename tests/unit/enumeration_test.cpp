@@ -72,6 +72,35 @@ TEST(ProgramEnumeration, ShardsSplitTheProgramsDisjointlyAndCoverThem) {
   EXPECT_EQ(total, 9u);
 }
 
+// Three data values of 0..9, three tried each: 27 programs, or 5 up to renaming (the values in
+// the order of their first use: 000, 001, 010, 011, 012), one per class of renamings.
+std::vector<std::string> walk_data(ProgramEnumeration& walk) {
+  std::vector<std::string> run;
+  duet::Source src = duet::Source::from_seed(1);
+  while (walk.next(src)) {
+    std::string key;
+    for (int i = 0; i < 3; ++i) key += std::to_string(src.draw_datum(9));
+    src.program_drawn();
+    if (walk.drawn(src, key)) run.push_back(key);
+  }
+  return run;
+}
+
+TEST(ProgramEnumeration, SymmetricValuesWalkOneProgramPerRenaming) {
+  ProgramEnumeration plain(3);
+  EXPECT_EQ(walk_data(plain).size(), 27u);
+  ProgramEnumeration symmetric(3, 1, 0, true);
+  EXPECT_EQ(walk_data(symmetric), (std::vector<std::string>{"000", "001", "010", "011", "012"}));
+  ProgramEnumeration two(2, 1, 0, true);  // at most two values: 012 is not in the scope
+  EXPECT_EQ(walk_data(two), (std::vector<std::string>{"000", "001", "010", "011"}));
+  // Values that are not data (Source::draw_value: a boolean, an element_of) are never renamed.
+  ProgramEnumeration toy(3, 1, 0, true);
+  EXPECT_EQ(walk_all(toy).size(), 9u);
+  // Random mode: draw_datum draws as draw_value, so seeds and tokens are unchanged.
+  duet::Source a = duet::Source::from_seed(5), b = duet::Source::from_seed(5);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(a.draw_datum(9), b.draw_value(9));
+}
+
 TEST(ProgramEnumeration, DrawsAfterTheProgramAreRandomAgain) {
   ProgramEnumeration walk(2);
   duet::Source src = duet::Source::from_seed(7);
