@@ -17,19 +17,20 @@ install(TARGETS ${DUET_INSTALL_TARGETS} EXPORT duetTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-if(TARGET duet-check)
-  install(TARGETS duet-check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-endif()
-if(TARGET duet-merge-certificates)
-  install(TARGETS duet-merge-certificates RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-endif()
+foreach(tool duet-check duet-merge-certificates)
+  if(TARGET ${tool})
+    install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+endforeach()
 # What the install rules and the .deb hold, and nothing else (`make package` builds this, not
 # the test suite).
 add_custom_target(duet-installed)
 add_dependencies(duet-installed ${DUET_INSTALL_TARGETS})
-if(TARGET duet-check)
-  add_dependencies(duet-installed duet-check)
-endif()
+foreach(tool duet-check duet-merge-certificates)
+  if(TARGET ${tool})
+    add_dependencies(duet-installed ${tool})
+  endif()
+endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/duet DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The ready-made models and bindings (duet::models, duet::models_lockfree, duet::models_tbb):
 # #include <duet/models/queue.hpp>, as in the tutorial. Only correct ones: the buggy subjects

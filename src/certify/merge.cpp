@@ -117,6 +117,7 @@ std::vector<MergedCheck> merge_certificates(const std::vector<Certificate>& cert
     g.push_back(&c);
   }
   std::vector<MergedCheck> merged;
+  merged.reserve(order.size());
   for (const std::string& check : order) merged.push_back(merge_group(groups[check]));
   return merged;
 }

@@ -69,7 +69,7 @@ endif()
 if(DEFINED prefix)
   foreach(f lib/cmake/duet/duetConfig.cmake lib/cmake/duet/duetConfigVersion.cmake include/duet/models/queue.hpp
             include/duet/history_model.hpp include/duet/detail/history_search.hpp
-            include/duet/version.hpp bin/duet-check lib/cmake/duet/DuetInstrument.cmake)
+            include/duet/version.hpp bin/duet-check bin/duet-merge-certificates lib/cmake/duet/DuetInstrument.cmake)
     if(NOT EXISTS ${prefix}/${f})
       message(FATAL_ERROR "the ${KIND} route did not install ${f}")
     endif()

@@ -78,32 +78,31 @@ TEST(InstrumentedLibraries, BoostLockfreeQueue) {
   }
 }
 
+// push and pop of a Boost.Lockfree stack, against the stack itself run sequentially.
+template <class Stack>
+duet::Lin<Stack> boost_stack_lin(const char* name) {
+  return duet::Lin<Stack>(name, "s")
+      .op(
+          "push", [](Stack& s, int v) { return s.push(v); }, duet::integers(0, 9))
+      .op("pop", [](Stack& s) {
+        int v = 0;
+        return s.pop(v) ? std::optional<int>(v) : std::nullopt;
+      });
+}
+
 TEST(InstrumentedLibraries, BoostLockfreeStack) {
 #ifdef DUET_SKIP_BOOST_CAPACITY_STACK
   GTEST_SKIP() << DUET_SKIP_BOOST_CAPACITY_STACK;
 #endif
   accept_boost_lockfree_optimistic_reads();
-  auto lin = duet::Lin<BoostStack>("boost_stack", "s")
-                 .op(
-                     "push", [](BoostStack& s, int v) { return s.push(v); }, duet::integers(0, 9))
-                 .op("pop", [](BoostStack& s) {
-                   int v = 0;
-                   return s.pop(v) ? std::optional<int>(v) : std::nullopt;
-                 });
-  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), seeded(1, 500));
+  const duet::CheckResult r = duet::check_parallel(boost_stack_lin<BoostStack>("boost_stack"), on_fibers(), seeded(1, 500));
   EXPECT_TRUE(r.passed()) << r.report;
 }
 
 TEST(InstrumentedLibraries, BoostLockfreeNodeStack) {
   accept_boost_lockfree_optimistic_reads();
-  auto lin = duet::Lin<BoostNodeStack>("boost_node_stack", "s")
-                 .op(
-                     "push", [](BoostNodeStack& s, int v) { return s.push(v); }, duet::integers(0, 9))
-                 .op("pop", [](BoostNodeStack& s) {
-                   int v = 0;
-                   return s.pop(v) ? std::optional<int>(v) : std::nullopt;
-                 });
-  const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), seeded(1, 300));
+  const duet::CheckResult r =
+      duet::check_parallel(boost_stack_lin<BoostNodeStack>("boost_node_stack"), on_fibers(), seeded(1, 300));
   EXPECT_TRUE(r.passed()) << r.report;
 }
 

@@ -4,7 +4,7 @@
 if(CMAKE_BUILD_TYPE)
   message(FATAL_ERROR "duet set the embedding project's build type to ${CMAKE_BUILD_TYPE}")
 endif()
-foreach(t duet-check duet-demo duet_unit_tests duet-bench)
+foreach(t duet-check duet-merge-certificates duet-demo duet_unit_tests duet-bench)
   if(TARGET ${t})
     message(FATAL_ERROR "an embedded duet defined the target ${t}")
   endif()
