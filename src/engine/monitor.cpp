@@ -140,8 +140,10 @@ void Watchdog::look() {
   std::lock_guard lock(token_mutex_);
   const RunningCase::Sighting now = running_.read();
   if (!now.running) return;
-  if (now.serial != watched_serial_) {
+  const std::uint64_t trials = trials_.count();
+  if (now.serial != watched_serial_ || trials != watched_trials_) {
     watched_serial_ = now.serial;
+    watched_trials_ = trials;
     clock_.restart();
   } else if (static_cast<double>(clock_.elapsed_ns()) / 1e9 > timeout_) {
     hung(now);

@@ -65,9 +65,9 @@ class RunningCase {
   std::atomic<std::uint64_t> case_seed_{0}, index_{0};
 };
 
-// Kills a process whose case runs past the case timeout: a hang cannot be recovered from in
-// process, but it must not look like a pass or a silent CI timeout. It prints how to
-// reproduce the case first. One thread of the process (see monitor.cpp) looks at every live
+// Kills a process whose case runs past the case timeout (a parallel case: one of its trials,
+// see TrialBeats): a hang cannot be recovered from in process, but it must not look like a pass
+// or a silent CI timeout. It prints how to reproduce the case first. One thread of the process (see monitor.cpp) looks at every live
 // watchdog every 100 ms and times a case from the first time it sees it running, so that
 // starting a case reads no clock: a hang is reported between the timeout and the timeout plus
 // 200 ms after the case began, never before. The time is the HangClock's of the thread that
@@ -106,10 +106,12 @@ class Watchdog {
   double timeout_;
   double time_scale_;
   RunningCase running_;
+  TrialBeats trials_;  // a parallel case's trials so far: its limit is per trial
   std::mutex token_mutex_;
   std::string token_;  // the running case's, when it started with one
   // The watching thread's: the case it last saw running (odd: none) and when it first did.
   std::uint64_t watched_serial_ = 1;
+  std::uint64_t watched_trials_ = 0;
   HangClock clock_;  // of the thread that runs the cases, from the first sighting
 };
 

@@ -21,6 +21,7 @@ namespace duet::detail {
 namespace {
 
 constinit thread_local double t_time_scale = 1;
+constinit thread_local TrialBeats* t_trial_beats = nullptr;
 
 #if defined(__linux__)
 // The text of a small /proc file, or "".
@@ -83,6 +84,12 @@ std::int64_t steady_now_ns() {
 double time_scale() { return t_time_scale; }
 TimeScaleScope::TimeScaleScope(double scale) : saved_(t_time_scale) { t_time_scale = scale; }
 TimeScaleScope::~TimeScaleScope() { t_time_scale = saved_; }
+
+void trial_starts_here() {
+  if (TrialBeats* beats = t_trial_beats) beats->beat();
+}
+TrialBeats::TrialBeats() : saved_(t_trial_beats) { t_trial_beats = this; }
+TrialBeats::~TrialBeats() { t_trial_beats = saved_; }
 
 std::string scale_note(double scale) {
   if (scale == 1) return {};

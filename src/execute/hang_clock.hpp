@@ -10,6 +10,7 @@
 // and sanitizers under which code runs that many times slower for real.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +37,29 @@ class TimeScaleScope {
 };
 /// "" at scale 1, else " × 10 (DUET_TIME_SCALE)": what follows a limit given unscaled in a report.
 std::string scale_note(double scale);
+
+/// A parallel case is many trials (an exhaustive search runs one program thousands of times, for
+/// minutes): its hang limit is per trial. The trial loop calls this as each trial starts, on the
+/// thread that runs the case; the watchdog of that thread times the case from the last trial's
+/// start (isolation's child tells its parent the same through CaseObserver::trial_starts).
+void trial_starts_here();
+/// Counts trial_starts_here() on the thread that makes it, while it lives (a watchdog's):
+///
+///   TrialBeats beats;              // on the thread that runs the cases
+///   ... beats.count() changed: a trial started since the last look
+class TrialBeats {
+ public:
+  TrialBeats();
+  ~TrialBeats();
+  TrialBeats(const TrialBeats&) = delete;
+  TrialBeats& operator=(const TrialBeats&) = delete;
+  std::uint64_t count() const { return beats_.load(std::memory_order_relaxed); }
+  void beat() { beats_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint64_t> beats_{0};
+  TrialBeats* saved_;
+};
 
 /// Times a limit on watched threads, leaving out the time they waited for a CPU:
 ///

@@ -12,6 +12,7 @@
 #include "duet/detail/fiber_hooks.hpp"  // fiber::current
 #include "duet/detail/trial_driver.hpp"
 #include "duet/parallel.hpp"
+#include "execute/hang_clock.hpp"
 #include "execute/named_executor.hpp"
 #include "execute/scenario_draft.hpp"
 #include "execute/threads.hpp"
@@ -263,6 +264,7 @@ CaseOutcome YCase::run_trials() {
   const std::size_t trials = driver.begin_program(shape.branches, pp.config.trials, src);
   for (std::size_t t = 0; t < trials; ++t) {
     ++out.trials;
+    trial_starts_here();  // the case's hang limit is per trial
     if (trace && trace->observer) trace->observer->trial_starts(out);
     schedule_start = src.position();
     driver.begin_trial(src);

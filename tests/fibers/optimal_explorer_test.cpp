@@ -42,6 +42,7 @@ struct Search {
   std::vector<std::uint64_t> failing_choices;
   std::string failing_trace;
   double seconds = 0;
+  std::vector<double> runs_in_all;  // the search's estimate of its runs in all, after each run
 };
 
 // The optimal search's dependence (see KeyRules), for every search compared with it.
@@ -120,6 +121,7 @@ Search search(Program& p, Config cfg, bool model = false) {
     }
     out.outcomes.insert(p.outcome());
     ex.finish(r);
+    out.runs_in_all.push_back(ex.stats().runs_in_all);
     if (!ex.redundant() && !out.keys.insert(trace_key(s.trace(), kOptimalRules)).second) ++out.repeated;
     if (model && !ex.redundant() && !out.executions.insert(execution_key(s.trace())).second) ++out.repeated_executions;
   });
@@ -393,12 +395,34 @@ TEST(OptimalExplorer, LockFreeStructuresReachEveryOutcomeInFewerRuns) {
   }
 }
 
-// A budget ends the search as incomplete, never as a pass.
+// A budget ends the search as incomplete, never as a pass; it knows roughly how far it got.
 TEST(OptimalExplorer, ABudgetEndsTheSearchIncomplete) {
   Readers p(3);
   const Search opt = search<dpor::OptimalExplorer>(p, dpor::OptimalConfig{.max_schedules = 5});
   EXPECT_EQ(opt.runs, 5u);
   EXPECT_FALSE(opt.complete);
+  EXPECT_GT(opt.runs_in_all.back(), 5.0);
+}
+
+// The estimate of a search's runs in all (search_share.hpp): exact once the search is complete,
+// never below the runs made, and, measured here, how close it was a quarter and half of the way.
+TEST(OptimalExplorer, EstimatesItsRunsInAllAsItGoes) {
+  std::vector<Case> cases = programs();
+  cases.push_back({"Treiber stack, 3 fibers", std::make_unique<TreiberStack>()});
+  cases.push_back({"Michael-Scott queue, 2 fibers", std::make_unique<MsQueue>()});
+  for (const Case& c : cases)
+    for (const bool reduced : {true, false}) {
+      SCOPED_TRACE(c.name + (reduced ? ", optimal" : ", every schedule"));
+      const Search s = reduced ? optimal(*c.p) : every_schedule(*c.p);
+      ASSERT_TRUE(s.complete);
+      ASSERT_EQ(s.runs_in_all.size(), s.runs);
+      EXPECT_DOUBLE_EQ(s.runs_in_all.back(), static_cast<double>(s.runs));
+      for (std::size_t i = 0; i + 1 < s.runs; ++i)
+        EXPECT_GT(s.runs_in_all[i], static_cast<double>(i + 1)) << "after run " << i + 1 << " of " << s.runs;
+      auto at = [&](std::size_t part) { return s.runs_in_all[(s.runs - 1) / part]; };
+      std::printf("[ measured ] %s, %s: %zu runs; estimated after a quarter %.0f, after half %.0f\n", c.name.c_str(),
+                  reduced ? "optimal" : "every schedule", s.runs, at(4), at(2));
+    }
 }
 
 // Fibers on disjoint objects have one trace: one run, however many fibers and steps.

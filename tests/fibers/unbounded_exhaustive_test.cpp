@@ -133,6 +133,22 @@ TEST(UnboundedExhaustive, UnderTheCppModelTreiberStackProgramsTakeFewerRunsThanW
   EXPECT_LT(runs(duet::exhaustive(duet::unbounded)) * 2, runs(duet::exhaustive(1000)));
 }
 
+// A case's hang limit is per trial: a search of one program's executions that takes many times
+// the limit is not a hang (in process, the watchdog timed the whole case before).
+TEST(UnboundedExhaustive, ASearchLongerThanTheCaseLimitIsNoHang) {
+  using duet::models::Push;
+  using duet::models::TryPop;
+  using Spec = duet::models::MsQueueSpec<>;
+  const duet::Scenario<Spec::Cmd> s{.prefix = {Push{0}}, .branches = {{Push{1}, TryPop{}, Push{2}}, {TryPop{}, Push{3}}}};
+  const auto t0 = std::chrono::steady_clock::now();
+  const duet::CheckResult r = duet::check_scenario<Spec>(s, kUnbounded, {.seed = 1, .verbose = -1, .case_timeout = 0.1});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(r) << r.report;
+  EXPECT_TRUE(has(r.coverage, "exhaustive(unbounded), complete for")) << r.coverage;
+  std::printf("[ measured ] %llu runs in %.2f s with a case limit of 0.1 s\n", static_cast<unsigned long long>(r.trials),
+              seconds);
+}
+
 TEST(UnboundedExhaustive, PrintsAsTheCallThatMakesIt) {
   EXPECT_EQ(::testing::PrintToString(duet::exhaustive(duet::unbounded)), "duet::exhaustive(duet::unbounded, 2)");
 }

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "instrumented/checks.hpp"
+#include "support/emulation.hpp"
 
 #include <boost/lockfree/queue.hpp>
 #include <boost/lockfree/stack.hpp>
@@ -100,6 +101,7 @@ TEST(InstrumentedLibraries, BoostLockfreeStack) {
 }
 
 TEST(InstrumentedLibraries, BoostLockfreeNodeStack) {
+  if (!duet_test::sixteen_byte_cas_completes()) GTEST_SKIP() << duet_test::kSixteenByteCasReason;
   accept_boost_lockfree_optimistic_reads();
   const duet::CheckResult r =
       duet::check_parallel(boost_stack_lin<BoostNodeStack>("boost_node_stack"), on_fibers(), seeded(1, 300));

@@ -24,6 +24,7 @@
 
 #include "models/model_pairs.hpp"
 #include "models/third_call_throws.hpp"
+#include "support/emulation.hpp"
 
 namespace {
 
@@ -88,15 +89,17 @@ void write_every_pairs_drafts() {
   write_drafts<Register<AtomicRegister>>("register");
   write_drafts<Queue<MutexQueue>>("queue_mutex");
   write_drafts<Queue<TbbQueue>>("queue_tbb");
-  write_drafts<Queue<LockfreeQueue>>("queue_lockfree");
+  // Boost.Lockfree's node-based containers use a 16-byte compare-exchange off x86-64 and arm64.
+  const bool lockfree = duet_test::sixteen_byte_cas_completes();
+  if (lockfree) write_drafts<Queue<LockfreeQueue>>("queue_lockfree");
   write_drafts<Queue<MsQueueBinding<StdSync>>>("queue_ms");
   write_drafts<SpuriousEmptyQueue<MutexQueue>>("spurious_empty");
   write_drafts<Bag<TbbQueue>>("bag");
-  write_drafts<FifoPerProducerQueue<LockfreeQueue, EmptyPop::may_give_up>>("fifo_per_producer");
+  if (lockfree) write_drafts<FifoPerProducerQueue<LockfreeQueue, EmptyPop::may_give_up>>("fifo_per_producer");
   write_drafts<Map<TbbHashMap>>("map_tbb_hash");
   write_drafts<Map<TbbUnorderedMap>>("map_tbb_unordered");
   write_drafts<Set<TbbSet>>("set_tbb");
-  write_drafts<Stack<LockfreeStack>>("stack_lockfree");
+  if (lockfree) write_drafts<Stack<LockfreeStack>>("stack_lockfree");
   write_drafts<Stack<TreiberBinding<TreiberStack<int, StdSync>>>>("stack_treiber");
   write_drafts<BoundedQueue<SpscRingBinding<>>>("bounded_spsc_ring");
   write_drafts<BoundedQueue<BoundedBufferBinding<BoundedBuffer<int, StdSync>>>>("bounded_buffer");
@@ -112,7 +115,8 @@ TEST(ModelDrafts, EveryPairsDraftsCompile) {
   write_every_pairs_drafts();
   if (HasFatalFailure()) return;
   for (const std::string kind : {"sequential", "fibers"}) {
-    ASSERT_EQ(drafts(kind).size(), 21u);
+    // 18 where an emulator cannot run Boost.Lockfree's pairs (sixteen_byte_cas_completes()).
+    ASSERT_EQ(drafts(kind).size(), duet_test::sixteen_byte_cas_completes() ? 21u : 18u);
     const fs::path unit = drafts_dir() / (kind + "_drafts.cpp");
     const fs::path log = drafts_dir() / (kind + "_compiler.txt");
     {

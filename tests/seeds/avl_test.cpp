@@ -15,7 +15,8 @@ TEST(AvlSeeds, RootOnlyJoinFoundByTheCheckOnly) {
   const duet::Api api = avl::spec(avl::union_root_only, avl::balanced);
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const duet::CheckResult r = api.check({.seed = seed, .time = 60, .output_dir = "duet-output/seeds"}, kFuel);
+    // A count, not a time, so that a slow machine runs the same cases (seed 5 needs 23,534).
+    const duet::CheckResult r = api.check({.seed = seed, .count = 100000, .output_dir = "duet-output/seeds"}, kFuel);
     ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
     EXPECT_NE(r.report.find("the well-formedness check fails on"), std::string::npos) << r.report;
     EXPECT_NE(r.report.find("is unbalanced"), std::string::npos) << r.report;
@@ -45,7 +46,8 @@ TEST(AvlSeeds, InvariantOnlyFindsRootOnlyJoin) {
   const duet::Api api = avl::solo_spec(avl::union_root_only);
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const duet::CheckResult r = api.check({.seed = seed, .time = 60, .output_dir = "duet-output/seeds"}, kFuel);
+    // A count, not a time, so that a slow machine runs the same cases (seed 5 needs 23,534).
+    const duet::CheckResult r = api.check({.seed = seed, .count = 100000, .output_dir = "duet-output/seeds"}, kFuel);
     ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
     EXPECT_NE(r.report.find("the well-formedness check fails on"), std::string::npos) << r.report;
     EXPECT_NE(r.report.find("is unbalanced"), std::string::npos) << r.report;

@@ -561,9 +561,9 @@ TEST(ShrinkQuality, Measure) {
   for (std::uint64_t seed = 1; seed <= pn; ++seed) {
     const duet::Api api = patricia::spec(patricia::union_signed_masks);
     const duet::CheckResult r =
-        api.check({.seed = seed, .time = 60, .output_dir = "duet-output/shrink_quality", .verbose = -1});
-    const duet::CheckResult unshrunk =
-        api.check({.seed = seed, .time = 60, .shrink_steps = 0, .output_dir = "duet-output/shrink_quality", .verbose = -1});
+        api.check({.seed = seed, .count = 250000, .output_dir = "duet-output/shrink_quality", .verbose = -1});
+    const duet::CheckResult unshrunk = api.check(
+        {.seed = seed, .count = 250000, .shrink_steps = 0, .output_dir = "duet-output/shrink_quality", .verbose = -1});
     lengths += std::to_string(r.failing_length) + " ";
     replays += r.shrink_tries;
     seconds += std::max(0.0, r.seconds - unshrunk.seconds);

@@ -8,6 +8,7 @@
 #include "execute/fibers/dpor/optimal_explorer.hpp"
 #include "execute/fibers/strategies.hpp"
 #include "report/report.hpp"
+#include "show/text.hpp"
 
 namespace duet::detail {
 
@@ -85,6 +86,11 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   // Over the check's programs, finished searches only (the current one is added when asked).
   struct Totals {
     std::size_t programs = 0, complete = 0, schedules = 0, redundant = 0, optimal = 0;
+    // Runs, and the searches' runs in all (a search stopped early: its estimate); 0 when a
+    // stopped search had no estimate yet.
+    std::uint64_t runs = 0;
+    double runs_in_all = 0;
+    bool estimated = true;
     std::string fell_back;  // why the first program that left the optimal reduction did
     // The shape of the programs searched: what a complete search says nothing beyond.
     std::size_t min_branches = ~std::size_t{0}, max_branches = 0, max_calls = 0;
@@ -93,6 +99,9 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
       complete += s.complete;
       schedules += s.schedules;
       redundant += s.redundant;
+      runs += s.runs;
+      runs_in_all += s.complete ? static_cast<double>(s.runs) : s.runs_in_all;
+      estimated = estimated && (s.complete || s.runs_in_all > 0);
       optimal += was_optimal;
       min_branches = std::min(min_branches, branch_lengths.size());
       max_branches = std::max(max_branches, branch_lengths.size());
@@ -186,7 +195,15 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
                                                     : "; " + std::to_string(t.programs - t.optimal) + " of " + programs +
                                                           " searched with sleep sets (" + t.fell_back + ")";
     return name + ", incomplete for " + shape_text(t, programs_name_) + ": " + stopped + at + "; " +
-           plural(t.schedules, "schedule", "schedules") + " explored" + redundant + fell_back;
+           plural(t.schedules, "schedule", "schedules") + " explored" + redundant + runs_in_all(t) + fell_back;
+  }
+  // An incomplete search: how far it got, as an estimate of its runs in all (search_share.hpp).
+  static std::string runs_in_all(const Totals& t) {
+    if (!t.estimated || t.runs_in_all <= static_cast<double>(t.runs)) return {};
+    const std::string all =
+        t.runs_in_all < 1e9 ? printf_string("%.0f", t.runs_in_all) : printf_string("%.1e", t.runs_in_all);
+    return "; " + std::to_string(t.runs) + " runs of about " + all +
+           " in all (estimated from the share of the search tree behind them)";
   }
   // A complete unbounded search: every execution, each class of equivalent schedules once where
   // the optimal reduction ran, and where it did not, why.

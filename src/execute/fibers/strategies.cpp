@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "execute/fibers/search_share.hpp"
+
 namespace duet::detail::fiber {
 
 namespace {
@@ -353,6 +355,21 @@ void Explorer::finish(const RunResult&) {
     finished_ = true;
     stats_.complete = true;
   }
+  stats_.runs_in_all = finished_ ? static_cast<double>(stats_.runs) : runs_in_all();
+}
+
+// Each choice point of the path the next run takes: its options explored, the one taken, and
+// those it may still take (allowed, not done, not asleep: known on arrival).
+double Explorer::runs_in_all() const {
+  SearchShare share;
+  for (const Node& n : stack_) {
+    std::size_t left = 0;
+    for (std::size_t o = n.chosen + 1u; o < n.options; ++o)
+      left += (n.allowed & bit(o)) && !(n.done & bit(o)) && !(n.kind == Node::Kind::pick && (n.sleep & bit(n.fibers[o])));
+    const auto explored = static_cast<std::size_t>(std::popcount(n.done));
+    share.level(explored, explored + 1 + left);
+  }
+  return share.runs_in_all(stats_.runs);
 }
 
 }  // namespace duet::detail::fiber

@@ -168,6 +168,9 @@ struct ExplorerStats {
   std::size_t bound_pruned = 0;  // alternatives never run: over the preemption bound
   std::size_t max_choices = 0;   // choice points in the longest schedule
   bool complete = false;         // the whole search space was covered (not stopped by max_schedules)
+  /// The whole search's runs: estimated from the share of its tree behind it while it goes on
+  /// (search_share.hpp), exact once it is complete; 0 before the first estimate.
+  double runs_in_all = 0;
 };
 
 /// Systematic exploration of one program's schedules: a stateless depth-first search (each
@@ -256,6 +259,7 @@ class Explorer final : public ScheduleSearch {
   void advance();  // accounts for the events executed since the last choice
   void after_pick(const Node& n);
   bool next_option(Node& n) const;
+  double runs_in_all() const;  // after a backtrack: the estimate from the path taken next
 
   const Scheduler& sched_;
   Source& src_;

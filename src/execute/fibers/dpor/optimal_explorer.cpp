@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "execute/fibers/runtime.hpp"
+#include "execute/fibers/search_share.hpp"
 
 namespace duet::detail::fiber::dpor {
 
@@ -262,6 +263,25 @@ void OptimalExplorer::finish(const RunResult& result) {
   stats_.max_choices = std::max(stats_.max_choices, choices_);
   reverse_races(steps);
   backtrack();
+  stats_.runs_in_all = finished_ ? static_cast<double>(stats_.runs) : runs_in_all();
+}
+
+// Each level of the path the next run takes: a pick node's fibers explored from it, the one
+// taken and its wakeup tree's branches left; below it, a load's stores read, the one read and
+// those left to read. Branches a later run's races add are not known yet.
+double OptimalExplorer::runs_in_all() const {
+  fiber::SearchShare share;
+  std::size_t store = 0;
+  for (std::size_t at = 0; at < nodes_.size(); ++at) {
+    const Node& n = nodes_[at];
+    if (n.pick) share.level(n.done.count(), n.done.count() + 1 + n.wakeup.size());
+    for (; store < stores_.size() && stores_[store].at <= at; ++store) {
+      const StoreChoice& c = stores_[store];
+      const std::size_t read = c.chosen == 0 ? 0 : 1 + c.chosen - c.older;
+      share.level(read, 1 + (c.allowed > c.older ? c.allowed - c.older : 0));
+    }
+  }
+  return share.runs_in_all(stats_.runs);
 }
 
 // Under the C++ memory model, a search starts with the dependences of sequential consistency

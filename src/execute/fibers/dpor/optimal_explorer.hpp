@@ -143,6 +143,7 @@ class OptimalExplorer final : public ScheduleSearch {
   void insert(std::size_t at, std::vector<Step> w);
   void fill_next(std::span<const Step> steps);
   void backtrack();
+  double runs_in_all() const;        // after a backtrack: the estimate from the path taken next
   bool other_store(std::size_t at);  // the load at `at` reads its next store
   void drop_stores_from(std::size_t at);
   void start_weak();
