@@ -1,6 +1,7 @@
 // The in-process backend: a case runs here, its escapes turned into outcomes; and the search
 // loop, the engine's hot path.
 #include <new>
+#include <optional>
 #include <span>
 
 #include "duet/faults.hpp"
@@ -90,6 +91,14 @@ SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point
   // In isolation's child a traced case mirrors its program to the parent before its trials, so a
   // case whose crash no replay repeats (thread timing) still shows the program that crashed.
   CaseObserver* const observer = in_child_ && property.cheap_trace ? Isolation::observer() : nullptr;
+  // A case of many trials (an exhaustive search of one program) has progress lines of its own.
+  Clock::time_point case_start = Clock::now();
+  std::optional<TrialProgressScope> in_case;
+  if (progress)
+    in_case.emplace([&](const TrialProgress& p) {
+      if (p.trials <= 1) case_start = Clock::now();
+      else if (progress->due()) print_case_progress(*progress, counts, p, since(case_start));
+    });
   for (std::uint64_t i = counts.cases;; ++i) {
     if (i >= settings.count) break;
     if (settings.time > 0 && since(start) >= settings.time) break;

@@ -65,6 +65,19 @@ void print_search_progress(const RunContext& context, Progress& progress, const 
   progress.print("searching", what + ", " + progress.elapsed(s.time) + ", " + rate + left + where);
 }
 
+void print_case_progress(Progress& progress, const SearchCounts& c, const TrialProgress& p, double seconds) {
+  const double t = std::max(seconds, 1e-9);
+  const double rate = static_cast<double>(p.trials) / t;
+  std::string what = "program " + std::to_string(c.cases) + ": " + std::to_string(p.trials) + " trials";
+  if (p.runs_in_all > static_cast<double>(p.runs)) {
+    what += ", " + std::to_string(p.runs) + " runs of about " + estimated_count(p.runs_in_all);
+  }
+  what += printf_string(", %.1f s in it, %.0f trials/s", seconds, rate);
+  if (p.runs_in_all > static_cast<double>(p.runs) && p.runs_in_all < 1e15 && rate > 0)
+    what += printf_string(", about %.0f s left in it at this rate", (p.runs_in_all - static_cast<double>(p.runs)) / rate);
+  progress.print("searching", what);
+}
+
 CheckResult run_search(RunContext& context) {
   const auto start = Clock::now();
   Progress progress(context.settings.name, context.settings.verbose);

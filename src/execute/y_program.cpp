@@ -14,6 +14,7 @@
 #include "duet/parallel.hpp"
 #include "execute/hang_clock.hpp"
 #include "execute/named_executor.hpp"
+#include "execute/trial_progress.hpp"
 #include "execute/scenario_draft.hpp"
 #include "execute/threads.hpp"
 #include "generate/enumeration.hpp"
@@ -265,6 +266,7 @@ CaseOutcome YCase::run_trials() {
   for (std::size_t t = 0; t < trials; ++t) {
     ++out.trials;
     trial_starts_here();  // the case's hang limit is per trial
+    trial_progress(out.trials);
     if (trace && trace->observer) trace->observer->trial_starts(out);
     schedule_start = src.position();
     driver.begin_trial(src);

@@ -138,6 +138,8 @@ std::string exception_text(const Result& r) {
   return s;
 }
 
+std::string estimated_count(double n) { return n < 1e9 ? printf_string("%.0f", n) : printf_string("%.1e", n); }
+
 std::string printf_string(const char* format, ...) {
   std::va_list args;
   va_start(args, format);

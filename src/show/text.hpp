@@ -20,4 +20,10 @@ std::string excerpt(std::string_view text, std::size_t max = 200);
 ///   printf_string("%.2f s", 1.5)   // "1.50 s"
 [[gnu::format(printf, 1, 2)]] std::string printf_string(const char* format, ...);
 
+/// An estimated count as a report says it: whole below a billion, else in powers of ten.
+///
+///   estimated_count(3400000.4)   // "3400000"
+///   estimated_count(1.9e25)      // "1.9e+25"
+std::string estimated_count(double n);
+
 }  // namespace duet::detail

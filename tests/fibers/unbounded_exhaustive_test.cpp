@@ -149,6 +149,25 @@ TEST(UnboundedExhaustive, ASearchLongerThanTheCaseLimitIsNoHang) {
               seconds);
 }
 
+// A case of many trials shows its own progress (the search loop's lines come between cases):
+// its trials, its runs of about how many, and the time left in it at the rate so far.
+TEST(UnboundedExhaustive, ALongSearchOfOneProgramShowsItsProgress) {
+  using duet::models::Push;
+  using duet::models::TryPop;
+  using Spec = duet::models::MsQueueSpec<>;
+  const duet::Scenario<Spec::Cmd> s{.prefix = {Push{0}},
+                                    .branches = {{Push{1}, TryPop{}, Push{2}}, {TryPop{}, Push{3}, TryPop{}}}};
+  ::testing::internal::CaptureStderr();
+  const duet::CheckResult r =
+      duet::check_scenario<Spec>(s, {.executor = duet::fibers(duet::exhaustive(duet::unbounded, 3))}, {.seed = 1});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(r) << r.report;
+  std::printf("[ measured ] %llu runs\n%s", static_cast<unsigned long long>(r.trials), err.c_str());
+  EXPECT_TRUE(has(err, ": searching: program 1: ")) << err;
+  EXPECT_TRUE(has(err, " runs of about ")) << err;
+  EXPECT_TRUE(has(err, " s left in it at this rate")) << err;
+}
+
 TEST(UnboundedExhaustive, PrintsAsTheCallThatMakesIt) {
   EXPECT_EQ(::testing::PrintToString(duet::exhaustive(duet::unbounded)), "duet::exhaustive(duet::unbounded, 2)");
 }

@@ -7,6 +7,7 @@
 
 #include "execute/fibers/dpor/optimal_explorer.hpp"
 #include "execute/fibers/strategies.hpp"
+#include "execute/trial_progress.hpp"
 #include "report/report.hpp"
 #include "show/text.hpp"
 
@@ -153,6 +154,7 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     weak_seen = weak_seen || (r.cpp_memory_model && r.weak_order_used);
     if (search && recording) {
       search->finish(r);
+      search_progress(search->stats().runs, search->stats().runs_in_all);
       if (std::string why = optimal ? search->outside_scope() : std::string(); !why.empty()) {
         if (totals.fell_back.empty()) totals.fell_back = std::move(why);
         start_search(false);  // this program again, with sleep sets
@@ -200,9 +202,7 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   // An incomplete search: how far it got, as an estimate of its runs in all (search_share.hpp).
   static std::string runs_in_all(const Totals& t) {
     if (!t.estimated || t.runs_in_all <= static_cast<double>(t.runs)) return {};
-    const std::string all =
-        t.runs_in_all < 1e9 ? printf_string("%.0f", t.runs_in_all) : printf_string("%.1e", t.runs_in_all);
-    return "; " + std::to_string(t.runs) + " runs of about " + all +
+    return "; " + std::to_string(t.runs) + " runs of about " + estimated_count(t.runs_in_all) +
            " in all (estimated from the share of the search tree behind them)";
   }
   // A complete unbounded search: every execution, each class of equivalent schedules once where
