@@ -73,21 +73,25 @@ soak-loaded: build
 
 # Bounded verification split into shards (docs/verifying.md): the models' Treiber stack for every
 # program of 2 branches × up to 3 calls after a prefix of up to 1 over values {0, 1}, every
-# execution under the C++ memory model (about 11 minutes of one core), in SHARDS shards run one
-# after another, or only shard SHARD (one job of a CI matrix); each shard leaves its certificate
-# in $(BUILD)/certificates/, and without SHARD they are merged into one verdict at the end.
+# execution under the C++ memory model (about 11 minutes of one core), in SHARDS shards run
+# VERIFY_JOBS at a time (every core: one shard per core), or only shard SHARD (one job of a CI
+# matrix); each shard leaves its certificate in $(BUILD)/certificates/ (its output beside it,
+# shard-<i>.log), and without SHARD they are merged into one verdict at the end.
 SHARDS ?= 4
+VERIFY_JOBS ?= $(JOBS)
 VERIFY_TESTS ?= EveryProgram.DISABLED_TheTreiberStackIsCorrectForEveryProgramOfTwoBranchesOfThreeCalls
 CERTIFICATES ?= $(BUILD)/certificates
 verify: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target duet_fiber_tests duet-merge-certificates > $(BUILD)/build.log 2>&1 || \
 	  { tail -n 60 $(BUILD)/build.log; exit 1; }
-	@mkdir -p $(CERTIFICATES); status=0; \
-	for i in $(if $(SHARD),$(SHARD),$$(seq 0 $$(($(SHARDS) - 1)))); do \
-	  echo "duet: shard $$i of $(SHARDS)"; rm -f $(CERTIFICATES)/*.shard-$$i-of-$(SHARDS).cert; \
-	  DUET_SHARDS=$(SHARDS) DUET_SHARD_INDEX=$$i DUET_CERTIFICATE=$(CERTIFICATES)/ DUET_VERBOSE=1 \
-	    $(BUILD)/bin/duet_fiber_tests --gtest_also_run_disabled_tests --gtest_filter='$(VERIFY_TESTS)' || status=1; \
-	done; \
+	@mkdir -p $(CERTIFICATES); \
+	echo "duet: $(if $(SHARD),shard $(SHARD),$(SHARDS) shards) of $(SHARDS), $(VERIFY_JOBS) at a time (output: $(CERTIFICATES)/shard-<i>.log)"; \
+	printf '%s\n' $(if $(SHARD),$(SHARD),$$(seq 0 $$(($(SHARDS) - 1)))) | \
+	  DUET_SHARDS=$(SHARDS) DUET_CERTIFICATE=$(CERTIFICATES)/ DUET_VERBOSE=1 FILTER='$(VERIFY_TESTS)' \
+	  xargs -P $(VERIFY_JOBS) -I{} sh -c 'rm -f $(CERTIFICATES)/*.shard-{}-of-$(SHARDS).cert; \
+	    DUET_SHARD_INDEX={} $(BUILD)/bin/duet_fiber_tests --gtest_also_run_disabled_tests --gtest_filter="$$FILTER" \
+	      > $(CERTIFICATES)/shard-{}.log 2>&1; s=$$?; echo "duet: shard {} of $(SHARDS) ended ($$s): $$(tail -n 1 $(CERTIFICATES)/shard-{}.log)"; exit $$s'; \
+	status=$$?; \
 	if [ -z "$(SHARD)" ]; then $(BUILD)/bin/duet-merge-certificates $(CERTIFICATES); else exit $$status; fi
 
 # The certificates under CERTIFICATES (the shards' of `make verify`, gathered from CI jobs) merged.

@@ -115,6 +115,7 @@ Certificate parse_certificate(std::string_view text) {
     throw std::invalid_argument("`verdict: " + c.verdict + "` is none of passed, failed, inconclusive");
   c.why = detail::text(fields, "why", c.verdict != "passed");
   c.replay = detail::text(fields, "replay", false);
+  if (fields.contains("last program")) c.last_program = number(fields, "last program");
   if (c.shards == 0 || c.shard >= c.shards)
     throw std::invalid_argument("shard " + std::to_string(c.shard) + " of " + std::to_string(c.shards) + " shards");
   return c;

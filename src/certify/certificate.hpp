@@ -17,6 +17,7 @@
 //   shards: 4
 //   shard: 1
 //   walk: done
+//   last program: 363
 //   programs: 91
 //   searched to their end: 91
 //   search: every run
@@ -43,6 +44,9 @@ struct Certificate {
   std::string check, duet, spec, execution, scope, fingerprint;
   std::uint64_t values = 0, scope_programs = 0;  // scope_programs 0: unknown (the walk stopped first)
   std::uint64_t shards = 0, shard = 0, programs = 0, searched = 0, trials = 0;
+  /// The walk's number (from 1, in walk order, which every shard shares) of the last program it
+  /// met: a failed shard's failing program. 0: not said (a certificate of duet before it).
+  std::uint64_t last_program = 0;
   bool walk_done = false, every_run = false;
   std::string verdict;  // passed, failed or inconclusive
   std::string why;      // failed, inconclusive: the verdict's line

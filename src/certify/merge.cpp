@@ -61,16 +61,25 @@ std::string shard_gaps(const Group& g) {
          (count == 1 ? "shard " : "shards ") + missing + (count > 8 ? ", …" : "") + ")";
 }
 
+// Of the shards that found a counterexample, the one whose failing program comes first in the
+// walk's order: the counterexample the walk unsharded stops at, whatever the number of shards.
+const Certificate* first_failure(const Group& g) {
+  const Certificate* first = nullptr;
+  auto place = [](const Certificate* c) { return c->last_program == 0 ? ~std::uint64_t{0} : c->last_program; };
+  for (const Certificate* c : g)
+    if (c->verdict == "failed" && (first == nullptr || place(c) < place(first))) first = c;
+  return first;
+}
+
 MergedCheck merge_group(const Group& g) {
   MergedCheck m;
   m.check = g.front()->check;
-  for (const Certificate* c : g)
-    if (c->verdict == "failed") {
-      m.verdict = MergedCheck::Verdict::failed;
-      m.detail = shard_name(*c) + " found a counterexample: " + c->why +
-                 (c->replay.empty() ? "" : "; replay: DUET_REPLAY=" + c->replay);
-      return m;
-    }
+  if (const Certificate* c = first_failure(g)) {
+    m.verdict = MergedCheck::Verdict::failed;
+    m.detail = shard_name(*c) + " found a counterexample: " + c->why +
+               (c->replay.empty() ? "" : "; replay: DUET_REPLAY=" + c->replay);
+    return m;
+  }
   std::string why = mismatch(g);
   if (why.empty()) why = shard_gaps(g);
   for (const Certificate* c : g)

@@ -93,7 +93,8 @@ std::string EveryProgramWalk::certificate() const {
          "\nscope programs: " + (scope_programs ? std::to_string(scope_programs) : "unknown") +
          "\nscope fingerprint: " + (w.done() ? fingerprint : "unknown") + "\nshards: " + std::to_string(shards) +
          "\nshard: " + std::to_string(shard) + "\nwalk: " + (w.done() ? "done" : "stopped") +
-         "\nprograms: " + std::to_string(ran) + "\nsearched to their end: " + std::to_string(exhausted) +
+         "\nlast program: " + std::to_string(w.programs()) + "\nprograms: " + std::to_string(ran) +
+         "\nsearched to their end: " + std::to_string(exhausted) +
          "\nsearch: " + (searches_every_run ? "every run" : "sampled runs") + "\n";
 }
 

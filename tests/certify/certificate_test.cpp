@@ -152,6 +152,23 @@ TEST(MergeCertificates, ACounterexampleInAnyShardFailsTheMergeWithItsToken) {
   EXPECT_EQ(merged_status(m), 1);
 }
 
+// Two shards found counterexamples: the merge names the one whose program comes first in the
+// walk's order, the one the walk unsharded stops at; a shard that does not say where comes last.
+TEST(MergeCertificates, TheCounterexampleFirstInTheWalksOrderIsTheMergesWhateverTheShards) {
+  std::vector<Certificate> v = all_shards(3);
+  for (const auto& [i, last] : {std::pair{0, 19}, std::pair{1, 7}, std::pair{2, 0}}) {
+    v[i] = shard(i, 3, "failed");
+    v[i].last_program = static_cast<std::uint64_t>(last);
+    v[i].replay = "duet1.SHARD" + std::to_string(i);
+  }
+  const std::vector<MergedCheck> m = merge_certificates(v);
+  EXPECT_EQ(m[0].verdict, MergedCheck::Verdict::failed);
+  EXPECT_TRUE(has(m[0].detail, "shard 1 of 3 (c1.cert) found a counterexample")) << m[0].detail;
+  EXPECT_TRUE(has(m[0].detail, "DUET_REPLAY=duet1.SHARD1")) << m[0].detail;
+  EXPECT_EQ(parse_certificate(shard_text(0, 1) + "last program: 12\n").last_program, 12u);
+  EXPECT_EQ(parse_certificate(shard_text(0, 1)).last_program, 0u);  // before the line existed
+}
+
 TEST(MergeCertificates, AShardThatDidNotEndItsPartOrSampledRunsIsNotComplete) {
   std::vector<Certificate> v = all_shards(2);
   v[0] = shard(0, 2, "inconclusive");

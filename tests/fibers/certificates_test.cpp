@@ -104,6 +104,28 @@ TEST(Certificates, AShardThatFindsABugFailsTheMergeWithItsToken) {
   EXPECT_TRUE(has(merged.output, "replay: DUET_REPLAY=" + r.replay_token)) << merged.output;
 }
 
+// Every shard of the racy counter's walk finds a counterexample; the merge names the one the
+// unsharded walk stops at: its program first in the walk's order, whatever the number of shards.
+TEST(Certificates, TheMergedCounterexampleIsTheUnshardedWalks) {
+  const CertificateDir dir;
+  const duet::CheckResult whole = duet::check_parallel<RacySpec>(counter_scope(), {.verbose = -1, .name = "Racy"});
+  ASSERT_EQ(whole.status, duet::CheckResult::Status::failed) << whole.report;
+  const std::uint64_t first = dir.read("Racy.shard-0-of-1.cert").last_program;
+  ASSERT_GT(first, 0u);
+  for (std::uint32_t shards : {2u, 3u}) {
+    for (std::uint32_t i = 0; i < shards; ++i)
+      (void)duet::check_parallel<RacySpec>(counter_scope(),
+                                           {.verbose = -1, .shards = shards, .shard_index = i, .name = "Racy"});
+    const std::uint32_t owner = static_cast<std::uint32_t>((first - 1) % shards);  // program first - 1, from 0
+    const std::string file = "Racy.shard-" + std::to_string(owner) + "-of-" + std::to_string(shards) + ".cert";
+    EXPECT_EQ(dir.read(file).last_program, first) << file;
+    const duet_test::ChildRun merged = merge(dir.path + "Racy.shard-*-of-" + std::to_string(shards) + ".cert");
+    EXPECT_EQ(merged.status, 1) << merged.output;
+    EXPECT_TRUE(has(merged.output, "Racy\tfailed\tshard " + std::to_string(owner) + " of " + std::to_string(shards)))
+        << merged.output;
+  }
+}
+
 TEST(Certificates, AWalkItsBudgetEndedLeavesAnIncompleteCertificate) {
   const CertificateDir dir;
   const duet::CheckResult r = duet::check_parallel<FixedSpec>(counter_scope(), {.count = 5, .verbose = -1, .name = "Short"});
