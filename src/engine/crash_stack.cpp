@@ -217,6 +217,33 @@ void prepare_crash_stack() noexcept {
 #endif
 }
 
+#if defined(__powerpc64__)
+namespace {
+// POWER's ABI keeps a back chain: a frame's first doubleword is its caller's stack pointer, and
+// the caller's frame holds the return address 16 bytes in. Where the unwinder did not go through
+// the signal frame (qemu-user's trampoline is not the kernel's), the stack is walked that way from
+// the interrupted registers: the link register first (the interrupted function may not have
+// saved it yet), then the chain, while it runs up the stack in 16-byte-aligned steps.
+std::size_t back_chain(const ucontext_t& uc, std::uintptr_t pc, std::uintptr_t* pcs, std::size_t capacity) {
+  std::size_t k = 0;
+  if (capacity == 0) return 0;
+  pcs[k++] = pc;
+  const auto lr = static_cast<std::uintptr_t>(uc.uc_mcontext.gp_regs[36]);  // 36: PT_LNK
+  if (lr != 0 && k < capacity) pcs[k++] = lr;
+  auto sp = static_cast<std::uintptr_t>(uc.uc_mcontext.gp_regs[1]);
+  for (int depth = 0; k < capacity && depth < 256 && sp != 0 && sp % 16 == 0; ++depth) {
+    const std::uintptr_t caller = *reinterpret_cast<const std::uintptr_t*>(sp);
+    if (caller <= sp || caller - sp > (std::uintptr_t{1} << 24) || caller % 16 != 0) break;
+    const std::uintptr_t ret = *reinterpret_cast<const std::uintptr_t*>(caller + 16);
+    if (ret == 0) break;
+    if (ret != pcs[k - 1]) pcs[k++] = ret;
+    sp = caller;
+  }
+  return k;
+}
+}  // namespace
+#endif
+
 std::size_t capture_crash_stack(void* ucontext, std::uintptr_t* pcs, std::size_t capacity) noexcept {
   // The handler's own frames and the signal trampoline come first: start at the interrupted
   // instruction, where the unwinder went through the signal frame.
@@ -227,6 +254,9 @@ std::size_t capture_crash_stack(void* ucontext, std::uintptr_t* pcs, std::size_t
   while (from < n && reinterpret_cast<std::uintptr_t>(raw[from]) != pc) ++from;
   std::size_t k = 0;
   if (from == n) {  // not found: the interrupted instruction alone is still worth showing
+#if defined(__powerpc64__)
+    if (pc != 0 && ucontext != nullptr) return back_chain(*static_cast<const ucontext_t*>(ucontext), pc, pcs, capacity);
+#endif
     if (pc != 0 && capacity > 0) pcs[k++] = pc;
     return k;
   }

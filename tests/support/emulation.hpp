@@ -98,7 +98,8 @@ inline bool sixteen_byte_cas_completes() {
     }
     if (pid < 0) return false;
     int status = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(10 * time_scale());
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration<double>(2 * time_scale());  // microseconds where it completes
     while (waitpid(pid, &status, WNOHANG) == 0) {
       if (std::chrono::steady_clock::now() > deadline) {
         kill(pid, SIGKILL);
