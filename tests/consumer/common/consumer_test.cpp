@@ -67,7 +67,11 @@ TEST(Consumer, BackwardsQueueIsCaughtAndShrunk) {
 }
 
 TEST(Consumer, CorrectQueuePassesUnderThreads) {
-  EXPECT_TRUE(duet::check_parallel<duet::models::Queue<Binding<LockedQueue>>>({}, {.seed = 1, .count = 50}));
+  const duet::CheckResult r = duet::check_parallel<duet::models::Queue<Binding<LockedQueue>>>({}, {.seed = 1, .count = 50});
+  // On a busy machine the threads' calls may (almost) never overlap: an honest "inconclusive".
+  const bool no_overlap =
+      r.status == duet::CheckResult::Status::error && r.report.find(": inconclusive: ") != std::string::npos;
+  EXPECT_TRUE(r.passed() || no_overlap) << r.report;
 }
 
 TEST(Consumer, HistoryCheckerGivesBothVerdicts) {
