@@ -22,6 +22,7 @@
 //   Boost's fiber_entry, which never returns, leaves one frame on its shadow stack per run, and
 //   the TSan fiber is replaced every kTsanFiberRuns runs (and after an abandoned run, whose
 //   frames never return) before that adds up.
+#include "execute/fibers/context_switch.hpp"
 #include "execute/fibers/instrumented.hpp"
 #include "execute/fibers/runtime.hpp"
 #include "execute/fibers/thread_locals.hpp"
@@ -391,7 +392,7 @@ void Runtime::resume(std::uint32_t i) {
     in_block(f.tls, t_virtual_ns) = t_virtual_ns;
     fiber_tls::install(f.tls);
   }
-  f.handle.f = std::move(f.handle.f).resume();
+  f.handle.f = resume_keeping_registers(std::move(f.handle.f));
   if (f.tls != nullptr) {
     fiber_tls::install(host_tp_);
     t_virtual_ns = in_block(f.tls, t_virtual_ns);
@@ -410,7 +411,7 @@ void Runtime::suspend() {
   f.saved_sp = __builtin_frame_address(0);
   asan_start(&f.asan_fake_stack, main_stack_bottom_, main_stack_size_);
   tsan_switch(main_tsan_fiber_);
-  main_ = std::move(main_).resume();
+  main_ = resume_keeping_registers(std::move(main_));
   asan_finish(f.asan_fake_stack, &main_stack_bottom_, &main_stack_size_);
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "duet/instrument.hpp"
+#include "execute/fibers/context_switch.hpp"
 #include "execute/fibers/thread_locals.hpp"
 #include "execute/instrumented/instrumented.hpp"
 
@@ -137,7 +138,7 @@ class BigStack {
       f();
       return std::move(back);
     });
-    std::move(reader).resume();
+    fiber::resume_keeping_registers(std::move(reader));
   }
 
  private:
