@@ -39,6 +39,13 @@ struct Config {
   std::optional<int> verbose = std::nullopt;
   std::optional<std::uint32_t> shards = std::nullopt;
   std::optional<std::uint32_t> shard_index = std::nullopt;
+  /// Processes a walk over every program (ParallelConfig::every_program) on fibers runs its
+  /// programs in, each a share of the walk; 0: one per CPU the process may use. The verdict,
+  /// the counts and the first counterexample are the same for any number (docs/verifying.md).
+  /// Other checks run in one process and their pass says so. Unset: 1 (DUET_JOBS).
+  ///
+  ///   duet::check_parallel<Spec>(pc, {.jobs = 0});  // every core
+  std::optional<std::uint32_t> jobs = std::nullopt;
   std::optional<double> case_timeout = std::nullopt;
   /// Multiplies every wall-clock limit duet applies (case_timeout, shrink_time, the fiber stall
   /// limit), for emulators and sanitizers under which the code runs that many times slower; at
@@ -107,8 +114,9 @@ struct Settings {
   int verbose;
   std::uint32_t shards;
   std::uint32_t shard_index;
-  double case_timeout;    // seconds, time_scale applied
-  double time_scale = 1;  // >= 1
+  std::uint32_t jobs = 1;  // processes a walk over every program runs in (0 resolved to the CPUs)
+  double case_timeout;     // seconds, time_scale applied
+  double time_scale = 1;   // >= 1
   bool isolate;
   std::string name;
   std::uint64_t trace_steps;  // steps of a fiber interleaving a report shows; 0: all

@@ -3,6 +3,7 @@
 // CaseBackend and never which one it is; the choice is made once, by run_property.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -56,8 +57,10 @@ class InProcessBackend final : public CaseBackend {
                        const std::string& token) override;
   std::string unexercised() const override { return context_.property.execution->unexercised(); }
   std::string where() const override { return {}; }
-  /// The search loop (the engine's hot path); `progress` null in isolation's child.
-  SearchEnd search_cases(SearchCounts& counts, Clock::time_point start, Progress* progress);
+  /// The search loop (the engine's hot path); `progress` null in isolation's child and in a
+  /// walk's worker, which sees the counts after each case (`after_case`).
+  SearchEnd search_cases(SearchCounts& counts, Clock::time_point start, Progress* progress,
+                         const std::function<void(const SearchCounts&)>& after_case = {});
 
  private:
   /// Runs one case on `src`, turning what escapes it into an outcome.

@@ -17,6 +17,7 @@
 
 #include "engine/backend.hpp"
 #include "engine/candidate_fork.hpp"
+#include "engine/messages.hpp"
 #include "duet/detail/fiber_hooks.hpp"
 #include "engine/run_context.hpp"
 #include "execute/fibers/instrumented.hpp"
@@ -67,41 +68,6 @@ void CleanChild::take_over(RunContext& context, ReportData& data) {
 }
 
 namespace {
-
-bool write_all(int fd, const char* bytes, std::size_t size) {
-  for (std::size_t at = 0; at < size;) {
-    // MSG_NOSIGNAL: a worker that died is a death to report, not a SIGPIPE of this process.
-    const ssize_t n = ::send(fd, bytes + at, size - at, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool read_all(int fd, char* bytes, std::size_t size) {
-  for (std::size_t at = 0; at < size;) {
-    const ssize_t n = ::read(fd, bytes + at, size - at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-// One message on a pipe between this process and its worker: its length, then its bytes.
-bool send_message(int fd, const std::string& bytes) {
-  const std::uint64_t size = bytes.size();
-  return write_all(fd, reinterpret_cast<const char*>(&size), sizeof size) && write_all(fd, bytes.data(), bytes.size());
-}
-
-std::optional<std::string> receive_message(int fd) {
-  std::uint64_t size = 0;
-  if (!read_all(fd, reinterpret_cast<char*>(&size), sizeof size) || size > (std::uint64_t{1} << 32)) return std::nullopt;
-  std::string bytes(size, '\0');
-  if (!read_all(fd, bytes.data(), bytes.size())) return std::nullopt;
-  return bytes;
-}
 
 // A retiring worker's last message: 'r', the code addresses it symbolised (a count, then the
 // addresses), then its answer.
@@ -180,7 +146,7 @@ void RetiringWorkerBackend::spawn() {
 
 void RetiringWorkerBackend::serve(int parent) {
   const Execution& execution = *context_.property.execution;
-  while (std::optional<std::string> bytes = receive_message(parent)) {
+  while (std::optional<std::string> bytes = read_message(parent)) {
     Request request = decode_request(*bytes);
     RunRequest* run = std::get_if<RunRequest>(&request);
     if (run == nullptr) break;
@@ -204,7 +170,7 @@ CaseRun RetiringWorkerBackend::run_case(RunRequest request) {
     return inner_.run_case(std::move(request));
   }
   std::optional<std::string> answer;
-  if (send_message(worker_, encode_request(Request{std::move(request)}))) answer = receive_message(worker_);
+  if (send_message(worker_, encode_request(Request{std::move(request)}))) answer = read_message(worker_);
   if (!answer || answer->empty()) {
     ::close(worker_);
     die_as(reap());

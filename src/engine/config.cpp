@@ -418,7 +418,10 @@ void resolve_replay(const Config& c, Settings& s) {
   refuse_empty(c.regressions, s.regressions, "regressions", "a directory");
 }
 
+const char* jobs_range(std::uint32_t jobs) { return jobs <= 256 ? nullptr : "0 (one per CPU) to 256 processes"; }
+
 void resolve_shards(const Config& c, Settings& s) {
+  s.jobs = pick<std::uint32_t>(c.jobs, "jobs", 1, u32, jobs_range);
   s.shards = pick<std::uint32_t>(c.shards, "shards", 1, u32, shards_range);
   s.shard_index = pick<std::uint32_t>(c.shard_index, "shard_index", 0, u32);
   if (s.shard_index >= s.shards)

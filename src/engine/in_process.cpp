@@ -82,7 +82,8 @@ CaseOutcome InProcessBackend::run_seeded(Source& src, Trace* trace, std::uint64_
   return o;
 }
 
-SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point start, Progress* progress) {
+SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point start, Progress* progress,
+                                         const std::function<void(const SearchCounts&)>& after_case) {
   const Settings& settings = context_.settings;
   const Property& property = context_.property;
   SearchEnd end;
@@ -118,6 +119,7 @@ SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point
       break;
     }
     count_case(counts, o);
+    if (after_case) after_case(counts);
     if (o.kind == CaseOutcome::Kind::abandoned) {
       ++counts.abandoned;
       if (end.abandon_reason.empty()) end.abandon_reason = o.message;

@@ -20,6 +20,7 @@
 #include "engine/candidate_fork.hpp"
 #include "engine/crash.hpp"
 #include "engine/crash_stack.hpp"
+#include "engine/messages.hpp"
 #include "engine/wire.hpp"
 #include "execute/fibers/instrumented.hpp"
 #include "generate/choice_tap.hpp"
@@ -59,9 +60,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
-}
+std::int64_t now_ns() { return steady_now_ns(); }
 
 // The child's view (set once, right after the fork).
 Isolation::Shared* child_shared = nullptr;
@@ -82,52 +81,6 @@ void child_on_quick_exit() {
   child_shared->exit_called = 2;
   std::fflush(stdout);
   ::_exit(kExitDuringCase);
-}
-
-bool write_all(int fd, const char* p, std::size_t n) {
-  while (n > 0) {
-    const ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
-}
-// Reads n bytes; with a deadline (steady clock, ns; 0: none), gives up when it passes: the
-// parent reads what its child writes, and a child that wrote half a message and then stopped
-// must not hold the parent forever.
-bool read_all(int fd, char* p, std::size_t n, std::int64_t deadline_ns = 0) {
-  while (n > 0) {
-    if (deadline_ns != 0) {
-      const std::int64_t left_ms = (deadline_ns - now_ns()) / 1000000;
-      if (left_ms <= 0) return false;
-      pollfd pf{fd, POLLIN, 0};
-      const int ready = ::poll(&pf, 1, static_cast<int>(std::min<std::int64_t>(left_ms, 1000)));
-      if (ready < 0 && errno != EINTR) return false;
-      if (ready <= 0) continue;
-    }
-    const ssize_t r = ::read(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<std::size_t>(r);
-  }
-  return true;
-}
-bool send_message(int fd, const std::string& body) {
-  const std::uint64_t n = body.size();
-  return write_all(fd, reinterpret_cast<const char*>(&n), sizeof n) && write_all(fd, body.data(), body.size());
-}
-// A message longer than this is not one the other side wrote (the candidate scribbled on the
-// socket): the reader treats it as the end of the conversation.
-constexpr std::uint64_t kMaxMessage = std::uint64_t{1} << 32;
-std::optional<std::string> read_message(int fd, std::int64_t deadline_ns = 0) {
-  std::uint64_t n = 0;
-  if (!read_all(fd, reinterpret_cast<char*>(&n), sizeof n, deadline_ns) || n > kMaxMessage) return std::nullopt;
-  std::string body(static_cast<std::size_t>(n), '\0');
-  if (!read_all(fd, body.data(), body.size(), deadline_ns)) return std::nullopt;
-  return body;
 }
 
 class SharedObserver final : public CaseObserver {

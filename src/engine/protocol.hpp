@@ -45,6 +45,9 @@ struct SearchEnd {
   std::string unfinished;
   /// Likewise Property::certificate as the child saw it.
   std::string certificate;
+  /// The failing case ran in another process (a walk's worker): it runs again only from its
+  /// choices, never from its seed (which would walk from the start here).
+  bool by_choices = false;
 };
 
 /// Run one case: of `seed`, of the recorded `choices`, or of a fuzzer's `bytes`. Answer: RunAnswer.

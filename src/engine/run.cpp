@@ -19,6 +19,7 @@
 #include "engine/run_context.hpp"
 #include "engine/search.hpp"
 #include "engine/verdicts.hpp"
+#include "engine/walk_jobs.hpp"
 #include "report/report.hpp"
 #include "report/token.hpp"
 
@@ -26,6 +27,15 @@ namespace duet::detail {
 namespace {
 
 std::atomic<AssertionCaptureFactory> capture_factory{nullptr};
+
+// Why a check runs in one process when Config::jobs asks for more: only a walk over every
+// program on fibers is split, and only in this process.
+std::string jobs_not_used(const RunContext& context, std::uint32_t jobs) {
+  const std::string asked = "jobs: 1 process, not " + std::to_string(jobs) + ": ";
+  if (!context.property.walk_progress)
+    return asked + "only a walk over every program on fibers (ParallelConfig::every_program) runs in several";
+  return asked + "a walk runs in several only in process, not isolated (DUET_FORK)";
+}
 
 // Whatever way the check ends, what it changed for its run is put back (the caller's CPU
 // affinity, say).
@@ -108,6 +118,10 @@ CheckResult run_resolved(RunContext& context, std::optional<std::span<const std:
     return encode_token(context.record(index + 1, 0, {}, case_seed));
   };
   std::unique_ptr<CaseBackend> backend;
+  std::unique_ptr<InProcessBackend> in_process;  // what a walk's workers run
+  const std::uint32_t jobs = jobs_to_run(s.jobs);
+  const bool split = jobs > 1 && context.property.walk_progress && !s.isolate && !bytes;
+  if (jobs > 1 && !split) context.jobs_note = jobs_not_used(context, jobs);
   if (s.isolate && !bytes) {
     // The parent runs no case: the child does, watched by Isolation instead of the monitor.
     try {
@@ -117,7 +131,9 @@ CheckResult run_resolved(RunContext& context, std::optional<std::span<const std:
     }
   } else {
     context.monitor = &monitor;
-    backend = std::make_unique<InProcessBackend>(context, false);
+    in_process = std::make_unique<InProcessBackend>(context, false);
+    if (split) backend = std::make_unique<WalkJobsBackend>(context, *in_process, jobs);
+    else backend = std::move(in_process);
   }
   context.backend = backend.get();
   return run_on_backend(context, bytes);

@@ -80,6 +80,9 @@ struct RunContext {
   /// A walk over every program that searched: what its certificate records of the walk, as the
   /// process that walked saw it (Property::certificate); empty for other checks.
   std::string walk_certificate;
+  /// For the pass line: why Config::jobs asked for more processes than the check ran in
+  /// ("jobs: 1 process, not 2: ..."), or empty.
+  std::string jobs_note;
 
   /// How many runs a failure may need to come back (thread timing): at least one.
   int replay_attempts() const { return std::max(1, property.execution->replay_attempts()); }

@@ -35,8 +35,9 @@ CheckResult report_search_failure(RunContext& context, SearchEnd& end, const Sea
   if (context.clean_child) context.clean_child->take_over(context, data);
   // A case the child died in is shrunk from its recorded choices: its seed cannot be replayed
   // here without running it in this process.
-  CheckResult r = shrink_and_report(context, std::move(data), failing,
-                                    failing.death ? std::nullopt : std::optional(end.case_seed), c.commands, start);
+  CheckResult r =
+      shrink_and_report(context, std::move(data), failing,
+                        failing.death || end.by_choices ? std::nullopt : std::optional(end.case_seed), c.commands, start);
   r.trials = c.trials;
   r.overlapped_trials = c.overlapped;
   r.cpus = c.cpus;

@@ -162,9 +162,9 @@ CheckResult search_verdict(const RunContext& context, const CaseBackend& backend
   if (p.execution->needs_overlap() && !p.expect_failure && too_little_overlap(c.trials, c.overlapped))
     return inconclusive(r, overlap_text(c.trials, c.overlapped, c.cpus));
   if (s.verbose >= 0 && !p.expect_failure)
-    print_pass(
-        s, r, end, c,
-        backend.where() + (p.executor_note.empty() ? "" : ", " + p.executor_note));  // a negative test says its own verdict
+    print_pass(s, r, end, c,
+               backend.where() + (p.executor_note.empty() ? "" : ", " + p.executor_note) +
+                   (context.jobs_note.empty() ? "" : ", " + context.jobs_note));  // a negative test says its own verdict
   return r;
 }
 

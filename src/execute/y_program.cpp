@@ -606,6 +606,13 @@ void walk_every_program(Property& p, const std::shared_ptr<ParallelParams>& pp, 
     return pp->every->coverage() + (runs.empty() ? "" : "; " + runs);
   };
   p.default_time = 0;
+  // A walk on fibers may be split over processes (Config::jobs): its trials need no CPU of
+  // their own, and run the same in any process.
+  if (!pp->executor->trial_driver().deterministic()) return;
+  p.walk_progress = [every = pp->every] { return every->progress(); };
+  p.adopt_walk = [every = pp->every](const WalkProgress& w) { every->adopt(w); };
+  p.save_totals = [pp] { return pp->executor->trial_driver().save_totals(); };
+  p.add_totals = [pp](const std::string& saved) { pp->executor->trial_driver().add_totals(saved); };
 }
 
 }  // namespace

@@ -32,11 +32,46 @@ bool ProgramEnumeration::drawn(const Source& src, const std::string& key) {
     ++path_.choices.back();
   }
   if (key.empty() || !seen_.insert(key).second) return false;
+  met_ = seen_.size();
   for (const char c : key) fingerprint_ = (fingerprint_ ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   fingerprint_ = (fingerprint_ ^ 0xffu) * 1099511628211ull;  // the end of a program: no byte of its text
   if ((seen_.size() - 1) % shards_ != shard_) return false;
   ++here_;
   return true;
+}
+
+void ProgramEnumeration::stand_for(bool done, std::uint64_t programs, std::uint64_t fingerprint) {
+  done_ = done;
+  met_ = programs;
+  fingerprint_ = fingerprint;
+}
+
+WalkProgress EveryProgramWalk::progress() const {
+  WalkProgress p;
+  p.ran = ran;
+  p.exhausted = exhausted;
+  p.total = total;
+  p.searches_every_run = searches_every_run;
+  p.shards = shards;
+  p.shard = shard;
+  if (walk) {
+    p.position = walk->programs();
+    p.done = walk->done();
+    p.fingerprint = walk->fingerprint();
+  }
+  return p;
+}
+
+void EveryProgramWalk::adopt(const WalkProgress& ran_elsewhere) {
+  ran = ran_elsewhere.ran;
+  exhausted = ran_elsewhere.exhausted;
+  total = ran_elsewhere.total;
+  counted = true;
+  searches_every_run = ran_elsewhere.searches_every_run;
+  shards = ran_elsewhere.shards;
+  shard = ran_elsewhere.shard;
+  walk.emplace(values, shards, shard, symmetric_values);
+  walk->stand_for(ran_elsewhere.done, ran_elsewhere.position, ran_elsewhere.fingerprint);
 }
 
 ProgramEnumeration& EveryProgramWalk::start(std::uint32_t shard_count, std::uint32_t shard_index) {

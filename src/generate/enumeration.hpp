@@ -18,6 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "duet/detail/engine.hpp"
 #include "duet/source.hpp"
 
 namespace duet::detail {
@@ -41,7 +42,7 @@ class ProgramEnumeration {
   /// Every path walked.
   bool done() const { return done_; }
   /// Distinct programs met so far (every shard's), of which this shard's.
-  std::uint64_t programs() const { return seen_.size(); }
+  std::uint64_t programs() const { return met_; }
   std::uint64_t programs_here() const { return here_; }
   /// Paths walked so far (a program reached along several paths counts each).
   std::uint64_t paths() const { return paths_; }
@@ -50,12 +51,15 @@ class ProgramEnumeration {
   /// canonical texts): the same in every shard of one scope, and the same on every machine, so
   /// that certificates tell whether they cover one scope.
   std::uint64_t fingerprint() const { return fingerprint_; }
+  /// Stands for a walk that ran elsewhere (shares of it in other processes): it ended so, having
+  /// met `programs` programs, and walks nothing more here.
+  void stand_for(bool done, std::uint64_t programs, std::uint64_t fingerprint);
 
  private:
   EnumerationPath path_;
   std::unordered_set<std::string> seen_;
   std::uint32_t shards_, shard_;
-  std::uint64_t paths_ = 0, here_ = 0;
+  std::uint64_t paths_ = 0, here_ = 0, met_ = 0;
   std::uint64_t fingerprint_ = 14695981039346656037ull;  // FNV-1a's offset basis
   bool done_ = false;
 };
@@ -81,6 +85,10 @@ struct EveryProgramWalk {
   std::string coverage() const;
   /// What a certificate records of the walk (certify/certificate.hpp): "key: value" lines.
   std::string certificate() const;
+  /// Where the walk is; and this walk made to stand for one that ran elsewhere (a walk split
+  /// over processes, Config::jobs).
+  WalkProgress progress() const;
+  void adopt(const WalkProgress& ran_elsewhere);
   /// Why a pass would claim more than ran: the walk did not end (its budget ended it first), or
   /// an exhaustive search of some program stopped before its end; or empty (also when no case
   /// walked here).

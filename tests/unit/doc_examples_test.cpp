@@ -254,6 +254,15 @@ duet::Lin<tbb::concurrent_queue<int>> tbb_queue_lin() {
   EXPECT_TRUE(duet::check_parallel<Spec>({}, {.fiber_search = 10}));
 }
 
+// Config::jobs, a walk over every program on every core (config.hpp): compiled, not run
+// (tests/fibers/walk_jobs_test.cpp runs walks in several processes).
+[[maybe_unused]] void jobs_example() {
+  using Spec = QueueSpec;
+  const duet::ParallelConfig pc{.executor = duet::fibers(duet::exhaustive(duet::unbounded)),
+                                .every_program = duet::EveryProgram{.values = 2}};
+  duet::check_parallel<Spec>(pc, {.jobs = 0});  // every core
+}
+
 // Config::time_scale, the time limits multiplied (config.hpp): compiled, not run
 // (tests/unit/hang_clock_test.cpp runs a scaled limit).
 [[maybe_unused]] void time_scale_example() {

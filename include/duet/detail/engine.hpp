@@ -87,6 +87,17 @@ class CaseObserver {
   virtual void trial_starts(const CaseOutcome& so_far) = 0;
 };
 
+/// How far a walk over every program got, in the walk's own numbers.
+struct WalkProgress {
+  std::uint64_t position = 0;            // the walk's number (from 1) of the last program it met
+  std::uint64_t ran = 0, exhausted = 0;  // programs run, of which searched to their end
+  bool done = false;                     // every path of the scope walked
+  std::uint64_t fingerprint = 0;         // of the programs met (ProgramEnumeration::fingerprint)
+  std::uint64_t total = 0;               // the scope's programs when counted beforehand, else 0
+  bool searches_every_run = false;       // the executor searches every run of a program
+  std::uint32_t shards = 1, shard = 0;   // the shard of the walk (DUET_SHARDS, DUET_SHARD_INDEX)
+};
+
 struct Trace {
   std::string setup;        // C++ statement(s) creating the subject, e.g. "RingBuffer q(3);"
   std::string draft_setup;  // what a draft test makes the subject with, when not `setup` (a model over a binding)
@@ -272,6 +283,14 @@ struct Property {
   /// How many cases the search will run, when the property knows (a walk over every program
   /// whose scope was counted), else 0: the progress line says "of N" and the time left.
   std::function<std::uint64_t()> planned_cases;
+  /// A walk over every program, split over processes (Config::jobs): where the walk is, and
+  /// the walk the process that reports stands for (the shares' added up); what the executor's
+  /// pass line is made of, as bytes a share saves and the reporting process adds to its own.
+  /// Unset for other checks.
+  std::function<WalkProgress()> walk_progress;
+  std::function<void(const WalkProgress&)> adopt_walk;
+  std::function<std::string()> save_totals;
+  std::function<void(const std::string&)> add_totals;
   /// What the calls' arguments were drawn from ("keys 0..3 and values 0..9"), or empty:
   /// named with the coverage, so that a check that found nothing says what it tried.
   std::string domain;

@@ -96,6 +96,12 @@ class TrialDriver {
   virtual void check_ends() {}
   /// For a pass: what the trials covered (the schedules searched, where the branches ran).
   virtual std::string coverage() const { return {}; }
+  /// What coverage(), unexercised() and the counts of left-unfinished trials are made of, as
+  /// bytes: saved by a process that ran part of a check's programs, added by the one that
+  /// reports (a walk split over processes). A driver whose totals are not saved says nothing
+  /// of the other processes' trials.
+  virtual std::string save_totals() const { return {}; }
+  virtual void add_totals(const std::string& saved) { (void)saved; }
   /// For a pass: why the trials since check_starts() tested nothing, or empty.
   virtual std::string unexercised() const { return {}; }
   /// Its trials run in this process and may end with branches in the middle of their calls

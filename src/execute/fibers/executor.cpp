@@ -11,7 +11,8 @@
 #include <string>
 #include <utility>
 
-#include "duet/detail/engine.hpp"         // Trace
+#include "duet/detail/engine.hpp"  // Trace
+#include "engine/wire.hpp"
 #include "execute/fibers/strategies.hpp"  // ExplorerStats
 #include "execute/fibers/instrumented.hpp"
 #include "report/report.hpp"
@@ -285,6 +286,30 @@ std::string FiberExecutor::coverage() const {
   const std::string note = uninstrumented_note(libraries_);
   if (note.empty()) return c;
   return c.empty() ? note : c + "; " + note;
+}
+
+std::string FiberExecutor::save_totals() const {
+  WireWriter out;
+  out.str(strategy_->save_totals());
+  out.u64s(progress_.totals());
+  out.strings(std::vector<std::string>(libraries_.begin(), libraries_.end()));
+  out.u64(operations_ - operations_at_check_start_);
+  out.u64(left_unfinished_);
+  return out.take();
+}
+
+void FiberExecutor::add_totals(const std::string& saved) {
+  WireReader in(saved);
+  strategy_->add_totals(in.str());
+  progress_.add_totals(in.u64s());
+  for (std::string& library : in.strings()) {
+    const auto same = [&](const char* known) { return library == known; };
+    if (std::find_if(libraries_.begin(), libraries_.end(), same) == libraries_.end())
+      libraries_.push_back(named_elsewhere_.emplace_back(std::move(library)).c_str());
+  }
+  operations_ += in.u64();
+  left_unfinished_ += in.u64();
+  in.expect_end();
 }
 
 std::string FiberExecutor::unexercised(std::uint64_t operations_before) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -71,6 +72,8 @@ class FiberExecutor final : public Executor, public TrialDriver {
   /// What the runs so far covered, for a pass: with exhaustive(), the schedules explored and
   /// whether every program's search completed; empty for the sampling strategies.
   std::string coverage() const override;
+  std::string save_totals() const override;
+  void add_totals(const std::string& saved) override;
   /// Operations (switch points) the fibers of every run so far executed.
   std::uint64_t operations() const { return operations_; }
   /// Empty when the runs since `operations_before` executed an operation; else why a pass of
@@ -93,8 +96,9 @@ class FiberExecutor final : public Executor, public TrialDriver {
   std::string before_error_;  // what FiberOptions::before_each_run threw, for the trial's run
   std::uint64_t own_runs_ = 0;
   bool weak_order_noted_ = false;
-  std::vector<const char*> libraries_;  // the uninstrumented libraries the runs called (RunResult::libraries)
-  std::uint64_t operations_ = 0;        // the note about weak memory orders is printed once
+  std::vector<const char*> libraries_;       // the uninstrumented libraries the runs called (RunResult::libraries)
+  std::deque<std::string> named_elsewhere_;  // such libraries of other processes' runs (add_totals)
+  std::uint64_t operations_ = 0;             // the note about weak memory orders is printed once
   std::uint64_t operations_at_check_start_ = 0;
   std::uint64_t left_unfinished_ = 0;           // runs that ended with a fiber mid-call (trials_left_unfinished)
   std::unique_ptr<ScheduleStrategy> strategy_;  // the picker of each run

@@ -9,6 +9,7 @@
 #include "execute/fibers/progress.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string_view>
 
 #include "execute/fibers/runtime.hpp"
@@ -339,6 +340,20 @@ std::string ProgressMonitor::coverage() const {
   if (others_done_ > 0)
     s += " (" + plural(others_done_, "episode", "episodes") + " ended with nothing left to run, and proved nothing)";
   return s;
+}
+
+std::vector<std::uint64_t> ProgressMonitor::totals() const {
+  return {episode_kinds_, runs_, lock_held_, solo_held_, others_done_, wait_free_calls_};
+}
+
+void ProgressMonitor::add_totals(std::span<const std::uint64_t> saved) {
+  if (saved.size() != 6) throw std::runtime_error("a walk's share sent progress totals of another shape");
+  episode_kinds_ |= static_cast<unsigned>(saved[0]);
+  runs_ += saved[1];
+  lock_held_ += saved[2];
+  solo_held_ += saved[3];
+  others_done_ += saved[4];
+  wait_free_calls_ += saved[5];
 }
 
 std::string ProgressMonitor::unexercised() const {

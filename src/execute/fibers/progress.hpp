@@ -25,6 +25,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,10 @@ class ProgressMonitor {
   std::string coverage() const;
   /// Why the runs tested no guarantee (no episode found a call pending, no call counted), or empty.
   std::string unexercised() const;
+  /// What coverage() and unexercised() count: saved where a share of a walk over every program
+  /// ran, added where the walk is reported.
+  std::vector<std::uint64_t> totals() const;
+  void add_totals(std::span<const std::uint64_t> saved);
 
  private:
   enum class Episode : unsigned char { none, lock, solo };

@@ -2,9 +2,11 @@
 #include "execute/fibers/schedule_strategy.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 #include <string>
 
+#include "engine/wire.hpp"
 #include "execute/fibers/dpor/optimal_explorer.hpp"
 #include "execute/fibers/strategies.hpp"
 #include "execute/trial_progress.hpp"
@@ -95,6 +97,40 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     std::string fell_back;  // why the first program that left the optimal reduction did
     // The shape of the programs searched: what a complete search says nothing beyond.
     std::size_t min_branches = ~std::size_t{0}, max_branches = 0, max_calls = 0;
+    // Another process's totals of the same check (a walk split over processes).
+    void add(const Totals& t) {
+      programs += t.programs;
+      complete += t.complete;
+      schedules += t.schedules;
+      redundant += t.redundant;
+      optimal += t.optimal;
+      runs += t.runs;
+      runs_in_all += t.runs_in_all;
+      estimated = estimated && t.estimated;
+      if (fell_back.empty()) fell_back = t.fell_back;
+      min_branches = std::min(min_branches, t.min_branches);
+      max_branches = std::max(max_branches, t.max_branches);
+      max_calls = std::max(max_calls, t.max_calls);
+    }
+    void write(WireWriter& out) const {
+      for (std::size_t n : {programs, complete, schedules, redundant, optimal, min_branches, max_branches, max_calls})
+        out.u64(n);
+      out.u64(runs);
+      out.u64(std::bit_cast<std::uint64_t>(runs_in_all));
+      out.boolean(estimated);
+      out.str(fell_back);
+    }
+    static Totals read(WireReader& in) {
+      Totals t;
+      for (std::size_t* n : {&t.programs, &t.complete, &t.schedules, &t.redundant, &t.optimal, &t.min_branches,
+                             &t.max_branches, &t.max_calls})
+        *n = static_cast<std::size_t>(in.u64());
+      t.runs = in.u64();
+      t.runs_in_all = std::bit_cast<double>(in.u64());
+      t.estimated = in.boolean();
+      t.fell_back = in.str();
+      return t;
+    }
     void add(const fiber::ExplorerStats& s, bool was_optimal, std::span<const std::size_t> branch_lengths) {
       ++programs;
       complete += s.complete;
@@ -169,6 +205,22 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   }
   std::size_t trials(std::size_t) const override { return ~std::size_t{0}; }
   const fiber::ExplorerStats* search_stats() const override { return search ? &search->stats() : nullptr; }
+  std::string save_totals() const override {
+    Totals t = totals;
+    if (search && search->stats().runs > 0) t.add(search->stats(), optimal, branch_lengths);
+    WireWriter out;
+    t.write(out);
+    out.boolean(weak_seen);
+    out.str(stopped_for);
+    return out.take();
+  }
+  void add_totals(const std::string& saved) override {
+    WireReader in(saved);
+    totals.add(Totals::read(in));
+    weak_seen = in.boolean() || weak_seen;
+    if (std::string why = in.str(); stopped_for.empty()) stopped_for = std::move(why);
+    in.expect_end();
+  }
   std::string coverage() const override {
     Totals t = totals;
     if (search && search->stats().runs > 0) t.add(search->stats(), optimal, branch_lengths);

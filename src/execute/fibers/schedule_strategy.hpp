@@ -53,6 +53,11 @@ class ScheduleStrategy {
   virtual void stop(std::string why) { (void)why; }  // NOLINT(performance-unnecessary-value-param): overrides keep it
   /// What the runs so far covered, for a pass (empty for the sampling strategies).
   virtual std::string coverage() const { return {}; }
+  /// What coverage() is made of, as bytes: saved where a share of a walk over every program
+  /// ran, added where the walk is reported (empty for the sampling strategies, which count
+  /// nothing there).
+  virtual std::string save_totals() const { return {}; }
+  virtual void add_totals(const std::string& saved) { (void)saved; }
   /// The exhaustive search of the current program so far, or null (sampling strategies).
   virtual const fiber::ExplorerStats* search_stats() const { return nullptr; }
   /// How coverage() names what a program without branches is ("the body of \"barrier\"").
