@@ -2,21 +2,21 @@
 
 #include <poll.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <optional>
-#include <utility>
-#include <algorithm>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "engine/candidate_fork.hpp"
@@ -24,6 +24,7 @@
 #include "engine/protocol.hpp"
 #include "engine/search.hpp"
 #include "engine/wire.hpp"
+#include "execute/trial_progress.hpp"
 
 namespace duet::detail {
 namespace {
@@ -101,8 +102,10 @@ struct ShareAnswer {
 };
 
 // Each worker's cases and trials so far, in memory shared with this process: the progress line.
+// `beats` counts the trials as they start: a worker whose beats stop for longer than any trial
+// may run (its own watchdog ends a trial past the case's limit) is stuck outside them.
 struct Tally {
-  std::atomic<std::uint64_t> cases{0}, trials{0};
+  std::atomic<std::uint64_t> cases{0}, trials{0}, beats{0};
 };
 
 // Of the first `count` programs of this shard (its cases), worker j's: those numbered j modulo
@@ -126,6 +129,7 @@ std::uint64_t share_of(std::uint64_t count, std::uint32_t j, std::uint32_t jobs)
   const Property& p = context.property;
   ShareAnswer answer;
   SearchCounts counts;
+  const TrialProgressScope beating([&tally](const TrialProgress&) { tally.beats.fetch_add(1, std::memory_order_relaxed); });
   answer.search.end = inner.search_cases(counts, start, nullptr, [&](const SearchCounts& c) {
     answer.marks.push_back({p.walk_progress(), c});
     tally.cases.store(c.cases, std::memory_order_relaxed);
@@ -145,9 +149,27 @@ struct Worker {
   int fd = -1;
   std::optional<std::string> answer;
   int status = 0;
+  std::uint64_t beats = 0;      // its tally's cases and beats when last seen
+  std::int64_t beat_at_ns = 0;  // when they last changed
+  bool stuck = false;           // ended by this process for it (kill_if_stuck)
 };
 
-std::string ended_how(int status) {
+// Kills a worker whose trials stopped starting long past the longest a trial may run.
+void kill_if_stuck(Worker& w, const Tally& tally, std::int64_t stuck_after_ns) {
+  const std::uint64_t beats = tally.cases.load(std::memory_order_relaxed) + tally.beats.load(std::memory_order_relaxed);
+  const std::int64_t now = steady_now_ns();
+  if (beats != w.beats || w.beat_at_ns == 0) {
+    w.beats = beats;
+    w.beat_at_ns = now;
+  } else if (now - w.beat_at_ns > stuck_after_ns) {
+    ::kill(w.pid, SIGKILL);
+    w.stuck = true;
+  }
+}
+
+std::string ended_how(const Worker& w) {
+  const int status = w.status;
+  if (w.stuck) return "started no trial for longer than any trial may run, and was ended";
   if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended";
@@ -160,7 +182,7 @@ SearchEnd worker_lost(std::uint32_t j, std::uint32_t jobs, const Worker& w) {
   end.failed = true;
   end.run.outcome.kind = CaseOutcome::Kind::error;
   end.run.outcome.message = "worker " + std::to_string(j) + " of the walk's " + std::to_string(jobs) +
-                            " processes (DUET_JOBS) " + ended_how(w.status) +
+                            " processes (DUET_JOBS) " + ended_how(w) +
                             " before it answered: its report, if it made one, is above; run with DUET_JOBS=1 to see "
                             "the walk in this process";
   end.run.death = Death{};
@@ -221,6 +243,8 @@ std::vector<Worker> start_workers(RunContext& context, InProcessBackend& inner, 
 // walk's progress meanwhile; then reaps them.
 void collect_answers(const RunContext& context, std::vector<Worker>& workers, const Tally* tallies, Progress& progress) {
   constexpr std::int64_t kAnswerDeadlineNs = 60'000'000'000;  // from its first byte: a message, not a search
+  const double case_limit = context.settings.case_timeout > 0 ? context.settings.case_timeout : 60.0;
+  const auto stuck_after_ns = static_cast<std::int64_t>(std::max(3 * case_limit, 300.0) * 1e9);
   for (std::size_t open = workers.size(); open > 0;) {
     std::vector<pollfd> fds;
     for (const Worker& w : workers)
@@ -239,6 +263,8 @@ void collect_answers(const RunContext& context, std::vector<Worker>& workers, co
           --open;
         }
     }
+    for (std::size_t j = 0; j < workers.size(); ++j)
+      if (workers[j].fd >= 0) kill_if_stuck(workers[j], tallies[j], stuck_after_ns);
     if (progress.due()) {
       SearchCounts so_far;
       for (std::size_t j = 0; j < workers.size(); ++j) {
