@@ -28,10 +28,25 @@ namespace {
 
 std::atomic<AssertionCaptureFactory> capture_factory{nullptr};
 
+// ThreadSanitizer ends a child of a multi-threaded process that starts a thread (a worker's
+// watchdog does).
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+
 // Why a check runs in one process when Config::jobs asks for more: only a walk over every
 // program on fibers is split, and only in this process.
 std::string jobs_not_used(const RunContext& context, std::uint32_t jobs) {
   const std::string asked = "jobs: 1 process, not " + std::to_string(jobs) + ": ";
+  if (kThreadSanitizer) return asked + "under ThreadSanitizer a forked worker may not start the threads it needs";
   if (!context.property.walk_progress)
     return asked + "only a walk over every program on fibers (ParallelConfig::every_program) runs in several";
   return asked + "a walk runs in several only in process, not isolated (DUET_FORK)";
@@ -120,7 +135,7 @@ CheckResult run_resolved(RunContext& context, std::optional<std::span<const std:
   std::unique_ptr<CaseBackend> backend;
   std::unique_ptr<InProcessBackend> in_process;  // what a walk's workers run
   const std::uint32_t jobs = jobs_to_run(s.jobs);
-  const bool split = jobs > 1 && context.property.walk_progress && !s.isolate && !bytes;
+  const bool split = jobs > 1 && context.property.walk_progress && !s.isolate && !bytes && !kThreadSanitizer;
   if (jobs > 1 && !split) context.jobs_note = jobs_not_used(context, jobs);
   if (s.isolate && !bytes) {
     // The parent runs no case: the child does, watched by Isolation instead of the monitor.
