@@ -14,6 +14,8 @@
 
 #include <duet/sync.hpp>
 
+#include "support/verdicts.hpp"
+
 #if DUET_HAVE_URCU
 #include <urcu.h>
 #include <urcu/rculfqueue.h>
@@ -102,10 +104,10 @@ const duet::ThreadHooks kRcuHooks{.start = register_thread, .stop = unregister_t
 TEST(ThreadHooks, LiburcuQueueIsLinearizableWithRegistrationHooks) {
   DUET_SKIP_UNDER_TSAN();
   const duet::CheckResult r = duet::check_parallel(urcu_lin(), {.thread_hooks = kRcuHooks}, {.seed = 1, .count = 2000});
-  EXPECT_TRUE(r) << r.report;
+  EXPECT_TRUE(test_verdicts::passed_or_inconclusive(r)) << r.report;
   const duet::CheckResult three = duet::check_parallel(urcu_lin(), {.branches = 3, .thread_hooks = kRcuHooks},
                                                        {.seed = 2, .count = 500, .isolate = false});
-  EXPECT_TRUE(three) << three.report;
+  EXPECT_TRUE(test_verdicts::passed_or_inconclusive(three)) << three.report;
   rcu_barrier();  // the nodes the checks freed with call_rcu
 }
 
@@ -148,8 +150,8 @@ TEST(ThreadHooks, InACheckTheCallerIsSetUpOnceForTheWholeCheck) {
           .op(
               "add", [](std::atomic<int>& a, int x) { return a.fetch_add(x); }, duet::integers(0, 9)),
       {.thread_hooks = {.start = [&] { ++starts; }, .stop = [&] { ++stops; }}}, {.seed = 1, .count = 200, .isolate = false});
-  EXPECT_TRUE(r) << r.report;
-  EXPECT_EQ(starts.load(), 2);  // the caller and the one worker, for 200 programs
+  EXPECT_TRUE(test_verdicts::passed_or_inconclusive(r)) << r.report;  // a busy machine: too little overlap
+  EXPECT_EQ(starts.load(), 2);                                        // the caller and the one worker, for 200 programs
   EXPECT_EQ(stops.load(), 2);
 }
 
