@@ -20,6 +20,7 @@
 #include "engine/search.hpp"
 #include "engine/verdicts.hpp"
 #include "engine/walk_jobs.hpp"
+#include "execute/fibers/sanitizers.hpp"  // DUET_FIBER_TSAN
 #include "report/report.hpp"
 #include "report/token.hpp"
 
@@ -30,14 +31,8 @@ std::atomic<AssertionCaptureFactory> capture_factory{nullptr};
 
 // ThreadSanitizer ends a child of a multi-threaded process that starts a thread (a worker's
 // watchdog does).
-#if defined(__SANITIZE_THREAD__)
+#ifdef DUET_FIBER_TSAN
 constexpr bool kThreadSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr bool kThreadSanitizer = true;
-#else
-constexpr bool kThreadSanitizer = false;
-#endif
 #else
 constexpr bool kThreadSanitizer = false;
 #endif

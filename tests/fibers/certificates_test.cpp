@@ -12,6 +12,7 @@
 #include "certify/certificate.hpp"
 #include "engine/case_files.hpp"
 #include "support/fiber_subjects.hpp"
+#include "walks.hpp"
 
 namespace {
 
@@ -20,32 +21,8 @@ using FixedSpec = fiber_subjects::CounterSpec<false>;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-duet::ParallelConfig counter_scope() {
-  return {.branch_length = 2,
-          .prefix_length = 0,
-          .executor = duet::fibers(duet::exhaustive(duet::unbounded)),
-          .every_program = duet::EveryProgram{}};
-}
-
-// A fresh directory for one test's certificates, and DUET_CERTIFICATE naming it while it lives.
-struct CertificateDir {
-  std::string path;
-  CertificateDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "duet-certificates-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data()) ? tmpl + "/" : std::string();
-    ::setenv("DUET_CERTIFICATE", path.c_str(), 1);
-  }
-  ~CertificateDir() {
-    ::unsetenv("DUET_CERTIFICATE");
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  duet::detail::Certificate read(const std::string& file) const {
-    duet::detail::Certificate c = duet::detail::parse_certificate(duet::detail::read_case_file(path + file).bytes);
-    c.path = file;
-    return c;
-  }
-};
+using walks::CertificateDir;
+using walks::counter_scope;
 
 duet_test::ChildRun merge(const std::string& args) {
   return duet_test::run_child(std::string(DUET_MERGE_CERTIFICATES_BIN) + " " + args);

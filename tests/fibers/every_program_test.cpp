@@ -14,6 +14,7 @@
 
 #include "support/buggy_subjects.hpp"
 #include "support/fiber_subjects.hpp"
+#include "walks.hpp"
 
 namespace {
 
@@ -22,11 +23,7 @@ using FixedSpec = fiber_subjects::CounterSpec<false>;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// 2 branches of up to 2 calls of incr() and get(), no prefix: 7 branches (none, 2 of one call,
-// 4 of two), 28 pairs up to order, less the program with no call.
-duet::ParallelConfig counter_scope(duet::Schedule schedule = duet::exhaustive(duet::unbounded)) {
-  return {.branch_length = 2, .prefix_length = 0, .executor = duet::fibers(schedule), .every_program = duet::EveryProgram{}};
-}
+using walks::counter_scope;
 
 TEST(EveryProgram, ACorrectCounterIsCorrectForEveryProgramOfTheScope) {
   const duet::CheckResult r = duet::check_parallel<FixedSpec>(counter_scope(), {.verbose = -1});

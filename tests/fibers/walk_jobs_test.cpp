@@ -7,14 +7,10 @@
 #include <duet/models/treiber_stack.hpp>
 
 #include <csignal>
-#include <cstdlib>
-#include <filesystem>
 #include <string>
-#include <unistd.h>
 
-#include "certify/certificate.hpp"
-#include "engine/case_files.hpp"
 #include "support/fiber_subjects.hpp"
+#include "walks.hpp"
 
 // Under ThreadSanitizer a walk runs in one process (a forked worker may not start threads).
 #if defined(__SANITIZE_THREAD__)
@@ -30,10 +26,6 @@ using FixedSpec = fiber_subjects::CounterSpec<false>;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-duet::ParallelConfig counter_scope(duet::Schedule schedule = duet::exhaustive(duet::unbounded)) {
-  return {.branch_length = 2, .prefix_length = 0, .executor = duet::fibers(schedule), .every_program = duet::EveryProgram{}};
-}
-
 duet::ParallelConfig treiber_scope() {
   return {.branch_length = 2,
           .prefix_length = 1,
@@ -41,30 +33,20 @@ duet::ParallelConfig treiber_scope() {
           .every_program = duet::EveryProgram{.values = 2}};
 }
 
-// A fresh directory for one test's certificates, and DUET_CERTIFICATE naming it while it lives.
-struct CertificateDir {
-  std::string path;
-  CertificateDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "duet-jobs-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data()) ? tmpl + "/" : std::string();
-    ::setenv("DUET_CERTIFICATE", path.c_str(), 1);
-  }
-  ~CertificateDir() {
-    ::unsetenv("DUET_CERTIFICATE");
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  duet::detail::Certificate read(const std::string& check) const {
-    return duet::detail::parse_certificate(duet::detail::read_case_file(path + check + ".shard-0-of-1.cert").bytes);
-  }
-};
+using walks::CertificateDir;
+using walks::counter_scope;
+
+// The certificate of check `name`, unsharded.
+duet::detail::Certificate certificate(const CertificateDir& dir, const std::string& name) {
+  return dir.read(name + ".shard-0-of-1.cert");
+}
 
 TEST(WalkJobs, TheTreiberWalkInSeveralProcessesIsTheWalkInOne) {
   const CertificateDir dir;
   const duet::CheckResult one =
       duet::check_parallel<duet::models::TreiberStackSpec<>>(treiber_scope(), {.verbose = -1, .name = "one"});
   ASSERT_TRUE(one) << one.report;
-  const duet::detail::Certificate c1 = dir.read("one");
+  const duet::detail::Certificate c1 = certificate(dir, "one");
   for (std::uint32_t jobs : {2u, 3u}) {
     const std::string name = "jobs" + std::to_string(jobs);
     const duet::CheckResult r =
@@ -75,7 +57,7 @@ TEST(WalkJobs, TheTreiberWalkInSeveralProcessesIsTheWalkInOne) {
     EXPECT_EQ(r.discarded, one.discarded) << jobs;
     EXPECT_EQ(r.trials, one.trials) << jobs;
     EXPECT_EQ(r.coverage, one.coverage) << jobs;
-    const duet::detail::Certificate c = dir.read(name);
+    const duet::detail::Certificate c = certificate(dir, name);
     EXPECT_EQ(c.verdict, "passed");
     EXPECT_EQ(c.fingerprint, c1.fingerprint);
     EXPECT_EQ(c.scope_programs, c1.scope_programs);
@@ -96,7 +78,7 @@ TEST(WalkJobs, TheFirstCounterexampleIsTheWalkInOnesWhateverTheProcesses) {
   const CertificateDir dir;  // each run's certificate replaces the one before
   const duet::CheckResult one = duet::check_parallel<RacySpec>(counter_scope(), {.seed = 1, .verbose = -1, .name = "racy"});
   ASSERT_EQ(one.status, duet::CheckResult::Status::failed) << one.report;
-  const duet::detail::Certificate c1 = dir.read("racy");
+  const duet::detail::Certificate c1 = certificate(dir, "racy");
   for (std::uint32_t jobs : {2u, 3u, 5u}) {
     const duet::CheckResult r =
         duet::check_parallel<RacySpec>(counter_scope(), {.seed = 1, .verbose = -1, .jobs = jobs, .name = "racy"});
@@ -105,7 +87,7 @@ TEST(WalkJobs, TheFirstCounterexampleIsTheWalkInOnesWhateverTheProcesses) {
     EXPECT_EQ(r.cases, one.cases) << jobs;
     EXPECT_EQ(r.trials, one.trials) << jobs;
     EXPECT_EQ(r.failing_length, one.failing_length) << jobs;
-    const duet::detail::Certificate c = dir.read("racy");
+    const duet::detail::Certificate c = certificate(dir, "racy");
     EXPECT_EQ(c.verdict, "failed");
     EXPECT_EQ(c.replay, one.replay_token) << jobs;
     EXPECT_EQ(c.last_program, c1.last_program) << jobs;
