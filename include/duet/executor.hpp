@@ -193,10 +193,15 @@ struct ExecutorFailed {
 /// on purpose (told to LeakSanitizer, so sanitizer runs stay clean).
 void abandon(const void* p) noexcept;
 
+/// Which side of a call a timestamp is taken on. Inside a fiber run an exhaustive search orders
+/// a branch's response against another branch's invocation (the calls' real-time order), not
+/// two invocations or two responses; `either` is ordered against both.
+enum class CallEdge : unsigned char { invoke = 1, response = 2, either = 3 };
+
 /// A monotonic timestamp for invoke/response events. Fenced on both sides so that it is not
 /// reordered with the memory effects of the call it brackets. Inside a fiber run, a logical
 /// clock (the run is sequential: the order of the calls is exact).
-std::uint64_t event_time();
+std::uint64_t event_time(CallEdge edge = CallEdge::either);
 }  // namespace detail
 
 }  // namespace duet

@@ -18,7 +18,10 @@
 namespace duet::detail {
 namespace {
 
-constexpr std::string_view kFirstLine = "duet certificate 1";
+// Format 2: searches order the calls' real time under every memory model. A format-1 walk
+// under sequential consistency (or of seq_cst operations only) could pass a program whose
+// failure needs one call to return before another begins.
+constexpr std::string_view kFirstLine = "duet certificate 2";
 
 // A line of the report with what a certificate keeps of it: no line breaks.
 std::string first_line(const std::string& text) {
@@ -88,10 +91,14 @@ std::string certificate_text(const RunContext& context, const CheckResult& r) {
 
 Certificate parse_certificate(std::string_view text) {
   if (text.substr(0, text.find('\n')) != kFirstLine) {
+    if (text.starts_with("duet certificate 1\n"))
+      throw std::invalid_argument(
+          "a certificate of format 1, from a duet whose exhaustive search did not order the calls' real time: a pass "
+          "in it may have missed a failure; run its walk again");
     if (text.starts_with("duet certificate "))
       throw std::invalid_argument("a certificate of a later format (`" + std::string(text.substr(0, text.find('\n'))) +
                                   "`): merge it with the duet that wrote it");
-    throw std::invalid_argument("not a duet certificate (its first line is not `duet certificate 1`)");
+    throw std::invalid_argument("not a duet certificate (its first line is not `" + std::string(kFirstLine) + "`)");
   }
   const auto fields = fields_of(text);
   Certificate c;

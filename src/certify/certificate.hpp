@@ -5,7 +5,7 @@
 //
 // A certificate is text, a "key: value" line each:
 //
-//   duet certificate 1
+//   duet certificate 2
 //   check: TreiberStack
 //   duet: 0.1.0
 //   spec: 0x5d1c0f3a

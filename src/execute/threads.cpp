@@ -26,7 +26,7 @@ namespace {
 constinit thread_local std::uint64_t t_last_event_time = 0;
 }  // namespace
 
-std::uint64_t event_time() {
+std::uint64_t event_time(CallEdge edge) {
   // Every call of a parallel program is timed here as it returns: where a child that the
   // candidate forked comes back to duet, and ends.
   leave_if_candidates_child();
@@ -36,7 +36,8 @@ std::uint64_t event_time() {
   // with thread-local storage of its own.
   std::uint64_t& last = fiber::host_local(t_last_event_time);
   if (fiber::Runtime* rt = fiber::current()) {
-    fiber::harness_fence(*rt);  // fenced as below, for the C++ memory model
+    // Fenced as below, for the C++ memory model; the side of the call orders it in a search.
+    fiber::harness_fence(*rt, edge != CallEdge::response, edge != CallEdge::invoke);
     fiber::clock_read(*rt, ++last);
     return last;
   }

@@ -859,9 +859,9 @@ class ApiYSteps final : public YSteps {
         for (std::size_t k = 0; k < len; ++k) {
           noise.before_call(at + k);
           observed[at + k].cpu = current_cpu();
-          observed[at + k].invoke = event_time();
+          observed[at + k].invoke = event_time(CallEdge::invoke);
           calls_[at + k]->run_candidate();
-          observed[at + k].response = event_time();
+          observed[at + k].response = event_time(CallEdge::response);
         }
       });
     executor.run(branches);

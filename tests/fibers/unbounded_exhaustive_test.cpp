@@ -34,10 +34,11 @@ TEST(UnboundedExhaustive, ACorrectProgramHasEveryExecutionExplored) {
   const duet::CheckResult r = duet::check_scenario<FixedSpec>(s, kUnbounded, {.seed = 1});
   ASSERT_TRUE(r) << r.report;
   EXPECT_EQ(r.cases, 1u);
-  // As docs/parallel.md shows it.
+  // As docs/parallel.md shows it: the 3 orders of the counter's three operations, each with the
+  // orders in which a call of one branch returns before a call of the other begins.
   EXPECT_EQ(r.coverage,
             "exhaustive(unbounded), complete for programs of 2 branches × up to 2 calls: every execution of the program "
-            "explored, 3 schedules, one per class of schedules equal up to the order of independent steps; programs with "
+            "explored, 10 schedules, one per class of schedules equal up to the order of independent steps; programs with "
             "more branches or longer branches were not explored");
 }
 
@@ -91,13 +92,14 @@ TEST(UnboundedExhaustive, TreiberStackProgramsTakeFewerRunsThanWithSleepSets) {
   EXPECT_LT(optimal * 3, sleep_sets);
 }
 
-// About a minute: run with --gtest_also_run_disabled_tests.
+// Minutes: run with --gtest_also_run_disabled_tests. Most of both searches' runs are orders of
+// the calls' invocations and returns (docs/parallel.md), where the optimal search gains less.
 TEST(UnboundedExhaustive, DISABLED_MsQueueProgramsTakeFewerRunsThanWithSleepSets) {
   using Spec = duet::models::MsQueueSpec<>;
   const std::size_t optimal =
       runs_to_exhaust<Spec>("Michael-Scott queue, 20 programs", duet::exhaustive(duet::unbounded), 20);
   const std::size_t sleep_sets = runs_to_exhaust<Spec>("Michael-Scott queue, 20 programs", duet::exhaustive(1000), 20);
-  EXPECT_LT(optimal * 3, sleep_sets);
+  EXPECT_LT(optimal * 3, sleep_sets * 2);
 }
 
 // Under the C++ memory model (the default), the models' acquire/release orders give a load a

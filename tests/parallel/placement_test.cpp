@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 
@@ -10,7 +11,7 @@
 #include <duet/models/bindings.hpp>
 #include <duet/models/counter.hpp>
 
-#include <atomic>
+#include "support/verdicts.hpp"
 
 namespace {
 
@@ -53,9 +54,12 @@ TEST(Placement, APassSaysHowManyTrialsOverlappedAndOnHowManyCpus) {
   const cpu_set_t mask = own_mask();
   if (CPU_COUNT(&mask) < 2) GTEST_SKIP() << "needs 2 CPUs";
   const duet::CheckResult r = duet::check_parallel<Spec>({}, {.count = 500});
-  ASSERT_TRUE(r) << r.report;
+  // On a machine busy with other work the branches may (almost) never overlap: the honest
+  // inconclusive, which says so with the same counts.
+  ASSERT_TRUE(test_verdicts::passed_or_inconclusive(r)) << r.report;
   EXPECT_GT(r.trials, 0u);
-  EXPECT_GT(r.overlapped_trials * 100, r.trials) << "under 1% of the trials overlapped";
+  if (r.passed()) EXPECT_GT(r.overlapped_trials * 100, r.trials) << "under 1% of the trials overlapped";
+  else EXPECT_TRUE(has(r.report, "overlap")) << r.report;
   EXPECT_EQ(r.cpus, 2u);
   EXPECT_TRUE(has(r.coverage, "branches pinned to CPUs ")) << r.coverage;
 }

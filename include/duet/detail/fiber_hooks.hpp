@@ -214,8 +214,9 @@ Value load(Runtime&, Value latest) noexcept;
 void fence(Runtime&, std::memory_order order, duet::source_location loc) noexcept;
 /// The check's own seq_cst fence around each call's invoke and response time (as the fenced
 /// clock on threads): under the C++ memory model a seq_cst fence, neither an event nor a switch
-/// point; nothing otherwise.
-void harness_fence(Runtime&) noexcept;
+/// point. Under any model, noted with the fiber's step: `invokes` and `responds` say which side
+/// of a call it is (both when not known), which the exhaustive search orders across fibers.
+void harness_fence(Runtime&, bool invokes, bool responds) noexcept;
 /// The check's clock read `time` on the running fiber (a call's invoke or response): noted with
 /// the steps so far, so that a report can place the call on the interleaving.
 void clock_read(Runtime&, std::uint64_t time) noexcept;

@@ -233,13 +233,13 @@ std::unique_ptr<Subject> run_trial(const TrialRunner<Subject>& r, std::unique_pt
   auto one = [&](std::size_t i) {
     Observed& o = observed[i];
     o.cpu = current_cpu();
-    o.invoke = event_time();
+    o.invoke = event_time(CallEdge::invoke);
     try {
       o.result = r.call(i, *subject);
     } catch (...) {
       o.result = Result::current_exception();
     }
-    o.response = event_time();
+    o.response = event_time(CallEdge::response);
   };
   for (std::size_t i = 0; i < shape.prefix; ++i) one(i);
   std::vector<std::function<void()>> branches;

@@ -190,11 +190,18 @@ void Runtime::fence(std::memory_order order, duet::source_location loc) {
   if (releases(order)) tick(f);
 }
 
-void Runtime::harness_fence() {
-  if (!model_on_ || current == kNoFiber || draining_) return;
+void Runtime::harness_fence(bool invokes, bool responds) {
+  if (current == kNoFiber || draining_) return;
   // Part of the step of this fiber's last event (no other fiber has run since): the
-  // exhaustive search's reduction reads it there.
-  if (!trace.empty() && trace.back().fiber == current) trace.back().fenced = true;
+  // exhaustive search's reduction reads it there. Under any model, a response and another
+  // fiber's invocation are ordered by it: a call that returned before another began may be
+  // what makes their history fail.
+  if (!trace.empty() && trace.back().fiber == current) {
+    trace.back().invokes |= invokes;
+    trace.back().responds |= responds;
+    trace.back().fenced |= model_on_;
+  }
+  if (!model_on_) return;
   Fiber& f = self();
   model_.fence(current, f.clock, std::memory_order_seq_cst, n_);
   tick(f);
@@ -560,7 +567,7 @@ void enter(Runtime& rt, Op op, ObjectKind kind, const void* object, std::memory_
 void leave(Runtime& rt, Op op, Value read, Value written) noexcept { rt.leave(op, read, written); }
 Value load(Runtime& rt, Value latest) noexcept { return rt.load(latest); }
 void fence(Runtime& rt, std::memory_order order, duet::source_location loc) noexcept { rt.fence(order, loc); }
-void harness_fence(Runtime& rt) noexcept { rt.harness_fence(); }
+void harness_fence(Runtime& rt, bool invokes, bool responds) noexcept { rt.harness_fence(invokes, responds); }
 void clock_read(Runtime& rt, std::uint64_t time) noexcept { rt.clock_read(time); }
 void block(Runtime& rt) noexcept { rt.block(true); }
 void notify(Runtime& rt, ObjectKind kind, const void* object, bool all, duet::source_location loc) noexcept {

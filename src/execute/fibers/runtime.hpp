@@ -139,7 +139,7 @@ class Runtime {
   void leave(Op op, Value read, Value written);
   Value load(Value latest);
   void fence(std::memory_order order, duet::source_location loc);
-  void harness_fence();
+  void harness_fence(bool invokes, bool responds);
   void clock_read(std::uint64_t time) noexcept;
   /// Blocks on the pending event's object until woken, or until `timeout_ns` of virtual time.
   WakeReason block(bool announce, std::uint64_t timeout_ns = kNoTimeout);

@@ -64,8 +64,12 @@ struct TraceEvent {
   std::uint32_t stale = 0;
   std::uint32_t read_step = kNoStep;
   std::uint32_t unseen_step = kNoStep;
-  /// Under the C++ memory model: the check's own seq_cst fence (a call's invoke or response
-  /// time) ran after this event, before the fiber's next switch point.
+  /// The check read a call's invoke (`invokes`) or response (`responds`) time after this
+  /// event, before the fiber's next switch point: the real-time order of calls the check
+  /// judges by, which an exhaustive search orders under any memory model. `fenced`: under the
+  /// C++ memory model, that time is also a seq_cst fence of the check's own.
+  bool invokes = false;
+  bool responds = false;
   bool fenced = false;
 };
 

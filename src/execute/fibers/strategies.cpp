@@ -182,7 +182,10 @@ void Explorer::advance() {
     }
     for (std::uint32_t rest = asleep_; rest != 0; rest &= rest - 1) {
       const auto f = static_cast<std::size_t>(std::countr_zero(rest));
-      if (dependent(pending_[f], e.event, config_.memory_model) || (config_.memory_model && orders_every_fence(e)))
+      // A pending step may invoke or return from a call, and e may have (TraceEvent::invokes):
+      // their order is the calls' real-time order.
+      if (dependent(pending_[f], e.event, config_.memory_model) || e.invokes || e.responds ||
+          (config_.memory_model && orders_every_fence(e)))
         asleep_ &= ~bit(f);
     }
   }

@@ -12,19 +12,26 @@
 namespace duet::detail::fiber::dpor {
 
 Step step_of(const TraceEvent& e, bool model) {
-  Step s{.fiber = e.fiber, .event = e.event, .model = model, .fenced = e.fenced, .read_from = e.read_step};
+  Step s{.fiber = e.fiber,
+         .event = e.event,
+         .model = model,
+         .fenced = e.fenced,
+         .invokes = e.invokes,
+         .responds = e.responds,
+         .read_from = e.read_step};
   if (e.event.op == Op::spawn && e.written.type == ValueType::fiber) s.spawned = static_cast<std::uint32_t>(e.written.bits);
   return s;
 }
 
 Step pending_step(std::uint32_t fiber, const Event& e, bool model) {
-  return Step{.fiber = fiber, .event = e, .model = model, .fenced = model};
+  return Step{.fiber = fiber, .event = e, .model = model, .fenced = model, .invokes = true, .responds = true};
 }
 
 Step attempted(Step s) {
   if (s.event.op == Op::cas_fail) s.event.op = Op::cas;
   if (s.event.op == Op::block) s.event.op = Op::lock;
   s.read_from = kNoStep;
+  s.invokes = s.responds = true;  // it may end a call where it did not
   return s;
 }
 
@@ -45,6 +52,7 @@ bool fence_orders(const Step& fenced, const Step& other) {
 }  // namespace
 
 bool steps_dependent(const Step& a, const Step& b) noexcept {
+  if (a.fiber != b.fiber && ((a.responds && b.invokes) || (a.invokes && b.responds))) return true;
   // A wake-up is the fiber resuming; what woke it (the unlock, the notify) is the dependent step.
   if (a.event.op == Op::wake || b.event.op == Op::wake) return false;
   const bool model = a.model || b.model;

@@ -30,6 +30,12 @@ struct Step {
   /// value from before the run, or not known).
   bool model = false;
   bool fenced = false;
+  /// The check read a call's invoke or response time in the step (both assumed of a step not
+  /// run yet, or run at another time): a response and an invocation of different fibers are
+  /// dependent under any model, since their order is the calls' real-time order, which the
+  /// check judges by.
+  bool invokes = false;
+  bool responds = false;
   std::uint32_t read_from = kNoStep;
 };
 
