@@ -19,6 +19,7 @@
 
 #include "duet/detail/lin_y_steps.hpp"
 #include "engine/fiber_bridge.hpp"
+#include "support/emulation.hpp"
 
 namespace {
 
@@ -107,7 +108,11 @@ TEST(FiberSearch, AnApiFailingOnThreadsComesWithItsInterleaving) {
   api.op("open", duet::args(), account, bank::open_reference, bank::open);
   api.op("deposit", duet::args(account, duet::integers(1, 9)), duet::unit(), bank::deposit_reference, bank::racy_deposit);
   api.op("balance", duet::args(account), duet::value<long>(), bank::balance_reference, bank::balance);
-  const duet::CheckResult r = api.check_parallel({}, quiet(1));
+  // The race on threads is a matter of chance and ends the search when met: under emulation
+  // (and a busy machine beside it) 30 s once met none, so the budget scales with emulation.
+  duet::Config config = quiet(1);
+  config.time = *config.time * duet_test::time_scale();
+  const duet::CheckResult r = api.check_parallel({}, config);
   ASSERT_EQ(r.status, duet::CheckResult::Status::failed) << r.report;
   EXPECT_NE(r.report.find("on fibers:  the same program fails on the fiber scheduler, with fibers:random schedules"),
             std::string::npos)
