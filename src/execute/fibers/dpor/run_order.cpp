@@ -31,7 +31,9 @@ Step attempted(Step s) {
   if (s.event.op == Op::cas_fail) s.event.op = Op::cas;
   if (s.event.op == Op::block) s.event.op = Op::lock;
   s.read_from = kNoStep;
-  s.invokes = s.responds = true;  // it may end a call where it did not
+  // It may end a call where it did not: both sides, and under the model the check's fence.
+  s.invokes = s.responds = true;
+  s.fenced = s.model;
   return s;
 }
 
