@@ -9,8 +9,8 @@
 // asleep there, or a branch already in the tree, starts an equivalent schedule. A new run takes
 // the deepest branch left. Each Mazurkiewicz trace (schedules equal up to swapping adjacent
 // independent steps) is then completed exactly once, and no run is cut short by sleep sets:
-// where the sleep-set search (Explorer) runs a redundant schedule, this one runs none. Two
-// a step of one fiber that returns from a call and a step of another that invokes one are
+// where the sleep-set search (Explorer) runs a redundant schedule, this one runs none. A
+// step of one fiber that returns from a call and a step of another that invokes one are
 // dependent (Step::responds): the calls' real-time order is part of what the check judges.
 //
 //   OptimalExplorer ex(sched, src);
