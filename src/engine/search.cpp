@@ -58,6 +58,10 @@ void print_search_progress(const RunContext& context, Progress& progress, const 
   if (s.count != ~std::uint64_t{0}) what += " of " + std::to_string(s.count);
   else if (planned > 0) what += " of " + std::to_string(planned);
   what += c.trials > 0 ? " programs, " + std::to_string(c.trials) + " trials" : " cases";
+  // A negative test's default budget on threads is work: trials whose branches overlapped.
+  const std::uint64_t work = context.property.max_overlapped_trials;
+  if (!s.budget_given && work > 0)
+    what += " (" + std::to_string(c.overlapped) + " of " + std::to_string(work) + " with overlapping branches)";
   // A walk that knows its size: the time left at the rate so far (its programs differ in cost).
   std::string left;
   if (s.count == ~std::uint64_t{0} && planned > c.cases && c.cases > 0)

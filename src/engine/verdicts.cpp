@@ -82,18 +82,34 @@ void print_pass(const Settings& s, const CheckResult& r, const SearchEnd& end, c
   if (!r.coverage.empty()) std::fprintf(stdout, "duet: %s: %s\n", s.name.c_str(), r.coverage.c_str());
 }
 
-// A negative test that found no counterexample: the failure, with what the search tried.
+// How a negative test's search that found nothing ended, after "found none in ...".
+std::string search_end_text(const CheckResult& r, const Settings& s, const Property& p, bool cut_short) {
+  if (cut_short)
+    return printf_string("; the search did not do its work: the default budget is %s with overlapping branches, and\n"
+                         "  its %.0f s limit ended the search after %llu (the machine ran the trials slowly: busy,\n"
+                         "  emulated, or with fewer free CPUs than branches). Run it on a quieter machine, or give it a\n"
+                         "  time (DUET_TIME) or a count (DUET_COUNT) to search that long whatever the machine does.\n",
+                         plural(p.max_overlapped_trials, "trial", "trials").c_str(), s.time,
+                         static_cast<unsigned long long>(r.overlapped_trials));
+  if (!s.budget_given && p.max_overlapped_trials > 0 && r.overlapped_trials >= p.max_overlapped_trials)
+    return "; the default budget ends after " + plural(p.max_overlapped_trials, "trial", "trials") +
+           " with overlapping branches: give it a time (DUET_TIME) to go on\n";
+  return "; give it more time (DUET_TIME) or more trials\n";
+}
+
+// A negative test that found no counterexample: the failure, with what the search tried. On
+// threads the default budget is work (trials whose branches overlapped) within a time limit: a
+// search that the limit ended first did not do that work, and is inconclusive, not a failure.
 CheckResult no_counterexample(CheckResult r, const Settings& s, const Property& p) {
-  r.status = CheckResult::Status::failed;
+  const bool cut_short =
+      !s.budget_given && p.max_overlapped_trials > 0 && r.overlapped_trials < p.max_overlapped_trials && s.time > 0;
+  r.status = cut_short ? CheckResult::Status::error : CheckResult::Status::failed;
   char seed[32];
   std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(r.seed));
-  r.report = "duet: " + r.name + ": expected a counterexample (unsafe under concurrency), found none in " +
+  r.report = "duet: " + r.name + (cut_short ? ": inconclusive" : "") +
+             ": expected a counterexample (unsafe under concurrency), found none in " +
              plural(r.cases, "program", "programs") + ", " + overlap_text(r.trials, r.overlapped_trials, r.cpus) +
-             " (seed " + seed + ")" +
-             (!s.budget_given && p.max_overlapped_trials > 0 && r.overlapped_trials >= p.max_overlapped_trials
-                  ? "; the default budget ends after " + plural(p.max_overlapped_trials, "trial", "trials") +
-                        " with overlapping branches: give it a time (DUET_TIME) to go on\n"
-                  : "; give it more time (DUET_TIME) or more trials\n");
+             " (seed " + seed + ")" + search_end_text(r, s, p, cut_short);
   if (r.trials > 0 && too_little_overlap(r.trials, r.overlapped_trials))
     r.report += "  The branches (almost) never ran at once: give the check at least as many free CPUs as branches.\n";
   if (!p.domain.empty()) r.report += "  The calls drew " + p.domain + ".\n";

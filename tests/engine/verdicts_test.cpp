@@ -149,4 +149,49 @@ TEST(VerdictLine, VerboseMinusOnePrintsNothing) {
   EXPECT_EQ(err, "");
 }
 
+// A negative test on threads with the default budget searches for an amount of work (trials
+// whose branches overlapped) within a time limit. When the work is done and nothing was found,
+// the test failed; when the limit ended the search first (a loaded machine runs trials tens of
+// times slower), the search did not do what its budget says, and the verdict is inconclusive.
+CheckResult negative_found_none(std::uint64_t overlapped, bool budget_given) {
+  duet::detail::Property property;
+  property.expect_failure = true;
+  property.max_overlapped_trials = 1000;
+  duet::detail::RunContext context(property);
+  context.settings.time = 600;
+  context.settings.budget_given = budget_given;
+  CheckResult searched;
+  searched.status = CheckResult::Status::passed;
+  searched.name = "Map";
+  searched.cases = 40;
+  searched.trials = 2 * overlapped + 1;
+  searched.overlapped_trials = overlapped;
+  searched.cpus = 2;
+  return duet::detail::expected_failure_verdict(searched, context);
+}
+
+TEST(NegativeVerdict, TheDefaultBudgetsWorkDoneWithNothingFoundIsAFailure) {
+  const CheckResult r = negative_found_none(1000, false);
+  EXPECT_EQ(r.status, CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, "duet: Map: expected a counterexample (unsafe under concurrency), found none in 40 programs"))
+      << r.report;
+  EXPECT_TRUE(has(r.report, "the default budget ends after 1000 trials with overlapping branches")) << r.report;
+}
+
+TEST(NegativeVerdict, TheDefaultBudgetCutShortByItsTimeLimitIsInconclusive) {
+  const CheckResult r = negative_found_none(999, false);
+  EXPECT_EQ(r.status, CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "duet: Map: inconclusive: expected a counterexample (unsafe under concurrency), found none"))
+      << r.report;
+  EXPECT_TRUE(has(r.report, "the search did not do its work: the default budget is 1000 trials with overlapping"))
+      << r.report;
+  EXPECT_TRUE(has(r.report, "its 600 s limit ended the search after 999 (the machine ran the trials slowly")) << r.report;
+}
+
+TEST(NegativeVerdict, ABudgetTheUserGaveIsTheirsWhateverTheOverlap) {
+  const CheckResult r = negative_found_none(10, true);
+  EXPECT_EQ(r.status, CheckResult::Status::failed) << r.report;
+  EXPECT_TRUE(has(r.report, "; give it more time (DUET_TIME) or more trials")) << r.report;
+}
+
 }  // namespace

@@ -302,7 +302,8 @@ struct Property {
   double default_time = 1.0;
   /// With that default budget, the search also ends after this many trials whose branches
   /// overlapped (0: no such cap): a trial that did not overlap could not have raced, so it
-  /// does not use up the budget.
+  /// does not use up the budget. Where it is set, it is the budget and the time only a limit:
+  /// a search that the time ended first did not do its work, and says so.
   std::uint64_t max_overlapped_trials = 0;
 };
 
