@@ -12,6 +12,7 @@
 #include "duet/detail/fiber_hooks.hpp"  // fiber::current
 #include "duet/detail/trial_driver.hpp"
 #include "duet/parallel.hpp"
+#include "execute/call_order_check.hpp"
 #include "execute/hang_clock.hpp"
 #include "execute/named_executor.hpp"
 #include "execute/trial_progress.hpp"
@@ -234,6 +235,12 @@ struct YCase {
   }
 
   CaseOutcome run_trials();
+  // Which operation each fiber's calls are, for their progress guarantees.
+  void announce_branch_calls(TrialDriver& driver) {
+    Trace drawn;
+    steps.record(&drawn, shape, std::vector<Observed>(shape.size()), "");
+    driver.branch_calls(drawn.y_branches);
+  }
 };
 
 // On fibers every trial draws its schedule from the stream. A trial that passes gives its
@@ -257,11 +264,10 @@ CaseOutcome YCase::run_trials() {
     if (trace) record_trial(out.message);
     return out;
   };
-  if (pp.config.progress.stated()) {  // which operation each fiber's calls are, for their guarantees
-    Trace drawn;
-    steps.record(&drawn, shape, std::vector<Observed>(shape.size()), "");
-    driver.branch_calls(drawn.y_branches);
-  }
+  if (pp.config.progress.stated()) announce_branch_calls(driver);
+  // An exhaustive search may leave the calls' real-time orders to this loop: each trial is then
+  // judged in every order of its calls its execution allows (call_order_check.hpp).
+  CallOrderCheck call_orders(shape, driver, src.mode() == Source::Mode::random);
   const std::size_t trials = driver.begin_program(shape.branches, pp.config.trials, src);
   for (std::size_t t = 0; t < trials; ++t) {
     ++out.trials;
@@ -291,6 +297,10 @@ CaseOutcome YCase::run_trials() {
       return end(std::move(v));
     }
     if (steps.explained(shape, observed, judge, pp.config.consistency)) {
+      const auto in_order = [&](const std::vector<Observed>& h) {
+        return steps.explained(shape, h, judge, pp.config.consistency);
+      };
+      if (call_orders.judge(observed, in_order) == CallOrderCheck::Verdict::unexplained && judge.finish(out)) return out;
       if (trace && trace->record_pass && t + 1 == trials) {
         // A replay the engine compares with the failing run it should have reproduced.
         record_trial("");
@@ -302,6 +312,7 @@ CaseOutcome YCase::run_trials() {
     if (judge.finish(out)) return out;
     return fail_trial(steps.violation(pp.config.consistency));
   }
+  if (std::string why = call_orders.unshown_failure(); !why.empty()) return end(StepVerdict::error(std::move(why)));
   return out;
 }
 

@@ -34,12 +34,14 @@ TEST(UnboundedExhaustive, ACorrectProgramHasEveryExecutionExplored) {
   const duet::CheckResult r = duet::check_scenario<FixedSpec>(s, kUnbounded, {.seed = 1});
   ASSERT_TRUE(r) << r.report;
   EXPECT_EQ(r.cases, 1u);
-  // As docs/parallel.md shows it: the 3 orders of the counter's three operations, each with the
-  // orders in which a call of one branch returns before a call of the other begins.
+  // As docs/parallel.md shows it: the 3 orders of the counter's three operations, each judged in
+  // every order in which a call of one branch may return before a call of the other begins (run
+  // as schedules of their own, they were 10).
   EXPECT_EQ(r.coverage,
             "exhaustive(unbounded), complete for programs of 2 branches × up to 2 calls: every execution of the program "
-            "explored, 10 schedules, one per class of schedules equal up to the order of independent steps; programs with "
-            "more branches or longer branches were not explored");
+            "explored, 3 schedules, one per class of schedules equal up to the order of independent steps; each "
+            "schedule's history judged in every real-time order of the calls its execution allows; programs with more "
+            "branches or longer branches were not explored");
 }
 
 TEST(UnboundedExhaustive, ARacyProgramFailsAndItsTokenReplays) {

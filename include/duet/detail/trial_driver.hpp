@@ -31,6 +31,20 @@ namespace duet::detail {
 
 struct Trace;
 
+/// The real-time orders of a trial's calls that its execution allows (TrialDriver::call_orders):
+/// any order of its clock reads that keeps `before`.
+struct CallOrders {
+  /// The times the check's clock read during the trial (its calls' invokes and responses), in
+  /// the order they were read.
+  std::vector<std::uint64_t> times;
+  /// Per read (an index into `times`): the reads that come before it in every order the
+  /// execution allows, as bits.
+  std::vector<std::uint64_t> before;
+  /// False when the order could not be given (more than 64 reads, ...): the driver then runs
+  /// the orders as schedules.
+  bool complete = false;
+};
+
 class TrialDriver {
  public:
   virtual ~TrialDriver() = default;
@@ -70,6 +84,20 @@ class TrialDriver {
   virtual bool searches_every_run() const { return false; }
   /// After a program's trials: that search reached its end, not a budget.
   virtual bool program_complete() const { return false; }
+  // ---- the calls' real-time orders ----
+  /// Before a program: the loop judges every order of a trial's calls that call_orders() lists,
+  /// so the driver may stop running each order as a schedule of its own. Returns whether it
+  /// does (an exhaustive search without a preemption bound: an order not run may need more
+  /// preemptions than a bound allows).
+  virtual bool leave_call_orders_to_check() { return false; }
+  /// After a trial, where leave_call_orders_to_check() said yes: the orders its execution
+  /// allows (incomplete: the loop calls order_calls_by_running()).
+  virtual CallOrders call_orders() { return {}; }
+  /// An order that call_orders() listed failed the check: the program's search starts again
+  /// ordering the calls by running, so that the failure is a run of its own (its report, its
+  /// token).
+  virtual void order_calls_by_running() {}
+
   /// What the report shows of the last trial beyond its calls (the interleaving on fibers);
   /// `trial_choices` are the choices it drew.
   virtual void annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const {

@@ -49,6 +49,10 @@ class FiberExecutor final : public Executor, public TrialDriver {
   bool searches_every_run() const override { return schedule_.kind == Schedule::Kind::exhaustive; }
   /// That search of the last program reached its end (not its budget).
   bool program_complete() const override;
+  /// An exhaustive search without a bound leaves the calls' real-time orders to the check.
+  bool leave_call_orders_to_check() override { return strategy_->leave_call_orders(); }
+  CallOrders call_orders() override { return strategy_->call_orders(); }
+  void order_calls_by_running() override { strategy_->order_calls_by_running(); }
   /// The interleaving, the schedule as duet::run_fibers reads it, the options a draft needs.
   void annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const override;
   /// Obstruction- and lock-freedom need random or PCT schedules: their episodes are drawn.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/wire.hpp"
+#include "execute/fibers/dpor/call_orders.hpp"
 #include "execute/fibers/dpor/optimal_explorer.hpp"
 #include "execute/fibers/strategies.hpp"
 #include "execute/trial_progress.hpp"
@@ -89,6 +90,7 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   // Over the check's programs, finished searches only (the current one is added when asked).
   struct Totals {
     std::size_t programs = 0, complete = 0, schedules = 0, redundant = 0, optimal = 0;
+    std::size_t orders_left = 0;  // programs whose calls' real-time orders the check judged (not run)
     // Runs, and the searches' runs in all (a search stopped early: its estimate); 0 when a
     // stopped search had no estimate yet.
     std::uint64_t runs = 0;
@@ -104,6 +106,7 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
       schedules += t.schedules;
       redundant += t.redundant;
       optimal += t.optimal;
+      orders_left += t.orders_left;
       runs += t.runs;
       runs_in_all += t.runs_in_all;
       estimated = estimated && t.estimated;
@@ -113,7 +116,8 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
       max_calls = std::max(max_calls, t.max_calls);
     }
     void write(WireWriter& out) const {
-      for (std::size_t n : {programs, complete, schedules, redundant, optimal, min_branches, max_branches, max_calls})
+      for (std::size_t n :
+           {programs, complete, schedules, redundant, optimal, orders_left, min_branches, max_branches, max_calls})
         out.u64(n);
       out.u64(runs);
       out.u64(std::bit_cast<std::uint64_t>(runs_in_all));
@@ -122,8 +126,8 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     }
     static Totals read(WireReader& in) {
       Totals t;
-      for (std::size_t* n : {&t.programs, &t.complete, &t.schedules, &t.redundant, &t.optimal, &t.min_branches,
-                             &t.max_branches, &t.max_calls})
+      for (std::size_t* n : {&t.programs, &t.complete, &t.schedules, &t.redundant, &t.optimal, &t.orders_left,
+                             &t.min_branches, &t.max_branches, &t.max_calls})
         *n = static_cast<std::size_t>(in.u64());
       t.runs = in.u64();
       t.runs_in_all = std::bit_cast<double>(in.u64());
@@ -131,8 +135,10 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
       t.fell_back = in.str();
       return t;
     }
-    void add(const fiber::ExplorerStats& s, bool was_optimal, std::span<const std::size_t> branch_lengths) {
+    void add(const fiber::ExplorerStats& s, bool was_optimal, bool left_orders,
+             std::span<const std::size_t> branch_lengths) {
       ++programs;
+      orders_left += left_orders;
       complete += s.complete;
       schedules += s.schedules;
       redundant += s.redundant;
@@ -147,6 +153,7 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   } totals;
   std::vector<std::size_t> branch_lengths;  // of the program being searched
   bool weak_seen = false;                   // under the C++ memory model, a run used a weaker order than seq_cst
+  bool calls_left = false;                  // the program's search leaves the calls' real-time orders to the check
 
   // Unbounded: the optimal reduction, until the program turns out to be outside its scope (a
   // fiber that blocks is one way).
@@ -156,7 +163,9 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     optimal = reduction;
     if (reduction) {
       search = std::make_unique<fiber::dpor::OptimalExplorer>(
-          sched, scratch, fiber::dpor::OptimalConfig{.stale_read_bound = stale_reads, .spurious_one_in = kSpuriousOneIn});
+          sched, scratch,
+          fiber::dpor::OptimalConfig{
+              .stale_read_bound = stale_reads, .spurious_one_in = kSpuriousOneIn, .order_calls = !calls_left});
       return;
     }
     fiber::ExplorerConfig c;
@@ -164,10 +173,28 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     c.spurious_one_in = kSpuriousOneIn;
     c.memory_model = sched.config().cpp_memory_model;
     c.stale_read_bound = stale_reads;
+    c.order_calls = !calls_left;
     search = std::make_unique<fiber::Explorer>(sched, scratch, c);
   }
+  // Only without a bound: an order of the calls that no run took may need more preemptions
+  // than a bound allows, and a failure found in it would then have no run to show it.
+  bool leave_call_orders() override {
+    calls_left = bound == unbounded;
+    return calls_left;
+  }
+  CallOrders call_orders() const override {
+    if (!search || !calls_left) return {};
+    CallOrders o = fiber::dpor::call_orders(search->run_steps(), sched.clock_reads());
+    for (const ClockRead& r : sched.clock_reads()) o.times.push_back(r.time);
+    return o;
+  }
+  void order_calls_by_running() override {
+    calls_left = false;
+    start_search(reduction_applies());
+    done = false;
+  }
   void begin_program(std::span<const std::size_t> lengths) override {
-    if (search && search->stats().runs > 0) totals.add(search->stats(), optimal, branch_lengths);
+    if (search && search->stats().runs > 0) totals.add(search->stats(), optimal, calls_left, branch_lengths);
     branch_lengths.assign(lengths.begin(), lengths.end());
     start_search(reduction_applies());
     done = false;
@@ -207,7 +234,7 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   const fiber::ExplorerStats* search_stats() const override { return search ? &search->stats() : nullptr; }
   std::string save_totals() const override {
     Totals t = totals;
-    if (search && search->stats().runs > 0) t.add(search->stats(), optimal, branch_lengths);
+    if (search && search->stats().runs > 0) t.add(search->stats(), optimal, calls_left, branch_lengths);
     WireWriter out;
     t.write(out);
     out.boolean(weak_seen);
@@ -223,7 +250,7 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   }
   std::string coverage() const override {
     Totals t = totals;
-    if (search && search->stats().runs > 0) t.add(search->stats(), optimal, branch_lengths);
+    if (search && search->stats().runs > 0) t.add(search->stats(), optimal, calls_left, branch_lengths);
     if (t.programs == 0) return {};
     if (bound == unbounded && t.complete == t.programs) return unbounded_coverage(t);
     const std::string name = bound == unbounded ? "exhaustive(unbounded)" : "exhaustive(" + std::to_string(bound) + ")";
@@ -271,8 +298,10 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
       text += " (" +
               (t.optimal == 0 ? std::string("sleep sets") : std::to_string(t.programs - t.optimal) + " with sleep sets") +
               ": " + t.fell_back + "; plus " + plural(t.redundant, "run", "runs") + " the sleep sets found redundant)";
-    return text + stale_text() +
-           (t.max_branches == 0 ? "" : "; programs with more branches or longer branches were not explored");
+    text += stale_text();
+    if (t.orders_left == t.programs)
+      text += "; each schedule's history judged in every real-time order of the calls its execution allows";
+    return text + (t.max_branches == 0 ? "" : "; programs with more branches or longer branches were not explored");
   }
   // Under the C++ memory model, with orders weaker than seq_cst, what "every execution" took:
   // every store each load may read, or within the stale-read bound.

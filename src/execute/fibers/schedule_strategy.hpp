@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 
+#include "duet/detail/trial_driver.hpp"
 #include "duet/executor.hpp"
 #include "duet/source.hpp"
 #include "execute/fibers/scheduler.hpp"
@@ -60,6 +61,12 @@ class ScheduleStrategy {
   virtual void add_totals(const std::string& saved) { (void)saved; }
   /// The exhaustive search of the current program so far, or null (sampling strategies).
   virtual const fiber::ExplorerStats* search_stats() const { return nullptr; }
+  /// The calls' real-time orders (TrialDriver's, for the Y-program loop): before a program,
+  /// whether its search leaves them to the check (an exhaustive search without a bound); after
+  /// a run, the orders it allows; and the search started again ordering them by running.
+  virtual bool leave_call_orders() { return false; }
+  virtual CallOrders call_orders() const { return {}; }
+  virtual void order_calls_by_running() {}
   /// How coverage() names what a program without branches is ("the body of \"barrier\"").
   void name_programs(std::string what) { programs_name_ = std::move(what); }
 

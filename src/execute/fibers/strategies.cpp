@@ -184,7 +184,7 @@ void Explorer::advance() {
       const auto f = static_cast<std::size_t>(std::countr_zero(rest));
       // A pending step may invoke or return from a call, and e may have (TraceEvent::invokes):
       // their order is the calls' real-time order.
-      if (dependent(pending_[f], e.event, config_.memory_model) || e.invokes || e.responds ||
+      if (dependent(pending_[f], e.event, config_.memory_model) || (config_.order_calls && (e.invokes || e.responds)) ||
           (config_.memory_model && orders_every_fence(e)))
         asleep_ &= ~bit(f);
     }
@@ -332,6 +332,10 @@ bool Explorer::next_option(Node& n) const {
     return true;
   }
   return false;
+}
+
+std::vector<dpor::Step> Explorer::run_steps() const {
+  return dpor::steps_of(sched_.trace(), config_.memory_model, config_.order_calls);
 }
 
 void Explorer::finish(const RunResult&) {

@@ -154,6 +154,10 @@ struct ExplorerConfig {
   /// program's dependences include the model's (see dependent() and orders_every_fence()).
   bool memory_model = false;
   std::size_t stale_read_bound = 2;
+  /// Order the calls' real time by running (a sleeping fiber wakes on a step that invokes or
+  /// returns from a call): off where the check judges every order of the calls a run allows
+  /// (dpor/call_orders.hpp).
+  bool order_calls = true;
 };
 
 struct ExplorerStats {
@@ -218,6 +222,7 @@ class Explorer final : public ScheduleSearch {
   void finish(const RunResult& result) override;
 
   const ExplorerStats& stats() const override { return stats_; }
+  std::vector<dpor::Step> run_steps() const override;
   /// About the schedule just finished: its preemptions, whether it was redundant.
   std::size_t preemptions() const { return preemptions_; }
   bool redundant() const { return redundant_; }

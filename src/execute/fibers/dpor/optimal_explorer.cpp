@@ -96,7 +96,7 @@ void OptimalExplorer::see(Node& n, const PickContext& ctx) const {
   n.known.reset();
   n.spinning.reset();
   for (std::size_t f = 0; f < ctx.fibers.size() && f < kMaxFibers; ++f) {
-    n.next[f] = pending_step(static_cast<std::uint32_t>(f), ctx.fibers[f].pending, weak_);
+    n.next[f] = pending_step(static_cast<std::uint32_t>(f), ctx.fibers[f].pending, weak_, config_.order_calls);
     if (ctx.fibers[f].state != FiberState::finished) n.known.set(f);
     if (ctx.fibers[f].state == FiberState::runnable) n.spinning.set(f);
   }
@@ -148,7 +148,7 @@ void OptimalExplorer::advance() {
   const std::vector<TraceEvent>& trace = sched_.trace();
   for (; seen_ < trace.size(); ++seen_) {
     const TraceEvent& e = trace[seen_];
-    const Step step = step_of(e, weak_);
+    const Step step = step_of(e, weak_, config_.order_calls);
     if (e.event.op == Op::block && outside_.empty())
       outside_ = std::string("a fiber blocked on a ") + kind_name(e.event.kind) + " (" + location(e.event.loc) +
                  "): blocking is not part of the reduction";
@@ -257,7 +257,7 @@ void OptimalExplorer::finish(const RunResult& result) {
     start_weak();
     return;
   }
-  const std::vector<Step> steps = steps_of(sched_.trace(), weak_);
+  const std::vector<Step> steps = run_steps();
   fill_next(steps);
   ++(redundant_ ? stats_.redundant : stats_.schedules);
   stats_.max_choices = std::max(stats_.max_choices, choices_);
@@ -265,6 +265,8 @@ void OptimalExplorer::finish(const RunResult& result) {
   backtrack();
   stats_.runs_in_all = finished_ ? static_cast<double>(stats_.runs) : runs_in_all();
 }
+
+std::vector<Step> OptimalExplorer::run_steps() const { return steps_of(sched_.trace(), weak_, config_.order_calls); }
 
 // Each level of the path the next run takes: a pick node's fibers explored from it, the one
 // taken and its wakeup tree's branches left; below it, a load's stores read, the one read and
@@ -360,12 +362,12 @@ void OptimalExplorer::insert(std::size_t at, std::vector<Step> w) {
 // of the object holds them all): a load that is not seq_cst, of an atomic.
 std::size_t OptimalExplorer::first_older(std::uint32_t fiber, const Event& load, std::size_t stores) const {
   if (load.op != Op::load || load.kind != ObjectKind::atomic || load.order == std::memory_order_seq_cst) return 1;
-  const std::vector<Step> steps = steps_of(sched_.trace(), model_);
+  const std::vector<Step> steps = steps_of(sched_.trace(), model_, config_.order_calls);
   if (!history_holds_every_store(steps, load.object)) return 1;
   const std::vector<std::size_t> writes = writes_of(steps, load.object);
   RunOrder order;
   order.assign(steps);
-  const Step pending = pending_step(fiber, load, model_);
+  const Step pending = pending_step(fiber, load, model_, config_.order_calls);
   std::size_t k = 1;
   while (k < stores && k <= writes.size() && order.could_precede(pending, std::span(writes).last(k))) ++k;
   return k;

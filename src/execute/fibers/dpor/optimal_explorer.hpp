@@ -11,7 +11,8 @@
 // independent steps) is then completed exactly once, and no run is cut short by sleep sets:
 // where the sleep-set search (Explorer) runs a redundant schedule, this one runs none. A
 // step of one fiber that returns from a call and a step of another that invokes one are
-// dependent (Step::responds): the calls' real-time order is part of what the check judges.
+// dependent (Step::responds): the calls' real-time order is part of what the check judges,
+// unless the check judges every order of them a run allows itself (OptimalConfig::order_calls).
 //
 //   OptimalExplorer ex(sched, src);
 //   Picker* p;
@@ -65,6 +66,9 @@ struct OptimalConfig {
   std::size_t stale_read_bound = 2;
   /// Must equal the replaying RandomPicker's: a wait's spurious wake-up is recorded as its draw.
   std::uint64_t spurious_one_in = 8;
+  /// Order the calls' real time by running (Step::calls): off where the check judges every
+  /// order of the calls a run allows (call_orders.hpp).
+  bool order_calls = true;
 };
 
 class OptimalExplorer final : public ScheduleSearch {
@@ -83,6 +87,8 @@ class OptimalExplorer final : public ScheduleSearch {
   /// runs, schedules (complete, each a new trace), redundant (a run a sleep set cut short: an
   /// optimal search has none on the programs in scope), max_choices, complete.
   const ExplorerStats& stats() const override { return stats_; }
+  /// The last run's steps as the search's dependence sees them.
+  std::vector<Step> run_steps() const override;
   bool redundant() const { return redundant_; }
   std::size_t preemptions() const { return preemptions_; }
   /// Branches the reduction asked for that the scheduler could not take (see the class

@@ -11,20 +11,22 @@
 
 namespace duet::detail::fiber::dpor {
 
-Step step_of(const TraceEvent& e, bool model) {
+Step step_of(const TraceEvent& e, bool model, bool calls) {
   Step s{.fiber = e.fiber,
          .event = e.event,
          .model = model,
          .fenced = e.fenced,
-         .invokes = e.invokes,
-         .responds = e.responds,
+         .invokes = calls && e.invokes,
+         .responds = calls && e.responds,
+         .calls = calls,
          .read_from = e.read_step};
   if (e.event.op == Op::spawn && e.written.type == ValueType::fiber) s.spawned = static_cast<std::uint32_t>(e.written.bits);
   return s;
 }
 
-Step pending_step(std::uint32_t fiber, const Event& e, bool model) {
-  return Step{.fiber = fiber, .event = e, .model = model, .fenced = model, .invokes = true, .responds = true};
+Step pending_step(std::uint32_t fiber, const Event& e, bool model, bool calls) {
+  return Step{
+      .fiber = fiber, .event = e, .model = model, .fenced = model, .invokes = calls, .responds = calls, .calls = calls};
 }
 
 Step attempted(Step s) {
@@ -32,15 +34,15 @@ Step attempted(Step s) {
   if (s.event.op == Op::block) s.event.op = Op::lock;
   s.read_from = kNoStep;
   // It may end a call where it did not: both sides, and under the model the check's fence.
-  s.invokes = s.responds = true;
+  s.invokes = s.responds = s.calls;
   s.fenced = s.model;
   return s;
 }
 
-std::vector<Step> steps_of(std::span<const TraceEvent> trace, bool model) {
+std::vector<Step> steps_of(std::span<const TraceEvent> trace, bool model, bool calls) {
   std::vector<Step> steps;
   steps.reserve(trace.size());
-  for (const TraceEvent& e : trace) steps.push_back(step_of(e, model));
+  for (const TraceEvent& e : trace) steps.push_back(step_of(e, model, calls));
   return steps;
 }
 

@@ -36,19 +36,24 @@ struct Step {
   /// check judges by.
   bool invokes = false;
   bool responds = false;
+  /// The search orders the calls' real time by running (invokes and responds are then as
+  /// above); off where the check judges every order the run allows itself (call_orders.hpp),
+  /// and the steps are then never dependent by the calls' boundaries.
+  bool calls = true;
   std::uint32_t read_from = kNoStep;
 };
 
-/// A trace event as a step; `model`: the run was under the C++ memory model.
-Step step_of(const TraceEvent& e, bool model = false);
+/// A trace event as a step; `model`: the run was under the C++ memory model; `calls`: the
+/// search orders the calls' boundaries (Step::calls).
+Step step_of(const TraceEvent& e, bool model = false, bool calls = true);
 /// A fiber's next step, not run yet: under the model, assumed to end with a fence.
-Step pending_step(std::uint32_t fiber, const Event& e, bool model);
+Step pending_step(std::uint32_t fiber, const Event& e, bool model, bool calls = true);
 /// What a step may be when run at another time: a compare-exchange that failed may succeed, a
 /// lock attempt that blocked may take the mutex (both then write); a load may read another
 /// store. Other steps are the same.
 Step attempted(Step s);
 /// The steps of a run, one per trace event.
-std::vector<Step> steps_of(std::span<const TraceEvent> trace, bool model = false);
+std::vector<Step> steps_of(std::span<const TraceEvent> trace, bool model = false, bool calls = true);
 
 /// Whether the order of two steps of different fibers can matter (the exhaustive search's
 /// dependence, with the C++ memory model's where a step is under it: see dependent() and

@@ -1,0 +1,169 @@
+// A trial's history judged in every order of its calls that its execution allows
+// (call_order_check.hpp).
+#include "execute/call_order_check.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace duet::detail {
+namespace {
+
+constexpr std::uint32_t kNoRead = ~std::uint32_t{0};
+
+// The read of the clock that gave `time`, or kNoRead (a call of the prefix or the suffix, timed
+// outside the run).
+std::uint32_t read_of(const std::vector<std::uint64_t>& times, std::uint64_t time) {
+  const auto it = std::lower_bound(times.begin(), times.end(), time);
+  return it != times.end() && *it == time ? static_cast<std::uint32_t>(it - times.begin()) : kNoRead;
+}
+
+}  // namespace
+
+CallOrderCheck::CallOrderCheck(const YShape& shape, TrialDriver& driver, bool searching)
+    : driver_(driver), left_(searching && driver.leave_call_orders_to_check()) {
+  branch_of_.assign(shape.size(), 0);
+  std::size_t at = shape.prefix;
+  for (std::size_t b = 0; b < shape.branches.size(); ++b)
+    for (std::size_t k = 0; k < shape.branches[b] && at < branch_of_.size(); ++k)
+      branch_of_[at++] = static_cast<std::uint32_t>(b + 1);
+}
+
+CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& observed, const Explains& explains) {
+  if (!left_) return Verdict::explained;
+  const CallOrders orders = driver_.call_orders();
+  bool listed = orders.complete;
+  const Verdict v = listed ? judge(observed, orders, explains, listed) : Verdict::explained;
+  if (v == Verdict::unexplained || !listed) {  // the search runs them, the failing one among them
+    driver_.order_calls_by_running();
+    left_ = false;
+    failed_ = v == Verdict::unexplained;
+  }
+  return v;
+}
+
+std::string CallOrderCheck::unshown_failure() const {
+  if (!failed_) return {};
+  return "an order of the calls that a run's execution allows did not explain its results, and the program's search, "
+         "run again ordering the calls by running, " +
+         std::string(driver_.program_complete()
+                         ? "ran no schedule that fails: duet's call orders and its search disagree (a bug of duet's)"
+                         : "ended (its budget) before the schedule that shows it") +
+         "; the program is not known to pass";
+}
+
+// The distinct precedences of one trial's calls over the orders of its clock reads: depth first
+// over the reads that may come next. What a prefix of an order has decided (the reads placed,
+// the precedence so far) is all its rest depends on, so a state met again is not walked again,
+// and each precedence is reached once.
+struct CallOrderCheck::OrderWalk {
+  // Where it is given up (the search runs the orders instead): far more than 2 branches of 3
+  // calls reach (at most 924 orders).
+  static constexpr std::size_t kMaxStates = 200'000;
+  using Visit = std::function<bool(const std::vector<std::uint32_t>&, const std::vector<std::uint64_t>&)>;
+
+  OrderWalk(const std::vector<std::uint64_t>& before, const std::vector<std::uint32_t>& branch_of, std::size_t calls)
+      : before(before),
+        invokes(before.size(), kNoRead),
+        responds(before.size(), kNoRead),
+        branch_of(branch_of),
+        calls(calls) {}
+
+  const std::vector<std::uint64_t>& before;
+  std::vector<std::uint32_t> invokes, responds;  // per read: the call it invokes or returns from, or kNoRead
+  const std::vector<std::uint32_t>& branch_of;
+  std::size_t calls = 0;
+  Visit visit;  // each precedence reached, with an order that gives it; false stops the walk
+  std::set<std::pair<std::uint64_t, std::vector<std::uint64_t>>> seen;
+  std::vector<std::uint32_t> order;
+  bool stopped = false, too_many = false;
+
+  void walk(std::uint64_t placed, std::vector<std::uint64_t>& precedence) {
+    if (stopped || !seen.emplace(placed, precedence).second) return;
+    if (seen.size() > kMaxStates) {
+      stopped = too_many = true;
+      return;
+    }
+    if (order.size() == before.size()) {
+      stopped = !visit(order, precedence);
+      return;
+    }
+    const std::uint64_t all = before.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << before.size()) - 1;
+    for (std::uint64_t free = all & ~placed; free != 0 && !stopped; free &= free - 1) {
+      const auto r = static_cast<std::uint32_t>(std::countr_zero(free));
+      if ((before[r] & ~placed) != 0) continue;
+      const std::vector<std::uint64_t> saved = precedence;
+      if (invokes[r] != kNoRead) returned_before(placed, invokes[r], precedence);
+      order.push_back(r);
+      walk(placed | (std::uint64_t{1} << r), precedence);
+      order.pop_back();
+      precedence = saved;
+    }
+  }
+  // Call b begins now: every call of another branch that has returned precedes it.
+  void returned_before(std::uint64_t placed, std::uint32_t b, std::vector<std::uint64_t>& precedence) const {
+    for (std::uint64_t done = placed; done != 0; done &= done - 1) {
+      const std::uint32_t a = responds[static_cast<std::size_t>(std::countr_zero(done))];
+      if (a == kNoRead || branch_of[a] == branch_of[b]) continue;
+      const std::size_t bit = a * calls + b;
+      precedence[bit / 64] |= std::uint64_t{1} << (bit % 64);
+    }
+  }
+};
+
+std::vector<std::uint64_t> CallOrderCheck::precedence(const std::vector<Observed>& observed) const {
+  const std::size_t n = observed.size();
+  std::vector<std::uint64_t> bits((n * n + 63) / 64, 0);
+  for (std::size_t a = 0; a < n && a < branch_of_.size(); ++a)
+    for (std::size_t b = 0; b < n && b < branch_of_.size(); ++b)
+      if (branch_of_[a] != 0 && branch_of_[b] != 0 && branch_of_[a] != branch_of_[b] &&
+          observed[a].response < observed[b].invoke)
+        bits[(a * n + b) / 64] |= std::uint64_t{1} << ((a * n + b) % 64);
+  return bits;
+}
+
+void CallOrderCheck::retime(std::vector<Observed>& history, const CallOrders& orders,
+                            const std::vector<std::uint32_t>& order) const {
+  std::vector<std::uint64_t> time(orders.times.size());
+  for (std::size_t m = 0; m < order.size() && m < orders.times.size(); ++m) time[order[m]] = orders.times[m];
+  for (std::size_t c = 0; c < history.size() && c < reads_.size(); ++c) {
+    if (reads_[c].first != kNoRead) history[c].invoke = time[reads_[c].first];
+    if (reads_[c].second != kNoRead) history[c].response = time[reads_[c].second];
+  }
+}
+
+CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& observed, const CallOrders& orders,
+                                              const Explains& explains, bool& listed) {
+  std::vector<Result> results;
+  results.reserve(observed.size());
+  for (const Observed& o : observed) results.push_back(o.result);
+  auto entry = std::find_if(explained_.begin(), explained_.end(), [&](const auto& e) { return e.first == results; });
+  if (entry == explained_.end()) entry = explained_.insert(explained_.end(), {std::move(results), {}});
+  // Each branch call's reads of the clock; the prefix's and suffix's calls keep their times.
+  OrderWalk w(orders.before, branch_of_, observed.size());
+  reads_.assign(observed.size(), {kNoRead, kNoRead});
+  for (std::size_t c = 0; c < observed.size() && c < branch_of_.size(); ++c) {
+    if (branch_of_[c] == 0) continue;
+    reads_[c] = {read_of(orders.times, observed[c].invoke), read_of(orders.times, observed[c].response)};
+    if (reads_[c].first != kNoRead) w.invokes[reads_[c].first] = static_cast<std::uint32_t>(c);
+    if (reads_[c].second != kNoRead) w.responds[reads_[c].second] = static_cast<std::uint32_t>(c);
+  }
+  // The run's own order explained the calls (the caller judged it): it is not judged again.
+  entry->second.insert(precedence(observed));
+  // Only the times change from order to order: one copy of the calls, retimed in place.
+  std::vector<Observed> history = observed;
+  bool failed = false;
+  w.visit = [&](const std::vector<std::uint32_t>& order, const std::vector<std::uint64_t>& precedence) {
+    if (entry->second.contains(precedence)) return true;
+    ++judged_;
+    retime(history, orders, order);
+    if (!explains(history)) return !(failed = true);
+    entry->second.insert(precedence);
+    return true;
+  };
+  std::vector<std::uint64_t> precedence((observed.size() * observed.size() + 63) / 64, 0);
+  w.walk(0, precedence);
+  listed = !w.too_many;
+  return failed ? Verdict::unexplained : Verdict::explained;
+}
+
+}  // namespace duet::detail

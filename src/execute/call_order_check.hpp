@@ -1,0 +1,68 @@
+// The check's side of the calls' real-time orders (TrialDriver::call_orders): where an
+// exhaustive search on fibers leaves them to the check, a trial's history is judged in every
+// order of its calls that its execution allows, not only in the order the run took. Two orders
+// in which the same calls of different branches return before the same others begin are one
+// history: each is judged once per program and results.
+//
+//   CallOrderCheck orders(shape, driver, src.mode() == Source::Mode::random);   // a program
+//   ... after each trial whose own order was explained:
+//   if (orders.judge(observed, explains) == CallOrderCheck::Verdict::unexplained) ...
+//   ... after the trials: orders.unshown_failure(), an error when not empty
+//
+// Internal to the Y-program loop (y_program.cpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "duet/detail/trial_driver.hpp"
+#include "duet/parallel.hpp"  // duet/detail/y_program.hpp: YShape, Observed
+
+namespace duet::detail {
+
+class CallOrderCheck {
+ public:
+  enum class Verdict : unsigned char {
+    explained,    // every order the trial allows explains its results (or the driver runs them)
+    unexplained,  // one does not: the driver's search now runs every order, to show it
+  };
+  using Explains = std::function<bool(const std::vector<Observed>&)>;
+
+  /// A program about to run on `driver`; `searching`: its trials are a search (not a replay),
+  /// so the driver may leave the orders to the check (TrialDriver::leave_call_orders_to_check).
+  CallOrderCheck(const YShape& shape, TrialDriver& driver, bool searching);
+  /// After a trial whose own order explained its `observed` calls: each other order the
+  /// driver lists, judged with `explains`. Where one does not explain them, or they were too
+  /// many to list, the driver's search starts again running every order.
+  Verdict judge(const std::vector<Observed>& observed, const Explains& explains);
+  /// After the trials: where an order failed and no run showed it, why that is no pass (an
+  /// error of the case); else empty.
+  std::string unshown_failure() const;
+  /// Histories judged this program (distinct in results and in the order of the calls).
+  std::uint64_t judged() const { return judged_; }
+
+ private:
+  struct OrderWalk;
+  // Judges `observed` in each distinct precedence of its calls over the orders `orders` allows;
+  // `listed` false when they were too many to walk.
+  Verdict judge(const std::vector<Observed>& observed, const CallOrders& orders, const Explains& explains, bool& listed);
+  // Which call of a branch returns before which call of another begins in `observed` (a bit per
+  // ordered pair of calls): all that the check reads of the times that an order changes.
+  std::vector<std::uint64_t> precedence(const std::vector<Observed>& observed) const;
+  // The branch calls of `history` timed as `order` has the reads.
+  void retime(std::vector<Observed>& history, const CallOrders& orders, const std::vector<std::uint32_t>& order) const;
+
+  TrialDriver& driver_;
+  bool left_ = false;                     // the driver leaves the orders to the check
+  bool failed_ = false;                   // one did not explain its trial: the search runs every order since
+  std::vector<std::uint32_t> branch_of_;  // per call: 1 + its branch, 0 for the prefix and suffix
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> reads_;  // per call of the trial: its invoke's and response's reads
+  std::vector<std::pair<std::vector<Result>, std::set<std::vector<std::uint64_t>>>> explained_;
+  std::uint64_t judged_ = 0;
+};
+
+}  // namespace duet::detail
