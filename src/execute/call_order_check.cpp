@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 
 namespace duet::detail {
 namespace {
@@ -137,7 +138,10 @@ CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& obser
   results.reserve(observed.size());
   for (const Observed& o : observed) results.push_back(o.result);
   auto entry = std::find_if(explained_.begin(), explained_.end(), [&](const auto& e) { return e.first == results; });
-  if (entry == explained_.end()) entry = explained_.insert(explained_.end(), {std::move(results), {}});
+  if (entry == explained_.end()) {
+    explained_.emplace_back(std::move(results), std::set<std::vector<std::uint64_t>>{});
+    entry = std::prev(explained_.end());
+  }
   // Each branch call's reads of the clock; the prefix's and suffix's calls keep their times.
   OrderWalk w(orders.before, branch_of_, observed.size());
   reads_.assign(observed.size(), {kNoRead, kNoRead});

@@ -4,7 +4,8 @@
 // in which the same calls of different branches return before the same others begin are one
 // history: each is judged once per program and results.
 //
-//   CallOrderCheck orders(shape, driver, src.mode() == Source::Mode::random);   // a program
+//   driver.begin_program(...);
+//   CallOrderCheck orders(shape, driver, src.mode() == Source::Mode::random);
 //   ... after each trial whose own order was explained:
 //   if (orders.judge(observed, explains) == CallOrderCheck::Verdict::unexplained) ...
 //   ... after the trials: orders.unshown_failure(), an error when not empty
@@ -32,8 +33,9 @@ class CallOrderCheck {
   };
   using Explains = std::function<bool(const std::vector<Observed>&)>;
 
-  /// A program about to run on `driver`; `searching`: its trials are a search (not a replay),
-  /// so the driver may leave the orders to the check (TrialDriver::leave_call_orders_to_check).
+  /// A program begun on `driver`, before its first trial; `searching`: its trials are a search
+  /// (not a replay), so the driver may leave the orders to the check
+  /// (TrialDriver::leave_call_orders_to_check).
   CallOrderCheck(const YShape& shape, TrialDriver& driver, bool searching);
   /// After a trial whose own order explained its `observed` calls: each other order the
   /// driver lists, judged with `explains`. Where one does not explain them, or they were too

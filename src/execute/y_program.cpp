@@ -265,10 +265,10 @@ CaseOutcome YCase::run_trials() {
     return out;
   };
   if (pp.config.progress.stated()) announce_branch_calls(driver);
+  const std::size_t trials = driver.begin_program(shape.branches, pp.config.trials, src);
   // An exhaustive search may leave the calls' real-time orders to this loop: each trial is then
   // judged in every order of its calls its execution allows (call_order_check.hpp).
   CallOrderCheck call_orders(shape, driver, src.mode() == Source::Mode::random);
-  const std::size_t trials = driver.begin_program(shape.branches, pp.config.trials, src);
   for (std::size_t t = 0; t < trials; ++t) {
     ++out.trials;
     trial_starts_here();  // the case's hang limit is per trial

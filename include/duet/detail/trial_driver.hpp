@@ -85,10 +85,11 @@ class TrialDriver {
   /// After a program's trials: that search reached its end, not a budget.
   virtual bool program_complete() const { return false; }
   // ---- the calls' real-time orders ----
-  /// Before a program: the loop judges every order of a trial's calls that call_orders() lists,
-  /// so the driver may stop running each order as a schedule of its own. Returns whether it
-  /// does (an exhaustive search without a preemption bound: an order not run may need more
-  /// preemptions than a bound allows).
+  /// After begin_program, before the program's first trial: the loop judges every order of a
+  /// trial's calls that call_orders() gives, so the driver may stop running each order as a
+  /// schedule of its own. Returns whether it does (an exhaustive search without a preemption
+  /// bound: an order not run may need more preemptions than a bound allows). Asked again for
+  /// each program: a program no one asked for has its orders run.
   virtual bool leave_call_orders_to_check() { return false; }
   /// After a trial, where leave_call_orders_to_check() said yes: the orders its execution
   /// allows (incomplete: the loop calls order_calls_by_running()).

@@ -179,8 +179,10 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   // Only without a bound: an order of the calls that no run took may need more preemptions
   // than a bound allows, and a failure found in it would then have no run to show it.
   bool leave_call_orders() override {
-    calls_left = bound == unbounded;
-    return calls_left;
+    if (bound != unbounded || (search && search->stats().runs > 0)) return false;
+    calls_left = true;
+    start_search(reduction_applies());  // no run yet: the program's search made again, leaving them
+    return true;
   }
   CallOrders call_orders() const override {
     if (!search || !calls_left) return {};
@@ -196,6 +198,7 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   void begin_program(std::span<const std::size_t> lengths) override {
     if (search && search->stats().runs > 0) totals.add(search->stats(), optimal, calls_left, branch_lengths);
     branch_lengths.assign(lengths.begin(), lengths.end());
+    calls_left = false;  // until the caller says it judges them (leave_call_orders)
     start_search(reduction_applies());
     done = false;
   }

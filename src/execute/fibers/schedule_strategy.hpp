@@ -61,9 +61,10 @@ class ScheduleStrategy {
   virtual void add_totals(const std::string& saved) { (void)saved; }
   /// The exhaustive search of the current program so far, or null (sampling strategies).
   virtual const fiber::ExplorerStats* search_stats() const { return nullptr; }
-  /// The calls' real-time orders (TrialDriver's, for the Y-program loop): before a program,
-  /// whether its search leaves them to the check (an exhaustive search without a bound); after
-  /// a run, the orders it allows; and the search started again ordering them by running.
+  /// The calls' real-time orders (TrialDriver's, for the Y-program loop): after begin_program
+  /// and before the program's first run, whether its search leaves them to the check (an
+  /// exhaustive search without a bound; each begin_program orders them by running until asked);
+  /// after a run, the orders it allows; and the search started again ordering them by running.
   virtual bool leave_call_orders() { return false; }
   virtual CallOrders call_orders() const { return {}; }
   virtual void order_calls_by_running() {}
