@@ -22,6 +22,7 @@ std::uint32_t read_of(const std::vector<std::uint64_t>& times, std::uint64_t tim
 
 CallOrderCheck::CallOrderCheck(const YShape& shape, TrialDriver& driver, bool searching)
     : driver_(driver), left_(searching && driver.leave_call_orders_to_check()) {
+  if (!left_) return;  // threads, sampling strategies, replays: nothing to keep per program
   branch_of_.assign(shape.size(), 0);
   std::size_t at = shape.prefix;
   for (std::size_t b = 0; b < shape.branches.size(); ++b)
@@ -158,7 +159,6 @@ CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& obser
   bool failed = false;
   w.visit = [&](const std::vector<std::uint32_t>& order, const std::vector<std::uint64_t>& precedence) {
     if (entry->second.contains(precedence)) return true;
-    ++judged_;
     retime(history, orders, order);
     if (!explains(history)) return !(failed = true);
     entry->second.insert(precedence);

@@ -44,8 +44,6 @@ class CallOrderCheck {
   /// After the trials: where an order failed and no run showed it, why that is no pass (an
   /// error of the case); else empty.
   std::string unshown_failure() const;
-  /// Histories judged this program (distinct in results and in the order of the calls).
-  std::uint64_t judged() const { return judged_; }
 
  private:
   struct OrderWalk;
@@ -64,7 +62,6 @@ class CallOrderCheck {
   std::vector<std::uint32_t> branch_of_;  // per call: 1 + its branch, 0 for the prefix and suffix
   std::vector<std::pair<std::uint32_t, std::uint32_t>> reads_;  // per call of the trial: its invoke's and response's reads
   std::vector<std::pair<std::vector<Result>, std::set<std::vector<std::uint64_t>>>> explained_;
-  std::uint64_t judged_ = 0;
 };
 
 }  // namespace duet::detail
