@@ -30,26 +30,47 @@ CallOrderCheck::CallOrderCheck(const YShape& shape, TrialDriver& driver, bool se
       branch_of_[at++] = static_cast<std::uint32_t>(b + 1);
 }
 
-CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& observed, const Explains& explains) {
-  if (!left_) return Verdict::explained;
+CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& observed, bool own, const Explains& explains) {
+  if (!left_) return own ? Verdict::explained : Verdict::failed;
   const CallOrders orders = driver_.call_orders();
+  // With the fences in the run, its own order is one its execution has: judged already.
+  if (!orders.fences_left_out && !own) return Verdict::failed;
   bool listed = orders.complete;
-  const Verdict v = listed ? judge(observed, orders, explains, listed) : Verdict::explained;
+  const Verdict v = listed ? judge(observed, own, orders, explains, listed) : Verdict::explained;
   if (v == Verdict::unexplained || !listed) {  // the search runs them, the failing one among them
-    driver_.order_calls_by_running();
-    left_ = false;
-    failed_ = v == Verdict::unexplained;
+    order_by_running();
+    // Where the fences were left out, the orders kept are more than C++ allows
+    // (fence_orders.hpp): the search with the fences decides, as it would have alone.
+    failed_ = v == Verdict::unexplained && !orders.fences_left_out;
   }
   return v;
 }
 
+bool CallOrderCheck::search_again_with_fences(const std::string& failure) {
+  if (!left_ || !driver_.call_orders().fences_left_out) return false;
+  order_by_running();
+  run_failure_ = failure;
+  return true;
+}
+
+void CallOrderCheck::order_by_running() {
+  driver_.order_calls_by_running();
+  left_ = false;
+}
+
 std::string CallOrderCheck::unshown_failure() const {
+  const std::string searched =
+      driver_.program_complete() ? "ran no schedule that fails" : "ended (its budget) before a schedule that shows it";
+  if (!run_failure_.empty())
+    return "a run with the check's seq_cst fences at the calls' boundaries left out of the C++ memory model failed (" +
+           run_failure_ + "), and the program's search, run again with them, " + searched +
+           (driver_.program_complete() ? ": the failure needs an execution those fences rule out" : "") +
+           "; the program is not known to pass";
   if (!failed_) return {};
   return "an order of the calls that a run's execution allows did not explain its results, and the program's search, "
          "run again ordering the calls by running, " +
-         std::string(driver_.program_complete()
-                         ? "ran no schedule that fails: duet's call orders and its search disagree (a bug of duet's)"
-                         : "ended (its budget) before the schedule that shows it") +
+         (driver_.program_complete() ? searched + ": duet's call orders and its search disagree (a bug of duet's)"
+                                     : searched) +
          "; the program is not known to pass";
 }
 
@@ -63,14 +84,17 @@ struct CallOrderCheck::OrderWalk {
   static constexpr std::size_t kMaxStates = 200'000;
   using Visit = std::function<bool(const std::vector<std::uint32_t>&, const std::vector<std::uint64_t>&)>;
 
-  OrderWalk(const std::vector<std::uint64_t>& before, const std::vector<std::uint32_t>& branch_of, std::size_t calls)
+  OrderWalk(const std::vector<std::uint64_t>& before, const std::vector<std::uint64_t>& not_after,
+            const std::vector<std::uint32_t>& branch_of, std::size_t calls)
       : before(before),
+        not_after(not_after),
         invokes(before.size(), kNoRead),
         responds(before.size(), kNoRead),
         branch_of(branch_of),
         calls(calls) {}
 
   const std::vector<std::uint64_t>& before;
+  const std::vector<std::uint64_t>& not_after;   // empty: every order `before` allows
   std::vector<std::uint32_t> invokes, responds;  // per read: the call it invokes or returns from, or kNoRead
   const std::vector<std::uint32_t>& branch_of;
   std::size_t calls = 0;
@@ -92,7 +116,7 @@ struct CallOrderCheck::OrderWalk {
     const std::uint64_t all = before.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << before.size()) - 1;
     for (std::uint64_t free = all & ~placed; free != 0 && !stopped; free &= free - 1) {
       const auto r = static_cast<std::uint32_t>(std::countr_zero(free));
-      if ((before[r] & ~placed) != 0) continue;
+      if ((before[r] & ~placed) != 0 || (!not_after.empty() && (not_after[r] & placed) != 0)) continue;
       const std::vector<std::uint64_t> saved = precedence;
       if (invokes[r] != kNoRead) returned_before(placed, invokes[r], precedence);
       order.push_back(r);
@@ -133,7 +157,7 @@ void CallOrderCheck::retime(std::vector<Observed>& history, const CallOrders& or
   }
 }
 
-CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& observed, const CallOrders& orders,
+CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& observed, bool own, const CallOrders& orders,
                                               const Explains& explains, bool& listed) {
   std::vector<Result> results;
   results.reserve(observed.size());
@@ -144,7 +168,7 @@ CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& obser
     entry = std::prev(explained_.end());
   }
   // Each branch call's reads of the clock; the prefix's and suffix's calls keep their times.
-  OrderWalk w(orders.before, branch_of_, observed.size());
+  OrderWalk w(orders.before, orders.not_after, branch_of_, observed.size());
   reads_.assign(observed.size(), {kNoRead, kNoRead});
   for (std::size_t c = 0; c < observed.size() && c < branch_of_.size(); ++c) {
     if (branch_of_[c] == 0) continue;
@@ -153,7 +177,8 @@ CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& obser
     if (reads_[c].second != kNoRead) w.responds[reads_[c].second] = static_cast<std::uint32_t>(c);
   }
   // The run's own order explained the calls (the caller judged it): it is not judged again.
-  entry->second.insert(precedence(observed));
+  // (Where it did not, it is failing only if the fences allow it, with the fences left out.)
+  if (own) entry->second.insert(precedence(observed));
   // Only the times change from order to order: one copy of the calls, retimed in place.
   std::vector<Observed> history = observed;
   bool failed = false;

@@ -235,6 +235,21 @@ struct YCase {
   }
 
   CaseOutcome run_trials();
+  // The trial that drew its schedule from `schedule_start` on, into the trace, with `verdict`.
+  void record_trial(std::size_t schedule_start, const std::string& verdict) {
+    steps.record(trace, shape, observed, verdict);
+    pp.executor->trial_driver().annotate(*trace, std::span(src.choices()).subspan(schedule_start));
+    trace->noise = noise.describe();
+    trace->given_program = pp.given != nullptr;
+    record_scenario_draft(*trace, steps, pp, shape, std::span(src.choices()).subspan(schedule_start));
+  }
+  // The case fails with that trial.
+  CaseOutcome fail_trial_from(std::size_t schedule_start, std::string message) {
+    out.kind = CaseOutcome::Kind::fail;
+    out.message = std::move(message);
+    if (trace) record_trial(schedule_start, out.message);
+    return out;
+  }
   // Which operation each fiber's calls are, for their progress guarantees.
   void announce_branch_calls(TrialDriver& driver) {
     Trace drawn;
@@ -251,19 +266,7 @@ CaseOutcome YCase::run_trials() {
   TrialJudge judge;
   TrialDriver& driver = pp.executor->trial_driver();
   std::size_t schedule_start = 0;
-  auto record_trial = [&](const std::string& verdict) {
-    steps.record(trace, shape, observed, verdict);
-    driver.annotate(*trace, std::span(src.choices()).subspan(schedule_start));
-    trace->noise = noise.describe();
-    trace->given_program = pp.given != nullptr;
-    record_scenario_draft(*trace, steps, pp, shape, std::span(src.choices()).subspan(schedule_start));
-  };
-  auto fail_trial = [&](std::string message) {
-    out.kind = CaseOutcome::Kind::fail;
-    out.message = std::move(message);
-    if (trace) record_trial(out.message);
-    return out;
-  };
+  auto fail_trial = [&](std::string message) { return fail_trial_from(schedule_start, std::move(message)); };
   if (pp.config.progress.stated()) announce_branch_calls(driver);
   const std::size_t trials = driver.begin_program(shape.branches, pp.config.trials, src);
   // An exhaustive search may leave the calls' real-time orders to this loop: each trial is then
@@ -287,30 +290,34 @@ CaseOutcome YCase::run_trials() {
     } catch (const ExecutorFailed& e) {
       return end(StepVerdict::error(e.message));
     }
-    if (cp.capture && cp.capture->count() != assertions_before)
-      return fail_trial("assertion failed: " + cp.capture->messages_since(assertions_before));
-    const TrialOverlap overlap = trial_overlap(shape, observed);
-    out.overlapped += overlap.overlapped;
-    out.cpus = std::max<std::uint64_t>(out.cpus, overlap.cpus);
-    if (!v.ok()) {
-      if (v.kind == StepVerdict::Kind::fail) return fail_trial(std::move(v.message));
-      return end(std::move(v));
+    if (cp.capture && cp.capture->count() != assertions_before) {
+      v = StepVerdict::fail("assertion failed: " + cp.capture->messages_since(assertions_before));
+    } else {
+      const TrialOverlap overlap = trial_overlap(shape, observed);
+      out.overlapped += overlap.overlapped;
+      out.cpus = std::max<std::uint64_t>(out.cpus, overlap.cpus);
     }
-    if (steps.explained(shape, observed, judge, pp.config.consistency)) {
+    if (!v.ok()) {
+      // A crash, an assertion, a hang: where the run left the check's fences out, the search
+      // looks for it again with them (call_order_check.hpp).
+      if (v.kind != StepVerdict::Kind::fail) return end(std::move(v));
+      if (!call_orders.search_again_with_fences(v.message)) return fail_trial(std::move(v.message));
+    } else {
+      const bool own = steps.explained(shape, observed, judge, pp.config.consistency);
+      if (!own && judge.finish(out)) return out;
       const auto in_order = [&](const std::vector<Observed>& h) {
         return steps.explained(shape, h, judge, pp.config.consistency);
       };
-      if (call_orders.judge(observed, in_order) == CallOrderCheck::Verdict::unexplained && judge.finish(out)) return out;
+      const CallOrderCheck::Verdict orders = call_orders.judge(observed, own, in_order);
+      if (orders == CallOrderCheck::Verdict::failed) return fail_trial(steps.violation(pp.config.consistency));
+      if (orders == CallOrderCheck::Verdict::unexplained && judge.finish(out)) return out;
       if (trace && trace->record_pass && t + 1 == trials) {
         // A replay the engine compares with the failing run it should have reproduced.
-        record_trial("");
+        record_trial(schedule_start, "");
         trace->failed = false;
       }
-      if (!driver.trial_passed(src, schedule_start)) break;
-      continue;
     }
-    if (judge.finish(out)) return out;
-    return fail_trial(steps.violation(pp.config.consistency));
+    if (!driver.trial_passed(src, schedule_start)) break;
   }
   if (std::string why = call_orders.unshown_failure(); !why.empty()) return end(StepVerdict::error(std::move(why)));
   return out;

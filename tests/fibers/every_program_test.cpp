@@ -214,8 +214,9 @@ void verify_in_the_wide_scope(const char* name) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_TRUE(r) << r.report;
   EXPECT_TRUE(has(r.coverage, "every program of the scope passed")) << r.coverage;
-  std::printf("[ measured ] %s: %llu programs, %llu executions, %.1f s\n", name, static_cast<unsigned long long>(r.cases),
-              static_cast<unsigned long long>(r.trials), seconds);
+  std::printf("[ measured ] %s: %llu programs, %llu executions, %.1f s\n%s\n", name,
+              static_cast<unsigned long long>(r.cases), static_cast<unsigned long long>(r.trials), seconds,
+              r.coverage.c_str());
 }
 
 TEST(EveryProgram, DISABLED_TheTreiberStackIsCorrectForEveryProgramOfTwoBranchesOfThreeCalls) {
@@ -226,26 +227,33 @@ TEST(EveryProgram, DISABLED_TheMsQueueIsCorrectForEveryProgramOfTwoBranchesOfThr
   verify_in_the_wide_scope<duet::models::MsQueueSpec<>>("Michael-Scott queue");
 }
 
-// The scope of 2 branches × up to 2 calls (prefix up to 1, values {0, 1}) under sequential
-// consistency: the executions the search runs, where the check judges each run's history in
-// every real-time order of its calls that the run allows (docs/verifying.md has the counts
-// when the search ran each order instead). Seconds: --gtest_also_run_disabled_tests.
+// The scope of 2 branches × up to 2 calls (prefix up to 1, values {0, 1}): the executions the
+// search runs, where the check judges each run's history in every real-time order of its calls
+// that the run allows (under the C++ memory model, with its seq_cst fences placed in each;
+// docs/verifying.md has the counts when the search ran each order instead). Seconds:
+// --gtest_also_run_disabled_tests.
 template <class Spec>
-void count_under_sc(const char* name) {
+void count_in_the_small_scope(const char* name, duet::MemoryModel model) {
   duet::ParallelConfig pc = stack_scope(2, 1);
-  pc.executor = duet::fibers(duet::exhaustive(duet::unbounded), {.memory_model = duet::MemoryModel::sc});
+  pc.executor = duet::fibers(duet::exhaustive(duet::unbounded), {.memory_model = model});
   const auto t0 = std::chrono::steady_clock::now();
   const duet::CheckResult r = duet::check_parallel<Spec>(pc, {.verbose = -1});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_TRUE(r) << r.report;
   EXPECT_TRUE(has(r.coverage, "each schedule's history judged in every real-time order")) << r.coverage;
-  std::printf("[ measured ] %s, sc: %llu programs, %llu executions, %.1f s\n", name,
-              static_cast<unsigned long long>(r.cases), static_cast<unsigned long long>(r.trials), seconds);
+  std::printf("[ measured ] %s, %s: %llu programs, %llu executions, %.1f s\n", name,
+              model == duet::MemoryModel::sc ? "sc" : "cpp", static_cast<unsigned long long>(r.cases),
+              static_cast<unsigned long long>(r.trials), seconds);
 }
 
 TEST(EveryProgram, DISABLED_UnderScTheStructuresOfTheSmallScopeRunEachExecutionOnce) {
-  count_under_sc<duet::models::TreiberStackSpec<>>("Treiber stack");
-  count_under_sc<duet::models::MsQueueSpec<>>("Michael-Scott queue");
+  count_in_the_small_scope<duet::models::TreiberStackSpec<>>("Treiber stack", duet::MemoryModel::sc);
+  count_in_the_small_scope<duet::models::MsQueueSpec<>>("Michael-Scott queue", duet::MemoryModel::sc);
+}
+
+TEST(EveryProgram, DISABLED_UnderCppTheStructuresOfTheSmallScopeRunEachExecutionOnce) {
+  count_in_the_small_scope<duet::models::TreiberStackSpec<>>("Treiber stack", duet::MemoryModel::cpp);
+  count_in_the_small_scope<duet::models::MsQueueSpec<>>("Michael-Scott queue", duet::MemoryModel::cpp);
 }
 
 }  // namespace

@@ -159,8 +159,8 @@ TEST(UnboundedExhaustive, ALongSearchOfOneProgramShowsItsProgress) {
   using duet::models::Push;
   using duet::models::TryPop;
   using Spec = duet::models::MsQueueSpec<>;
-  const duet::Scenario<Spec::Cmd> s{.prefix = {Push{0}},
-                                    .branches = {{Push{1}, TryPop{}, Push{2}}, {TryPop{}, Push{3}, TryPop{}}}};
+  const duet::Scenario<Spec::Cmd> s{
+      .prefix = {Push{0}}, .branches = {{Push{1}, TryPop{}, Push{2}, TryPop{}}, {TryPop{}, Push{3}, TryPop{}, Push{4}}}};
   ::testing::internal::CaptureStderr();
   const duet::CheckResult r =
       duet::check_scenario<Spec>(s, {.executor = duet::fibers(duet::exhaustive(duet::unbounded, 3))}, {.seed = 1});

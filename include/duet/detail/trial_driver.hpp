@@ -43,6 +43,12 @@ struct CallOrders {
   /// False when the order could not be given (more than 64 reads, ...): the driver then runs
   /// the orders as schedules.
   bool complete = false;
+  /// Under the C++ memory model the check's clock reads are seq_cst fences; where the run left
+  /// them out (so that the search explores the structure's executions alone), per read: the
+  /// reads it may not come after, because the fences placed in that order would make the
+  /// execution one C++ forbids. The run's own order is then one to judge like the others.
+  bool fences_left_out = false;
+  std::vector<std::uint64_t> not_after;
 };
 
 class TrialDriver {
@@ -94,9 +100,9 @@ class TrialDriver {
   /// After a trial, where leave_call_orders_to_check() said yes: the orders its execution
   /// allows (incomplete: the loop calls order_calls_by_running()).
   virtual CallOrders call_orders() { return {}; }
-  /// An order that call_orders() listed failed the check: the program's search starts again
-  /// ordering the calls by running, so that the failure is a run of its own (its report, its
-  /// token).
+  /// An order that call_orders() listed failed the check (or a run that left the check's
+  /// fences out failed): the program's search starts again ordering the calls by running, with
+  /// the fences in its runs, so that the failure is a run of its own (its report, its token).
   virtual void order_calls_by_running() {}
 
   /// What the report shows of the last trial beyond its calls (the interleaving on fibers);

@@ -252,7 +252,9 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   if (!before_error_.empty()) throw ExecutorFailed{std::exchange(before_error_, {})};
   std::vector<std::function<void()>> hooked;
   if (progress_on_) progress_.begin_run(src);
-  const fiber::RunResult& r = scheduler_.run(with_fiber_hooks(branches, options_, hooked), *strategy_->picker(src));
+  fiber::Picker& picker = *strategy_->picker(src);
+  scheduler_.set_harness_fences(strategy_->harness_fences());
+  const fiber::RunResult& r = scheduler_.run(with_fiber_hooks(branches, options_, hooked), picker);
   strategy_->finish(r);
   for (const char* library : r.libraries)
     if (std::find(libraries_.begin(), libraries_.end(), library) == libraries_.end()) libraries_.push_back(library);

@@ -20,7 +20,10 @@
 //   a store a seq_cst load read earlier in S.
 // - The check's own clock (invoke and response of every call, duet::detail::event_time) is a
 //   seq_cst fence, as on threads, where it is fenced: a call that returned before another
-//   began is seen by it, and stale reads show within overlapping calls.
+//   began is seen by it, and stale reads show within overlapping calls. An exhaustive search
+//   that leaves the calls' orders to the check leaves these fences out of its runs
+//   (SchedulerConfig::harness_fences); the check places them in each order it judges
+//   (dpor/fence_orders.hpp).
 // - Never shown (allowed by C++, outside store buffers): load buffering (a load reading a store
 //   that executes later) and modification orders against execution order (2+2W, S with relaxed
 //   stores). Behaviours shown are always allowed; some allowed ones are not explored.

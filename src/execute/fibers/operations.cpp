@@ -196,12 +196,13 @@ void Runtime::harness_fence(bool invokes, bool responds) {
   // exhaustive search's reduction reads it there. Under any model, a response and another
   // fiber's invocation are ordered by it: a call that returned before another began may be
   // what makes their history fail.
+  const bool fence = model_on_ && config.harness_fences;
   if (!trace.empty() && trace.back().fiber == current) {
     trace.back().invokes |= invokes;
     trace.back().responds |= responds;
-    trace.back().fenced |= model_on_;
+    trace.back().fenced |= fence;
   }
-  if (!model_on_) return;
+  if (!fence) return;
   Fiber& f = self();
   model_.fence(current, f.clock, std::memory_order_seq_cst, n_);
   tick(f);

@@ -581,6 +581,7 @@ const RunResult& Scheduler::result() const { return rt_->result; }
 const std::vector<TraceEvent>& Scheduler::trace() const { return rt_->trace; }
 const std::vector<ClockRead>& Scheduler::clock_reads() const { return rt_->clock_reads; }
 const SchedulerConfig& Scheduler::config() const { return rt_->config; }
+void Scheduler::set_harness_fences(bool on) { rt_->config.harness_fences = on; }
 std::size_t Scheduler::step() const { return rt_->trace.size(); }
 std::uint32_t Scheduler::current_fiber() const { return rt_->current; }
 Scheduler::Stats Scheduler::stats() const { return rt_->stats; }

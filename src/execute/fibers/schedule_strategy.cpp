@@ -8,6 +8,7 @@
 
 #include "engine/wire.hpp"
 #include "execute/fibers/dpor/call_orders.hpp"
+#include "execute/fibers/dpor/fence_orders.hpp"
 #include "execute/fibers/dpor/optimal_explorer.hpp"
 #include "execute/fibers/strategies.hpp"
 #include "execute/trial_progress.hpp"
@@ -188,8 +189,12 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
     if (!search || !calls_left) return {};
     CallOrders o = fiber::dpor::call_orders(search->run_steps(), sched.clock_reads());
     for (const ClockRead& r : sched.clock_reads()) o.times.push_back(r.time);
+    o.fences_left_out = sched.config().cpp_memory_model && !sched.config().harness_fences;
+    if (o.fences_left_out && o.complete) o.not_after = fiber::dpor::fence_conflicts(sched.trace(), sched.clock_reads());
     return o;
   }
+  // Under the C++ memory model the check places its fences in each order it judges.
+  bool harness_fences() const override { return !calls_left; }
   void order_calls_by_running() override {
     calls_left = false;
     start_search(reduction_applies());
@@ -302,8 +307,14 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
               (t.optimal == 0 ? std::string("sleep sets") : std::to_string(t.programs - t.optimal) + " with sleep sets") +
               ": " + t.fell_back + "; plus " + plural(t.redundant, "run", "runs") + " the sleep sets found redundant)";
     text += stale_text();
+    const std::string fences = weak_seen ? " with the check's seq_cst fences placed in that order" : "";
     if (t.orders_left == t.programs)
-      text += "; each schedule's history judged in every real-time order of the calls its execution allows";
+      text += "; each schedule's history judged in every real-time order of the calls its execution allows" + fences;
+    else if (t.orders_left > 0)  // the others' searches ran again running the orders (call_order_check.hpp)
+      text += "; in " + std::to_string(t.orders_left) +
+              " of the programs each schedule's history judged in every real-time order of the calls its execution "
+              "allows" +
+              fences + ", in the others each order run";
     return text + (t.max_branches == 0 ? "" : "; programs with more branches or longer branches were not explored");
   }
   // Under the C++ memory model, with orders weaker than seq_cst, what "every execution" took:

@@ -68,6 +68,9 @@ class ScheduleStrategy {
   virtual bool leave_call_orders() { return false; }
   virtual CallOrders call_orders() const { return {}; }
   virtual void order_calls_by_running() {}
+  /// Whether the next run has the check's fences in it (SchedulerConfig::harness_fences): not
+  /// where the check judges the calls' orders itself, placing the fences in each.
+  virtual bool harness_fences() const { return true; }
   /// How coverage() names what a program without branches is ("the body of \"barrier\"").
   void name_programs(std::string what) { programs_name_ = std::move(what); }
 

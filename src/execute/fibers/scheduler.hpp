@@ -182,6 +182,12 @@ struct SchedulerConfig {
   /// the model allows it, and only acquire/release pairs synchronise. False: every atomic
   /// operation is seq_cst whatever its order says.
   bool cpp_memory_model = false;
+  /// Under the C++ memory model, the check's clock reads (each call's invoke and response) are
+  /// seq_cst fences of the run, as on threads. False where an exhaustive search leaves the
+  /// calls' real-time orders to the check: the run is the structure's alone, and the check keeps
+  /// each order only where the execution is consistent with the fences placed in it
+  /// (dpor/fence_orders.hpp). The reads still mark their steps (TraceEvent::invokes).
+  bool harness_fences = true;
 };
 
 enum class Outcome : std::uint8_t {
@@ -301,6 +307,8 @@ class Scheduler {
   /// Where the last run read the check's clock (duet::detail::event_time), in order.
   const std::vector<ClockRead>& clock_reads() const;
   const SchedulerConfig& config() const;
+  /// SchedulerConfig::harness_fences for the runs from now on.
+  void set_harness_fences(bool on);
 
   /// From inside a run (a branch function): events so far (a logical clock for invoke and
   /// response stamps) and the calling fiber's number.

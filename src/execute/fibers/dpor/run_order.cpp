@@ -25,8 +25,14 @@ Step step_of(const TraceEvent& e, bool model, bool calls) {
 }
 
 Step pending_step(std::uint32_t fiber, const Event& e, bool model, bool calls) {
-  return Step{
-      .fiber = fiber, .event = e, .model = model, .fenced = model, .invokes = calls, .responds = calls, .calls = calls};
+  // The check's fences are in the run only where the search orders the calls by running.
+  return Step{.fiber = fiber,
+              .event = e,
+              .model = model,
+              .fenced = model && calls,
+              .invokes = calls,
+              .responds = calls,
+              .calls = calls};
 }
 
 Step attempted(Step s) {
@@ -35,7 +41,7 @@ Step attempted(Step s) {
   s.read_from = kNoStep;
   // It may end a call where it did not: both sides, and under the model the check's fence.
   s.invokes = s.responds = s.calls;
-  s.fenced = s.model;
+  s.fenced = s.model && s.calls;
   return s;
 }
 

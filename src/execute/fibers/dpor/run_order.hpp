@@ -26,8 +26,9 @@ struct Step {
   Event event;
   std::uint32_t spawned = kNoFiber;  // a spawn: the fiber it made
   /// Under the C++ memory model (`model`): one of the check's seq_cst fences ended the step
-  /// (assumed of a step not run yet), and a load's store (its trace position; kNoStep: the
-  /// value from before the run, or not known).
+  /// (assumed of a step not run yet, where the search orders the calls: without `calls` the
+  /// fences are not in the run, SchedulerConfig::harness_fences), and a load's store (its trace
+  /// position; kNoStep: the value from before the run, or not known).
   bool model = false;
   bool fenced = false;
   /// The check read a call's invoke or response time in the step (both assumed of a step not
