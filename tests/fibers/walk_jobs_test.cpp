@@ -9,6 +9,7 @@
 #include <csignal>
 #include <string>
 
+#include "support/emulation.hpp"
 #include "support/fiber_subjects.hpp"
 #include "walks.hpp"
 
@@ -18,6 +19,12 @@
 #else
 #define SKIP_UNDER_TSAN() (void)0
 #endif
+
+// A walk's workers are children of fork() that start threads (each check's watchdog) while the
+// parent's live: where the emulator aborts such a child (tests/support/emulation.hpp), the
+// tests that run workers skip and say why.
+#define SKIP_WHERE_WORKERS_CANNOT_START_THREADS() \
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason
 
 namespace {
 
@@ -42,6 +49,7 @@ duet::detail::Certificate certificate(const CertificateDir& dir, const std::stri
 }
 
 TEST(WalkJobs, TheTreiberWalkInSeveralProcessesIsTheWalkInOne) {
+  SKIP_WHERE_WORKERS_CANNOT_START_THREADS();
   const CertificateDir dir;
   const duet::CheckResult one =
       duet::check_parallel<duet::models::TreiberStackSpec<>>(treiber_scope(), {.verbose = -1, .name = "one"});
@@ -75,6 +83,7 @@ TEST(WalkJobs, TheTreiberWalkInSeveralProcessesIsTheWalkInOne) {
 // walk in one process makes: the same program first in the walk's order, shrunk the same, its
 // counts up to it, its token the same.
 TEST(WalkJobs, TheFirstCounterexampleIsTheWalkInOnesWhateverTheProcesses) {
+  SKIP_WHERE_WORKERS_CANNOT_START_THREADS();
   const CertificateDir dir;  // each run's certificate replaces the one before
   const duet::CheckResult one = duet::check_parallel<RacySpec>(counter_scope(), {.seed = 1, .verbose = -1, .name = "racy"});
   ASSERT_EQ(one.status, duet::CheckResult::Status::failed) << one.report;
@@ -100,12 +109,14 @@ TEST(WalkJobs, TheFirstCounterexampleIsTheWalkInOnesWhateverTheProcesses) {
 }
 
 TEST(WalkJobs, ANegativeTestInSeveralProcessesFindsTheRace) {
+  SKIP_WHERE_WORKERS_CANNOT_START_THREADS();
   const duet::CheckResult r = duet::expect_unsafe<RacySpec>(counter_scope(), {.verbose = -1, .jobs = 2});
   EXPECT_TRUE(r) << r.report;
 }
 
 // Random schedules: each program's case seed is the one-process walk's, so its runs are too.
 TEST(WalkJobs, RandomSchedulesRunAsInOneProcess) {
+  SKIP_WHERE_WORKERS_CANNOT_START_THREADS();
   const duet::CheckResult one = duet::check_parallel<FixedSpec>(counter_scope(duet::random()), {.verbose = -1});
   const duet::CheckResult two = duet::check_parallel<FixedSpec>(counter_scope(duet::random()), {.verbose = -1, .jobs = 2});
   ASSERT_TRUE(one) << one.report;
@@ -116,6 +127,7 @@ TEST(WalkJobs, RandomSchedulesRunAsInOneProcess) {
 }
 
 TEST(WalkJobs, ABudgetEndsTheWalkAsInOneProcess) {
+  SKIP_WHERE_WORKERS_CANNOT_START_THREADS();
   const duet::CheckResult one = duet::check_parallel<FixedSpec>(counter_scope(), {.count = 5, .verbose = -1});
   const duet::CheckResult two = duet::check_parallel<FixedSpec>(counter_scope(), {.count = 5, .verbose = -1, .jobs = 2});
   ASSERT_EQ(one.status, duet::CheckResult::Status::error) << one.report;
@@ -127,6 +139,7 @@ TEST(WalkJobs, ABudgetEndsTheWalkAsInOneProcess) {
 }
 
 TEST(WalkJobs, APassSaysHowManyProcessesItRanIn) {
+  SKIP_WHERE_WORKERS_CANNOT_START_THREADS();
   SKIP_UNDER_TSAN();
   testing::internal::CaptureStdout();
   const duet::CheckResult r = duet::check_parallel<FixedSpec>(counter_scope(), {.jobs = 2, .name = "split"});
@@ -167,6 +180,7 @@ struct Crashing {
 };
 
 TEST(WalkJobs, AWorkerThatDiesIsAnErrorNotAPass) {
+  SKIP_WHERE_WORKERS_CANNOT_START_THREADS();
   SKIP_UNDER_TSAN();
   auto lin = duet::Lin<Crashing>("crashing", "c")
                  .op(
