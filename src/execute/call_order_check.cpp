@@ -18,6 +18,51 @@ std::uint32_t read_of(const std::vector<std::uint64_t>& times, std::uint64_t tim
   return it != times.end() && *it == time ? static_cast<std::uint32_t>(it - times.begin()) : kNoRead;
 }
 
+// The walk's states met: keys of a fixed number of words, in one table (open addressing), so
+// that a state costs no allocation of its own.
+class StateSet {
+ public:
+  explicit StateSet(std::size_t width) : width_(width) {}
+  std::size_t size() const { return size_; }
+  // False when `key` (width words) was in the set already.
+  bool insert(const std::uint64_t* key) {
+    if ((size_ + 1) * 2 > slots_) grow();
+    for (std::size_t s = hash(key) & (slots_ - 1);; s = (s + 1) & (slots_ - 1)) {
+      std::uint64_t* at = keys_.data() + s * width_;
+      if (used_[s] == 0) {
+        std::copy_n(key, width_, at);
+        used_[s] = 1;
+        ++size_;
+        return true;
+      }
+      if (std::equal(key, key + width_, at)) return false;
+    }
+  }
+
+ private:
+  std::size_t hash(const std::uint64_t* key) const {
+    std::uint64_t h = 0x9e3779b97f4a7c15u;
+    for (std::size_t w = 0; w < width_; ++w) h = (h ^ key[w]) * 0xff51afd7ed558ccdu;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+  void grow() {
+    std::vector<std::uint64_t> keys = std::move(keys_);
+    std::vector<unsigned char> used = std::move(used_);
+    const std::size_t old = slots_;
+    slots_ = std::max<std::size_t>(64, slots_ * 2);
+    keys_.assign(slots_ * width_, 0);
+    used_.assign(slots_, 0);
+    size_ = 0;
+    for (std::size_t s = 0; s < old; ++s)
+      if (used[s] != 0) insert(keys.data() + s * width_);
+  }
+
+  std::size_t width_;
+  std::size_t slots_ = 0, size_ = 0;
+  std::vector<std::uint64_t> keys_;
+  std::vector<unsigned char> used_;
+};
+
 }  // namespace
 
 CallOrderCheck::CallOrderCheck(const YShape& shape, TrialDriver& driver, bool searching)
@@ -46,8 +91,17 @@ CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& obser
   return v;
 }
 
+bool CallOrderCheck::explained_before(const std::vector<Observed>& observed) const {
+  if (!left_) return false;
+  const auto entry = std::find_if(explained_.begin(), explained_.end(), [&](const auto& e) {
+    return e.first.size() == observed.size() && std::equal(e.first.begin(), e.first.end(), observed.begin(),
+                                                           [](const Result& r, const Observed& o) { return r == o.result; });
+  });
+  return entry != explained_.end() && entry->second.contains(precedence(observed));
+}
+
 bool CallOrderCheck::search_again_with_fences(const std::string& failure) {
-  if (!left_ || !driver_.call_orders().fences_left_out) return false;
+  if (!left_ || !driver_.fences_left_out()) return false;
   order_by_running();
   run_failure_ = failure;
   return true;
@@ -91,20 +145,32 @@ struct CallOrderCheck::OrderWalk {
         invokes(before.size(), kNoRead),
         responds(before.size(), kNoRead),
         branch_of(branch_of),
-        calls(calls) {}
+        calls(calls),
+        width((calls * calls + 63) / 64),
+        seen(1 + width),
+        key(1 + width),
+        saved(before.size() * width) {}
 
   const std::vector<std::uint64_t>& before;
   const std::vector<std::uint64_t>& not_after;   // empty: every order `before` allows
   std::vector<std::uint32_t> invokes, responds;  // per read: the call it invokes or returns from, or kNoRead
   const std::vector<std::uint32_t>& branch_of;
   std::size_t calls = 0;
-  Visit visit;  // each precedence reached, with an order that gives it; false stops the walk
-  std::set<std::pair<std::uint64_t, std::vector<std::uint64_t>>> seen;
+  Visit visit;                       // each precedence reached, with an order that gives it; false stops the walk
+  std::size_t width;                 // words of a precedence
+  StateSet seen;                     // (placed, precedence) met
+  std::vector<std::uint64_t> key;    // scratch: a state as seen's key
+  std::vector<std::uint64_t> saved;  // per depth: the precedence before the read placed there
   std::vector<std::uint32_t> order;
   bool stopped = false, too_many = false;
 
+  bool first_visit(std::uint64_t placed, const std::vector<std::uint64_t>& precedence) {
+    key[0] = placed;
+    std::copy(precedence.begin(), precedence.end(), key.begin() + 1);
+    return seen.insert(key.data());
+  }
   void walk(std::uint64_t placed, std::vector<std::uint64_t>& precedence) {
-    if (stopped || !seen.emplace(placed, precedence).second) return;
+    if (stopped || !first_visit(placed, precedence)) return;
     if (seen.size() > kMaxStates) {
       stopped = too_many = true;
       return;
@@ -117,12 +183,17 @@ struct CallOrderCheck::OrderWalk {
     for (std::uint64_t free = all & ~placed; free != 0 && !stopped; free &= free - 1) {
       const auto r = static_cast<std::uint32_t>(std::countr_zero(free));
       if ((before[r] & ~placed) != 0 || (!not_after.empty() && (not_after[r] & placed) != 0)) continue;
-      const std::vector<std::uint64_t> saved = precedence;
-      if (invokes[r] != kNoRead) returned_before(placed, invokes[r], precedence);
+      // Placing a read only adds precedences: kept at this depth, put back after.
+      const auto keep = saved.begin() + static_cast<std::ptrdiff_t>(order.size() * width);
+      const bool invokes_one = invokes[r] != kNoRead;
+      if (invokes_one) {
+        std::copy(precedence.begin(), precedence.end(), keep);
+        returned_before(placed, invokes[r], precedence);
+      }
       order.push_back(r);
       walk(placed | (std::uint64_t{1} << r), precedence);
       order.pop_back();
-      precedence = saved;
+      if (invokes_one) std::copy_n(keep, width, precedence.begin());
     }
   }
   // Call b begins now: every call of another branch that has returned precedes it.

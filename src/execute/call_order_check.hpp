@@ -47,6 +47,10 @@ class CallOrderCheck {
   /// the driver lists, judged with `explains`. Where one does not explain them, or they were
   /// too many to list, the driver's search starts again running every order.
   Verdict judge(const std::vector<Observed>& observed, bool own, const Explains& explains);
+  /// Whether `observed` (its results, and which calls of different branches returned before
+  /// which began) was explained already in this program: the run's own order need not be
+  /// judged again.
+  bool explained_before(const std::vector<Observed>& observed) const;
   /// After a trial that failed otherwise (`failure`: a crash, an assertion): true where its run
   /// had the check's fences left out, and the driver's search starts again with them, to show
   /// it in a run the check allows; false: the trial's failure stands.

@@ -303,7 +303,9 @@ CaseOutcome YCase::run_trials() {
       if (v.kind != StepVerdict::Kind::fail) return end(std::move(v));
       if (!call_orders.search_again_with_fences(v.message)) return fail_trial(std::move(v.message));
     } else {
-      const bool own = steps.explained(shape, observed, judge, pp.config.consistency);
+      // Judged once per program for each history (results and which calls precede which).
+      const bool own =
+          call_orders.explained_before(observed) || steps.explained(shape, observed, judge, pp.config.consistency);
       if (!own && judge.finish(out)) return out;
       const auto in_order = [&](const std::vector<Observed>& h) {
         return steps.explained(shape, h, judge, pp.config.consistency);

@@ -25,6 +25,12 @@ Step step(std::uint32_t fiber, Op op, std::uint32_t object) {
   return s;
 }
 
+duet::detail::fiber::dpor::RunOrder order_of(const std::vector<Step>& steps) {
+  duet::detail::fiber::dpor::RunOrder o;
+  o.assign(steps);
+  return o;
+}
+
 // Reads of the clock inside steps (1-based positions: the trace's length when read).
 ClockRead read_after(std::uint32_t steps, std::uint32_t fiber, std::uint64_t time) {
   return ClockRead{.time = time, .steps = steps, .fiber = fiber};
@@ -35,7 +41,7 @@ ClockRead read_after(std::uint32_t steps, std::uint32_t fiber, std::uint64_t tim
 TEST(CallOrders, IndependentCallsKeepOnlyTheirFibersOrder) {
   const std::vector<Step> steps = {step(0, Op::store, 1), step(1, Op::store, 2)};
   const std::vector<ClockRead> reads = {read_after(1, 0, 1), read_after(1, 0, 2), read_after(2, 1, 3), read_after(2, 1, 4)};
-  const auto o = call_orders(steps, reads);
+  const auto o = call_orders(order_of(steps), reads);
   ASSERT_TRUE(o.complete);
   EXPECT_EQ(o.before, (std::vector<std::uint64_t>{0b0000, 0b0001, 0b0000, 0b0100}));
 }
@@ -45,7 +51,7 @@ TEST(CallOrders, IndependentCallsKeepOnlyTheirFibersOrder) {
 TEST(CallOrders, DependentStepsKeepTheirOrder) {
   const std::vector<Step> steps = {step(0, Op::store, 1), step(1, Op::store, 1)};
   const std::vector<ClockRead> reads = {read_after(1, 0, 1), read_after(1, 0, 2), read_after(2, 1, 3), read_after(2, 1, 4)};
-  const auto o = call_orders(steps, reads);
+  const auto o = call_orders(order_of(steps), reads);
   ASSERT_TRUE(o.complete);
   EXPECT_EQ(o.before, (std::vector<std::uint64_t>{0b0000, 0b0001, 0b0011, 0b0111}));
 }
@@ -54,8 +60,8 @@ TEST(CallOrders, DependentStepsKeepTheirOrder) {
 // search orders the calls by running instead.
 TEST(CallOrders, AReadOutsideItsFibersStepsGivesNoOrder) {
   const std::vector<Step> steps = {step(0, Op::store, 1), step(1, Op::store, 2)};
-  EXPECT_FALSE(call_orders(steps, std::vector<ClockRead>{read_after(0, 0, 1)}).complete);
-  EXPECT_FALSE(call_orders(steps, std::vector<ClockRead>{read_after(2, 0, 1)}).complete);
+  EXPECT_FALSE(call_orders(order_of(steps), std::vector<ClockRead>{read_after(0, 0, 1)}).complete);
+  EXPECT_FALSE(call_orders(order_of(steps), std::vector<ClockRead>{read_after(2, 0, 1)}).complete);
 }
 
 }  // namespace

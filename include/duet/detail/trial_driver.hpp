@@ -100,6 +100,9 @@ class TrialDriver {
   /// After a trial, where leave_call_orders_to_check() said yes: the orders its execution
   /// allows (incomplete: the loop calls order_calls_by_running()).
   virtual CallOrders call_orders() { return {}; }
+  /// After a trial, where leave_call_orders_to_check() said yes: whether its run left the
+  /// check's seq_cst fences out (CallOrders::fences_left_out, without computing the orders).
+  virtual bool fences_left_out() const { return false; }
   /// An order that call_orders() listed failed the check (or a run that left the check's
   /// fences out failed): the program's search starts again ordering the calls by running, with
   /// the fences in its runs, so that the failure is a run of its own (its report, its token).

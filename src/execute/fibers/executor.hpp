@@ -52,6 +52,7 @@ class FiberExecutor final : public Executor, public TrialDriver {
   /// An exhaustive search without a bound leaves the calls' real-time orders to the check.
   bool leave_call_orders_to_check() override { return strategy_->leave_call_orders(); }
   CallOrders call_orders() override { return strategy_->call_orders(); }
+  bool fences_left_out() const override { return strategy_->fences_left_out(); }
   void order_calls_by_running() override { strategy_->order_calls_by_running(); }
   /// The interleaving, the schedule as duet::run_fibers reads it, the options a draft needs.
   void annotate(Trace& trace, std::span<const std::uint64_t> trial_choices) const override;

@@ -30,9 +30,10 @@ class ScheduleSearch {
   virtual const ExplorerStats& stats() const = 0;
   /// Why the search cannot cover this program (it then never says complete), or empty.
   virtual std::string outside_scope() const { return {}; }
-  /// The last run's steps, with the dependence the search explores them by (what the calls'
-  /// real-time orders of the run are computed from: dpor/call_orders.hpp).
-  virtual std::vector<dpor::Step> run_steps() const = 0;
+  /// The last run's steps and their happens-before, with the dependence the search explores
+  /// them by (what the calls' real-time orders of the run are computed from:
+  /// dpor/call_orders.hpp).
+  virtual const dpor::RunOrder& run_order() const = 0;
 };
 
 }  // namespace duet::detail::fiber

@@ -187,11 +187,14 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   }
   CallOrders call_orders() const override {
     if (!search || !calls_left) return {};
-    CallOrders o = fiber::dpor::call_orders(search->run_steps(), sched.clock_reads());
+    CallOrders o = fiber::dpor::call_orders(search->run_order(), sched.clock_reads());
     for (const ClockRead& r : sched.clock_reads()) o.times.push_back(r.time);
-    o.fences_left_out = sched.config().cpp_memory_model && !sched.config().harness_fences;
+    o.fences_left_out = fences_left_out();
     if (o.fences_left_out && o.complete) o.not_after = fiber::dpor::fence_conflicts(sched.trace(), sched.clock_reads());
     return o;
+  }
+  bool fences_left_out() const override {
+    return search && calls_left && sched.config().cpp_memory_model && !sched.config().harness_fences;
   }
   // Under the C++ memory model the check places its fences in each order it judges.
   bool harness_fences() const override { return !calls_left; }

@@ -67,6 +67,7 @@ class ScheduleStrategy {
   /// after a run, the orders it allows; and the search started again ordering them by running.
   virtual bool leave_call_orders() { return false; }
   virtual CallOrders call_orders() const { return {}; }
+  virtual bool fences_left_out() const { return false; }
   virtual void order_calls_by_running() {}
   /// Whether the next run has the check's fences in it (SchedulerConfig::harness_fences): not
   /// where the check judges the calls' orders itself, placing the fences in each.

@@ -334,8 +334,9 @@ bool Explorer::next_option(Node& n) const {
   return false;
 }
 
-std::vector<dpor::Step> Explorer::run_steps() const {
-  return dpor::steps_of(sched_.trace(), config_.memory_model, config_.order_calls);
+const dpor::RunOrder& Explorer::run_order() const {
+  last_order_.assign(dpor::steps_of(sched_.trace(), config_.memory_model, config_.order_calls));
+  return last_order_;
 }
 
 void Explorer::finish(const RunResult&) {

@@ -222,13 +222,14 @@ class Explorer final : public ScheduleSearch {
   void finish(const RunResult& result) override;
 
   const ExplorerStats& stats() const override { return stats_; }
-  std::vector<dpor::Step> run_steps() const override;
+  const dpor::RunOrder& run_order() const override;
   /// About the schedule just finished: its preemptions, whether it was redundant.
   std::size_t preemptions() const { return preemptions_; }
   bool redundant() const { return redundant_; }
   const ExplorerConfig& config() const { return config_; }
 
  private:
+  mutable dpor::RunOrder last_order_;  // run_order()'s, computed when asked
   // The picker handed to the scheduler: forwards every decision to the search.
   class RunPicker final : public Picker {
    public:

@@ -5,7 +5,8 @@
 
 namespace duet::detail::fiber::dpor {
 
-CallOrders call_orders(std::span<const Step> steps, std::span<const ClockRead> reads) {
+CallOrders call_orders(const RunOrder& order, std::span<const ClockRead> reads) {
+  const std::span<const Step> steps = order.steps();
   CallOrders o;
   if (reads.size() > 64) return o;
   // A read happens inside the step of its fiber that the trace ended with when it was read
@@ -24,8 +25,6 @@ CallOrders call_orders(std::span<const Step> steps, std::span<const ClockRead> r
     for (std::size_t b = 0; b < reads.size(); ++b) o.before[b] = (std::uint64_t{1} << b) - 1;
     return o;
   }
-  RunOrder order;
-  order.assign(steps);
   // Reads come in run order: an earlier read of the same fiber, or one whose step happens before
   // this one's, comes first in every schedule of the execution.
   for (std::size_t b = 0; b < reads.size(); ++b)

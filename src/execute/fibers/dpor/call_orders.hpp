@@ -8,7 +8,7 @@
 // each of its linear extensions (src/execute/call_order_check.hpp), instead of the search
 // running each.
 //
-//   CallOrders o = call_orders(search.run_steps(), sched.clock_reads());
+//   CallOrders o = call_orders(search.run_order(), sched.clock_reads());
 //   o.before[r];   // the reads that come before read r in every order the run allows
 //
 // Internal to the exhaustive search.
@@ -25,10 +25,10 @@
 
 namespace duet::detail::fiber::dpor {
 
-/// The order of `reads` that every schedule equivalent to the run of `steps` keeps (the run's
+/// The order of `reads` that every schedule equivalent to the run `order` keeps (the run's
 /// happens-before restricted to the steps that read the clock, and each fiber's own order): not
 /// complete where a read is not inside a step of its fiber, or there are more than 64 reads.
 /// CallOrders::times is left to the caller.
-CallOrders call_orders(std::span<const Step> steps, std::span<const ClockRead> reads);
+CallOrders call_orders(const RunOrder& order, std::span<const ClockRead> reads);
 
 }  // namespace duet::detail::fiber::dpor

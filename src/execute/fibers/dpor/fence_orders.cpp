@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <unordered_map>
 
 namespace duet::detail::fiber::dpor {
 namespace {
@@ -26,16 +25,21 @@ bool writes(Op op) { return op == Op::store || op == Op::rmw || op == Op::cas; }
 // (TraceEvent::unseen_step).
 std::vector<std::pair<bool, Access>> accesses_of(std::span<const TraceEvent> trace, std::size_t& objects) {
   std::vector<std::pair<bool, Access>> out(trace.size());
-  std::unordered_map<std::uint32_t, std::uint32_t> dense;
+  // Objects are numbered by first appearance in the run: per number, 1 + its dense index.
+  std::vector<std::uint32_t> dense;
   std::vector<std::int64_t> stores;  // per dense object: stores so far
   for (std::size_t i = 0; i < trace.size(); ++i) {
     const Event& e = trace[i].event;
     const bool atomic = e.kind == ObjectKind::atomic && e.object != kNoObject;
+    const bool known = e.object < dense.size() && dense[e.object] != 0;
     // A plain write over an atomic's memory (its constructor in the run) starts its history again.
-    if (!atomic && !(e.op == Op::write && dense.contains(e.object))) continue;
-    const auto [it, added] = dense.emplace(e.object, static_cast<std::uint32_t>(stores.size()));
-    if (added) stores.push_back(0);
-    Access a{.object = it->second};
+    if (!atomic && !(e.op == Op::write && known)) continue;
+    if (!known) {
+      if (e.object >= dense.size()) dense.resize(std::size_t{e.object} + 1, 0);
+      stores.push_back(0);
+      dense[e.object] = static_cast<std::uint32_t>(stores.size());
+    }
+    Access a{.object = dense[e.object] - 1};
     std::int64_t& before = stores[a.object];
     if (e.op == Op::load) {
       const std::uint32_t unseen = trace[i].unseen_step;
@@ -74,6 +78,47 @@ bool coherence_before(const Extremes& a, const Extremes& b) {
          (ar && br && a.read < b.read);
 }
 
+// Per read, per object: its fiber's latest positions before it (`before`) and earliest after it
+// (`after`), as rows of `objects` entries. One sweep of the trace each way per fiber, its reads
+// taken in the order of their positions.
+void extremes_at_reads(std::span<const TraceEvent> trace, const std::vector<std::pair<bool, Access>>& acc,
+                       std::span<const ClockRead> reads, std::size_t objects, std::vector<Extremes>& before,
+                       std::vector<Extremes>& after) {
+  before.assign(reads.size() * objects, Extremes{kNone, kNone});
+  after.assign(reads.size() * objects, Extremes{kNever, kNever});
+  std::vector<std::size_t> by_position(reads.size());
+  for (std::size_t r = 0; r < reads.size(); ++r) by_position[r] = r;
+  std::stable_sort(by_position.begin(), by_position.end(),
+                   [&](std::size_t a, std::size_t b) { return reads[a].steps < reads[b].steps; });
+  const auto at = [&](std::size_t r) { return std::min<std::size_t>(reads[r].steps, trace.size()); };
+  const auto row = [&](std::vector<Extremes>& v, std::size_t r) {
+    return v.begin() + static_cast<std::ptrdiff_t>(r * objects);
+  };
+  std::vector<Extremes> running;
+  std::vector<std::uint32_t> fibers;
+  for (const ClockRead& r : reads)
+    if (std::find(fibers.begin(), fibers.end(), r.fiber) == fibers.end()) fibers.push_back(r.fiber);
+  for (const std::uint32_t f : fibers) {
+    const auto take = [&](std::size_t i, bool latest) {
+      if (acc[i].first && trace[i].fiber == f) keep(running[acc[i].second.object], acc[i].second, latest);
+    };
+    running.assign(objects, Extremes{kNone, kNone});
+    std::size_t i = 0;
+    for (const std::size_t r : by_position) {
+      if (reads[r].fiber != f) continue;
+      for (; i < at(r); ++i) take(i, true);
+      std::copy(running.begin(), running.end(), row(before, r));
+    }
+    running.assign(objects, Extremes{kNever, kNever});
+    i = trace.size();
+    for (auto it = by_position.rbegin(); it != by_position.rend(); ++it) {
+      if (reads[*it].fiber != f) continue;
+      for (; i > at(*it); --i) take(i - 1, false);
+      std::copy(running.begin(), running.end(), row(after, *it));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::uint64_t> fence_conflicts(std::span<const TraceEvent> trace, std::span<const ClockRead> reads) {
@@ -81,29 +126,27 @@ std::vector<std::uint64_t> fence_conflicts(std::span<const TraceEvent> trace, st
   if (reads.size() > 64) return not_after;
   std::size_t objects = 0;
   const auto acc = accesses_of(trace, objects);
-  // Per read, per object: its fiber's latest positions before it and earliest after it. One
-  // pass over the trace per read's fiber side, both sides at once.
-  std::vector<Extremes> before(reads.size() * objects, Extremes{kNone, kNone});
-  std::vector<Extremes> after(reads.size() * objects, Extremes{kNever, kNever});
-  for (std::size_t r = 0; r < reads.size(); ++r) {
-    const std::size_t at = std::min<std::size_t>(reads[r].steps, trace.size());
-    for (std::size_t i = 0; i < trace.size(); ++i) {
-      if (!acc[i].first || trace[i].fiber != reads[r].fiber) continue;
-      const Access& a = acc[i].second;
-      keep((i < at ? before : after)[r * objects + a.object], a, i < at);
-    }
-  }
+  std::vector<Extremes> before, after;
+  extremes_at_reads(trace, acc, reads, objects, before, after);
   // p before q puts p's fence before q's in S: nothing q's fiber does after q may then be
-  // coherence-ordered before what p's fiber did before p.
-  for (std::size_t p = 0; p < reads.size(); ++p)
-    for (std::size_t q = 0; q < reads.size(); ++q) {
+  // coherence-ordered before what p's fiber did before p. Only the objects q's fiber accesses
+  // after q can be.
+  std::vector<std::uint32_t> touched;
+  for (std::size_t q = 0; q < reads.size(); ++q) {
+    touched.clear();
+    for (std::size_t o = 0; o < objects; ++o) {
+      const Extremes& a = after[q * objects + o];
+      if (a.wrote != kNever || a.read != kNever) touched.push_back(static_cast<std::uint32_t>(o));
+    }
+    for (std::size_t p = 0; p < reads.size(); ++p) {
       if (reads[p].fiber == reads[q].fiber) continue;
-      for (std::size_t o = 0; o < objects; ++o)
+      for (const std::uint32_t o : touched)
         if (coherence_before(after[q * objects + o], before[p * objects + o])) {
           not_after[q] |= std::uint64_t{1} << p;
           break;
         }
     }
+  }
   return not_after;
 }
 

@@ -3,6 +3,7 @@
 #include "execute/fibers/dpor/optimal_explorer.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 #include "execute/fibers/runtime.hpp"
@@ -29,6 +30,9 @@ bool OptimalExplorer::next(Picker*& picker) {
   choices_ = 0;
   store_pos_ = 0;
   stale_ = 0;
+  // What the run replays: the nodes before the last one, whose step (or store) changes.
+  order_.truncate(replay_ == 0 ? 0 : replay_ - 1);
+  ordered_ = 0;
   picker = &picker_;
   return true;
 }
@@ -46,16 +50,19 @@ std::uint64_t OptimalExplorer::record(std::uint64_t max, std::uint64_t decided) 
 // The state after the last node's step: the fibers asleep there (and those explored from there
 // before) stay asleep unless the step depends on their next one; every fiber but the one that
 // moved keeps its next step; the tree is what the step's branch had below it.
-OptimalExplorer::Node OptimalExplorer::arrival() const {
+OptimalExplorer::Node OptimalExplorer::arrival() {
   Node n;
   n.seen_in = stats_.runs;
   if (nodes_.empty()) return n;
+  const std::size_t at = nodes_.size();
+  reserve_next(at);
   const Node& prev = nodes_.back();
   const std::uint32_t moved = prev.step.fiber;
   const Fibers asleep = (prev.sleep | prev.done) & prev.known;
-  for (std::uint32_t q = 0; q < kMaxFibers; ++q)
-    if (asleep.test(q) && q != moved && !steps_dependent(prev.next[q], prev.step)) n.sleep.set(q);
-  n.next = prev.next;
+  for (std::uint32_t q = 0; q < width_; ++q) {
+    if (asleep.test(q) && q != moved && !steps_dependent(next_of(at - 1, q), prev.step)) n.sleep.set(q);
+    if (prev.known.test(q)) next_of(at, q) = next_of(at - 1, q);
+  }
   n.known = prev.known;
   n.known.reset(moved);
   n.seen_in = stats_.runs;
@@ -80,7 +87,7 @@ std::uint32_t OptimalExplorer::choose(Node& n) {
     not_offered(n, wanted, n.wakeup.size());
     n.wakeup.clear();
   }
-  for (std::uint32_t q = 0; q < kMaxFibers; ++q)
+  for (std::uint32_t q = 0; q < width_; ++q)
     if (n.candidates.test(q) && !n.sleep.test(q)) return q;
   return kNoFiber;
 }
@@ -92,11 +99,14 @@ void OptimalExplorer::take(Node& n) {
 
 // Objects are numbered by first appearance in each run, so what a node knows of the fibers'
 // next steps is taken afresh in every run that reaches it, never compared across runs.
-void OptimalExplorer::see(Node& n, const PickContext& ctx) const {
+void OptimalExplorer::see(std::size_t at, Node& n, const PickContext& ctx) {
   n.known.reset();
   n.spinning.reset();
+  widen(ctx.fibers.size());
+  reserve_next(at);
   for (std::size_t f = 0; f < ctx.fibers.size() && f < kMaxFibers; ++f) {
-    n.next[f] = pending_step(static_cast<std::uint32_t>(f), ctx.fibers[f].pending, weak_, config_.order_calls);
+    next_of(at, static_cast<std::uint32_t>(f)) =
+        pending_step(static_cast<std::uint32_t>(f), ctx.fibers[f].pending, weak_, config_.order_calls);
     if (ctx.fibers[f].state != FiberState::finished) n.known.set(f);
     if (ctx.fibers[f].state == FiberState::runnable) n.spinning.set(f);
   }
@@ -110,7 +120,7 @@ std::size_t OptimalExplorer::pick(const PickContext& ctx) {
   std::uint32_t fiber = kNoFiber;
   if (diverged_ || redundant_) {
   } else if (at < nodes_.size()) {  // the prefix, or the branch taken
-    see(nodes_[at], ctx);
+    see(at, nodes_[at], ctx);
     fiber = nodes_[at].fiber;
     if (std::find(ctx.candidates.begin(), ctx.candidates.end(), fiber) == ctx.candidates.end()) {
       diverged_ = true;
@@ -122,7 +132,7 @@ std::size_t OptimalExplorer::pick(const PickContext& ctx) {
     n.pick = true;
     n.wakeup.assign(std::move(seed_));
     for (std::uint32_t c : ctx.candidates) n.candidates.set(c);
-    see(n, ctx);
+    see(nodes_.size(), n, ctx);
     if (ctx.current_continues && !n.sleep.test(ctx.current) && n.wakeup.empty()) fiber = ctx.current;
     else fiber = choose(n);
     if (fiber == kNoFiber) {
@@ -149,6 +159,7 @@ void OptimalExplorer::advance() {
   for (; seen_ < trace.size(); ++seen_) {
     const TraceEvent& e = trace[seen_];
     const Step step = step_of(e, weak_, config_.order_calls);
+    widen(std::size_t{e.fiber} + 1);
     if (e.event.op == Op::block && outside_.empty())
       outside_ = std::string("a fiber blocked on a ") + kind_name(e.event.kind) + " (" + location(e.event.loc) +
                  "): blocking is not part of the reduction";
@@ -228,15 +239,18 @@ std::size_t OptimalExplorer::store(std::uint32_t fiber, const Event& load, std::
 // is the first one it takes at or after it.
 void OptimalExplorer::fill_next(std::span<const Step> steps) {
   const std::size_t end = std::min(nodes_.size(), steps.size());
+  // Each fiber's next step, as it may be at an earlier state (it may succeed there).
+  attempts_.resize(steps.size());
   std::array<const Step*, kMaxFibers> upcoming{};
   for (std::size_t s = steps.size(); s-- > 0;) {
-    upcoming[steps[s].fiber] = &steps[s];
+    attempts_[s] = attempted(steps[s]);
+    upcoming[steps[s].fiber] = &attempts_[s];
     if (s >= end) continue;
     Node& n = nodes_[s];
     if (n.seen_in != stats_.runs) n.known.reset();  // known from an earlier run: other numbers
-    for (std::uint32_t q = 0; q < kMaxFibers; ++q)
-      if (upcoming[q] != nullptr) {  // q's next step here is that one, though it may succeed here
-        n.next[q] = attempted(*upcoming[q]);
+    for (std::uint32_t q = 0; q < width_; ++q)
+      if (upcoming[q] != nullptr) {
+        next_of(s, q) = *upcoming[q];
         n.known.set(q);
       }
   }
@@ -257,16 +271,44 @@ void OptimalExplorer::finish(const RunResult& result) {
     start_weak();
     return;
   }
-  const std::vector<Step> steps = run_steps();
-  fill_next(steps);
+  sync_order();
+  fill_next(order_.steps());
   ++(redundant_ ? stats_.redundant : stats_.schedules);
   stats_.max_choices = std::max(stats_.max_choices, choices_);
-  reverse_races(steps);
+  reverse_races();
   backtrack();
   stats_.runs_in_all = finished_ ? static_cast<double>(stats_.runs) : runs_in_all();
 }
 
-std::vector<Step> OptimalExplorer::run_steps() const { return steps_of(sched_.trace(), weak_, config_.order_calls); }
+void OptimalExplorer::widen(std::size_t fibers) {
+  fibers = std::min(fibers, kMaxFibers);
+  width_ = std::max(width_, fibers);
+  if (fibers <= stride_) return;
+  const std::size_t stride = std::min(kMaxFibers, std::max<std::size_t>(4, std::bit_ceil(fibers)));
+  std::vector<Step> wider(next_.size() / std::max<std::size_t>(stride_, 1) * stride);
+  for (std::size_t row = 0; stride_ != 0 && row < next_.size() / stride_; ++row)
+    std::copy_n(next_.begin() + static_cast<std::ptrdiff_t>(row * stride_), stride_,
+                wider.begin() + static_cast<std::ptrdiff_t>(row * stride));
+  next_ = std::move(wider);
+  stride_ = stride;
+}
+
+void OptimalExplorer::reserve_next(std::size_t at) {
+  if (stride_ == 0) widen(1);
+  if (next_.size() < (at + 1) * stride_) next_.resize(std::max((at + 1) * stride_, 2 * next_.size()));
+}
+
+// The prefix replayed keeps its order; from the first step that differs on, the steps are new.
+void OptimalExplorer::sync_order() {
+  const std::vector<TraceEvent>& trace = sched_.trace();
+  for (; ordered_ < trace.size(); ++ordered_) {
+    const Step s = step_of(trace[ordered_], weak_, config_.order_calls);
+    if (ordered_ < order_.size() && same_step(order_.steps()[ordered_], s)) continue;
+    order_.truncate(ordered_);
+    order_.push(s);
+  }
+  order_.truncate(trace.size());
+}
 
 // Each level of the path the next run takes: a pick node's fibers explored from it, the one
 // taken and its wakeup tree's branches left; below it, a load's stores read, the one read and
@@ -299,19 +341,21 @@ void OptimalExplorer::start_weak() {
   stats_.schedules = 0;
   stats_.redundant = 0;
   unreachable_ = yielded_ = reversed_ = covered_ = 0;
+  order_.truncate(0);  // the run's steps with the model's dependences
+  ordered_ = 0;
+  sync_order();
 }
 
-void OptimalExplorer::reverse_races(std::span<const Step> steps) {
-  RunOrder order;
-  order.assign(steps);
+void OptimalExplorer::reverse_races() {
   const std::size_t limit = std::min(nodes_.size(), blocked_at_);
-  for (const Race& r : order.races()) {
+  for (const Race& r : order_.races()) {
     if (r.second >= limit) break;
-    std::vector<Step> v = order.reversal(r);
+    std::vector<Step> v = order_.reversal(r);
     const Node& n = nodes_[r.first];
     const Fibers asleep = (n.sleep | n.done) & n.known;
     bool covered = false;
-    for (std::uint32_t q = 0; q < kMaxFibers && !covered; ++q) covered = asleep.test(q) && weak_initial(q, v, &n.next[q]);
+    for (std::uint32_t q = 0; q < width_ && !covered; ++q)
+      covered = asleep.test(q) && weak_initial(q, v, &next_of(r.first, q));
     if (covered) ++covered_;
     else insert(r.first, std::move(v));
   }
@@ -323,7 +367,7 @@ void OptimalExplorer::insert(std::size_t at, std::vector<Step> w) {
   std::size_t s = at;
   while (!w.empty() && s < nodes_.size()) {
     const Node& n = nodes_[s];
-    if (!weak_initial(n.fiber, w, n.known.test(n.fiber) ? &n.next[n.fiber] : nullptr)) break;
+    if (!weak_initial(n.fiber, w, n.known.test(n.fiber) ? &next_of(s, n.fiber) : nullptr)) break;
     w = without_first_of(n.fiber, w);
     ++s;
   }
@@ -333,8 +377,8 @@ void OptimalExplorer::insert(std::size_t at, std::vector<Step> w) {
   }
   Node& n = nodes_[s];
   const Fibers asleep = (n.sleep | n.done) & n.known;
-  for (std::uint32_t q = 0; q < kMaxFibers; ++q)
-    if (asleep.test(q) && weak_initial(q, w, &n.next[q])) {  // explored from here already
+  for (std::uint32_t q = 0; q < width_; ++q)
+    if (asleep.test(q) && weak_initial(q, w, &next_of(s, q))) {  // explored from here already
       ++covered_;
       return;
     }
@@ -347,7 +391,7 @@ void OptimalExplorer::insert(std::size_t at, std::vector<Step> w) {
       std::rotate(w.begin(), first, first + 1);
       break;
     }
-  const auto next = [&n](std::uint32_t q) -> const Step* { return n.known.test(q) ? &n.next[q] : nullptr; };
+  const auto next = [&](std::uint32_t q) -> const Step* { return n.known.test(q) ? &next_of(s, q) : nullptr; };
   if (n.wakeup.insert(w, next) == WakeupTree::Inserted::covered) {
     ++covered_;
     return;
@@ -360,16 +404,17 @@ void OptimalExplorer::insert(std::size_t at, std::vector<Step> w) {
 // before, is the execution where it ran before them (explored in that order, where that store is
 // the newest). Only where candidate k is the k-th newest write of the run (the model's history
 // of the object holds them all): a load that is not seq_cst, of an atomic.
-std::size_t OptimalExplorer::first_older(std::uint32_t fiber, const Event& load, std::size_t stores) const {
+std::size_t OptimalExplorer::first_older(std::uint32_t fiber, const Event& load, std::size_t stores) {
   if (load.op != Op::load || load.kind != ObjectKind::atomic || load.order == std::memory_order_seq_cst) return 1;
-  const std::vector<Step> steps = steps_of(sched_.trace(), model_, config_.order_calls);
+  // The run's order so far (with the search's dependences: before the first weak order, a run
+  // the search does not count, whose choices of store it does not keep).
+  sync_order();
+  const std::span<const Step> steps = order_.steps();
   if (!history_holds_every_store(steps, load.object)) return 1;
   const std::vector<std::size_t> writes = writes_of(steps, load.object);
-  RunOrder order;
-  order.assign(steps);
   const Step pending = pending_step(fiber, load, model_, config_.order_calls);
   std::size_t k = 1;
-  while (k < stores && k <= writes.size() && order.could_precede(pending, std::span(writes).last(k))) ++k;
+  while (k < stores && k <= writes.size() && order_.could_precede(pending, std::span(writes).last(k))) ++k;
   return k;
 }
 

@@ -87,8 +87,8 @@ class OptimalExplorer final : public ScheduleSearch {
   /// runs, schedules (complete, each a new trace), redundant (a run a sleep set cut short: an
   /// optimal search has none on the programs in scope), max_choices, complete.
   const ExplorerStats& stats() const override { return stats_; }
-  /// The last run's steps as the search's dependence sees them.
-  std::vector<Step> run_steps() const override;
+  /// The last run's steps and their happens-before, as the search's dependence sees them.
+  const RunOrder& run_order() const override { return order_; }
   bool redundant() const { return redundant_; }
   std::size_t preemptions() const { return preemptions_; }
   /// Branches the reduction asked for that the scheduler could not take (see the class
@@ -114,9 +114,8 @@ class OptimalExplorer final : public ScheduleSearch {
     Step step;                // that step, once run
     bool pick = false;        // the scheduler offered a choice here
     Fibers candidates, sleep, done;
-    Fibers spinning;                      // pick nodes: runnable, not offered (they spun and must yield)
-    std::array<Step, kMaxFibers> next{};  // each fiber's next step, where `known`
-    Fibers known;
+    Fibers spinning;          // pick nodes: runnable, not offered (they spun and must yield)
+    Fibers known;             // the fibers whose next step from here next_of() holds
     std::size_t seen_in = 0;  // the run (stats().runs before it) that last set `next` at a pick
     WakeupTree wakeup;        // branches left to explore from here
   };
@@ -138,16 +137,23 @@ class OptimalExplorer final : public ScheduleSearch {
   bool spurious();
   std::size_t waiter(std::span<const std::uint32_t> waiters);
   std::size_t store(std::uint32_t fiber, const Event& load, std::size_t stores);
-  std::size_t first_older(std::uint32_t fiber, const Event& load, std::size_t stores) const;
+  std::size_t first_older(std::uint32_t fiber, const Event& load, std::size_t stores);
   std::uint64_t record(std::uint64_t max, std::uint64_t decided);
 
-  void advance();        // the trace's new steps: checks the prefix, makes forced nodes
-  Node arrival() const;  // the state after the last node's step
-  void see(Node& n, const PickContext& ctx) const;
+  void advance();  // the trace's new steps: checks the prefix, makes forced nodes
+  Node arrival();  // the state after the last node's step (its next steps: next_of(nodes_.size()))
+  void see(std::size_t at, Node& n, const PickContext& ctx);
+  // Fiber q's next step from node `at` (where the node's `known` has q): a row of slots per
+  // node, as many as the search's fibers need, kept across runs.
+  Step& next_of(std::size_t at, std::uint32_t q) { return next_[at * stride_ + q]; }
+  const Step& next_of(std::size_t at, std::uint32_t q) const { return next_[at * stride_ + q]; }
+  void widen(std::size_t fibers);  // rows for that many fibers
+  void reserve_next(std::size_t at);
   void not_offered(const Node& n, std::uint32_t fiber, std::size_t branches);
   std::uint32_t choose(Node& n);  // a new pick node's step: its tree's first branch, or any awake candidate
   void take(Node& n);             // n's step taken: its branch's subtree seeds the next node
-  void reverse_races(std::span<const Step> steps);
+  void sync_order();              // order_ takes the run's trace so far
+  void reverse_races();
   void insert(std::size_t at, std::vector<Step> w);
   void fill_next(std::span<const Step> steps);
   void backtrack();
@@ -161,10 +167,16 @@ class OptimalExplorer final : public ScheduleSearch {
   OptimalConfig config_;
   ExplorerStats stats_;
   RunPicker picker_{*this};
-  std::vector<Node> nodes_;                                           // the run's states, by trace position
-  std::vector<WakeupTree::Node> seed_;                                // the wakeup subtree of the next node to be made
-  std::size_t replay_ = 0;                                            // nodes before this one replay the previous run
-  std::size_t seen_ = 0;                                              // trace events accounted for
+  std::vector<Node> nodes_;             // the run's states, by trace position
+  std::vector<Step> next_;              // the nodes' rows of next steps (next_of)
+  std::vector<Step> attempts_;          // fill_next's: each step of the run as attempted()
+  std::size_t stride_ = 0;              // slots a row
+  std::size_t width_ = 0;               // 1 + the highest fiber seen: loops over fibers stop there
+  RunOrder order_;                      // the run's steps so far (then the prefix the next run replays)
+  std::size_t ordered_ = 0;             // the run's trace events order_ has taken
+  std::vector<WakeupTree::Node> seed_;  // the wakeup subtree of the next node to be made
+  std::size_t replay_ = 0;              // nodes before this one replay the previous run
+  std::size_t seen_ = 0;                // trace events accounted for
   std::size_t blocked_at_ = std::numeric_limits<std::size_t>::max();  // where a redundant run stopped making nodes
   bool finished_ = false;
   bool redundant_ = false;

@@ -45,6 +45,15 @@ Step attempted(Step s) {
   return s;
 }
 
+bool same_step(const Step& a, const Step& b) noexcept {
+  const Event& x = a.event;
+  const Event& y = b.event;
+  return a.fiber == b.fiber && a.spawned == b.spawned && a.model == b.model && a.fenced == b.fenced &&
+         a.invokes == b.invokes && a.responds == b.responds && a.calls == b.calls && a.read_from == b.read_from &&
+         x.op == y.op && x.kind == y.kind && x.order == y.order && x.object == y.object &&
+         x.loc.file_name() == y.loc.file_name() && x.loc.line() == y.loc.line() && x.loc.column() == y.loc.column();
+}
+
 std::vector<Step> steps_of(std::span<const TraceEvent> trace, bool model, bool calls) {
   std::vector<Step> steps;
   steps.reserve(trace.size());
@@ -72,12 +81,6 @@ bool steps_dependent(const Step& a, const Step& b) noexcept {
   return dependent(a.event, b.event, model);
 }
 
-void StepSet::reset(std::size_t size) { words_.assign((size + 63) / 64, 0); }
-
-void StepSet::merge(const StepSet& other) {
-  for (std::size_t w = 0; w < words_.size() && w < other.words_.size(); ++w) words_[w] |= other.words_[w];
-}
-
 namespace {
 bool atomic_write(Op op) { return op == Op::store || op == Op::rmw || op == Op::cas; }
 bool atomic_access(Op op) { return atomic_write(op) || op == Op::load || op == Op::cas_fail; }
@@ -100,47 +103,81 @@ bool history_holds_every_store(std::span<const Step> steps, std::uint32_t object
   return stores < AtomicsModel::kHistory;
 }
 
-// Each step's predecessors: its fiber's previous step, the spawn of its fiber (for its first
-// step), and the last dependent step of every other fiber, each with what happens before it.
-// A race is a last dependent step that happens before no other direct predecessor: earlier
-// dependent steps of the same fiber happen before the last one, so they never race.
 void RunOrder::assign(std::span<const Step> steps) {
-  steps_ = steps;
-  const std::size_t n = steps.size();
-  preds_.assign(n, StepSet{});
-  races_.clear();
-  std::array<std::size_t, kMaxFibers> last{};   // per fiber: 1 + its latest step so far (0: none)
-  std::array<std::size_t, kMaxFibers> spawn{};  // per fiber: 1 + the step that spawned it
-  std::vector<std::size_t> direct;
-  StepSet through;  // what happens before the direct predecessors
-  for (std::size_t j = 0; j < n; ++j) {
-    const Step& s = steps[j];
-    preds_[j].reset(n);
-    through.reset(n);
-    direct.clear();
-    if (last[s.fiber] != 0) direct.push_back(last[s.fiber] - 1);
-    else if (spawn[s.fiber] != 0) direct.push_back(spawn[s.fiber] - 1);
-    const std::size_t own = direct.size();
-    for (std::uint32_t f = 0; f < kMaxFibers; ++f) {
-      if (f == s.fiber || last[f] == 0) continue;
-      for (std::size_t i = last[f]; i-- > 0;) {  // f's latest step dependent on s
-        if (steps[i].fiber != f || !steps_dependent(steps[i], s)) continue;
-        direct.push_back(i);
+  truncate(0);
+  steps_.reserve(steps.size());
+  for (const Step& s : steps) push(s);
+}
+
+void RunOrder::truncate(std::size_t n) {
+  if (n >= steps_.size()) return;
+  steps_.resize(n);
+  previous_.resize(n);
+  words_.resize(offset_[n]);
+  offset_.resize(n + 1);
+  while (!races_.empty() && races_.back().second >= n) races_.pop_back();
+  recount_fibers();
+}
+
+void RunOrder::recount_fibers() {
+  last_.fill(0);
+  spawn_.fill(0);
+  fibers_ = 0;
+  for (std::size_t j = 0; j < steps_.size(); ++j) {
+    const Step& s = steps_[j];
+    last_[s.fiber] = j + 1;
+    fibers_ = std::max<std::size_t>(fibers_, s.fiber + 1);
+    if (s.spawned == kNoFiber || s.spawned >= kMaxFibers) continue;
+    spawn_[s.spawned] = j + 1;
+    fibers_ = std::max<std::size_t>(fibers_, s.spawned + 1);
+  }
+}
+
+void RunOrder::merge_row(std::uint64_t* into, std::size_t k) const {
+  const std::uint64_t* from = words_.data() + offset_[k];
+  for (std::size_t w = 0; w < (k + 63) / 64; ++w) into[w] |= from[w];
+}
+
+// A step's predecessors: its fiber's previous step, the spawn of its fiber (for its first step),
+// and the last dependent step of every other fiber, each with what happens before it. A race is
+// a last dependent step that happens before no other direct predecessor: earlier dependent steps
+// of the same fiber happen before the last one, so they never race.
+void RunOrder::push(const Step& s) {
+  const std::size_t j = steps_.size();
+  direct_.clear();
+  if (last_[s.fiber] != 0) direct_.push_back(last_[s.fiber] - 1);
+  else if (spawn_[s.fiber] != 0) direct_.push_back(spawn_[s.fiber] - 1);
+  const std::size_t own = direct_.size();
+  for (std::uint32_t f = 0; f < fibers_; ++f) {
+    if (f == s.fiber) continue;
+    for (std::size_t i = last_[f]; i != 0; i = previous_[i - 1])  // f's latest step dependent on s
+      if (steps_dependent(steps_[i - 1], s)) {
+        direct_.push_back(i - 1);
         break;
       }
-    }
-    for (std::size_t k : direct) {
-      preds_[j].merge(preds_[k]);
-      preds_[j].insert(k);
-      through.merge(preds_[k]);
-    }
-    for (std::size_t d = own; d < direct.size(); ++d)
-      if (!through.contains(direct[d])) races_.push_back({direct[d], j});
-    last[s.fiber] = j + 1;
-    if (s.spawned != kNoFiber && s.spawned < kMaxFibers) spawn[s.spawned] = j + 1;
   }
-  std::sort(races_.begin(), races_.end(),
-            [](const Race& a, const Race& b) { return a.second != b.second ? a.second < b.second : a.first < b.first; });
+  const std::size_t width = (j + 63) / 64;
+  through_.assign(width, 0);
+  words_.resize(offset_[j] + width, 0);
+  for (std::size_t k : direct_) {
+    merge_row(words_.data() + offset_[j], k);
+    words_[offset_[j] + k / 64] |= std::uint64_t{1} << (k % 64);
+    merge_row(through_.data(), k);
+  }
+  offset_.push_back(words_.size());
+  const std::size_t first_race = races_.size();
+  for (std::size_t d = own; d < direct_.size(); ++d)
+    if (((through_[direct_[d] / 64] >> (direct_[d] % 64)) & 1u) == 0) races_.push_back({direct_[d], j});
+  std::sort(races_.begin() + static_cast<std::ptrdiff_t>(first_race), races_.end(),
+            [](const Race& a, const Race& b) { return a.first < b.first; });
+  steps_.push_back(s);
+  previous_.push_back(last_[s.fiber]);
+  last_[s.fiber] = j + 1;
+  fibers_ = std::max<std::size_t>(fibers_, s.fiber + 1);
+  if (s.spawned != kNoFiber && s.spawned < kMaxFibers) {
+    spawn_[s.spawned] = j + 1;
+    fibers_ = std::max<std::size_t>(fibers_, s.spawned + 1);
+  }
 }
 
 std::vector<Step> RunOrder::reversal(const Race& r) const {
@@ -159,34 +196,28 @@ std::vector<Step> RunOrder::reversal(const Race& r) const {
 // before them. A fence a write and the load order stays (swapping them changes the fences' order).
 bool RunOrder::could_precede(const Step& load, std::span<const std::size_t> later) const {
   const std::size_t n = steps_.size();
-  StepSet moved, past;
-  moved.reset(n);
-  past.reset(n);
-  for (std::size_t i : later) moved.insert(i);
+  std::vector<std::uint64_t> past((n + 63) / 64, 0);
   const auto take = [&](std::size_t d) {
-    past.merge(preds_[d]);
-    past.insert(d);
+    merge_row(past.data(), d);
+    past[d / 64] |= std::uint64_t{1} << (d % 64);
   };
+  const auto moved = [&](std::size_t i) { return std::find(later.begin(), later.end(), i) != later.end(); };
   std::bitset<kMaxFibers> found;  // fibers whose last such step is taken
   found.set(load.fiber);
   bool own = false;
   for (std::size_t i = n; i-- > 0;) {
     const Step& s = steps_[i];
-    if (s.fiber == load.fiber && !own) {
-      take(i);
-      own = true;
-    }
-    if (s.spawned == load.fiber && !own) {
+    if ((s.fiber == load.fiber || s.spawned == load.fiber) && !own) {
       take(i);
       own = true;
     }
     if (s.fiber >= kMaxFibers || found.test(s.fiber)) continue;
-    if (moved.contains(i) ? fence_orders(s, load) || fence_orders(load, s) : steps_dependent(s, load)) {
+    if (moved(i) ? fence_orders(s, load) || fence_orders(load, s) : steps_dependent(s, load)) {
       take(i);
       found.set(s.fiber);
     }
   }
-  return std::none_of(later.begin(), later.end(), [&](std::size_t i) { return past.contains(i); });
+  return std::none_of(later.begin(), later.end(), [&](std::size_t i) { return ((past[i / 64] >> (i % 64)) & 1u) != 0; });
 }
 
 bool weak_initial(std::uint32_t p, std::span<const Step> w, const Step* next) {

@@ -11,6 +11,7 @@
 // Internal to the exhaustive search.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -53,6 +54,8 @@ Step pending_step(std::uint32_t fiber, const Event& e, bool model, bool calls = 
 /// lock attempt that blocked may take the mutex (both then write); a load may read another
 /// store. Other steps are the same.
 Step attempted(Step s);
+/// Whether two steps are the same step (a search's prefix replayed).
+bool same_step(const Step& a, const Step& b) noexcept;
 /// The steps of a run, one per trace event.
 std::vector<Step> steps_of(std::span<const TraceEvent> trace, bool model = false, bool calls = true);
 
@@ -62,18 +65,6 @@ std::vector<Step> steps_of(std::span<const TraceEvent> trace, bool model = false
 /// by dependence).
 bool steps_dependent(const Step& a, const Step& b) noexcept;
 
-/// A set of step positions of one run.
-class StepSet {
- public:
-  void reset(std::size_t size);
-  void insert(std::size_t i) { words_[i / 64] |= std::uint64_t{1} << (i % 64); }
-  bool contains(std::size_t i) const { return (words_[i / 64] >> (i % 64)) & 1u; }
-  void merge(const StepSet& other);
-
- private:
-  std::vector<std::uint64_t> words_;
-};
-
 /// Two steps, `first` before `second` in the run, of different fibers, dependent, with no step
 /// between them in happens-before: running `second` first gives a different trace.
 struct Race {
@@ -82,26 +73,45 @@ struct Race {
 
 class RunOrder {
  public:
-  /// Computes the order of `steps` (kept by reference: they must outlive the queries).
+  /// Computes the order of `steps` (copied).
   void assign(std::span<const Step> steps);
+  /// Keeps the order of the first `n` steps only: a search keeps the prefix its next run
+  /// replays and pushes the run's new steps, instead of computing the whole order again.
+  void truncate(std::size_t n);
+  /// One more step, after those in the order: its predecessors and its races.
+  void push(const Step& s);
+  std::size_t size() const { return steps_.size(); }
+  std::span<const Step> steps() const { return steps_; }
   /// Whether step `i` happens before step `j`.
-  bool before(std::size_t i, std::size_t j) const { return preds_[j].contains(i); }
+  bool before(std::size_t i, std::size_t j) const { return i < j && (words_[offset_[j] + i / 64] >> (i % 64)) & 1u; }
   /// Every race of the run, by second step then first.
   const std::vector<Race>& races() const { return races_; }
   /// The steps after r.first and before r.second that do not happen after r.first, in run
   /// order, then r.second: from the state before r.first, a way to run the race the other way
   /// round (Abdulla et al.'s notdep(e, E).e').
   std::vector<Step> reversal(const Race& r) const;
-  /// Whether `load` (a fiber's next step, after the steps assigned) could have run before every
-  /// write in `later` (positions of writes of its object): none of them happens before it but
-  /// by its conflict with the load itself. Then the load reading a store older than all of them
-  /// is the same execution as the load running before them, as a search of every order has it.
+  /// Whether `load` (a fiber's next step, after the steps in the order) could have run before
+  /// every write in `later` (positions of writes of its object): none of them happens before it
+  /// but by its conflict with the load itself. Then the load reading a store older than all of
+  /// them is the same execution as the load running before them, as a search of every order
+  /// has it.
   bool could_precede(const Step& load, std::span<const std::size_t> later) const;
 
  private:
-  std::span<const Step> steps_;
-  std::vector<StepSet> preds_;  // per step: the steps that happen before it
+  // Step j's predecessors: a row of (j + 63) / 64 words from offset_[j] (positions below j).
+  void merge_row(std::uint64_t* into, std::size_t k) const;  // into |= step k's row
+  void recount_fibers();
+
+  std::vector<Step> steps_;
+  std::vector<std::uint64_t> words_;
+  std::vector<std::size_t> offset_{0};  // size() + 1 entries: where each row starts
+  std::vector<std::size_t> previous_;   // per step: 1 + its fiber's step before it (0: none)
   std::vector<Race> races_;
+  std::array<std::size_t, kMaxFibers> last_{};   // per fiber: 1 + its latest step (0: none)
+  std::array<std::size_t, kMaxFibers> spawn_{};  // per fiber: 1 + the step that spawned it
+  std::size_t fibers_ = 0;                       // 1 + the highest fiber with a step or a spawn
+  std::vector<std::size_t> direct_;              // scratch of push()
+  std::vector<std::uint64_t> through_;           // scratch of push()
 };
 
 /// The positions of the writes of `object` among `steps`, in order.
