@@ -2,7 +2,8 @@
 // of a 2 x 4 program of atomic increments (against the thread pool running the same program
 // with std::atomic), runs to the racy counter's lost update under random picks and PCT, PCT's
 // detection rate on a depth-2 bug against its bound, and the exhaustive search: schedules per
-// second, and schedules with and without the sleep-set reduction.
+// second, and schedules with and without the sleep-set reduction; a structure verified in a
+// scope (every program, every execution).
 //
 //   build/bin/duet-bench --benchmark_filter=Fiber
 #include <benchmark/benchmark.h>
@@ -17,7 +18,9 @@
 
 #include <duet/executor.hpp>
 #include <duet/source.hpp>
+#include <duet/models/ms_queue.hpp>
 #include <duet/models/treiber_stack.hpp>
+#include <duet/parallel.hpp>
 #include <duet/sync.hpp>
 
 #include "execute/fibers/scheduler.hpp"
@@ -382,5 +385,38 @@ BENCHMARK(BM_Fiber_Explore_RacyCounter2)->Apply(explore_args);
 BENCHMARK(BM_Fiber_Explore_RacyCounter3)->Apply(explore_args);
 BENCHMARK(BM_Fiber_Explore_Disjoint2x3)->Apply(explore_args);
 BENCHMARK(BM_Fiber_Explore_Disjoint3x3)->Apply(explore_args);
+
+// A structure verified in a scope: every program of 2 branches × up to 2 calls after a prefix of
+// up to 1, values {0, 1}, each program's executions by the optimal search (docs/verifying.md).
+// Arguments: the structure (0: the models' Treiber stack, 1: the Michael–Scott queue) and the
+// memory model (0: sc, 1: cpp). The counts are the same on every run; the time is the search's.
+template <class Spec>
+void verify_bench(benchmark::State& st) {
+  duet::ParallelConfig pc{.branch_length = 2,
+                          .prefix_length = 1,
+                          .executor = duet::fibers(duet::exhaustive(duet::unbounded),
+                                                   {.memory_model = st.range(1) != 0 ? duet::MemoryModel::cpp
+                                                                                     : duet::MemoryModel::sc}),
+                          .every_program = duet::EveryProgram{.values = 2}};
+  duet::CheckResult r;
+  std::uint64_t runs = 0;
+  for (auto _ : st) {
+    r = duet::check_parallel<Spec>(pc, {.verbose = -1});
+    if (!r) st.SkipWithError("the structure failed its scope");
+    runs += r.trials;
+  }
+  st.counters["programs"] = static_cast<double>(r.cases);
+  st.counters["runs"] = static_cast<double>(r.trials);
+  st.counters["runs/s"] = benchmark::Counter(static_cast<double>(runs), benchmark::Counter::kIsRate);
+}
+void BM_Fiber_Verify_Scope(benchmark::State& st) {
+  if (st.range(0) == 0) verify_bench<duet::models::TreiberStackSpec<>>(st);
+  else verify_bench<duet::models::MsQueueSpec<>>(st);
+}
+BENCHMARK(BM_Fiber_Verify_Scope)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"queue", "cpp"})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
