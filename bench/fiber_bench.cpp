@@ -392,12 +392,12 @@ BENCHMARK(BM_Fiber_Explore_Disjoint3x3)->Apply(explore_args);
 // memory model (0: sc, 1: cpp). The counts are the same on every run; the time is the search's.
 template <class Spec>
 void verify_bench(benchmark::State& st) {
-  duet::ParallelConfig pc{.branch_length = 2,
-                          .prefix_length = 1,
-                          .executor = duet::fibers(duet::exhaustive(duet::unbounded),
-                                                   {.memory_model = st.range(1) != 0 ? duet::MemoryModel::cpp
-                                                                                     : duet::MemoryModel::sc}),
-                          .every_program = duet::EveryProgram{.values = 2}};
+  duet::ParallelConfig pc{
+      .branch_length = 2,
+      .prefix_length = 1,
+      .executor = duet::fibers(duet::exhaustive(duet::unbounded),
+                               {.memory_model = st.range(1) != 0 ? duet::MemoryModel::cpp : duet::MemoryModel::sc}),
+      .every_program = duet::EveryProgram{.values = 2}};
   duet::CheckResult r;
   std::uint64_t runs = 0;
   for (auto _ : st) {

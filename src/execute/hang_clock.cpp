@@ -1,6 +1,7 @@
 #include "execute/hang_clock.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #if defined(__linux__)
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -115,9 +117,26 @@ HangClock HangClock::of_process(pid_t pid, pid_t except, bool born_now) {
 }
 HangClock HangClock::of_thread(pid_t tid) { return HangClock(0, tid, 0); }
 
+#if defined(__linux__)
+namespace {
+// Bumped in the child of each fork(): its one thread has another id than the thread it was.
+std::atomic<unsigned> forks_seen{0};
+void forked() { forks_seen.fetch_add(1, std::memory_order_relaxed); }
+}  // namespace
+#endif
+
 pid_t HangClock::this_thread() {
 #if defined(__linux__)
-  return static_cast<pid_t>(::syscall(SYS_gettid));  // not cached: a child of fork() has another
+  // Asked once per thread (each fiber run's watch asks): again in a child of fork().
+  [[maybe_unused]] static const int registered = pthread_atfork(nullptr, nullptr, forked);
+  thread_local unsigned asked_after = ~0u;
+  thread_local pid_t tid = 0;
+  const unsigned forks = forks_seen.load(std::memory_order_relaxed);
+  if (asked_after != forks) {
+    tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    asked_after = forks;
+  }
+  return tid;
 #else
   return 0;
 #endif
