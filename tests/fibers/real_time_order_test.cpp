@@ -7,6 +7,9 @@
 #include <duet/sync.hpp>
 
 #include <string>
+#include <variant>
+
+#include <gtest/gtest.h>
 
 namespace {
 
@@ -75,6 +78,79 @@ TEST(RealTimeOrder, TheCorrectRegisterPassesEverySearchComplete) {
         duet::check_scenario<AtomicSpec>(kReadThenWrite, on_fibers(s.schedule, s.model), {.verbose = -1});
     EXPECT_TRUE(r) << s.name << "\n" << r.report;
     EXPECT_TRUE(has(r.coverage, "complete")) << s.name << "\n" << r.coverage;
+  }
+}
+
+// Store buffering across the calls' boundaries: each branch stores one flag, then reads the
+// other's (relaxed). Both reads missing the other's store is an execution C++ allows for the
+// calls alone, and rules out once the check's seq_cst fences sit between each branch's two
+// calls, as they do on threads (a fence after each store, before each load). The subject
+// asserts when it sees that execution; the results say nothing (every call returns 0).
+struct StoreBuffer {
+  duet::atomic<int> x{0}, y{0};
+  bool stored_x = false, stored_y = false;  // plain bookkeeping, outside the schedule
+  bool x_missed = false, y_missed = false;
+  int store_x() {
+    x.store(1, std::memory_order_relaxed);
+    stored_x = true;
+    return 0;
+  }
+  int store_y() {
+    y.store(1, std::memory_order_relaxed);
+    stored_y = true;
+    return 0;
+  }
+  int load_y() {
+    y_missed = stored_x && y.load(std::memory_order_relaxed) == 0;
+    if (x_missed && y_missed) ADD_FAILURE() << "both loads missed the other branch's store";
+    return 0;
+  }
+  int load_x() {
+    x_missed = stored_y && x.load(std::memory_order_relaxed) == 0;
+    if (x_missed && y_missed) ADD_FAILURE() << "both loads missed the other branch's store";
+    return 0;
+  }
+};
+struct StoreX {};
+struct StoreY {};
+struct LoadX {};
+struct LoadY {};
+std::string duet_show(const StoreX&) { return "store_x()"; }
+std::string duet_show(const StoreY&) { return "store_y()"; }
+std::string duet_show(const LoadX&) { return "load_x()"; }
+std::string duet_show(const LoadY&) { return "load_y()"; }
+struct StoreBufferSpec {
+  using Sut = StoreBuffer;
+  using State = int;
+  using Cmd = std::variant<StoreX, StoreY, LoadX, LoadY>;
+  static constexpr const char* sut_name = "sb";
+  static duet::Gen<Cmd> command(const State&) { return duet::one_of(duet::just(Cmd(StoreX{})), duet::just(Cmd(LoadY{}))); }
+  static duet::Result run(const Cmd& c, Sut& s) {
+    if (std::holds_alternative<StoreX>(c)) return s.store_x();
+    if (std::holds_alternative<StoreY>(c)) return s.store_y();
+    if (std::holds_alternative<LoadX>(c)) return s.load_x();
+    return s.load_y();
+  }
+  static duet::Result expected(const Cmd&, const State&) { return 0; }
+  static void next(const Cmd&, State&) {}
+};
+
+// Where the search leaves the check's fences out (an unbounded search under cpp), a run that
+// fails some other way than its results is searched for again with them; if no run with them
+// shows the failure, the check cannot say the program passes: it is an error that says why.
+// Every search that keeps the fences in its runs, or runs under sc, never meets that execution.
+TEST(RealTimeOrder, AFailureOnlyAnExecutionTheFencesRuleOutShowsIsNoPass) {
+  const duet::Scenario<StoreBufferSpec::Cmd> kStoreBuffering{.branches = {{StoreX{}, LoadY{}}, {StoreY{}, LoadX{}}}};
+  for (const Search& s : kSearches) {
+    const duet::CheckResult r =
+        duet::check_scenario<StoreBufferSpec>(kStoreBuffering, on_fibers(s.schedule, s.model), {.verbose = -1});
+    if (std::string(s.name) == "optimal, cpp") {
+      EXPECT_EQ(r.status, duet::CheckResult::Status::error) << s.name << "\n" << r.report;
+      EXPECT_TRUE(has(r.report, "the failure needs an execution those fences rule out")) << s.name << "\n" << r.report;
+      EXPECT_TRUE(has(r.report, "both loads missed the other branch's store")) << s.name << "\n" << r.report;
+    } else {
+      EXPECT_TRUE(r) << s.name << "\n" << r.report;
+    }
   }
 }
 
