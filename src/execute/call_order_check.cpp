@@ -235,7 +235,7 @@ CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& obser
   for (const Observed& o : observed) results.push_back(o.result);
   auto entry = std::find_if(explained_.begin(), explained_.end(), [&](const auto& e) { return e.first == results; });
   if (entry == explained_.end()) {
-    explained_.emplace_back(std::move(results), std::set<std::vector<std::uint64_t>>{});
+    explained_.emplace_back(std::move(results), std::set<std::vector<std::uint64_t>, WordsLess>{});
     entry = std::prev(explained_.end());
   }
   // Each branch call's reads of the clock; the prefix's and suffix's calls keep their times.

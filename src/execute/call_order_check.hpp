@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "duet/detail/trial_driver.hpp"
+#include "engine/word_order.hpp"
 #include "duet/parallel.hpp"  // duet/detail/y_program.hpp: YShape, Observed
 
 namespace duet::detail {
@@ -79,7 +80,8 @@ class CallOrderCheck {
   std::string run_failure_;  // a run with the fences left out failed so: the search runs them since
   std::vector<std::uint32_t> branch_of_;                        // per call: 1 + its branch, 0 for the prefix and suffix
   std::vector<std::pair<std::uint32_t, std::uint32_t>> reads_;  // per call of the trial: its invoke's and response's reads
-  std::vector<std::pair<std::vector<Result>, std::set<std::vector<std::uint64_t>>>> explained_;
+  // Per results: the precedences explained (ordered element by element: engine/word_order.hpp).
+  std::vector<std::pair<std::vector<Result>, std::set<std::vector<std::uint64_t>, WordsLess>>> explained_;
 };
 
 }  // namespace duet::detail

@@ -8,13 +8,6 @@
 
 namespace duet::detail {
 
-bool lex_less(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
-  const std::size_t n = std::min(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i)
-    if (a[i] != b[i]) return a[i] < b[i];
-  return a.size() < b.size();
-}
-
 bool shortlex_less(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
   if (a.size() != b.size()) return a.size() < b.size();
   return lex_less(a, b);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "engine/word_order.hpp"
 #include "duet/source.hpp"
 
 namespace duet::detail {
@@ -57,14 +58,8 @@ bool shrink_smaller(const std::vector<std::uint64_t>& a, std::size_t a_mark, con
 /// a comes before b in shortlex order.
 bool shortlex_less(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b);
 
-/// a comes before b in lexicographic order, element by element. Use it, not std::vector's
-/// operator<, to order choice sequences (and as a map's comparator, ChoicesLess): in C++20 mode
-/// GCC 12's libstdc++ compares vectors of unsigned integers with memcmp on big-endian targets and
-/// passes it the element count instead of the byte count, so {0, 0, 3} < {0, 0, 5} is false on
-/// s390x (found by make multiarch).
-bool lex_less(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b);
-struct ChoicesLess {
-  bool operator()(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) const { return lex_less(a, b); }
-};
+/// Choice sequences in lexicographic order, element by element (engine/word_order.hpp: never
+/// std::vector's operator<), as a map's comparator.
+using ChoicesLess = WordsLess;
 
 }  // namespace duet::detail
