@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "support/fiber_subjects.hpp"
 
@@ -137,18 +139,35 @@ TEST(UnboundedExhaustive, UnderTheCppModelTreiberStackProgramsTakeFewerRunsThanW
   EXPECT_LT(runs(duet::exhaustive(duet::unbounded)) * 2, runs(duet::exhaustive(1000)));
 }
 
+// The models' Michael-Scott queue whose calls each take at least 300 µs of real time: a search
+// whose length in seconds is known from below however fast runs become (the tests below are
+// about searches that take seconds; the queue's own runs take microseconds).
+struct SlowMsQueueBinding {
+  using Sut = duet::models::MsQueue<int, duet::models::FiberSync>;
+  static void push(Sut& q, int x) {
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    q.push(x);
+  }
+  static std::optional<int> try_pop(Sut& q) {
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    return q.try_pop();
+  }
+};
+using SlowMsQueueSpec = duet::models::Queue<SlowMsQueueBinding>;
+
 // A case's hang limit is per trial: a search of one program's executions that takes many times
 // the limit is not a hang (in process, the watchdog timed the whole case before).
 TEST(UnboundedExhaustive, ASearchLongerThanTheCaseLimitIsNoHang) {
   using duet::models::Push;
   using duet::models::TryPop;
-  using Spec = duet::models::MsQueueSpec<>;
+  using Spec = SlowMsQueueSpec;
   const duet::Scenario<Spec::Cmd> s{.prefix = {Push{0}}, .branches = {{Push{1}, TryPop{}, Push{2}}, {TryPop{}, Push{3}}}};
   const auto t0 = std::chrono::steady_clock::now();
   const duet::CheckResult r = duet::check_scenario<Spec>(s, kUnbounded, {.seed = 1, .verbose = -1, .case_timeout = 0.1});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_TRUE(r) << r.report;
   EXPECT_TRUE(has(r.coverage, "exhaustive(unbounded), complete for")) << r.coverage;
+  EXPECT_GT(seconds, 0.3);  // 3 times the case limit at least: 414 runs of 5 calls of 300 µs
   std::printf("[ measured ] %llu runs in %.2f s with a case limit of 0.1 s\n", static_cast<unsigned long long>(r.trials),
               seconds);
 }
@@ -158,12 +177,11 @@ TEST(UnboundedExhaustive, ASearchLongerThanTheCaseLimitIsNoHang) {
 TEST(UnboundedExhaustive, ALongSearchOfOneProgramShowsItsProgress) {
   using duet::models::Push;
   using duet::models::TryPop;
-  using Spec = duet::models::MsQueueSpec<>;
-  const duet::Scenario<Spec::Cmd> s{
-      .prefix = {Push{0}}, .branches = {{Push{1}, TryPop{}, Push{2}, TryPop{}}, {TryPop{}, Push{3}, TryPop{}, Push{4}}}};
+  using Spec = SlowMsQueueSpec;  // its progress line comes after 2 s: 2,097 runs of 7 slow calls
+  const duet::Scenario<Spec::Cmd> s{.prefix = {Push{0}},
+                                    .branches = {{Push{1}, TryPop{}, Push{2}}, {TryPop{}, Push{3}, TryPop{}}}};
   ::testing::internal::CaptureStderr();
-  const duet::CheckResult r =
-      duet::check_scenario<Spec>(s, {.executor = duet::fibers(duet::exhaustive(duet::unbounded, 3))}, {.seed = 1});
+  const duet::CheckResult r = duet::check_scenario<Spec>(s, kUnbounded, {.seed = 1});
   const std::string err = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(r) << r.report;
   std::printf("[ measured ] %llu runs\n%s", static_cast<unsigned long long>(r.trials), err.c_str());
