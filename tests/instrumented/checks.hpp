@@ -148,6 +148,10 @@ template <class T>
 std::string fiber_search_of(const duet::Lin<T>& lin, std::uint64_t seed, duet::Config config = {}) {
   config.seed = seed;
   config.verbose = -1;
+  // A count, not the default second, unless the caller gives a budget: fiber runs are
+  // deterministic, so the same programs find it on any machine, an emulated one too (under
+  // qemu-s390x the second ran out before the relaxed publication's program).
+  if (!config.count && !config.time) config.count = 5'000;
   const duet::CheckResult found = duet::check_parallel(lin, on_fibers(), config);
   EXPECT_FALSE(found.passed()) << found.report;
   duet::CheckResult on_threads;
