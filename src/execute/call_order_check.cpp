@@ -91,12 +91,16 @@ CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& obser
   return v;
 }
 
-bool CallOrderCheck::explained_before(const std::vector<Observed>& observed) const {
-  if (!left_) return false;
-  const auto entry = std::find_if(explained_.begin(), explained_.end(), [&](const auto& e) {
+CallOrderCheck::Explained::iterator CallOrderCheck::explained_for(const std::vector<Observed>& observed) {
+  return std::find_if(explained_.begin(), explained_.end(), [&](const auto& e) {
     return e.first.size() == observed.size() && std::equal(e.first.begin(), e.first.end(), observed.begin(),
                                                            [](const Result& r, const Observed& o) { return r == o.result; });
   });
+}
+
+bool CallOrderCheck::explained_before(const std::vector<Observed>& observed) {
+  if (!left_) return false;
+  const auto entry = explained_for(observed);
   return entry != explained_.end() && entry->second.contains(precedence(observed));
 }
 
@@ -230,11 +234,11 @@ void CallOrderCheck::retime(std::vector<Observed>& history, const CallOrders& or
 
 CallOrderCheck::Verdict CallOrderCheck::judge(const std::vector<Observed>& observed, bool own, const CallOrders& orders,
                                               const Explains& explains, bool& listed) {
-  std::vector<Result> results;
-  results.reserve(observed.size());
-  for (const Observed& o : observed) results.push_back(o.result);
-  auto entry = std::find_if(explained_.begin(), explained_.end(), [&](const auto& e) { return e.first == results; });
+  auto entry = explained_for(observed);
   if (entry == explained_.end()) {
+    std::vector<Result> results;
+    results.reserve(observed.size());
+    for (const Observed& o : observed) results.push_back(o.result);
     explained_.emplace_back(std::move(results), std::set<std::vector<std::uint64_t>, WordsLess>{});
     entry = std::prev(explained_.end());
   }

@@ -51,7 +51,7 @@ class CallOrderCheck {
   /// Whether `observed` (its results, and which calls of different branches returned before
   /// which began) was explained already in this program: the run's own order need not be
   /// judged again.
-  bool explained_before(const std::vector<Observed>& observed) const;
+  bool explained_before(const std::vector<Observed>& observed);
   /// After a trial that failed otherwise (`failure`: a crash, an assertion): true where its run
   /// had the check's fences left out, and the driver's search starts again with them, to show
   /// it in a run the check allows; false: the trial's failure stands.
@@ -81,7 +81,10 @@ class CallOrderCheck {
   std::vector<std::uint32_t> branch_of_;                        // per call: 1 + its branch, 0 for the prefix and suffix
   std::vector<std::pair<std::uint32_t, std::uint32_t>> reads_;  // per call of the trial: its invoke's and response's reads
   // Per results: the precedences explained (ordered element by element: engine/word_order.hpp).
-  std::vector<std::pair<std::vector<Result>, std::set<std::vector<std::uint64_t>, WordsLess>>> explained_;
+  using Explained = std::vector<std::pair<std::vector<Result>, std::set<std::vector<std::uint64_t>, WordsLess>>>;
+  Explained explained_;
+  // The entry of `observed`'s results, or explained_.end().
+  Explained::iterator explained_for(const std::vector<Observed>& observed);
 };
 
 }  // namespace duet::detail
