@@ -92,10 +92,12 @@ TEST(InstrumentedStd, MutexBankPasses) {
 }
 
 TEST(InstrumentedStd, TicketLockWithLoadStoreGrabFound) {
-  // Its length is the shrinker's within its wall-clock budget: under emulation (and a loaded
-  // host) 30 s made no shrink step, so the budget is scaled as the test's other clocks are.
+  // Its length is where the shrinker ends, which on fibers is the same on any machine (about
+  // 500 replays, each failing one a 20,000-step livelock: 4.6 s here at idle), provided its
+  // wall-clock budget does not end it first: 30 s did under emulation and on a loaded host (a
+  // busy loop per core beside ctest -j2: 11 calls), so the budget is one no machine reaches.
   duet::Config c = seeded(1);
-  c.shrink_time = 30.0 * duet_test::time_scale();
+  c.shrink_time = 600.0 * duet_test::time_scale();
   const duet::CheckResult r = duet::expect_unsafe(ticket_spec<true>(), on_fibers(), c);
   ASSERT_TRUE(r.passed()) << r.report;
   EXPECT_LE(r.failing_length, 3u) << r.report;
@@ -191,7 +193,10 @@ struct Gcc12PoolSpec : PoolSpec<false> {
 TEST(InstrumentedStd, Gcc12SemaphoreWithX86SpinLostWakeupFound) {
   duet::ParallelConfig pc = on_fibers();
   pc.branches = 3;
-  const duet::CheckResult lost = duet::expect_unsafe<Gcc12PoolSpec<false>>(pc, seeded(1));
+  // A count, not expect_unsafe's 60 s: the prefix and suffix run on this thread, where each
+  // use() yields for real, and on a loaded host (a busy loop per core) the 229 programs took
+  // 38 s (0.5 s at idle).
+  const duet::CheckResult lost = duet::expect_unsafe<Gcc12PoolSpec<false>>(pc, seeded(1, 5'000));
   ASSERT_TRUE(lost.passed()) << lost.report;
   EXPECT_NE(lost.report.find("deadlock: no fiber can proceed"), std::string::npos) << lost.report;
 }
