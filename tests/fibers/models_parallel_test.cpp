@@ -2,6 +2,7 @@
 // pass, the buggy ones (support/buggy_subjects.hpp) are found, shrunk and reported with their
 // interleaving, and the same seed finds the same counterexample.
 #include <duet/models/bounded_buffer.hpp>
+#include <duet/models/lazy_list.hpp>
 #include <duet/models/ms_queue.hpp>
 #include <duet/models/seqlock.hpp>
 #include <duet/models/spin_lock.hpp>
@@ -47,6 +48,8 @@ TEST(FiberModelsParallel, CorrectSubjectsPass) {
   expect_passes<MsQueueSpec<>>(500);
   expect_passes<SeqLockSpec<>>(500);
   expect_passes<BoundedBufferSpec<>>(500);
+  expect_passes<TicketLockSpec<>>(500);
+  expect_passes<LazyListSpec<>>(500);
 }
 
 // The correct lock-free stack and queue (acquire/release, under the C++ memory model) under every
@@ -123,6 +126,20 @@ TEST(FiberModelsParallel, ExhaustiveSearchOfTwoByThreeSpinLockProgramsCompletes)
 TEST(FiberUnsafeModels, SeqlockWithoutRecheckTearsAPair) { (void)expect_found<NoRecheckSeqLockSpec<>>(1); }
 
 TEST(FiberUnsafeModels, IfInsteadOfWhileAroundWaitIsFound) { (void)expect_found<IfWaitBoundedBufferSpec<>>(1); }
+
+TEST(FiberUnsafeModels, LazyListWithoutValidationIsFound) { (void)expect_found<UnvalidatedLazyListSpec<>>(1); }
+
+// The ticket lock whose unlock is relaxed: a data race on the counter behind it under the C++
+// memory model (fibers' default), which runs the orders the code asks for; under sequential
+// consistency every atomic synchronises, so there it passes: what MemoryModel::sc cannot see.
+TEST(FiberUnsafeModels, TicketLockReleasingNothingRacesUnderTheCppModelOnly) {
+  const duet::CheckResult r = expect_found<RelaxedTicketLockSpec<>>(1);
+  EXPECT_NE(r.report.find("data race on"), std::string::npos) << r.report;
+  duet::ParallelConfig sc;
+  sc.executor = duet::fibers(duet::random(), {.memory_model = duet::MemoryModel::sc});
+  const duet::CheckResult under_sc = duet::check_parallel<RelaxedTicketLockSpec<>>(sc, cases(500));
+  EXPECT_TRUE(under_sc.passed()) << under_sc.report;
+}
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 
 #include <duet/duet.hpp>
 #include <duet/models/bounded_buffer.hpp>
+#include <duet/models/lazy_list.hpp>
 #include <duet/models/ms_queue.hpp>
 #include <duet/models/seqlock.hpp>
 #include <duet/models/spin_lock.hpp>
@@ -157,6 +158,7 @@ void spin_lock_gives_mutual_exclusion() {
 
 TEST(FiberModels, TasSpinLockGivesMutualExclusion) { spin_lock_gives_mutual_exclusion<dm::TasSpinLock<FiberSync>>(); }
 TEST(FiberModels, TtasSpinLockGivesMutualExclusion) { spin_lock_gives_mutual_exclusion<dm::TtasSpinLock<FiberSync>>(); }
+TEST(FiberModels, TicketLockGivesMutualExclusion) { spin_lock_gives_mutual_exclusion<dm::TicketLock<FiberSync>>(); }
 
 // The control: without a lock the same counter is a data race, and the detector says so.
 TEST(FiberModels, CounterWithoutALockIsADataRace) {
@@ -583,6 +585,11 @@ TEST(FiberModelSpecs, AgreeWithTheirSubjectsSequentially) {
   constexpr duet::Config timed{.count = 200};  // an empty pop or a full push waits out its timeout
   EXPECT_TRUE(duet::check_sequential<dm::TasSpinLockSpec<>>(many));
   EXPECT_TRUE(duet::check_sequential<dm::TtasSpinLockSpec<>>(many));
+  EXPECT_TRUE(duet::check_sequential<dm::TicketLockSpec<>>(many));
+  EXPECT_TRUE(duet::check_sequential<dm::RelaxedTicketLockSpec<>>(many));
+  EXPECT_TRUE(duet::check_sequential<dm::LazyListSpec<>>(many));
+  EXPECT_TRUE(duet::check_sequential<dm::UnvalidatedLazyListSpec<>>(many));
+  EXPECT_TRUE(duet::check_sequential<dm::LazyListSpec<StdSync>>(many));
   EXPECT_TRUE(duet::check_sequential<dm::TreiberStackSpec<>>(many));
   EXPECT_TRUE(duet::check_sequential<dm::AbaTreiberStackSpec<>>(many));
   EXPECT_TRUE(duet::check_sequential<dm::MsQueueSpec<>>(many));

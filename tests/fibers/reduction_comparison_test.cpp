@@ -9,6 +9,7 @@
 #include <duet/gtest.hpp>
 
 #include <duet/models/chase_lev.hpp>
+#include <duet/models/lazy_list.hpp>
 #include <duet/models/ms_queue.hpp>
 #include <duet/models/seqlock.hpp>
 #include <duet/models/spin_lock.hpp>
@@ -66,7 +67,7 @@ duet::ParallelConfig with_roles(std::vector<duet::Role> roles) {
   return pc;
 }
 
-TEST(ReductionComparison, DISABLED_SixStructuresSleepSetsAgainstTheReduction) {
+TEST(ReductionComparison, DISABLED_EightStructuresSleepSetsAgainstTheReduction) {
   std::printf(
       "[ measured ] | structure, 10 programs | model | sleep sets: runs | optimal: runs | ratio | time, sleep sets / optimal |\n");
   row<duet::models::TreiberStackSpec<>>("Treiber stack", kShape, 10);
@@ -77,6 +78,8 @@ TEST(ReductionComparison, DISABLED_SixStructuresSleepSetsAgainstTheReduction) {
       "Lamport SPSC ring (producer, consumer)", with_roles({{"producer", 1, {"push"}}, {"consumer", 1, {"pop"}}}), 10);
   row<duet::models::SeqLockSpec<>>("seqlock", kShape, 10);
   row<duet::models::TtasSpinLockSpec<>>("TTAS spin lock (a counter behind it)", kShape, 10);
+  row<duet::models::TicketLockSpec<>>("ticket lock (a counter behind it)", kShape, 10);
+  row<duet::models::LazyListSpec<>>("lazy list (a set)", kShape, 10);
 }
 
 }  // namespace

@@ -6,9 +6,14 @@
 //   NoRecheckSeqLock      a seqlock whose reader does not read the counter again: torn pairs
 //   IfWaitBoundedBuffer   a bounded buffer waiting under `if`, not `while`: after a spurious
 //                         or stolen wake-up it pops from an empty buffer (pushes into a full one)
+//   UnvalidatedLazyList   a lazy list whose updates do not validate under their locks: two
+//                         inserts of one key both link a node (and an insert after a node being
+//                         erased links its node to the unlinked one)
+//   RelaxedTicketLock     a ticket lock whose unlock releases nothing: the next holder races
+//                         with the last one's writes (under the C++ memory model only)
 //
 // Each has its spec, as the correct one has (AbaTreiberStackSpec, NoRecheckSeqLockSpec,
-// IfWaitBoundedBufferSpec), in namespace duet::models beside the correct subjects, so that
+// IfWaitBoundedBufferSpec, UnvalidatedLazyListSpec, RelaxedTicketLockSpec), in namespace duet::models beside the correct subjects, so that
 // reports name both alike.
 #pragma once
 
@@ -18,8 +23,10 @@
 #include <utility>
 
 #include <duet/models/bounded_buffer.hpp>
+#include <duet/models/lazy_list.hpp>
 #include <duet/models/node_arena.hpp>
 #include <duet/models/seqlock.hpp>
+#include <duet/models/spin_lock.hpp>
 #include <duet/models/stack.hpp>
 #include <duet/models/sync_traits.hpp>
 #include <duet/models/treiber_stack.hpp>
@@ -128,5 +135,31 @@ using IfWaitBoundedBuffer = BasicBoundedBuffer<T, Sync, WaitOnce>;
 /// std::logic_error no order explains.
 template <SyncTraits Sync = FiberSync>
 using IfWaitBoundedBufferSpec = BoundedQueue<BoundedBufferBinding<IfWaitBoundedBuffer<int, Sync>>>;
+
+/// A lazy list's update that trusts the nodes it found: no check that they are unmarked and
+/// adjacent once locked. Two inserts of one key that found the same place both link a node and
+/// both return true; an insert whose `pred` was erased meanwhile links its node after the
+/// unlinked one, and returns true for a key that is not in the list.
+struct LazyListNoValidation {
+  template <class Node>
+  static bool ok(Node*, Node*) {
+    return true;
+  }
+};
+template <SyncTraits Sync = StdSync>
+using UnvalidatedLazyList = BasicLazyList<Sync, LazyListNoValidation>;
+
+/// insert, erase and contains on an UnvalidatedLazyList: not linearizable.
+template <SyncTraits Sync = FiberSync>
+using UnvalidatedLazyListSpec = Set<LazyListBinding<UnvalidatedLazyList<Sync>>>;
+
+/// A ticket lock whose unlock is a relaxed store: the next holder's acquiring load reads it but
+/// synchronises with nothing, so its access to the counter races with the last holder's.
+template <SyncTraits Sync = StdSync>
+using RelaxedTicketLock = BasicTicketLock<Sync, std::memory_order_relaxed>;
+
+/// incr() and get() on a counter behind a RelaxedTicketLock: a data race under MemoryModel::cpp.
+template <SyncTraits Sync = FiberSync>
+using RelaxedTicketLockSpec = Counter<LockedCounterBinding<RelaxedTicketLock<Sync>, Sync>>;
 
 }  // namespace duet::models
