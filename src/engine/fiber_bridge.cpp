@@ -58,7 +58,7 @@ std::string indented(const std::string& text, const std::string& by) {
   return out;
 }
 
-// The reason of an error report ("duet: NAME: error: WHY\n  nothing was tested"): WHY.
+// The reason of an error report ("duet: NAME: error: WHY\n  nothing was tested", or "no verdict: ..."): WHY.
 std::string error_reason(const CheckResult& r) {
   const std::string marker = ": error: ";
   const std::size_t at = r.report.find(marker);

@@ -107,6 +107,20 @@ std::string identifier(const std::string& name) {
   return id;
 }
 
+// Under an error, what was tested: nothing, unless the error came after the case or program had
+// run (an undecidable history, a search that cannot show its failure): then no verdict is drawn
+// from what did run.
+static std::string tested_before_the_error(const ReportData& d) {
+  if (d.cases == 0 || (d.trials == 0 && d.cases == 1)) return "nothing was tested";
+  const bool programs = d.trials > 0;
+  std::string out =
+      std::string("no verdict: the error came in ") + (programs ? "program " : "case ") + std::to_string(d.cases);
+  if (d.cases > 1)
+    out += ", after " + plural(d.cases - 1, programs ? "program" : "case", programs ? "programs" : "cases") + " that passed";
+  if (programs) out += " (" + plural(d.trials, "trial", "trials") + " in all)";
+  return out;
+}
+
 // The first line: what failed, after how many cases, and how far it shrank.
 static std::string report_headline(const ReportData& d) {
   std::string out = "duet: " + d.name + ": ";
@@ -117,7 +131,7 @@ static std::string report_headline(const ReportData& d) {
            "  addresses, global or static state, threads of its own). No counterexample is claimed;\n"
            "  make the test deterministic, then run it again. The failing trial as first seen:";
   } else if (d.error) {
-    out += "error: " + d.message + "\n  nothing was tested";
+    out += "error: " + d.message + "\n  " + tested_before_the_error(d);
   } else if (d.trace.diagram.empty()) {
     out += (d.from_bytes ? std::string("failed on a fuzzer's input")
                          : "failed after " + plural(d.cases, "case", "cases") + " (seed " + hex(d.seed) + ")") +
