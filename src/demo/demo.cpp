@@ -9,6 +9,7 @@
 #include <oneapi/tbb/concurrent_queue.h>
 
 #include "avl.hpp"
+#include "demo/demo.hpp"
 #include "increasing.hpp"
 #include "kv_store_spec.hpp"
 #include "kv_stress.hpp"
@@ -24,14 +25,12 @@ std::unique_ptr<std::vector<int>> reserved_vector() {
   return v;
 }
 
-struct Line {
-  std::string what;
-  bool ok;
-  std::string detail;
-};
+using demo::expect_bug;
+using demo::expect_pass;
+using demo::Line;
 
-std::string count(const duet::CheckResult& r) {
-  if (r.trials > 0) return std::to_string(r.cases) + " programs, " + std::to_string(r.trials) + " trials on threads";
+std::string count(const duet::CheckResult& r, const char* where) {
+  if (r.trials > 0) return std::to_string(r.cases) + " programs, " + std::to_string(r.trials) + " trials " + where;
   return std::to_string(r.cases) + " cases, " + std::to_string(r.commands) + " operations";
 }
 
@@ -46,22 +45,26 @@ std::string shrunk(const duet::CheckResult& r) {
   return text;
 }
 
-void expect_bug(std::vector<Line>& summary, const std::string& what, const duet::CheckResult& r) {
+}  // namespace
+
+void demo::expect_bug(std::vector<Line>& summary, const std::string& what, const duet::CheckResult& r, const char* where) {
   std::printf("%s\n", r.report.c_str());
   const bool found = r.status == duet::CheckResult::Status::failed;
   summary.push_back({what, found,
                      found ? "bug found after " +
-                                 (r.trials > 0 ? std::to_string(r.trials) + " trials on threads"
+                                 (r.trials > 0 ? std::to_string(r.trials) + " trials " + where
                                                : std::to_string(r.cases) + (r.cases == 1 ? " case" : " cases")) +
                                  ", " + shrunk(r)
                            : "NOT FOUND"});
 }
 
-void expect_pass(std::vector<Line>& summary, const std::string& what, const duet::CheckResult& r) {
+void demo::expect_pass(std::vector<Line>& summary, const std::string& what, const duet::CheckResult& r, const char* where) {
   if (!r) std::printf("%s\n", r.report.c_str());
   std::printf("\n");
-  summary.push_back({what, r.passed(), r.passed() ? "passed (" + count(r) + ")" : "FAILED"});
+  summary.push_back({what, r.passed(), r.passed() ? "passed (" + count(r, where) + ")" : "FAILED"});
 }
+
+namespace {
 
 // Demos 1 to 5: sequential checks, a model or a reference against a candidate.
 void sequential_demos(std::vector<Line>& summary) {
@@ -109,9 +112,9 @@ void parallel_demos(std::vector<Line>& summary) {
   expect_bug(summary, "std::vector on threads", unsafe);
 }
 
-// Demo 8: recorded histories, Jepsen's and a racy store's, checked by duet's history checker.
+// Demo 10: recorded histories, Jepsen's and a racy store's, checked by duet's history checker.
 void history_demos(std::vector<Line>& summary) {
-  std::printf("\n-- 8. recorded histories: Jepsen's etcd logs, and a stress run recorded on threads --\n\n");
+  std::printf("\n-- 10. recorded histories: Jepsen's etcd logs, and a stress run recorded on threads --\n\n");
   for (const char* name : {"etcd_000.log", "etcd_002.log"}) {
     const auto h = duet::history::read_history(std::string(DUET_HISTORIES_DIR) + "/etcd/" + name);
     const auto r = duet::history::check_history(h, {.timeout_seconds = 10});
@@ -138,9 +141,9 @@ void history_demos(std::vector<Line>& summary) {
   summary.push_back({"kv store losing appends", found, lost});
 }
 
-// Demo 9: a key-value store over a block device with async I/O and injected crashes.
+// Demo 11: a key-value store over a block device with async I/O and injected crashes.
 void crash_demos(std::vector<Line>& summary) {
-  std::printf("\n-- 9. a key-value store over a block device, async I/O, crashes injected (the seed study) --\n");
+  std::printf("\n-- 11. a key-value store over a block device, async I/O, crashes injected (the seed study) --\n");
   std::printf("   remove() leaves its directory write to the next update: a crash in between brings the key back\n\n");
   expect_bug(summary, "kv store, stale directory",
              duet::check_sequential<kv::Spec<kv::Bug::stale_directory>>({.name = "KvStaleDirectory"}));
@@ -159,6 +162,7 @@ int main() {
   std::printf("== duet demo ==\n\n");
   sequential_demos(summary);
   parallel_demos(summary);
+  demo::fiber_demos(summary);
   history_demos(summary);
   crash_demos(summary);
 
