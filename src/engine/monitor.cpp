@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "execute/fibers/threads_outside.hpp"
+
 namespace duet::detail {
 namespace {
 
@@ -29,6 +31,7 @@ class Watchers {
     const std::lock_guard lock(mutex_);
     watched_.push_back({watchdog, std::this_thread::get_id()});
     if (!thread_running_) {
+      const fiber::DuetsOwnThread own;
       std::thread([this] { watch(); }).detach();
       thread_running_ = true;
     }

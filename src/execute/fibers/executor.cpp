@@ -19,6 +19,7 @@
 #include "report/token.hpp"
 #include "show/text.hpp"
 #include "execute/fibers/determinism.hpp"
+#include "execute/fibers/threads_outside.hpp"
 #include "execute/fibers/runtime.hpp"
 #include "execute/fibers/schedule_strategy.hpp"
 
@@ -250,6 +251,7 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   } end_own_trial{own_trial};
   trial_source_ = nullptr;
   if (!before_error_.empty()) throw ExecutorFailed{std::exchange(before_error_, {})};
+  if (std::string outside = fiber::outside_threads_error(); !outside.empty()) throw ExecutorFailed{std::move(outside)};
   std::vector<std::function<void()>> hooked;
   if (progress_on_) progress_.begin_run(src);
   fiber::Picker& picker = *strategy_->picker(src);

@@ -18,6 +18,7 @@
 
 #include "execute/fibers/instrumented.hpp"
 #include "execute/fibers/runtime.hpp"
+#include "execute/fibers/threads_outside.hpp"
 #include "execute/hang_clock.hpp"
 
 namespace duet::detail::fiber {
@@ -77,6 +78,7 @@ class Watchdog {
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;  // the handler never returns: keep the signal deliverable
     sigemptyset(&sa.sa_mask);
     sigaction(stall_signal(), &sa, nullptr);
+    const DuetsOwnThread own;
     std::thread([this] { loop(); }).detach();
     started_ = true;
   }

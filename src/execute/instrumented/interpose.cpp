@@ -18,6 +18,7 @@
 #include <ctime>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <unordered_map>
 #include <dlfcn.h>
 #include <linux/futex.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "execute/fibers/determinism.hpp"
+#include "execute/fibers/threads_outside.hpp"
 #include "execute/fibers/thread_locals.hpp"
 #include "execute/instrumented/instrumented.hpp"
 
@@ -198,6 +200,21 @@ ThreadRecord* record_of(pthread_t t) {
   for (ThreadRecord& r : ts->records)
     if (pthread_equal(r.id, t)) return &r;
   return nullptr;
+}
+
+// A thread started outside a run: its start routine, and the count kept while it runs (also
+// when it ends by pthread_exit, which unwinds this frame).
+struct OutsideStart {
+  void* (*start)(void*);
+  void* arg;
+};
+void* outside_thread_main(void* p) {
+  const OutsideStart s = *static_cast<OutsideStart*>(p);
+  delete static_cast<OutsideStart*>(p);
+  const struct Ended {
+    ~Ended() { fiber::outside_thread_ended(); }
+  } ended;
+  return s.start(s.arg);
 }
 
 int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), void* arg, duet::source_location loc) {
@@ -536,6 +553,19 @@ int pthread_once(pthread_once_t* once, void (*init)()) {
 int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*start)(void*), void* arg) noexcept {
   if (const InRun rt = in_run()) return start_thread(*rt, t, start, arg, DUET_HERE);
   DUET_REAL(pthread_create);
+  // Started by a fiber trial's code outside its run (the subject's construction, a prefix or
+  // suffix call): a real thread, counted while it lives (execute/fibers/threads_outside.hpp).
+  if (fiber::t_in_runtime == 0 && fiber::host_local(fiber::t_trial) != 0) {
+    auto* box = new (std::nothrow) OutsideStart{start, arg};
+    if (box == nullptr) return EAGAIN;
+    fiber::outside_thread_started(DUET_HERE);
+    const int rc = next(t, attr, &outside_thread_main, box);
+    if (rc != 0) {
+      delete box;
+      fiber::outside_thread_ended();
+    }
+    return rc;
+  }
   return next(t, attr, start, arg);
 }
 int pthread_join(pthread_t t, void** result) {

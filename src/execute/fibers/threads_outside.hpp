@@ -1,0 +1,40 @@
+// Threads that a fiber trial's code starts outside its run: the subject's construction and the
+// calls of a prefix or a suffix run on the calling thread, so a std::thread they start (a
+// library's worker, a storage engine's background thread) is a real thread. The scheduler does
+// not schedule it and sees none of its steps: a fiber that waits for it (the worker's condition
+// variable, a lock it holds) waits for ever in the run, which would be reported as a deadlock
+// the real program does not have, and a run that passes says nothing of it. So a run that starts
+// while such a thread is alive is an error of the check, neither a failure nor a pass.
+//
+// duet::instrument's pthread_create counts them (interpose.cpp) unless duet's code runs
+// (t_in_runtime: DuetsOwnThread below); FiberExecutor::run asks.
+// Internal: users' headers never see it.
+#pragma once
+
+#include <string>
+
+#include <duet/detail/source_location.hpp>
+
+#include "execute/fibers/instrumented.hpp"
+
+namespace duet::detail::fiber {
+
+/// Around duet's own threads (the hang monitor, the stall watchdog): started on the calling
+/// thread, maybe within a trial, they are not the subject's and are not counted.
+class DuetsOwnThread {
+ public:
+  DuetsOwnThread() noexcept { ++t_in_runtime; }
+  ~DuetsOwnThread() { --t_in_runtime; }
+  DuetsOwnThread(const DuetsOwnThread&) = delete;
+  DuetsOwnThread& operator=(const DuetsOwnThread&) = delete;
+};
+
+/// A thread started outside a run by a trial's code, at `loc`.
+void outside_thread_started(duet::source_location loc) noexcept;
+/// One of them ended (its start routine returned, or it called pthread_exit).
+void outside_thread_ended() noexcept;
+/// Why a run cannot be judged now: the threads started outside runs that are still alive, and
+/// where one was started; empty when none is.
+std::string outside_threads_error();
+
+}  // namespace duet::detail::fiber
