@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "check/interner.hpp"
 #include "history/quote.hpp"
 #include "duet/detail/history_search.hpp"
 #include "duet/history.hpp"
@@ -29,27 +30,6 @@ std::vector<const Model*> all_models();
 /// The model named `name`: the caller's (`extra`, may be null) first, then duet's; nullptr if
 /// there is none.
 const Model* find_model(std::string_view name, const Models* extra = nullptr);
-
-/// Interns values as dense ids (0 is reserved for "none" by the models that need it).
-class Interner {
- public:
-  Interner() { strings_.emplace_back(); }
-  std::uint32_t id(const std::string& s) {
-    auto [it, fresh] = ids_.try_emplace(s, static_cast<std::uint32_t>(strings_.size()));
-    if (fresh) {
-      strings_.push_back(s);
-      bytes_ += 2 * s.capacity() + 96;  // the string twice (table and list), nodes, slots
-    }
-    return it->second;
-  }
-  const std::string& text(std::uint32_t id) const { return strings_[id]; }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  std::size_t bytes_ = 0;
-  std::unordered_map<std::string, std::uint32_t> ids_;
-  std::vector<std::string> strings_;
-};
 
 /// How an operation ended, for the models: ok, failed (no effect), completed with a result
 /// nobody saw, or pending (may take effect at any time after its invocation, or never).

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <span>
+
+#include <boost/container/small_vector.hpp>
 
 #include "duet/hash.hpp"
 #include "check/model.hpp"
@@ -35,7 +38,7 @@ namespace duet::history::detail {
 namespace {
 
 // The memo's hash of a state made of interned ids (per key, per register, queue or set contents).
-std::uint64_t hash_ids(std::uint64_t seed, const std::vector<std::uint32_t>& ids) {
+std::uint64_t hash_ids(std::uint64_t seed, std::span<const std::uint32_t> ids) {
   for (std::uint32_t v : ids) seed = duet::detail::hash_combine(seed, v);
   return seed;
 }
@@ -144,7 +147,9 @@ class CasRegister final : public Model {
 // ---------------------------------------------------------------- kv
 // Porcupine's key-value store: string keys, all starting as "", with get, put and append.
 struct KvOracle {
-  using State = std::vector<std::uint32_t>;  // interned value per key
+  // Interned value per key. A part is usually one key (partitioned), and the search copies a
+  // state for every candidate it tries: kept inline, a copy allocates nothing.
+  using State = boost::container::small_vector<std::uint32_t, 2>;
   static constexpr bool memo = true;
   std::vector<KvOp> ops;
   std::size_t keys = 0;
@@ -163,16 +168,16 @@ struct KvOracle {
       case KvOp::append: {
         const std::uint64_t k = (std::uint64_t{s[op.key]} << 32) | op.value;
         auto it = appended.find(k);
-        if (it == appended.end()) it = appended.emplace(k, values.id(values.text(s[op.key]) + values.text(op.value))).first;
+        if (it == appended.end()) it = appended.emplace(k, values.concat(s[op.key], op.value)).first;
         s[op.key] = it->second;
         return true;
       }
     }
     return false;
   }
-  std::uint64_t hash(const State& s) const { return hash_ids(0x6b76, s); }
+  std::uint64_t hash(const State& s) const { return hash_ids(0x6b76, {s.data(), s.size()}); }
   bool equal(const State& a, const State& b) const { return a == b; }
-  std::size_t heap_bytes(const State& s) const { return s.size() * sizeof(std::uint32_t); }
+  std::size_t heap_bytes(const State& s) const { return s.size() > 2 ? s.size() * sizeof(std::uint32_t) : 0; }
   /// Operations on different keys commute: the search need not order them.
   std::uint64_t footprint(std::size_t i) const { return ops[i].key; }
   bool read_only(std::size_t i) const { return ops[i].kind == KvOp::get || ops[i].mode == Mode::fail; }
