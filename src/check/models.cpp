@@ -5,9 +5,8 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <array>
 #include <span>
-
-#include <boost/container/small_vector.hpp>
 
 #include "duet/hash.hpp"
 #include "check/model.hpp"
@@ -145,11 +144,38 @@ class CasRegister final : public Model {
 };
 
 // ---------------------------------------------------------------- kv
+// A kv state: an interned value per key. A part is usually one key (partitioned), and the search
+// copies a state for every candidate it tries: up to two keys are kept inline, so that a copy
+// allocates nothing; more live in a vector. Moves never throw (the search's frames and memo
+// entries hold states).
+class KvValues {
+ public:
+  void assign(std::size_t n, std::uint32_t v) {
+    size_ = n;
+    heap_.clear();
+    if (n > kInline) heap_.assign(n, v);
+    else inline_.fill(v);
+  }
+  std::size_t size() const { return size_; }
+  const std::uint32_t* data() const { return size_ > kInline ? heap_.data() : inline_.data(); }
+  std::uint32_t* data() { return size_ > kInline ? heap_.data() : inline_.data(); }
+  std::uint32_t operator[](std::size_t k) const { return data()[k]; }
+  std::uint32_t& operator[](std::size_t k) { return data()[k]; }
+  friend bool operator==(const KvValues& a, const KvValues& b) {
+    return a.size_ == b.size_ && std::equal(a.data(), a.data() + a.size_, b.data());
+  }
+  std::size_t heap_bytes() const { return heap_.capacity() * sizeof(std::uint32_t); }
+
+ private:
+  static constexpr std::size_t kInline = 2;
+  std::size_t size_ = 0;
+  std::array<std::uint32_t, kInline> inline_{};
+  std::vector<std::uint32_t> heap_;
+};
+
 // Porcupine's key-value store: string keys, all starting as "", with get, put and append.
 struct KvOracle {
-  // Interned value per key. A part is usually one key (partitioned), and the search copies a
-  // state for every candidate it tries: kept inline, a copy allocates nothing.
-  using State = boost::container::small_vector<std::uint32_t, 2>;
+  using State = KvValues;
   static constexpr bool memo = true;
   std::vector<KvOp> ops;
   std::size_t keys = 0;
@@ -177,7 +203,7 @@ struct KvOracle {
   }
   std::uint64_t hash(const State& s) const { return hash_ids(0x6b76, {s.data(), s.size()}); }
   bool equal(const State& a, const State& b) const { return a == b; }
-  std::size_t heap_bytes(const State& s) const { return s.size() > 2 ? s.size() * sizeof(std::uint32_t) : 0; }
+  std::size_t heap_bytes(const State& s) const { return s.heap_bytes(); }
   /// Operations on different keys commute: the search need not order them.
   std::uint64_t footprint(std::size_t i) const { return ops[i].key; }
   bool read_only(std::size_t i) const { return ops[i].kind == KvOp::get || ops[i].mode == Mode::fail; }
