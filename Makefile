@@ -52,7 +52,7 @@ build: configure
 
 # The demo needs the libraries and duet-demo only: no test or benchmark is compiled.
 demo: configure
-	@echo "duet: building the libraries and the demo in $(BUILD)/ (about a minute on 2 cores; log: $(BUILD)/build.log)"
+	@echo "duet: building the libraries and the demo in $(BUILD)/ (about three minutes on 2 cores; log: $(BUILD)/build.log)"
 	@cmake --build $(BUILD) -j $(JOBS) --target duet-demo > $(BUILD)/build.log 2>&1 || { tail -n 60 $(BUILD)/build.log; exit 1; }
 	@$(BUILD)/bin/duet-demo
 
