@@ -57,30 +57,22 @@ class BasicLazyList {
   BasicLazyList& operator=(const BasicLazyList&) = delete;
 
   bool insert(int key) {
-    for (;;) {
-      const auto [pred, curr] = find(key);
-      std::lock_guard p(pred->lock);
-      std::lock_guard c(curr->lock);
-      if (!Validate::ok(pred, curr)) continue;
+    return locked_at(key, [&](Node* pred, Node* curr) {
       if (curr->key == key) return false;
       Node* n = nodes_.make(key);
       n->next.store(curr, std::memory_order_relaxed);
       pred->next.store(n, std::memory_order_release);
       return true;
-    }
+    });
   }
 
   bool erase(int key) {
-    for (;;) {
-      const auto [pred, curr] = find(key);
-      std::lock_guard p(pred->lock);
-      std::lock_guard c(curr->lock);
-      if (!Validate::ok(pred, curr)) continue;
+    return locked_at(key, [&](Node* pred, Node* curr) {
       if (curr->key != key) return false;
       curr->marked.store(true, std::memory_order_release);
       pred->next.store(curr->next.load(std::memory_order_relaxed), std::memory_order_release);
       return true;
-    }
+    });
   }
 
   /// No lock: the node where a walk stops holds the key and is not marked.
@@ -91,6 +83,18 @@ class BasicLazyList {
   }
 
  private:
+  // An update: finds where `key` goes, locks the two nodes, and runs `change` on them once they
+  // validate; otherwise (a concurrent update changed them) starts again.
+  template <class Change>
+  bool locked_at(int key, Change change) {
+    for (;;) {
+      const auto [pred, curr] = find(key);
+      std::lock_guard p(pred->lock);
+      std::lock_guard c(curr->lock);
+      if (Validate::ok(pred, curr)) return change(pred, curr);
+    }
+  }
+
   // The last node with a key below `key`, and the one after it (its key at least `key`).
   std::pair<Node*, Node*> find(int key) const {
     Node* pred = head_;
