@@ -125,9 +125,11 @@ struct FiberOptions {
   /// For duet::fibers(), the environment variable DUET_MEMORY_MODEL=sc|cpp overrides it (any
   /// other value is an error); duet::run_fibers replays with exactly what it is given.
   MemoryModel memory_model = MemoryModel::cpp;
-  /// Run inside each fiber, before its branch and after it (also when the branch throws): what a
-  /// subject needs once per thread of its own (a reclamation domain's per-thread record). Their
-  /// instrumented operations are part of the run, scheduled like the branch's.
+  /// Run inside each fiber, before its branch and after it (also when the branch throws), and
+  /// in a check's trials around the trial's own fiber (the subject made, the prefix; the suffix,
+  /// the subject destroyed): what a subject needs once per thread of its own (a reclamation
+  /// domain's per-thread record). Their instrumented operations are part of the run, scheduled
+  /// like the branch's.
   std::function<void()> on_fiber_start;
   std::function<void()> on_fiber_stop;
   /// Run on the calling thread before every fiber run (each trial of a check, each replay and

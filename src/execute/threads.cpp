@@ -385,6 +385,14 @@ class ThreadPerRun final : public Executor, public TrialDriver {
 };
 
 
+void TrialDriver::run_whole_trial(Executor& executor, const std::vector<std::function<void()>>& branches,
+                                  const TrialParts& parts) {
+  parts.setup();
+  executor.run(branches);
+  parts.suffix();
+  parts.finish(true);
+}
+
 TrialDriver& default_trial_driver() {
   static TrialDriver driver;  // stateless: an executor of the user's, on threads of its own
   return driver;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "duet/parallel.hpp"
+#include "execute/fibers/threads_outside.hpp"
 #include "show/text.hpp"
 
 namespace duet::detail {
@@ -311,6 +312,7 @@ class LinYSteps final : public YSteps {
                                    [this](std::size_t i, LinSubject& t) { return calls_[i].run(t.object); }};
     if (lin_.show_state) runner.recycle = [this](std::unique_ptr<LinSubject> t) { ended_ = std::move(t); };
     else if (lin_.resets()) runner.recycle = [this](std::unique_ptr<LinSubject> t) { spare_ = std::move(t); };
+    runner.destroyed = [this] { last_made_ = nullptr; };  // its threads were still running
     return run_trial_verdict(runner, shape, executor, noise, observed, lin_.maker());
   }
   bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
@@ -328,7 +330,9 @@ class LinYSteps final : public YSteps {
     oracle.kept = std::move(spare_);
     oracle.kept_used = true;
     const bool explained = judge(y_history(shape, observed), oracle, consistency);
-    if (lin_.resets()) spare_ = std::move(oracle.kept);
+    // A subject whose threads still run (it ran on this thread, outside any fiber run) is not
+    // kept for a fiber trial: it is destroyed here, which joins them.
+    if (lin_.resets() && !fiber::outside_threads_alive()) spare_ = std::move(oracle.kept);
     if (!explained && lin_.show_state) keep_witness(judge.order);
     return explained;
   }

@@ -18,6 +18,7 @@ StepVerdict ModelYStepsBase::trial(const YShape& shape, Executor& executor, cons
                                  [this](std::size_t i, LinSubject& subject) { return call(i, subject.object); }};
   // With Spec::show_sut the candidate stays as the run left it until the next trial.
   if (shows_sut()) runner.recycle = [this](std::unique_ptr<LinSubject> t) { ended_ = std::move(t); };
+  runner.destroyed = [this] { last_made_ = nullptr; };  // its threads were still running
   return run_trial_verdict(runner, shape, executor, noise, observed, subject_maker());
 }
 

@@ -95,4 +95,30 @@ TEST(RunOrder, TruncatingForgetsASpawn) {
   EXPECT_TRUE(order.races().empty());
 }
 
+// The trial's own fiber (TrialFrame), fiber 2 after branches 0 and 1: its steps before the
+// branches start happen before each branch's first step, and the branches' steps before its
+// steps after them; conflicting steps on either side of the frame are no races (no schedule
+// runs them the other way round), while the branches still race with each other.
+TEST(RunOrder, TheTrialsOwnFiberOrdersItsSetupBeforeTheBranchesAndItsTeardownAfter) {
+  const auto store = [](std::uint32_t fiber) {
+    return Step{.fiber = fiber, .event = fb::Event{.op = fb::Op::store, .kind = fb::ObjectKind::atomic, .object = 0}};
+  };
+  const std::vector<Step> run = {store(2), store(0), store(1), store(2)};
+  RunOrder framed;
+  framed.set_trial_fiber(2);
+  framed.assign(run);
+  EXPECT_TRUE(framed.before(0, 1));  // setup, then branch 0
+  EXPECT_TRUE(framed.before(0, 2));  // and branch 1
+  EXPECT_TRUE(framed.before(1, 3));  // the branches, then the teardown
+  EXPECT_TRUE(framed.before(2, 3));
+  ASSERT_EQ(framed.races().size(), 1u);  // branch 0's store and branch 1's
+  EXPECT_EQ(framed.races()[0].first, 1u);
+  EXPECT_EQ(framed.races()[0].second, 2u);
+  RunOrder plain;  // without a frame, fiber 2 is a fiber like the others: every store races
+  plain.assign(run);
+  EXPECT_EQ(plain.races().size(), 3u);
+  framed.set_trial_fiber(fb::kNoFiber);  // another value empties the order
+  EXPECT_EQ(framed.size(), 0u);
+}
+
 }  // namespace

@@ -35,9 +35,9 @@ inline duet::ParallelConfig on_fibers(duet::Schedule schedule = duet::random()) 
   return pc;
 }
 
-/// Programs without a prefix or suffix: every call on a fiber. For subjects whose calls start
-/// threads of their own, which a prefix or suffix would run on real threads (the racy ones
-/// then decide their results by real timing), and whose blocking calls would block them.
+/// Programs without a prefix or suffix: every call on a branch's fiber. For subjects whose
+/// failures these tests want between branches only (a call of the prefix runs on the trial's
+/// own fiber, before the branches start).
 inline duet::ParallelConfig every_call_on_a_fiber() {
   duet::ParallelConfig pc = on_fibers();
   pc.prefix_length = 0;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,9 +52,26 @@ struct CallOrders {
   std::vector<std::uint64_t> not_after;
 };
 
+/// A Y-program trial around its branches (run_trial, duet/detail/y_program.hpp): `setup` makes
+/// the subject and runs the prefix, `suffix` runs the suffix, `finish` gives the subject back
+/// for the next trial (`keep`: it may outlive the run) or destroys it. None throws but the
+/// engine's own signals.
+struct TrialParts {
+  std::function<void()> setup;
+  std::function<void()> suffix;
+  std::function<void(bool keep)> finish;
+};
+
 class TrialDriver {
  public:
   virtual ~TrialDriver() = default;
+
+  /// Runs one trial: `parts.setup`, the branches on `executor`, `parts.suffix`, `parts.finish`.
+  /// On threads (this default) the parts run on the calling thread around Executor::run; the
+  /// fiber executor runs them on a fiber of the run, so that threads the subject starts in
+  /// them are fibers too. Throws what Executor::run throws; `finish` is then not called.
+  virtual void run_whole_trial(Executor& executor, const std::vector<std::function<void()>>& branches,
+                               const TrialParts& parts);
 
   // ---- what the check is ----
   /// Where the cases run, as replay tokens and regression files name it: "threads" (any

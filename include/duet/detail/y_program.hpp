@@ -20,6 +20,7 @@
 #include "duet/detail/engine.hpp"
 #include "duet/detail/erased_oracle.hpp"
 #include "duet/detail/rng.hpp"
+#include "duet/detail/trial_driver.hpp"
 #include "duet/executor.hpp"
 #include "duet/result.hpp"
 #include "duet/scenario.hpp"
@@ -216,20 +217,31 @@ struct TrialJudge {
   }
 };
 
-/// Runs a program's trials: fresh subject, prefix on this thread, branches on the executor,
-/// suffix on this thread, then the search. Subject and calls are type-erased by the caller.
+/// Runs a program's trials: fresh subject, prefix, branches on the executor, suffix, then the
+/// search. Subject and calls are type-erased by the caller.
 template <class Subject>
 struct TrialRunner {
   std::function<std::unique_ptr<Subject>()> make;
   std::function<Result(std::size_t call, Subject&)> call;
   /// Takes the subject of a trial that ran to its end (to reset and reuse); empty: destroyed.
+  /// Not given a subject that started threads still running (on fibers they end with the run).
   std::function<void(std::unique_ptr<Subject>)> recycle = {};
+  /// Told that the subject of a trial that ran to its end is destroyed, not recycled (optional).
+  std::function<void()> destroyed = {};
 };
 
-/// Returns the subject, unless the run stopped mid-call (then it is abandoned: see below).
+/// Runs one trial (TrialDriver::run_whole_trial: on fibers, the whole trial is in the run) as a
+/// step's verdict: a subject that cannot be made (`maker` threw: the spec's init_sut, say) is an
+/// error, named as the sequential engine names it; a fiber run that deadlocked, livelocked or
+/// raced is the program's failure. A run that stopped mid-call (that, or the choices ran out)
+/// abandons the subject: its fibers may still hold its locks or be inside its operations, so it
+/// is neither used again nor destroyed.
 template <class Subject>
-std::unique_ptr<Subject> run_trial(const TrialRunner<Subject>& r, std::unique_ptr<Subject> subject, const YShape& shape,
-                                   Executor& executor, const Noise& noise, std::vector<Observed>& observed) {
+StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor, const Noise& noise,
+                              std::vector<Observed>& observed, const char* maker) {
+  clear_observed(observed, shape);
+  std::unique_ptr<Subject> subject;
+  std::string make_error;
   auto one = [&](std::size_t i) {
     Observed& o = observed[i];
     o.cpu = current_cpu();
@@ -241,53 +253,46 @@ std::unique_ptr<Subject> run_trial(const TrialRunner<Subject>& r, std::unique_pt
     }
     o.response = event_time(CallEdge::response);
   };
-  for (std::size_t i = 0; i < shape.prefix; ++i) one(i);
+  TrialParts parts;
+  parts.setup = [&] {
+    try {
+      subject = r.make();
+    } catch (const EngineSignal&) {
+      throw;
+    } catch (...) {
+      make_error = threw(maker);
+      return;
+    }
+    for (std::size_t i = 0; i < shape.prefix; ++i) one(i);
+  };
   std::vector<std::function<void()>> branches;
   for (std::size_t b = 0, at = shape.prefix; b < shape.branches.size(); at += shape.branches[b], ++b)
-    branches.push_back([&one, &noise, at, len = shape.branches[b]] {
+    branches.push_back([&one, &noise, &subject, at, len = shape.branches[b]] {
+      if (!subject) return;  // not made: the trial is an error
       for (std::size_t k = 0; k < len; ++k) {
         noise.before_call(at + k);
         one(at + k);
       }
     });
+  parts.suffix = [&] {
+    if (!subject) return;
+    for (std::size_t i = shape.size() - shape.suffix; i < shape.size(); ++i) one(i);
+  };
+  parts.finish = [&](bool keep) {
+    if (subject && keep && r.recycle) r.recycle(std::move(subject));
+    if (subject && r.destroyed) r.destroyed();
+    subject.reset();
+  };
   try {
-    executor.run(branches);
-  } catch (const ScheduleFailed&) {
-    // The run stopped mid-call (a deadlock, or the choices ran out): abandoned fibers may still
-    // hold the subject's locks or be inside its operations, so it is neither used again nor
-    // destroyed.
+    executor.trial_driver().run_whole_trial(executor, branches, parts);
+  } catch (const ScheduleFailed& f) {
     abandon(subject.release());
-    throw;
+    return f.duet_limit ? StepVerdict::error(f.message) : StepVerdict::fail(f.message);
   } catch (const Overrun&) {
     abandon(subject.release());
     throw;
   }
-  const std::size_t suffix_at = shape.size() - shape.suffix;
-  for (std::size_t i = suffix_at; i < shape.size(); ++i) one(i);
-  return subject;
-}
-
-/// run_trial as a step's verdict: a subject that cannot be made (`maker` threw: the spec's
-/// init_sut, say) is an error, named as the sequential engine names it; a fiber run that
-/// deadlocked, livelocked or raced is the program's failure.
-template <class Subject>
-StepVerdict run_trial_verdict(const TrialRunner<Subject>& r, const YShape& shape, Executor& executor, const Noise& noise,
-                              std::vector<Observed>& observed, const char* maker) {
-  clear_observed(observed, shape);
-  std::unique_ptr<Subject> subject;
-  try {
-    subject = r.make();
-  } catch (const EngineSignal&) {
-    throw;
-  } catch (...) {
-    return StepVerdict::error(threw(maker));
-  }
-  try {
-    subject = run_trial(r, std::move(subject), shape, executor, noise, observed);
-    if (r.recycle) r.recycle(std::move(subject));
-  } catch (const ScheduleFailed& f) {
-    return f.duet_limit ? StepVerdict::error(f.message) : StepVerdict::fail(f.message);
-  }
+  if (!make_error.empty()) return StepVerdict::error(make_error);
   return {};
 }
 

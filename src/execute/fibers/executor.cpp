@@ -231,11 +231,43 @@ void FiberExecutor::annotate(Trace& trace, std::span<const std::uint64_t> trial_
   const fiber::Outcome outcome = scheduler_.result().outcome;
   if (outcome == fiber::Outcome::progress)
     trace.no_draft = "duet::run_fibers does not suspend fibers as the progress check did: the replay token reproduces it";
+  // A draft runs the prefix and suffix outside duet::run_fibers: it cannot replay a run with
+  // steps of the trial's own fiber or of threads the subject started.
+  const std::uint32_t main = scheduler_.result().trial_fiber;
+  const auto& steps = scheduler_.trace();
+  if (main != fiber::kNoFiber &&
+      std::any_of(steps.begin(), steps.end(), [main](const fiber::TraceEvent& e) { return e.fiber >= main; }))
+    trace.no_draft = "the run has steps of threads the subject started, or of its construction, prefix or suffix "
+                     "among them, which duet::run_fibers does not replay: the replay token reproduces it";
   trace.uninstrumented = uninstrumented_note(scheduler_.result().libraries,
                                              outcome == fiber::Outcome::data_race || outcome == fiber::Outcome::limit);
 }
 
-void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
+void FiberExecutor::run(const std::vector<std::function<void()>>& branches) { run_on_fibers(branches, nullptr); }
+
+// The parts around the branches run on the trial's own fiber (fiber::TrialFrame): the subject
+// is made, used and destroyed within the run, and so are the threads it starts. It is kept
+// for the next trial only when no fiber it started is left (those end with the run).
+void FiberExecutor::run_whole_trial(Executor& executor, const std::vector<std::function<void()>>& branches,
+                                    const TrialParts& parts) {
+  if (&executor != this) {
+    TrialDriver::run_whole_trial(executor, branches, parts);
+    return;
+  }
+  // The trial's fiber is a thread of the run too: FiberOptions' per-thread hooks around it.
+  const fiber::TrialFrame frame{[&] {
+                                  if (options_.on_fiber_start) options_.on_fiber_start();
+                                  parts.setup();
+                                },
+                                [&] {
+                                  parts.suffix();
+                                  parts.finish(!scheduler_.others_alive());
+                                },
+                                options_.on_fiber_stop};
+  run_on_fibers(branches, &frame);
+}
+
+void FiberExecutor::run_on_fibers(const std::vector<std::function<void()>>& branches, const fiber::TrialFrame* frame) {
   // Code run directly on the executor (not by the Y-program runner) still gets reproducible
   // schedules: run k of this executor draws from seed k.
   Source own = Source::from_seed(own_runs_++);
@@ -252,19 +284,25 @@ void FiberExecutor::run(const std::vector<std::function<void()>>& branches) {
   trial_source_ = nullptr;
   if (!before_error_.empty()) throw ExecutorFailed{std::exchange(before_error_, {})};
   if (std::string outside = fiber::outside_threads_error(); !outside.empty()) throw ExecutorFailed{std::move(outside)};
+  if (std::string earlier = fiber::earlier_outlived_error(); !earlier.empty()) throw ExecutorFailed{std::move(earlier)};
   std::vector<std::function<void()>> hooked;
   if (progress_on_) progress_.begin_run(src);
   fiber::Picker& picker = *strategy_->picker(src);
   scheduler_.set_harness_fences(strategy_->harness_fences());
-  const fiber::RunResult& r = scheduler_.run(with_fiber_hooks(branches, options_, hooked), picker);
+  const auto& hooked_branches = with_fiber_hooks(branches, options_, hooked);
+  const fiber::RunResult& r =
+      frame != nullptr ? scheduler_.run(hooked_branches, picker, *frame) : scheduler_.run(hooked_branches, picker);
   strategy_->finish(r);
   for (const char* library : r.libraries)
     if (std::find(libraries_.begin(), libraries_.end(), library) == libraries_.end()) libraries_.push_back(library);
   // Every event but each fiber's start and (if it finished) its exit is an operation: counted
   // from the result, not by walking the trace.
   std::size_t bookends = 0;
-  for (const fiber::FiberResult& f : r.fibers) bookends += f.finished ? 2 : 1;
-  if (bookends < 2 * r.fibers.size()) ++left_unfinished_;
+  for (std::uint32_t i = 0; i < r.fibers.size(); ++i)
+    if (i != r.trial_fiber) bookends += r.fibers[i].finished ? 2 : 1;  // the trial's fiber has none
+  bool unfinished = false;
+  for (const fiber::FiberResult& f : r.fibers) unfinished = unfinished || !f.finished;
+  if (unfinished) ++left_unfinished_;
   operations_ += r.steps > bookends ? r.steps - bookends : 0;
   if (r.weak_order_used && !r.cpp_memory_model && !weak_order_noted_) {
     // Said once per executor (one per check as usually written), passing or not: a pass on
@@ -326,7 +364,10 @@ std::string FiberExecutor::unexercised(std::uint64_t operations_before) const {
 std::vector<std::string> FiberExecutor::interleaving() const { return fiber::format_trace(scheduler_.trace()); }
 
 std::vector<std::string> FiberExecutor::interleaving_columns() const {
-  return fiber::format_trace_columns(scheduler_.trace(), scheduler_.result().fibers.size());
+  const fiber::RunResult& r = scheduler_.result();
+  // The trial's own fiber gets a column only when it has steps (format_trace_columns widens).
+  return fiber::format_trace_columns(scheduler_.trace(), r.trial_fiber != fiber::kNoFiber ? r.trial_fiber : r.fibers.size(),
+                                     100, r.trial_fiber);
 }
 
 std::string FiberExecutor::draft_options() const {

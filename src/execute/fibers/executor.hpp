@@ -28,6 +28,9 @@ class FiberExecutor final : public Executor, public TrialDriver {
   /// ScheduleFailed when the run deadlocked, livelocked, raced or misused a lock.
   void run(const std::vector<std::function<void()>>& branches) override;
   const char* name() const override { return "fibers"; }
+  /// The whole trial in one run: the parts on a fiber of their own (fiber::TrialFrame).
+  void run_whole_trial(Executor& executor, const std::vector<std::function<void()>>& branches,
+                       const TrialParts& parts) override;
 
   // ---- the parallel runner's driver (duet/detail/trial_driver.hpp) ----
   TrialDriver& trial_driver() override { return *this; }
@@ -94,6 +97,8 @@ class FiberExecutor final : public Executor, public TrialDriver {
   std::string draft_options() const;
 
  private:
+  void run_on_fibers(const std::vector<std::function<void()>>& branches, const fiber::TrialFrame* frame);
+
   Schedule schedule_;
   FiberOptions options_;  // its on_fiber_start / on_fiber_stop
   fiber::Scheduler scheduler_;

@@ -21,8 +21,14 @@ void Runtime::switch_point() {
   }
   ++switch_points_;
   if (switch_points_ > config.max_steps && switch_points_ - config.max_steps > config.max_steps) {
-    result.outcome = Outcome::livelock;
-    result.fair_steps = config.max_steps;
+    if (trial_ended()) {  // fibers the subject started go on after its trial (trial_frame.cpp)
+      result.outcome = Outcome::limit;
+      result.limit = outlived_text();
+      remember_outlived(result.limit);
+    } else {
+      result.outcome = Outcome::livelock;
+      result.fair_steps = config.max_steps;
+    }
     stop_run();
   }
   if (monitor != nullptr) monitor->at_switch_point(*this);  // may suspend fibers, or end the run

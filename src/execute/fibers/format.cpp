@@ -257,7 +257,8 @@ std::vector<InterleavingStep> interleaving_steps(std::span<const TraceEvent> tra
   return steps;
 }
 
-std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace, std::size_t fibers, std::size_t max_width) {
+std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace, std::size_t fibers, std::size_t max_width,
+                                              std::uint32_t main_fiber) {
   // Cells in trace order, so pointers are numbered as format_trace numbers them.
   std::vector<std::uint64_t> pointers;
   std::vector<std::string> cells;
@@ -273,8 +274,9 @@ std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace,
   const std::string step_head = "step";
   std::size_t step_width = step_head.size();
   if (!trace.empty()) step_width = std::max(step_width, std::to_string(trace.back().step).size());
+  auto head = [main_fiber](std::size_t f) { return f == main_fiber ? std::string("main") : "fiber " + std::to_string(f); };
   std::vector<std::size_t> widths(fibers);
-  for (std::size_t f = 0; f < fibers; ++f) widths[f] = ("fiber " + std::to_string(f)).size();
+  for (std::size_t f = 0; f < fibers; ++f) widths[f] = head(f).size();
   for (std::size_t i = 0; i < trace.size(); ++i) widths[trace[i].fiber] = std::max(widths[trace[i].fiber], cells[i].size());
   // The widest row is as wide as all the columns: a blank last cell is trimmed, never wider.
   std::size_t width = step_width;
@@ -295,7 +297,7 @@ std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace,
   };
   std::vector<std::string> lines;
   lines.reserve(trace.size() + 1);
-  lines.push_back(row(step_head, [](std::size_t f) { return "fiber " + std::to_string(f); }));
+  lines.push_back(row(step_head, head));
   for (std::size_t i = 0; i < trace.size(); ++i)
     lines.push_back(
         row(std::to_string(trace[i].step), [&](std::size_t f) { return f == trace[i].fiber ? cells[i] : std::string(); }));
@@ -354,6 +356,15 @@ std::string race_context(const DataRace& race, std::span<const TraceEvent> trace
 
 }  // namespace
 
+namespace {
+// "fiber 1"; the trial's own fiber says what it runs.
+std::string fiber_name(const RunResult& r, std::uint32_t fiber) {
+  if (fiber == r.trial_fiber)
+    return "main (fiber " + std::to_string(fiber) + ": the subject's construction, prefix, suffix and destruction)";
+  return "fiber " + std::to_string(fiber);
+}
+}  // namespace
+
 std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std::size_t tail) {
   std::string s = outcome_name(r.outcome);
   auto access = [](const Access& a) {
@@ -365,7 +376,7 @@ std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std:
     case Outcome::deadlock:
       s += ": no fiber can proceed";
       for (const BlockedFiber& b : r.blocked)
-        s += "\n  fiber " + std::to_string(b.fiber) + " blocked in " + op_name(b.op.op) + " " + object_name(b.op) + " at " +
+        s += "\n  " + fiber_name(r, b.fiber) + " blocked in " + op_name(b.op.op) + " " + object_name(b.op) + " at " +
              location(b.op.loc);
       break;
     case Outcome::livelock: {

@@ -61,7 +61,7 @@ std::uint32_t Runtime::object_id(const void* address, ObjectKind kind) {
 // ---- events ----
 
 void Runtime::record_event(const Event& e, Value read, Value written) {
-  if (draining_) return;  // the trace ends where the run failed
+  if (draining_ || quiet_) return;  // the trace ends where the run failed; a lone teardown is not the run's
   ++views_[current].steps;
   trace.push_back({static_cast<std::uint32_t>(trace.size()), current, e, shown(read), shown(written)});
 }
@@ -191,7 +191,8 @@ void Runtime::fence(std::memory_order order, duet::source_location loc) {
 }
 
 void Runtime::harness_fence(bool invokes, bool responds) {
-  if (current == kNoFiber || draining_) return;
+  // The trial's fiber: its prefix and suffix are ordered with the branches by the program's shape.
+  if (current == kNoFiber || draining_ || current == trial_fiber_) return;
   // Part of the step of this fiber's last event (no other fiber has run since): the
   // exhaustive search's reduction reads it there. Under any model, a response and another
   // fiber's invocation are ordered by it: a call that returned before another began may be
@@ -209,6 +210,7 @@ void Runtime::harness_fence(bool invokes, bool responds) {
 }
 
 void Runtime::clock_read(std::uint64_t time) noexcept {
+  if (current == trial_fiber_ && current != kNoFiber) return;  // the prefix and suffix: see harness_fence
   try {
     clock_reads.push_back(ClockRead{time, static_cast<std::uint32_t>(trace.size()), current});
     if (monitor != nullptr && !draining_) monitor->call_boundary(*this);  // a call's invoke or response
@@ -310,7 +312,8 @@ void Runtime::destroyed(ObjectKind kind, const void* object, duet::source_locati
 bool race_reported(const void* pc_earlier, const void* pc_now) noexcept;
 
 void Runtime::memory_access(const void* address, std::size_t size, bool write, const void* pc) {
-  if (current == kNoFiber || draining_) return;
+  // The trial's fiber alone (trial_frame.cpp): what it touches races with nothing.
+  if (current == kNoFiber || draining_ || untracked()) return;
   if (model_on_ && write)  // a plain write to an atomic (its constructor, say): its history restarts
     if (const std::uint32_t* id = table_.find(address); id != nullptr && objects_[*id].kind == ObjectKind::atomic)
       model_.overwritten(*id);
@@ -334,7 +337,7 @@ bool Runtime::races(const ShadowAccess& e, const ShadowAccess& now) {
 bool Runtime::memory_freed(const void* address, std::size_t size, const void* pc) {
   forget_memory(address, size);
   if (draining_) return false;
-  if (current == kNoFiber || shadow_.empty()) return true;
+  if (current == kNoFiber || shadow_.empty() || untracked()) return true;
   const ShadowAccess now{current, self().clock[current], static_cast<std::uint32_t>(trace.size()), 0xff, true, pc, address};
   shadow_.visit(address, size, [&](ShadowMemory::Word& w) {
     if (races(w.write, now)) plain_race(w.write, now, Op::destroy);
@@ -534,6 +537,7 @@ WakeReason Runtime::cv_wait(const void* cv, const void* m, std::uint64_t timeout
   if (picker_error_) stop_run();  // outside the handler: an abandoned handler leaks its exception
   WakeReason why = WakeReason::spurious;
   if (spurious) {
+    setup_woke_spuriously_ = setup_woke_spuriously_ || current == trial_fiber_;  // kept: trial_frame.cpp
     record(Op::wake, {static_cast<std::uint64_t>(why), ValueType::wake});
   } else {
     why = block(false, timeout_ns);  // the wait event above already says where it waits

@@ -141,7 +141,9 @@ void ProgressMonitor::begin_episode(Runtime& rt) {
   episode_ = planned_;
   episode_trace_ = rt.trace.size();
   episode_steps_ = uncounted_steps_ = 0;
-  bound_ = episode_ == Episode::lock ? lock_bound(rt.n_) : call_[target_].promise.bound;
+  // The trial's own fiber runs no call while the branches run: not one of the fibers counted.
+  const std::size_t fibers = rt.n_ - (rt.trial_fiber_ != kNoFiber ? 1 : 0);
+  bound_ = episode_ == Episode::lock ? lock_bound(fibers) : call_[target_].promise.bound;
   for (std::uint32_t j = 0; j < rt.n_; ++j) suspended_[j] = episode_ == Episode::lock ? j == target_ : j != target_;
 }
 
@@ -272,7 +274,7 @@ std::string ProgressMonitor::suspended_text(Runtime& rt) const {
   std::string s = "fiber " + std::to_string(target_) + "'s call " + call_text(target_) + " ran alone from step " +
                   std::to_string(episode_trace_) + ", every other fiber suspended where it stopped";
   for (std::uint32_t j = 0; j < rt.n_; ++j)
-    if (j != target_ && rt.views_[j].state != FiberState::finished)
+    if (j != target_ && rt.views_[j].state != FiberState::finished && !rt.waits_in_frame(j))
       s += "; fiber " + std::to_string(j) + (call_[j].pending ? " in " + call_text(j) + "," : std::string()) +
            stopped_at(trace, j, rt.views_[j], rt.trace.size());
   return s;
@@ -288,7 +290,7 @@ std::string ProgressMonitor::others_text(Runtime& rt, bool blocked) const {
                                   " of its own, re-reading values only a suspended fiber can change:";
   bool first = true;
   for (std::uint32_t j = 0; j < rt.n_; ++j) {
-    if (suspended_[j] || rt.views_[j].state == FiberState::finished) continue;
+    if (suspended_[j] || rt.views_[j].state == FiberState::finished || rt.waits_in_frame(j)) continue;
     s += first ? " " : "; ";
     first = false;
     s += "fiber " + std::to_string(j) + (call_[j].pending ? " in " + call_text(j) : std::string());

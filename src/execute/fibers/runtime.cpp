@@ -130,14 +130,17 @@ void Runtime::reset_result() {
   result.libraries.clear();
   result.weak_order_used = false;
   result.weak_order_loc = {};
+  result.trial_fiber = trial_fiber_;
 }
 
-const RunResult& Runtime::run(std::span<const std::function<void()>> branches, Picker& picker) {
+const RunResult& Runtime::run(std::span<const std::function<void()>> branches, Picker& picker, const TrialFrame* frame) {
   if (t_runtime != nullptr) throw std::logic_error("duet: a fiber run cannot start inside another");
-  if (branches.empty() || branches.size() > kMaxFibers)
-    throw std::invalid_argument("duet: a fiber run takes 1 to " + std::to_string(kMaxFibers) + " branches");
+  const std::size_t most = frame != nullptr ? kMaxFibers - 1 : kMaxFibers;
+  if (branches.empty() || branches.size() > most)
+    throw std::invalid_argument("duet: a fiber run takes 1 to " + std::to_string(most) + " branches");
   n_ = branches.size();
   for (std::size_t i = 0; i < n_; ++i) body_[i] = &branches[i];
+  begin_frame(frame);  // trial_frame.cpp: the trial's fiber after the branches
   picker_ = &picker;
   picker_error_ = nullptr;
   trace.clear();
@@ -163,7 +166,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   }
   ++stats.runs;
   stats.run_serial = next_run_serial();
-  picker.begin_run(n_);
+  picker.begin_run(trial_fiber_ != kNoFiber ? trial_fiber_ : n_);  // the branches
 
 #ifdef DUET_FIBER_TSAN
   main_tsan_fiber_ = __tsan_get_current_fiber();
@@ -172,6 +175,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   own_tls_ = config.own_thread_locals && own_thread_locals_enabled() && fiber_tls::supported();
   host_tp_ = thread_pointer();
   for (std::uint32_t i = 0; i < n_; ++i) start_fiber(i, main_tsan_fiber_);
+  gate_branches();
 
   watch(true);
   t_runtime = this;
@@ -198,6 +202,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
     result.fibers[i].steps = views_[i].steps;
   }
   release_fibers(false);
+  frame_ = nullptr;
   if (picker_error_) std::rethrow_exception(std::exchange(picker_error_, nullptr));
   return result;
 }
@@ -285,6 +290,8 @@ std::uint32_t Runtime::spawn(std::function<void()>&& body, duet::source_location
   child.clock = parent.clock;
   child.clock[slot] = std::max(previous_epoch, parent.clock[slot]) + 1;
   tick(parent);
+  quiet_ = false;  // a teardown that starts a fiber is the run's from here (trial_frame.cpp)
+  lone_setup_ = false;
   record(Op::spawn, {}, {slot, ValueType::fiber});
   try {
     picker_->fiber_started(slot);
@@ -418,7 +425,7 @@ void Runtime::suspend() {
 boost::context::fiber Runtime::fiber_main(std::uint32_t i, boost::context::fiber&& main) {
   asan_finish(nullptr, &main_stack_bottom_, &main_stack_size_);
   main_ = std::move(main);
-  record_event(Event{Op::start});
+  if (i != trial_fiber_) record_event(Event{Op::start});  // the trial's fiber has no bookends
   bool threw = false;
   t_in_runtime = 0;  // the subject's code (see execute/fibers/instrumented.hpp)
   try {
@@ -438,8 +445,9 @@ boost::context::fiber Runtime::fiber_main(std::uint32_t i, boost::context::fiber
     std::function<void()> done;
     done.swap(spawned_[i]);
   }
-  record_event(Event{threw ? Op::exit_exception : Op::exit});
+  if (i != trial_fiber_) record_event(Event{threw ? Op::exit_exception : Op::exit});
   views_[i].state = FiberState::finished;
+  if (trial_fiber_ != kNoFiber) frame_fiber_ended(i);
   next_ = choose_when_idle();
   asan_start(nullptr, main_stack_bottom_, main_stack_size_);  // null: this fiber is done
   return std::move(main_);
@@ -506,9 +514,15 @@ std::uint32_t Runtime::choose_when_idle() {
           idle != ProgressMonitor::Idle::none)
         return idle == ProgressMonitor::Idle::resumed ? choose_when_idle() : kNoFiber;
       if (draining_) return kNoFiber;  // the drain cannot go on: the run is abandoned as it failed
+      if (trial_ended()) {             // trial_frame.cpp
+        result.outcome = Outcome::limit;
+        result.limit = outlived_text();
+        remember_outlived(result.limit);
+        return kNoFiber;
+      }
       result.outcome = Outcome::deadlock;
       for (std::uint32_t j = 0; j < n_; ++j)
-        if (views_[j].state != FiberState::finished) result.blocked.push_back({j, views_[j].pending});
+        if (views_[j].state != FiberState::finished && !waits_in_frame(j)) result.blocked.push_back({j, views_[j].pending});
       return kNoFiber;
     }
     t_virtual_ns = std::max(t_virtual_ns, fibers_[timed].deadline);
@@ -574,8 +588,12 @@ void Runtime::wake(const void* object, bool all, WakeReason why, std::size_t* wo
 Scheduler::Scheduler(SchedulerConfig config) : rt_(std::make_unique<Runtime>(config)) {}
 Scheduler::~Scheduler() = default;
 const RunResult& Scheduler::run(std::span<const std::function<void()>> branches, Picker& picker) {
-  return rt_->run(branches, picker);
+  return rt_->run(branches, picker, nullptr);
 }
+const RunResult& Scheduler::run(std::span<const std::function<void()>> branches, Picker& picker, const TrialFrame& frame) {
+  return rt_->run(branches, picker, &frame);
+}
+bool Scheduler::others_alive() const { return rt_->others_alive(); }
 void Scheduler::set_progress(ProgressMonitor* monitor) { rt_->monitor = monitor; }
 const RunResult& Scheduler::result() const { return rt_->result; }
 const std::vector<TraceEvent>& Scheduler::trace() const { return rt_->trace; }

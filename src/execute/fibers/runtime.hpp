@@ -132,7 +132,10 @@ class Runtime {
   explicit Runtime(SchedulerConfig config);
   ~Runtime();
 
-  const RunResult& run(std::span<const std::function<void()>> branches, Picker& picker);
+  /// `frame`: the trial around the branches on a fiber of its own (trial_frame.cpp), or null.
+  const RunResult& run(std::span<const std::function<void()>> branches, Picker& picker, const TrialFrame* frame);
+  /// From inside a run: a fiber other than the calling one has not finished.
+  bool others_alive() const;
 
   // ---- the hooks' implementations (fiber side) ----
   void enter(Op op, ObjectKind kind, const void* object, std::memory_order order, duet::source_location loc);
@@ -209,6 +212,22 @@ class Runtime {
   bool can_run(std::uint32_t j) const {
     return views_[j].state == FiberState::runnable && !(monitor != nullptr && monitor->suspended(j));
   }
+  // The trial's own fiber (trial_frame.cpp).
+  void begin_frame(const TrialFrame* frame);
+  void gate_branches();
+  void frame_main();
+  bool open_gate();
+  void wait_for_branches();
+  void rebase();
+  void frame_fiber_ended(std::uint32_t fiber);
+  /// The trial's fiber has finished: what is left are fibers the subject started.
+  bool trial_ended() const { return trial_fiber_ != kNoFiber && views_[trial_fiber_].state == FiberState::finished; }
+  /// A branch not started yet, or the trial's fiber waiting for the branches: no deadlock's part.
+  bool waits_in_frame(std::uint32_t j) const { return fibers_[j].blocked_on == &gate_ || fibers_[j].blocked_on == &joined_; }
+  std::string outlived_text() const;
+  /// The trial's fiber runs alone where no access can race with its own: in the setup before any
+  /// other fiber started, or after the branches (all joined) when no other fiber was ever started.
+  bool untracked() const { return lone_setup_ || (quiet_ && n_ == trial_fiber_ + std::size_t{1}); }
   // Scheduling.
   Fiber& self() { return fibers_[current]; }
   void switch_point();  // fair_phase.cpp
@@ -295,6 +314,17 @@ class Runtime {
   bool model_on_ = false;        // this run follows the C++ memory model (SchedulerConfig)
   AtomicsModel model_;
   AnnotatedSyncs annotated_;  // the subject's own annotations (annotations.cpp)
+  // The trial's own fiber (TrialFrame, trial_frame.cpp): numbered after the branches.
+  const TrialFrame* frame_ = nullptr;
+  std::uint32_t trial_fiber_ = kNoFiber;
+  std::function<void()> frame_body_;
+  std::size_t branches_left_ = 0;       // branches not finished: the trial's fiber waits for none
+  VectorClock branches_clock_{};        // the finished branches' clocks, joined: what the wait acquires
+  bool quiet_ = false;                  // the trial's fiber runs alone after the branches: not recorded
+  bool setup_woke_spuriously_ = false;  // a wait of the setup woke spuriously: its steps are kept
+  bool lone_setup_ = false;             // the setup runs and no other fiber has started yet
+  char gate_ = 0;                       // what the branches wait on before the setup has ended
+  char joined_ = 0;                     // what the trial's fiber waits on while the branches run
 
   boost::context::fiber main_;  // the scheduler's own context while a fiber runs
   EhGlobals* eh_ = nullptr;

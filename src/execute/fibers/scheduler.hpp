@@ -246,7 +246,36 @@ struct RunResult {
   bool weak_order_used = false;
   duet::source_location weak_order_loc{};
   bool cpp_memory_model = false;  // the run followed the C++ memory model
+  /// The trial's own fiber (TrialFrame): the one after the branches; kNoFiber in a run without.
+  std::uint32_t trial_fiber = kNoFiber;
 };
+
+/// A trial around its branches, run on a fiber of its own (the trial's fiber, numbered after
+/// the branches) so that threads the subject starts anywhere in the trial (its constructor, a
+/// prefix call, its destructor joining them) are fibers of the run: `setup` makes the subject
+/// and runs the prefix; then the branches start, as threads the trial's fiber started would;
+/// once they have all finished, `teardown` runs the suffix and destroys the subject.
+///
+/// While the trial's fiber runs alone its steps are not the run's: when the setup started no
+/// fiber, the run begins as the branches start, exactly as a run without a frame (its steps,
+/// object numbers, clocks and memory-model histories from there); a teardown that starts none
+/// is not recorded. Its start and end, the start of the branches and the wait for them are no
+/// steps; the check's clock reads on it are no call boundaries of the run. A fiber the subject
+/// started that is still unfinished when the teardown has ended outlived the trial: the run
+/// ends as duet's limit (outlived_text), since a fiber cannot be carried into the next run.
+struct TrialFrame {
+  std::function<void()> setup;
+  std::function<void()> teardown;
+  /// Last on the trial's fiber, however it ends (a failed run drains without the teardown; a
+  /// setup that threw): per-thread hooks (FiberOptions::on_fiber_stop). Optional.
+  std::function<void()> last = {};
+};
+
+/// A run ended by a thread that outlived its trial: remembered for the process's later runs.
+void remember_outlived(const std::string& what);
+/// Why no fiber run can be judged after such a run (the library's globals may wait for the
+/// abandoned thread), or empty when none ended so.
+std::string earlier_outlived_error();
 
 /// One event as a phrase for a sentence: "cas atomic#1 p1 -> p2 queue.hpp:40".
 std::string event_phrase(const TraceEvent& e);
@@ -267,9 +296,10 @@ std::vector<std::string> stale_read_notes(std::span<const TraceEvent> trace);
 /// ("step | fiber 0 | fiber 1 ..."), then one row per event, its step number and its text
 /// (operation, object, value, file:line) in its fiber's column, the others blank. Pointers are
 /// numbered as format_trace numbers them. Empty when a row would be wider than `max_width`: the
-/// caller then uses format_trace's lines.
+/// caller then uses format_trace's lines. `main_fiber`'s column (the trial's own fiber, when it
+/// has steps) is headed "main".
 std::vector<std::string> format_trace_columns(std::span<const TraceEvent> trace, std::size_t fibers,
-                                              std::size_t max_width = 100);
+                                              std::size_t max_width = 100, std::uint32_t main_fiber = kNoFiber);
 /// The outcome in words: deadlock with each fiber's blocked operation and location, the race's
 /// two accesses, the livelock's last `tail` events.
 std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std::size_t tail = 12);
@@ -297,6 +327,11 @@ class Scheduler {
   /// thread_local variables and std::this_thread::get_id() are the same in every fiber unless
   /// SchedulerConfig::own_thread_locals applies.
   const RunResult& run(std::span<const std::function<void()>> branches, Picker& picker);
+  /// The same with the trial around the branches on a fiber of its own (TrialFrame): 1 to
+  /// kMaxFibers - 1 branches. Pickers are told of the branches only (Picker::begin_run).
+  const RunResult& run(std::span<const std::function<void()>> branches, Picker& picker, const TrialFrame& frame);
+  /// From inside a run: a fiber other than the calling one has not finished.
+  bool others_alive() const;
 
   /// The progress guarantees the runs check (progress.hpp), or null: none.
   void set_progress(ProgressMonitor* monitor);

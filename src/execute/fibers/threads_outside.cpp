@@ -1,8 +1,10 @@
 #include "execute/fibers/threads_outside.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string_view>
+#include <thread>
 
 
 namespace duet::detail::fiber {
@@ -24,7 +26,16 @@ void outside_thread_started(duet::source_location loc) noexcept {
 
 void outside_thread_ended() noexcept { g_alive.fetch_sub(1, std::memory_order_acq_rel); }
 
+bool outside_threads_alive() noexcept { return g_alive.load(std::memory_order_acquire) != 0; }
+
 std::string outside_threads_error() {
+  // A thread that ends on its own soon (a detached worker the subject's destructor told to stop,
+  // when the oracle's replay destroyed it) is waited for: a second, in steps of a millisecond.
+  {
+    const DuetsOwnThread own;  // real sleeps, whatever the trial's code would get
+    for (int ms = 0; ms < 1000 && g_alive.load(std::memory_order_acquire) != 0; ++ms)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   const std::uint64_t alive = g_alive.load(std::memory_order_acquire);
   if (alive == 0) return {};
   std::string out = alive == 1 ? "a thread" : std::to_string(alive) + " threads";
@@ -40,11 +51,11 @@ std::string outside_threads_error() {
     out += ':';
     out += std::to_string(g_line.load(std::memory_order_relaxed));
   }
-  out += ", on the calling thread: in its construction, or a call of the prefix or suffix) ";
+  out += ", on the calling thread outside any fiber run: a duet::Api check's prefix, a before_each_run hook) ";
   out += alive == 1 ? "is" : "are";
   out += " still running: duet neither schedules nor sees such a thread, so a fiber that waits for it would "
          "wait for ever and a run that passes would say nothing of it. No verdict: check such a subject on "
-         "threads, or start and join its threads within the calls";
+         "threads, or with duet::Lin or a state-machine spec (their trials run whole on fibers, threads included)";
   return out;
 }
 

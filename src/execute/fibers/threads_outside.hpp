@@ -1,5 +1,7 @@
-// Threads that a fiber trial's code starts outside its run: the subject's construction and the
-// calls of a prefix or a suffix run on the calling thread, so a std::thread they start (a
+// Threads that a fiber trial's code starts outside its run. A trial of duet::Lin or a
+// state-machine spec runs whole in its run (scheduler.hpp, TrialFrame), but some of a check's
+// code still runs on the calling thread: a duet::Api check's prefix, the candidate run
+// sequentially as its own oracle, a before_each_run hook. A std::thread started there (a
 // library's worker, a storage engine's background thread) is a real thread. The scheduler does
 // not schedule it and sees none of its steps: a fiber that waits for it (the worker's condition
 // variable, a lock it holds) waits for ever in the run, which would be reported as a deadlock
@@ -33,6 +35,8 @@ class DuetsOwnThread {
 void outside_thread_started(duet::source_location loc) noexcept;
 /// One of them ended (its start routine returned, or it called pthread_exit).
 void outside_thread_ended() noexcept;
+/// Such a thread is alive (a subject that started one is not kept for a trial: lin.cpp).
+bool outside_threads_alive() noexcept;
 /// Why a run cannot be judged now: the threads started outside runs that are still alive, and
 /// where one was started; empty when none is.
 std::string outside_threads_error();

@@ -365,7 +365,21 @@ int run_once(fiber::Runtime& rt, pthread_once_t* once, void (*init)(), duet::sou
     if (expected == 2) return 0;
     futex_wait(rt, once, 1, fiber::kNoTimeout, loc);
   }
-  init();
+  // The subject's code, not duet's: what it does is seen (std::call_once's function joining a
+  // thread of the run, as std::async's future does), and one that throws leaves the flag unrun
+  // for the next caller, as glibc's does (std::call_once rethrows).
+  --fiber::t_in_runtime;
+  try {
+    init();
+  } catch (...) {
+    ++fiber::t_in_runtime;
+    fiber::enter(rt, Op::store, ObjectKind::atomic, once, std::memory_order_seq_cst, loc);
+    __atomic_store_n(once, 0, __ATOMIC_SEQ_CST);
+    fiber::leave(rt, Op::store, {}, fiber::value_of(0));
+    fiber::notify(rt, ObjectKind::atomic, once, true, loc);
+    throw;
+  }
+  ++fiber::t_in_runtime;
   fiber::enter(rt, Op::store, ObjectKind::atomic, once, std::memory_order_seq_cst, loc);
   __atomic_store_n(once, 2, __ATOMIC_SEQ_CST);
   fiber::leave(rt, Op::store, {}, fiber::value_of(2));

@@ -301,6 +301,8 @@ void OptimalExplorer::reserve_next(std::size_t at) {
 // The prefix replayed keeps its order; from the first step that differs on, the steps are new.
 void OptimalExplorer::sync_order() {
   const std::vector<TraceEvent>& trace = sched_.trace();
+  order_.set_trial_fiber(sched_.result().trial_fiber);
+  ordered_ = std::min(ordered_, order_.size());  // a new trial fiber empties the order
   for (; ordered_ < trace.size(); ++ordered_) {
     const Step s = step_of(trace[ordered_], weak_, config_.order_calls);
     if (ordered_ < order_.size() && same_step(order_.steps()[ordered_], s)) continue;

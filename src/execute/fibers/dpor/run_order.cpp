@@ -147,6 +147,7 @@ void RunOrder::push(const Step& s) {
   direct_.clear();
   if (last_[s.fiber] != 0) direct_.push_back(last_[s.fiber] - 1);
   else if (spawn_[s.fiber] != 0) direct_.push_back(spawn_[s.fiber] - 1);
+  frame_predecessors(s.fiber, direct_);
   const std::size_t own = direct_.size();
   for (std::uint32_t f = 0; f < fibers_; ++f) {
     if (f == s.fiber) continue;
@@ -166,8 +167,12 @@ void RunOrder::push(const Step& s) {
   }
   offset_.push_back(words_.size());
   const std::size_t first_race = races_.size();
+  // (Not one of the own predecessors either: the trial's frame orders steps of other fibers.)
   for (std::size_t d = own; d < direct_.size(); ++d)
-    if (((through_[direct_[d] / 64] >> (direct_[d] % 64)) & 1u) == 0) races_.push_back({direct_[d], j});
+    if (((through_[direct_[d] / 64] >> (direct_[d] % 64)) & 1u) == 0 &&
+        std::find(direct_.begin(), direct_.begin() + static_cast<std::ptrdiff_t>(own), direct_[d]) ==
+            direct_.begin() + static_cast<std::ptrdiff_t>(own))
+      races_.push_back({direct_[d], j});
   std::sort(races_.begin() + static_cast<std::ptrdiff_t>(first_race), races_.end(),
             [](const Race& a, const Race& b) { return a.first < b.first; });
   steps_.push_back(s);
@@ -178,6 +183,17 @@ void RunOrder::push(const Step& s) {
     spawn_[s.spawned] = j + 1;
     fibers_ = std::max<std::size_t>(fibers_, s.spawned + 1);
   }
+}
+
+void RunOrder::frame_predecessors(std::uint32_t fiber, std::vector<std::size_t>& out) const {
+  if (trial_fiber_ == kNoFiber || trial_fiber_ >= kMaxFibers) return;
+  if (fiber < trial_fiber_) {  // a branch's first step: after the setup's last (none between)
+    if (last_[fiber] == 0 && last_[trial_fiber_] != 0) out.push_back(last_[trial_fiber_] - 1);
+    return;
+  }
+  if (fiber != trial_fiber_) return;
+  for (std::uint32_t b = 0; b < trial_fiber_; ++b)  // a teardown step: after every branch
+    if (last_[b] != 0) out.push_back(last_[b] - 1);
 }
 
 std::vector<Step> RunOrder::reversal(const Race& r) const {
@@ -204,6 +220,9 @@ bool RunOrder::could_precede(const Step& load, std::span<const std::size_t> late
   const auto moved = [&](std::size_t i) { return std::find(later.begin(), later.end(), i) != later.end(); };
   std::bitset<kMaxFibers> found;  // fibers whose last such step is taken
   found.set(load.fiber);
+  std::vector<std::size_t> framed;
+  frame_predecessors(load.fiber, framed);
+  for (std::size_t d : framed) take(d);
   bool own = false;
   for (std::size_t i = n; i-- > 0;) {
     const Step& s = steps_[i];

@@ -80,6 +80,14 @@ class RunOrder {
   void truncate(std::size_t n);
   /// One more step, after those in the order: its predecessors and its races.
   void push(const Step& s);
+  /// The run's trial fiber (RunResult::trial_fiber; kNoFiber: none): its steps before the
+  /// branches start happen before each branch's first step, and every branch's steps before
+  /// its steps after them (a new value empties the order).
+  void set_trial_fiber(std::uint32_t fiber) {
+    if (fiber == trial_fiber_) return;
+    truncate(0);
+    trial_fiber_ = fiber;
+  }
   std::size_t size() const { return steps_.size(); }
   std::span<const Step> steps() const { return steps_; }
   /// Whether step `i` happens before step `j`.
@@ -101,6 +109,9 @@ class RunOrder {
   // Step j's predecessors: a row of (j + 63) / 64 words from offset_[j] (positions below j).
   void merge_row(std::uint64_t* into, std::size_t k) const;  // into |= step k's row
   void recount_fibers();
+  /// The steps the trial's frame puts before a next step of `fiber` (the start of the branches
+  /// after the setup, the end of the branches before the teardown), into `out`.
+  void frame_predecessors(std::uint32_t fiber, std::vector<std::size_t>& out) const;
 
   std::vector<Step> steps_;
   std::vector<std::uint64_t> words_;
@@ -110,6 +121,7 @@ class RunOrder {
   std::array<std::size_t, kMaxFibers> last_{};   // per fiber: 1 + its latest step (0: none)
   std::array<std::size_t, kMaxFibers> spawn_{};  // per fiber: 1 + the step that spawned it
   std::size_t fibers_ = 0;                       // 1 + the highest fiber with a step or a spawn
+  std::uint32_t trial_fiber_ = kNoFiber;         // set_trial_fiber
   std::vector<std::size_t> direct_;              // scratch of push()
   std::vector<std::uint64_t> through_;           // scratch of push()
 };

@@ -1,0 +1,359 @@
+// Subjects that start threads of their own (a library's worker, a pool started by its first
+// call, a storage engine's background thread) on fibers: the whole trial runs in the fiber run
+// (the subject made, the prefix, the branches, the suffix, the subject destroyed), so such a
+// thread is a fiber the scheduler schedules and sees, wherever the subject starts it, and the
+// destructor that joins it joins a fiber. A correct subject passes (it was reported as a
+// deadlock when its construction, prefix and suffix ran outside the run), its buggy twin is
+// found, and a thread that outlives its trial (detached, never joined) is an error that says
+// so, never a verdict.
+#include <duet/api.hpp>
+#include <duet/lin.hpp>
+#include <duet/parallel.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <future>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// add(v) queues v for the worker; total() waits until the worker has added everything queued.
+class Adder {
+ public:
+  Adder() : worker_([this] { work(); }) {}
+  ~Adder() {
+    {
+      std::lock_guard g(m_);
+      stop_ = true;
+    }
+    queued_.notify_all();
+    worker_.join();
+  }
+  Adder(const Adder&) = delete;
+  Adder& operator=(const Adder&) = delete;
+  void add(int v) {
+    std::lock_guard g(m_);
+    q_.push_back(v);
+    queued_.notify_all();
+  }
+  int total() {
+    std::unique_lock g(m_);
+    drained_.wait(g, [&] { return q_.empty(); });
+    return sum_;
+  }
+
+ private:
+  void work() {
+    std::unique_lock g(m_);
+    for (;;) {
+      queued_.wait(g, [&] { return stop_ || !q_.empty(); });
+      if (q_.empty()) return;  // stopping
+      sum_ += q_.front();
+      q_.pop_front();
+      drained_.notify_all();
+    }
+  }
+  std::mutex m_;
+  std::condition_variable queued_, drained_;
+  std::deque<int> q_;
+  int sum_ = 0;
+  bool stop_ = false;
+  std::thread worker_;
+};
+
+duet::Lin<Adder> adder_spec() {
+  return duet::Lin<Adder>("adder", "a")
+      .op(
+          "add", [](Adder& a, int v) { a.add(v); }, duet::integers(1, 3))
+      .op("total", [](Adder& a) { return a.total(); });
+}
+
+duet::Config seeded(std::uint64_t count) { return {.seed = 1, .count = count, .verbose = -1}; }
+
+// The worker is a fiber from the constructor on: the exhaustive search interleaves it with the
+// branches too (about 140,000 schedules for 200 programs; 30 here).
+TEST(SubjectThreads, AWorkerStartedByTheConstructorRunsOnAFiber) {
+  for (const auto& [s, count] : {std::pair{duet::random(), 200}, {duet::pct(3), 200}, {duet::exhaustive(1), 30}}) {
+    const duet::CheckResult r = duet::check_parallel(adder_spec(), {.executor = duet::fibers(s)}, seeded(count));
+    EXPECT_TRUE(r) << s << "\n" << r.report;
+    EXPECT_EQ(r.cases, static_cast<std::uint64_t>(count)) << r.report;
+  }
+}
+
+// duet::Api runs a program's prefix on the calling thread, outside the run, and keeps the
+// candidate's objects after it for its oracle: an Adder opened there has a real worker, and a
+// run that would start beside it is an error (never a deadlock, nor a pass).
+namespace adder_api {
+inline long open_reference() { return 0; }
+inline void add_reference(long& sum, int v) { sum += v; }
+inline long total_reference(const long& sum) { return sum; }
+using Handle = std::shared_ptr<Adder>;
+inline Handle open() { return std::make_shared<Adder>(); }
+inline void add(const Handle& a, int v) { a->add(v); }
+inline long total(const Handle& a) { return a->total(); }
+}  // namespace adder_api
+
+TEST(SubjectThreads, ADuetApiPrefixThatStartsAThreadIsAnError) {
+  duet::Api api("adder_api");
+  auto adder = api.abstract<long, adder_api::Handle>("a");
+  api.op("open", duet::args(), adder, adder_api::open_reference, adder_api::open);
+  api.op("add", duet::args(adder, duet::integers(1, 3)), duet::unit(), adder_api::add_reference, adder_api::add);
+  api.op("total", duet::args(adder), duet::value<long>(), adder_api::total_reference, adder_api::total);
+  const duet::CheckResult r = api.check_parallel({.executor = duet::fibers()}, seeded(200));
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "No verdict: check such a subject on threads")) << r.report;
+  EXPECT_FALSE(has(r.report, "deadlock")) << r.report;
+}
+
+TEST(SubjectThreads, OnThreadsTheSameSubjectIsChecked) {
+  const duet::CheckResult r = duet::check_parallel(adder_spec(), {}, seeded(50));
+  EXPECT_TRUE(r) << r.report;
+}
+
+// add(v) starts the worker on its first call; the destructor stops and joins it. `Racy`: the
+// worker adds outside the lock, and total() does not wait for an addition under way.
+template <bool Racy>
+class LazyPool {
+ public:
+  LazyPool() = default;
+  ~LazyPool() {
+    {
+      std::lock_guard g(m_);
+      stop_ = true;
+    }
+    queued_.notify_all();
+    if (worker_.joinable()) worker_.join();
+  }
+  LazyPool(const LazyPool&) = delete;
+  LazyPool& operator=(const LazyPool&) = delete;
+  void add(int v) {
+    std::lock_guard g(m_);
+    if (!worker_.joinable()) worker_ = std::thread([this] { work(); });
+    q_.push_back(v);
+    queued_.notify_all();
+  }
+  int total() {
+    std::unique_lock g(m_);
+    drained_.wait(g, [&] { return q_.empty() && (Racy || !busy_); });  // racy: a sum being added is missed
+    return sum_;
+  }
+
+ private:
+  void work() {
+    std::unique_lock g(m_);
+    for (;;) {
+      queued_.wait(g, [&] { return stop_ || !q_.empty(); });
+      if (q_.empty()) return;
+      const int v = q_.front();
+      q_.pop_front();
+      busy_ = true;
+      if (Racy) g.unlock();
+      sum_ += v;
+      if (Racy) g.lock();
+      busy_ = false;
+      drained_.notify_all();
+    }
+  }
+  std::mutex m_;
+  std::condition_variable queued_, drained_;
+  std::deque<int> q_;
+  int sum_ = 0;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::thread worker_;
+};
+
+template <bool Racy>
+duet::Lin<LazyPool<Racy>> pool_spec() {
+  return duet::Lin<LazyPool<Racy>>(Racy ? "racy_pool" : "pool", "p")
+      .op(
+          "add", [](LazyPool<Racy>& p, int v) { p.add(v); }, duet::integers(1, 3))
+      .op("total", [](LazyPool<Racy>& p) { return p.total(); });
+}
+
+// The first add() starts the worker in the prefix as often as in a branch.
+TEST(SubjectThreads, APoolStartedByAPrefixCallAndJoinedByTheDestructorPasses) {
+  for (const duet::Schedule& s : {duet::random(), duet::pct(3)}) {
+    const duet::CheckResult r = duet::check_parallel(pool_spec<false>(), {.executor = duet::fibers(s)}, seeded(300));
+    EXPECT_TRUE(r) << s << "\n" << r.report;
+  }
+}
+
+TEST(SubjectThreads, ItsRacyTwinIsFound) {
+  const duet::CheckResult r = duet::expect_unsafe(pool_spec<true>(), {.executor = duet::fibers()}, seeded(500));
+  EXPECT_TRUE(r) << r.report;
+  EXPECT_TRUE(has(r.report, "data race")) << r.report;
+}
+
+// std::async's future joins its thread within std::call_once (pthread_once), whose function is
+// the subject's code: it was run as duet's, its join refused ("Invalid argument" thrown by
+// every add() on fibers, a false alarm).
+struct AsyncSum {
+  std::mutex m;
+  int sum = 0;
+  void add(int v) {
+    std::async(std::launch::async, [&] {
+      std::lock_guard g(m);
+      sum += v;
+    }).get();
+  }
+  int get() {
+    std::lock_guard g(m);
+    return sum;
+  }
+};
+
+// A detached worker its destructor tells to stop, not joined: it ends after the subject, within
+// the run; the oracle's replays make such workers as real threads, which end on their own soon
+// (each run waits for them: 50 programs here, a few seconds).
+struct DetachedTicker {
+  std::shared_ptr<std::atomic<bool>> stop = std::make_shared<std::atomic<bool>>(false);
+  std::atomic<int> value{0};
+  DetachedTicker() {
+    std::thread([s = stop] {
+      while (!s->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }).detach();
+  }
+  DetachedTicker(const DetachedTicker&) = delete;
+  DetachedTicker& operator=(const DetachedTicker&) = delete;
+  ~DetachedTicker() { stop->store(true); }
+  void add(int v) { value.fetch_add(v); }
+  int get() { return value.load(); }
+};
+
+template <class T>
+duet::Lin<T> add_get_spec(const char* name) {
+  return duet::Lin<T>(name, "x")
+      .op(
+          "add", [](T& t, int v) { t.add(v); }, duet::integers(1, 3))
+      .op("get", [](T& t) { return t.get(); });
+}
+
+TEST(SubjectThreads, StdAsyncInACallAndADetachedWorkerThatEndsPass) {
+  for (const duet::Schedule& s : {duet::random(), duet::pct(3)}) {
+    const duet::CheckResult a =
+        duet::check_parallel(add_get_spec<AsyncSum>("async_sum"), {.executor = duet::fibers(s)}, seeded(200));
+    EXPECT_TRUE(a) << s << "\n" << a.report;
+    const duet::CheckResult d =
+        duet::check_parallel(add_get_spec<DetachedTicker>("detached_ticker"), {.executor = duet::fibers(s)}, seeded(50));
+    EXPECT_TRUE(d) << s << "\n" << d.report;
+  }
+}
+
+// leveldb's Env: a process-wide background thread, started by the first job scheduled and
+// detached, that waits for jobs for ever.
+class BackgroundThread {
+ public:
+  static BackgroundThread& instance() {
+    static auto* b = new BackgroundThread;
+    return *b;
+  }
+  void schedule(std::function<void()> job) {
+    std::lock_guard g(m_);
+    if (!started_) {
+      started_ = true;
+      std::thread([this] { loop(); }).detach();
+    }
+    jobs_.push_back(std::move(job));
+    cv_.notify_one();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::unique_lock g(m_);
+      cv_.wait(g, [&] { return !jobs_.empty(); });
+      std::function<void()> job = std::move(jobs_.front());
+      jobs_.pop_front();
+      g.unlock();
+      job();
+    }
+  }
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool started_ = false;
+};
+
+// put() schedules a compaction on the background thread; the destructor waits for it.
+class Store {
+ public:
+  Store() = default;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store() {
+    std::unique_lock g(m_);
+    idle_.wait(g, [&] { return !compacting_; });
+  }
+  void put(int v) {
+    std::lock_guard g(m_);
+    memory_ += v;
+    if (compacting_) return;
+    compacting_ = true;
+    BackgroundThread::instance().schedule([this] { compact(); });
+  }
+  int get() {
+    std::lock_guard g(m_);
+    return memory_ + disk_;
+  }
+
+ private:
+  void compact() {
+    std::lock_guard g(m_);
+    disk_ += memory_;
+    memory_ = 0;
+    compacting_ = false;
+    idle_.notify_all();
+  }
+  std::mutex m_;
+  std::condition_variable idle_;
+  int memory_ = 0, disk_ = 0;
+  bool compacting_ = false;
+};
+
+duet::Lin<Store> store_spec() {
+  return duet::Lin<Store>("store", "s")
+      .op(
+          "put", [](Store& s, int v) { s.put(v); }, duet::integers(1, 3))
+      .op("get", [](Store& s) { return s.get(); });
+}
+
+// The error, and every later fiber check of the process an error too (the singleton counts on
+// the thread that was abandoned): in a child process, so that this one stays clean.
+void background_thread_checks() {
+  const duet::CheckResult first = duet::check_parallel(store_spec(), {.executor = duet::fibers()}, seeded(100));
+  const duet::CheckResult later = duet::check_parallel(store_spec(), {.executor = duet::fibers()}, seeded(100));
+  const bool ok = first.status == duet::CheckResult::Status::error &&
+                  has(first.report, "a thread the subject started outlived its trial: fiber ") &&
+                  has(first.report, "No verdict: check such a subject on threads") &&
+                  later.status == duet::CheckResult::Status::error &&
+                  has(later.report, "an earlier fiber run of this process ended with a thread the subject started");
+  std::fprintf(stderr, "%s\n%s\n%s\n", first.report.c_str(), later.report.c_str(), ok ? "both errors, as expected" : "");
+  std::exit(ok ? 0 : 1);
+}
+
+TEST(SubjectThreads, AThreadThatOutlivesItsTrialIsAnErrorForThisAndEveryLaterFiberCheck) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(background_thread_checks(), testing::ExitedWithCode(0), "both errors, as expected");
+}
+
+TEST(SubjectThreads, OnThreadsTheStoreIsChecked) {
+  const duet::CheckResult r = duet::check_parallel(store_spec(), {}, seeded(50));
+  EXPECT_TRUE(r) << r.report;
+}
+
+}  // namespace
