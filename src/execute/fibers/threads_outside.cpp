@@ -6,6 +6,8 @@
 #include <string_view>
 #include <thread>
 
+#include "execute/hang_clock.hpp"
+
 
 namespace duet::detail::fiber {
 namespace {
@@ -30,10 +32,12 @@ bool outside_threads_alive() noexcept { return g_alive.load(std::memory_order_ac
 
 std::string outside_threads_error() {
   // A thread that ends on its own soon (a detached worker the subject's destructor told to stop,
-  // when the oracle's replay destroyed it) is waited for: a second, in steps of a millisecond.
+  // when the oracle's replay destroyed it) is waited for: a second (times DUET_TIME_SCALE), in
+  // steps of a millisecond.
   {
     const DuetsOwnThread own;  // real sleeps, whatever the trial's code would get
-    for (int ms = 0; ms < 1000 && g_alive.load(std::memory_order_acquire) != 0; ++ms)
+    const double limit = 1000 * time_scale();
+    for (int ms = 0; static_cast<double>(ms) < limit && g_alive.load(std::memory_order_acquire) != 0; ++ms)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   const std::uint64_t alive = g_alive.load(std::memory_order_acquire);
