@@ -124,8 +124,9 @@ TEST(SubjectThreads, OnThreadsTheSameSubjectIsChecked) {
   EXPECT_TRUE(r) << r.report;
 }
 
-// add(v) starts the worker on its first call; the destructor stops and joins it. `Racy`: the
-// worker adds outside the lock, and total() does not wait for an addition under way.
+// add(v) starts the worker on its first call; the destructor stops and joins it. `Racy`: total()
+// reads the sum after unlocking, while the worker may add another call's value (its calls run
+// one after the other the same: the oracle, the candidate run sequentially, stays exact).
 template <bool Racy>
 class LazyPool {
  public:
@@ -148,7 +149,8 @@ class LazyPool {
   }
   int total() {
     std::unique_lock g(m_);
-    drained_.wait(g, [&] { return q_.empty() && (Racy || !busy_); });  // racy: a sum being added is missed
+    drained_.wait(g, [&] { return q_.empty() && !busy_; });
+    if (Racy) g.unlock();  // racy: the sum read unlocked, as the worker adds the next call's
     return sum_;
   }
 
@@ -161,9 +163,7 @@ class LazyPool {
       const int v = q_.front();
       q_.pop_front();
       busy_ = true;
-      if (Racy) g.unlock();
       sum_ += v;
-      if (Racy) g.lock();
       busy_ = false;
       drained_.notify_all();
     }
