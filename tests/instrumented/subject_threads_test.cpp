@@ -23,9 +23,11 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
+#include <variant>
 
 namespace {
 
@@ -251,6 +253,48 @@ TEST(SubjectThreads, StdAsyncInACallAndADetachedWorkerThatEndsPass) {
     const duet::CheckResult d =
         duet::check_parallel(add_get_spec<DetachedTicker>("detached_ticker"), {.executor = duet::fibers(s)}, seeded(50));
     EXPECT_TRUE(d) << s << "\n" << d.report;
+  }
+}
+
+// A subject that cannot be made after its constructor ran a worker (started, joined, then the
+// constructor throws) is the error a constructor that throws is, named as the sequential engine
+// names it; the trial's fiber ends, the run with it (no deadlock, no verdict).
+struct FailingOpen {
+  FailingOpen() {
+    Adder probe;  // its worker starts, and is joined as the throw unwinds
+    probe.add(1);
+    if (probe.total() == 1) throw std::runtime_error("the journal is full");
+  }
+  void add(int) {}
+  int get() { return 0; }
+};
+
+// With a model, the subject is first made in the trial's fiber (duet::Lin's oracle makes one
+// before, on the calling thread): both ways.
+struct FailingOpenSpec {
+  struct Get {
+    friend std::string duet_show(const Get&) { return "get()"; }
+  };
+  using Sut = FailingOpen;
+  using State = int;
+  using Cmd = std::variant<Get>;
+  static constexpr const char* sut_name = "f";
+  static duet::Gen<Cmd> command(const State&) { return duet::just(Cmd(Get{})); }
+  static duet::Result run(const Cmd&, Sut& s) { return s.get(); }
+  static duet::Result expected(const Cmd&, const State&) { return 0; }
+  static void next(const Cmd&, State&) {}
+};
+
+TEST(SubjectThreads, AConstructorThatThrowsAfterItsWorkerRanIsAnError) {
+  for (const duet::Schedule& s : {duet::random(), duet::pct(3), duet::exhaustive(1)}) {
+    const duet::CheckResult lin =
+        duet::check_parallel(add_get_spec<FailingOpen>("failing_open"), {.executor = duet::fibers(s)}, seeded(20));
+    const duet::CheckResult model = duet::check_parallel<FailingOpenSpec>({.executor = duet::fibers(s)}, seeded(20));
+    for (const duet::CheckResult* r : {&lin, &model}) {
+      EXPECT_EQ(r->status, duet::CheckResult::Status::error) << s << "\n" << r->report;
+      EXPECT_TRUE(has(r->report, "threw std::runtime_error(\"the journal is full\")")) << s << "\n" << r->report;
+      EXPECT_FALSE(has(r->report, "deadlock")) << s << "\n" << r->report;
+    }
   }
 }
 
