@@ -8,6 +8,7 @@
 #include "engine/failure_report.hpp"
 #include "engine/search.hpp"
 #include "engine/shrinking.hpp"
+#include "execute/fibers/threads_outside.hpp"
 
 namespace duet::detail {
 
@@ -37,6 +38,15 @@ CaseRun ForkedBackend::died(bool traced) const {
   }
   r.outcome.kind = CaseOutcome::Kind::fail;
   r.outcome.message = death_message(rm.death);
+  // A forked child has none of this process's other threads: a library whose background thread
+  // an earlier use started (leveldb's) still counts on it there, and waits for ever.
+  if (const std::string threads = fiber::foreign_threads(); rm.death.kind == Death::Kind::hang && !threads.empty()) {
+    r.outcome.kind = CaseOutcome::Kind::error;
+    r.outcome.message += "; no verdict: this process has " + threads +
+                         ", which the child process forked to run the case does not have, so a library waiting "
+                         "there for its own background thread hangs whatever the code under test does. Run the "
+                         "check in process (DUET_FORK=0), or start the library's threads within the check";
+  }
   if (!rm.choices_complete) r.outcome.message += " (after more choices than isolation keeps: the replay may differ)";
   r.choices = rm.choices;
   r.spans = rm.spans;

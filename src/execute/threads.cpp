@@ -18,6 +18,7 @@
 #include "duet/show.hpp"
 #include "engine/candidate_fork.hpp"
 #include "execute/fibers/thread_locals.hpp"
+#include "execute/fibers/threads_outside.hpp"
 #include "execute/threads.hpp"
 
 namespace duet::detail {
@@ -108,6 +109,7 @@ class ThreadPool final : public Executor, public TrialDriver {
     while (threads_.size() < branches.size() - 1) {
       const std::size_t index = threads_.size();
       const std::uint64_t current = round_.load();
+      const fiber::DuetsOwnThread own;  // not a thread of the code under test (threads_outside.hpp)
       threads_.emplace_back([this, index, current] { worker(index, current); });
     }
     if (pin_) place(branches.size());
@@ -371,6 +373,7 @@ class ThreadPerRun final : public Executor, public TrialDriver {
     std::atomic<std::size_t> arrived{0};
     std::vector<std::thread> threads;
     threads.reserve(branches.size());
+    const fiber::DuetsOwnThread own;
     for (const auto& branch : branches)
       threads.emplace_back([&] {
         arrived.fetch_add(1);

@@ -395,6 +395,37 @@ TEST(SubjectThreads, AThreadThatOutlivesItsTrialIsAnErrorForThisAndEveryLaterFib
   EXPECT_EXIT(background_thread_checks(), testing::ExitedWithCode(0), "both errors, as expected");
 }
 
+// The background thread started before the check (the store used once by the test, or by an
+// earlier test): a fiber check's run that waits for it deadlocks whatever the store does, so it
+// is no verdict, never a failure; an isolated check on threads hangs in its child (which has no
+// background thread) and is no verdict either; in process, on threads, the store passes.
+void checks_beside_a_warm_background_thread() {
+  {
+    Store warm;
+    warm.put(1);
+  }
+  const duet::CheckResult fibers = duet::check_parallel(store_spec(), {.executor = duet::fibers()}, seeded(100));
+  duet::Config isolated = seeded(5);
+  isolated.isolate = true;
+  const duet::CheckResult forked = duet::check_parallel(store_spec(), {}, isolated);
+  duet::Config in_process_config = seeded(20);
+  in_process_config.isolate = false;
+  const duet::CheckResult in_process = duet::check_parallel(store_spec(), {}, in_process_config);
+  const bool ok = fibers.status == duet::CheckResult::Status::error &&
+                  has(fibers.report, "started outside any fiber check (at subject_threads_test.cpp:") &&
+                  forked.status == duet::CheckResult::Status::error &&
+                  has(forked.report, "which the child process forked to run the case does not have") && in_process.passed();
+  std::fprintf(stderr, "%s\n%s\n%s\n%s\n", fibers.report.c_str(), forked.report.c_str(), in_process.report.c_str(),
+               ok ? "no verdict beside the thread, as expected" : "");
+  std::exit(ok ? 0 : 1);
+}
+
+TEST(SubjectThreads, AThreadStartedBeforeTheCheckMakesADeadlockNoVerdict) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(checks_beside_a_warm_background_thread(), testing::ExitedWithCode(0),
+              "no verdict beside the thread, as expected");
+}
+
 TEST(SubjectThreads, OnThreadsTheStoreIsChecked) {
   const duet::CheckResult r = duet::check_parallel(store_spec(), {}, seeded(50));
   EXPECT_TRUE(r) << r.report;

@@ -31,6 +31,12 @@ int handoff_reclaim(std::atomic<void*>* hazard, void* node, void (*dispose)(void
 void mailbox_reset();
 void mailbox_put(long v, bool relaxed);
 long mailbox_get();
+void handoff_gate_lock(int* gate);
+void handoff_gate_unlock(int* gate);
+void handoff_gate_lock_when(int* gate, int (*condition)(void*), void* arg);
+void handoff_pool_submit(void (*task)(void*), void* arg);
+void handoff_pool_wait();
+void handoff_pool_stop();
 }
 
 namespace {
@@ -82,6 +88,89 @@ TEST(InstrumentedUninstrumented, DataHandedOverThroughTheLibraryIsNoRace) {
     ASSERT_EQ(libs.size(), 1u);
     EXPECT_EQ(std::string(libs[0]), "libduet_test_uninstrumented.so");
   }
+}
+
+// The library calls back the caller's condition inside lock_when (absl::Mutex::LockWhen's
+// shape): while it is false the library releases its lock and waits on a futex, with atomics
+// duet cannot see. The condition's read of `x` comes after the call's entry, and the fiber that
+// takes the lock next writes `x`: the library orders them, and the wait inside the call must
+// release what the fiber did before it (it was reported as a data race, a false alarm).
+// `unlocked_write`: the writer writes outside the lock (a real race, still found).
+fb::Outcome lock_when(std::uint64_t seed, bool unlocked_write, fb::Scheduler& sched) {
+  struct Shared {
+    int gate[2] = {0, 0};
+    int x = 0;
+    int seen = 0;
+  };
+  static Shared s;
+  s = Shared{};
+  const std::vector<std::function<void()>> branches{[] {
+                                                      handoff_gate_lock_when(
+                                                          s.gate, [](void* p) { return static_cast<Shared*>(p)->x; }, &s);
+                                                      s.seen = s.x;
+                                                      handoff_gate_unlock(s.gate);
+                                                    },
+                                                    [unlocked_write] {
+                                                      if (unlocked_write) s.x = 1;
+                                                      handoff_gate_lock(s.gate);
+                                                      if (!unlocked_write) s.x = 1;
+                                                      handoff_gate_unlock(s.gate);
+                                                    }};
+  duet::Source src = duet::Source::from_seed(seed);
+  fb::RandomPicker picker(src);
+  const fb::RunResult& r = sched.run(branches, picker);
+  if (r.outcome == fb::Outcome::completed) EXPECT_EQ(s.seen, 1);
+  return r.outcome;
+}
+
+TEST(InstrumentedUninstrumented, ACallbackRunInsideALibraryWaitIsOrderedByTheLibrary) {
+  DUET_NEED_WRAPPED_CALLS();
+  fb::Scheduler sched;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    const fb::Outcome o = lock_when(seed, false, sched);
+    ASSERT_EQ(o, fb::Outcome::completed) << "seed " << seed << "\n" << fb::describe(sched.result(), sched.trace());
+  }
+  bool found = false;
+  for (std::uint64_t seed = 1; seed <= 60 && !found; ++seed) found = lock_when(seed, true, sched) == fb::Outcome::data_race;
+  EXPECT_TRUE(found) << "the write outside the lock races with the condition's read";
+}
+
+// A worker the library starts runs the library's code from its first step: its polls (a
+// sched_yield each) acquire what the run released, as calls into the library do, so a task the
+// caller prepared before submitting it reads it ordered (a false alarm before). A write after
+// the submit still races with the task's read.
+fb::Outcome pooled_task(std::uint64_t seed, bool write_after_submit, fb::Scheduler& sched) {
+  static Data d;
+  static long seen = 0;
+  d.x = 0;
+  seen = 0;
+  const std::vector<std::function<void()>> branches{[write_after_submit] {
+    handoff_pool_submit([](void*) {}, nullptr);  // starts the worker
+    handoff_pool_wait();
+    if (!write_after_submit) d.x = 42;
+    handoff_pool_submit([](void*) { seen = d.x; }, nullptr);
+    if (write_after_submit) d.x = 42;
+    handoff_pool_wait();
+    handoff_pool_stop();
+  }};
+  duet::Source src = duet::Source::from_seed(seed);
+  fb::RandomPicker picker(src);
+  const fb::RunResult& r = sched.run(branches, picker);
+  if (r.outcome == fb::Outcome::completed) EXPECT_EQ(seen, 42);
+  return r.outcome;
+}
+
+TEST(InstrumentedUninstrumented, ATaskALibrarysOwnWorkerRunsIsOrderedAfterItsSubmission) {
+  DUET_NEED_WRAPPED_CALLS();
+  fb::Scheduler sched;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const fb::Outcome o = pooled_task(seed, false, sched);
+    ASSERT_EQ(o, fb::Outcome::completed) << "seed " << seed << "\n" << fb::describe(sched.result(), sched.trace());
+  }
+  bool found = false;
+  for (std::uint64_t seed = 1; seed <= 60 && !found; ++seed)
+    found = pooled_task(seed, true, sched) == fb::Outcome::data_race;
+  EXPECT_TRUE(found) << "the write after the submit races with the task's read";
 }
 
 // Hazard-pointer reclamation with the scan in the library (as libcds's is, in libcds.so): a

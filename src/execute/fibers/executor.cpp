@@ -314,6 +314,9 @@ void FiberExecutor::run_on_fibers(const std::vector<std::function<void()>>& bran
                  "allows are not explored\n",
                  fiber::location(r.weak_order_loc).c_str());
   }
+  if (r.outcome == fiber::Outcome::deadlock || r.outcome == fiber::Outcome::livelock)
+    if (std::string note = fiber::foreign_threads_note(); !note.empty())
+      throw ScheduleFailed{fiber::describe(r, scheduler_.trace()) + "\n  " + note, true};
   if (r.outcome != fiber::Outcome::completed)
     throw ScheduleFailed{fiber::describe(r, scheduler_.trace()), r.outcome == fiber::Outcome::limit};
   // Branch functions given by the Y-program runner capture their calls' exceptions; one that

@@ -367,9 +367,14 @@ std::string fiber_name(const RunResult& r, std::uint32_t fiber) {
 
 std::string describe(const RunResult& r, std::span<const TraceEvent> trace, std::size_t tail) {
   std::string s = outcome_name(r.outcome);
-  auto access = [](const Access& a) {
-    return "fiber " + std::to_string(a.fiber) + " " + op_name(a.op) + " at " + location(a.loc) + " (step " +
-           std::to_string(a.step) + ")";
+  // A plain access is no step of its own: it came between the fiber's steps, before step
+  // `a.step` of the trace (the next event recorded).
+  const bool plain = r.outcome == Outcome::data_race && r.race.object == kNoObject;
+  auto access = [plain](const Access& a) {
+    const std::string when = !plain        ? "step " + std::to_string(a.step)
+                             : a.step == 0 ? "before step 0"
+                                           : "after step " + std::to_string(a.step - 1);
+    return "fiber " + std::to_string(a.fiber) + " " + op_name(a.op) + " at " + location(a.loc) + " (" + when + ")";
   };
   switch (r.outcome) {
     case Outcome::completed: s += " in " + std::to_string(r.steps) + " steps"; break;

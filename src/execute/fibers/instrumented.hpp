@@ -65,6 +65,12 @@ std::vector<const char*> inline_assembly_noted();
 /// A call into code that was not instrumented, at its entry and at its return: the running fiber
 /// acquires every clock a fiber of the run has released so far (uninstrumented.cpp says why).
 void acquire_everything_released(Runtime&) noexcept;
+/// The running fiber's outermost call into uninstrumented code: the frame its mark was made in,
+/// or null (uninstrumented.cpp keeps it).
+const void*& library_frame(Runtime&) noexcept;
+/// The running fiber is in a call into uninstrumented code at `frame` (an address on its stack,
+/// of the caller's frame): the library's own code, or instrumented code it called back.
+bool in_library_call(Runtime&, const void* frame) noexcept;
 /// Calls into uninstrumented code are seen in this process (some were wrapped): runs keep what
 /// their fibers release for those calls to acquire. Set once, by wrap_uninstrumented_calls.
 void note_library_calls_seen() noexcept;

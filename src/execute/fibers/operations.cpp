@@ -80,7 +80,10 @@ void Runtime::enter(Op op, ObjectKind kind, const void* object, std::memory_orde
   const std::uint32_t id = object != nullptr ? object_id(object, kind) : kNoObject;
   views_[current].pending = Event{op, kind, order, id, loc};
   self().pending_address = object;
+  const bool library = in_library(__builtin_frame_address(0));
+  if (library) release_everything();
   switch_point();
+  if (library) acquire_everything_released();  // and again in block() after a wait
 }
 
 void Runtime::leave(Op op, Value read, Value written) {
@@ -350,10 +353,10 @@ bool Runtime::memory_freed(const void* address, std::size_t size, const void* pc
 }
 
 void Runtime::check_word(ShadowMemory::Word& w, const ShadowAccess& now) {
-  if (races(w.write, now)) plain_race(w.write, now);
+  if (races(w.write, now)) plain_race(w.write, now, now.write ? Op::write : Op::read);
   if (now.write) {
     for (ShadowAccess& r : w.reads) {
-      if (races(r, now)) plain_race(r, now);
+      if (races(r, now)) plain_race(r, now, Op::write);
       if ((r.bytes & ~now.bytes) == 0) r = {};  // they happen before this write: it is enough to check
     }
     w.write = now;
@@ -629,6 +632,8 @@ void called_library(Runtime& rt, const char* library) noexcept {
 }
 void memory_released(Runtime& rt, const void* address, std::size_t size) noexcept { rt.forget_memory(address, size); }
 void acquire_everything_released(Runtime& rt) noexcept { rt.acquire_everything_released(); }
+const void*& library_frame(Runtime& rt) noexcept { return rt.library_frame(); }
+bool in_library_call(Runtime& rt, const void* frame) noexcept { return rt.in_library(frame); }
 namespace {
 constinit std::atomic<bool> g_library_calls_seen{false};
 }  // namespace

@@ -219,6 +219,7 @@ void Runtime::start_fiber(std::uint32_t i, [[maybe_unused]] void* return_tsan_fi
   f.blocked_on = nullptr;
   f.deadline = kNoTimeout;
   f.pending_address = nullptr;
+  f.library_frame = nullptr;
   f.clock.fill(0);
   f.clock[i] = 1;
   if (model_on_) model_.start_fiber(i);
@@ -554,6 +555,7 @@ WakeReason Runtime::block(bool announce, std::uint64_t timeout_ns) {
   const std::uint32_t next = choose_when_idle();
   if (next == kNoFiber) stop_run();
   transfer(next);  // returns at once when a timeout woke this very fiber
+  if (in_library(__builtin_frame_address(0))) acquire_everything_released();  // as enter() does
   record(Op::wake, {static_cast<std::uint64_t>(f.wake_reason), ValueType::wake});
   return f.wake_reason;
 }

@@ -85,6 +85,9 @@ struct Fiber {
   std::uint64_t blocked_since = 0;      // FIFO order of waiters
   WakeReason wake_reason = WakeReason::notified;
   const void* pending_address = nullptr;
+  // Where the outermost call into uninstrumented code on this fiber's stack made its mark: a
+  // frame below it is that library's code (or code it called back). Null: none (uninstrumented.cpp).
+  const void* library_frame = nullptr;
   VectorClock clock{};
 
   // Spin detection: the last values this fiber observed of a few objects.
@@ -172,6 +175,18 @@ class Runtime {
   /// into code that was not instrumented (uninstrumented.cpp) may read anything published.
   void acquire_everything_released() {
     if (current != kNoFiber && !draining_) join(self().clock, released_, n_);
+  }
+  /// The running fiber's record of its outermost call into uninstrumented code (uninstrumented.cpp).
+  const void*& library_frame() { return self().library_frame; }
+  /// A step of the running fiber's at `frame` is inside a call into uninstrumented code: the
+  /// library's code or code it called back (absl::Mutex::Await runs the caller's condition, then
+  /// releases its lock with atomics of its own and waits on a futex; oneTBB's workers run tasks
+  /// between their own polls). The library's synchronisation around the step is invisible, so
+  /// the step releases what the fiber did before it (before its switch point: the fiber that runs
+  /// next must find it) and acquires what the run released, as the call's entry and return do.
+  bool in_library(const void* frame) {
+    const void* outer = self().library_frame;
+    return outer != nullptr && frame < outer;
   }
   bool owns(const void* m) {
     const std::uint32_t* id = table_.find(m);
@@ -267,6 +282,9 @@ class Runtime {
     if (track_releases_) join(released_, f.clock, n_);
     ++f.clock[current];
   }
+  void release_everything() {
+    if (!draining_) tick(self());
+  }
   /// An atomic operation the C++ memory model handles (not a value wider than a Value).
   bool modelled(const Event& pending, Value v) const {
     return model_on_ && pending.kind == ObjectKind::atomic && pending.object != kNoObject && v.type != ValueType::none;
@@ -282,7 +300,7 @@ class Runtime {
   bool races(const ShadowAccess& earlier, const ShadowAccess& now);
   /// `now_op`: what the second access was (a write, or destroy: memory freed). The run then
   /// drains (drain.cpp).
-  void plain_race(const ShadowAccess& earlier, const ShadowAccess& now, Op now_op = Op::write);
+  void plain_race(const ShadowAccess& earlier, const ShadowAccess& now, Op now_op);
   bool try_acquire(ObjectState& o, ObjectKind kind, bool shared);
   void acquire_clocks(ObjectState& o, bool shared);
 

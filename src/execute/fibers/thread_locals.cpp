@@ -76,6 +76,7 @@ struct Loader {
   std::ptrdiff_t libc_offset = 0;  // the C library's block, copied from the thread's
   std::size_t libc_size = 0;
   std::size_t specific_offset = 0;  // glibc's first block of pthread_setspecific values; 0: not found
+  std::size_t tid_offset = 0;       // the kernel's id of the thread; 0: not found
   std::size_t static_size = 0;      // the loader's: every static block and the control block
   std::size_t static_align = 64;
   bool ok = false;
@@ -133,6 +134,25 @@ std::size_t find_specific_offset(char* tp) noexcept {
   return found;
 }
 
+// Where glibc keeps a thread's kernel id in its control block: the one word there that holds
+// this thread's id (none, 0, when it is not exactly one). A fiber runs on the scheduling thread,
+// and glibc's own locks compare it with their owner's: a fiber's read-locked and unlocked
+// rwlock (strerror's locale lock, taken inside the C library where duet does not interpose)
+// was left looking write-locked while the id read 0, and the thread's next strerror hung.
+std::size_t find_tid_offset(const char* tp) noexcept {
+  const int tid = gettid();
+  std::size_t found = 0, matches = 0;
+  for (std::size_t at = kTcbCopiedTo; at + sizeof(int) <= kControlBlockSearched; at += sizeof(int)) {
+    int word;
+    std::memcpy(&word, tp + at, sizeof word);
+    if (word == tid) {
+      found = at;
+      ++matches;
+    }
+  }
+  return matches == 1 ? found : 0;
+}
+
 Loader find_loader() noexcept {
   Loader l;
   l.allocate = reinterpret_cast<void* (*)(void*)>(dlvsym(RTLD_DEFAULT, "_dl_allocate_tls", "GLIBC_PRIVATE"));
@@ -148,6 +168,7 @@ Loader find_loader() noexcept {
   Walk w{&l, static_cast<char*>(thread_pointer()), static_cast<std::ptrdiff_t>(size)};
   dl_iterate_phdr(add_module, &w);
   l.specific_offset = find_specific_offset(w.tp);
+  l.tid_offset = find_tid_offset(w.tp);
   l.fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0;  // HWCAP2_FSGSBASE
   l.ok = l.libc_size != 0;
   return l;
@@ -221,6 +242,7 @@ void* Blocks::fresh(std::size_t i, void* host_tp) noexcept {
   std::memcpy(tp + l.libc_offset, host + l.libc_offset, l.libc_size);
   if (l.specific_offset != 0)
     std::memcpy(tp + l.specific_offset, host + l.specific_offset, kSpecificEntries * kSpecificEntry);
+  if (l.tid_offset != 0) std::memcpy(tp + l.tid_offset, host + l.tid_offset, sizeof(int));
   in_block(tp, t_host_tp) = host;
   return tp;
 }

@@ -41,4 +41,17 @@ bool outside_threads_alive() noexcept;
 /// where one was started; empty when none is.
 std::string outside_threads_error();
 
+/// A thread started outside any fiber trial by code that is not duet's (before the check: a
+/// library's background thread, which leveldb's first compaction starts and never ends), at
+/// `loc`: counted while it lives. Runs go on beside it, but a fiber that waits for it waits for
+/// ever, so a run that deadlocks (or livelocks) while one lives cannot be judged.
+void foreign_thread_started(duet::source_location loc) noexcept;
+void foreign_thread_ended() noexcept;
+/// Why a run that deadlocked or livelocked is no verdict: such threads are alive, and where one
+/// was started; empty when none is.
+std::string foreign_threads_note();
+/// "a thread started outside any fiber check (at file:line)", "3 threads ... (the last at ...)"
+/// while such threads are alive; empty when none is.
+std::string foreign_threads();
+
 }  // namespace duet::detail::fiber

@@ -109,6 +109,9 @@ duet::source_location location_of_caller(const void* pc) noexcept;
 /// stub that makes the call a synchronising black box in a run (uninstrumented.cpp). Run when
 /// an instrumented module starts; calls already wrapped stay so.
 void wrap_uninstrumented_calls() noexcept;
+/// The running fiber (just started, at `frame`) runs a thread function that a library started:
+/// all of it is the library's code, as if called at `frame`.
+void enter_library(fiber::Runtime& rt, const void* frame) noexcept;
 /// Installs location_of as the fiber runtime's symboliser (idempotent).
 void install_symbolizer() noexcept;
 /// Runs and empties the calling fiber's list of thread_local destructors, then its

@@ -7,6 +7,7 @@
 //   futex (std::atomic::wait,      a wait on the address / a notify of it
 //     semaphores, latches, ...)
 //   pthread_create / join          a fiber of the run / waiting for it to finish
+//   pthread_{get,set}schedparam    on a fiber: the running thread's / no effect
 //   pthread_once                   run once, other fibers wait for it
 //   POSIX semaphores               a wait blocks the fiber while the count is zero
 //   sched_yield, sleeps            duet::yield, virtual-time sleeps (poll on no descriptors too)
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "execute/fibers/determinism.hpp"
+#include "execute/fibers/scheduler.hpp"
 #include "execute/fibers/threads_outside.hpp"
 #include "execute/fibers/thread_locals.hpp"
 #include "execute/instrumented/instrumented.hpp"
@@ -202,18 +204,35 @@ ThreadRecord* record_of(pthread_t t) {
   return nullptr;
 }
 
+// `t` names a fiber of the running thread's run: a thread started in it, or a fiber's own
+// thread pointer (where fibers have storage of their own; else pthread_self() is the thread's).
+bool names_a_fiber(fiber::Runtime& rt, pthread_t t) {
+  if (record_of(t) != nullptr) return true;
+  for (std::uint32_t i = 0; i < fiber::kMaxFibers; ++i) {
+    const void* id = fiber::thread_id(rt, i);
+    if (id == nullptr) return false;
+    if (pthread_equal(reinterpret_cast<pthread_t>(id), t)) return true;
+  }
+  return false;
+}
+
 // A thread started outside a run: its start routine, and the count kept while it runs (also
-// when it ends by pthread_exit, which unwinds this frame).
+// when it ends by pthread_exit, which unwinds this frame): a trial's, or one started before.
 struct OutsideStart {
   void* (*start)(void*);
   void* arg;
+  bool in_trial;
 };
 void* outside_thread_main(void* p) {
   const OutsideStart s = *static_cast<OutsideStart*>(p);
   delete static_cast<OutsideStart*>(p);
   const struct Ended {
-    ~Ended() { fiber::outside_thread_ended(); }
-  } ended;
+    bool in_trial;
+    ~Ended() {
+      if (in_trial) fiber::outside_thread_ended();
+      else fiber::foreign_thread_ended();
+    }
+  } ended{s.in_trial};
   return s.start(s.arg);
 }
 
@@ -226,9 +245,16 @@ int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), v
   ThreadRecord& r = ts.records.emplace_back();
   r.start = start;
   r.arg = arg;
+  // A thread a library starts (oneTBB's workers) runs the library's code from its first step,
+  // which may take work another fiber handed to the library after the thread was made.
+  const bool library_thread = fiber::in_library_call(rt, __builtin_frame_address(0));
   const std::uint32_t fiber = fiber::spawn(
       rt,
-      [&r, &rt, loc] {
+      [&r, &rt, loc, library_thread] {
+        if (library_thread) {
+          enter_library(rt, __builtin_frame_address(0));
+          fiber::acquire_everything_released(rt);
+        }
         try {
           r.result = r.start(r.arg);
         } catch (const ThreadExitUnwind& exit) {
@@ -567,20 +593,22 @@ int pthread_once(pthread_once_t* once, void (*init)()) {
 int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*start)(void*), void* arg) noexcept {
   if (const InRun rt = in_run()) return start_thread(*rt, t, start, arg, DUET_HERE);
   DUET_REAL(pthread_create);
-  // Started by a fiber trial's code outside its run (the subject's construction, a prefix or
-  // suffix call): a real thread, counted while it lives (execute/fibers/threads_outside.hpp).
-  if (fiber::t_in_runtime == 0 && fiber::host_local(fiber::t_trial) != 0) {
-    auto* box = new (std::nothrow) OutsideStart{start, arg};
-    if (box == nullptr) return EAGAIN;
-    fiber::outside_thread_started(DUET_HERE);
-    const int rc = next(t, attr, &outside_thread_main, box);
-    if (rc != 0) {
-      delete box;
-      fiber::outside_thread_ended();
-    }
-    return rc;
+  // Started outside any run by code not duet's: by a fiber trial's code (a Api prefix call, the
+  // oracle's run of the candidate), or before any trial (a library's background thread): a real
+  // thread, counted while it lives (execute/fibers/threads_outside.hpp).
+  if (fiber::t_in_runtime != 0) return next(t, attr, start, arg);
+  const bool in_trial = fiber::host_local(fiber::t_trial) != 0;
+  auto* box = new (std::nothrow) OutsideStart{start, arg, in_trial};
+  if (box == nullptr) return EAGAIN;
+  if (in_trial) fiber::outside_thread_started(DUET_HERE);
+  else fiber::foreign_thread_started(DUET_HERE);
+  const int rc = next(t, attr, &outside_thread_main, box);
+  if (rc != 0) {
+    delete box;
+    if (in_trial) fiber::outside_thread_ended();
+    else fiber::foreign_thread_ended();
   }
-  return next(t, attr, start, arg);
+  return rc;
 }
 int pthread_join(pthread_t t, void** result) {
   if (ThreadRecord* r = record_of(t)) {
@@ -601,6 +629,25 @@ int pthread_detach(pthread_t t) noexcept {
   if (record_of(t) != nullptr) return 0;  // the run ends when its fibers do
   DUET_REAL(pthread_detach);
   return next(t);
+}
+
+// A fiber's pthread_t is no thread glibc knows (ESRCH): its scheduling parameters are those of
+// the thread that runs the fibers (absl::Mutex asks for its own at a contended lock, and logged
+// the failure every time), and setting them changes nothing (the scheduler decides).
+int pthread_getschedparam(pthread_t t, int* policy, sched_param* param) noexcept {
+  DUET_REAL(pthread_getschedparam);
+  if (const InRun rt = in_run(); rt && names_a_fiber(*rt, t)) t = reinterpret_cast<pthread_t>(fiber::host_thread_pointer());
+  return next(t, policy, param);
+}
+int pthread_setschedparam(pthread_t t, int policy, const sched_param* param) noexcept {
+  if (const InRun rt = in_run(); rt && names_a_fiber(*rt, t)) return 0;
+  DUET_REAL(pthread_setschedparam);
+  return next(t, policy, param);
+}
+int pthread_setschedprio(pthread_t t, int priority) noexcept {
+  if (const InRun rt = in_run(); rt && names_a_fiber(*rt, t)) return 0;
+  DUET_REAL(pthread_setschedprio);
+  return next(t, priority);
 }
 
 // ---- POSIX barriers ----

@@ -183,7 +183,8 @@ namespace duet::detail::instrumented {
 namespace {
 
 // One mark: an update of the shared object, as the subject's step at the caller's line.
-void mark(std::uint64_t slot, const void* return_address) noexcept {
+// `frame`: the stub's callee's frame, the same at a call's entry and at its return.
+void mark(std::uint64_t slot, const void* return_address, const void* frame, bool enters) noexcept {
   if (const InRun rt = in_run()) {
     const Slot& s = state().slots[slot];
     fiber::called_library(*rt, state().libraries[s.library].name.c_str());
@@ -191,23 +192,35 @@ void mark(std::uint64_t slot, const void* return_address) noexcept {
                  location_of(return_address));
     fiber::leave(*rt, fiber::Op::rmw);
     fiber::acquire_everything_released(*rt);
+    const void*& outer = fiber::library_frame(*rt);
+    if (enters) enter_library(*rt, frame);
+    else if (outer == frame) outer = nullptr;
   }
 }
 
 }  // namespace
+
+// A call made from below the outermost call's frame is nested in it (the library called back
+// instrumented code, which calls the library again). From at or above it, the outermost call
+// must have ended without its return mark (an exception unwound through the stub): replaced.
+void enter_library(fiber::Runtime& rt, const void* frame) noexcept {
+  const void*& outer = fiber::library_frame(rt);
+  if (outer == nullptr || frame >= outer) outer = frame;
+}
+
 }  // namespace duet::detail::instrumented
 
 extern "C" {
 void* duet_library_call_enters(std::uint64_t slot, const void* return_address) noexcept {
   using namespace duet::detail::instrumented;
   if (duet::detail::fiber::t_runtime != nullptr) [[unlikely]]
-    mark(slot, return_address);
+    mark(slot, return_address, __builtin_frame_address(0), true);
   return state().slots[slot].target;
 }
 void duet_library_call_returns(std::uint64_t slot, const void* return_address) noexcept {
   using namespace duet::detail::instrumented;
   if (duet::detail::fiber::t_runtime != nullptr) [[unlikely]]
-    mark(slot, return_address);
+    mark(slot, return_address, __builtin_frame_address(0), false);
 }
 }
 
@@ -405,6 +418,7 @@ void wrap_uninstrumented_calls() noexcept {
 #else  // other platforms: calls into uninstrumented code are not seen
 
 void wrap_uninstrumented_calls() noexcept {}
+void enter_library(fiber::Runtime&, const void*) noexcept {}
 
 #endif
 

@@ -3,7 +3,13 @@
 // acquire exchange, the synchronisation a library's runtime provides (tests/instrumented/
 // uninstrumented_test.cpp).
 #include <atomic>
+#include <climits>
 #include <cstdint>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace {
 std::atomic<void*> g_slot{nullptr};
@@ -40,5 +46,82 @@ __attribute__((visibility("default"))) int handoff_reclaim(std::atomic<void*>* h
   if (hazard->load(std::memory_order_seq_cst) == node) return 0;
   dispose(node);
   return 1;
+}
+}
+
+// A lock whose lock_when runs the caller's condition (instrumented code, called back) with the
+// lock held and, while it is false, releases the lock and waits on a futex for the next unlock:
+// absl::Mutex::LockWhen's shape, its atomics invisible to duet. gate[0]: held; gate[1]: unlocks.
+namespace {
+long futex(int* word, int op, int value) { return syscall(SYS_futex, word, op, value, nullptr, nullptr, 0); }
+void gate_lock(int* gate) {
+  for (;;) {
+    const int seen = __atomic_load_n(&gate[1], __ATOMIC_ACQUIRE);
+    if (__atomic_exchange_n(&gate[0], 1, __ATOMIC_ACQUIRE) == 0) return;
+    futex(&gate[1], FUTEX_WAIT_PRIVATE, seen);
+  }
+}
+int gate_release(int* gate) {
+  __atomic_store_n(&gate[0], 0, __ATOMIC_RELEASE);
+  const int unlocks = __atomic_add_fetch(&gate[1], 1, __ATOMIC_RELEASE);
+  futex(&gate[1], FUTEX_WAKE_PRIVATE, INT_MAX);
+  return unlocks;
+}
+}  // namespace
+
+extern "C" {
+__attribute__((visibility("default"))) void handoff_gate_lock(int* gate) { gate_lock(gate); }
+__attribute__((visibility("default"))) void handoff_gate_unlock(int* gate) { gate_release(gate); }
+__attribute__((visibility("default"))) void handoff_gate_lock_when(int* gate, int (*condition)(void*), void* arg) {
+  for (;;) {
+    gate_lock(gate);
+    if (condition(arg) != 0) return;
+    futex(&gate[1], FUTEX_WAIT_PRIVATE, gate_release(gate));
+  }
+}
+}
+
+// A worker the library starts on the first submit, which polls for a task with sched_yield and
+// runs it (the caller's code, called back): a library's thread pool (oneTBB's workers).
+namespace {
+struct Pool {
+  void (*task)(void*) = nullptr;
+  void* arg = nullptr;
+  int state = 0;  // 0 idle, 1 queued, 2 done, 3 stopping
+  bool started = false;
+  pthread_t worker{};
+} g_pool;
+void* pool_worker(void*) {
+  for (;;) {
+    const int s = __atomic_load_n(&g_pool.state, __ATOMIC_ACQUIRE);
+    if (s == 3) return nullptr;
+    if (s == 1) {
+      g_pool.task(g_pool.arg);
+      __atomic_store_n(&g_pool.state, 2, __ATOMIC_RELEASE);
+    } else {
+      sched_yield();
+    }
+  }
+}
+}  // namespace
+
+extern "C" {
+__attribute__((visibility("default"))) void handoff_pool_submit(void (*task)(void*), void* arg) {
+  if (!g_pool.started) {
+    g_pool.started = pthread_create(&g_pool.worker, nullptr, pool_worker, nullptr) == 0;
+  }
+  g_pool.task = task;
+  g_pool.arg = arg;
+  __atomic_store_n(&g_pool.state, 1, __ATOMIC_RELEASE);
+}
+__attribute__((visibility("default"))) void handoff_pool_wait() {
+  while (__atomic_load_n(&g_pool.state, __ATOMIC_ACQUIRE) != 2) sched_yield();
+  __atomic_store_n(&g_pool.state, 0, __ATOMIC_RELAXED);
+}
+__attribute__((visibility("default"))) void handoff_pool_stop() {
+  if (!g_pool.started) return;
+  __atomic_store_n(&g_pool.state, 3, __ATOMIC_RELEASE);
+  pthread_join(g_pool.worker, nullptr);
+  g_pool = Pool{};
 }
 }
