@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "check/model.hpp"
+#include "execute/fibers/threads_outside.hpp"
 
 namespace duet::history {
 
@@ -36,6 +37,7 @@ namespace {
 // checks the same code (the parts, their results, the cancel flags) for real races.
 template <class Run>
 void run_in_parallel(std::size_t n, Run& run) {
+  const duet::detail::fiber::DuetsOwnThreads own;  // oneTBB's workers, and the workers they start, are duet's
 #if defined(DUET_THREAD_SANITIZER)
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> workers;

@@ -272,8 +272,8 @@ bool shows_concurrency(const Trace& t) {
   };
   if (std::any_of(t.interleaving.begin(), t.interleaving.end(), concurrent_step)) return true;
   // On fibers each branch is a fiber of its own, and the prefix and the suffix run alone on the
-  // calling thread, before the first fiber starts and after the last one ends: a prefix and one
-  // branch's calls ran one after the other, so two branches must hold calls.
+  // trial's own fiber, before the first branch starts and after the last one ends: a prefix and
+  // one branch's calls ran one after the other, so two branches must hold calls.
   if (!t.schedule.empty() || !t.interleaving.empty()) return with_calls >= 2;
   // On threads the calling thread runs the prefix, the suffix and branch 0.
   const bool outside_branches = !t.y_prefix.empty() || !t.y_suffix.empty();

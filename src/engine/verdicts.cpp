@@ -119,15 +119,15 @@ CheckResult no_counterexample(CheckResult r, const Settings& s, const Property& 
 // A negative test whose counterexample needs no concurrency: an error, with the failure shown.
 CheckResult sequential_counterexample(CheckResult r, bool on_fibers) {
   r.status = CheckResult::Status::error;
-  // On fibers the prefix and suffix run on the calling thread, whose identity (thread id,
-  // thread_local storage) differs from the fibers' where duet_instrument gives them their own:
-  // a subject that keys on it fails there by the thread, not by a race, and needs every call on
-  // a fiber to show what it does under concurrency.
+  // On fibers the prefix and suffix run alone on the trial's own fiber, whose identity (thread
+  // id, thread_local storage) differs from the branches' where duet_instrument gives them their
+  // own: a subject that keys on it fails there by the thread, not by a race, and needs every
+  // call on a branch to show what it does under concurrency.
   const std::string fibers =
-      on_fibers ? "  On fibers the prefix and the suffix run alone on the calling thread, before and after the\n"
-                  "  fibers. A subject that tells threads apart by their identity (a producer per thread, say)\n"
-                  "  may fail here by the thread the prefix ran on: check it with every call on a fiber,\n"
-                  "  ParallelConfig{.prefix_length = 0}.\n"
+      on_fibers ? "  On fibers the prefix and the suffix run alone on a fiber of their own (\"main\"), before and\n"
+                  "  after the branches. A subject that tells threads apart by their identity (a producer per\n"
+                  "  thread, say) may fail here by the thread the prefix ran on: check it with every call on a\n"
+                  "  branch, ParallelConfig{.prefix_length = 0}.\n"
                 : "";
   r.report = "duet: " + r.name +
              ": error: the subject fails without concurrency: the counterexample's calls all run on one thread\n"

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <span>
 #include <sstream>
 
@@ -250,6 +251,37 @@ struct YCase {
     if (trace) record_trial(schedule_start, out.message);
     return out;
   }
+  // Whether some order of the calls explains history `h`. A front end whose oracle runs the
+  // candidate judges where the driver runs the candidate alone (on fibers, a run of its own).
+  bool explains(const std::vector<Observed>& h, TrialJudge& judge, TrialDriver& driver) {
+    if (!steps.oracle_runs_candidate()) return steps.explained(shape, h, judge, pp.config.consistency);
+    bool explained = false;
+    driver.run_alone([&] { explained = steps.explained(shape, h, judge, pp.config.consistency); },
+                     [&](bool keep) { steps.oracle_done(keep); });
+    return explained;
+  }
+  // A trial that ran to its end, judged once per program for each history (results and which
+  // calls precede which): the case's outcome when it ends here.
+  std::optional<CaseOutcome> judge_trial(TrialJudge& judge, CallOrderCheck& call_orders, TrialDriver& driver,
+                                         std::size_t schedule_start, bool last) {
+    try {
+      const bool own = call_orders.explained_before(observed) || explains(observed, judge, driver);
+      if (!own && judge.finish(out)) return out;
+      const auto in_order = [&](const std::vector<Observed>& h) { return explains(h, judge, driver); };
+      const CallOrderCheck::Verdict orders = call_orders.judge(observed, own, in_order);
+      if (orders == CallOrderCheck::Verdict::failed)
+        return fail_trial_from(schedule_start, steps.violation(pp.config.consistency));
+      if (orders == CallOrderCheck::Verdict::unexplained && judge.finish(out)) return out;
+    } catch (const ExecutorFailed& e) {  // the oracle's run of the candidate did not complete
+      return end(StepVerdict::error(e.message));
+    }
+    if (trace && trace->record_pass && last) {
+      // A replay the engine compares with the failing run it should have reproduced.
+      record_trial(schedule_start, "");
+      trace->failed = false;
+    }
+    return std::nullopt;
+  }
   // Which operation each fiber's calls are, for their progress guarantees.
   void announce_branch_calls(TrialDriver& driver) {
     Trace drawn;
@@ -302,22 +334,8 @@ CaseOutcome YCase::run_trials() {
       // looks for it again with them (call_order_check.hpp).
       if (v.kind != StepVerdict::Kind::fail) return end(std::move(v));
       if (!call_orders.search_again_with_fences(v.message)) return fail_trial(std::move(v.message));
-    } else {
-      // Judged once per program for each history (results and which calls precede which).
-      const bool own =
-          call_orders.explained_before(observed) || steps.explained(shape, observed, judge, pp.config.consistency);
-      if (!own && judge.finish(out)) return out;
-      const auto in_order = [&](const std::vector<Observed>& h) {
-        return steps.explained(shape, h, judge, pp.config.consistency);
-      };
-      const CallOrderCheck::Verdict orders = call_orders.judge(observed, own, in_order);
-      if (orders == CallOrderCheck::Verdict::failed) return fail_trial(steps.violation(pp.config.consistency));
-      if (orders == CallOrderCheck::Verdict::unexplained && judge.finish(out)) return out;
-      if (trace && trace->record_pass && t + 1 == trials) {
-        // A replay the engine compares with the failing run it should have reproduced.
-        record_trial(schedule_start, "");
-        trace->failed = false;
-      }
+    } else if (std::optional<CaseOutcome> ended = judge_trial(judge, call_orders, driver, schedule_start, t + 1 == trials)) {
+      return *ended;
     }
     if (!driver.trial_passed(src, schedule_start)) break;
   }

@@ -246,6 +246,18 @@ struct CandidateOracle {
   mutable State kept_calls = {};
   mutable bool kept_used = false;  // kept has run other calls (a trial's subject, given to reset)
 
+  // The subject's code runs as the subject's (fiber::SubjectsCode) where the search runs as
+  // duet's own, in the oracle's own fiber run (TrialDriver::run_alone): its clock reads and
+  // locks are the search's budget and bookkeeping, not steps of the run.
+  ~CandidateOracle() {
+    const fiber::SubjectsCode subject;
+    kept.reset();
+  }
+  CandidateOracle(const LinDescription* l, const std::vector<LinCall>* c, const std::vector<Observed>* o)
+      : lin(l), calls(c), observed(o) {}
+  CandidateOracle(const CandidateOracle&) = delete;
+  CandidateOracle& operator=(const CandidateOracle&) = delete;
+
   State initial() const { return {}; }
   static Result run_call(const LinCall& call, LinSubject& t) {
     try {
@@ -255,6 +267,7 @@ struct CandidateOracle {
     }
   }
   bool apply(State& s, std::size_t i) const {
+    const fiber::SubjectsCode subject;
     if (!kept || kept_used || kept_calls != s) {
       if (!kept || !lin->reset_subject(*kept)) kept = lin->make_subject();
       kept_used = false;
@@ -336,6 +349,14 @@ class LinYSteps final : public YSteps {
     if (!explained && lin_.show_state) keep_witness(judge.order);
     return explained;
   }
+  // The oracle is the candidate: where the trials run on fibers and the subject starts threads,
+  // its replays run on fibers too (TrialDriver::run_alone), and a kept subject whose threads
+  // still run there is destroyed there, which joins them.
+  bool oracle_runs_candidate() const override { return mode_ == LinMode::oracle; }
+  void oracle_done(bool keep) override {
+    const fiber::SubjectsCode subject;
+    if (!keep) spare_.reset();
+  }
   std::string violation(Consistency consistency) const override {
     if (mode_ == LinMode::stress) return why_;
     return "no " + consistency_name(consistency) +
@@ -377,6 +398,7 @@ class LinYSteps final : public YSteps {
   void keep_witness(const std::vector<std::size_t>& order) {
     witness_.clear();
     witness_states_.clear();
+    const fiber::SubjectsCode subject;
     try {
       const std::unique_ptr<LinSubject> t = lin_.make_subject();
       witness_states_.push_back(lin_.printed_state(*t));

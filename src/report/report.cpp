@@ -168,7 +168,9 @@ static std::string report_warnings(const ReportData& d) {
            (d.value_drift_steps == 1 ? " step" : " steps") +
            ", with the same schedule,\n"
            "  results and failure: memory that outlived earlier runs (a library's global counter, a\n"
-           "  recycled per-thread record). The first, " +
+           "  recycled per-thread record), or a value code duet does not see computed from what no\n"
+           "  run controls (an uninstrumented library's read of the CPU's cycle counter: Abseil's\n"
+           "  SpinLock keeps wait cycles in its lock word). The first, " +
            d.value_drift + ".\n";
   if (d.crash_needs_earlier_cases)
     out += "  warning: the process died running this case, but not when the case ran again in another\n"

@@ -135,6 +135,37 @@ TEST(Determinism, EveryRunStartsAtTheSameInstant) {
   EXPECT_EQ(first, 1'000'005);  // the monotonic clocks start at 1000 s
 }
 
+// A long sleep beside a fiber that spins with a short sleep per retry is waited for, not a
+// livelock: 200 ms of 10 us retries are 60,000 steps, past the bound of 10,000 and its fair
+// phase, so at the fair phase's end the clock jumps to the sleeper's deadline (fair_phase.cpp).
+// Abseil's Mutex was reported livelocked so beside its cycle clock's calibration (1 ms, 2, ... 128).
+// A spinner with no sleeper to wait for is still a livelock.
+TEST(Determinism, ALongSleepBesideASpinnerThatSleepsIsWaitedFor) {
+  for (const char* schedule : {"", "1", "1.0.1"}) {
+    std::atomic<bool> done{false};
+    const duet::FiberRun run = duet::run_fibers({[&] {
+                                                   std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                                                   done = true;
+                                                 },
+                                                 [&] {
+                                                   while (!done.load()) {
+                                                     std::this_thread::yield();
+                                                     std::this_thread::sleep_for(std::chrono::microseconds(10));
+                                                   }
+                                                 }},
+                                                schedule);
+    EXPECT_TRUE(run.completed) << schedule << "\n" << run.failure;
+  }
+  std::atomic<bool> never{false};
+  const duet::FiberRun spin = duet::run_fibers({[&] {
+                                                 while (!never.load())
+                                                   std::this_thread::sleep_for(std::chrono::microseconds(10));
+                                               }},
+                                               "");
+  EXPECT_FALSE(spin.completed);
+  EXPECT_NE(spin.failure.find("livelock"), std::string::npos) << spin.failure;
+}
+
 TEST(Determinism, SrandInARunReseedsTheRunsGenerator) {
   int a = 0, b = 0, c = 0;
   ASSERT_TRUE(duet::run_fibers({[&] { std::srand(5), a = std::rand(); }}, "").completed);

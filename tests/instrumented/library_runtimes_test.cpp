@@ -16,7 +16,10 @@
 #include <thread>
 #include <utility>
 
+#include <tbb/combinable.h>
 #include <tbb/concurrent_queue.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_group.h>
 
 #if DUET_HAVE_BOOST_THREAD
 #include <boost/thread/tss.hpp>
@@ -112,6 +115,71 @@ duet::Lin<TbbBounded> tbb_bounded_queue() {
 
 TEST(InstrumentedLibraryRuntimes, TbbConcurrentBoundedQueue) {
   passes_with_every_strategy(tbb_bounded_queue(), "libtbb", duet::MemoryModel::sc);
+}
+
+// Calls that run oneTBB's parallel algorithms: libtbb's workers (started by the first such call,
+// kept by libtbb) run the tasks, instrumented code, between polls of their own. On fibers they
+// are fibers of the trial that end with it, and duet::Lin's oracle (the candidate replayed
+// alone) runs on fibers too once a trial has shown that the subject starts threads: on the
+// calling thread it started real workers, which never end, and every later run was an error.
+// `Racy`: the tasks also leave the last value they saw in a plain field that count() reads with
+// no synchronisation (a race between a task and another branch's call, found; the value read
+// is not returned, which would depend on the order the tasks ran in, the oracle's too).
+template <bool Racy>
+struct TbbSums {
+  std::atomic<int> calls{0};
+  int last = 0;
+  int sum(int n) {
+    std::atomic<int> local{0};
+    tbb::task_group g;
+    for (int i = 1; i <= n; ++i)
+      g.run([this, &local, i] {
+        local.fetch_add(i);
+        if (Racy) last = i;
+      });
+    g.wait();
+    calls.fetch_add(1);
+    return local.load();
+  }
+  int parallel_sum(int n) {
+    tbb::combinable<int> parts([] { return 0; });
+    tbb::parallel_for(1, n + 1, [&](int i) { parts.local() += i; });
+    calls.fetch_add(1);
+    return parts.combine([](int a, int b) { return a + b; });
+  }
+  int count() {
+    if (Racy) [[maybe_unused]]
+      volatile int seen = last;
+    return calls.load();
+  }
+};
+
+template <bool Racy>
+duet::Lin<TbbSums<Racy>> tbb_sums() {
+  return duet::Lin<TbbSums<Racy>>(Racy ? "tbb_sums_racy" : "tbb_sums", "s")
+      .op(
+          "sum", [](TbbSums<Racy>& s, int n) { return s.sum(n); }, duet::integers(1, 3))
+      .op(
+          "parallel_sum", [](TbbSums<Racy>& s, int n) { return s.parallel_sum(n); }, duet::integers(1, 3))
+      .op("count", [](TbbSums<Racy>& s) { return s.count(); });
+}
+
+TEST(InstrumentedLibraryRuntimes, TbbTaskGroupAndParallelForInCallsPassWithTheCandidateAsOracle) {
+  for (const duet::Schedule& schedule : {duet::random(), duet::pct(3)}) {
+    duet::ParallelConfig pc;
+    pc.executor = duet::fibers(schedule);
+    const duet::CheckResult r = duet::check_parallel(tbb_sums<false>(), pc, seeded(1, 100));
+    EXPECT_TRUE(r.passed()) << schedule << "\n" << r.report;
+    if (kCallsSeen) EXPECT_NE(r.coverage.find("libtbb"), std::string::npos) << r.coverage;
+  }
+}
+
+TEST(InstrumentedLibraryRuntimes, TbbTaskWritingWhatAnotherCallReadsUnsynchronisedIsFound) {
+  duet::ParallelConfig pc;
+  pc.executor = duet::fibers();
+  const duet::CheckResult r = duet::expect_unsafe(tbb_sums<true>(), pc, seeded(1, 300));
+  EXPECT_TRUE(r.passed()) << r.report;
+  EXPECT_NE(r.report.find("data race"), std::string::npos) << r.report;
 }
 
 #if DUET_HAVE_BOOST_THREAD

@@ -100,6 +100,16 @@ class TrialDriver {
     (void)trial_start;
     return true;
   }
+  /// Runs `body`, the candidate's code that a check runs alone, its calls in order (duet::Lin's
+  /// oracle replays a trial's calls on subjects of its own), then `finish(keep)`: `keep` says
+  /// nothing `body` started is still running. Here on the calling thread; on fibers, after a
+  /// trial whose subject started threads, in a fiber run of its own, so that threads the
+  /// candidate starts there (a library's pool) are fibers that end with it. Throws
+  /// ExecutorFailed when that run did not complete.
+  virtual void run_alone(const std::function<void()>& body, const std::function<void(bool keep)>& finish) {
+    body();
+    finish(true);
+  }
   /// After a program's trials: whether they ran every way this driver can run it (an exhaustive
   /// search that ended), so that running the same program again would find nothing new.
   virtual bool program_exhausted() const { return false; }

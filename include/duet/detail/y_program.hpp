@@ -343,6 +343,11 @@ class YSteps {
   /// Whether some order of the calls explains the trial (searching with `judge`).
   virtual bool explained(const YShape& shape, const std::vector<Observed>& observed, TrialJudge& judge,
                          Consistency consistency) = 0;
+  /// explained() runs the candidate (duet::Lin's oracle): the loop runs it with
+  /// TrialDriver::run_alone, and then oracle_done(keep) in the same place, where a subject the
+  /// oracle keeps is destroyed unless `keep` (nothing it started is still running).
+  virtual bool oracle_runs_candidate() const { return false; }
+  virtual void oracle_done(bool keep) { (void)keep; }
   /// The failing trial's verdict line.
   virtual std::string violation(Consistency consistency) const = 0;
   /// For a failing program's draft: the program as a scenario test (Trace::ScenarioDraft's

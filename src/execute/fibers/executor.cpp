@@ -81,6 +81,15 @@ FiberOptions with_environment(FiberOptions o) {
 }
 
 namespace {
+// A deadlock of fibers that each wait for a lock (duet's, so another fiber holds it) is the
+// program's whatever else runs; one where a fiber waits for anything else (a condition, a
+// futex, a join) may be waiting for a thread outside the run.
+bool lock_cycle(const fiber::RunResult& r) {
+  return !r.blocked.empty() && std::all_of(r.blocked.begin(), r.blocked.end(), [](const fiber::BlockedFiber& b) {
+    return b.op.op == fiber::Op::lock || b.op.op == fiber::Op::lock_shared;
+  });
+}
+
 // What a pass or a failure says of the libraries its runs called that were not instrumented;
 // a data race or a stall also names the inline-assembly atomics compiled into the process, which
 // the instrumentation cannot see (a process-wide fact: said where it may explain the failure).
@@ -186,6 +195,7 @@ void FiberExecutor::begin_trial(Source& src) {
 
 void FiberExecutor::check_starts() {
   operations_at_check_start_ = operations_;
+  subject_started_threads_ = false;
   // A pass speaks of its own check's programs: an executor that another check used before (a
   // ParallelConfig shared by tests) starts its exhaustive search's totals afresh.
   strategy_ = make_schedule_strategy(schedule_, scheduler_);
@@ -254,17 +264,20 @@ void FiberExecutor::run_whole_trial(Executor& executor, const std::vector<std::f
     TrialDriver::run_whole_trial(executor, branches, parts);
     return;
   }
-  // The trial's fiber is a thread of the run too: FiberOptions' per-thread hooks around it.
-  const fiber::TrialFrame frame{[&] {
-                                  if (options_.on_fiber_start) options_.on_fiber_start();
-                                  parts.setup();
-                                },
-                                [&] {
-                                  parts.suffix();
-                                  parts.finish(!scheduler_.others_alive());
-                                },
-                                options_.on_fiber_stop};
+  const fiber::TrialFrame frame = hooked_frame(parts.setup, [&] {
+    parts.suffix();
+    parts.finish(!scheduler_.others_alive());
+  });
   run_on_fibers(branches, &frame);
+}
+
+// The trial's fiber is a thread of the run too: FiberOptions' per-thread hooks around it.
+fiber::TrialFrame FiberExecutor::hooked_frame(std::function<void()> setup, std::function<void()> teardown) const {
+  return {[this, setup = std::move(setup)] {
+            if (options_.on_fiber_start) options_.on_fiber_start();
+            setup();
+          },
+          std::move(teardown), options_.on_fiber_stop};
 }
 
 void FiberExecutor::run_on_fibers(const std::vector<std::function<void()>>& branches, const fiber::TrialFrame* frame) {
@@ -293,6 +306,7 @@ void FiberExecutor::run_on_fibers(const std::vector<std::function<void()>>& bran
   const fiber::RunResult& r =
       frame != nullptr ? scheduler_.run(hooked_branches, picker, *frame) : scheduler_.run(hooked_branches, picker);
   strategy_->finish(r);
+  if (r.fibers.size() > branches.size() + (frame != nullptr ? 1 : 0)) subject_started_threads_ = true;
   for (const char* library : r.libraries)
     if (std::find(libraries_.begin(), libraries_.end(), library) == libraries_.end()) libraries_.push_back(library);
   // Every event but each fiber's start and (if it finished) its exit is an operation: counted
@@ -314,7 +328,7 @@ void FiberExecutor::run_on_fibers(const std::vector<std::function<void()>>& bran
                  "allows are not explored\n",
                  fiber::location(r.weak_order_loc).c_str());
   }
-  if (r.outcome == fiber::Outcome::deadlock || r.outcome == fiber::Outcome::livelock)
+  if ((r.outcome == fiber::Outcome::deadlock && !lock_cycle(r)) || r.outcome == fiber::Outcome::livelock)
     if (std::string note = fiber::foreign_threads_note(); !note.empty())
       throw ScheduleFailed{fiber::describe(r, scheduler_.trace()) + "\n  " + note, true};
   if (r.outcome != fiber::Outcome::completed)

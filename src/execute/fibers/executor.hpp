@@ -31,6 +31,8 @@ class FiberExecutor final : public Executor, public TrialDriver {
   /// The whole trial in one run: the parts on a fiber of their own (fiber::TrialFrame).
   void run_whole_trial(Executor& executor, const std::vector<std::function<void()>>& branches,
                        const TrialParts& parts) override;
+  /// Once a trial's subject has started threads, in a fiber run of its own (run_alone.cpp).
+  void run_alone(const std::function<void()>& body, const std::function<void(bool keep)>& finish) override;
 
   // ---- the parallel runner's driver (duet/detail/trial_driver.hpp) ----
   TrialDriver& trial_driver() override { return *this; }
@@ -98,6 +100,7 @@ class FiberExecutor final : public Executor, public TrialDriver {
 
  private:
   void run_on_fibers(const std::vector<std::function<void()>>& branches, const fiber::TrialFrame* frame);
+  fiber::TrialFrame hooked_frame(std::function<void()> setup, std::function<void()> teardown) const;
 
   Schedule schedule_;
   FiberOptions options_;  // its on_fiber_start / on_fiber_stop
@@ -114,7 +117,12 @@ class FiberExecutor final : public Executor, public TrialDriver {
   std::unique_ptr<ScheduleStrategy> strategy_;  // the picker of each run
   fiber::ProgressMonitor progress_;             // the check's progress guarantees (progress.hpp)
   bool progress_on_ = false;
+  bool subject_started_threads_ = false;     // a trial of this check had fibers beyond its own (run_alone)
+  std::unique_ptr<fiber::Scheduler> alone_;  // run_alone's runs, apart from the trials' (their traces)
 };
+
+/// The scheduler's configuration for a check's FiberOptions.
+fiber::SchedulerConfig scheduler_config(const FiberOptions& o);
 
 /// `branches` with FiberOptions::on_fiber_start / on_fiber_stop run inside each fiber around it
 /// (`storage` keeps the wrapped functions), or `branches` when there are no hooks.

@@ -21,6 +21,20 @@ namespace duet::detail::fiber {
 /// per thread serves all its fibers; a fiber's function starts with it at zero.
 extern constinit thread_local int t_in_runtime;
 
+/// Around the subject's code that duet's own code calls while t_in_runtime is nonzero (duet::Lin's
+/// oracle runs the candidate from within its search, which is duet's code in the oracle's own
+/// fiber run): the subject's, as in a branch. Nothing where t_in_runtime is zero already.
+class SubjectsCode {
+ public:
+  SubjectsCode() noexcept : was_(t_in_runtime) { t_in_runtime = 0; }
+  ~SubjectsCode() { t_in_runtime = was_; }
+  SubjectsCode(const SubjectsCode&) = delete;
+  SubjectsCode& operator=(const SubjectsCode&) = delete;
+
+ private:
+  int was_;
+};
+
 /// True when the calling code runs on a fiber of the run (not in the scheduler between picks).
 bool on_fiber(Runtime&) noexcept;
 /// The calling fiber's number.

@@ -158,6 +158,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   result.cpp_memory_model = model_on_;
   if (model_on_) model_.begin_run();
   switch_points_ = 0;
+  time_passes_ = 0;
   block_seq_ = 0;
   current = kNoFiber;
   while (stacks_.size() < n_) {

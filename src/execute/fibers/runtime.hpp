@@ -251,6 +251,9 @@ class Runtime {
   bool fair_phase() const { return switch_points_ > config.max_steps; }
   /// The fair phase's pick: the candidate next after the current fiber, in turn by number.
   std::size_t fair_pick(const PickContext& ctx) const;
+  // At the end of the fair phase: fibers blocked with a deadline time out, and the fair phase
+  // starts again; false when none is (or it happened often enough in this run: fair_phase.cpp).
+  bool let_the_time_pass();
   std::uint32_t choose_when_idle();
   void make_runnable(std::uint32_t fiber, WakeReason why);
   void wake(const void* object, bool all, WakeReason why, std::size_t* woken);
@@ -317,6 +320,7 @@ class Runtime {
   std::exception_ptr picker_error_;
   std::uint32_t next_ = kNoFiber;
   std::size_t switch_points_ = 0;
+  std::size_t time_passes_ = 0;  // let_the_time_pass in this run
   std::uint64_t block_seq_ = 0;
   std::vector<ObjectState> objects_;
   ObjectTable table_;

@@ -134,23 +134,26 @@ std::size_t find_specific_offset(char* tp) noexcept {
   return found;
 }
 
-// Where glibc keeps a thread's kernel id in its control block: the one word there that holds
-// this thread's id (none, 0, when it is not exactly one). A fiber runs on the scheduling thread,
-// and glibc's own locks compare it with their owner's: a fiber's read-locked and unlocked
-// rwlock (strerror's locale lock, taken inside the C library where duet does not interpose)
-// was left looking write-locked while the id read 0, and the thread's next strerror hung.
+// Where glibc keeps a thread's kernel id in its control block: found with the one function
+// that reads nothing else of the block (pthread_getcpuclockid, which refuses an id of 0), on a
+// zeroed stand-in holding a made-up id at each candidate place, and confirmed on this thread's
+// own block (0: not found). A fiber runs on the scheduling thread, and glibc's own locks compare
+// it with their owner's: a fiber's read-locked and unlocked rwlock (strerror's locale lock, taken
+// inside the C library where duet does not interpose) was left looking write-locked while the
+// id read 0, and the thread's next strerror hung.
 std::size_t find_tid_offset(const char* tp) noexcept {
-  const int tid = gettid();
-  std::size_t found = 0, matches = 0;
+  alignas(64) static char stand_in[kControlBlockSearched];
+  constexpr int kMadeUpId = 0x5eed;
   for (std::size_t at = kTcbCopiedTo; at + sizeof(int) <= kControlBlockSearched; at += sizeof(int)) {
-    int word;
-    std::memcpy(&word, tp + at, sizeof word);
-    if (word == tid) {
-      found = at;
-      ++matches;
-    }
+    std::memset(stand_in, 0, sizeof stand_in);
+    std::memcpy(stand_in + at, &kMadeUpId, sizeof kMadeUpId);
+    clockid_t clock;
+    if (pthread_getcpuclockid(reinterpret_cast<pthread_t>(stand_in), &clock) != 0) continue;
+    int own;
+    std::memcpy(&own, tp + at, sizeof own);
+    return own == gettid() ? at : 0;
   }
-  return matches == 1 ? found : 0;
+  return 0;
 }
 
 Loader find_loader() noexcept {

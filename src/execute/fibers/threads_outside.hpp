@@ -13,6 +13,8 @@
 // Internal: users' headers never see it.
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string>
 
 #include <duet/detail/source_location.hpp>
@@ -21,14 +23,31 @@
 
 namespace duet::detail::fiber {
 
-/// Around duet's own threads (the hang monitor, the stall watchdog): started on the calling
-/// thread, maybe within a trial, they are not the subject's and are not counted.
+/// Around duet's own threads (the hang monitor, the stall watchdog, the thread pool of checks
+/// on threads): started on the calling thread, maybe within a trial, they are not the
+/// subject's and are not counted (the threads they start are, when the subject's code starts
+/// them: a pool thread runs the subject's calls).
 class DuetsOwnThread {
  public:
   DuetsOwnThread() noexcept { ++t_in_runtime; }
   ~DuetsOwnThread() { --t_in_runtime; }
   DuetsOwnThread(const DuetsOwnThread&) = delete;
   DuetsOwnThread& operator=(const DuetsOwnThread&) = delete;
+};
+
+/// Set on a thread whose every thread is duet's: within DuetsOwnThreads, and for good on the
+/// threads started there (interpose.cpp), so that a library duet itself uses (oneTBB, whose
+/// workers start more workers) starts none the subject's are counted with.
+extern constinit thread_local bool t_duets_lineage;
+class DuetsOwnThreads {
+ public:
+  DuetsOwnThreads() noexcept : was_(t_duets_lineage) { t_duets_lineage = true; }
+  ~DuetsOwnThreads() { t_duets_lineage = was_; }
+  DuetsOwnThreads(const DuetsOwnThreads&) = delete;
+  DuetsOwnThreads& operator=(const DuetsOwnThreads&) = delete;
+
+ private:
+  bool was_;
 };
 
 /// A thread started outside a run by a trial's code, at `loc`.
@@ -42,10 +61,13 @@ bool outside_threads_alive() noexcept;
 std::string outside_threads_error();
 
 /// A thread started outside any fiber trial by code that is not duet's (before the check: a
-/// library's background thread, which leveldb's first compaction starts and never ends), at
-/// `loc`: counted while it lives. Runs go on beside it, but a fiber that waits for it waits for
-/// ever, so a run that deadlocks (or livelocks) while one lives cannot be judged.
-void foreign_thread_started(duet::source_location loc) noexcept;
+/// library's background thread, which leveldb's first compaction starts and never ends), from
+/// `stack` (return addresses, innermost first; symbolised only when a report names them):
+/// counted while it lives. Runs go on beside it, but a fiber that waits for it waits for ever,
+/// so a run that deadlocks on anything but fibers' locks (or livelocks) while one lives cannot
+/// be judged.
+inline constexpr std::size_t kForeignStack = 12;
+void foreign_thread_started(std::span<void* const> stack) noexcept;
 void foreign_thread_ended() noexcept;
 /// Why a run that deadlocked or livelocked is no verdict: such threads are alive, and where one
 /// was started; empty when none is.

@@ -7,7 +7,6 @@
 //   futex (std::atomic::wait,      a wait on the address / a notify of it
 //     semaphores, latches, ...)
 //   pthread_create / join          a fiber of the run / waiting for it to finish
-//   pthread_{get,set}schedparam    on a fiber: the running thread's / no effect
 //   pthread_once                   run once, other fibers wait for it
 //   POSIX semaphores               a wait blocks the fiber while the count is zero
 //   sched_yield, sleeps            duet::yield, virtual-time sleeps (poll on no descriptors too)
@@ -20,8 +19,10 @@
 #include <deque>
 #include <mutex>
 #include <new>
+#include <span>
 #include <unordered_map>
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <linux/futex.h>
 #include <malloc.h>
 #include <poll.h>
@@ -32,7 +33,6 @@
 #include <unistd.h>
 
 #include "execute/fibers/determinism.hpp"
-#include "execute/fibers/scheduler.hpp"
 #include "execute/fibers/threads_outside.hpp"
 #include "execute/fibers/thread_locals.hpp"
 #include "execute/instrumented/instrumented.hpp"
@@ -204,36 +204,41 @@ ThreadRecord* record_of(pthread_t t) {
   return nullptr;
 }
 
-// `t` names a fiber of the running thread's run: a thread started in it, or a fiber's own
-// thread pointer (where fibers have storage of their own; else pthread_self() is the thread's).
-bool names_a_fiber(fiber::Runtime& rt, pthread_t t) {
-  if (record_of(t) != nullptr) return true;
-  for (std::uint32_t i = 0; i < fiber::kMaxFibers; ++i) {
-    const void* id = fiber::thread_id(rt, i);
-    if (id == nullptr) return false;
-    if (pthread_equal(reinterpret_cast<pthread_t>(id), t)) return true;
-  }
-  return false;
-}
-
-// A thread started outside a run: its start routine, and the count kept while it runs (also
-// when it ends by pthread_exit, which unwinds this frame): a trial's, or one started before.
+// A thread started outside a run: its start routine, and what it is: duet's own (within
+// fiber::DuetsOwnThreads, so are the threads it starts: a pool whose workers start more), a
+// trial's, or one started before any trial; the last two are counted while they run (also when
+// one ends by pthread_exit, which unwinds this frame).
+enum class Origin : unsigned char { duets, duets_lineage, trials, foreign };
 struct OutsideStart {
   void* (*start)(void*);
   void* arg;
-  bool in_trial;
+  Origin origin;
 };
+void count_ended(Origin origin) noexcept {
+  if (origin == Origin::trials) fiber::outside_thread_ended();
+  if (origin == Origin::foreign) fiber::foreign_thread_ended();
+}
 void* outside_thread_main(void* p) {
   const OutsideStart s = *static_cast<OutsideStart*>(p);
   delete static_cast<OutsideStart*>(p);
+  if (s.origin == Origin::duets_lineage) fiber::t_duets_lineage = true;
   const struct Ended {
-    bool in_trial;
-    ~Ended() {
-      if (in_trial) fiber::outside_thread_ended();
-      else fiber::foreign_thread_ended();
-    }
-  } ended{s.in_trial};
+    Origin origin;
+    ~Ended() { count_ended(origin); }
+  } ended{s.origin};
   return s.start(s.arg);
+}
+Origin origin_of_new_thread() noexcept {
+  if (fiber::t_duets_lineage) return Origin::duets_lineage;
+  if (fiber::t_in_runtime != 0) return Origin::duets;
+  return fiber::host_local(fiber::t_trial) != 0 ? Origin::trials : Origin::foreign;
+}
+// Where a thread started before any trial was started from: the calling stack, symbolised
+// only when a report names it (the caller is the standard library's std::thread).
+void count_foreign_start() noexcept {
+  void* stack[fiber::kForeignStack];
+  const int frames = backtrace(stack, static_cast<int>(fiber::kForeignStack));
+  fiber::foreign_thread_started(std::span<void* const>(stack, frames > 0 ? static_cast<std::size_t>(frames) : 0));
 }
 
 int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), void* arg, duet::source_location loc) {
@@ -593,20 +598,18 @@ int pthread_once(pthread_once_t* once, void (*init)()) {
 int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*start)(void*), void* arg) noexcept {
   if (const InRun rt = in_run()) return start_thread(*rt, t, start, arg, DUET_HERE);
   DUET_REAL(pthread_create);
-  // Started outside any run by code not duet's: by a fiber trial's code (a Api prefix call, the
-  // oracle's run of the candidate), or before any trial (a library's background thread): a real
-  // thread, counted while it lives (execute/fibers/threads_outside.hpp).
-  if (fiber::t_in_runtime != 0) return next(t, attr, start, arg);
-  const bool in_trial = fiber::host_local(fiber::t_trial) != 0;
-  auto* box = new (std::nothrow) OutsideStart{start, arg, in_trial};
+  // Started outside any run: by duet's own code, by a fiber trial's code (a duet::Api prefix
+  // call, the oracle's run of the candidate), or before any trial (a library's background
+  // thread); the last two are real threads counted while they live (threads_outside.hpp).
+  const Origin origin = origin_of_new_thread();
+  auto* box = new (std::nothrow) OutsideStart{start, arg, origin};
   if (box == nullptr) return EAGAIN;
-  if (in_trial) fiber::outside_thread_started(DUET_HERE);
-  else fiber::foreign_thread_started(DUET_HERE);
+  if (origin == Origin::trials) fiber::outside_thread_started(DUET_HERE);
+  if (origin == Origin::foreign) count_foreign_start();
   const int rc = next(t, attr, &outside_thread_main, box);
   if (rc != 0) {
     delete box;
-    if (in_trial) fiber::outside_thread_ended();
-    else fiber::foreign_thread_ended();
+    count_ended(origin);
   }
   return rc;
 }
@@ -629,25 +632,6 @@ int pthread_detach(pthread_t t) noexcept {
   if (record_of(t) != nullptr) return 0;  // the run ends when its fibers do
   DUET_REAL(pthread_detach);
   return next(t);
-}
-
-// A fiber's pthread_t is no thread glibc knows (ESRCH): its scheduling parameters are those of
-// the thread that runs the fibers (absl::Mutex asks for its own at a contended lock, and logged
-// the failure every time), and setting them changes nothing (the scheduler decides).
-int pthread_getschedparam(pthread_t t, int* policy, sched_param* param) noexcept {
-  DUET_REAL(pthread_getschedparam);
-  if (const InRun rt = in_run(); rt && names_a_fiber(*rt, t)) t = reinterpret_cast<pthread_t>(fiber::host_thread_pointer());
-  return next(t, policy, param);
-}
-int pthread_setschedparam(pthread_t t, int policy, const sched_param* param) noexcept {
-  if (const InRun rt = in_run(); rt && names_a_fiber(*rt, t)) return 0;
-  DUET_REAL(pthread_setschedparam);
-  return next(t, policy, param);
-}
-int pthread_setschedprio(pthread_t t, int priority) noexcept {
-  if (const InRun rt = in_run(); rt && names_a_fiber(*rt, t)) return 0;
-  DUET_REAL(pthread_setschedprio);
-  return next(t, priority);
 }
 
 // ---- POSIX barriers ----

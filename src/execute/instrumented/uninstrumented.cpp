@@ -222,6 +222,21 @@ void duet_library_call_returns(std::uint64_t slot, const void* return_address) n
   if (duet::detail::fiber::t_runtime != nullptr) [[unlikely]]
     mark(slot, return_address, __builtin_frame_address(0), false);
 }
+
+// An exception that unwinds through a stub skips its return mark: caught at or above the
+// stub's frame (by the library's caller: oneTBB's task_group::wait rethrows a task's
+// exception), the call has ended, and the fiber's steps are its own again. Weak: a program
+// that links the C++ runtime statically keeps its own (and only this bookkeeping is lost).
+__attribute__((weak)) void* __cxa_begin_catch(void* exception) noexcept {
+  using namespace duet::detail;
+  static auto* const real = reinterpret_cast<void* (*)(void*)>(dlsym(RTLD_NEXT, "__cxa_begin_catch"));
+  if (fiber::t_runtime != nullptr) [[unlikely]]
+    if (const instrumented::InRun rt = instrumented::in_run()) {
+      const void*& outer = fiber::library_frame(*rt);
+      if (outer != nullptr && __builtin_frame_address(0) >= outer) outer = nullptr;
+    }
+  return real(exception);
+}
 }
 
 namespace duet::detail::instrumented {
