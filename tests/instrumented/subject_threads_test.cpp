@@ -426,6 +426,59 @@ TEST(SubjectThreads, AThreadStartedBeforeTheCheckMakesADeadlockNoVerdict) {
               "no verdict beside the thread, as expected");
 }
 
+// A process-wide pool that its static destructor stops and joins at exit (RocksDB's Env): its
+// thread, started in a trial, outlived it (an error of the check), and the process still exits
+// cleanly: the join of a thread abandoned with its run was refused, and std::thread::join threw
+// in the destructor (std::terminate at exit).
+class ExitJoinedPool {
+ public:
+  static ExitJoinedPool& instance() {
+    static ExitJoinedPool pool;
+    return pool;
+  }
+  void start() {
+    std::lock_guard g(m_);
+    if (!worker_.joinable())
+      worker_ = std::thread([this] {
+        std::unique_lock g(m_);
+        cv_.wait(g, [&] { return stop_; });
+      });
+  }
+  ~ExitJoinedPool() {
+    {
+      std::lock_guard g(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (worker_.joinable()) worker_.join();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread worker_;
+};
+
+struct UsesExitJoinedPool {
+  UsesExitJoinedPool() { ExitJoinedPool::instance().start(); }
+  void add(int) {}
+  int get() { return 0; }
+};
+
+void check_then_exit_with_a_pool_joined_at_exit() {
+  const duet::CheckResult r =
+      duet::check_parallel(add_get_spec<UsesExitJoinedPool>("exit_joined_pool"), {.executor = duet::fibers()}, seeded(20));
+  const bool ok = r.status == duet::CheckResult::Status::error && has(r.report, "outlived its trial");
+  std::fprintf(stderr, "%s\n%s\n", r.report.c_str(), ok ? "the error, then a clean exit" : "");
+  std::exit(ok ? 0 : 1);  // runs the pool's static destructor
+}
+
+TEST(SubjectThreads, AProcessWidePoolJoinedAtExitLetsTheProcessExit) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(check_then_exit_with_a_pool_joined_at_exit(), testing::ExitedWithCode(0), "the error, then a clean exit");
+}
+
 TEST(SubjectThreads, OnThreadsTheStoreIsChecked) {
   const duet::CheckResult r = duet::check_parallel(store_spec(), {}, seeded(50));
   EXPECT_TRUE(r) << r.report;
