@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/emulation.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -391,7 +393,7 @@ void background_thread_checks() {
 }
 
 TEST(SubjectThreads, AThreadThatOutlivesItsTrialIsAnErrorForThisAndEveryLaterFiberCheck) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
   EXPECT_EXIT(background_thread_checks(), testing::ExitedWithCode(0), "both errors, as expected");
 }
 
@@ -421,7 +423,9 @@ void checks_beside_a_warm_background_thread() {
 }
 
 TEST(SubjectThreads, AThreadStartedBeforeTheCheckMakesADeadlockNoVerdict) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // The isolated check's child starts threads while the background thread lives.
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
   EXPECT_EXIT(checks_beside_a_warm_background_thread(), testing::ExitedWithCode(0),
               "no verdict beside the thread, as expected");
 }
@@ -475,7 +479,7 @@ void check_then_exit_with_a_pool_joined_at_exit() {
 }
 
 TEST(SubjectThreads, AProcessWidePoolJoinedAtExitLetsTheProcessExit) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
   EXPECT_EXIT(check_then_exit_with_a_pool_joined_at_exit(), testing::ExitedWithCode(0), "the error, then a clean exit");
 }
 

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/emulation.hpp"
+
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -214,7 +216,7 @@ class ReentrantCounter {
 // with a deadline: a hang ends it, not the suite.
 TEST(InstrumentedThreadLocals, TheCLibrarysOwnLocksSeeTheThreadsKernelIdOnAFiber) {
   DUET_NEED_FIBER_TLS();
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
   EXPECT_EXIT(
       {
         alarm(10);
