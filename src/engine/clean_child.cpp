@@ -29,6 +29,7 @@ CleanChild::CleanChild(RunContext& context) {
   const Execution& execution = *context.property.execution;
   if (context.settings.isolate || !execution.may_leave_calls_unfinished()) return;
   unfinished_at_start_ = execution.trials_left_unfinished();
+  library_runs_at_start_ = fiber::runs_in_libraries();
 #if defined(__SANITIZE_THREAD__)
   why_none_ = "ThreadSanitizer builds fork no child for it";
 #else
@@ -56,12 +57,15 @@ CleanChild::~CleanChild() = default;
 
 void CleanChild::take_over(RunContext& context, ReportData& data) {
   const Execution& execution = *context.property.execution;
-  if (!execution.may_leave_calls_unfinished() || execution.trials_left_unfinished() == unfinished_at_start_) return;
-  data.left_unfinished = true;
+  if (!execution.may_leave_calls_unfinished()) return;
+  data.left_unfinished = execution.trials_left_unfinished() != unfinished_at_start_;
+  const bool in_libraries = fiber::runs_in_libraries() != library_runs_at_start_;
+  if (!data.left_unfinished && !in_libraries) return;
   if (!child_) {
-    data.no_clean_child = why_none_;
+    if (data.left_unfinished) data.no_clean_child = why_none_;
     return;
   }
+  data.library_state = !data.left_unfinished;
   context.backend = child_.get();
   // No case runs here any more: the child's own hang limit watches them.
   context.monitor = nullptr;
@@ -152,9 +156,11 @@ void RetiringWorkerBackend::serve(int parent) {
     if (run == nullptr) break;
     const bool traced = run->traced;
     const std::uint64_t before = execution.trials_left_unfinished();
+    const std::uint64_t library_runs_before = fiber::runs_in_libraries();
     const std::string answer = encode_answer(RunAnswer{inner_.run_case(std::move(*run)), traced});
-    // A run left calls unfinished: what they half-did stays here, so this worker serves no more.
-    const bool retire = execution.trials_left_unfinished() != before;
+    // A run left calls unfinished, or called a library whose globals it changed: what they left
+    // stays here, so this worker serves no more.
+    const bool retire = execution.trials_left_unfinished() != before || fiber::runs_in_libraries() != library_runs_before;
     std::fflush(stdout);
     if (!send_message(parent, retire ? retirement(answer) : 'k' + answer)) ::_exit(125);
     if (retire) break;

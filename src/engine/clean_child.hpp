@@ -10,6 +10,13 @@
 // shrinking and the report's replay) runs in that child, as isolation mode runs it, and the
 // report says so. The process keeps what the one failing run left (its subject is leaked, never
 // destroyed); a check that passes never uses the child.
+//
+// The same holds for a run that called into an uninstrumented library: what the library keeps
+// in its globals changed (RocksDB's counter of the databases it opened, hashed into which lock
+// stripe a cache entry takes; a pool it believes is running), and a replay here would start
+// from it and diverge ("nondeterministic"). So after such a failure the shrinking and the replay
+// also run in the child, each case in a worker forked from it, which retires after a run that
+// called a library: every replay starts from the process as it was before the first case.
 #pragma once
 
 #include <cstdint>
@@ -32,14 +39,16 @@ class CleanChild {
   CleanChild& operator=(const CleanChild&) = delete;
 
   /// After the search found a failure: if some trial since the check started left calls
-  /// unfinished, the check's backend becomes the child (when there is one), and the report says
-  /// so (ReportData::left_unfinished, ::no_clean_child).
+  /// unfinished or called into an uninstrumented library, the check's backend becomes the child
+  /// (when there is one), and the report says so (ReportData::left_unfinished, ::library_state,
+  /// ::no_clean_child).
   void take_over(RunContext& context, ReportData& data);
 
  private:
   std::unique_ptr<ForkedBackend> child_;
   std::string why_none_;  // no child: why (empty where none was needed)
   std::uint64_t unfinished_at_start_ = 0;
+  std::uint64_t library_runs_at_start_ = 0;
 };
 
 }  // namespace duet::detail

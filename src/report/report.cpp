@@ -163,6 +163,10 @@ static std::string report_warnings(const ReportData& d) {
            "  they half-did stays in this process; the shrinking and the replay shown ran here all the\n"
            "  same: " +
            d.no_clean_child + ".\n";
+  else if (d.library_state)
+    out += "  note: the runs called into uninstrumented libraries, whose globals outlive a run: the\n"
+           "  shrinking and the replay shown ran in processes forked before the check's first case, a\n"
+           "  fresh one for each case that called them.\n";
   if (d.value_drift_steps > 0)
     out += "  note: the replay read other values than the failing run at " + std::to_string(d.value_drift_steps) +
            (d.value_drift_steps == 1 ? " step" : " steps") +

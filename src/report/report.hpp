@@ -23,6 +23,9 @@ struct ReportData {
   /// a child forked before its first case (engine/clean_child.hpp), or here, for this reason.
   bool left_unfinished = false;
   std::string no_clean_child;
+  /// The check's runs called into uninstrumented libraries, whose globals outlive a run: the
+  /// rest of the check ran in processes forked before its first case, one per replayed case.
+  bool library_state = false;
   /// A replay that should have been exact ran differently: where (with `error`: the failure is
   /// shown as first seen, no draft is written).
   std::string divergence;

@@ -18,12 +18,15 @@
 #include <cstdint>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <fcntl.h>
 #include <sys/random.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 namespace {
 
@@ -65,6 +68,25 @@ struct ByGetrandom {
     return getrandom(&b, 1, 0) == 1 && (b & 1) != 0;
   }
 };
+// RocksDB reads a UUID from the kernel for every database it opens (std::ifstream), and a
+// library may read /dev/urandom itself (open and read).
+struct ByKernelUuid {
+  bool operator()() const {
+    std::ifstream f("/proc/sys/kernel/random/uuid");
+    std::string uuid;
+    std::getline(f, uuid);
+    return !uuid.empty() && (std::stoul(uuid.substr(0, 8), nullptr, 16) & 1) != 0;
+  }
+};
+struct ByUrandom {
+  bool operator()() const {
+    const int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    unsigned char b = 0;
+    const bool read_one = fd >= 0 && read(fd, &b, 1) == 1;
+    if (fd >= 0) close(fd);
+    return read_one && (b & 1) != 0;
+  }
+};
 struct ByGettimeofday {
   bool operator()() const {
     timeval tv{};
@@ -93,6 +115,22 @@ TEST(Determinism, Drand48DecidesAndTheFailureReplays) { found_and_replayed<ByDra
 TEST(Determinism, RandomDeviceDecidesAndTheFailureReplays) { found_and_replayed<ByRandomDevice>(); }
 TEST(Determinism, GetrandomDecidesAndTheFailureReplays) { found_and_replayed<ByGetrandom>(); }
 TEST(Determinism, GettimeofdayDecidesAndTheFailureReplays) { found_and_replayed<ByGettimeofday>(); }
+TEST(Determinism, TheKernelsUuidFileDecidesAndTheFailureReplays) { found_and_replayed<ByKernelUuid>(); }
+TEST(Determinism, UrandomDecidesAndTheFailureReplays) { found_and_replayed<ByUrandom>(); }
+
+// Outside a trial the kernel's files are the kernel's: two UUIDs differ.
+TEST(Determinism, TheKernelsUuidFileOutsideATrialIsTheKernels) {
+  const auto uuid = [] {
+    std::ifstream f("/proc/sys/kernel/random/uuid");
+    std::string u;
+    std::getline(f, u);
+    return u;
+  };
+  const std::string a = uuid(), b = uuid();
+  if (a.empty()) GTEST_SKIP() << "this system has no /proc/sys/kernel/random/uuid";
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.size(), 36U) << a;
+}
 
 TEST(Determinism, TheSameRunGivesTheSameNumbers) {
   auto draw = [] {

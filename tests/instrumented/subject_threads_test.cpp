@@ -203,6 +203,37 @@ TEST(SubjectThreads, ItsRacyTwinIsFound) {
   EXPECT_TRUE(has(r.report, "data race")) << r.report;
 }
 
+// RocksDB's open starts and joins a thread per table file, beside a pool thread its Env keeps:
+// more threads in a run than it has fiber slots (DUET_MAX_FIBERS), so slots are given again,
+// and with them the thread pointers that name their threads. A join found the slot's older,
+// finished thread and returned at once: the caller raced with the thread it had just joined,
+// and the pool thread's own join later returned while it still waited for work, so the store
+// "outlived its trial" on every check.
+struct ManyShortThreads {
+  Adder pool;  // a thread that lives as long as the subject
+  static int open_tables() {
+    int opened = 0;
+    for (int i = 0; i < 2 * DUET_MAX_FIBERS; ++i) {
+      int done = 0;
+      std::thread t([&done] { done = 1; });
+      t.join();
+      opened += done;
+    }
+    return opened;
+  }
+};
+
+TEST(SubjectThreads, AThreadThatTakesAJoinedThreadsSlotIsWaitedForByItsJoin) {
+  const auto spec = duet::Lin<ManyShortThreads>("many_threads", "m")
+                        .op("open_tables", [](ManyShortThreads&) { return ManyShortThreads::open_tables(); })
+                        .op(
+                            "add", [](ManyShortThreads& m, int v) { m.pool.add(v); }, duet::integers(1, 3))
+                        .op("total", [](ManyShortThreads& m) { return m.pool.total(); });
+  const duet::CheckResult r = duet::check_parallel(spec, {.executor = duet::fibers()}, seeded(20));
+  EXPECT_TRUE(r) << r.report;
+  EXPECT_EQ(r.cases, 20U) << r.report;
+}
+
 // std::async's future joins its thread within std::call_once (pthread_once), whose function is
 // the subject's code: it was run as duet's, its join refused ("Invalid argument" thrown by
 // every add() on fibers, a false alarm).

@@ -230,6 +230,25 @@ TEST(InstrumentedThreadLocals, TheCLibrarysOwnLocksSeeTheThreadsKernelIdOnAFiber
       ::testing::ExitedWithCode(0), "");
 }
 
+// A fiber carries its thread's kernel id, so naming "its" thread (RocksDB names its pool
+// threads) renamed the thread that runs the check. In a run the name is not kept; a name too
+// long is refused as glibc refuses it.
+TEST(InstrumentedThreadLocals, NamingAFibersThreadLeavesTheCheckingThreadsName) {
+  char before[16] = {}, after[16] = {};
+  ASSERT_EQ(pthread_getname_np(pthread_self(), before, sizeof before), 0);
+  int named = -1, too_long = -1;
+  fb::Scheduler sched;
+  const fb::RunResult& r = run_fibers(sched, {[&] {
+                                        named = pthread_setname_np(pthread_self(), "pool:low");
+                                        too_long = pthread_setname_np(pthread_self(), "a-name-of-twenty-bytes");
+                                      }});
+  ASSERT_EQ(r.outcome, fb::Outcome::completed);
+  EXPECT_EQ(named, 0);
+  EXPECT_EQ(too_long, ERANGE);
+  ASSERT_EQ(pthread_getname_np(pthread_self(), after, sizeof after), 0);
+  EXPECT_STREQ(after, before);
+}
+
 TEST(InstrumentedThreadLocals, ALockKeyedOnTheThreadIdPasses) {
   DUET_NEED_FIBER_TLS();
   auto spec = duet::Lin<ReentrantCounter>("reentrant", "c").op("add", [](ReentrantCounter& c) { return c.add(); });

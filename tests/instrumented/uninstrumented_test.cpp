@@ -10,8 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include "support/shared_inline.hpp"
+
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <sched.h>
 #include <string>
@@ -37,6 +40,8 @@ void handoff_gate_lock_when(int* gate, int (*condition)(void*), void* arg);
 void handoff_pool_submit(void (*task)(void*), void* arg);
 void handoff_pool_wait();
 void handoff_pool_stop();
+shared_inline::Counter* handoff_make_counter();
+long handoff_next_id();
 }
 
 namespace {
@@ -200,6 +205,63 @@ fb::Outcome hazard_reclamation(std::uint64_t seed, fb::Scheduler& sched) {
   duet::Source src = duet::Source::from_seed(seed);
   fb::RandomPicker picker(src);
   return sched.run(branches, picker).outcome;
+}
+
+// RocksDB's DB::Put is a virtual call into librocksdb (no procedure-linkage stub marks it),
+// whose internals call std::string's inline members: they resolved to the test executable's
+// instrumented copies, so the library's own accesses were checked as the subject's while its
+// lock stayed invisible, a false data race between two writers. The library's slots now call
+// its own copies; the executable's code keeps its instrumented one.
+TEST(InstrumentedUninstrumented, InlineCodeALibraryCallsRunsAsTheLibrarysOwn) {
+  DUET_NEED_WRAPPED_CALLS();
+  shared_inline::Tally mine;
+  shared_inline::tally_add(mine);  // the executable's own copy, as a user's code calls it
+  EXPECT_EQ(mine.n, 1);
+  fb::Scheduler sched;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    shared_inline::Counter* c = handoff_make_counter();
+    const std::vector<std::function<void()>> branches{[c] {
+                                                        c->add();
+                                                        c->add();
+                                                      },
+                                                      [c] { c->add(); }};
+    duet::Source src = duet::Source::from_seed(seed);
+    fb::RandomPicker picker(src);
+    const fb::Outcome o = sched.run(branches, picker).outcome;
+    EXPECT_EQ(o, fb::Outcome::completed) << "seed " << seed << "\n" << fb::describe(sched.result(), sched.trace());
+    if (o == fb::Outcome::completed) EXPECT_EQ(c->get(), 3);
+    delete c;
+  }
+}
+
+// RocksDB counts the databases the process opened and hashes the count into which lock stripe
+// a cache entry takes; a test cannot reset a library's globals. A lost update found beside it
+// was "nondeterministic": its replay, later in the same process, took other stripes (the
+// same step reached another mutex). The replays now run in processes forked before the check's
+// first case, each from the process as the check found it.
+struct StripedCounter {
+  std::mutex stripes[2];
+  long id = handoff_next_id();
+  std::atomic<int> n{0};
+  int incr() {
+    for (const long k : {id % 2, id / 2 % 2}) {  // one stripe twice, or both: as the count says
+      const std::lock_guard hold(stripes[k]);
+    }
+    const int v = n.load();
+    n.store(v + 1);
+    return v + 1;
+  }
+};
+
+TEST(InstrumentedUninstrumented, AFailureBesideALibrarysGlobalsReplaysFromTheProcessAsTheCheckFoundIt) {
+  DUET_NEED_WRAPPED_CALLS();
+  const auto spec = duet::Lin<StripedCounter>("striped", "c").op("incr", [](StripedCounter& c) { return c.incr(); });
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const duet::CheckResult r = duet::expect_unsafe(spec, {.executor = duet::fibers()}, {.seed = seed, .verbose = -1});
+    ASSERT_TRUE(r.passed()) << "seed " << seed << "\n" << r.report;
+    EXPECT_EQ(r.report.find("nondeterministic"), std::string::npos) << r.report;
+    EXPECT_NE(r.report.find("a\n  fresh one for each case that called them"), std::string::npos) << r.report;
+  }
 }
 
 TEST(InstrumentedUninstrumented, WhatTheLibraryReadsOfTheRunsAtomicsOrdersWhatItDoesAfter) {

@@ -89,6 +89,11 @@ bool in_library_call(Runtime&, const void* frame) noexcept;
 /// their fibers release for those calls to acquire. Set once, by wrap_uninstrumented_calls.
 void note_library_calls_seen() noexcept;
 bool library_calls_seen() noexcept;
+/// Fiber runs of this process so far that called into uninstrumented code: what such a library
+/// keeps in its globals (an id counter hashed into which lock a call takes, a pool it believes
+/// is running) has changed, and a later run starts from it (engine/clean_child.hpp).
+void count_run_in_libraries() noexcept;
+std::uint64_t runs_in_libraries() noexcept;
 
 /// Happens-before the subject declares with the sanitizer's annotations (AnnotateHappensBefore,
 /// __tsan_release, a lock's annotated unlock): the running fiber's clock is left at `address`
@@ -133,6 +138,9 @@ void run_end() noexcept;
 /// pthread_self() on fiber `fiber` of the run: its own thread pointer; null when the fibers
 /// share their thread's storage.
 void* thread_id(Runtime&, std::uint32_t fiber) noexcept;
+/// Fiber `fiber` is a joinable thread's: its slot (and so its pthread_t) is not given to a new
+/// thread until it is joined or detached (awaits = false).
+void await_join(Runtime&, std::uint32_t fiber, bool awaits) noexcept;
 
 /// Decides whether a race between plain accesses at these two code addresses is reported (set
 /// by duet::ignore_races_in); without one, every race is.

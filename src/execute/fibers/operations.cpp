@@ -641,6 +641,12 @@ void note_library_calls_seen() noexcept { g_library_calls_seen.store(true, std::
 bool library_calls_seen() noexcept { return g_library_calls_seen.load(std::memory_order_relaxed); }
 
 namespace {
+constinit std::atomic<std::uint64_t> g_runs_in_libraries{0};
+}
+void count_run_in_libraries() noexcept { g_runs_in_libraries.fetch_add(1, std::memory_order_relaxed); }
+std::uint64_t runs_in_libraries() noexcept { return g_runs_in_libraries.load(std::memory_order_relaxed); }
+
+namespace {
 // Noted by constructors of instrumented modules (cmake/ports/ck_pr.h), read by every check.
 constexpr std::size_t kAssemblyNotes = 8;
 constinit std::atomic<const char*> g_assembly_notes[kAssemblyNotes]{};
@@ -689,6 +695,7 @@ void run_end() noexcept {
   if (const Hook f = g_run_end.load(std::memory_order_relaxed)) f();
 }
 void* thread_id(Runtime& rt, std::uint32_t fiber) noexcept { return rt.thread_id(fiber); }
+void await_join(Runtime& rt, std::uint32_t fiber, bool awaits) noexcept { rt.await_join(fiber, awaits); }
 void set_symbolizer(Symbolizer s) noexcept { g_symbolizer.store(s); }
 void set_symbolized_addresses(SymbolizedAddresses f) noexcept { g_symbolized.store(f); }
 std::vector<const void*> symbolized_addresses() {

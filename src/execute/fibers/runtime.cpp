@@ -141,6 +141,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   n_ = branches.size();
   for (std::size_t i = 0; i < n_; ++i) body_[i] = &branches[i];
   begin_frame(frame);  // trial_frame.cpp: the trial's fiber after the branches
+  first_spawned_ = n_;
   picker_ = &picker;
   picker_error_ = nullptr;
   trace.clear();
@@ -198,6 +199,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
 
   result.steps = trace.size();
   result.end_ns = t_virtual_ns;
+  if (!result.libraries.empty()) count_run_in_libraries();
   for (std::uint32_t i = 0; i < n_; ++i) {
     result.fibers[i].finished = views_[i].state == FiberState::finished;
     result.fibers[i].steps = views_[i].steps;
@@ -221,6 +223,7 @@ void Runtime::start_fiber(std::uint32_t i, [[maybe_unused]] void* return_tsan_fi
   f.deadline = kNoTimeout;
   f.pending_address = nullptr;
   f.library_frame = nullptr;
+  f.awaits_join = false;
   f.clock.fill(0);
   f.clock[i] = 1;
   if (model_on_) model_.start_fiber(i);
@@ -260,8 +263,9 @@ std::uint32_t Runtime::spawn(std::function<void()>&& body, duet::source_location
   if (n_ < kMaxFibers) {
     slot = static_cast<std::uint32_t>(n_);
   } else {
-    for (std::uint32_t j = 0; j < n_ && slot == kNoFiber; ++j)
-      if (views_[j].state == FiberState::finished) slot = j;
+    // A finished thread's slot, never a branch's nor the trial's (their results are the run's).
+    for (auto j = static_cast<std::uint32_t>(first_spawned_); j < n_ && slot == kNoFiber; ++j)
+      if (views_[j].state == FiberState::finished && !fibers_[j].awaits_join) slot = j;
   }
   if (slot == kNoFiber) refuse_spawn(std::move(body), fiber_limit_text(loc));
   const std::uint32_t previous_epoch = slot < n_ ? fibers_[slot].clock[slot] : 0;
@@ -305,9 +309,13 @@ std::uint32_t Runtime::spawn(std::function<void()>&& body, duet::source_location
 }
 
 std::string Runtime::fiber_limit_text(duet::source_location loc) const {
+  std::size_t unjoined = 0;  // finished threads whose slot waits for their join (Fiber::awaits_join)
+  for (std::size_t j = 0; j < n_; ++j) unjoined += views_[j].state == FiberState::finished && fibers_[j].awaits_join;
   return "duet::spawn at " + location(loc) + ": " + std::to_string(kMaxFibers) +
-         " fibers are alive already, duet's limit per run (kMaxFibers, set by DUET_MAX_FIBERS when duet is "
-         "configured: cmake -DDUET_MAX_FIBERS=" +
+         " fibers are alive already, duet's limit per run" +
+         (unjoined > 0 ? " (" + std::to_string(unjoined) + " of them threads that have finished and are not joined yet)"
+                       : std::string()) +
+         " (kMaxFibers, set by DUET_MAX_FIBERS when duet is configured: cmake -DDUET_MAX_FIBERS=" +
          std::to_string(kMaxFibers * 2) + "; each fiber costs a stack of FiberOptions::stack_size while it is alive)";
 }
 

@@ -88,6 +88,9 @@ struct Fiber {
   // Where the outermost call into uninstrumented code on this fiber's stack made its mark: a
   // frame below it is that library's code (or code it called back). Null: none (uninstrumented.cpp).
   const void* library_frame = nullptr;
+  // A thread's fiber that has finished but is still to be joined: its pthread_t (the slot's
+  // thread pointer) names it until then, so the slot is not given to a new thread.
+  bool awaits_join = false;
   VectorClock clock{};
 
   // Spin detection: the last values this fiber observed of a few objects.
@@ -178,6 +181,8 @@ class Runtime {
   }
   /// The running fiber's record of its outermost call into uninstrumented code (uninstrumented.cpp).
   const void*& library_frame() { return self().library_frame; }
+  /// Fiber `i` is a joinable thread's until its join or detach (Fiber::awaits_join).
+  void await_join(std::uint32_t i, bool awaits) { fibers_[i].awaits_join = awaits; }
   /// A step of the running fiber's at `frame` is inside a call into uninstrumented code: the
   /// library's code or code it called back (absl::Mutex::Await runs the caller's condition, then
   /// releases its lock with atomics of its own and waits on a futex; oneTBB's workers run tasks
@@ -240,6 +245,7 @@ class Runtime {
   /// A branch not started yet, or the trial's fiber waiting for the branches: no deadlock's part.
   bool waits_in_frame(std::uint32_t j) const { return fibers_[j].blocked_on == &gate_ || fibers_[j].blocked_on == &joined_; }
   std::string outlived_text() const;
+  std::string started_at(std::uint32_t fiber) const;
   /// The trial's fiber runs alone where no access can race with its own: in the setup before any
   /// other fiber started, or after the branches (all joined) when no other fiber was ever started.
   bool untracked() const { return lone_setup_ || (quiet_ && n_ == trial_fiber_ + std::size_t{1}); }
@@ -311,7 +317,8 @@ class Runtime {
   std::array<Fiber, kMaxFibers> fibers_;
   std::array<FiberView, kMaxFibers> views_;
   std::array<std::uint32_t, kMaxFibers> candidates_{};
-  std::size_t n_ = 0;  // fibers of this run so far (spawn adds some)
+  std::size_t n_ = 0;              // fibers of this run so far (spawn adds some)
+  std::size_t first_spawned_ = 0;  // the first slot spawn may fill: after the branches and the trial's
   // What each fiber runs: a branch of run(), or a spawned body kept in spawned_.
   std::array<const std::function<void()>*, kMaxFibers> body_{};
   std::array<std::function<void()>, kMaxFibers> spawned_;  // empty once its fiber finished

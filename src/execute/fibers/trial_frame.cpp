@@ -180,6 +180,15 @@ bool Runtime::others_alive() const {
   return false;
 }
 
+// Where the thread that is fiber `j` was started, from its spawn in the trace (none: the trace
+// was quiet then).
+std::string Runtime::started_at(std::uint32_t j) const {
+  for (auto e = trace.rbegin(); e != trace.rend(); ++e)
+    if (e->event.op == Op::spawn && e->written.type == ValueType::fiber && e->written.bits == j)
+      return " (started at " + location(e->event.loc) + ")";
+  return {};
+}
+
 std::string Runtime::outlived_text() const {
   std::string out;
   std::size_t count = 0;
@@ -188,13 +197,14 @@ std::string Runtime::outlived_text() const {
     if (++count > 1) continue;
     const Event& e = views_[j].pending;
     out = "fiber " + std::to_string(j) + (views_[j].state == FiberState::blocked ? " waits in " : " is at ") +
-          event_phrase(TraceEvent{0, j, e, {}, {}});
+          event_phrase(TraceEvent{0, j, e, {}, {}}) + started_at(j);
   }
   return (count == 1 ? "a thread the subject started outlived its trial: " + out
                      : std::to_string(count) + " threads the subject started outlived its trial (" + out + ", ...)") +
          ", after the suffix ran and the subject was destroyed (a detached thread, or one its destructor does not "
          "join). A fiber run ends with its trial, so such a thread cannot go on into the next one, as it does "
-         "in a process. No verdict: check such a subject on threads";
+         "in a process. No verdict: check such a subject on threads, or have the library's background work run "
+         "on threads the subject owns and joins (a pool of its own that the library accepts, docs/real-libraries.md)";
 }
 
 }  // namespace duet::detail::fiber

@@ -9,15 +9,29 @@
 //   getrandom, getentropy,           a fixed stream of the trial's (libstdc++'s random_device
 //     std::random_device             reads the CPU's rdrand or getentropy: both are covered)
 //   time, gettimeofday, timespec_get virtual time, as clock_gettime (interpose.cpp)
-// Reads of /dev/urandom or /dev/random by the subject itself are not covered.
+//   getpid                           the test process's, in every process forked from it (the
+//                                    shrinking's fresh processes, engine/clean_child.hpp): RocksDB
+//                                    mixes it into the session ids it hashes into lock stripes
+//   sched_getcpu                     the fiber's number (0 off a fiber): a CPU of the trial's
+//   open, openat, fopen of           a file in memory holding the trial's stream (RocksDB reads
+//     /dev/urandom, /dev/random,     a UUID from the kernel for every database it opens, and
+//     /proc/sys/kernel/random/uuid   hashes it into which lock stripe a cache entry takes)
+// What is not covered: entropy read through a descriptor opened before the trial, the CPU's
+// rdrand called by the subject's own code, and more than kEntropyFileBytes of one such file.
 #include <cerrno>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <random>
 #include <dlfcn.h>
+#include <cstdio>
+#include <fcntl.h>
+#include <string_view>
+#include <sched.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -86,14 +100,77 @@ void fill(TrialRandom& r, void* buffer, std::size_t length) noexcept {
   }
 }
 
+// The test process's id, read before main (before any fork of duet's): a trial sees it in every
+// process forked from the test's.
+const pid_t g_test_pid = static_cast<pid_t>(syscall(SYS_getpid));
+
+bool in_trial() noexcept { return fiber::t_in_runtime == 0 && fiber::host_local(fiber::t_trial) != 0; }
+
 // Calendar time as a trial sees it: virtual, from the trial's start.
 bool trial_time(timespec& t) noexcept {
-  if (fiber::t_in_runtime != 0 || fiber::host_local(fiber::t_trial) == 0) return false;
+  if (!in_trial()) return false;
   const std::int64_t ns = virtual_now_ns(CLOCK_REALTIME);
   t.tv_sec = static_cast<time_t>(ns / kNs);
   t.tv_nsec = static_cast<long>(ns % kNs);
   return true;
 }
+
+// A trial's open of one of the kernel's entropy files: a file in memory holding the trial's
+// stream instead (a UUID's text for the kernel's UUID file), read from its start; -1 for any
+// other file, or outside a trial. The descriptor is the subject's to close, like the real one.
+constexpr std::size_t kEntropyFileBytes = 4096;
+int entropy_file(const char* path, int flags) noexcept {
+  if (path == nullptr || path[0] != '/' || (flags & O_ACCMODE) != O_RDONLY) return -1;
+  const std::string_view p = path;
+  const bool uuid = p == "/proc/sys/kernel/random/uuid";
+  if (!uuid && p != "/dev/urandom" && p != "/dev/random") return -1;
+  TrialRandom* r = trial_random();
+  if (r == nullptr) return -1;
+  const unsigned cloexec = (flags & O_CLOEXEC) != 0 ? 1U : 0U;  // MFD_CLOEXEC
+  const int fd = static_cast<int>(syscall(SYS_memfd_create, "duet-entropy", cloexec));
+  if (fd < 0) return -1;  // the real file, then
+  char bytes[kEntropyFileBytes];
+  std::size_t length = sizeof bytes;
+  if (uuid) {  // version 4, variant 1: as the kernel's
+    const std::uint64_t a = next_bits(*r), b = next_bits(*r);
+    length = static_cast<std::size_t>(std::snprintf(
+        bytes, sizeof bytes, "%08x-%04x-4%03x-%04x-%012llx\n", static_cast<unsigned>(a >> 32),
+        static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+        static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)), static_cast<unsigned long long>(b & 0xffff'ffff'ffffULL)));
+  } else {
+    fill(*r, bytes, sizeof bytes);
+  }
+  if (write(fd, bytes, length) != static_cast<ssize_t>(length) || lseek(fd, 0, SEEK_SET) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// fopen's mode as open's flags, as far as entropy_file looks.
+int fopen_flags(const char* mode) noexcept {
+  const bool read_only = mode != nullptr && mode[0] == 'r' && std::strchr(mode, '+') == nullptr;
+  return (read_only ? O_RDONLY : O_RDWR) | (mode != nullptr && std::strchr(mode, 'e') != nullptr ? O_CLOEXEC : 0);
+}
+
+// entropy_file for fopen: a stream over it, or null.
+FILE* entropy_stream(const char* path, const char* mode) noexcept {
+  const int fd = entropy_file(path, fopen_flags(mode));
+  if (fd < 0) return nullptr;
+  FILE* f = fdopen(fd, "r");
+  if (f == nullptr) close(fd);
+  return f;
+}
+
+// The mode argument of an open that creates: read only when the flags say it was passed.
+#define DUET_OPEN_MODE(flags)                                           \
+  mode_t mode = 0;                                                      \
+  if (((flags)&O_CREAT) != 0 || ((flags)&__O_TMPFILE) == __O_TMPFILE) { \
+    va_list args;                                                       \
+    va_start(args, flags);                                              \
+    mode = static_cast<mode_t>(va_arg(args, int));                      \
+    va_end(args);                                                       \
+  }
 
 }  // namespace
 }  // namespace duet::detail::instrumented
@@ -195,6 +272,78 @@ int getentropy(void* buffer, std::size_t length) {
   }
   DUET_NEXT("getentropy", int(void*, std::size_t));
   return next(buffer, length);
+}
+
+// ---- the kernel's entropy files (entropy_file) ----
+int open(const char* path, int flags, ...) {
+  DUET_OPEN_MODE(flags);
+  if (const int fd = entropy_file(path, flags); fd >= 0) return fd;
+  DUET_NEXT("open", int(const char*, int, ...));
+  return next(path, flags, mode);
+}
+int open64(const char* path, int flags, ...) {
+  DUET_OPEN_MODE(flags);
+  if (const int fd = entropy_file(path, flags); fd >= 0) return fd;
+  DUET_NEXT("open64", int(const char*, int, ...));
+  return next(path, flags, mode);
+}
+int openat(int dir, const char* path, int flags, ...) {
+  DUET_OPEN_MODE(flags);
+  if (const int fd = entropy_file(path, flags); fd >= 0) return fd;
+  DUET_NEXT("openat", int(int, const char*, int, ...));
+  return next(dir, path, flags, mode);
+}
+int openat64(int dir, const char* path, int flags, ...) {
+  DUET_OPEN_MODE(flags);
+  if (const int fd = entropy_file(path, flags); fd >= 0) return fd;
+  DUET_NEXT("openat64", int(int, const char*, int, ...));
+  return next(dir, path, flags, mode);
+}
+// What code built with _FORTIFY_SOURCE calls for an open without a mode.
+int __open_2(const char* path, int flags) {
+  if (const int fd = entropy_file(path, flags); fd >= 0) return fd;
+  DUET_NEXT("__open_2", int(const char*, int));
+  return next(path, flags);
+}
+int __open64_2(const char* path, int flags) {
+  if (const int fd = entropy_file(path, flags); fd >= 0) return fd;
+  DUET_NEXT("__open64_2", int(const char*, int));
+  return next(path, flags);
+}
+int __openat_2(int dir, const char* path, int flags) {
+  if (const int fd = entropy_file(path, flags); fd >= 0) return fd;
+  DUET_NEXT("__openat_2", int(int, const char*, int));
+  return next(dir, path, flags);
+}
+int __openat64_2(int dir, const char* path, int flags) {
+  if (const int fd = entropy_file(path, flags); fd >= 0) return fd;
+  DUET_NEXT("__openat64_2", int(int, const char*, int));
+  return next(dir, path, flags);
+}
+// std::ifstream opens through these (libstdc++'s basic_file).
+FILE* fopen(const char* path, const char* mode) {
+  if (FILE* f = entropy_stream(path, mode)) return f;
+  DUET_NEXT("fopen", FILE * (const char*, const char*));
+  return next(path, mode);
+}
+FILE* fopen64(const char* path, const char* mode) {
+  if (FILE* f = entropy_stream(path, mode)) return f;
+  DUET_NEXT("fopen64", FILE * (const char*, const char*));
+  return next(path, mode);
+}
+
+// ---- the process and the CPU ----
+pid_t getpid() noexcept {
+  if (in_trial()) return g_test_pid;
+  return static_cast<pid_t>(syscall(SYS_getpid));
+}
+int sched_getcpu() noexcept {
+  if (in_trial()) {
+    duet::detail::fiber::Runtime* rt = active();
+    return rt != nullptr ? static_cast<int>(duet::detail::fiber::fiber_number(*rt)) : 0;
+  }
+  DUET_NEXT("sched_getcpu", int());
+  return next();
 }
 
 // ---- calendar time ----

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <deque>
 #include <mutex>
@@ -184,7 +185,9 @@ struct ThreadRecord {
   void* (*start)(void*) = nullptr;
   void* arg = nullptr;
   void* result = nullptr;
+  std::uint32_t fiber = 0;
   bool finished = false;
+  bool released = false;  // joined or detached: its pthread_t may name a newer thread of its slot
 };
 constexpr std::uintptr_t kFiberThreadTag = 1;
 
@@ -199,9 +202,17 @@ constinit thread_local Threads* t_threads = nullptr;
 ThreadRecord* record_of(pthread_t t) {
   Threads* ts = fiber::host_local(t_threads);
   if (ts == nullptr) return nullptr;
+  // A slot's thread pointer names a new thread only once the slot's earlier thread was joined
+  // or detached (Fiber::awaits_join): the one record of `t` not released is its thread's. (Not
+  // simply the newest: a record is made before its fiber, and a thread that another fiber
+  // started, ran and joined meanwhile may have had the slot in between.)
+  ThreadRecord* released = nullptr;
   for (ThreadRecord& r : ts->records)
-    if (pthread_equal(r.id, t)) return &r;
-  return nullptr;
+    if (pthread_equal(r.id, t)) {
+      if (!r.released) return &r;
+      released = &r;
+    }
+  return released;
 }
 
 // A thread started outside a run: its start routine, and what it is: duet's own (within
@@ -241,7 +252,8 @@ void count_foreign_start() noexcept {
   fiber::foreign_thread_started(std::span<void* const>(stack, frames > 0 ? static_cast<std::size_t>(frames) : 0));
 }
 
-int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), void* arg, duet::source_location loc) {
+int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), void* arg, bool joinable,
+                 duet::source_location loc) {
   Threads& ts = fiber::host_shared(t_threads);
   if (ts.run != fiber::run_number(rt)) {
     ts.records.clear();
@@ -277,6 +289,8 @@ int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), v
   void* const own = fiber::thread_id(rt, fiber);
   r.id = static_cast<pthread_t>(own != nullptr ? reinterpret_cast<std::uintptr_t>(own)
                                                : reinterpret_cast<std::uintptr_t>(&r) | kFiberThreadTag);
+  r.fiber = fiber;
+  fiber::await_join(rt, fiber, joinable);
   *thread = r.id;
   return 0;
 }
@@ -285,6 +299,8 @@ int join_thread(fiber::Runtime& rt, ThreadRecord& r, void** result, duet::source
   fiber::enter(rt, Op::await, ObjectKind::task, &r, std::memory_order_seq_cst, loc);
   while (!r.finished) fiber::block_for(rt, fiber::kNoTimeout);
   fiber::leave(rt, Op::await);
+  r.released = true;
+  fiber::await_join(rt, r.fiber, false);
   if (result != nullptr) *result = r.result;
   return 0;
 }
@@ -596,7 +612,11 @@ int pthread_once(pthread_once_t* once, void (*init)()) {
   return next(once, init);
 }
 int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*start)(void*), void* arg) noexcept {
-  if (const InRun rt = in_run()) return start_thread(*rt, t, start, arg, DUET_HERE);
+  if (const InRun rt = in_run()) {
+    int detach_state = PTHREAD_CREATE_JOINABLE;
+    if (attr != nullptr) pthread_attr_getdetachstate(attr, &detach_state);
+    return start_thread(*rt, t, start, arg, detach_state == PTHREAD_CREATE_JOINABLE, DUET_HERE);
+  }
   DUET_REAL(pthread_create);
   // Started outside any run: by duet's own code, by a fiber trial's code (a duet::Api prefix
   // call, the oracle's run of the candidate), or before any trial (a library's background
@@ -634,9 +654,21 @@ void pthread_exit(void* value) {
   __builtin_unreachable();  // the C library's never returns
 }
 int pthread_detach(pthread_t t) noexcept {
-  if (record_of(t) != nullptr) return 0;  // the run ends when its fibers do
+  if (ThreadRecord* r = record_of(t)) {  // the run ends when its fibers do
+    r->released = true;
+    if (const InRun rt = in_run()) fiber::await_join(*rt, r->fiber, false);
+    return 0;
+  }
   DUET_REAL(pthread_detach);
   return next(t);
+}
+
+// A thread's name (RocksDB names its pool threads "rocksdb:low"): a fiber's kernel thread is the
+// thread that runs the check, whose name stays its own. The length is checked as glibc does.
+int pthread_setname_np(pthread_t t, const char* name) noexcept {
+  if (const InRun rt = in_run()) return std::strlen(name) >= 16 ? ERANGE : 0;
+  DUET_REAL(pthread_setname_np);
+  return next(t, name);
 }
 
 // ---- POSIX barriers ----

@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 #include <sys/mman.h>
+#include <unordered_map>
 #include <unistd.h>
 #include <vector>
 
@@ -391,6 +392,91 @@ void plan_calls_of(const Module& m, const std::vector<Module>& modules, StubPage
   }
 }
 
+const Module* module_of(const void* address, const std::vector<Module>& modules) {
+  for (const Module& m : modules)
+    if (contains(m.info, address)) return &m;
+  return nullptr;
+}
+
+// An uninstrumented library's calls of an inline function or template instance that an
+// instrumented module also compiled (std::string::append, shared_ptr's release, a library's own
+// inline virtuals) resolve, as the dynamic linker preempts, to the instrumented module's weak
+// copy, which the executable exports: the library's internals then ran instrumented code, whose
+// accesses were checked as the subject's although the library orders them with atomics duet does
+// not see (a false data race inside RocksDB's DB::Put, two writers' std::string internals). Each
+// such slot of the library's is pointed at the library's own copy (its own, or its
+// dependencies': the copy it would call were the executable not instrumented). duet's
+// interposed functions are strong symbols and stay.
+class OwnCopies {
+ public:
+  OwnCopies(const Module& m, const std::vector<Module>& modules)
+      : m_(m), modules_(modules), handle_(dlopen(m.info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD)) {}
+  ~OwnCopies() {
+    if (handle_ != nullptr) dlclose(handle_);
+  }
+  OwnCopies(const OwnCopies&) = delete;
+  OwnCopies& operator=(const OwnCopies&) = delete;
+
+  // The library's own copy of symbol `index` where the process's is an instrumented weak one;
+  // null: leave the slot. `global`: the process's.
+  void* own(std::uint32_t index, void*& global) {
+    const auto [it, fresh] = seen_.try_emplace(index);
+    if (fresh) it->second = find(m_.strings + m_.symbols[index].st_name);
+    global = it->second.global;
+    return it->second.own;
+  }
+
+ private:
+  struct Copies {
+    void* global = nullptr;
+    void* own = nullptr;
+  };
+  Copies find(const char* name) const {
+    Copies c;
+    if (handle_ == nullptr || name[0] != '_' || name[1] != 'Z') return c;  // C++ inline code only
+    c.global = dlsym(RTLD_DEFAULT, name);
+    const Module* holder = c.global != nullptr ? module_of(c.global, modules_) : nullptr;
+    if (holder == nullptr || !instrumented(*holder)) return c;
+    Dl_info info{};
+    void* entry = nullptr;  // the symbol's ElfW(Sym)
+    if (dladdr1(c.global, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == nullptr) return c;
+    const auto* sym = static_cast<const ElfW(Sym)*>(entry);
+    if (info.dli_saddr != c.global || ELF64_ST_BIND(sym->st_info) != STB_WEAK || ELF64_ST_TYPE(sym->st_info) != STT_FUNC)
+      return c;
+    void* const own = dlsym(handle_, name);  // the library's scope: itself, then its dependencies
+    const Module* own_holder = own != nullptr ? module_of(own, modules_) : nullptr;
+    if (own_holder != nullptr && !instrumented(*own_holder)) c.own = own;
+    return c;
+  }
+
+  const Module& m_;
+  const std::vector<Module>& modules_;
+  void* handle_;
+  std::unordered_map<std::uint32_t, Copies> seen_;
+};
+
+void call_own_copies(const Module& m, const std::vector<Module>& modules) {
+  OwnCopies copies(m, modules);
+  void* global = nullptr;
+  for (std::size_t i = 0; i < m.plt_count; ++i) {
+    const ElfW(Rela)& r = m.plt[i];
+    if (ELF64_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT || ELF64_R_SYM(r.r_info) == 0) continue;
+    if (void* const own = copies.own(static_cast<std::uint32_t>(ELF64_R_SYM(r.r_info)), global))
+      write_slot(m, m.base + r.r_offset, own);
+  }
+  for (std::size_t i = 0; i < m.data_count; ++i) {
+    const ElfW(Rela)& r = m.data[i];
+    const auto type = ELF64_R_TYPE(r.r_info);
+    if ((type != R_X86_64_GLOB_DAT && type != R_X86_64_64) || ELF64_R_SYM(r.r_info) == 0) continue;
+    void* const own = copies.own(static_cast<std::uint32_t>(ELF64_R_SYM(r.r_info)), global);
+    if (own == nullptr) continue;
+    const std::uintptr_t at = m.base + r.r_offset;
+    const auto addend = static_cast<std::uintptr_t>(type == R_X86_64_64 ? r.r_addend : 0);
+    if (*reinterpret_cast<void* const*>(at) == reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(global) + addend))
+      write_slot(m, at, reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(own) + addend));  // a vtable's entry, say
+  }
+}
+
 int collect(dl_phdr_info* info, std::size_t, void* data) {
   static_cast<std::vector<dl_phdr_info>*>(data)->push_back(*info);
   return 0;
@@ -406,6 +492,9 @@ void wrap_uninstrumented_calls() noexcept {
   std::vector<Module> modules;
   modules.reserve(infos.size());
   for (const dl_phdr_info& info : infos) modules.push_back(read_module(&info));
+  for (const Module& m : modules)
+    if (!instrumented(m) && !runtime_library(file_name(m.info->dlpi_name)) && m.info->dlpi_name[0] != '\0')
+      call_own_copies(m, modules);
   const auto page_size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   std::size_t wanted = 0;
   for (const Module& m : modules) wanted += instrumented(m) ? m.plt_count : 0;

@@ -11,6 +11,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "shared_inline.hpp"
+
+// Its instance is libduet_test_inline_base.so's, as std::string's are libstdc++'s.
+extern template void shared_inline::tally_add(shared_inline::Tally&);
+
 namespace {
 std::atomic<void*> g_slot{nullptr};
 std::atomic<long> g_calls{0};
@@ -125,3 +130,37 @@ __attribute__((visibility("default"))) void handoff_pool_stop() {
   g_pool = Pool{};
 }
 }
+
+// A counter under a spin lock of the library's own (an atomic exchange duet does not see), that
+// adds with the shared tally_add. Its users call it through virtual functions.
+namespace {
+class LockedCounter final : public shared_inline::Counter {
+ public:
+  void add() override {
+    while (__atomic_exchange_n(&locked_, 1, __ATOMIC_ACQUIRE) != 0) sched_yield();
+    shared_inline::tally_add(tally_);
+    __atomic_store_n(&locked_, 0, __ATOMIC_RELEASE);
+  }
+  long get() override {
+    while (__atomic_exchange_n(&locked_, 1, __ATOMIC_ACQUIRE) != 0) sched_yield();
+    const long n = tally_.n;
+    __atomic_store_n(&locked_, 0, __ATOMIC_RELEASE);
+    return n;
+  }
+
+ private:
+  int locked_ = 0;
+  shared_inline::Tally tally_;
+};
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) shared_inline::Counter* handoff_make_counter() {
+  return new LockedCounter;
+}
+
+// A count of the process's "databases", as RocksDB keeps one (its session ids), which a fiber
+// run cannot reset: each call returns the next.
+namespace {
+std::atomic<long> g_next_id{0};
+}
+extern "C" __attribute__((visibility("default"))) long handoff_next_id() { return g_next_id.fetch_add(1); }
