@@ -76,10 +76,14 @@ class InProcessBackend final : public CaseBackend {
 };
 
 /// In isolation's child, kept as the process was before the check's first case: cases run in a
-/// worker process forked from it, which serves one case after another until a case's run leaves
-/// calls unfinished (engine/clean_child.hpp); that worker answers and exits, and the next case
-/// gets a new one. So no case inherits what another left half-done, and the cost is a fork per
-/// such run, not per case (a worker keeps what it has warmed: the symbol cache, the fiber stacks).
+/// worker process, which serves one case after another until a case's run leaves calls
+/// unfinished or calls into an uninstrumented library (engine/clean_child.hpp); that worker
+/// answers and exits, and the next case gets a new one. So no case inherits what another left
+/// half-done, and the cost is a fork per such run, not per case (a worker keeps what it has
+/// warmed: the symbol cache, the fiber stacks). Workers are forked by a zygote, a process forked
+/// once from this one that does nothing but fork: every worker starts from the same memory,
+/// where this process's own keeps changing (requests decoded, failures remembered), and a
+/// library that hashes an address into its choices (RocksDB's lock stripes) chooses alike.
 /// A case that kills its worker kills this process the same way, so that the parent sees the
 /// death as isolation reports it (the memory shared with the parent holds what the case left).
 class RetiringWorkerBackend final : public CaseBackend {
@@ -105,13 +109,18 @@ class RetiringWorkerBackend final : public CaseBackend {
   void spawn();
   /// In the worker: answers the cases its parent sends on `parent` until it retires.
   [[noreturn]] void serve(int parent);
-  /// The worker's wait status, once it has ended.
+  /// The worker's wait status, once it has ended (the zygote waits for it).
   int reap();
+  /// The zygote: forked at the first worker's need; forks a worker for each socket it is sent.
+  void start_zygote();
+  [[noreturn]] void zygote(int control);
 
   RunContext& context_;
   InProcessBackend& inner_;
   pid_t pid_ = -1;
   int worker_ = -1;  // a socket to the worker
+  pid_t zygote_pid_ = -1;
+  int zygote_ = -1;  // a socket to the zygote
   std::uint64_t workers_ = 0;
 };
 

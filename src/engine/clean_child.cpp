@@ -11,7 +11,9 @@
 #include <variant>
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -110,23 +112,105 @@ std::vector<const void*> symbolized_by_worker(std::string_view& rest) {
 }  // namespace
 
 RetiringWorkerBackend::~RetiringWorkerBackend() {
-  if (pid_ <= 0) return;
-  ::close(worker_);  // the worker reads the end of its requests and leaves
-  reap();
-}
-
-int RetiringWorkerBackend::reap() {
-  int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  if (pid_ > 0) {
+    ::close(worker_);  // the worker reads the end of its requests and leaves
+    reap();
   }
-  pid_ = -1;
-  return status;
+  if (zygote_pid_ > 0) {
+    ::close(zygote_);  // the zygote reads the end of its requests and leaves
+    int status = 0;
+    while (::waitpid(zygote_pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
 }
 
-void RetiringWorkerBackend::spawn() {
+namespace {
+
+// The zygote's requests: 'f' with a socket (a new worker's end), answered with the worker's
+// pid; 'w', answered with the last worker's wait status. No allocation on its side: it stays as
+// it was forked.
+bool send_fd(int control, int fd) {
+  char byte = 'f';
+  iovec io{&byte, 1};
+  alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int))] = {};
+  msghdr m{};
+  m.msg_iov = &io;
+  m.msg_iovlen = 1;
+  m.msg_control = space;
+  m.msg_controllen = sizeof space;
+  cmsghdr* c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  return ::sendmsg(control, &m, MSG_NOSIGNAL) == 1;
+}
+// A request: its byte, and for 'f' the socket (-1 where none came).
+char receive_request(int control, int& fd) {
+  char byte = 0;
+  iovec io{&byte, 1};
+  alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int))] = {};
+  msghdr m{};
+  m.msg_iov = &io;
+  m.msg_iovlen = 1;
+  m.msg_control = space;
+  m.msg_controllen = sizeof space;
+  ssize_t got = 0;
+  while ((got = ::recvmsg(control, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+  }
+  fd = -1;
+  if (got != 1) return 0;
+  if (cmsghdr* c = CMSG_FIRSTHDR(&m); c != nullptr && c->cmsg_type == SCM_RIGHTS) std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  return byte;
+}
+template <class T>
+bool write_value(int fd, const T& value) {
+  return ::send(fd, &value, sizeof value, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof value);
+}
+template <class T>
+bool read_value(int fd, T& value) {
+  ssize_t got = 0;
+  while ((got = ::recv(fd, &value, sizeof value, MSG_WAITALL)) < 0 && errno == EINTR) {
+  }
+  return got == static_cast<ssize_t>(sizeof value);
+}
+
+}  // namespace
+
+void RetiringWorkerBackend::zygote(int control) {
+  pid_t worker = -1;
+  for (;;) {
+    int fd = -1;
+    const char request = receive_request(control, fd);
+    if (request == 'f' && fd >= 0) {
+      {
+        const OwnFork own;
+        worker = ::fork();
+      }
+      if (worker == 0) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the zygote gone, nobody reads the answer
+        ::close(control);
+        serve(fd);
+      }
+      ::close(fd);
+      if (!write_value(control, worker)) break;
+    } else if (request == 'w') {
+      int status = 0;
+      while (worker > 0 && ::waitpid(worker, &status, 0) < 0 && errno == EINTR) {
+      }
+      worker = -1;
+      if (!write_value(control, status)) break;
+    } else {
+      break;  // the end of the requests: the check is over
+    }
+  }
+  ::_exit(0);
+}
+
+void RetiringWorkerBackend::start_zygote() {
   int ends[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
-    throw std::runtime_error("no socket for a worker process");
+    throw std::runtime_error("no socket for a zygote process");
   std::fflush(stdout);
   std::fflush(stderr);
   pid_t pid;
@@ -135,11 +219,38 @@ void RetiringWorkerBackend::spawn() {
     pid = ::fork();
   }
   if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the clean child gone: no more workers are wanted
     ::close(ends[0]);
-    serve(ends[1]);
+    zygote(ends[1]);
   }
   ::close(ends[1]);
   if (pid < 0) {
+    ::close(ends[0]);
+    throw std::runtime_error("no zygote process could be forked");
+  }
+  zygote_pid_ = pid;
+  zygote_ = ends[0];
+}
+
+int RetiringWorkerBackend::reap() {
+  int status = 0;
+  const char request = 'w';
+  if (!write_value(zygote_, request) || !read_value(zygote_, status)) status = 125 << 8;  // as an exit with 125
+  pid_ = -1;
+  return status;
+}
+
+void RetiringWorkerBackend::spawn() {
+  if (zygote_pid_ <= 0) start_zygote();
+  int ends[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+    throw std::runtime_error("no socket for a worker process");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = -1;
+  const bool sent = send_fd(zygote_, ends[1]);
+  ::close(ends[1]);
+  if (!sent || !read_value(zygote_, pid) || pid < 0) {
     ::close(ends[0]);
     throw std::runtime_error("no worker process could be forked");
   }
