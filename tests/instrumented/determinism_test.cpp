@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/failure_report.hpp"
+#include "support/emulation.hpp"
 #include "instrumented/checks.hpp"
 
 #include <atomic>
@@ -24,6 +25,8 @@
 #include <string>
 #include <thread>
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/wait.h>
 #include <sys/random.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -155,6 +158,29 @@ TEST(Determinism, TheSameRunGivesTheSameNumbers) {
 }
 
 // Virtual time starts over with every run: a replay reads the clocks the run it replays read.
+// duet replays a failure beside an uninstrumented library in processes forked from the test's
+// (engine/clean_child.hpp); a library that mixes the process id into its choices (RocksDB's
+// session ids) must see the same id there. A trial sees the test process's id in a forked
+// child too, and the fiber's number as its CPU.
+TEST(Determinism, ATrialSeesTheTestProcesssIdInAForkedChild) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
+  const pid_t test_pid = getpid();
+  int cpu_of_fiber_1 = -1;
+  const duet::FiberRun here = duet::run_fibers({[] {}, [&] { cpu_of_fiber_1 = sched_getcpu(); }}, "");
+  ASSERT_TRUE(here.completed) << here.failure;
+  EXPECT_EQ(cpu_of_fiber_1, 1);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pid_t in_trial = 0;
+    const duet::FiberRun run = duet::run_fibers({[&] { in_trial = getpid(); }}, "");
+    std::_Exit(run.completed && in_trial == test_pid && getpid() != test_pid ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
 TEST(Determinism, EveryRunStartsAtTheSameInstant) {
   auto clock_after_a_sleep = [] {
     std::int64_t ms = 0;

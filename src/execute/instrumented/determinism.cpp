@@ -11,7 +11,8 @@
 //   time, gettimeofday, timespec_get virtual time, as clock_gettime (interpose.cpp)
 //   getpid                           the test process's, in every process forked from it (the
 //                                    shrinking's fresh processes, engine/clean_child.hpp): RocksDB
-//                                    mixes it into the session ids it hashes into lock stripes
+//                                    mixes it into the session ids it hashes into lock stripes;
+//                                    kill of that id signals the process the trial runs in
 //   sched_getcpu                     the fiber's number (0 off a fiber): a CPU of the trial's
 //   open, openat, fopen of           a file in memory holding the trial's stream (RocksDB reads
 //     /dev/urandom, /dev/random,     a UUID from the kernel for every database it opens, and
@@ -19,16 +20,17 @@
 // What is not covered: entropy read through a descriptor opened before the trial, the CPU's
 // rdrand called by the subject's own code, and more than kEntropyFileBytes of one such file.
 #include <cerrno>
+#include <csignal>
 #include <cstdarg>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <random>
-#include <dlfcn.h>
-#include <cstdio>
-#include <fcntl.h>
 #include <string_view>
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
@@ -336,6 +338,12 @@ FILE* fopen64(const char* path, const char* mode) {
 pid_t getpid() noexcept {
   if (in_trial()) return g_test_pid;
   return static_cast<pid_t>(syscall(SYS_getpid));
+}
+// A signal the trial sends "itself" reaches the process it runs in, not the test process.
+int kill(pid_t pid, int sig) noexcept {
+  if (in_trial() && pid == g_test_pid) pid = static_cast<pid_t>(syscall(SYS_getpid));
+  DUET_NEXT("kill", int(pid_t, int));
+  return next(pid, sig);
 }
 int sched_getcpu() noexcept {
   if (in_trial()) {
