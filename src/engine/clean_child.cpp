@@ -129,39 +129,42 @@ namespace {
 // The zygote's requests: 'f' with a socket (a new worker's end), answered with the worker's
 // pid; 'w', answered with the last worker's wait status. No allocation on its side: it stays as
 // it was forked.
-bool send_fd(int control, int fd) {
-  char byte = 'f';
+// One byte, with room beside it for one descriptor (SCM_RIGHTS).
+struct ByteWithFd {
+  char byte = 0;
   iovec io{&byte, 1};
   alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int))] = {};
-  msghdr m{};
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = space;
-  m.msg_controllen = sizeof space;
-  cmsghdr* c = CMSG_FIRSTHDR(&m);
+  msghdr message{};
+  explicit ByteWithFd(char b) : byte(b) {
+    message.msg_iov = &io;
+    message.msg_iovlen = 1;
+    message.msg_control = space;
+    message.msg_controllen = sizeof space;
+  }
+  ByteWithFd(const ByteWithFd&) = delete;  // it points into itself
+  ByteWithFd& operator=(const ByteWithFd&) = delete;
+};
+
+bool send_fd(int control, int fd) {
+  ByteWithFd out('f');
+  cmsghdr* c = CMSG_FIRSTHDR(&out.message);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  return ::sendmsg(control, &m, MSG_NOSIGNAL) == 1;
+  return ::sendmsg(control, &out.message, MSG_NOSIGNAL) == 1;
 }
 // A request: its byte, and for 'f' the socket (-1 where none came).
 char receive_request(int control, int& fd) {
-  char byte = 0;
-  iovec io{&byte, 1};
-  alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int))] = {};
-  msghdr m{};
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = space;
-  m.msg_controllen = sizeof space;
+  ByteWithFd in(0);
   ssize_t got = 0;
-  while ((got = ::recvmsg(control, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+  while ((got = ::recvmsg(control, &in.message, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
   }
   fd = -1;
   if (got != 1) return 0;
-  if (cmsghdr* c = CMSG_FIRSTHDR(&m); c != nullptr && c->cmsg_type == SCM_RIGHTS) std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-  return byte;
+  if (cmsghdr* c = CMSG_FIRSTHDR(&in.message); c != nullptr && c->cmsg_type == SCM_RIGHTS)
+    std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  return in.byte;
 }
 template <class T>
 bool write_value(int fd, const T& value) {

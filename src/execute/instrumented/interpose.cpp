@@ -295,12 +295,19 @@ int start_thread(fiber::Runtime& rt, pthread_t* thread, void* (*start)(void*), v
   return 0;
 }
 
+// A thread joined or detached: its pthread_t may name the next thread of its slot. Its slot is
+// freed only when the record is this run's (an earlier run's slot numbers are not this one's).
+void release(fiber::Runtime& rt, ThreadRecord& r) {
+  const Threads* ts = fiber::host_local(t_threads);
+  if (!r.released && ts != nullptr && ts->run == fiber::run_number(rt)) fiber::await_join(rt, r.fiber, false);
+  r.released = true;
+}
+
 int join_thread(fiber::Runtime& rt, ThreadRecord& r, void** result, duet::source_location loc) {
   fiber::enter(rt, Op::await, ObjectKind::task, &r, std::memory_order_seq_cst, loc);
   while (!r.finished) fiber::block_for(rt, fiber::kNoTimeout);
   fiber::leave(rt, Op::await);
-  r.released = true;
-  fiber::await_join(rt, r.fiber, false);
+  release(rt, r);
   if (result != nullptr) *result = r.result;
   return 0;
 }
@@ -655,8 +662,8 @@ void pthread_exit(void* value) {
 }
 int pthread_detach(pthread_t t) noexcept {
   if (ThreadRecord* r = record_of(t)) {  // the run ends when its fibers do
+    if (const InRun rt = in_run()) release(*rt, *r);
     r->released = true;
-    if (const InRun rt = in_run()) fiber::await_join(*rt, r->fiber, false);
     return 0;
   }
   DUET_REAL(pthread_detach);
