@@ -115,6 +115,20 @@ enum class MemoryModel : unsigned char {
   cpp,
 };
 
+/// Where a check's fiber trials run (FiberOptions::trial_processes, docs/real-libraries.md).
+enum class TrialProcesses : unsigned char {
+  /// In the process that runs the check, unless its first trial, run in a process of its own,
+  /// left a thread the subject started running after it (a library's process-wide pool): then
+  /// each trial of the check runs so.
+  automatic,
+  /// Each trial in a process of its own, forked before it: what it leaves (threads a library
+  /// keeps for the process, a one-time initialisation, its globals changed) ends with that
+  /// process, so every trial starts from the same state and a failing one replays exactly.
+  always,
+  /// Each trial in the process that runs the check: a thread that outlives its trial is an error.
+  never,
+};
+
 struct FiberOptions {
   std::size_t stack_size = std::size_t{256} * 1024;  // usable bytes per fiber stack (a guard page lies below)
   std::size_t max_steps = 10'000;                    // switch points per run the strategy schedules; as many
@@ -143,6 +157,13 @@ struct FiberOptions {
   ///   auto executor = duet::fibers(duet::random(), {.before_each_run = reset});
   ///   EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = executor}));
   std::function<void()> before_each_run;
+  /// Each trial in a process of its own, or in the check's (TrialProcesses). Costs a fork a
+  /// trial: about a millisecond, beside a store's trial of tens. For duet::fibers(), the
+  /// environment variable DUET_TRIAL_PROCESSES=automatic|always|never overrides it.
+  ///
+  ///   // RocksDB with its default Env: its background threads live as long as the process
+  ///   auto executor = duet::fibers(duet::random(), {.trial_processes = duet::TrialProcesses::always});
+  TrialProcesses trial_processes = TrialProcesses::automatic;
 };
 
 /// The deterministic fiber scheduler as an executor: the branches run as fibers on the calling

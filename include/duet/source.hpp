@@ -187,6 +187,17 @@ class Source {
     spans = std::exchange(spans_, {});
   }
 
+  /// What a case drew from `from` on, and where its generator and inputs stand: a trial run in a
+  /// process of its own (FiberOptions::trial_processes) sends it back, and the process that goes
+  /// on with the case continues from it (continue_from), as if it had drawn them itself.
+  struct Drawn {
+    std::vector<std::uint64_t> choices;
+    std::uint64_t rng = 0;
+    std::size_t pos = 0, byte_pos = 0;
+  };
+  Drawn drawn_since(std::size_t from) const;
+  void continue_from(std::size_t from, const Drawn& drawn);
+
   /// Forgets the choices from `position` on (random mode: the generator is not rewound, so
   /// the next draws differ). For parts of a case whose choices need not be kept, such as the
   /// schedule of a trial that passed.

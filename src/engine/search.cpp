@@ -32,7 +32,8 @@ CheckResult report_search_failure(RunContext& context, SearchEnd& end, const Sea
     return nothing_tested(s.name,
                           failing.outcome.message + (failing.death->output.empty() ? "" : "\n" + failing.death->output));
   // A failing run that left calls unfinished here: the rest of the check runs in a child.
-  if (context.clean_child) context.clean_child->take_over(context, data);
+  data.trial_processes = context.property.execution->trial_processes();
+  if (context.clean_child && data.trial_processes.empty()) context.clean_child->take_over(context, data);
   // A case the child died in is shrunk from its recorded choices: its seed cannot be replayed
   // here without running it in this process.
   CheckResult r =

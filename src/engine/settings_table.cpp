@@ -7,6 +7,7 @@
 
 #include "duet/config.hpp"
 #include "duet/version.hpp"
+#include "show/text.hpp"
 
 namespace duet {
 namespace detail {
@@ -64,25 +65,6 @@ constexpr SettingInfo
                 {"help", nullptr, "", "",
                  "Print this list and exit (in binaries that call duet::parse_flags, as duet::gtest_main does)."},
 };
-
-// Words of text on lines of at most `width` columns, each starting with `indent`.
-std::string wrapped(const std::string& text, std::size_t indent, std::size_t width) {
-  std::string out, line(indent, ' ');
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find(' ', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(start, end - start);
-    if (line.size() > indent && line.size() + 1 + word.size() > width) {
-      out += line + "\n";
-      line.assign(indent, ' ');
-    }
-    if (line.size() > indent) line += ' ';
-    line += word;
-    start = end + 1;
-  }
-  return out + line + "\n";
-}
 
 std::string variable(const SettingInfo& s) {
   std::string var = std::string("DUET_") + s.knob;

@@ -18,7 +18,9 @@
 #include "execute/named_executor.hpp"
 #include "execute/trial_progress.hpp"
 #include "execute/scenario_draft.hpp"
+#include "execute/fibers/instrumented.hpp"  // the symbolised addresses
 #include "execute/threads.hpp"
+#include "execute/trial_process.hpp"
 #include "generate/enumeration.hpp"
 
 namespace duet::detail {
@@ -236,6 +238,33 @@ struct YCase {
   }
 
   CaseOutcome run_trials();
+  // How one trial ended: the case's outcome when the case ends there; else whether another
+  // trial follows.
+  struct TrialEnd {
+    std::optional<CaseOutcome> outcome;
+    bool next = true;
+  };
+  std::size_t schedule_start = 0;  // where the current trial's choices begin
+  // In a trial's process, the oracle judges the trial's history inside its run, beside the
+  // threads the trial left (TrialDriver::judge_at_trial_end): what it found, or what it threw.
+  std::optional<bool> explained_in_run;
+  std::exception_ptr judged_in_run_threw;
+  void judge_in_run(TrialJudge& judge, TrialDriver& driver, std::size_t assertions_before) {
+    explained_in_run.reset();
+    judged_in_run_threw = nullptr;
+    if (!in_trial_process() || !steps.oracle_runs_candidate()) return;
+    driver.judge_at_trial_end([this, &judge, &driver, assertions_before] {
+      if (cp.capture && cp.capture->count() != assertions_before) return;  // failed: nothing to judge
+      try {
+        explained_in_run = explains(observed, judge, driver);
+      } catch (...) {
+        judged_in_run_threw = std::current_exception();
+      }
+    });
+  }
+  TrialEnd run_trial(TrialJudge& judge, CallOrderCheck& call_orders, TrialDriver& driver, bool last);
+  // The same in a process of its own (execute/trial_process.hpp).
+  TrialEnd run_trial_in_process(TrialJudge& judge, CallOrderCheck& call_orders, TrialDriver& driver, bool last);
   // The trial that drew its schedule from `schedule_start` on, into the trace, with `verdict`.
   void record_trial(std::size_t schedule_start, const std::string& verdict) {
     steps.record(trace, shape, observed, verdict);
@@ -254,6 +283,10 @@ struct YCase {
   // Whether some order of the calls explains history `h`. A front end whose oracle runs the
   // candidate judges where the driver runs the candidate alone (on fibers, a run of its own).
   bool explains(const std::vector<Observed>& h, TrialJudge& judge, TrialDriver& driver) {
+    if (&h == &observed && (explained_in_run || judged_in_run_threw)) {  // judged already (judge_in_run)
+      if (judged_in_run_threw) std::rethrow_exception(std::exchange(judged_in_run_threw, nullptr));
+      return *std::exchange(explained_in_run, std::nullopt);
+    }
     if (!steps.oracle_runs_candidate()) return steps.explained(shape, h, judge, pp.config.consistency);
     bool explained = false;
     driver.run_alone([&] { explained = steps.explained(shape, h, judge, pp.config.consistency); },
@@ -297,50 +330,108 @@ struct YCase {
 CaseOutcome YCase::run_trials() {
   TrialJudge judge;
   TrialDriver& driver = pp.executor->trial_driver();
-  std::size_t schedule_start = 0;
-  auto fail_trial = [&](std::string message) { return fail_trial_from(schedule_start, std::move(message)); };
   if (pp.config.progress.stated()) announce_branch_calls(driver);
   const std::size_t trials = driver.begin_program(shape.branches, pp.config.trials, src);
   // An exhaustive search may leave the calls' real-time orders to this loop: each trial is then
   // judged in every order of its calls its execution allows (call_order_check.hpp).
   CallOrderCheck call_orders(shape, driver, src.mode() == Source::Mode::random);
+  // A fuzzer's bytes are read where they are: its trials stay in this process.
+  const bool own_processes = driver.trials_in_processes() && src.mode() != Source::Mode::bytes;
   for (std::size_t t = 0; t < trials; ++t) {
     ++out.trials;
     trial_starts_here();  // the case's hang limit is per trial
     trial_progress(out.trials);
     if (trace && trace->observer) trace->observer->trial_starts(out);
-    schedule_start = src.position();
-    driver.begin_trial(src);
-    noise.trial = t;
-    // Assertions (EXPECT_* and the like) that the calls raise where duet intercepts them (on the
-    // calling thread, and on fibers) fail the trial; the oracle's own replays of the calls, while
-    // it searches for an order, are not the program's and do not count.
-    const std::size_t assertions_before = cp.capture ? cp.capture->count() : 0;
-    StepVerdict v;
-    try {
-      v = steps.trial(shape, *pp.executor, noise, observed);
-    } catch (const ExecutorFailed& e) {
-      return end(StepVerdict::error(e.message));
-    }
-    if (cp.capture && cp.capture->count() != assertions_before) {
-      v = StepVerdict::fail("assertion failed: " + cp.capture->messages_since(assertions_before));
-    } else {
-      const TrialOverlap overlap = trial_overlap(shape, observed);
-      out.overlapped += overlap.overlapped;
-      out.cpus = std::max<std::uint64_t>(out.cpus, overlap.cpus);
-    }
-    if (!v.ok()) {
-      // A crash, an assertion, a hang: where the run left the check's fences out, the search
-      // looks for it again with them (call_order_check.hpp).
-      if (v.kind != StepVerdict::Kind::fail) return end(std::move(v));
-      if (!call_orders.search_again_with_fences(v.message)) return fail_trial(std::move(v.message));
-    } else if (std::optional<CaseOutcome> ended = judge_trial(judge, call_orders, driver, schedule_start, t + 1 == trials)) {
-      return *ended;
-    }
-    if (!driver.trial_passed(src, schedule_start)) break;
+    const TrialEnd ended = own_processes ? run_trial_in_process(judge, call_orders, driver, t + 1 == trials)
+                                         : run_trial(judge, call_orders, driver, t + 1 == trials);
+    if (ended.outcome) return *ended.outcome;
+    if (!ended.next) break;
   }
   if (std::string why = call_orders.unshown_failure(); !why.empty()) return end(StepVerdict::error(std::move(why)));
   return out;
+}
+
+YCase::TrialEnd YCase::run_trial(TrialJudge& judge, CallOrderCheck& call_orders, TrialDriver& driver, bool last) {
+  schedule_start = src.position();
+  driver.begin_trial(src);
+  // Assertions (EXPECT_* and the like) that the calls raise where duet intercepts them (on the
+  // calling thread, and on fibers) fail the trial; the oracle's own replays of the calls, while
+  // it searches for an order, are not the program's and do not count.
+  const std::size_t assertions_before = cp.capture ? cp.capture->count() : 0;
+  StepVerdict v;
+  judge_in_run(judge, driver, assertions_before);
+  try {
+    v = steps.trial(shape, *pp.executor, noise, observed);
+  } catch (const ExecutorFailed& e) {
+    driver.judge_at_trial_end({});
+    return {end(StepVerdict::error(e.message))};
+  }
+  driver.judge_at_trial_end({});
+  if (cp.capture && cp.capture->count() != assertions_before) {
+    v = StepVerdict::fail("assertion failed: " + cp.capture->messages_since(assertions_before));
+  } else {
+    const TrialOverlap overlap = trial_overlap(shape, observed);
+    out.overlapped += overlap.overlapped;
+    out.cpus = std::max<std::uint64_t>(out.cpus, overlap.cpus);
+  }
+  if (!v.ok()) {
+    // A crash, an assertion, a hang: where the run left the check's fences out, the search
+    // looks for it again with them (call_order_check.hpp).
+    if (v.kind != StepVerdict::Kind::fail) return {end(std::move(v))};
+    if (!call_orders.search_again_with_fences(v.message)) return {fail_trial_from(schedule_start, std::move(v.message))};
+  } else if (std::optional<CaseOutcome> ended = judge_trial(judge, call_orders, driver, schedule_start, last)) {
+    return {std::move(ended)};
+  }
+  return {std::nullopt, driver.trial_passed(src, schedule_start)};
+}
+
+YCase::TrialEnd YCase::run_trial_in_process(TrialJudge& judge, CallOrderCheck& call_orders, TrialDriver& driver, bool last) {
+  const std::size_t start = src.position();
+  const TrialProcessEnd child = run_in_trial_process([&] {
+    driver.enter_trial_process();
+    TrialAnswer answer;
+    try {
+      const TrialEnd ended = run_trial(judge, call_orders, driver, last);
+      answer.ended = ended.outcome.has_value();
+      answer.next = ended.next;
+    } catch (const EngineError& e) {
+      answer.escaped = TrialAnswer::Escaped::engine_error;
+      answer.what = e.what();
+    } catch (const Overrun&) {
+      answer.escaped = TrialAnswer::Escaped::overrun;
+    } catch (const std::exception& e) {
+      answer.escaped = TrialAnswer::Escaped::other;
+      answer.what = e.what();
+    }
+    answer.outcome = out;
+    answer.drawn = src.drawn_since(start);
+    answer.totals = driver.trial_totals();
+    answer.symbolized = fiber::symbolized_addresses();
+    if (trace) answer.trace = *trace;
+    return answer.encode(trace != nullptr);
+  });
+  schedule_start = start;
+  if (!child.answered && driver.rerun_lost_trial_here()) return run_trial(judge, call_orders, driver, last);
+  if (!child.answered) {
+    src.truncate(start);
+    clear_observed(observed, shape);  // the calls' results died with the process
+    return {fail_trial_from(start, "the trial's own process " + child.why +
+                                       " (each trial runs in a process of its own: FiberOptions::trial_processes)")};
+  }
+  TrialAnswer answer = TrialAnswer::decode(child.answer, trace != nullptr);
+  src.continue_from(start, answer.drawn);
+  out = std::move(answer.outcome);
+  if (trace) *trace = std::move(answer.trace);
+  driver.add_trial_totals(answer.totals);
+  fiber::symbolize_ahead(answer.symbolized);  // the next trial's process starts with them read
+  switch (answer.escaped) {
+    case TrialAnswer::Escaped::none: break;
+    case TrialAnswer::Escaped::engine_error: throw EngineError(answer.what);
+    case TrialAnswer::Escaped::overrun: throw Overrun{};
+    case TrialAnswer::Escaped::other: throw std::runtime_error(answer.what);
+  }
+  if (answer.ended) return {out};
+  return {std::nullopt, answer.next};
 }
 
 }  // namespace
@@ -590,6 +681,7 @@ class ParallelExecution final : public Execution {
   std::string unexercised() const override { return driver().unexercised(); }
   bool may_leave_calls_unfinished() const override { return driver().may_leave_calls_unfinished(); }
   std::uint64_t trials_left_unfinished() const override { return driver().trials_left_unfinished(); }
+  std::string trial_processes() const override { return driver().trial_processes_reason(); }
   // A hang or a crash on threads takes the process down, unrecoverably: in a child it is a
   // shrunk failure instead (docs/isolation.md has the cost). A check DUET_EXECUTOR moved off
   // threads keeps the child its test was written for: a crash there is a trial's failure that

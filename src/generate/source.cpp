@@ -115,6 +115,24 @@ void Source::truncate(std::size_t position) {
   if (detail::choice_tap) tap_sync();
 }
 
+Source::Drawn Source::drawn_since(std::size_t from) const {
+  Drawn d;
+  if (from < recorded_.size()) d.choices.assign(recorded_.begin() + static_cast<std::ptrdiff_t>(from), recorded_.end());
+  d.rng = rng_.state();
+  d.pos = pos_;
+  d.byte_pos = byte_pos_;
+  return d;
+}
+
+void Source::continue_from(std::size_t from, const Drawn& drawn) {
+  truncate(from);
+  for (const std::uint64_t v : drawn.choices) record(v);
+  rng_ = detail::Rng(drawn.rng);
+  pos_ = drawn.pos;
+  byte_pos_ = drawn.byte_pos;
+  if (detail::choice_tap) tap_sync();
+}
+
 std::uint64_t Source::draw_decided(std::uint64_t max, std::uint64_t decided) {
   if (mode_ != Mode::random) return draw(max);
   const std::uint64_t v = decided < max ? decided : max;

@@ -167,6 +167,11 @@ static std::string report_warnings(const ReportData& d) {
     out += "  note: the runs called into uninstrumented libraries, whose globals outlive a run: the\n"
            "  shrinking and the replay shown ran in processes forked before the check's first case, a\n"
            "  fresh one for each case that called them.\n";
+  if (!d.trial_processes.empty())
+    out += wrapped("note: each trial ran in a process of its own (" + d.trial_processes +
+                       "): what a trial left there (threads, globals, a one-time initialisation) ended with it, "
+                       "so the search, the shrinking and the replay shown each started from the same state.",
+                   2, 96);
   if (d.value_drift_steps > 0)
     out += "  note: the replay read other values than the failing run at " + std::to_string(d.value_drift_steps) +
            (d.value_drift_steps == 1 ? " step" : " steps") +

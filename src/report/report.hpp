@@ -26,6 +26,8 @@ struct ReportData {
   /// The check's runs called into uninstrumented libraries, whose globals outlive a run: the
   /// rest of the check ran in processes forked before its first case, one per replayed case.
   bool library_state = false;
+  /// Why each trial ran in a process of its own (Execution::trial_processes), or empty.
+  std::string trial_processes;
   /// A replay that should have been exact ran differently: where (with `error`: the failure is
   /// shown as first seen, no draft is written).
   std::string divergence;

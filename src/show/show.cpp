@@ -138,6 +138,24 @@ std::string exception_text(const Result& r) {
   return s;
 }
 
+std::string wrapped(const std::string& text, std::size_t indent, std::size_t width) {
+  std::string out, line(indent, ' ');
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (line.size() > indent && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.assign(indent, ' ');
+    }
+    if (line.size() > indent) line += ' ';
+    line += word;
+    start = end + 1;
+  }
+  return out + line + "\n";
+}
+
 std::string estimated_count(double n) { return n < 1e9 ? printf_string("%.0f", n) : printf_string("%.1e", n); }
 
 std::string printf_string(const char* format, ...) {

@@ -26,4 +26,10 @@ std::string excerpt(std::string_view text, std::size_t max = 200);
 ///   estimated_count(1.9e25)      // "1.9e+25"
 std::string estimated_count(double n);
 
+/// The words of `text` on lines of at most `width` columns, each starting with `indent` spaces
+/// and ending with a newline.
+///
+///   wrapped("note: a b c", 2, 100)   // "  note: a b c\n"
+std::string wrapped(const std::string& text, std::size_t indent, std::size_t width);
+
 }  // namespace duet::detail

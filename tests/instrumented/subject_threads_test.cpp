@@ -409,11 +409,14 @@ duet::Lin<Store> store_spec() {
       .op("get", [](Store& s) { return s.get(); });
 }
 
-// The error, and every later fiber check of the process an error too (the singleton counts on
-// the thread that was abandoned): in a child process, so that this one stays clean.
+// With each trial in the check's process (TrialProcesses::never): the error, and every later
+// fiber check of the process an error too (the singleton counts on the thread that was
+// abandoned): in a child process, so that this one stays clean. By default such a check runs
+// each trial in a process of its own and is checked (trial_processes_test.cpp).
 void background_thread_checks() {
-  const duet::CheckResult first = duet::check_parallel(store_spec(), {.executor = duet::fibers()}, seeded(100));
-  const duet::CheckResult later = duet::check_parallel(store_spec(), {.executor = duet::fibers()}, seeded(100));
+  const auto in_process = duet::fibers(duet::random(), {.trial_processes = duet::TrialProcesses::never});
+  const duet::CheckResult first = duet::check_parallel(store_spec(), {.executor = in_process}, seeded(100));
+  const duet::CheckResult later = duet::check_parallel(store_spec(), {.executor = in_process}, seeded(100));
   const bool ok = first.status == duet::CheckResult::Status::error &&
                   has(first.report, "a thread the subject started outlived its trial: fiber ") &&
                   has(first.report, "No verdict: check such a subject on threads") &&
@@ -461,8 +464,9 @@ TEST(SubjectThreads, AThreadStartedBeforeTheCheckMakesADeadlockNoVerdict) {
               "no verdict beside the thread, as expected");
 }
 
-// A process-wide pool that its static destructor stops and joins at exit (RocksDB's Env): its
-// thread, started in a trial, outlived it (an error of the check), and the process still exits
+// A process-wide pool that its static destructor stops and joins at exit (RocksDB's Env): with
+// each trial in the check's process, its thread, started in a trial, outlived it (an error of
+// the check), and the process still exits
 // cleanly: the join of a thread abandoned with its run was refused, and std::thread::join threw
 // in the destructor (std::terminate at exit).
 class ExitJoinedPool {
@@ -502,8 +506,9 @@ struct UsesExitJoinedPool {
 };
 
 void check_then_exit_with_a_pool_joined_at_exit() {
+  const auto in_process = duet::fibers(duet::random(), {.trial_processes = duet::TrialProcesses::never});
   const duet::CheckResult r =
-      duet::check_parallel(add_get_spec<UsesExitJoinedPool>("exit_joined_pool"), {.executor = duet::fibers()}, seeded(20));
+      duet::check_parallel(add_get_spec<UsesExitJoinedPool>("exit_joined_pool"), {.executor = in_process}, seeded(20));
   const bool ok = r.status == duet::CheckResult::Status::error && has(r.report, "outlived its trial");
   std::fprintf(stderr, "%s\n%s\n", r.report.c_str(), ok ? "the error, then a clean exit" : "");
   std::exit(ok ? 0 : 1);  // runs the pool's static destructor

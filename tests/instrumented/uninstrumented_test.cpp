@@ -237,8 +237,9 @@ TEST(InstrumentedUninstrumented, InlineCodeALibraryCallsRunsAsTheLibrarysOwn) {
 // RocksDB counts the databases the process opened and hashes the count into which lock stripe
 // a cache entry takes; a test cannot reset a library's globals. A lost update found beside it
 // was "nondeterministic": its replay, later in the same process, took other stripes (the
-// same step reached another mutex). The replays now run in processes forked before the check's
-// first case, each from the process as the check found it.
+// same step reached another mutex). The check's first trial calls into the library, so each
+// trial runs in a process of its own (execute/trial_process.hpp), all from the same state; with
+// trials in the check's process, the replays run in processes forked before its first case.
 struct StripedCounter {
   std::mutex stripes[2];
   long id = handoff_next_id();
@@ -260,7 +261,14 @@ TEST(InstrumentedUninstrumented, AFailureBesideALibrarysGlobalsReplaysFromThePro
     const duet::CheckResult r = duet::expect_unsafe(spec, {.executor = duet::fibers()}, {.seed = seed, .verbose = -1});
     ASSERT_TRUE(r.passed()) << "seed " << seed << "\n" << r.report;
     EXPECT_EQ(r.report.find("nondeterministic"), std::string::npos) << r.report;
-    EXPECT_NE(r.report.find("a\n  fresh one for each case that called them"), std::string::npos) << r.report;
+    EXPECT_NE(r.report.find("each trial ran in a process of its own (its first trial called into uninstrumented"),
+              std::string::npos)
+        << r.report;
+    const auto in_process = duet::fibers(duet::random(), {.trial_processes = duet::TrialProcesses::never});
+    const duet::CheckResult here = duet::expect_unsafe(spec, {.executor = in_process}, {.seed = seed, .verbose = -1});
+    ASSERT_TRUE(here.passed()) << "seed " << seed << "\n" << here.report;
+    EXPECT_EQ(here.report.find("nondeterministic"), std::string::npos) << here.report;
+    EXPECT_NE(here.report.find("a\n  fresh one for each case that called them"), std::string::npos) << here.report;
   }
 }
 

@@ -449,6 +449,12 @@ TEST(DocExamples, BeforeEachRunResetsAGlobal) {
   EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = executor}));
 }
 
+TEST(DocExamples, TrialProcessesAlways) {
+  // RocksDB with its default Env: its background threads live as long as the process
+  auto executor = duet::fibers(duet::random(), {.trial_processes = duet::TrialProcesses::always});
+  EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = executor}));
+}
+
 TEST(DocExamples, RunFibersReplaysASchedule) {
   Counter c;
   duet::Result a, b;

@@ -239,6 +239,9 @@ class Execution {
   virtual bool may_leave_calls_unfinished() const { return false; }
   /// How many cases' trials ended so, over the check's life so far.
   virtual std::uint64_t trials_left_unfinished() const { return 0; }
+  /// Why the check's trials ran each in a process of its own, or empty where they did not
+  /// (execute/trial_process.hpp): the check's process never ran the subject.
+  virtual std::string trial_processes() const { return {}; }
   /// Cases run in a child process (isolation mode) unless the settings say otherwise: a check
   /// on threads, where a hang or a crash cannot be recovered from in process.
   virtual bool isolate_by_default() const { return false; }

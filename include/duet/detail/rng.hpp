@@ -17,6 +17,8 @@ constexpr std::uint64_t mix64(std::uint64_t x) {
 class Rng {
  public:
   explicit Rng(std::uint64_t seed) : state_(seed) {}
+  /// Where the sequence stands: Rng(state()) goes on with the same numbers.
+  std::uint64_t state() const { return state_; }
   std::uint64_t next() {
     state_ += 0x9e3779b97f4a7c15ULL;
     std::uint64_t z = state_;

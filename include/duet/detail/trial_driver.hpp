@@ -100,6 +100,27 @@ class TrialDriver {
     (void)trial_start;
     return true;
   }
+  /// Each trial runs in a process of its own (FiberOptions::trial_processes,
+  /// execute/trial_process.hpp): the loop forks before it and goes on with what the trial's
+  /// process sends back.
+  virtual bool trials_in_processes() const { return false; }
+  /// In the trial's process, before its trial: the counts trial_totals() gives start from 0.
+  virtual void enter_trial_process() {}
+  /// In the trial's process, after its trial: what the driver counted of it (the operations run,
+  /// the libraries called), for add_trial_totals in the process that goes on with the case.
+  virtual std::string trial_totals() const { return {}; }
+  virtual void add_trial_totals(const std::string& totals) { (void)totals; }
+  /// In a trial's process, for the next trial: `judge` runs inside the trial's run once its
+  /// subject is destroyed, where threads the trial left still run (a library's process-wide
+  /// pool that duet::Lin's oracle, making subjects of its own, needs); run_alone there runs its
+  /// body as it is. Empty: none. A driver that cannot leaves it to the caller after the trial.
+  virtual void judge_at_trial_end(const std::function<void()>& judge) { (void)judge; }
+  /// A trial's process ended without answering (a crash): whether the trial runs again in the
+  /// calling process instead, as it would have without trial processes (automatic: the check's
+  /// first trial, run in a process of its own only to learn what it leaves).
+  virtual bool rerun_lost_trial_here() { return false; }
+  /// Why this check's trials run in processes of their own, or empty (Execution::trial_processes).
+  virtual std::string trial_processes_reason() const { return {}; }
   /// Runs `body`, the candidate's code that a check runs alone, its calls in order (duet::Lin's
   /// oracle replays a trial's calls on subjects of its own), then `finish(keep)`: `keep` says
   /// nothing `body` started is still running. Here on the calling thread; on fibers, after a

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "duet/detail/engine.hpp"  // Trace
+#include "duet/detail/engine_signal.hpp"
 #include "engine/wire.hpp"
 #include "execute/fibers/strategies.hpp"  // ExplorerStats
 #include "execute/fibers/instrumented.hpp"
@@ -75,8 +76,19 @@ MemoryModel memory_model_setting(MemoryModel code) {
   throw std::invalid_argument("duet: DUET_MEMORY_MODEL=" + excerpt(value) + " is neither sc nor cpp");
 }
 
+TrialProcesses trial_processes_setting(TrialProcesses code) {
+  const char* v = std::getenv("DUET_TRIAL_PROCESSES");
+  if (v == nullptr) return code;
+  const std::string_view value = v;
+  if (value == "automatic") return TrialProcesses::automatic;
+  if (value == "always") return TrialProcesses::always;
+  if (value == "never") return TrialProcesses::never;
+  throw std::invalid_argument("duet: DUET_TRIAL_PROCESSES=" + excerpt(value) + " is none of automatic, always, never");
+}
+
 FiberOptions with_environment(FiberOptions o) {
   o.memory_model = memory_model_setting(o.memory_model);
+  o.trial_processes = trial_processes_setting(o.trial_processes);
   return o;
 }
 
@@ -184,6 +196,10 @@ FiberExecutor::~FiberExecutor() = default;
 
 std::size_t FiberExecutor::begin_program(std::span<const std::size_t> branch_lengths, std::size_t configured,
                                          const Source& src) {
+  if (options_.trial_processes == TrialProcesses::always && schedule_.kind == Schedule::Kind::exhaustive)
+    throw EngineError("FiberOptions::trial_processes = always: an exhaustive search keeps what it explored across "
+                      "the trials of a program, in the process that runs them; it runs its trials there "
+                      "(TrialProcesses::automatic or never)");
   strategy_->begin_program(branch_lengths);
   return src.mode() == Source::Mode::random ? strategy_->trials(configured) : 1;
 }
@@ -196,6 +212,9 @@ void FiberExecutor::begin_trial(Source& src) {
 void FiberExecutor::check_starts() {
   operations_at_check_start_ = operations_;
   subject_started_threads_ = false;
+  first_trial_back_ = false;
+  threads_left_to_process_ = false;
+  first_trial_called_libraries_ = false;
   // A pass speaks of its own check's programs: an executor that another check used before (a
   // ParallelConfig shared by tests) starts its exhaustive search's totals afresh.
   strategy_ = make_schedule_strategy(schedule_, scheduler_);
@@ -267,8 +286,16 @@ void FiberExecutor::run_whole_trial(Executor& executor, const std::vector<std::f
   const fiber::TrialFrame frame = hooked_frame(parts.setup, [&] {
     parts.suffix();
     parts.finish(!scheduler_.others_alive());
+    if (judge_at_end_) judge_in_run();
   });
   run_on_fibers(branches, &frame);
+}
+
+void FiberExecutor::judge_in_run() {
+  judge_source_ = Source::from_seed(0);
+  judge_picker_.emplace(judge_source_, kSpuriousOneIn);
+  scheduler_.begin_judging(*judge_picker_);
+  judge_at_end_();
 }
 
 // The trial's fiber is a thread of the run too: FiberOptions' per-thread hooks around it.
@@ -307,15 +334,15 @@ void FiberExecutor::run_on_fibers(const std::vector<std::function<void()>>& bran
       frame != nullptr ? scheduler_.run(hooked_branches, picker, *frame) : scheduler_.run(hooked_branches, picker);
   strategy_->finish(r);
   if (r.fibers.size() > branches.size() + (frame != nullptr ? 1 : 0)) subject_started_threads_ = true;
-  for (const char* library : r.libraries)
-    if (std::find(libraries_.begin(), libraries_.end(), library) == libraries_.end()) libraries_.push_back(library);
+  for (const char* library : r.libraries) add_library(library);
+  left_with_process_ += r.left_with_process;
   // Every event but each fiber's start and (if it finished) its exit is an operation: counted
   // from the result, not by walking the trace.
   std::size_t bookends = 0;
   for (std::uint32_t i = 0; i < r.fibers.size(); ++i)
     if (i != r.trial_fiber) bookends += r.fibers[i].finished ? 2 : 1;  // the trial's fiber has none
-  bool unfinished = false;
-  for (const fiber::FiberResult& f : r.fibers) unfinished = unfinished || !f.finished;
+  bool unfinished = false;  // threads left to a trial's process are not calls left unfinished
+  for (const fiber::FiberResult& f : r.fibers) unfinished = unfinished || (!f.finished && r.left_with_process == 0);
   if (unfinished) ++left_unfinished_;
   operations_ += r.steps > bookends ? r.steps - bookends : 0;
   if (r.weak_order_used && !r.cpp_memory_model && !weak_order_noted_) {
@@ -328,6 +355,10 @@ void FiberExecutor::run_on_fibers(const std::vector<std::function<void()>>& bran
                  "allows are not explored\n",
                  fiber::location(r.weak_order_loc).c_str());
   }
+  if (scheduler_.judged() && r.outcome != fiber::Outcome::completed)
+    throw ExecutorFailed{"the oracle (the candidate run alone, its calls one after another, in the trial's run "
+                         "beside the threads the trial left) did not complete: " +
+                         fiber::describe(r, scheduler_.trace())};
   if ((r.outcome == fiber::Outcome::deadlock && !lock_cycle(r)) || r.outcome == fiber::Outcome::livelock)
     if (std::string note = fiber::foreign_threads_note(); !note.empty())
       throw ScheduleFailed{fiber::describe(r, scheduler_.trace()) + "\n  " + note, true};
@@ -361,14 +392,90 @@ void FiberExecutor::add_totals(const std::string& saved) {
   WireReader in(saved);
   strategy_->add_totals(in.str());
   progress_.add_totals(in.u64s());
-  for (std::string& library : in.strings()) {
-    const auto same = [&](const char* known) { return library == known; };
-    if (std::find_if(libraries_.begin(), libraries_.end(), same) == libraries_.end())
-      libraries_.push_back(named_elsewhere_.emplace_back(std::move(library)).c_str());
-  }
+  for (std::string& library : in.strings()) add_library(named_elsewhere_.emplace_back(std::move(library)).c_str());
   operations_ += in.u64();
   left_unfinished_ += in.u64();
   in.expect_end();
+}
+
+void FiberExecutor::add_library(const char* library) {
+  const auto same = [&](const char* known) { return std::string_view(library) == known; };
+  if (std::find_if(libraries_.begin(), libraries_.end(), same) == libraries_.end()) libraries_.push_back(library);
+}
+
+bool FiberExecutor::trials_in_processes() const {
+  switch (options_.trial_processes) {
+    case TrialProcesses::always: return true;
+    case TrialProcesses::never: return false;
+    case TrialProcesses::automatic: break;
+  }
+    // An exhaustive search and progress episodes keep their state across the trials of a
+    // program, in this process; a run inside another fiber run, or under ThreadSanitizer, forks
+    // nothing.
+#if defined(__SANITIZE_THREAD__)
+  return false;
+#else
+  if (schedule_.kind == Schedule::Kind::exhaustive || progress_on_ || fiber::current() != nullptr) return false;
+  return !first_trial_back_ || threads_left_to_process_ || first_trial_called_libraries_;
+#endif
+}
+
+bool FiberExecutor::rerun_lost_trial_here() {
+  if (options_.trial_processes != TrialProcesses::automatic || first_trial_back_) return false;
+  first_trial_back_ = true;  // nothing learnt: the trials run here
+  return true;
+}
+
+std::string FiberExecutor::trial_processes_reason() const {
+  if (!first_trial_back_) return {};
+  if (options_.trial_processes == TrialProcesses::always) return "FiberOptions::trial_processes";
+  if (!trials_in_processes()) return {};
+  return threads_left_to_process_ ? "its first trial left a thread the subject started running"
+                                  : "its first trial called into uninstrumented libraries, whose globals outlive a trial";
+}
+
+void FiberExecutor::enter_trial_process() {
+  scheduler_.set_end_with_trial(true);
+  operations_at_check_start_ = operations_;
+  libraries_.clear();
+  left_unfinished_ = 0;
+  left_with_process_ = 0;
+  progress_before_ = progress_.totals();
+}
+
+// The trial's counts, as save_totals writes a check's, and the threads it left to its process.
+std::string FiberExecutor::trial_totals() const {
+  WireWriter out;
+  std::vector<std::uint64_t> progress = progress_.totals();
+  for (std::size_t i = 0; i < progress.size() && i < progress_before_.size(); ++i) progress[i] -= progress_before_[i];
+  out.u64s(progress);
+  out.strings(std::vector<std::string>(libraries_.begin(), libraries_.end()));
+  out.u64(operations_ - operations_at_check_start_);
+  out.u64(left_unfinished_);
+  out.u64(left_with_process_);
+  out.boolean(weak_order_noted_);
+  out.boolean(subject_started_threads_);
+  out.str(strategy_->learnt());
+  return out.take();
+}
+
+void FiberExecutor::add_trial_totals(const std::string& totals) {
+  WireReader in(totals);
+  progress_.add_totals(in.u64s());
+  std::vector<std::string> libraries = in.strings();
+  for (std::string& library : libraries) add_library(named_elsewhere_.emplace_back(std::move(library)).c_str());
+  operations_ += in.u64();
+  left_unfinished_ += in.u64();
+  const bool left_threads = in.u64() > 0;
+  const bool weak_order_noted = in.boolean();
+  const bool started_threads = in.boolean();
+  strategy_->learn(in.str());
+  in.expect_end();
+  threads_left_to_process_ = threads_left_to_process_ || left_threads;
+  weak_order_noted_ = weak_order_noted_ || weak_order_noted;
+  subject_started_threads_ = subject_started_threads_ || started_threads;
+  if (!first_trial_back_) first_trial_called_libraries_ = !libraries.empty();
+  first_trial_back_ = true;
 }
 
 std::string FiberExecutor::unexercised(std::uint64_t operations_before) const {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -72,6 +73,16 @@ class FiberExecutor final : public Executor, public TrialDriver {
   /// A deadlock or a livelock leaves fibers mid-call, never unwound (their subject is kept).
   bool may_leave_calls_unfinished() const override { return true; }
   std::uint64_t trials_left_unfinished() const override { return left_unfinished_; }
+  // ---- each trial in a process of its own (execute/trial_process.hpp) ----
+  /// FiberOptions::trial_processes: always; automatic for the check's first trial, and for every
+  /// trial once that one left a thread running.
+  bool trials_in_processes() const override;
+  void enter_trial_process() override;
+  std::string trial_totals() const override;
+  void add_trial_totals(const std::string& totals) override;
+  void judge_at_trial_end(const std::function<void()>& judge) override { judge_at_end_ = judge; }
+  std::string trial_processes_reason() const override;
+  bool rerun_lost_trial_here() override;
   /// The last run's interleaving, one line per step (empty before any run).
   std::vector<std::string> interleaving() const;
   /// The same as a table with one column per fiber, header row first; empty when it would be
@@ -119,6 +130,20 @@ class FiberExecutor final : public Executor, public TrialDriver {
   bool progress_on_ = false;
   bool subject_started_threads_ = false;     // a trial of this check had fibers beyond its own (run_alone)
   std::unique_ptr<fiber::Scheduler> alone_;  // run_alone's runs, apart from the trials' (their traces)
+  // Trial processes: whether the check's first trial has come back yet (automatic), whether a
+  // trial left threads to its process (automatic: every trial in a process of its own from then
+  // on), and, in a trial's process, the counts before its trial.
+  bool first_trial_back_ = false;
+  bool threads_left_to_process_ = false;
+  bool first_trial_called_libraries_ = false;
+  std::uint64_t left_with_process_ = 0;  // in a trial's process: threads its runs left so
+  std::vector<std::uint64_t> progress_before_;
+  std::function<void()> judge_at_end_;  // judge_at_trial_end's
+  Source judge_source_ = Source::from_seed(0);
+  std::optional<fiber::RandomPicker> judge_picker_;  // schedules the judging: the same every time
+  void judge_in_run();
+  /// A library the runs called, once in libraries_.
+  void add_library(const char* library);
 };
 
 /// The scheduler's configuration for a check's FiberOptions.

@@ -120,6 +120,21 @@ std::vector<const void*> symbolized_addresses();
 /// Symbolises `pcs` now, so that they are cached here and in processes forked from here.
 void symbolize_ahead(const std::vector<const void*>& pcs) noexcept;
 
+/// The trial heap (duet::instrument's, src/execute/instrumented/trial_heap.cpp): in a trial's
+/// process of its own (execute/trial_process.hpp), memory comes from an arena that no earlier
+/// allocation of the process shaped, mapped at the same address in every trial's process, so
+/// that a library that hashes addresses into its choices (which lock stripe a cache entry
+/// takes) chooses alike in the search and in every replay. `prepare`, in the process that forks
+/// the trials, maps the arena (once; untouched there); `begin`, in a trial's process, serves
+/// every allocation from it from then on. Without duet::instrument both do nothing.
+struct TrialHeap {
+  void (*prepare)() noexcept = nullptr;
+  void (*begin)() noexcept = nullptr;
+};
+void set_trial_heap(TrialHeap heap) noexcept;
+void prepare_trial_heap() noexcept;
+void begin_trial_heap() noexcept;
+
 /// What duet::instrument adds to every run (installed at its start-up). Installing them gives
 /// fibers thread-local storage and a thread identity of their own
 /// (SchedulerConfig::own_thread_locals).

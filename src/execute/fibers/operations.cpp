@@ -61,7 +61,9 @@ std::uint32_t Runtime::object_id(const void* address, ObjectKind kind) {
 // ---- events ----
 
 void Runtime::record_event(const Event& e, Value read, Value written) {
-  if (draining_ || quiet_) return;  // the trace ends where the run failed; a lone teardown is not the run's
+  // The trace ends where the run failed; a lone teardown, or the check judging the trial in its
+  // run, is not the run's.
+  if (draining_ || quiet_ || judging_) return;
   ++views_[current].steps;
   trace.push_back({static_cast<std::uint32_t>(trace.size()), current, e, shown(read), shown(written)});
 }
@@ -697,6 +699,19 @@ void run_end() noexcept {
 void* thread_id(Runtime& rt, std::uint32_t fiber) noexcept { return rt.thread_id(fiber); }
 void await_join(Runtime& rt, std::uint32_t fiber, bool awaits) noexcept { rt.await_join(fiber, awaits); }
 void set_symbolizer(Symbolizer s) noexcept { g_symbolizer.store(s); }
+namespace {
+std::atomic<void (*)() noexcept> g_trial_heap_prepare{nullptr}, g_trial_heap_begin{nullptr};
+}  // namespace
+void set_trial_heap(TrialHeap heap) noexcept {
+  g_trial_heap_prepare.store(heap.prepare);
+  g_trial_heap_begin.store(heap.begin);
+}
+void prepare_trial_heap() noexcept {
+  if (const auto f = g_trial_heap_prepare.load(std::memory_order_relaxed)) f();
+}
+void begin_trial_heap() noexcept {
+  if (const auto f = g_trial_heap_begin.load(std::memory_order_relaxed)) f();
+}
 void set_symbolized_addresses(SymbolizedAddresses f) noexcept { g_symbolized.store(f); }
 std::vector<const void*> symbolized_addresses() {
   const SymbolizedAddresses f = g_symbolized.load(std::memory_order_relaxed);

@@ -28,6 +28,14 @@
 namespace duet::detail {
 
 void FiberExecutor::run_alone(const std::function<void()>& body, const std::function<void(bool keep)>& finish) {
+  if (fiber::current() != nullptr && scheduler_.judged()) {  // in the trial's run (judge_at_trial_end)
+    {
+      const OwnWork own;
+      body();
+    }
+    finish(false);  // the process ends after the trial: no subject is kept for another
+    return;
+  }
   if (!subject_started_threads_) {
     TrialDriver::run_alone(body, finish);
     return;

@@ -123,6 +123,7 @@ void Runtime::reset_result() {
   result.race = {};
   result.misuse.clear();
   result.limit.clear();
+  result.left_with_process = 0;
   result.crash.clear();
   result.progress.clear();
   result.crash_loc = {};
@@ -148,6 +149,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   clock_reads.clear();
   reset_result();
   draining_ = false;
+  judging_ = false;
   drain_steps_ = 0;
   objects_.clear();
   table_.reset();
@@ -189,6 +191,7 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   }
   t_runtime = nullptr;
   t_in_runtime = 0;
+  if (judging_) config.max_steps = max_steps_before_judging_;
   watch(false);
   run_end();
   if (current_at_stall_ != kNoFiber) {  // the watchdog stopped a stuck fiber (watchdog.cpp)
@@ -458,7 +461,7 @@ boost::context::fiber Runtime::fiber_main(std::uint32_t i, boost::context::fiber
   if (i != trial_fiber_) record_event(Event{threw ? Op::exit_exception : Op::exit});
   views_[i].state = FiberState::finished;
   if (trial_fiber_ != kNoFiber) frame_fiber_ended(i);
-  next_ = choose_when_idle();
+  next_ = i == trial_fiber_ && config.end_with_trial && !draining_ ? leave_to_the_process() : choose_when_idle();
   asan_start(nullptr, main_stack_bottom_, main_stack_size_);  // null: this fiber is done
   return std::move(main_);
 }
@@ -611,6 +614,9 @@ const std::vector<TraceEvent>& Scheduler::trace() const { return rt_->trace; }
 const std::vector<ClockRead>& Scheduler::clock_reads() const { return rt_->clock_reads; }
 const SchedulerConfig& Scheduler::config() const { return rt_->config; }
 void Scheduler::set_harness_fences(bool on) { rt_->config.harness_fences = on; }
+void Scheduler::set_end_with_trial(bool on) { rt_->config.end_with_trial = on; }
+void Scheduler::begin_judging(Picker& picker) { rt_->begin_judging(picker); }
+bool Scheduler::judged() const { return rt_->judging(); }
 std::size_t Scheduler::step() const { return rt_->trace.size(); }
 std::uint32_t Scheduler::current_fiber() const { return rt_->current; }
 Scheduler::Stats Scheduler::stats() const { return rt_->stats; }

@@ -135,6 +135,9 @@ struct AnnotatedSyncs {
 
 class Runtime {
  public:
+  /// Scheduler::begin_judging.
+  void begin_judging(Picker& picker);
+  bool judging() const { return judging_; }
   explicit Runtime(SchedulerConfig config);
   ~Runtime();
 
@@ -245,6 +248,10 @@ class Runtime {
   /// A branch not started yet, or the trial's fiber waiting for the branches: no deadlock's part.
   bool waits_in_frame(std::uint32_t j) const { return fibers_[j].blocked_on == &gate_ || fibers_[j].blocked_on == &joined_; }
   std::string outlived_text() const;
+  /// SchedulerConfig::end_with_trial: the trial's fiber has finished, and the run ends with the
+  /// threads still unfinished left as they are (counted in RunResult::left_with_process).
+  std::uint32_t leave_to_the_process();
+
   std::string started_at(std::uint32_t fiber) const;
   /// The trial's fiber runs alone where no access can race with its own: in the setup before any
   /// other fiber started, or after the branches (all joined) when no other fiber was ever started.
@@ -347,9 +354,11 @@ class Runtime {
   const TrialFrame* frame_ = nullptr;
   std::uint32_t trial_fiber_ = kNoFiber;
   std::function<void()> frame_body_;
-  std::size_t branches_left_ = 0;       // branches not finished: the trial's fiber waits for none
-  VectorClock branches_clock_{};        // the finished branches' clocks, joined: what the wait acquires
-  bool quiet_ = false;                  // the trial's fiber runs alone after the branches: not recorded
+  std::size_t branches_left_ = 0;  // branches not finished: the trial's fiber waits for none
+  VectorClock branches_clock_{};   // the finished branches' clocks, joined: what the wait acquires
+  bool quiet_ = false;             // the trial's fiber runs alone after the branches: not recorded
+  bool judging_ = false;           // the check judges the trial in its run (begin_judging): not recorded
+  std::size_t max_steps_before_judging_ = 0;
   bool setup_woke_spuriously_ = false;  // a wait of the setup woke spuriously: its steps are kept
   bool lone_setup_ = false;             // the setup runs and no other fiber has started yet
   char gate_ = 0;                       // what the branches wait on before the setup has ended

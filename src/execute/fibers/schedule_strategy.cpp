@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <optional>
 #include <string>
 
@@ -44,6 +45,12 @@ struct PctStrategy final : ScheduleStrategy {
   }
   void finish(const fiber::RunResult&) override {
     if (p) steps = std::max(steps, p->steps_seen());
+  }
+  std::string learnt() const override { return std::to_string(steps); }
+  void learn(const std::string& learnt) override {
+    std::size_t seen = 0;
+    std::from_chars(learnt.data(), learnt.data() + learnt.size(), seen);
+    steps = std::max(steps, seen);
   }
 };
 

@@ -59,6 +59,11 @@ class ScheduleStrategy {
   /// nothing there).
   virtual std::string save_totals() const { return {}; }
   virtual void add_totals(const std::string& saved) { (void)saved; }
+  /// What the runs so far taught the strategy (PCT's run length), as bytes: a trial's process
+  /// of its own sends it back (execute/trial_process.hpp), and learn() takes it in the process
+  /// that goes on with the check.
+  virtual std::string learnt() const { return {}; }
+  virtual void learn(const std::string& learnt) { (void)learnt; }
   /// The exhaustive search of the current program so far, or null (sampling strategies).
   virtual const fiber::ExplorerStats* search_stats() const { return nullptr; }
   /// The calls' real-time orders (TrialDriver's, for the Y-program loop): after begin_program

@@ -188,6 +188,11 @@ struct SchedulerConfig {
   /// each order only where the execution is consistent with the fences placed in it
   /// (dpor/fence_orders.hpp). The reads still mark their steps (TraceEvent::invokes).
   bool harness_fences = true;
+  /// The run is a trial in a process of its own (FiberOptions::trial_processes): once the
+  /// trial's fiber has finished, the run ends, and threads the subject started that are still
+  /// unfinished are left as they are (RunResult::left_with_process): the process ends after the
+  /// trial, and they with it, as a library's threads end with a process.
+  bool end_with_trial = false;
 };
 
 enum class Outcome : std::uint8_t {
@@ -233,6 +238,7 @@ struct RunResult {
   DataRace race;                      // data_race
   std::string misuse;                 // misuse: what and where
   std::string limit;                  // limit: which, where, and how to raise it
+  std::size_t left_with_process = 0;  // SchedulerConfig::end_with_trial: threads still unfinished
   std::string crash;                  // crashed: the fault point ("disk.write, sector 3")
   std::string progress;               // progress: the guarantee, the suspended fiber, what the others did
   duet::source_location crash_loc{};
@@ -344,6 +350,15 @@ class Scheduler {
   const SchedulerConfig& config() const;
   /// SchedulerConfig::harness_fences for the runs from now on.
   void set_harness_fences(bool on);
+  /// SchedulerConfig::end_with_trial for the runs from now on.
+  void set_end_with_trial(bool on);
+  /// From inside a run, on the trial's fiber after its teardown, in a trial's process of its
+  /// own: what the check does there from now on (its oracle judging the trial, threads it starts
+  /// included) is no longer the trial's. It is not traced, `picker` schedules it, and it has no
+  /// step bound; the threads the trial left run beside it (a library's pool its oracle uses).
+  void begin_judging(Picker& picker);
+  /// begin_judging was called in the last run.
+  bool judged() const;
 
   /// From inside a run (a branch function): events so far (a logical clock for invoke and
   /// response stamps) and the calling fiber's number.

@@ -12,6 +12,7 @@
 // wait of the setup woke spuriously: a failure one lone call can meet, which its report shows).
 #include "execute/fibers/runtime.hpp"
 
+#include <limits>
 #include <mutex>
 
 #include "execute/fibers/threads_outside.hpp"
@@ -178,6 +179,18 @@ bool Runtime::others_alive() const {
   for (std::uint32_t j = 0; j < n_; ++j)
     if (j != current && views_[j].state != FiberState::finished) return true;
   return false;
+}
+
+void Runtime::begin_judging(Picker& picker) {
+  judging_ = true;
+  picker_ = &picker;
+  max_steps_before_judging_ = config.max_steps;
+  config.max_steps = std::numeric_limits<std::size_t>::max() / 4;  // no bound: the oracle's calls take what they take
+}
+
+std::uint32_t Runtime::leave_to_the_process() {
+  for (std::uint32_t j = 0; j < n_; ++j) result.left_with_process += views_[j].state != FiberState::finished;
+  return kNoFiber;
 }
 
 // Where the thread that is fiber `j` was started, from its spawn in the trace (none: the trace

@@ -56,6 +56,16 @@ class Watchdog {
     watched_.push_back({&rt, pthread_self(), rt.progress.load(std::memory_order_relaxed),
                         HangClock::of_thread(HangClock::this_thread()), now, static_cast<std::int64_t>(limit * 1e9), false});
   }
+  // A child of fork() (isolation's, a worker, a trial's process) has none of the parent's
+  // threads: not the watching one, which starts again at its first run, nor the runs of others.
+  // The lock is held across fork(), so that the child's copy is not locked by a thread it lacks.
+  void before_fork() { m_.lock(); }
+  void after_fork_in_parent() { m_.unlock(); }
+  void after_fork_in_child() {
+    started_ = false;
+    watched_.clear();
+    m_.unlock();
+  }
   void unwatch(Runtime& rt) {
     std::lock_guard<std::mutex> hold(m_);
     std::erase_if(watched_, [&](const Watched& w) { return w.rt == &rt; });
@@ -113,7 +123,12 @@ class Watchdog {
 };
 
 Watchdog& watchdog() {
-  static Watchdog* w = new Watchdog;  // never destroyed: its thread runs until the process ends
+  static Watchdog* w = [] {
+    auto* made = new Watchdog;  // never destroyed: its thread runs until the process ends
+    ::pthread_atfork([] { watchdog().before_fork(); }, [] { watchdog().after_fork_in_parent(); },
+                     [] { watchdog().after_fork_in_child(); });
+    return made;
+  }();
   return *w;
 }
 

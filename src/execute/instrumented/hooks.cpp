@@ -18,6 +18,7 @@
 
 #include "execute/fibers/thread_locals.hpp"
 #include "execute/instrumented/instrumented.hpp"
+#include "execute/instrumented/trial_heap.hpp"
 
 // The 16-byte entry points do what the instrumented code asked for: a 16-byte atomic, through
 // libatomic where the target has no instruction for it.
@@ -313,6 +314,7 @@ extern "C" {
 // ---- initialisation, functions, vptrs ----
 void __tsan_init() {
   install_symbolizer();
+  install_trial_heap();
   wrap_uninstrumented_calls();
   duet::detail::fiber::install_instrument_hooks({run_thread_exit_list, restore_waiter_pool});
 }

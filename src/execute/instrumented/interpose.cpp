@@ -37,6 +37,7 @@
 #include "execute/fibers/threads_outside.hpp"
 #include "execute/fibers/thread_locals.hpp"
 #include "execute/instrumented/instrumented.hpp"
+#include "execute/instrumented/trial_heap.hpp"
 
 extern "C" void __libc_free(void*);
 extern "C" void* __libc_realloc(void*, std::size_t);
@@ -59,6 +60,14 @@ void free_from(void* p, const void* pc) noexcept {
   if (p != nullptr && fiber::t_runtime != nullptr) [[unlikely]]
     if (!released(p, malloc_usable_size(p), pc)) return;  // kept: a draining run may still use it
   if (p != nullptr) forget_benign_races(p);
+  free_block(p);
+}
+
+void free_block(void* p) noexcept {
+  if (trial_heap_owns(p)) [[unlikely]] {
+    trial_heap_free(p);
+    return;
+  }
   __libc_free(p);
 }
 
@@ -165,7 +174,7 @@ void run_thread_exits() noexcept {
   while (ThreadExit* e = t_thread_exits) {
     t_thread_exits = e->next;
     e->destructor(e->object);
-    __libc_free(e);
+    free_block(e);
   }
   run_thread_specific_destructors();
 }
@@ -814,7 +823,7 @@ void free(void* p) noexcept { free_from(p, __builtin_return_address(0)); }
 void* realloc(void* p, std::size_t n) noexcept {
   const bool in_a_run = fiber::t_runtime != nullptr;
   const std::size_t old = in_a_run && p != nullptr ? malloc_usable_size(p) : 0;
-  void* q = __libc_realloc(p, n);
+  void* q = trial_heap_active() ? trial_heap_realloc(p, n) : __libc_realloc(p, n);
   if (in_a_run && p != nullptr && q != p && q != nullptr) released(p, old, __builtin_return_address(0));
   return q;
 }

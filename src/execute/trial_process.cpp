@@ -1,0 +1,159 @@
+#include "execute/trial_process.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/candidate_fork.hpp"
+#include "engine/wire.hpp"
+#include "execute/fibers/instrumented.hpp"  // the trial heap
+
+namespace duet::detail {
+namespace {
+
+bool g_in_trial_process = false;  // set in the child only, whose one thread reads it
+
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Everything the child wrote, to the end of the pipe.
+std::string read_all(int fd) {
+  std::string bytes;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return bytes;
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+[[noreturn]] void child(int out, const std::function<std::string()>& trial) {
+  g_in_trial_process = true;
+  fiber::begin_trial_heap();
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // nobody left to read the answer
+  // A crash ends this process, and the process that forked it reports it; the check's own
+  // crash report (a token, "run it with DUET_FORK=1") is that process's to make, not this one's.
+  for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
+  std::string answer;
+  try {
+    answer = trial();
+  } catch (...) {  // never back into the forking process's code with this copy of it
+    ::_exit(126);
+  }
+  std::fflush(stdout);  // what the trial printed, as a trial in the process would have
+  std::fflush(stderr);
+  const std::uint64_t size = answer.size();
+  const bool sent =
+      write_all(out, reinterpret_cast<const char*>(&size), sizeof size) && write_all(out, answer.data(), answer.size());
+  ::_exit(sent ? 0 : 125);
+}
+
+std::string describe(int status) {
+  if (WIFSIGNALED(status))
+    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) + ")";
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status)) + " before its trial ended";
+  return "ended before its trial did";
+}
+
+}  // namespace
+
+std::string TrialAnswer::encode(bool with_trace) const {
+  WireWriter w;
+  w.boolean(ended);
+  w.boolean(next);
+  w.u64(static_cast<std::uint64_t>(escaped));
+  w.str(what);
+  write_outcome(w, outcome);
+  w.u64s(drawn.choices);
+  w.u64s({drawn.rng, drawn.pos, drawn.byte_pos});
+  w.str(totals);
+  std::vector<std::uint64_t> pcs(symbolized.size());
+  for (std::size_t i = 0; i < pcs.size(); ++i) pcs[i] = reinterpret_cast<std::uintptr_t>(symbolized[i]);
+  w.u64s(pcs);
+  if (with_trace) write_trace(w, trace);
+  return w.take();
+}
+
+TrialAnswer TrialAnswer::decode(const std::string& bytes, bool with_trace) {
+  WireReader r(bytes);
+  TrialAnswer a;
+  a.ended = r.boolean();
+  a.next = r.boolean();
+  const std::uint64_t escaped = r.u64();
+  if (escaped > static_cast<std::uint64_t>(Escaped::other)) throw std::runtime_error("a malformed trial answer");
+  a.escaped = static_cast<Escaped>(escaped);
+  a.what = r.str();
+  a.outcome = read_outcome(r);
+  a.drawn.choices = r.u64s();
+  const std::vector<std::uint64_t> at = r.u64s();
+  if (at.size() != 3) throw std::runtime_error("a malformed trial answer");
+  a.drawn.rng = at[0];
+  a.drawn.pos = at[1];
+  a.drawn.byte_pos = at[2];
+  a.totals = r.str();
+  for (const std::uint64_t pc : r.u64s()) a.symbolized.push_back(reinterpret_cast<const void*>(pc));
+  if (with_trace) a.trace = read_trace(r);
+  r.expect_end();
+  return a;
+}
+
+bool in_trial_process() noexcept { return g_in_trial_process; }
+
+TrialProcessEnd run_in_trial_process(const std::function<std::string()>& trial) {
+  TrialProcessEnd end;
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0) {
+    end.why = std::string("could not be made (no pipe: ") + std::strerror(errno) + ")";
+    return end;
+  }
+  fiber::prepare_trial_heap();
+  std::fflush(stdout);  // else the child's copy of the buffers prints again
+  std::fflush(stderr);
+  pid_t pid = -1;
+  {
+    const OwnFork own;
+    pid = ::fork();
+  }
+  if (pid == 0) {
+    ::close(ends[0]);
+    child(ends[1], trial);
+  }
+  ::close(ends[1]);
+  if (pid < 0) {
+    ::close(ends[0]);
+    end.why = std::string("could not be forked: ") + std::strerror(errno);
+    return end;
+  }
+  std::string bytes = read_all(ends[0]);
+  ::close(ends[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::uint64_t size = 0;
+  if (bytes.size() >= sizeof size) std::memcpy(&size, bytes.data(), sizeof size);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && bytes.size() == sizeof size + size) {
+    end.answered = true;
+    end.answer = bytes.substr(sizeof size);
+  } else {
+    end.why = describe(status);
+  }
+  return end;
+}
+
+}  // namespace duet::detail
