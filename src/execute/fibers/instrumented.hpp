@@ -126,7 +126,7 @@ void symbolize_ahead(const std::vector<const void*>& pcs) noexcept;
 /// that a library that hashes addresses into its choices (which lock stripe a cache entry
 /// takes) chooses alike in the search and in every replay. `prepare`, in the process that forks
 /// the trials, maps the arena (once; untouched there); `begin`, in a trial's process, serves
-/// every allocation from it from then on. Without duet::instrument both do nothing.
+/// the subject's allocations from it from then on. Without duet::instrument both do nothing.
 struct TrialHeap {
   void (*prepare)() noexcept = nullptr;
   void (*begin)() noexcept = nullptr;

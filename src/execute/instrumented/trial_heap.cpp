@@ -61,6 +61,11 @@ void prepare() noexcept {
 
 void begin() noexcept { g_active = g_base != nullptr; }
 
+// The subject's code, on a fiber of a run: only its allocations take the arena's addresses.
+// duet's own (its trace, its tables, the symboliser's cache, the report) differ between a
+// search's run and a traced replay of it, and would move the subject's if they came from it.
+bool subjects_allocation() noexcept { return g_active && fiber::t_runtime != nullptr && fiber::t_in_runtime == 0; }
+
 // A block of 2^size_class bytes for `n` bytes aligned to `align` after the header; nullptr when
 // the arena is spent.
 void* allocate(std::size_t n, std::size_t align) noexcept {
@@ -120,7 +125,7 @@ void trial_heap_free(void* p) noexcept {
 }
 
 void* trial_heap_realloc(void* p, std::size_t n) noexcept {
-  if (p == nullptr) return allocated_or_enomem(allocate(n, kHeader));
+  if (p == nullptr) return subjects_allocation() ? allocated_or_enomem(allocate(n, kHeader)) : __libc_malloc(n);
   if (!trial_heap_owns(p)) return __libc_realloc(p, n);  // the forking process's: left where it is
   if (n == 0) {
     trial_heap_free(p);
@@ -143,13 +148,13 @@ namespace th = duet::detail::instrumented;
 extern "C" {
 
 void* malloc(std::size_t n) noexcept {
-  if (th::g_active) [[unlikely]]
+  if (th::g_active && th::subjects_allocation()) [[unlikely]]
     return th::allocated_or_enomem(th::allocate(n, th::kHeader));
   return __libc_malloc(n);
 }
 
 void* calloc(std::size_t count, std::size_t size) noexcept {
-  if (th::g_active) [[unlikely]] {
+  if (th::g_active && th::subjects_allocation()) [[unlikely]] {
     std::size_t n = 0;
     if (__builtin_mul_overflow(count, size, &n)) return th::allocated_or_enomem(nullptr);
     void* p = th::allocate(n, th::kHeader);
@@ -160,7 +165,7 @@ void* calloc(std::size_t count, std::size_t size) noexcept {
 }
 
 void* memalign(std::size_t align, std::size_t n) noexcept {
-  if (th::g_active) [[unlikely]]
+  if (th::g_active && th::subjects_allocation()) [[unlikely]]
     return th::allocated_or_enomem(th::allocate(n, align));
   return __libc_memalign(align, n);
 }
@@ -176,13 +181,13 @@ int posix_memalign(void** out, std::size_t align, std::size_t n) noexcept {
 }
 
 void* valloc(std::size_t n) noexcept {
-  if (th::g_active) [[unlikely]]
+  if (th::g_active && th::subjects_allocation()) [[unlikely]]
     return memalign(static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)), n);
   return __libc_valloc(n);
 }
 
 void* pvalloc(std::size_t n) noexcept {
-  if (th::g_active) [[unlikely]] {
+  if (th::g_active && th::subjects_allocation()) [[unlikely]] {
     const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     return memalign(page, (n + page - 1) / page * page);
   }

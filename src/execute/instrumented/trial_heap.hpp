@@ -1,8 +1,9 @@
 // The trial heap (fiber::TrialHeap, src/execute/fibers/instrumented.hpp): in a trial's process
-// of its own, every allocation comes from an arena mapped before the trials were forked, the
-// same in each, so a trial's allocations land at the same addresses in the search and in every
-// replay whatever the forking process allocated meanwhile. Outside such a process, malloc and
-// its kin are the C library's, one test away.
+// of its own, every allocation of the subject's code (on a fiber, outside duet's own) comes from
+// an arena mapped before the trials were forked, the same in each, so the subject's allocations
+// land at the same addresses in the search and in every replay, whatever the forking process
+// allocated meanwhile and whatever duet allocates beside them (a traced replay's trace). Other
+// allocations, and every one outside such a process, are the C library's, one test away.
 #pragma once
 
 #include <cstddef>
