@@ -335,15 +335,17 @@ CaseOutcome YCase::run_trials() {
   // An exhaustive search may leave the calls' real-time orders to this loop: each trial is then
   // judged in every order of its calls its execution allows (call_order_check.hpp).
   CallOrderCheck call_orders(shape, driver, src.mode() == Source::Mode::random);
-  // A fuzzer's bytes are read where they are: its trials stay in this process.
-  const bool own_processes = driver.trials_in_processes() && src.mode() != Source::Mode::bytes;
   for (std::size_t t = 0; t < trials; ++t) {
     ++out.trials;
     trial_starts_here();  // the case's hang limit is per trial
     trial_progress(out.trials);
     if (trace && trace->observer) trace->observer->trial_starts(out);
-    const TrialEnd ended = own_processes ? run_trial_in_process(judge, call_orders, driver, t + 1 == trials)
-                                         : run_trial(judge, call_orders, driver, t + 1 == trials);
+    noise.trial = t;
+    // Asked before each trial: the first one's process tells whether the rest need one. A
+    // fuzzer's bytes are read where they are: its trials stay in this process.
+    const bool own_process = driver.trials_in_processes() && src.mode() != Source::Mode::bytes;
+    const TrialEnd ended = own_process ? run_trial_in_process(judge, call_orders, driver, t + 1 == trials)
+                                       : run_trial(judge, call_orders, driver, t + 1 == trials);
     if (ended.outcome) return *ended.outcome;
     if (!ended.next) break;
   }
