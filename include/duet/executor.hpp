@@ -123,7 +123,8 @@ enum class TrialProcesses : unsigned char {
   automatic,
   /// Each trial in a process of its own, forked before it: what it leaves (threads a library
   /// keeps for the process, a one-time initialisation, its globals changed) ends with that
-  /// process, so every trial starts from the same state and a failing one replays exactly.
+  /// process, so every trial starts from the same state and a failing one replays exactly
+  /// (RocksDB with a pool of its own, whose globals alone made replays diverge).
   always,
   /// Each trial in the process that runs the check: a thread that outlives its trial is an error.
   never,

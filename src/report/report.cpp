@@ -129,7 +129,12 @@ static std::string report_headline(const ReportData& d) {
     out += "  A trial failed, but its replay token does not run it the same way again: something the\n"
            "  fiber scheduler does not control decides the run (a clock, a global random generator,\n"
            "  addresses, global or static state, threads of its own). No counterexample is claimed;\n"
-           "  make the test deterministic, then run it again. The failing trial as first seen:";
+           "  make the test deterministic, then run it again.";
+    if (d.library_state)  // what an uninstrumented library keeps across trials is out of the test's reach
+      out += " The runs called into uninstrumented libraries: with\n"
+             "  DUET_TRIAL_PROCESSES=always (FiberOptions::trial_processes) each trial runs in a process of\n"
+             "  its own, every one from the same state.";
+    out += " The failing trial as first seen:";
   } else if (d.error) {
     out += "error: " + d.message + "\n  " + tested_before_the_error(d);
   } else if (d.trace.diagram.empty()) {

@@ -237,9 +237,9 @@ TEST(InstrumentedUninstrumented, InlineCodeALibraryCallsRunsAsTheLibrarysOwn) {
 // RocksDB counts the databases the process opened and hashes the count into which lock stripe
 // a cache entry takes; a test cannot reset a library's globals. A lost update found beside it
 // was "nondeterministic": its replay, later in the same process, took other stripes (the
-// same step reached another mutex). The check's first trial calls into the library, so each
-// trial runs in a process of its own (execute/trial_process.hpp), all from the same state; with
-// trials in the check's process, the replays run in processes forked before its first case.
+// same step reached another mutex). The replays now run in processes forked before the check's
+// first case, each from the process as the check found it; with TrialProcesses::always, each
+// trial runs in a process of its own (execute/trial_process.hpp), all from the same state.
 struct StripedCounter {
   std::mutex stripes[2];
   long id = handoff_next_id();
@@ -261,15 +261,15 @@ TEST(InstrumentedUninstrumented, AFailureBesideALibrarysGlobalsReplaysFromThePro
     const duet::CheckResult r = duet::expect_unsafe(spec, {.executor = duet::fibers()}, {.seed = seed, .verbose = -1});
     ASSERT_TRUE(r.passed()) << "seed " << seed << "\n" << r.report;
     EXPECT_EQ(r.report.find("nondeterministic"), std::string::npos) << r.report;
-    EXPECT_NE(r.report.find("each trial ran in a process of its own (its first trial called into uninstrumented"),
-              std::string::npos)
-        << r.report;
-    const auto in_process = duet::fibers(duet::random(), {.trial_processes = duet::TrialProcesses::never});
-    const duet::CheckResult here = duet::expect_unsafe(spec, {.executor = in_process}, {.seed = seed, .verbose = -1});
-    ASSERT_TRUE(here.passed()) << "seed " << seed << "\n" << here.report;
-    EXPECT_EQ(here.report.find("nondeterministic"), std::string::npos) << here.report;
-    EXPECT_NE(here.report.find("a\n  fresh one for each case that called them"), std::string::npos) << here.report;
+    EXPECT_NE(r.report.find("a\n  fresh one for each case that called them"), std::string::npos) << r.report;
   }
+  // Each trial in a process of its own: the same counterexample, every trial from the same state.
+  const auto own = duet::fibers(duet::random(), {.trial_processes = duet::TrialProcesses::always});
+  const duet::CheckResult alone = duet::expect_unsafe(spec, {.executor = own}, {.seed = 1, .verbose = -1});
+  ASSERT_TRUE(alone.passed()) << alone.report;
+  EXPECT_EQ(alone.report.find("nondeterministic"), std::string::npos) << alone.report;
+  EXPECT_NE(alone.report.find("each trial ran in a process of its own (FiberOptions::trial_processes)"), std::string::npos)
+      << alone.report;
 }
 
 TEST(InstrumentedUninstrumented, WhatTheLibraryReadsOfTheRunsAtomicsOrdersWhatItDoesAfter) {

@@ -214,7 +214,6 @@ void FiberExecutor::check_starts() {
   subject_started_threads_ = false;
   first_trial_back_ = false;
   threads_left_to_process_ = false;
-  first_trial_called_libraries_ = false;
   // A pass speaks of its own check's programs: an executor that another check used before (a
   // ParallelConfig shared by tests) starts its exhaustive search's totals afresh.
   strategy_ = make_schedule_strategy(schedule_, scheduler_);
@@ -416,7 +415,10 @@ bool FiberExecutor::trials_in_processes() const {
   return false;
 #else
   if (schedule_.kind == Schedule::Kind::exhaustive || progress_on_ || fiber::current() != nullptr) return false;
-  return !first_trial_back_ || threads_left_to_process_ || first_trial_called_libraries_;
+  // A library's globals alone do not make every trial fork (a trial of libcds's queues takes
+  // microseconds, a fork tens of them): its failures replay from the clean child
+  // (engine/clean_child.hpp), and TrialProcesses::always is there for the rest.
+  return !first_trial_back_ || threads_left_to_process_;
 #endif
 }
 
@@ -430,8 +432,7 @@ std::string FiberExecutor::trial_processes_reason() const {
   if (!first_trial_back_) return {};
   if (options_.trial_processes == TrialProcesses::always) return "FiberOptions::trial_processes";
   if (!trials_in_processes()) return {};
-  return threads_left_to_process_ ? "its first trial left a thread the subject started running"
-                                  : "its first trial called into uninstrumented libraries, whose globals outlive a trial";
+  return "its first trial left a thread the subject started running";
 }
 
 void FiberExecutor::enter_trial_process() {
@@ -463,6 +464,9 @@ void FiberExecutor::add_trial_totals(const std::string& totals) {
   WireReader in(totals);
   progress_.add_totals(in.u64s());
   std::vector<std::string> libraries = in.strings();
+  // The trial's process ran the library, not this one; what a failure found there needs of the
+  // clean child is as if it had run here (engine/clean_child.hpp).
+  if (!libraries.empty()) fiber::count_run_in_libraries();
   for (std::string& library : libraries) add_library(named_elsewhere_.emplace_back(std::move(library)).c_str());
   operations_ += in.u64();
   left_unfinished_ += in.u64();
@@ -474,7 +478,6 @@ void FiberExecutor::add_trial_totals(const std::string& totals) {
   threads_left_to_process_ = threads_left_to_process_ || left_threads;
   weak_order_noted_ = weak_order_noted_ || weak_order_noted;
   subject_started_threads_ = subject_started_threads_ || started_threads;
-  if (!first_trial_back_) first_trial_called_libraries_ = !libraries.empty();
   first_trial_back_ = true;
 }
 

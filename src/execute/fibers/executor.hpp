@@ -135,7 +135,6 @@ class FiberExecutor final : public Executor, public TrialDriver {
   // on), and, in a trial's process, the counts before its trial.
   bool first_trial_back_ = false;
   bool threads_left_to_process_ = false;
-  bool first_trial_called_libraries_ = false;
   std::uint64_t left_with_process_ = 0;  // in a trial's process: threads its runs left so
   std::vector<std::uint64_t> progress_before_;
   std::function<void()> judge_at_end_;  // judge_at_trial_end's
