@@ -389,6 +389,8 @@ YCase::TrialEnd YCase::run_trial(TrialJudge& judge, CallOrderCheck& call_orders,
 
 YCase::TrialEnd YCase::run_trial_in_process(TrialJudge& judge, CallOrderCheck& call_orders, TrialDriver& driver, bool last) {
   const std::size_t start = src.position();
+  const Source::Drawn drawn_before = src.drawn_since(start);
+  const CaseOutcome out_before = out;
   const TrialProcessEnd child = run_in_trial_process([&] {
     driver.enter_trial_process();
     TrialAnswer answer;
@@ -421,11 +423,18 @@ YCase::TrialEnd YCase::run_trial_in_process(TrialJudge& judge, CallOrderCheck& c
                                        " (each trial runs in a process of its own: FiberOptions::trial_processes)")};
   }
   TrialAnswer answer = TrialAnswer::decode(child.answer, trace != nullptr);
+  driver.add_trial_totals(answer.totals);
+  fiber::symbolize_ahead(answer.symbolized);  // the next trial's process starts with them read
+  if (!driver.trials_in_processes()) {
+    // The first trial, run alone only to learn that the check's trials need no process of their
+    // own: it runs here again, so that this process goes on exactly as it would have.
+    src.continue_from(start, drawn_before);
+    out = out_before;
+    return run_trial(judge, call_orders, driver, last);
+  }
   src.continue_from(start, answer.drawn);
   out = std::move(answer.outcome);
   if (trace) *trace = std::move(answer.trace);
-  driver.add_trial_totals(answer.totals);
-  fiber::symbolize_ahead(answer.symbolized);  // the next trial's process starts with them read
   switch (answer.escaped) {
     case TrialAnswer::Escaped::none: break;
     case TrialAnswer::Escaped::engine_error: throw EngineError(answer.what);

@@ -473,12 +473,15 @@ void FiberExecutor::add_trial_totals(const std::string& totals) {
   const bool left_threads = in.u64() > 0;
   const bool weak_order_noted = in.boolean();
   const bool started_threads = in.boolean();
-  strategy_->learn(in.str());
+  const std::string learnt = in.str();
   in.expect_end();
   threads_left_to_process_ = threads_left_to_process_ || left_threads;
   weak_order_noted_ = weak_order_noted_ || weak_order_noted;
   subject_started_threads_ = subject_started_threads_ || started_threads;
   first_trial_back_ = true;
+  // A first trial that only told that the trials need no process of their own runs again here
+  // (y_program.cpp): the strategy learns from that run, as it would have.
+  if (trials_in_processes()) strategy_->learn(learnt);
 }
 
 std::string FiberExecutor::unexercised(std::uint64_t operations_before) const {
