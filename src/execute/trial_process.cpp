@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine/candidate_fork.hpp"
+#include "engine/messages.hpp"
 #include "engine/wire.hpp"
 #include "execute/fibers/instrumented.hpp"  // the trial heap
 
@@ -19,29 +21,6 @@ namespace duet::detail {
 namespace {
 
 bool g_in_trial_process = false;  // set in the child only, whose one thread reads it
-
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-// Everything the child wrote, to the end of the pipe.
-std::string read_all(int fd) {
-  std::string bytes;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return bytes;
-    bytes.append(buffer, static_cast<std::size_t>(n));
-  }
-}
 
 [[noreturn]] void child(int out, const std::function<std::string()>& trial) {
   g_in_trial_process = true;
@@ -58,9 +37,7 @@ std::string read_all(int fd) {
   }
   std::fflush(stdout);  // what the trial printed, as a trial in the process would have
   std::fflush(stderr);
-  const std::uint64_t size = answer.size();
-  const bool sent =
-      write_all(out, reinterpret_cast<const char*>(&size), sizeof size) && write_all(out, answer.data(), answer.size());
+  const bool sent = send_message(out, answer);
   ::_exit(sent ? 0 : 125);
 }
 
@@ -140,16 +117,16 @@ TrialProcessEnd run_in_trial_process(const std::function<std::string()>& trial) 
     end.why = std::string("could not be forked: ") + std::strerror(errno);
     return end;
   }
-  std::string bytes = read_all(ends[0]);
+  // The answer, or the end of the pipe when the process ended without one (the check's hang
+  // limit watches a trial that never ends, as it would here).
+  std::optional<std::string> answer = read_message(ends[0]);
   ::close(ends[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  std::uint64_t size = 0;
-  if (bytes.size() >= sizeof size) std::memcpy(&size, bytes.data(), sizeof size);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && bytes.size() == sizeof size + size) {
+  if (answer && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     end.answered = true;
-    end.answer = bytes.substr(sizeof size);
+    end.answer = std::move(*answer);
   } else {
     end.why = describe(status);
   }
