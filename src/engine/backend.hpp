@@ -42,6 +42,9 @@ class CaseBackend {
   virtual std::string unexercised() const = 0;
   /// Where the cases ran, for the progress and pass lines: "" or ", in a child process".
   virtual std::string where() const = 0;
+  /// Execution::take_trial_processes wherever this backend's cases run: whether they now run
+  /// each trial in a process of its own.
+  virtual bool take_trial_processes() = 0;
 };
 
 /// Cases run here, under the run's monitor. In isolation's child it serves the parent's requests,
@@ -57,6 +60,7 @@ class InProcessBackend final : public CaseBackend {
                        const std::string& token) override;
   std::string unexercised() const override { return context_.property.execution->unexercised(); }
   std::string where() const override { return {}; }
+  bool take_trial_processes() override { return context_.property.execution->take_trial_processes(); }
   /// The search loop (the engine's hot path); `progress` null in isolation's child and in a
   /// walk's worker, which sees the counts after each case (`after_case`).
   SearchEnd search_cases(SearchCounts& counts, Clock::time_point start, Progress* progress,
@@ -102,11 +106,15 @@ class RetiringWorkerBackend final : public CaseBackend {
   }
   std::string unexercised() const override { return inner_.unexercised(); }
   std::string where() const override { return inner_.where(); }
+  /// Here, and in the workers forked after it: the worker and the zygote there are end.
+  bool take_trial_processes() override;
   /// Workers forked so far.
   std::uint64_t workers() const { return workers_; }
 
  private:
   void spawn();
+  /// Ends the worker and the zygote: the next case's worker forks from this process as it is.
+  void end_processes();
   /// In the worker: answers the cases its parent sends on `parent` until it retires.
   [[noreturn]] void serve(int parent);
   /// The worker's wait status, once it has ended (the zygote waits for it).
@@ -145,6 +153,8 @@ class ForkedBackend final : public CaseBackend {
   /// a pass just because the cases ran in a child).
   std::string unexercised() const override { return unexercised_; }
   std::string where() const override { return ", in a child process"; }
+  /// Here and in the child.
+  bool take_trial_processes() override;
 
  private:
   /// The child's side: one request's answer.

@@ -68,9 +68,15 @@ void CleanChild::take_over(RunContext& context, ReportData& data) {
     return;
   }
   data.library_state = !data.left_unfinished;
+  hand_over(context);
+}
+
+bool CleanChild::hand_over(RunContext& context) {
+  if (!child_) return false;
   context.backend = child_.get();
   // No case runs here any more: the child's own hang limit watches them.
   context.monitor = nullptr;
+  return true;
 }
 
 namespace {
@@ -111,7 +117,9 @@ std::vector<const void*> symbolized_by_worker(std::string_view& rest) {
 
 }  // namespace
 
-RetiringWorkerBackend::~RetiringWorkerBackend() {
+RetiringWorkerBackend::~RetiringWorkerBackend() { end_processes(); }
+
+void RetiringWorkerBackend::end_processes() {
   if (pid_ > 0) {
     ::close(worker_);  // the worker reads the end of its requests and leaves
     reap();
@@ -121,7 +129,14 @@ RetiringWorkerBackend::~RetiringWorkerBackend() {
     int status = 0;
     while (::waitpid(zygote_pid_, &status, 0) < 0 && errno == EINTR) {
     }
+    zygote_pid_ = -1;
   }
+}
+
+bool RetiringWorkerBackend::take_trial_processes() {
+  if (!inner_.take_trial_processes()) return false;
+  end_processes();  // forked before: their execution runs the trials in process
+  return true;
 }
 
 namespace {

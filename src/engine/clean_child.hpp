@@ -43,6 +43,9 @@ class CleanChild {
   /// (when there is one), and the report says so (ReportData::left_unfinished, ::library_state,
   /// ::no_clean_child).
   void take_over(RunContext& context, ReportData& data);
+  /// The check's backend becomes the child, whatever the trials left: a failure that did not
+  /// replay is searched for again there (engine/search.cpp). False where there is no child.
+  bool hand_over(RunContext& context);
 
  private:
   std::unique_ptr<ForkedBackend> child_;

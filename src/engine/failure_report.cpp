@@ -343,6 +343,7 @@ static void write_timeline(const RunContext& context, ReportData& data) {
 CheckResult report_failure(RunContext& context, ReportData data, const std::vector<std::uint64_t>& choices,
                            std::optional<std::uint64_t> seed_of_case, std::uint64_t commands) {
   data.trace_steps = context.settings.trace_steps;
+  context.failure_nondeterministic = false;
   ReplayRecord rec = context.record(data.cases, data.shrink_steps, choices, seed_of_case);
   rec.seed = data.seed;
   rec.trials = data.trials;  // the search's, so that the token's replay reads the same
@@ -366,13 +367,18 @@ CheckResult report_failure(RunContext& context, ReportData data, const std::vect
     if (!data.divergence.empty()) {
       data.error = true;
       data.nondeterministic = true;
+      context.failure_nondeterministic = true;
       data.message = seen->message;
       data.trace = seen->trace;
       write_timeline(context, data);
       return failure_result(data, commands);
     }
   }
-  if (uneventful(o)) show_as_first_seen(seen, context.property.cheap_trace, data, trace, o);
+  // On fibers a failure that did not come back did not replay as it was met, shown as first seen
+  // or not (engine/search.cpp searches again).
+  const bool came_back = !uneventful(o);
+  if (!came_back) show_as_first_seen(seen, context.property.cheap_trace, data, trace, o);
+  context.failure_nondeterministic = data.nondeterministic || (!came_back && context.property.execution->exact_replay());
   if (!uneventful(o)) data.message = o.message;
   data.trace = std::move(trace);
   context.failure_shows_concurrency = shows_concurrency(data.trace);

@@ -168,8 +168,23 @@ bool ForkedBackend::after_shrink_death(ShrinkStart& best, ShrinkOutcome& total,
   return true;
 }
 
+bool ForkedBackend::take_trial_processes() {
+  if (!context_.property.execution->take_trial_processes()) return false;
+  std::optional<std::string> answer = isolation_->call(encode_request(TrialProcessesRequest{}));
+  if (!answer) return false;
+  WireReader in(*answer);
+  const bool taken = in.boolean();
+  in.expect_end();
+  return taken;
+}
+
 std::string ForkedBackend::serve(const std::string& bytes) {
   Request request = decode_request(bytes);
+  if (std::holds_alternative<TrialProcessesRequest>(request)) {
+    WireWriter out;
+    out.boolean(case_runner().take_trial_processes());
+    return out.take();
+  }
   if (auto* run = std::get_if<RunRequest>(&request)) {
     const bool traced = run->traced;
     return encode_answer(RunAnswer{case_runner().run_case(std::move(*run)), traced});

@@ -10,6 +10,7 @@ namespace {
 constexpr std::uint64_t kRunKind = 'R';
 constexpr std::uint64_t kShrinkKind = 'K';
 constexpr std::uint64_t kSearchKind = 'S';
+constexpr std::uint64_t kTrialProcessesKind = 'T';
 
 std::size_t read_size(WireReader& in) { return static_cast<std::size_t>(in.u64()); }
 
@@ -182,7 +183,8 @@ std::string encode_request(const Request& request) {
         using Message = std::decay_t<decltype(message)>;
         out.u64(std::is_same_v<Message, RunRequest>      ? kRunKind
                 : std::is_same_v<Message, ShrinkRequest> ? kShrinkKind
-                                                         : kSearchKind);
+                : std::is_same_v<Message, SearchRequest> ? kSearchKind
+                                                         : kTrialProcessesKind);
         message.write(out);
       },
       request);
@@ -196,6 +198,7 @@ Request decode_request(const std::string& bytes) {
     case kRunKind: request = RunRequest::read(in); break;
     case kShrinkKind: request = ShrinkRequest::read(in); break;
     case kSearchKind: request = SearchRequest::read(in); break;
+    case kTrialProcessesKind: request = TrialProcessesRequest::read(in); break;
     default: throw std::runtime_error("isolation: a request of an unknown kind");
   }
   in.expect_end();

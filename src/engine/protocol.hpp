@@ -118,8 +118,15 @@ struct SearchAnswer {
   static SearchAnswer read(WireReader& in);
 };
 
+/// From now on each trial in a process of its own (Execution::take_trial_processes), in the
+/// child and in the workers it forks. Answer: one boolean, whether the child's execution took them.
+struct TrialProcessesRequest {
+  void write(WireWriter&) const {}
+  static TrialProcessesRequest read(WireReader&) { return {}; }
+};
+
 /// What the parent may ask: each request is sent behind its kind.
-using Request = std::variant<RunRequest, ShrinkRequest, SearchRequest>;
+using Request = std::variant<RunRequest, ShrinkRequest, SearchRequest, TrialProcessesRequest>;
 
 std::string encode_request(const Request& request);
 Request decode_request(const std::string& bytes);

@@ -57,10 +57,9 @@ ReplayRuns replay_runs(RunContext& context, const ReplayRecord& rec, const std::
   return runs;
 }
 
-// The executor tag without its memory model: "fibers:random" for "fibers:random,memory_model=sc".
-std::string_view without_memory_model(std::string_view executor) {
-  return executor.substr(0, executor.find(kMemoryModelTag));
-}
+// The executor tag without its memory model and trial processes: "fibers:random" for
+// "fibers:random,memory_model=sc,trial_processes".
+std::string_view without_memory_model(std::string_view executor) { return executor.substr(0, executor.find(',')); }
 
 /// Why a token recorded on this check's fibers under another memory model cannot be replayed
 /// (empty: the models agree, or the executors differ in more than their model).
@@ -213,6 +212,13 @@ CheckResult replay_token(RunContext& context, const std::string& token, const st
   }
   if (std::string why = refusal(context, rec, from, regression); !why.empty())
     return nothing_tested(context.settings.name, why);
+  // A token of a check whose failure replayed only with each trial in a process of its own.
+  if (rec.executor.find(kTrialProcessesTag) != std::string::npos && !context.backend->take_trial_processes())
+    return nothing_tested(context.settings.name,
+                          "the token in " + from + " was recorded with each trial in a process of its own (its failure " +
+                              "replays only so), and " + context.settings.name +
+                              " cannot run its trials so (TrialProcesses::never, an exhaustive search, a progress "
+                              "check or a ThreadSanitizer build)");
   // Generate under the settings the case was recorded with, whatever the current ones; the
   // random cases after a regression case go back to the run's own.
   struct Restore {

@@ -77,6 +77,8 @@ struct RunContext {
   /// two branches or more, or a spurious wake-up): a negative test's counterexample proves the
   /// subject unsafe only then.
   bool failure_shows_concurrency = false;
+  /// The last failure reported did not replay as it was met (ReportData::nondeterministic).
+  bool failure_nondeterministic = false;
   /// A walk over every program that searched: what its certificate records of the walk, as the
   /// process that walked saw it (Property::certificate); empty for other checks.
   std::string walk_certificate;
@@ -100,6 +102,7 @@ struct RunContext {
     r.choices = std::move(choices);
     r.case_seed = case_seed;
     if (const std::string where = property.execution->name(); where != "sequential") r.executor = where;
+    if (property.execution->trial_processes_taken()) r.executor += kTrialProcessesTag;
     return r;
   }
 };

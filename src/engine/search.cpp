@@ -12,8 +12,12 @@
 namespace duet::detail {
 namespace {
 
-// The search's first failing (or erring) case: shrunk and reported.
-CheckResult report_search_failure(RunContext& context, SearchEnd& end, const SearchCounts& c, Clock::time_point start) {
+CheckResult search_again(RunContext& context, CheckResult first, const SearchCounts& first_counts);
+
+// The search's first failing (or erring) case: shrunk and reported. `before`: the counts of a
+// first search whose failure did not replay (search_again).
+CheckResult report_search_failure(RunContext& context, SearchEnd& end, const SearchCounts& c, Clock::time_point start,
+                                  const SearchCounts* before = nullptr) {
   const Settings& s = context.settings;
   CaseRun& failing = end.run;
   if (failing.outcome.kind == CaseOutcome::Kind::fail)
@@ -33,7 +37,11 @@ CheckResult report_search_failure(RunContext& context, SearchEnd& end, const Sea
                           failing.outcome.message + (failing.death->output.empty() ? "" : "\n" + failing.death->output));
   // A failing run that left calls unfinished here: the rest of the check runs in a child.
   data.trial_processes = context.property.execution->trial_processes();
-  if (context.clean_child && data.trial_processes.empty()) context.clean_child->take_over(context, data);
+  if (before != nullptr)
+    data.trial_processes += "; it met that failure after " + plural(before->cases, "program", "programs") + " and " +
+                            plural(before->trials, "trial", "trials");
+  const bool in_process = data.trial_processes.empty();
+  if (context.clean_child && in_process) context.clean_child->take_over(context, data);
   // A case the child died in is shrunk from its recorded choices: its seed cannot be replayed
   // here without running it in this process.
   CheckResult r =
@@ -42,7 +50,32 @@ CheckResult report_search_failure(RunContext& context, SearchEnd& end, const Sea
   r.trials = c.trials;
   r.overlapped_trials = c.overlapped;
   r.cpus = c.cpus;
+  if (in_process && context.failure_nondeterministic) return search_again(context, std::move(r), c);
   return r;
+}
+
+// The search's failure (`first`) did not replay as it was met: the trial that failed started from
+// what earlier trials had left in the process (a library's one-time initialisation done, a
+// counter of instances moved on), which its replays, in the clean child (engine/clean_child.hpp)
+// or after it here, did not. The clean child, the process as it was before the check's first
+// case, searches again from the seed, each trial in a process of its own forked from it: the
+// search, the shrinking and any replay of the token then start from that same state. Where
+// there is no clean child, or it meets no failure, `first` stands, and says so.
+CheckResult search_again(RunContext& context, CheckResult first, const SearchCounts& first_counts) {
+  if (!context.clean_child || !context.clean_child->hand_over(context) || !context.backend->take_trial_processes())
+    return first;
+  const auto start = Clock::now();
+  Progress progress(context.settings.name, context.settings.verbose);
+  SearchCounts again;
+  SearchEnd end = context.backend->search(again, start, progress);
+  if (end.failed) return report_search_failure(context, end, again, start, &first_counts);
+  first.report += wrapped("note: the check searched again from its seed with each trial in a process of its own, "
+                          "every one from the state the replays start from, and met no failure in " +
+                              plural(again.cases, "program", "programs") + " (" + plural(again.trials, "trial", "trials") +
+                              "): the failure above needed what the trials before it left in the process, or what no trial "
+                              "controls (a clock, another process).",
+                          2, 96);
+  return first;
 }
 
 }  // namespace

@@ -123,6 +123,9 @@ CheckResult shrink_and_report(RunContext& context, ReportData data, const CaseRu
   }
   data.shrink_seconds = since(shrink_start);
   CheckResult r = report_failure(context, std::move(data), best, {}, commands);
+  // On fibers a failure whose replay passed did not replay as it was met, whatever the report's
+  // own rerun then did (engine/search.cpp searches again).
+  if (!first_replay.fails && context.property.execution->exact_replay()) context.failure_nondeterministic = true;
   r.seconds = since(start);
   return r;
 }

@@ -30,6 +30,8 @@ class WalkJobsBackend final : public CaseBackend {
   /// The workers' answer: nothing exercised only when no worker exercised anything.
   std::string unexercised() const override { return unexercised_; }
   std::string where() const override { return ", in " + std::to_string(jobs_) + " processes"; }
+  /// Not taken: its workers fork from this process, which has run the failing cases' replays.
+  bool take_trial_processes() override { return false; }
 
  private:
   RunContext& context_;

@@ -130,11 +130,16 @@ static std::string report_headline(const ReportData& d) {
            "  fiber scheduler does not control decides the run (a clock, a global random generator,\n"
            "  addresses, global or static state, threads of its own). No counterexample is claimed;\n"
            "  make the test deterministic, then run it again.";
-    if (d.library_state)  // what an uninstrumented library keeps across trials is out of the test's reach
+    if (!d.trial_processes.empty())  // what the trials before it left in the process is not the cause
+      out += "\n" + wrapped("Each trial ran in a process of its own (" + d.trial_processes +
+                                "), and the replay still diverged: what decides the run is kept outside the process "
+                                "(a file, a clock, memory shared with other processes) or out of duet's sight.",
+                            2, 96);
+    else if (d.library_state)  // what an uninstrumented library keeps across trials is out of the test's reach
       out += " The runs called into uninstrumented libraries: with\n"
              "  DUET_TRIAL_PROCESSES=always (FiberOptions::trial_processes) each trial runs in a process of\n"
              "  its own, every one from the same state.";
-    out += " The failing trial as first seen:";
+    out += (d.trial_processes.empty() ? " " : "  ") + std::string("The failing trial as first seen:");
   } else if (d.error) {
     out += "error: " + d.message + "\n  " + tested_before_the_error(d);
   } else if (d.trace.diagram.empty()) {

@@ -105,7 +105,9 @@ std::size_t write_seed_token(char* out, std::size_t cap, const ReplayRecord& hea
 std::string tagged_memory_model(std::string_view executor) {
   if (executor.substr(0, 7) != "fibers:") return {};
   const std::size_t at = executor.find(kMemoryModelTag);
-  return at == std::string_view::npos ? "cpp" : std::string(executor.substr(at + kMemoryModelTag.size()));
+  if (at == std::string_view::npos) return "cpp";
+  const std::string_view model = executor.substr(at + kMemoryModelTag.size());
+  return std::string(model.substr(0, model.find(',')));  // up to the next tag
 }
 
 ReplayRecord decode_token(const std::string& raw) {

@@ -38,6 +38,11 @@ struct ReplayRecord {
 /// token written before the model was recorded) means MemoryModel::cpp, the default.
 inline constexpr std::string_view kMemoryModelTag = ",memory_model=";
 
+/// What a fiber executor's tag ends with when the check ran each trial in a process of its own
+/// because a failure did not replay otherwise (Execution::take_trial_processes): its replay runs
+/// them so too.
+inline constexpr std::string_view kTrialProcessesTag = ",trial_processes";
+
 /// The memory model an executor tag names ("cpp", "sc"); empty for one not on fibers.
 std::string tagged_memory_model(std::string_view executor);
 

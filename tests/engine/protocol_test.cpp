@@ -176,6 +176,11 @@ TEST(Protocol, SearchRequestRoundTrips) {
   EXPECT_EQ(std::get<SearchRequest>(back).start, sent.start);
 }
 
+TEST(Protocol, TrialProcessesRequestRoundTrips) {
+  const Request back = decode_request(encode_request(TrialProcessesRequest{}));
+  EXPECT_TRUE(std::holds_alternative<TrialProcessesRequest>(back));
+}
+
 TEST(Protocol, SearchAnswerRoundTrips) {
   SearchAnswer failed;
   failed.end.failed = true;

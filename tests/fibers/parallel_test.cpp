@@ -472,7 +472,7 @@ TEST(FiberNondeterminism, ExpectUnsafeIsNotSatisfiedByANondeterministicFailure) 
 TEST(FiberNondeterminism, DivergingInterleavingNamesTheStep) {
   duet::Config config;
   config.seed = 1;
-  moody_calls = 0;
+  moody_calls() = 0;
   const duet::CheckResult r = duet::check_parallel<MoodyCounterSpec>(on_fibers(), config);
   EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
   EXPECT_NE(r.report.find("the replay diverged at step "), std::string::npos) << r.report;

@@ -346,7 +346,7 @@ TEST(Golden, FiberObstructionFreedomReport) {
 
 // A replay that runs differently from the failing run: no counterexample, and where it diverged.
 TEST(Golden, FiberNondeterministicReport) {
-  fiber_subjects::moody_calls = 0;
+  fiber_subjects::moody_calls() = 0;
   const duet::CheckResult r = duet::check_parallel<fiber_subjects::MoodyCounterSpec>(
       {.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/golden"});
   ASSERT_EQ(r.status, duet::CheckResult::Status::error) << r.report;

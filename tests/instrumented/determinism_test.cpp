@@ -12,6 +12,7 @@
 
 #include "engine/failure_report.hpp"
 #include "support/emulation.hpp"
+#include "support/outside_the_process.hpp"
 #include "instrumented/checks.hpp"
 
 #include <atomic>
@@ -253,7 +254,9 @@ TEST(Determinism, RunsLeaveTheProcesssRandAsItWas) {
 
 // ---- a library's global: reset by FiberOptions::before_each_run ----
 
-std::atomic<int> g_next_ticket{0};  // a library's global id counter, never reset by the library
+// A global id counter, never reset by its library, and kept outside the process (a file's, a
+// server's): a trial in a process of its own does not start it afresh either.
+std::atomic<int>& g_next_ticket = duet_test::outside_the_process<std::atomic<int>>();
 
 struct Tickets {
   std::atomic<int> n{0};

@@ -9,7 +9,9 @@
 #include <duet/parallel.hpp>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -17,6 +19,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+
+#include "../hostile/child_process.hpp"
 
 namespace {
 
@@ -166,6 +170,88 @@ TEST(TrialProcesses, ALockChosenByWhatEarlierTrialsLeftIsFoundAndReplays) {
     ASSERT_TRUE(r.passed()) << "seed " << seed << "\n" << r.report;
     EXPECT_FALSE(has(r.report, "nondeterministic")) << r.report;
   }
+}
+
+// A counter whose increment takes a lock first when the process had made a multiple of three
+// of them before it (a path chosen by a count of instances, as RocksDB's lock stripes are by the
+// databases it opened), then reads and writes in two steps. By default the
+// check's trials run in its process, each from the count the trials before it (and the
+// oracle's counters) left, and so do the failing case's replays there: the failure does not
+// come back, or comes back another way. The check then searches again from the clean child,
+// each trial in a process of its own, all from the same count: that failure replays, the
+// report says why each trial ran so, and its token says it too. With TrialProcesses::never the
+// same seeds end with a failure that did not replay.
+class CountedWarmUp {
+ public:
+  CountedWarmUp() : slow_(made_++ % 3 == 0) {}
+  int incr() {
+    if (slow_) {
+      const std::lock_guard g(slow_path_);
+    }
+    const int v = n_.load();
+    n_.store(v + 1);
+    return v + 1;
+  }
+  int get() const { return n_.load(); }
+
+ private:
+  static inline int made_ = 0;
+  const bool slow_;
+  std::mutex slow_path_;
+  std::atomic<int> n_{0};
+};
+
+duet::Lin<CountedWarmUp> counted_warm_up() {
+  return duet::Lin<CountedWarmUp>("counted_warm_up", "c")
+      .op("incr", [](CountedWarmUp& c) { return c.incr(); })
+      .op("get", [](const CountedWarmUp& c) { return c.get(); });
+}
+
+// Run by the test below in a process of its own, with DUET_REPLAY set: a token replays from the
+// process as a test binary starts.
+TEST(TrialProcesses, DISABLED_CountedWarmUpReplayedInAFreshProcess) {
+  const duet::CheckResult r = duet::check_parallel(counted_warm_up(), {.executor = duet::fibers()}, {.verbose = -1});
+  std::printf("%s", r.report.c_str());
+}
+
+std::string this_binary() {
+  char path[4096] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : std::string();
+}
+
+TEST(TrialProcesses, AFailureThatDidNotReplayIsSearchedForAgainInTrialProcesses) {
+  const auto spec = counted_warm_up();
+  int searched_again = 0, did_not_replay = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const duet::CheckResult r = duet::expect_unsafe(spec, {.executor = duet::fibers()}, seeded(seed, 100));
+    ASSERT_TRUE(r.passed()) << "seed " << seed << "\n" << r.report;
+    EXPECT_FALSE(has(r.report, "nondeterministic")) << r.report;
+    EXPECT_FALSE(has(r.report, "did not come back")) << r.report;
+    searched_again += has(r.report, "searched again from its seed");
+    // Its token runs each trial in a process of its own too, and replays in a fresh process as
+    // it was found.
+    if (seed == 1) {
+      const duet_test::ChildRun fresh =
+          duet_test::run_child_group("DUET_REPLAY=" + r.replay_token + " " + this_binary() +
+                                         " --gtest_also_run_disabled_tests"
+                                         " --gtest_filter=TrialProcesses.DISABLED_CountedWarmUpReplayedInAFreshProcess",
+                                     300);
+      EXPECT_TRUE(has(fresh.output, "DUET_REPLAY: failed as recorded")) << fresh.output;
+      EXPECT_FALSE(has(fresh.output, "nondeterministic")) << fresh.output;
+    }
+    duet::Config replay = seeded(seed, 100);
+    replay.replay = r.replay_token;
+    const duet::CheckResult never =
+        duet::expect_unsafe(spec, {.executor = fibers(duet::TrialProcesses::never)}, seeded(seed, 100));
+    did_not_replay += has(never.report, "nondeterministic") || has(never.report, "did not come back");
+    // A check that may not run its trials so says it cannot replay the token.
+    const duet::CheckResult refused = duet::check_parallel(spec, {.executor = fibers(duet::TrialProcesses::never)}, replay);
+    EXPECT_EQ(refused.status, duet::CheckResult::Status::error) << refused.report;
+    EXPECT_TRUE(has(refused.report, "was recorded with each trial in a process of its own")) << refused.report;
+  }
+  EXPECT_GT(searched_again, 0);
+  EXPECT_EQ(searched_again, did_not_replay);
 }
 
 TEST(TrialProcesses, AlwaysWithAnExhaustiveSearchIsAnError) {

@@ -105,6 +105,14 @@ target_root() {
   (cd "$dir/debs" && apt-get download $list >/dev/null 2>"$dir/download.log") || {
     echo "multiarch: $a: apt-get download failed: $(tail -n 1 "$dir/download.log")" >&2; return 1; }
   for d in "$dir"/debs/*.deb; do dpkg-deb -x "$d" "$dir/root"; done
+  # A package's absolute symbolic links (libc6's /lib64/ld64.so.2 -> /lib/powerpc64le-linux-gnu/
+  # ld64.so.2) point into the host's root: they are made to point into this one, where the
+  # emulator and the cross linker look for what they name.
+  local link target
+  while IFS= read -r link; do
+    target=$(readlink "$link")
+    case "$target" in /*) ln -sfn "$dir/root$target" "$link" ;; esac
+  done < <(find "$dir/root" -type l)
   echo "$dir/root"
 }
 

@@ -120,13 +120,21 @@ struct OffByOneSpec : CounterSpec<false> {
   }
 };
 
-// Nondeterministic: whether an increment yields first depends on a count kept across runs, so
-// a replay does not run as the failing run did.
-inline int moody_calls = 0;
+}  // namespace fiber_subjects
+
+// Here, not above: the line numbers of the subjects above are in golden reports.
+#include "outside_the_process.hpp"
+
+namespace fiber_subjects {
+
+// Nondeterministic: whether an increment yields first depends on a count kept across runs, and
+// outside the process (a trial in a process of its own goes on counting), so a replay does not
+// run as the failing run did.
+inline int& moody_calls() { return duet_test::outside_the_process<int, struct MoodyCalls>(); }
 class MoodyCounter {
  public:
   int incr() {
-    if (++moody_calls % 3 == 0) duet::yield();
+    if (++moody_calls() % 3 == 0) duet::yield();
     const int x = value_.load();
     value_.store(x + 1);
     return x + 1;

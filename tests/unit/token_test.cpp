@@ -117,6 +117,9 @@ TEST(Token, ExecutorTagsNameTheirMemoryModel) {
   using duet::detail::tagged_memory_model;
   EXPECT_EQ(tagged_memory_model("fibers:random"), "cpp");
   EXPECT_EQ(tagged_memory_model("fibers:pct(3),memory_model=sc"), "sc");
+  // A check that ran each trial in a process of its own says so after the model.
+  EXPECT_EQ(tagged_memory_model("fibers:random,memory_model=sc,trial_processes"), "sc");
+  EXPECT_EQ(tagged_memory_model("fibers:random,trial_processes"), "cpp");
   EXPECT_EQ(tagged_memory_model("threads"), "");
   EXPECT_EQ(tagged_memory_model(""), "");
   ReplayRecord r{5, 6, 19, 3, 100, 10, {1, 2}, {}};

@@ -242,6 +242,14 @@ class Execution {
   /// Why the check's trials ran each in a process of its own, or empty where they did not
   /// (execute/trial_process.hpp): the check's process never ran the subject.
   virtual std::string trial_processes() const { return {}; }
+  /// From now on each trial in a process of its own, where it can (FiberOptions::trial_processes
+  /// automatic): a failure the search met beside an uninstrumented library did not replay from
+  /// the process as it was before the first case, so the search runs again so (engine/search.cpp).
+  /// Whether it does.
+  virtual bool take_trial_processes() { return false; }
+  /// Whether take_trial_processes() took them: the check's tokens say so, and its child
+  /// processes are told (engine/backend.hpp).
+  virtual bool trial_processes_taken() const { return false; }
   /// Cases run in a child process (isolation mode) unless the settings say otherwise: a check
   /// on threads, where a hang or a crash cannot be recovered from in process.
   virtual bool isolate_by_default() const { return false; }

@@ -121,6 +121,9 @@ class TrialDriver {
   virtual bool rerun_lost_trial_here() { return false; }
   /// Why this check's trials run in processes of their own, or empty (Execution::trial_processes).
   virtual std::string trial_processes_reason() const { return {}; }
+  /// Execution::take_trial_processes and Execution::trial_processes_taken.
+  virtual bool take_trial_processes() { return false; }
+  virtual bool trial_processes_taken() const { return false; }
   /// Runs `body`, the candidate's code that a check runs alone, its calls in order (duet::Lin's
   /// oracle replays a trial's calls on subjects of its own), then `finish(keep)`: `keep` says
   /// nothing `body` started is still running. Here on the calling thread; on fibers, after a

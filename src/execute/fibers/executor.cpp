@@ -214,6 +214,7 @@ void FiberExecutor::check_starts() {
   subject_started_threads_ = false;
   first_trial_back_ = false;
   threads_left_to_process_ = false;
+  taken_ = false;
   // A pass speaks of its own check's programs: an executor that another check used before (a
   // ParallelConfig shared by tests) starts its exhaustive search's totals afresh.
   strategy_ = make_schedule_strategy(schedule_, scheduler_);
@@ -408,30 +409,48 @@ bool FiberExecutor::trials_in_processes() const {
     case TrialProcesses::never: return false;
     case TrialProcesses::automatic: break;
   }
-    // An exhaustive search and progress episodes keep their state across the trials of a
-    // program, in this process; a run inside another fiber run, or under ThreadSanitizer, forks
-    // nothing.
+  if (!trials_can_fork()) return false;
+  // A library's globals alone do not make every trial fork (a trial of libcds's queues takes
+  // microseconds, a fork tens of them): its failures replay from the clean child
+  // (engine/clean_child.hpp); where one did not, the search runs again with every trial forked
+  // (take_trial_processes).
+  return !first_trial_back_ || threads_left_to_process_ || taken_;
+}
+
+bool FiberExecutor::trials_can_fork() const {
+  // An exhaustive search and progress episodes keep their state across the trials of a
+  // program, in this process; a run inside another fiber run, or under ThreadSanitizer, forks
+  // nothing.
 #if defined(__SANITIZE_THREAD__)
   return false;
 #else
-  if (schedule_.kind == Schedule::Kind::exhaustive || progress_on_ || fiber::current() != nullptr) return false;
-  // A library's globals alone do not make every trial fork (a trial of libcds's queues takes
-  // microseconds, a fork tens of them): its failures replay from the clean child
-  // (engine/clean_child.hpp), and TrialProcesses::always is there for the rest.
-  return !first_trial_back_ || threads_left_to_process_;
+  return schedule_.kind != Schedule::Kind::exhaustive && !progress_on_ && fiber::current() == nullptr;
 #endif
 }
 
+bool FiberExecutor::take_trial_processes() {
+  if (options_.trial_processes == TrialProcesses::always) return true;
+  if (options_.trial_processes == TrialProcesses::never || !trials_can_fork()) return false;
+  taken_ = true;
+  return true;
+}
+
 bool FiberExecutor::rerun_lost_trial_here() {
-  if (options_.trial_processes != TrialProcesses::automatic || first_trial_back_) return false;
+  if (options_.trial_processes != TrialProcesses::automatic || first_trial_back_ || taken_) return false;
   first_trial_back_ = true;  // nothing learnt: the trials run here
   return true;
 }
+
+// Why, where take_trial_processes took them (engine/search.cpp).
+constexpr const char* kTakenReason =
+    "the failure the first search met did not replay as it was met, a trial there starting from what the trials "
+    "before it had left in the process, so the check searched again from its seed";
 
 std::string FiberExecutor::trial_processes_reason() const {
   if (!first_trial_back_) return {};
   if (options_.trial_processes == TrialProcesses::always) return "FiberOptions::trial_processes";
   if (!trials_in_processes()) return {};
+  if (taken_) return kTakenReason;
   return "its first trial left a thread the subject started running";
 }
 

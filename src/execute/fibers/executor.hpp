@@ -83,6 +83,9 @@ class FiberExecutor final : public Executor, public TrialDriver {
   void judge_at_trial_end(const std::function<void()>& judge) override { judge_at_end_ = judge; }
   std::string trial_processes_reason() const override;
   bool rerun_lost_trial_here() override;
+  /// With automatic, where a trial can run in a process of its own at all (always: they do).
+  bool take_trial_processes() override;
+  bool trial_processes_taken() const override { return taken_; }
   /// The last run's interleaving, one line per step (empty before any run).
   std::vector<std::string> interleaving() const;
   /// The same as a table with one column per fiber, header row first; empty when it would be
@@ -111,6 +114,8 @@ class FiberExecutor final : public Executor, public TrialDriver {
 
  private:
   void run_on_fibers(const std::vector<std::function<void()>>& branches, const fiber::TrialFrame* frame);
+  /// A trial of this check can run in a process of its own.
+  bool trials_can_fork() const;
   fiber::TrialFrame hooked_frame(std::function<void()> setup, std::function<void()> teardown) const;
 
   Schedule schedule_;
@@ -135,6 +140,7 @@ class FiberExecutor final : public Executor, public TrialDriver {
   // on), and, in a trial's process, the counts before its trial.
   bool first_trial_back_ = false;
   bool threads_left_to_process_ = false;
+  bool taken_ = false;                   // take_trial_processes: every trial from then on
   std::uint64_t left_with_process_ = 0;  // in a trial's process: threads its runs left so
   std::vector<std::uint64_t> progress_before_;
   std::function<void()> judge_at_end_;  // judge_at_trial_end's
