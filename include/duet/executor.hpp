@@ -119,14 +119,16 @@ enum class MemoryModel : unsigned char {
 enum class TrialProcesses : unsigned char {
   /// In the process that runs the check, unless its first trial, run in a process of its own,
   /// left a thread the subject started running after it (a library's process-wide pool): then
-  /// each trial of the check runs so.
+  /// each trial of the check runs so. A failure that does not replay as it was met (its trial
+  /// started from what earlier ones left) is searched for again with each trial so.
   automatic,
   /// Each trial in a process of its own, forked before it: what it leaves (threads a library
   /// keeps for the process, a one-time initialisation, its globals changed) ends with that
   /// process, so every trial starts from the same state and a failing one replays exactly
   /// (RocksDB with a pool of its own, whose globals alone made replays diverge).
   always,
-  /// Each trial in the process that runs the check: a thread that outlives its trial is an error.
+  /// Each trial in the process that runs the check: a thread that outlives its trial is an error,
+  /// and a failure that does not replay is reported as nondeterminism.
   never,
 };
 

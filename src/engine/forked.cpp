@@ -79,7 +79,7 @@ CaseRun ForkedBackend::died(bool traced) const {
 /// The search in the child: the parent shows progress and watches for hangs meanwhile.
 SearchEnd ForkedBackend::search(SearchCounts& counts, Clock::time_point start, Progress& progress) {
   isolation_->reset_counts();
-  std::optional<std::string> answer = isolation_->call(encode_request(SearchRequest{start}), [&] {
+  std::optional<std::string> answer = isolation_->call(encode_request(SearchRequest{start, context_.settings.count}), [&] {
     if (progress.due()) print_search_progress(context_, progress, isolation_->counts(), where());
   });
   counts = isolation_->counts();
@@ -192,7 +192,9 @@ std::string ForkedBackend::serve(const std::string& bytes) {
   if (const auto* shrink = std::get_if<ShrinkRequest>(&request)) return serve_shrink(*shrink);
   const Property& property = context_.property;
   SearchAnswer answer;
-  answer.end = child_side_.search_cases(Isolation::child_counts(), std::get<SearchRequest>(request).start, nullptr);
+  const SearchRequest& search = std::get<SearchRequest>(request);
+  context_.settings.count = search.count;
+  answer.end = child_side_.search_cases(Isolation::child_counts(), search.start, nullptr);
   answer.end.coverage = property.coverage ? property.coverage() : std::string();
   answer.end.unfinished = property.unfinished ? property.unfinished() : std::string();
   answer.end.certificate = property.certificate ? property.certificate() : std::string();

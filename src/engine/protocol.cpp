@@ -141,11 +141,14 @@ ShrinkAnswer ShrinkAnswer::read(WireReader& in) {
 void SearchRequest::write(WireWriter& out) const {
   out.u64(
       static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count()));
+  out.u64(count);
 }
 
 SearchRequest SearchRequest::read(WireReader& in) {
   const auto start_ns = std::chrono::nanoseconds(static_cast<std::int64_t>(in.u64()));
-  return SearchRequest{Clock::time_point{std::chrono::duration_cast<Clock::duration>(start_ns)}};
+  SearchRequest request{Clock::time_point{std::chrono::duration_cast<Clock::duration>(start_ns)}};
+  request.count = in.u64();
+  return request;
 }
 
 void SearchAnswer::write(WireWriter& out) const {

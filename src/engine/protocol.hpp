@@ -107,6 +107,8 @@ struct ShrinkAnswer {
 /// Answer: SearchAnswer; the counts are in shared memory.
 struct SearchRequest {
   Clock::time_point start;
+  /// Cases at most: the parent's Settings::count, which a search again lowers (engine/search.cpp).
+  std::uint64_t count = ~std::uint64_t{0};
   void write(WireWriter& out) const;
   static SearchRequest read(WireReader& in);
 };

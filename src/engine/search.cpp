@@ -64,6 +64,10 @@ CheckResult report_search_failure(RunContext& context, SearchEnd& end, const Sea
 CheckResult search_again(RunContext& context, CheckResult first, const SearchCounts& first_counts) {
   if (!context.clean_child || !context.clean_child->hand_over(context) || !context.backend->take_trial_processes())
     return first;
+  // As far as twice the programs the first search took, and ten more: the same seed draws the
+  // same programs, and a subject nondeterministic outside the process must not cost a whole
+  // budget of forks (a count of 100,000 programs) again.
+  context.settings.count = std::min(context.settings.count, 2 * first_counts.cases + 10);
   const auto start = Clock::now();
   Progress progress(context.settings.name, context.settings.verbose);
   SearchCounts again;

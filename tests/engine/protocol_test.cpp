@@ -170,10 +170,11 @@ TEST(Protocol, ShrinkAnswerRoundTrips) {
 }
 
 TEST(Protocol, SearchRequestRoundTrips) {
-  const SearchRequest sent{Clock::now()};
+  const SearchRequest sent{Clock::now(), 52};
   const Request back = decode_request(encode_request(sent));
   ASSERT_TRUE(std::holds_alternative<SearchRequest>(back));
   EXPECT_EQ(std::get<SearchRequest>(back).start, sent.start);
+  EXPECT_EQ(std::get<SearchRequest>(back).count, 52u);
 }
 
 TEST(Protocol, TrialProcessesRequestRoundTrips) {
