@@ -50,7 +50,7 @@ CheckResult report_search_failure(RunContext& context, SearchEnd& end, const Sea
   r.trials = c.trials;
   r.overlapped_trials = c.overlapped;
   r.cpus = c.cpus;
-  if (in_process && context.failure_nondeterministic) return search_again(context, std::move(r), c);
+  if (in_process && before == nullptr && context.failure_nondeterministic) return search_again(context, std::move(r), c);
   return r;
 }
 

@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -16,6 +19,7 @@
 #include "engine/messages.hpp"
 #include "engine/wire.hpp"
 #include "execute/fibers/instrumented.hpp"  // the trial heap
+#include "execute/fibers/threads_outside.hpp"
 
 namespace duet::detail {
 namespace {
@@ -91,6 +95,36 @@ TrialAnswer TrialAnswer::decode(const std::string& bytes, bool with_trace) {
 }
 
 bool in_trial_process() noexcept { return g_in_trial_process; }
+
+bool forked_processes_start_threads() {
+  static const bool can = [] {
+    const fiber::DuetsOwnThread own_threads;  // not the subject's: no "thread started outside" of it
+    std::atomic<bool> done{false};
+    std::thread alive([&done] {
+      while (!done.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    std::fflush(stdout);
+    std::fflush(stderr);
+    pid_t pid = -1;
+    {
+      const OwnFork own;
+      pid = ::fork();
+    }
+    if (pid == 0) {
+      const int null = ::open("/dev/null", O_WRONLY);  // an emulator's assertion lines
+      if (null >= 0) ::dup2(null, 2);
+      std::thread([] {}).join();
+      ::_exit(0);
+    }
+    int status = 0;
+    bool ok = pid > 0;
+    while (ok && ::waitpid(pid, &status, 0) < 0) ok = errno == EINTR;
+    done = true;
+    alive.join();
+    return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }();
+  return can;
+}
 
 TrialProcessEnd run_in_trial_process(const std::function<std::string()>& trial) {
   TrialProcessEnd end;

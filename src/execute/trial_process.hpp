@@ -22,6 +22,12 @@
 
 namespace duet::detail {
 
+/// Whether a child of fork() can start a thread here, as a trial's process does (the stall
+/// watchdog's): Debian 12's qemu-user (7.2) aborts such a child when its parent had another
+/// thread ("qemu_plugin_vcpu_init_hook: assertion failed"), and every trial's process would be
+/// lost. Probed once, with a thread alive as the check's process has one; true natively.
+bool forked_processes_start_threads();
+
 /// What a trial's process sends back: how the trial ended, the case as it stands after it, the
 /// choices it drew and the executor's counts of it (TrialDriver::trial_totals).
 struct TrialAnswer {

@@ -22,6 +22,7 @@
 #include "ring_buffer.hpp"
 #include "support/crashing_subjects.hpp"
 #include "support/draft_subjects.hpp"
+#include "support/emulation.hpp"
 #include "support/fiber_subjects.hpp"
 #include "support/progress_subjects.hpp"
 #include "support/scenario_subjects.hpp"
@@ -346,6 +347,7 @@ TEST(Golden, FiberObstructionFreedomReport) {
 
 // A replay that runs differently from the failing run: no counterexample, and where it diverged.
 TEST(Golden, FiberNondeterministicReport) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
   fiber_subjects::moody_calls() = 0;
   const duet::CheckResult r = duet::check_parallel<fiber_subjects::MoodyCounterSpec>(
       {.executor = duet::fibers()}, {.seed = 1, .output_dir = "duet-output/golden"});

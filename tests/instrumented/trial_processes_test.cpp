@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "../hostile/child_process.hpp"
+#include "support/emulation.hpp"
 
 namespace {
 
@@ -117,6 +118,7 @@ duet::Lin<Store> store_spec() {
 }
 
 TEST(TrialProcesses, AStoreWithAProcessWideBackgroundThreadIsChecked) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
   for (const duet::Schedule& s : {duet::random(), duet::pct(3)}) {
     const duet::CheckResult r = duet::check_parallel(store_spec(), {.executor = duet::fibers(s)}, seeded(1, 30));
     EXPECT_TRUE(r) << s << "\n" << r.report;
@@ -125,6 +127,7 @@ TEST(TrialProcesses, AStoreWithAProcessWideBackgroundThreadIsChecked) {
 }
 
 TEST(TrialProcesses, ItsIncrementIsFoundAndReplaysAsFound) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
   const auto spec = duet::Lin<Store>("background_incr", "s").op("incr", [](Store& s) { return s.incr(); });
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     const duet::CheckResult r = duet::expect_unsafe(spec, {.executor = duet::fibers()}, seeded(seed, 100));
@@ -163,6 +166,7 @@ class AddressStriped {
 };
 
 TEST(TrialProcesses, ALockChosenByWhatEarlierTrialsLeftIsFoundAndReplays) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
   const auto spec = duet::Lin<AddressStriped>("address_striped", "c").op("incr", [](AddressStriped& c) { return c.incr(); });
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     const duet::CheckResult r =
@@ -221,6 +225,7 @@ std::string this_binary() {
 }
 
 TEST(TrialProcesses, AFailureThatDidNotReplayIsSearchedForAgainInTrialProcesses) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
   const auto spec = counted_warm_up();
   int searched_again = 0, did_not_replay = 0;
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
@@ -272,6 +277,7 @@ struct Crashes {
 };
 
 TEST(TrialProcesses, ACrashInATrialIsAFailureOfItsCase) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
   const auto spec = duet::Lin<Crashes>("crashes", "c")
                         .op(
                             "poke", [](Crashes& c, int v) { return c.poke(v); }, duet::integers(1, 2));

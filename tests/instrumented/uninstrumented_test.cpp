@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "support/shared_inline.hpp"
+#include "support/emulation.hpp"
 
 #include <atomic>
 #include <functional>
@@ -255,6 +256,7 @@ struct StripedCounter {
 };
 
 TEST(InstrumentedUninstrumented, AFailureBesideALibrarysGlobalsReplaysFromTheProcessAsTheCheckFoundIt) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
   DUET_NEED_WRAPPED_CALLS();
   const auto spec = duet::Lin<StripedCounter>("striped", "c").op("incr", [](StripedCounter& c) { return c.incr(); });
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {

@@ -53,6 +53,7 @@
 #include "ring_buffer.hpp"             // docs/examples: the tutorial's ring buffer and its spec
 #include "support/fiber_subjects.hpp"  // the counter on duet::atomic (CounterSpec, Counter)
 #include "support/verdicts.hpp"
+#include "support/emulation.hpp"
 
 // ---- config.hpp ----
 
@@ -450,6 +451,7 @@ TEST(DocExamples, BeforeEachRunResetsAGlobal) {
 }
 
 TEST(DocExamples, TrialProcessesAlways) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
   // RocksDB with its default Env: its background threads live as long as the process
   auto executor = duet::fibers(duet::random(), {.trial_processes = duet::TrialProcesses::always});
   EXPECT_TRUE(duet::expect_unsafe<CounterSpec>({.executor = executor}));

@@ -25,6 +25,7 @@
 #include "execute/fibers/schedule_strategy.hpp"
 
 #include "execute/fibers/sanitizers.hpp"
+#include "execute/trial_process.hpp"
 
 
 namespace duet {
@@ -200,6 +201,10 @@ std::size_t FiberExecutor::begin_program(std::span<const std::size_t> branch_len
     throw EngineError("FiberOptions::trial_processes = always: an exhaustive search keeps what it explored across "
                       "the trials of a program, in the process that runs them; it runs its trials there "
                       "(TrialProcesses::automatic or never)");
+  if (options_.trial_processes == TrialProcesses::always && !forked_processes_start_threads())
+    throw EngineError("FiberOptions::trial_processes = always: on this system a child process cannot start a "
+                      "thread (an emulator, qemu-user 7.2, aborts it), and a trial's process starts the stall "
+                      "watchdog's; the trials run in the check's process (TrialProcesses::automatic or never)");
   strategy_->begin_program(branch_lengths);
   return src.mode() == Source::Mode::random ? strategy_->trials(configured) : 1;
 }
@@ -413,8 +418,11 @@ bool FiberExecutor::trials_in_processes() const {
   // A library's globals alone do not make every trial fork (a trial of libcds's queues takes
   // microseconds, a fork tens of them): its failures replay from the clean child
   // (engine/clean_child.hpp); where one did not, the search runs again with every trial forked
-  // (take_trial_processes).
-  return !first_trial_back_ || threads_left_to_process_ || taken_;
+  // (take_trial_processes). The first trial runs in a process of its own to learn whether it
+  // leaves a thread running, which only a subject under duet_instrument can (its threads are
+  // fibers): elsewhere that fork would cost every check a millisecond for nothing.
+  const bool learn_from_first = !first_trial_back_ && fiber::own_thread_locals_enabled();
+  return learn_from_first || threads_left_to_process_ || taken_;
 }
 
 bool FiberExecutor::trials_can_fork() const {
@@ -424,7 +432,8 @@ bool FiberExecutor::trials_can_fork() const {
 #if defined(__SANITIZE_THREAD__)
   return false;
 #else
-  return schedule_.kind != Schedule::Kind::exhaustive && !progress_on_ && fiber::current() == nullptr;
+  return schedule_.kind != Schedule::Kind::exhaustive && !progress_on_ && fiber::current() == nullptr &&
+         forked_processes_start_threads();
 #endif
 }
 
@@ -447,10 +456,10 @@ constexpr const char* kTakenReason =
     "before it had left in the process, so the check searched again from its seed";
 
 std::string FiberExecutor::trial_processes_reason() const {
+  if (taken_) return kTakenReason;
   if (!first_trial_back_) return {};
   if (options_.trial_processes == TrialProcesses::always) return "FiberOptions::trial_processes";
   if (!trials_in_processes()) return {};
-  if (taken_) return kTakenReason;
   return "its first trial left a thread the subject started running";
 }
 
