@@ -414,7 +414,6 @@ bool FiberExecutor::trials_in_processes() const {
     case TrialProcesses::never: return false;
     case TrialProcesses::automatic: break;
   }
-  if (!trials_can_fork()) return false;
   // A library's globals alone do not make every trial fork (a trial of libcds's queues takes
   // microseconds, a fork tens of them): its failures replay from the clean child
   // (engine/clean_child.hpp); where one did not, the search runs again with every trial forked
@@ -422,7 +421,7 @@ bool FiberExecutor::trials_in_processes() const {
   // leaves a thread running, which only a subject under duet_instrument can (its threads are
   // fibers): elsewhere that fork would cost every check a millisecond for nothing.
   const bool learn_from_first = !first_trial_back_ && fiber::own_thread_locals_enabled();
-  return learn_from_first || threads_left_to_process_ || taken_;
+  return (learn_from_first || threads_left_to_process_ || taken_) && trials_can_fork();
 }
 
 bool FiberExecutor::trials_can_fork() const {
