@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "execute/fibers/threads_outside.hpp"
+#include "execute/trial_process.hpp"
 
 namespace duet::detail {
 namespace {
@@ -30,7 +31,7 @@ class Watchers {
   void add(Watchdog* watchdog) {
     const std::lock_guard lock(mutex_);
     watched_.push_back({watchdog, std::this_thread::get_id()});
-    if (!thread_running_) {
+    if (!thread_running_ && duets_threads_start_here()) {
       const fiber::DuetsOwnThread own;
       std::thread([this] { watch(); }).detach();
       thread_running_ = true;
@@ -120,7 +121,13 @@ CheckRunning::CheckRunning() {
 }
 CheckRunning::~CheckRunning() { checks_running.fetch_sub(1, std::memory_order_relaxed); }
 
-OwnFork::OwnFork() { forking_own_child = true; }
+OwnFork::OwnFork() {
+  // Known before duet's first child is made, which inherits the answer (a child that asked would
+  // start the probe's thread where that thread may be what ends it). Not in a fork handler: the
+  // probe forks too, and other handlers hold their locks by then.
+  (void)forked_processes_start_threads();
+  forking_own_child = true;
+}
 OwnFork::~OwnFork() { forking_own_child = false; }
 
 Watchdog::Watchdog(std::string name, double timeout, double time_scale)

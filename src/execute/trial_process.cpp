@@ -96,34 +96,55 @@ TrialAnswer TrialAnswer::decode(const std::string& bytes, bool with_trace) {
 
 bool in_trial_process() noexcept { return g_in_trial_process; }
 
+namespace {
+
+// forked_processes_start_threads's answer: not known yet, being probed (a fork the probe makes
+// itself asks again), or known.
+enum class ForkedThreads : int { unknown, probing, yes, no };
+std::atomic<ForkedThreads> g_forked_threads{ForkedThreads::unknown};
+const pid_t g_first_pid = ::getpid();  // the process duet started in: forked from nothing of duet's
+
+bool probe_forked_threads() {
+  const fiber::DuetsOwnThread own_threads;  // not the subject's: no "thread started outside" of it
+  std::atomic<bool> done{false};
+  std::thread alive([&done] {
+    while (!done.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = -1;
+  {
+    const OwnFork own;
+    pid = ::fork();
+  }
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);  // an emulator's assertion lines
+    if (null >= 0) ::dup2(null, 2);
+    std::thread([] {}).join();
+    ::_exit(0);
+  }
+  int status = 0;
+  bool ok = pid > 0;
+  while (ok && ::waitpid(pid, &status, 0) < 0) ok = errno == EINTR;
+  done = true;
+  alive.join();
+  return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+}  // namespace
+
 bool forked_processes_start_threads() {
-  static const bool can = [] {
-    const fiber::DuetsOwnThread own_threads;  // not the subject's: no "thread started outside" of it
-    std::atomic<bool> done{false};
-    std::thread alive([&done] {
-      while (!done.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    });
-    std::fflush(stdout);
-    std::fflush(stderr);
-    pid_t pid = -1;
-    {
-      const OwnFork own;
-      pid = ::fork();
-    }
-    if (pid == 0) {
-      const int null = ::open("/dev/null", O_WRONLY);  // an emulator's assertion lines
-      if (null >= 0) ::dup2(null, 2);
-      std::thread([] {}).join();
-      ::_exit(0);
-    }
-    int status = 0;
-    bool ok = pid > 0;
-    while (ok && ::waitpid(pid, &status, 0) < 0) ok = errno == EINTR;
-    done = true;
-    alive.join();
-    return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  }();
-  return can;
+  ForkedThreads known = g_forked_threads.load(std::memory_order_acquire);
+  if (known == ForkedThreads::unknown &&
+      g_forked_threads.compare_exchange_strong(known, ForkedThreads::probing, std::memory_order_acq_rel)) {
+    known = probe_forked_threads() ? ForkedThreads::yes : ForkedThreads::no;
+    g_forked_threads.store(known, std::memory_order_release);
+  }
+  return known != ForkedThreads::no;  // while another thread probes: as natively
+}
+
+bool duets_threads_start_here() noexcept {
+  return ::getpid() == g_first_pid || g_forked_threads.load(std::memory_order_acquire) != ForkedThreads::no;
 }
 
 TrialProcessEnd run_in_trial_process(const std::function<std::string()>& trial) {

@@ -27,6 +27,10 @@ namespace duet::detail {
 /// thread ("qemu_plugin_vcpu_init_hook: assertion failed"), and every trial's process would be
 /// lost. Probed once, with a thread alive as the check's process has one; true natively.
 bool forked_processes_start_threads();
+/// Whether duet may start a helper thread of its own (a watchdog's) in this process: false only
+/// in a child of fork() where forked_processes_start_threads() found that a thread would end it;
+/// there the parent's deadline on the child bounds what a watchdog would have.
+bool duets_threads_start_here() noexcept;
 
 /// What a trial's process sends back: how the trial ended, the case as it stands after it, the
 /// choices it drew and the executor's counts of it (TrialDriver::trial_totals).

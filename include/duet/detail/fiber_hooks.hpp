@@ -105,8 +105,9 @@ enum class ObjectKind : std::uint8_t {
   condition_variable,
   future,
   channel,
-  task,    // duet/async.hpp
-  library  // calls into code that was not instrumented (src/execute/instrumented/uninstrumented.cpp)
+  task,       // duet/async.hpp
+  library,    // calls into code that was not instrumented (src/execute/instrumented/uninstrumented.cpp)
+  descriptor  // the kernel's descriptors: pipes, sockets, eventfd (src/execute/instrumented/descriptors.cpp)
 };
 const char* kind_name(ObjectKind kind) noexcept;
 

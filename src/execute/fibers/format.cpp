@@ -61,6 +61,7 @@ const char* kind_name(ObjectKind kind) noexcept {
     case ObjectKind::channel: return "channel";
     case ObjectKind::task: return "task";
     case ObjectKind::library: return "library";
+    case ObjectKind::descriptor: return "descriptors";
   }
   return "?";
 }

@@ -45,6 +45,21 @@ std::uint64_t run_number(Runtime&) noexcept;
 /// The calling fiber holds `mutex` exclusively (a rwlock's unlock says which lock it ends).
 bool owns(Runtime&, const void* mutex) noexcept;
 
+/// What the kernel did for fibers that wait on it (outside_wake): made something ready they
+/// wait for (they were woken), nothing it could (a deadlock), or nothing it was seen to do, though
+/// something outside the run might still (no verdict: `text` says why).
+struct OutsideWake {
+  enum class Kind { woke, nothing, not_seen } kind = Kind::nothing;
+  const char* text = "";  // not_seen: why, a text that lives as long as the process
+};
+/// Asked when no fiber of a run can go on and none waits with a timeout, before the run ends as
+/// a deadlock: whether something the scheduler does not see (the kernel, which may have made a
+/// descriptor ready that a fiber waits for: instrumented/descriptors.cpp) woke a fiber.
+/// Null: never asked.
+using OutsideWakeHook = OutsideWake (*)(Runtime&) noexcept;
+void set_outside_wake(OutsideWakeHook hook) noexcept;
+OutsideWakeHook outside_wake() noexcept;
+
 /// Like lock(), but gives up after `timeout_ns` of virtual time (kNoTimeout: never): false then.
 bool timed_lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::uint64_t timeout_ns,
                 duet::source_location loc) noexcept;

@@ -611,6 +611,12 @@ bool timed_lock(Runtime& rt, ObjectKind kind, const void* m, bool shared, std::u
   return rt.timed_lock(kind, m, shared, timeout_ns, loc);
 }
 bool on_fiber(Runtime& rt) noexcept { return rt.current != kNoFiber; }
+
+namespace {
+constinit std::atomic<OutsideWakeHook> g_outside_wake{nullptr};
+}  // namespace
+void set_outside_wake(OutsideWakeHook hook) noexcept { g_outside_wake.store(hook, std::memory_order_release); }
+OutsideWakeHook outside_wake() noexcept { return g_outside_wake.load(std::memory_order_acquire); }
 std::uint32_t fiber_number(Runtime& rt) noexcept { return rt.current; }
 std::uint64_t run_number(Runtime& rt) noexcept { return rt.stats.run_serial; }
 

@@ -522,6 +522,15 @@ std::uint32_t Runtime::choose_when_idle() {
            (fibers_[j].deadline == fibers_[timed].deadline && fibers_[j].blocked_since < fibers_[timed].blocked_since)))
         timed = j;
     if (timed == kNoFiber) {
+      if (const OutsideWakeHook hook = outside_wake(); hook != nullptr && !draining_) {
+        const OutsideWake outside = hook(*this);
+        if (outside.kind == OutsideWake::Kind::woke) continue;
+        if (outside.kind == OutsideWake::Kind::not_seen) {
+          result.outcome = Outcome::limit;
+          result.limit = outside.text;
+          return kNoFiber;
+        }
+      }
       // A progress episode's suspended fibers resume, or the run ends as its violation.
       if (const auto idle = monitor && !draining_ ? monitor->idle(*this) : ProgressMonitor::Idle::none;
           idle != ProgressMonitor::Idle::none)

@@ -20,6 +20,7 @@
 #include "execute/fibers/runtime.hpp"
 #include "execute/fibers/threads_outside.hpp"
 #include "execute/hang_clock.hpp"
+#include "execute/trial_process.hpp"
 
 namespace duet::detail::fiber {
 namespace {
@@ -52,7 +53,7 @@ class Watchdog {
   void watch(Runtime& rt, double limit) {
     const std::int64_t now = steady_now_ns();
     std::lock_guard<std::mutex> hold(m_);
-    if (!started_) start();
+    if (!started_ && duets_threads_start_here()) start();
     watched_.push_back({&rt, pthread_self(), rt.progress.load(std::memory_order_relaxed),
                         HangClock::of_thread(HangClock::this_thread()), now, static_cast<std::int64_t>(limit * 1e9), false});
   }

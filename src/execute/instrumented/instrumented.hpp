@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 #include <dlfcn.h>
 
 #include "duet/detail/source_location.hpp"
@@ -31,6 +32,15 @@ F* real(std::atomic<void*>& slot, const char* name, const char* version = nullpt
   }
   return reinterpret_cast<F*>(p);
 }
+
+/// In an interposed function `name`: `next`, the C library's `name` (an optional symbol version
+/// after the name).
+#define DUET_REAL(name, ...)                  \
+  static std::atomic<void*> duet_real_slot{}; \
+  auto* const next = ::duet::detail::instrumented::real<decltype(::name)>(duet_real_slot, #name __VA_OPT__(, ) __VA_ARGS__)
+
+/// In an interposed function: the file:line of the code that called it.
+#define DUET_HERE ::duet::detail::instrumented::location_of_caller(__builtin_return_address(0))
 
 /// Marks duet's own code running on this thread (fiber::t_in_runtime): what it calls (the
 /// unwinder's locks, instrumented copies of inline functions) is duet's, not the subject's.
@@ -141,6 +151,10 @@ void forget_benign_races(const void* block) noexcept;
 /// nanoseconds: a run's clocks read virtual time, so that timed waits and sleeps are decided by
 /// the scheduler, replay exactly, and never wait for real.
 std::int64_t virtual_now_ns(int clock) noexcept;
+/// A timed wait's timeout in virtual nanoseconds (fiber::kNoTimeout for a null one): until the
+/// absolute `deadline` on `clock`, or the relative `t`.
+std::uint64_t until(clockid_t clock, const timespec* deadline);
+std::uint64_t relative(const timespec* t);
 
 /// free(p) as the C library does it; in a run, first a check that no other fiber's access to
 /// the memory is unordered before it (`pc`: where it was freed).

@@ -9,7 +9,8 @@
 //   pthread_create / join          a fiber of the run / waiting for it to finish
 //   pthread_once                   run once, other fibers wait for it
 //   POSIX semaphores               a wait blocks the fiber while the count is zero
-//   sched_yield, sleeps            duet::yield, virtual-time sleeps (poll on no descriptors too)
+//   sched_yield, sleeps            duet::yield, virtual-time sleeps
+//   (descriptors: read, write, poll, epoll_wait and the others are descriptors.cpp's)
 //   clock_gettime                  virtual time (so deadlines are the scheduler's, and replay)
 //   free, realloc                  the freed memory's access history is forgotten
 #include <cerrno>
@@ -47,12 +48,6 @@ namespace {
 
 using fiber::ObjectKind;
 using fiber::Op;
-
-#define DUET_REAL(name, ...)                  \
-  static std::atomic<void*> duet_real_slot{}; \
-  auto* const next = real<decltype(::name)>(duet_real_slot, #name __VA_OPT__(, ) __VA_ARGS__)
-
-#define DUET_HERE location_of_caller(__builtin_return_address(0))
 
 }  // namespace
 
@@ -99,7 +94,8 @@ bool virtual_clock(clockid_t c) {
 
 std::int64_t ns_of(const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * kNs + t.tv_nsec; }
 
-// A relative timeout until the absolute `deadline` on `clock`, in virtual nanoseconds.
+}  // namespace
+
 std::uint64_t until(clockid_t clock, const timespec* deadline) {
   if (deadline == nullptr) return fiber::kNoTimeout;
   const std::int64_t left = ns_of(*deadline) - virtual_now_ns(clock);
@@ -110,6 +106,8 @@ std::uint64_t relative(const timespec* t) {
   const std::int64_t ns = ns_of(*t);
   return ns <= 0 ? 0 : static_cast<std::uint64_t>(ns);
 }
+
+namespace {
 
 // ---- futex ----
 
@@ -781,17 +779,6 @@ int usleep(useconds_t us) {
   }
   DUET_REAL(usleep);
   return next(us);
-}
-// poll on no descriptors is a sleep: C libraries back off with it (liburcu's waits spin on
-// poll(NULL, 0, 10) until another thread lets them go, and on a fiber that thread must run).
-int poll(pollfd* fds, nfds_t n, int ms) {
-  if (n == 0 && ms >= 0)
-    if (const InRun rt = in_run()) {
-      fiber::sleep(*rt, static_cast<std::uint64_t>(ms) * 1'000'000, DUET_HERE);
-      return 0;
-    }
-  DUET_REAL(poll);
-  return next(fds, n, ms);
 }
 int clock_gettime(clockid_t clock, timespec* t) noexcept {
   if (const InRun rt = in_run(); rt && virtual_clock(clock)) {
