@@ -15,20 +15,24 @@
 #include "support/outside_the_process.hpp"
 #include "instrumented/checks.hpp"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/wait.h>
 #include <sys/random.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -169,7 +173,7 @@ TEST(Determinism, ATrialSeesTheTestProcesssIdInAForkedChild) {
   int cpu_of_fiber_1 = -1;
   const duet::FiberRun here = duet::run_fibers({[] {}, [&] { cpu_of_fiber_1 = sched_getcpu(); }}, "");
   ASSERT_TRUE(here.completed) << here.failure;
-  EXPECT_EQ(cpu_of_fiber_1, 1);
+  EXPECT_EQ(cpu_of_fiber_1, 1 % get_nprocs_conf());
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -198,6 +202,40 @@ TEST(Determinism, EveryRunStartsAtTheSameInstant) {
   const std::int64_t first = clock_after_a_sleep();
   EXPECT_EQ(clock_after_a_sleep(), first);
   EXPECT_EQ(first, 1'000'005);  // the monotonic clocks start at 1000 s
+}
+
+// A fiber's CPU is below the count of configured CPUs, as the kernel's answer always is: a library
+// indexes that many per-CPU slots with it, and fibers outnumber the CPUs of a small machine.
+TEST(Determinism, EveryFibersCpuIsBelowTheConfiguredCount) {
+  constexpr int kFibers = 12;
+  std::array<int, kFibers> cpus{};
+  std::vector<std::function<void()>> fibers;
+  for (int i = 0; i < kFibers; ++i) fibers.push_back([&cpus, i] { cpus[static_cast<std::size_t>(i)] = sched_getcpu(); });
+  const duet::FiberRun run = duet::run_fibers(fibers, "");
+  ASSERT_TRUE(run.completed) << run.failure;
+  for (int i = 0; i < kFibers; ++i) {
+    EXPECT_GE(cpus[static_cast<std::size_t>(i)], 0);
+    EXPECT_LT(cpus[static_cast<std::size_t>(i)], get_nprocs_conf()) << "fiber " << i;
+    EXPECT_EQ(cpus[static_cast<std::size_t>(i)], i % get_nprocs_conf());
+  }
+}
+
+// The C library's sleep() (whose nanosleep is the C library's own, not the interposed one) and
+// usleep() sleep in virtual time too: ten seconds of them end at once.
+TEST(Determinism, SleepAndUsleepTakeVirtualTime) {
+  std::int64_t ms = 0;
+  const auto start = std::chrono::steady_clock::now();
+  const duet::FiberRun run = duet::run_fibers(
+      {[&] {
+        const auto before = std::chrono::steady_clock::now();
+        sleep(9);
+        usleep(1'000'000);
+        ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - before).count();
+      }},
+      "");
+  EXPECT_TRUE(run.completed) << run.failure;
+  EXPECT_EQ(ms, 10'000);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 // A long sleep beside a fiber that spins with a short sleep per retry is waited for, not a

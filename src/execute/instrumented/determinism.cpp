@@ -13,12 +13,14 @@
 //                                    shrinking's fresh processes, engine/clean_child.hpp): RocksDB
 //                                    mixes it into the session ids it hashes into lock stripes;
 //                                    kill of that id signals the process the trial runs in
-//   sched_getcpu                     the fiber's number (0 off a fiber): a CPU of the trial's
+//   sched_getcpu                     the fiber's number modulo the configured CPUs (0 off a
+//                                    fiber): a CPU of the trial's
 //   open, openat, fopen of           a file in memory holding the trial's stream (RocksDB reads
 //     /dev/urandom, /dev/random,     a UUID from the kernel for every database it opens, and
 //     /proc/sys/kernel/random/uuid   hashes it into which lock stripe a cache entry takes)
 // What is not covered: entropy read through a descriptor opened before the trial, the CPU's
 // rdrand called by the subject's own code, and more than kEntropyFileBytes of one such file.
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdarg>
@@ -35,6 +37,7 @@
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "execute/fibers/determinism.hpp"
@@ -345,10 +348,13 @@ int kill(pid_t pid, int sig) noexcept {
   DUET_NEXT("kill", int(pid_t, int));
   return next(pid, sig);
 }
+// Below the count of configured CPUs, as the kernel's answer always is: a library indexes an
+// array of that many per-CPU slots with it (fibers outnumber the CPUs of a small machine).
 int sched_getcpu() noexcept {
   if (in_trial()) {
     duet::detail::fiber::Runtime* rt = active();
-    return rt != nullptr ? static_cast<int>(duet::detail::fiber::fiber_number(*rt)) : 0;
+    static const int cpus = std::max(1, get_nprocs_conf());
+    return rt != nullptr ? static_cast<int>(duet::detail::fiber::fiber_number(*rt) % static_cast<unsigned>(cpus)) : 0;
   }
   DUET_NEXT("sched_getcpu", int());
   return next();

@@ -772,6 +772,15 @@ int clock_nanosleep(clockid_t clock, int flags, const timespec* t, timespec* res
   DUET_REAL(clock_nanosleep);
   return next(clock, flags, t, rest);
 }
+// The C library's sleep() calls its own clock_nanosleep, which the one above does not see.
+unsigned sleep(unsigned seconds) {
+  if (const InRun rt = in_run()) {
+    fiber::sleep(*rt, static_cast<std::uint64_t>(seconds) * 1'000'000'000, DUET_HERE);
+    return 0;
+  }
+  DUET_REAL(sleep);
+  return next(seconds);
+}
 int usleep(useconds_t us) {
   if (const InRun rt = in_run()) {
     fiber::sleep(*rt, static_cast<std::uint64_t>(us) * 1000, DUET_HERE);
