@@ -10,7 +10,6 @@
 #include <chrono>
 #include <thread>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -105,20 +104,12 @@ enum class ForkedThreads : int { unknown, probing, yes, no };
 std::atomic<ForkedThreads> g_forked_threads{ForkedThreads::unknown};
 const pid_t g_first_pid = ::getpid();  // the process duet started in: forked from nothing of duet's
 
-// Threads of this process now.
-int threads_now() {
-  DIR* tasks = ::opendir("/proc/self/task");
-  if (tasks == nullptr) return 2;  // not known: as if another thread were there
-  int n = 0;
-  while (const dirent* e = ::readdir(tasks)) n += e->d_name[0] != '.';
-  ::closedir(tasks);
-  return n;
-}
-
-// A child forked now starts a thread. What fails needs another thread alive in the parent at
-// the fork: the process's own (duet's watchdogs) serve, where a helper thread started and ended
-// for the probe left qemu-user unable to start the parent's next thread.
 bool probe_forked_threads() {
+  const fiber::DuetsOwnThread own_threads;  // not the subject's: no "thread started outside" of it
+  std::atomic<bool> done{false};
+  std::thread alive([&done] {
+    while (!done.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
   std::fflush(stdout);
   std::fflush(stderr);
   pid_t pid = -1;
@@ -129,13 +120,14 @@ bool probe_forked_threads() {
   if (pid == 0) {
     const int null = ::open("/dev/null", O_WRONLY);  // an emulator's assertion lines
     if (null >= 0) ::dup2(null, 2);
-    const fiber::DuetsOwnThread own_threads;  // not the subject's: no "thread started outside" of it
     std::thread([] {}).join();
     ::_exit(0);
   }
   int status = 0;
   bool ok = pid > 0;
   while (ok && ::waitpid(pid, &status, 0) < 0) ok = errno == EINTR;
+  done = true;
+  alive.join();
   return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
@@ -143,13 +135,12 @@ bool probe_forked_threads() {
 
 bool forked_processes_start_threads() {
   ForkedThreads known = g_forked_threads.load(std::memory_order_acquire);
-  if (known != ForkedThreads::unknown) return known != ForkedThreads::no;  // probing: as natively
-  if (threads_now() < 2) return true;  // a child forked now would: asked again at the next fork
-  if (!g_forked_threads.compare_exchange_strong(known, ForkedThreads::probing, std::memory_order_acq_rel))
-    return known != ForkedThreads::no;
-  known = probe_forked_threads() ? ForkedThreads::yes : ForkedThreads::no;
-  g_forked_threads.store(known, std::memory_order_release);
-  return known != ForkedThreads::no;
+  if (known == ForkedThreads::unknown &&
+      g_forked_threads.compare_exchange_strong(known, ForkedThreads::probing, std::memory_order_acq_rel)) {
+    known = probe_forked_threads() ? ForkedThreads::yes : ForkedThreads::no;
+    g_forked_threads.store(known, std::memory_order_release);
+  }
+  return known != ForkedThreads::no;  // while another thread probes: as natively
 }
 
 bool duets_threads_start_here() noexcept {

@@ -25,8 +25,7 @@ namespace duet::detail {
 /// Whether a child of fork() can start a thread here, as a trial's process does (the stall
 /// watchdog's): Debian 12's qemu-user (7.2) aborts such a child when its parent had another
 /// thread ("qemu_plugin_vcpu_init_hook: assertion failed"), and every trial's process would be
-/// lost. Probed once the process has another thread of its own (before, a child forked would
-/// have none to conflict with: true, asked again later); true natively.
+/// lost. Probed once, with a thread alive as the check's process has one; true natively.
 bool forked_processes_start_threads();
 /// Whether duet may start a helper thread of its own (a watchdog's) in this process: false only
 /// in a child of fork() where forked_processes_start_threads() found that a thread would end it;
