@@ -21,9 +21,11 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -347,19 +349,33 @@ TEST(Descriptors, BoostAsioHandlersWithoutAStrandRaceFound) {
   EXPECT_TRUE(contains(r.report, "descriptors_test.cpp")) << r.report;
 }
 
-// A counter behind a local stream socket that an io_context's thread serves with asynchronous
-// reads; callers write a byte and read the answer with blocking calls.
+// A counter behind a stream socket that an io_context's thread serves with asynchronous reads;
+// callers write a byte and read the answer with blocking calls. `Protocol`: a local socket pair,
+// or TCP on the loopback interface, where the io_context's thread accepts the connection and
+// registers the socket with epoll_ctl, whose descriptor state the reactor's epoll_wait hands back
+// (a data race reported at op_queue.hpp before epoll_ctl was a step that releases).
+template <class Protocol>
 struct AsioSocketCounter {
   asio::io_context io;
-  asio::local::stream_protocol::socket client{io}, server{io};
+  typename Protocol::socket client{io}, server{io};
   int value = 0;
   char request = 0;
   std::mutex m;
+  std::optional<asio::ip::tcp::acceptor> acceptor;  // TCP: lives until the connection is accepted
   std::thread runner;
   AsioSocketCounter() {
-    asio::local::connect_pair(client, server);
-    serve();
-    runner = std::thread([this] { io.run(); });
+    if constexpr (std::is_same_v<Protocol, asio::ip::tcp>) {
+      acceptor.emplace(io, asio::ip::tcp::endpoint(asio::ip::address_v4::loopback(), 0));
+      acceptor->async_accept(server, [this](boost::system::error_code error) {
+        if (!error) serve();
+      });
+      runner = std::thread([this] { io.run(); });
+      client.connect(acceptor->local_endpoint());
+    } else {
+      asio::local::connect_pair(client, server);
+      serve();
+      runner = std::thread([this] { io.run(); });
+    }
   }
   ~AsioSocketCounter() {
     client.close();  // the server's read ends with an error: no more work, run() returns
@@ -384,53 +400,15 @@ struct AsioSocketCounter {
 };
 
 TEST(Descriptors, BoostAsioLocalSocketsAreLinearizable) {
-  auto lin = duet::Lin<AsioSocketCounter>("asio_socket", "c").op("incr", [](AsioSocketCounter& c) { return c.incr(); });
+  using Counter = AsioSocketCounter<asio::local::stream_protocol>;
+  auto lin = duet::Lin<Counter>("asio_socket", "c").op("incr", [](Counter& c) { return c.incr(); });
   const duet::CheckResult r = duet::check_parallel(lin, on_fibers(), seeded(1, 100));
   EXPECT_TRUE(r.passed()) << r.report;
 }
 
-// The same over TCP on the loopback interface: the io_context's thread accepts the connection and
-// registers the socket with epoll_ctl, whose descriptor state the reactor's epoll_wait hands back
-// (a data race reported at op_queue.hpp before epoll_ctl was a step that releases).
-struct AsioTcpCounter {
-  asio::io_context io;
-  asio::ip::tcp::acceptor acceptor{io, asio::ip::tcp::endpoint(asio::ip::address_v4::loopback(), 0)};
-  asio::ip::tcp::socket client{io}, server{io};
-  int value = 0;
-  char request = 0;
-  std::mutex m;
-  std::thread runner;
-  AsioTcpCounter() {
-    acceptor.async_accept(server, [this](boost::system::error_code error) {
-      if (!error) serve();
-    });
-    runner = std::thread([this] { io.run(); });
-    client.connect(acceptor.local_endpoint());
-  }
-  ~AsioTcpCounter() {
-    client.close();
-    runner.join();
-  }
-  void serve() {
-    server.async_read_some(asio::buffer(&request, 1), [this](boost::system::error_code error, std::size_t) {
-      if (error) return;
-      const int v = ++value;
-      asio::write(server, asio::buffer(&v, sizeof v));
-      serve();
-    });
-  }
-  int incr() {
-    const std::lock_guard lock(m);
-    const char c = 1;
-    asio::write(client, asio::buffer(&c, 1));
-    int v = 0;
-    asio::read(client, asio::buffer(&v, sizeof v));
-    return v;
-  }
-};
-
 TEST(Descriptors, BoostAsioTcpOnLoopbackIsLinearizable) {
-  auto lin = duet::Lin<AsioTcpCounter>("asio_tcp", "c").op("incr", [](AsioTcpCounter& c) { return c.incr(); });
+  using Counter = AsioSocketCounter<asio::ip::tcp>;
+  auto lin = duet::Lin<Counter>("asio_tcp", "c").op("incr", [](Counter& c) { return c.incr(); });
   for (const duet::Schedule& s : {duet::random(), duet::pct(3)}) {
     const duet::CheckResult r = duet::check_parallel(lin, on_fibers(s), seeded(2, 100));
     EXPECT_TRUE(r.passed()) << r.report;
