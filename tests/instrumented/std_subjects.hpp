@@ -289,6 +289,22 @@ class Workers {
   std::atomic<int> calls_{0};
 };
 
+// Values made on first use, each through std::call_once on its own flag. libstdc++ hands the
+// function to pthread_once's callback through thread-local variables: fibers that share their
+// thread's storage (every architecture but x86-64) must still each run their own function.
+// get(k) is always k + 1.
+class LazySlots {
+ public:
+  int get(int k) {
+    std::call_once(made_[k], [this, k] { values_[k] = k + 1; });
+    return values_[k];
+  }
+
+ private:
+  std::once_flag made_[3];
+  int values_[3] = {};
+};
+
 // C threads meeting at a pthread_barrier_t, inside one call: each writes its half of a plain
 // array, waits, then reads the other's half. The barrier orders the writes before the reads;
 // without it (Racy) a read races with the other thread's write.

@@ -252,6 +252,16 @@ TEST(InstrumentedStd, StdMutexDeadlockIsReported) {
   EXPECT_TRUE(has(r.report, "std_subjects.hpp:")) << r.report;
 }
 
+TEST(InstrumentedStd, CallOnceOnSeveralFlagsRunsEachCallersFunction) {
+  auto spec = duet::Lin<LazySlots>("lazy_slots", "s")
+                  .op(
+                      "get", [](LazySlots& s, int k) { return s.get(k); }, duet::integers(0, 2));
+  for (const duet::Schedule& schedule : {duet::random(), duet::pct(3)}) {
+    const duet::CheckResult r = duet::check_parallel(spec, on_fibers(schedule), seeded(1, 200));
+    EXPECT_TRUE(r.passed()) << r.report;
+  }
+}
+
 // Outside a fiber run the same instrumented code runs on real threads as compiled.
 TEST(InstrumentedStd, OnThreadsTheCodeRunsAsCompiled) {
   Workers w;

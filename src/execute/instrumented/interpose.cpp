@@ -413,8 +413,31 @@ int sem_take(fiber::Runtime& rt, sem_t* s, std::uint64_t timeout, duet::source_l
 
 // ---- pthread_once ----
 
+// std::call_once (libstdc++) passes its function to pthread_once's callback through two
+// thread-local variables it sets just before the call. Where fibers share their thread's storage
+// (every architecture but x86-64), another fiber's call_once, run while this one waits below,
+// overwrites them: the callback would then run that fiber's function (a std::promise set twice).
+// What the caller set is kept here and put back just before the callback runs.
+class OnceCallee {
+ public:
+#if defined(__GLIBCXX__) && defined(_GLIBCXX_HAVE_TLS)
+  OnceCallee() noexcept : callable_(std::__once_callable), call_(std::__once_call) {}
+  void restore() const noexcept {
+    std::__once_callable = callable_;
+    std::__once_call = call_;
+  }
+
+ private:
+  void* callable_;
+  void (*call_)();
+#else
+  void restore() const noexcept {}
+#endif
+};
+
 // The glibc encoding of pthread_once_t: 0 not run, 2 done; 1 marks a run in progress here.
 int run_once(fiber::Runtime& rt, pthread_once_t* once, void (*init)(), duet::source_location loc) {
+  const OnceCallee callee;
   for (;;) {
     fiber::enter(rt, Op::cas, ObjectKind::atomic, once, std::memory_order_seq_cst, loc);
     int expected = 0;
@@ -430,6 +453,7 @@ int run_once(fiber::Runtime& rt, pthread_once_t* once, void (*init)(), duet::sou
   // thread of the run, as std::async's future does), and one that throws leaves the flag unrun
   // for the next caller, as glibc's does (std::call_once rethrows).
   --fiber::t_in_runtime;
+  callee.restore();
   try {
     init();
   } catch (...) {
