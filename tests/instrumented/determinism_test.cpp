@@ -15,6 +15,7 @@
 #include "support/outside_the_process.hpp"
 #include "instrumented/checks.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -206,18 +207,40 @@ TEST(Determinism, EveryRunStartsAtTheSameInstant) {
 
 // A fiber's CPU is below the count of configured CPUs, as the kernel's answer always is: a library
 // indexes that many per-CPU slots with it, and fibers outnumber the CPUs of a small machine.
-TEST(Determinism, EveryFibersCpuIsBelowTheConfiguredCount) {
+// A trial runs on a machine of four CPUs, whatever the machine: a library sizing its pool by the
+// count starts as many threads wherever a token is replayed. Each fiber's CPU is below that
+// count and the machine's; outside the trial the machine's count is back.
+TEST(Determinism, ATrialSeesFourCpusAndEveryFibersCpuIsBelowThem) {
+  const int machine = get_nprocs_conf();
   constexpr int kFibers = 12;
   std::array<int, kFibers> cpus{};
+  std::array<long, 6> counts{};
+  bool pinned = false;
   std::vector<std::function<void()>> fibers;
-  for (int i = 0; i < kFibers; ++i) fibers.push_back([&cpus, i] { cpus[static_cast<std::size_t>(i)] = sched_getcpu(); });
+  fibers.push_back([&counts, &pinned] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    counts = {static_cast<long>(std::thread::hardware_concurrency()),
+              get_nprocs(),
+              get_nprocs_conf(),
+              sysconf(_SC_NPROCESSORS_ONLN),
+              sysconf(_SC_NPROCESSORS_CONF),
+              sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1};
+    CPU_ZERO(&set);
+    CPU_SET(3, &set);
+    pinned = pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+  });
+  for (int i = 1; i < kFibers; ++i) fibers.push_back([&cpus, i] { cpus[static_cast<std::size_t>(i)] = sched_getcpu(); });
   const duet::FiberRun run = duet::run_fibers(fibers, "");
   ASSERT_TRUE(run.completed) << run.failure;
-  for (int i = 0; i < kFibers; ++i) {
-    EXPECT_GE(cpus[static_cast<std::size_t>(i)], 0);
-    EXPECT_LT(cpus[static_cast<std::size_t>(i)], get_nprocs_conf()) << "fiber " << i;
-    EXPECT_EQ(cpus[static_cast<std::size_t>(i)], i % get_nprocs_conf());
-  }
+  for (std::size_t k = 0; k < counts.size(); ++k) EXPECT_EQ(counts[k], 4) << "count " << k;
+  EXPECT_TRUE(pinned);
+  for (int i = 1; i < kFibers; ++i) EXPECT_EQ(cpus[static_cast<std::size_t>(i)], i % std::min(machine, 4)) << "fiber " << i;
+  EXPECT_EQ(static_cast<int>(std::thread::hardware_concurrency()), get_nprocs());
+  EXPECT_EQ(sysconf(_SC_NPROCESSORS_ONLN), get_nprocs());
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  EXPECT_GT(CPU_COUNT(&mine), 0);
 }
 
 // The C library's sleep() (whose nanosleep is the C library's own, not the interposed one) and

@@ -13,8 +13,12 @@
 //                                    shrinking's fresh processes, engine/clean_child.hpp): RocksDB
 //                                    mixes it into the session ids it hashes into lock stripes;
 //                                    kill of that id signals the process the trial runs in
-//   sched_getcpu                     the fiber's number modulo the configured CPUs (0 off a
-//                                    fiber): a CPU of the trial's
+//   get_nprocs, get_nprocs_conf,     a machine of 4 CPUs (0 to 3), whatever the machine, so
+//     sysconf's CPU counts,          that a pool sized by it is as large wherever a token is
+//     std::thread::hardware_concurrency, replayed; setting an affinity does nothing
+//     sched_/pthread_ get/setaffinity
+//   sched_getcpu                     the fiber's number modulo 4 (or the machine's count where
+//                                    smaller; 0 off a fiber)
 //   open, openat, fopen of           a file in memory holding the trial's stream (RocksDB reads
 //     /dev/urandom, /dev/random,     a UUID from the kernel for every database it opens, and
 //     /proc/sys/kernel/random/uuid   hashes it into which lock stripe a cache entry takes)
@@ -110,6 +114,29 @@ void fill(TrialRandom& r, void* buffer, std::size_t length) noexcept {
 const pid_t g_test_pid = static_cast<pid_t>(syscall(SYS_getpid));
 
 bool in_trial() noexcept { return fiber::t_in_runtime == 0 && fiber::host_local(fiber::t_trial) != 0; }
+
+// A trial runs on a machine of four CPUs, whatever the machine: a library sizing its pool by the
+// count (Boost.Asio's thread_pool: twice it) or by its affinity mask starts as many threads,
+// that is fibers, wherever its token is replayed. The CPU a fiber is on stays below the machine's
+// count too, so that an array sized by the count outside a trial holds every index.
+constexpr int kTrialCpus = 4;
+
+int cpu_of_fibers() noexcept {
+  static const int cpus = [] {
+    DUET_NEXT("get_nprocs_conf", int());
+    return std::clamp(next(), 1, kTrialCpus);
+  }();
+  return cpus;
+}
+
+// The trial's affinity mask: CPUs 0 to 3, in a set of `size` bytes (EINVAL where they do not fit,
+// as the kernel's for a set too small for the machine).
+int trial_affinity(std::size_t size, cpu_set_t* set) noexcept {
+  if (size * 8 < static_cast<std::size_t>(kTrialCpus)) return EINVAL;
+  CPU_ZERO_S(size, set);
+  for (int cpu = 0; cpu < kTrialCpus; ++cpu) CPU_SET_S(static_cast<std::size_t>(cpu), size, set);
+  return 0;
+}
 
 // Calendar time as a trial sees it: virtual, from the trial's start.
 bool trial_time(timespec& t) noexcept {
@@ -348,16 +375,58 @@ int kill(pid_t pid, int sig) noexcept {
   DUET_NEXT("kill", int(pid_t, int));
   return next(pid, sig);
 }
-// Below the count of configured CPUs, as the kernel's answer always is: a library indexes an
-// array of that many per-CPU slots with it (fibers outnumber the CPUs of a small machine).
+// Below the trial's count and the machine's: a library indexes an array of that many per-CPU
+// slots with it (fibers outnumber the CPUs).
 int sched_getcpu() noexcept {
   if (in_trial()) {
     duet::detail::fiber::Runtime* rt = active();
-    static const int cpus = std::max(1, get_nprocs_conf());
-    return rt != nullptr ? static_cast<int>(duet::detail::fiber::fiber_number(*rt) % static_cast<unsigned>(cpus)) : 0;
+    return rt != nullptr ? static_cast<int>(duet::detail::fiber::fiber_number(*rt) % static_cast<unsigned>(cpu_of_fibers()))
+                         : 0;
   }
   DUET_NEXT("sched_getcpu", int());
   return next();
+}
+// How many CPUs there are (std::thread::hardware_concurrency calls get_nprocs).
+int get_nprocs() noexcept {
+  if (in_trial()) return kTrialCpus;
+  DUET_NEXT("get_nprocs", int());
+  return next();
+}
+int get_nprocs_conf() noexcept {
+  if (in_trial()) return kTrialCpus;
+  DUET_NEXT("get_nprocs_conf", int());
+  return next();
+}
+long sysconf(int name) noexcept {
+  if ((name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF) && in_trial()) return kTrialCpus;
+  DUET_NEXT("sysconf", long(int));
+  return next(name);
+}
+// Which CPUs a thread may run on: the trial's. Setting it is accepted and does nothing (a fiber
+// runs where its trial runs).
+int sched_getaffinity(pid_t pid, std::size_t size, cpu_set_t* set) noexcept {
+  if (in_trial()) {
+    const int error = trial_affinity(size, set);
+    if (error != 0) errno = error;
+    return error != 0 ? -1 : 0;
+  }
+  DUET_NEXT("sched_getaffinity", int(pid_t, std::size_t, cpu_set_t*));
+  return next(pid, size, set);
+}
+int pthread_getaffinity_np(pthread_t thread, std::size_t size, cpu_set_t* set) noexcept {
+  if (in_trial()) return trial_affinity(size, set);
+  DUET_NEXT("pthread_getaffinity_np", int(pthread_t, std::size_t, cpu_set_t*));
+  return next(thread, size, set);
+}
+int sched_setaffinity(pid_t pid, std::size_t size, const cpu_set_t* set) noexcept {
+  if (in_trial()) return 0;
+  DUET_NEXT("sched_setaffinity", int(pid_t, std::size_t, const cpu_set_t*));
+  return next(pid, size, set);
+}
+int pthread_setaffinity_np(pthread_t thread, std::size_t size, const cpu_set_t* set) noexcept {
+  if (in_trial()) return 0;
+  DUET_NEXT("pthread_setaffinity_np", int(pthread_t, std::size_t, const cpu_set_t*));
+  return next(thread, size, set);
 }
 
 // ---- calendar time ----
