@@ -33,6 +33,8 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -289,6 +291,80 @@ TEST(Descriptors, TimeoutsAndTimerDescriptorsTakeVirtualTime) {
   EXPECT_EQ(polled, 30'000);
   EXPECT_EQ(timed, 10'000);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::duration<double>(5 * duet_test::time_scale()));
+}
+
+// What the kernel does with a socket's timeout and MSG_WAITALL, on fibers: a receive of SO_RCVTIMEO
+// 2 s that nothing answers gives EAGAIN at 2,000 virtual ms (before, it waited in the scheduler
+// and the run ended as a deadlock); MSG_WAITALL waits for its 8 bytes across the sender's two
+// writes (before, the second wait was in the kernel: the run's thread stopped), or returns what
+// came when its timeout passes; epoll_pwait2 waits its timeout in virtual time.
+TEST(Descriptors, SocketTimeoutsAndWaitAllAreTheKernels) {
+  struct Pair {
+    int fd[2]{-1, -1};
+    explicit Pair(int timeout_s = 0) {
+      if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fd) != 0) throw std::runtime_error("socketpair");
+      const timeval limit{timeout_s, 0};
+      setsockopt(fd[0], SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    }
+    ~Pair() {
+      close(fd[0]);
+      close(fd[1]);
+    }
+  };
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point start) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  };
+  Pair unanswered(2), halves, partly(1);
+  std::int64_t timed_out_ms = -1, partly_ms = -1, pwait_ms = -1;
+  ssize_t timed_out = 0, whole = 0, part = 0;
+  int timed_out_errno = 0, pwaited = -1;
+  const auto start = Clock::now();
+  const duet::FiberRun run = duet::run_fibers({[&] {
+                                                 const auto t = Clock::now();
+                                                 char b[4];
+                                                 timed_out = recv(unanswered.fd[0], b, sizeof b, 0);
+                                                 timed_out_errno = errno;
+                                                 timed_out_ms = ms_since(t);
+                                               },
+                                               [&] {
+                                                 char b[8];
+                                                 whole = recv(halves.fd[0], b, sizeof b, MSG_WAITALL);
+                                               },
+                                               [&] {
+                                                 (void)send(halves.fd[1], "abcd", 4, 0);
+                                                 (void)send(halves.fd[1], "efgh", 4, 0);
+                                               },
+                                               [&] {
+                                                 (void)send(partly.fd[1], "abc", 3, 0);
+                                                 const auto t = Clock::now();
+                                                 char b[8];
+                                                 part = recv(partly.fd[0], b, sizeof b, MSG_WAITALL);
+                                                 partly_ms = ms_since(t);
+                                               },
+                                               [&] {
+                                                 Pair empty;
+                                                 const int epoll = epoll_create1(EPOLL_CLOEXEC);
+                                                 epoll_event e{};
+                                                 e.events = EPOLLIN;
+                                                 epoll_ctl(epoll, EPOLL_CTL_ADD, empty.fd[0], &e);
+                                                 const timespec limit{1, 500'000'000};
+                                                 const auto t = Clock::now();
+                                                 pwaited = epoll_pwait2(epoll, &e, 1, &limit, nullptr);
+                                                 pwait_ms = ms_since(t);
+                                                 close(epoll);
+                                               }},
+                                              "");
+  ASSERT_TRUE(run.completed) << run.failure;
+  EXPECT_EQ(timed_out, -1);
+  EXPECT_EQ(timed_out_errno, EAGAIN);
+  EXPECT_EQ(timed_out_ms, 2'000);
+  EXPECT_EQ(whole, 8);
+  EXPECT_EQ(part, 3);
+  EXPECT_EQ(partly_ms, 1'000);
+  EXPECT_EQ(pwaited, 0);
+  EXPECT_EQ(pwait_ms, 1'500);
+  EXPECT_LT(Clock::now() - start, std::chrono::duration<double>(5 * duet_test::time_scale()));
 }
 
 // ---- Boost.Asio ----

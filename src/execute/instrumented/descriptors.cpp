@@ -4,7 +4,9 @@
 // run, ask the kernel only whether the call would block (a poll that does not wait); where it
 // would, the fiber waits in the scheduler until another fiber's call on a descriptor lets it look
 // again (any descriptor: a pipe's two ends, a socket pair's, are different ones), or until its
-// timeout passes in virtual time. What the kernel makes ready by itself (a socket to another
+// timeout passes in virtual time (a socket's SO_RCVTIMEO and SO_SNDTIMEO included). A blocking
+// write larger than the room, or a recv of MSG_WAITALL, is done in parts with waits between them.
+// What the kernel makes ready by itself (a socket to another
 // process, data in flight) is asked of it, with a real deadline, only when no fiber of the run
 // can go on: just before the run would end as a deadlock (outside_wake).
 //
@@ -191,20 +193,34 @@ bool wait_until(fiber::Runtime& rt, std::span<const pollfd> fds, std::uint64_t t
   }
 }
 
-void wait_for(fiber::Runtime& rt, int fd, short events) {
+// Waits until `fd` is ready for `events`; false after `timeout_ns` of virtual time.
+bool wait_for(fiber::Runtime& rt, int fd, short events, std::uint64_t timeout_ns = fiber::kNoTimeout) {
   pollfd p{fd, events, 0};
-  wait_until(rt, {&p, 1}, fiber::kNoTimeout, [&] { return poll_now(&p, 1) != 0; });
+  return wait_until(rt, {&p, 1}, timeout_ns, [&] { return poll_now(&p, 1) != 0; });
+}
+
+// How long a blocking call on `fd` may wait in the kernel: a socket's SO_RCVTIMEO or
+// SO_SNDTIMEO, in virtual time as every other timeout on fibers; without one, no limit.
+std::uint64_t blocking_timeout(int fd, Op op) noexcept {
+  timeval limit{};
+  socklen_t size = sizeof limit;
+  if (getsockopt(fd, SOL_SOCKET, op == Op::send ? SO_SNDTIMEO : SO_RCVTIMEO, &limit, &size) != 0) return fiber::kNoTimeout;
+  const auto ns =
+      static_cast<std::uint64_t>(limit.tv_sec) * 1'000'000'000 + static_cast<std::uint64_t>(limit.tv_usec) * 1'000;
+  return ns == 0 ? fiber::kNoTimeout : ns;
 }
 
 // One call on a descriptor, on a fiber: a step, and first, where the call would block, a wait
-// until it would not. `call` makes the call; a send's (write's) result is what it wrote, a
-// receive's what it read.
+// until it would not (where the socket's timeout passes first: -1 with EAGAIN, as the kernel's
+// call). `call` makes the call; a send's (write's) result is what it wrote, a receive's what it
+// read.
 template <class Call>
 auto descriptor_call(fiber::Runtime& rt, Op op, int fd, bool may_block, duet::source_location loc, Call call) {
   fiber::enter(rt, op, ObjectKind::descriptor, &g_descriptors, std::memory_order_seq_cst, loc);
   fire_due_timers();
-  if (may_block) wait_for(rt, fd, op == Op::send ? POLLOUT : POLLIN);
-  const auto result = call();
+  decltype(call()) result = -1;
+  errno = EAGAIN;
+  if (!may_block || wait_for(rt, fd, op == Op::send ? POLLOUT : POLLIN, blocking_timeout(fd, op))) result = call();
   const int error = errno;
   const fiber::Value value = fiber::value_of(static_cast<long long>(result));
   fiber::leave(rt, op, op == Op::receive ? value : fiber::Value{}, op == Op::send ? value : fiber::Value{});
@@ -213,13 +229,16 @@ auto descriptor_call(fiber::Runtime& rt, Op op, int fd, bool may_block, duet::so
   return result;
 }
 
-// A blocking write of more than the pipe or socket has room for: written in parts, the fiber
-// waiting for room between them as the kernel would have blocked. `part` writes without
-// blocking.
+// A blocking write of more than the pipe or socket has room for, or a receive of MSG_WAITALL
+// more than has come: done in parts, the fiber waiting between them as the kernel would have
+// blocked (at most the socket's timeout in all). `part(done)` transfers without blocking; a
+// receive's end of stream (0) ends the call with what came before it.
 template <class Part>
-ssize_t write_fully(fiber::Runtime& rt, int fd, std::size_t size, Part part) {
+ssize_t transfer_fully(fiber::Runtime& rt, Op op, int fd, std::size_t size, Part part) {
   const int flags = fcntl(fd, F_GETFL);
   fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  const std::uint64_t timeout = blocking_timeout(fd, op);
+  const std::uint64_t start = fiber::t_virtual_ns;
   std::size_t done = 0;
   ssize_t result = 0;
   for (;;) {
@@ -229,11 +248,14 @@ ssize_t write_fully(fiber::Runtime& rt, int fd, std::size_t size, Part part) {
       break;
     }
     if (r > 0) done += static_cast<std::size_t>(r);
-    if (done == size) {
-      result = static_cast<ssize_t>(done);
+    const std::uint64_t waited = fiber::t_virtual_ns - start;
+    const bool timed_out = timeout != fiber::kNoTimeout && waited >= timeout;
+    if (done == size || r == 0 || timed_out ||
+        !wait_for(rt, fd, op == Op::send ? POLLOUT : POLLIN, timeout == fiber::kNoTimeout ? timeout : timeout - waited)) {
+      result = done > 0 || r == 0 ? static_cast<ssize_t>(done) : -1;
+      if (result < 0) errno = EAGAIN;
       break;
     }
-    wait_for(rt, fd, POLLOUT);
   }
   const int error = errno;
   fcntl(fd, F_SETFL, flags);
@@ -320,18 +342,32 @@ ssize_t readv(int fd, const iovec* parts, int count) {
 }
 ssize_t recv(int fd, void* buffer, std::size_t size, int flags) {
   DUET_REAL(recv);
-  if (const InRun rt = in_run(); rt && waits_for_others(fd))
-    return descriptor_call(*rt, Op::receive, fd, can_block(fd, flags), DUET_HERE,
-                           [&] { return next(fd, buffer, size, flags); });
+  if (const InRun rt = in_run(); rt && waits_for_others(fd)) {
+    if ((flags & MSG_WAITALL) == 0 || !can_block(fd, flags))
+      return descriptor_call(*rt, Op::receive, fd, can_block(fd, flags), DUET_HERE,
+                             [&] { return next(fd, buffer, size, flags); });
+    return descriptor_call(*rt, Op::receive, fd, false, DUET_HERE, [&] {
+      return transfer_fully(*rt, Op::receive, fd, size, [&](std::size_t done) {
+        return next(fd, static_cast<char*>(buffer) + done, size - done, flags & ~MSG_WAITALL);
+      });
+    });
+  }
   return next(fd, buffer, size, flags);
 }
 ssize_t __recv_chk(int fd, void* buffer, std::size_t size, std::size_t, int flags) { return recv(fd, buffer, size, flags); }
 ssize_t recvfrom(int fd, void* __restrict buffer, std::size_t size, int flags, sockaddr* __restrict from,
                  socklen_t* __restrict from_size) {
   DUET_REAL(recvfrom);
-  if (const InRun rt = in_run(); rt && waits_for_others(fd))
-    return descriptor_call(*rt, Op::receive, fd, can_block(fd, flags), DUET_HERE,
-                           [&] { return next(fd, buffer, size, flags, from, from_size); });
+  if (const InRun rt = in_run(); rt && waits_for_others(fd)) {
+    if ((flags & MSG_WAITALL) == 0 || !can_block(fd, flags))
+      return descriptor_call(*rt, Op::receive, fd, can_block(fd, flags), DUET_HERE,
+                             [&] { return next(fd, buffer, size, flags, from, from_size); });
+    return descriptor_call(*rt, Op::receive, fd, false, DUET_HERE, [&] {
+      return transfer_fully(*rt, Op::receive, fd, size, [&](std::size_t done) {
+        return next(fd, static_cast<char*>(buffer) + done, size - done, flags & ~MSG_WAITALL, from, from_size);
+      });
+    });
+  }
   return next(fd, buffer, size, flags, from, from_size);
 }
 ssize_t recvmsg(int fd, msghdr* message, int flags) {
@@ -360,8 +396,9 @@ ssize_t write(int fd, const void* buffer, std::size_t size) {
   if (const InRun rt = in_run(); rt && waits_for_others(fd))
     return descriptor_call(*rt, Op::send, fd, false, DUET_HERE, [&] {
       if (!can_block(fd)) return next(fd, buffer, size);
-      return write_fully(*rt, fd, size,
-                         [&](std::size_t done) { return next(fd, static_cast<const char*>(buffer) + done, size - done); });
+      return transfer_fully(*rt, Op::send, fd, size, [&](std::size_t done) {
+        return next(fd, static_cast<const char*>(buffer) + done, size - done);
+      });
     });
   return next(fd, buffer, size);
 }
@@ -376,7 +413,7 @@ ssize_t send(int fd, const void* buffer, std::size_t size, int flags) {
   if (const InRun rt = in_run(); rt && waits_for_others(fd))
     return descriptor_call(*rt, Op::send, fd, false, DUET_HERE, [&] {
       if (!can_block(fd, flags)) return next(fd, buffer, size, flags);
-      return write_fully(*rt, fd, size, [&](std::size_t done) {
+      return transfer_fully(*rt, Op::send, fd, size, [&](std::size_t done) {
         return next(fd, static_cast<const char*>(buffer) + done, size - done, flags);
       });
     });
@@ -446,6 +483,11 @@ int epoll_pwait(int epoll, epoll_event* events, int most, int ms, const sigset_t
   if (const InRun rt = in_run()) return epoll_on_fiber(*rt, epoll, events, most, timeout_of_ms(ms), DUET_HERE);
   DUET_REAL(epoll_pwait);
   return next(epoll, events, most, ms, mask);
+}
+int epoll_pwait2(int epoll, epoll_event* events, int most, const timespec* timeout, const sigset_t* mask) {
+  if (const InRun rt = in_run()) return epoll_on_fiber(*rt, epoll, events, most, relative(timeout), DUET_HERE);
+  DUET_REAL(epoll_pwait2);
+  return next(epoll, events, most, timeout, mask);
 }
 
 // ---- changes that end another fiber's wait ----
