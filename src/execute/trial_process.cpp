@@ -104,6 +104,26 @@ enum class ForkedThreads : int { unknown, probing, yes, no };
 std::atomic<ForkedThreads> g_forked_threads{ForkedThreads::unknown};
 const pid_t g_first_pid = ::getpid();  // the process duet started in: forked from nothing of duet's
 
+// Whether `pid` ended within `limit` (its status in `status`); one that has not is killed.
+bool ended_within(pid_t pid, int& status, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return true;
+    if (r < 0 && errno != EINTR) return false;
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ::kill(pid, SIGKILL);
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return false;
+}
+
+// The probe's child starts and joins one thread: milliseconds natively, more under an emulator;
+// one still there after this long is taken as unable to.
+constexpr std::chrono::seconds kProbeLimit{30};
+
 bool probe_forked_threads() {
   const fiber::DuetsOwnThread own_threads;  // not the subject's: no "thread started outside" of it
   std::atomic<bool> done{false};
@@ -124,8 +144,7 @@ bool probe_forked_threads() {
     ::_exit(0);
   }
   int status = 0;
-  bool ok = pid > 0;
-  while (ok && ::waitpid(pid, &status, 0) < 0) ok = errno == EINTR;
+  const bool ok = pid > 0 && ended_within(pid, status, kProbeLimit);
   done = true;
   alive.join();
   return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
