@@ -7,6 +7,7 @@
 // found, and a thread that outlives its trial (detached, never joined) is an error that says
 // so, never a verdict.
 #include <duet/api.hpp>
+#include <duet/executor.hpp>
 #include <duet/lin.hpp>
 #include <duet/parallel.hpp>
 
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <deque>
 #include <future>
 #include <functional>
@@ -30,6 +32,7 @@
 #include <thread>
 #include <utility>
 #include <variant>
+#include <pthread.h>
 
 namespace {
 
@@ -317,6 +320,52 @@ struct FailingOpenSpec {
   static duet::Result expected(const Cmd&, const State&) { return 0; }
   static void next(const Cmd&, State&) {}
 };
+
+// The joins that do not wait forever, on a thread the subject started in a run (a fiber, whose
+// pthread_t the C library never made): a try while it sleeps is EBUSY, a timed join of 100 ms
+// times out at 100 virtual ms, a clock join with time enough gets its result at 1,000 ms.
+TEST(SubjectThreads, TryTimedAndClockJoinsWaitOnVirtualTime) {
+  int tried = 0, timed = 0, joined = -1;
+  void* result = nullptr;
+  std::int64_t timed_ms = -1, joined_ms = -1;
+  static int answer = 42;
+  const duet::FiberRun run = duet::run_fibers(
+      {[&] {
+        pthread_t t;
+        pthread_create(
+            &t, nullptr,
+            [](void*) -> void* {
+              std::this_thread::sleep_for(std::chrono::seconds(1));
+              return &answer;
+            },
+            nullptr);
+        using Clock = std::chrono::steady_clock;
+        const auto start = Clock::now();
+        auto ms = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count(); };
+        tried = pthread_tryjoin_np(t, &result);
+        timespec at{};
+        clock_gettime(CLOCK_REALTIME, &at);
+        at.tv_nsec += 100'000'000;
+        if (at.tv_nsec >= 1'000'000'000) {
+          at.tv_nsec -= 1'000'000'000;
+          ++at.tv_sec;
+        }
+        timed = pthread_timedjoin_np(t, &result, &at);
+        timed_ms = ms();
+        clock_gettime(CLOCK_MONOTONIC, &at);
+        at.tv_sec += 5;
+        joined = pthread_clockjoin_np(t, &result, CLOCK_MONOTONIC, &at);
+        joined_ms = ms();
+      }},
+      "");
+  ASSERT_TRUE(run.completed) << run.failure;
+  EXPECT_EQ(tried, EBUSY);
+  EXPECT_EQ(timed, ETIMEDOUT);
+  EXPECT_EQ(timed_ms, 100);
+  EXPECT_EQ(joined, 0);
+  EXPECT_EQ(result, &answer);
+  EXPECT_EQ(joined_ms, 1'000);
+}
 
 TEST(SubjectThreads, AConstructorThatThrowsAfterItsWorkerRanIsAnError) {
   for (const duet::Schedule& s : {duet::random(), duet::pct(3), duet::exhaustive(1)}) {

@@ -6,7 +6,8 @@
 //   condition variables            duet's condition variable, timed waits on virtual time
 //   futex (std::atomic::wait,      a wait on the address / a notify of it
 //     semaphores, latches, ...)
-//   pthread_create / join          a fiber of the run / waiting for it to finish
+//   pthread_create / join          a fiber of the run / waiting for it to finish (the try,
+//     (try, timed, clock)          timed and clock joins too, on virtual time)
 //   pthread_once                   run once, other fibers wait for it
 //   POSIX semaphores               a wait blocks the fiber while the count is zero
 //   sched_yield, sleeps            duet::yield, virtual-time sleeps
@@ -310,10 +311,19 @@ void release(fiber::Runtime& rt, ThreadRecord& r) {
   r.released = true;
 }
 
-int join_thread(fiber::Runtime& rt, ThreadRecord& r, void** result, duet::source_location loc) {
+// Waits for the thread to end, at most `timeout_ns` of virtual time (pthread_timedjoin_np's;
+// 0: pthread_tryjoin_np's look): `busy` where it has not ended by then.
+int join_thread(fiber::Runtime& rt, ThreadRecord& r, void** result, duet::source_location loc,
+                std::uint64_t timeout_ns = fiber::kNoTimeout, int busy = ETIMEDOUT) {
   fiber::enter(rt, Op::await, ObjectKind::task, &r, std::memory_order_seq_cst, loc);
-  while (!r.finished) fiber::block_for(rt, fiber::kNoTimeout);
+  const std::uint64_t start = fiber::t_virtual_ns;
+  while (!r.finished) {
+    const std::uint64_t waited = fiber::t_virtual_ns - start;
+    if (timeout_ns != fiber::kNoTimeout && waited >= timeout_ns) break;
+    fiber::block_for(rt, timeout_ns == fiber::kNoTimeout ? timeout_ns : timeout_ns - waited);
+  }
   fiber::leave(rt, Op::await);
+  if (!r.finished) return busy;
   release(rt, r);
   if (result != nullptr) *result = r.result;
   return 0;
@@ -684,6 +694,32 @@ int pthread_join(pthread_t t, void** result) {
   }
   DUET_REAL(pthread_join);
   return next(t, result);
+}
+// A fiber's pthread_t is no thread of the C library's: its joins that do not wait forever are
+// the run's too (the C library's would read a thread it never made).
+int pthread_tryjoin_np(pthread_t t, void** result) noexcept {
+  if (ThreadRecord* r = record_of(t)) {
+    if (const InRun rt = in_run()) return join_thread(*rt, *r, result, DUET_HERE, 0, EBUSY);
+    return r->finished ? pthread_join(t, result) : EBUSY;
+  }
+  DUET_REAL(pthread_tryjoin_np);
+  return next(t, result);
+}
+int pthread_timedjoin_np(pthread_t t, void** result, const timespec* at) {
+  if (ThreadRecord* r = record_of(t)) {
+    if (const InRun rt = in_run()) return join_thread(*rt, *r, result, DUET_HERE, until(CLOCK_REALTIME, at));
+    return r->finished ? pthread_join(t, result) : ETIMEDOUT;
+  }
+  DUET_REAL(pthread_timedjoin_np);
+  return next(t, result, at);
+}
+int pthread_clockjoin_np(pthread_t t, void** result, clockid_t clock, const timespec* at) {
+  if (ThreadRecord* r = record_of(t)) {
+    if (const InRun rt = in_run()) return join_thread(*rt, *r, result, DUET_HERE, until(clock, at));
+    return r->finished ? pthread_join(t, result) : ETIMEDOUT;
+  }
+  DUET_REAL(pthread_clockjoin_np);
+  return next(t, result, clock, at);
 }
 void pthread_exit(void* value) {
   if (active() != nullptr) throw ThreadExitUnwind{value};
