@@ -305,6 +305,30 @@ class LazySlots {
   int values_[3] = {};
 };
 
+// A counter whose step is a function-local static, made on first use (the compiler's guard:
+// __cxa_guard_acquire, __cxa_guard_release), its initialiser a switch point so that another
+// fiber may come to the guard while the first makes it. `Instance` gives each check a static of
+// its own, made within that check. add() returns the step twice the count before (7 * 2k + 7).
+template <int Instance>
+class StaticStepCounter {
+ public:
+  int add() {
+    const int before = count_.fetch_add(1);
+    return step() * before * 2 + step();
+  }
+
+ private:
+  static int step() {
+    static const int made = [] {
+      static std::atomic<int> seen{0};
+      seen.fetch_add(1);  // a switch point within the construction
+      return 7;
+    }();
+    return made;
+  }
+  std::atomic<int> count_{0};
+};
+
 // C threads meeting at a pthread_barrier_t, inside one call: each writes its half of a plain
 // array, waits, then reads the other's half. The barrier orders the writes before the reads;
 // without it (Racy) a read races with the other thread's write.

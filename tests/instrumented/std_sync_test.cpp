@@ -262,6 +262,29 @@ TEST(InstrumentedStd, CallOnceOnSeveralFlagsRunsEachCallersFunction) {
   }
 }
 
+// A function-local static made on one fiber and read on another: its guard's release is the
+// run's, so the reader sees it made (it was reported as a data race: libstdc++'s release store is
+// not instrumented), and a fiber that comes while it is being made waits for it.
+template <int Instance>
+void expect_static_made_once(const duet::Schedule& schedule, std::uint64_t seed) {
+  auto spec = duet::Lin<StaticStepCounter<Instance>>("static_step", "c").op("add", [](StaticStepCounter<Instance>& c) {
+    return c.add();
+  });
+  duet::ParallelConfig pc = instrumented_test::every_call_on_a_fiber();  // made on a branch
+  pc.executor = duet::fibers(schedule);
+  const duet::CheckResult r = duet::check_parallel(spec, pc, seeded(seed, 50));
+  EXPECT_TRUE(r.passed()) << r.report;
+}
+
+TEST(InstrumentedStd, AFunctionLocalStaticIsMadeOnceAndSeenMadeByEveryFiber) {
+  expect_static_made_once<1>(duet::random(), 1);
+  expect_static_made_once<2>(duet::random(), 2);
+  expect_static_made_once<3>(duet::random(), 4);
+  expect_static_made_once<4>(duet::pct(3), 1);
+  expect_static_made_once<5>(duet::pct(3), 2);
+  expect_static_made_once<6>(duet::pct(3), 5);
+}
+
 // Outside a fiber run the same instrumented code runs on real threads as compiled.
 TEST(InstrumentedStd, OnThreadsTheCodeRunsAsCompiled) {
   Workers w;

@@ -155,6 +155,9 @@ std::int64_t virtual_now_ns(int clock) noexcept;
 /// absolute `deadline` on `clock`, or the relative `t`.
 std::uint64_t until(clockid_t clock, const timespec* deadline);
 std::uint64_t relative(const timespec* t);
+/// A futex wait on a fiber: blocks while `*address` is `expected`, at most `timeout` virtual
+/// nanoseconds (-1 with errno EAGAIN where it is not, ETIMEDOUT when the time passed).
+long futex_wait(fiber::Runtime& rt, int* address, int expected, std::uint64_t timeout, duet::source_location loc);
 
 /// free(p) as the C library does it; in a run, first a check that no other fiber's access to
 /// the memory is unordered before it (`pc`: where it was freed).

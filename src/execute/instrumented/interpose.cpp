@@ -8,7 +8,7 @@
 //     semaphores, latches, ...)
 //   pthread_create / join          a fiber of the run / waiting for it to finish (the try,
 //     (try, timed, clock)          timed and clock joins too, on virtual time)
-//   pthread_once                   run once, other fibers wait for it
+//   (pthread_once and the guards of function-local statics are one_time.cpp's)
 //   POSIX semaphores               a wait blocks the fiber while the count is zero
 //   sched_yield, sleeps            duet::yield, virtual-time sleeps
 //   (descriptors: read, write, poll, epoll_wait and the others are descriptors.cpp's)
@@ -108,8 +108,6 @@ std::uint64_t relative(const timespec* t) {
   return ns <= 0 ? 0 : static_cast<std::uint64_t>(ns);
 }
 
-namespace {
-
 // ---- futex ----
 
 long futex_wait(fiber::Runtime& rt, int* address, int expected, std::uint64_t timeout, duet::source_location loc) {
@@ -128,6 +126,8 @@ long futex_wait(fiber::Runtime& rt, int* address, int expected, std::uint64_t ti
   }
   return 0;
 }
+
+namespace {
 
 long futex(fiber::Runtime& rt, long a[6], duet::source_location loc) {
   int* address = reinterpret_cast<int*>(a[0]);
@@ -421,66 +421,6 @@ int sem_take(fiber::Runtime& rt, sem_t* s, std::uint64_t timeout, duet::source_l
   return 0;
 }
 
-// ---- pthread_once ----
-
-// std::call_once (libstdc++) passes its function to pthread_once's callback through two
-// thread-local variables it sets just before the call. Where fibers share their thread's storage
-// (every architecture but x86-64), another fiber's call_once, run while this one waits below,
-// overwrites them: the callback would then run that fiber's function (a std::promise set twice).
-// What the caller set is kept here and put back just before the callback runs.
-class OnceCallee {
- public:
-#if defined(__GLIBCXX__) && defined(_GLIBCXX_HAVE_TLS)
-  OnceCallee() noexcept : callable_(std::__once_callable), call_(std::__once_call) {}
-  void restore() const noexcept {
-    std::__once_callable = callable_;
-    std::__once_call = call_;
-  }
-
- private:
-  void* callable_;
-  void (*call_)();
-#else
-  void restore() const noexcept {}
-#endif
-};
-
-// The glibc encoding of pthread_once_t: 0 not run, 2 done; 1 marks a run in progress here.
-int run_once(fiber::Runtime& rt, pthread_once_t* once, void (*init)(), duet::source_location loc) {
-  const OnceCallee callee;
-  for (;;) {
-    fiber::enter(rt, Op::cas, ObjectKind::atomic, once, std::memory_order_seq_cst, loc);
-    int expected = 0;
-    if (__atomic_compare_exchange_n(once, &expected, 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-      fiber::leave(rt, Op::cas, fiber::value_of(0), fiber::value_of(1));
-      break;
-    }
-    fiber::leave(rt, Op::cas_fail, fiber::value_of(expected));
-    if (expected == 2) return 0;
-    futex_wait(rt, once, 1, fiber::kNoTimeout, loc);
-  }
-  // The subject's code, not duet's: what it does is seen (std::call_once's function joining a
-  // thread of the run, as std::async's future does), and one that throws leaves the flag unrun
-  // for the next caller, as glibc's does (std::call_once rethrows).
-  --fiber::t_in_runtime;
-  callee.restore();
-  try {
-    init();
-  } catch (...) {
-    ++fiber::t_in_runtime;
-    fiber::enter(rt, Op::store, ObjectKind::atomic, once, std::memory_order_seq_cst, loc);
-    __atomic_store_n(once, 0, __ATOMIC_SEQ_CST);
-    fiber::leave(rt, Op::store, {}, fiber::value_of(0));
-    fiber::notify(rt, ObjectKind::atomic, once, true, loc);
-    throw;
-  }
-  ++fiber::t_in_runtime;
-  fiber::enter(rt, Op::store, ObjectKind::atomic, once, std::memory_order_seq_cst, loc);
-  __atomic_store_n(once, 2, __ATOMIC_SEQ_CST);
-  fiber::leave(rt, Op::store, {}, fiber::value_of(2));
-  fiber::notify(rt, ObjectKind::atomic, once, true, loc);
-  return 0;
-}
 
 }  // namespace
 
@@ -654,11 +594,6 @@ int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
 }
 
 // ---- once, threads ----
-int pthread_once(pthread_once_t* once, void (*init)()) {
-  if (const InRun rt = in_run()) return run_once(*rt, once, init, DUET_HERE);
-  DUET_REAL(pthread_once);
-  return next(once, init);
-}
 int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*start)(void*), void* arg) noexcept {
   if (const InRun rt = in_run()) {
     int detach_state = PTHREAD_CREATE_JOINABLE;
