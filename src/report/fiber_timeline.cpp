@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "report/assets.hpp"
 #include "report/page.hpp"
 
 namespace duet::detail {
@@ -26,60 +27,6 @@ using page::put_html;
 constexpr std::size_t kTextCap = 2000;  // one step's or call's text
 constexpr int kUnit = 40;               // pixels per column at first
 
-// The extra rules of this page, over page::style(): step marks, the step axis, the gap.
-constexpr std::string_view kStyle = R"css(
-.fs{position:absolute;left:calc(var(--x) * var(--u) + 2px);width:calc(var(--u) - 4px);top:calc(var(--l) * var(--lh) + 2px);height:15px;border:1px solid #b6bcc4;background:#eceef1;color:#4b535c;border-radius:3px;font:9.5px/13px ui-monospace,"DejaVu Sans Mono",monospace;text-align:center;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;cursor:pointer;z-index:2}
-.fs.sync{background:#dbe7fd;border-color:#6e9ef0;color:#0a3069}
-.fs.life{background:#fff;color:#8c959f}
-.fs.stale{background:#fff8c5;border-color:#d4a72c;color:#6b4200}
-.fs.bad{background:#ffe4e1;border-color:var(--red);color:#82071e;font-weight:700}
-.fs:hover{filter:brightness(.94);z-index:3}
-.fs.sel{box-shadow:0 0 0 3px #ffb000;z-index:4}
-.ax{position:absolute;left:calc(var(--x) * var(--u));width:var(--u);top:14px;text-align:center;font:10px/16px ui-monospace,"DejaVu Sans Mono",monospace;color:var(--mute)}
-.gap{position:absolute;left:calc(var(--x) * var(--u));width:var(--u);top:0;bottom:0;background:repeating-linear-gradient(135deg,#fff8c5 0 4px,#fffdf0 4px 8px);border-left:1px dashed #d4a72c;border-right:1px dashed #d4a72c;z-index:1}
-)css";
-
-// Shows a clicked mark's or bar's text (its title) in the panel, steps through the marks with
-// the arrow keys, zooms. Text only ever goes through textContent.
-constexpr std::string_view kScript = R"js(
-(function () {
-'use strict';
-var cv = document.getElementById('cv'), panel = document.getElementById('panel'), zoom = document.getElementById('zoom');
-var cols = +cv.getAttribute('data-cols'), marks = cv.querySelectorAll('.fs'), selected = null;
-function show(e) {
-  if (selected) selected.classList.remove('sel');
-  selected = e;
-  panel.textContent = '';
-  if (!e) { panel.textContent = 'Click a step or a call for its full text; \u2190 \u2192 step through the schedule, Esc clears.'; return; }
-  e.classList.add('sel');
-  e.title.split('\n').forEach(function (line, k) {
-    var d = document.createElement(k ? 'div' : 'b');
-    d.textContent = line;
-    panel.appendChild(d);
-  });
-}
-cv.addEventListener('click', function (ev) {
-  var t = ev.target;
-  while (t && t !== cv && !t.title) t = t.parentNode;
-  show(t && t !== cv ? t : null);
-});
-document.addEventListener('keydown', function (ev) {
-  var k = Array.prototype.indexOf.call(marks, selected);
-  if (ev.key === 'Escape') show(null);
-  else if (ev.key === 'ArrowRight' && k + 1 < marks.length) show(marks[k + 1]);
-  else if (ev.key === 'ArrowLeft' && k > 0) show(marks[k - 1]);
-  else return;
-  if (selected) selected.scrollIntoView({ block: 'nearest', inline: 'center' });
-  ev.preventDefault();
-});
-zoom.addEventListener('input', function () {
-  cv.style.setProperty('--u', zoom.value + 'px');
-  cv.style.width = (cols * zoom.value + 8) + 'px';
-});
-show(null);
-document.body.setAttribute('data-rendered', String(marks.length));
-})();
-)js";
 
 // The columns of the horizontal axis: the prefix's calls, the steps shown (a gap column where
 // the middle of a long run is left out, as the text report leaves it out), the suffix's calls.
@@ -322,13 +269,13 @@ std::string render_fiber_timeline(const ReportData& d) {
   put_html(o, clean(d.name, 500));
   o += " \xE2\x80\x94 duet fiber interleaving</title>\n<style>";
   o += page::style();
-  o += kStyle;
+  o += assets::fiber_timeline_css;
   o += "</style></head>\n<body>\n";
   put_header(o, d, cols, lanes);
   put_timeline(o, d, cols, lanes);
   o += "<footer>Drawn by duet from the failing run on the fiber scheduler; the replay token runs it again, step for "
        "step.</footer>\n<script>";
-  o += kScript;
+  o += assets::fiber_timeline_js;
   o += "</script>\n</body></html>\n";
   return o;
 }

@@ -5,6 +5,7 @@
 // operation; when it would still exceed max_bytes, only a window around the interesting part is
 // kept and the page says what it left out.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -17,7 +18,9 @@
 
 #include "duet/history.hpp"
 #include "history/quote.hpp"
+#include "report/assets.hpp"
 #include "report/page.hpp"
+#include "report/timeline_rows.hpp"
 
 namespace duet::history {
 namespace {
@@ -34,7 +37,6 @@ constexpr std::size_t kLabelCap = 400;
 constexpr std::size_t kStateCap = 2000;
 constexpr std::size_t kStuckStateCap = 8000;
 constexpr std::size_t kExplanationCap = 32000;
-constexpr std::size_t kRowFields = 12;  // see row layout in render_data
 // JS numbers are exact only up to 2^53: larger times travel as strings.
 constexpr std::uint64_t kMaxSafeJsInteger = (std::uint64_t{1} << 53) - 1;
 
@@ -80,17 +82,6 @@ std::string op_label(const Operation& op) {
   else s += op.output.to_string();
   return clean(s, kLabelCap);
 }
-
-// Row flags (shared with the page's script).
-enum : unsigned {
-  kFail = 1,
-  kInfo = 2,
-  kUnknownResult = 4,
-  kStuck = 8,
-  kOtherPartition = 16,
-  kWitness = 32,
-  kWitnessOpen = 64
-};
 
 // Everything about the operations that does not depend on which of them are shown.
 struct Prepared {
@@ -161,9 +152,10 @@ Prepared prepare(const History& h, const CheckReport& r) {
   for (std::size_t i = 0; i < n; ++i) {
     const Operation& op = h.ops[i];
     const bool pending = op.response == Operation::kPending;
-    p.row_size[i] = kRowFields /* commas */ + digits(i) + digits(n) /* row */ + 2 * digits(2 * n + 1) /* ranks */ +
-                    2 /* flags */ + 2 * index_digits + digits(r.order.size() + 1) + digits(op.invoke_line) +
-                    digits(op.response_line) + time_size(op.invoke) + (pending ? 2 : time_size(op.response));
+    p.row_size[i] = timeline_rows::kFields /* commas */ + digits(i) + digits(n) /* row */ +
+                    2 * digits(2 * n + 1) /* ranks */ + 2 /* flags */ + 2 * index_digits + digits(r.order.size() + 1) +
+                    digits(op.invoke_line) + digits(op.response_line) + time_size(op.invoke) +
+                    (pending ? 2 : time_size(op.response));
   }
   return p;
 }
@@ -373,14 +365,15 @@ Lanes sub_lanes(const std::vector<Operation>& ops, const Selection& sel, const B
 
 // The flags field of operation i's row.
 unsigned op_flags(const Operation& op, std::size_t i, const Prepared& p) {
+  using namespace timeline_rows;
   unsigned flags = 0;
-  if (op.outcome == Outcome::fail) flags |= kFail;
-  if (op.outcome == Outcome::info || op.response == Operation::kPending) flags |= kInfo;
-  if (op.result_unknown) flags |= kUnknownResult;
-  if (p.stuck && *p.stuck == i) flags |= kStuck;
-  if (!p.other_partition.empty() && p.other_partition[i]) flags |= kOtherPartition;
-  if (!p.in_witness.empty() && p.in_witness[i]) flags |= kWitness;
-  if (!p.witness_open.empty() && p.witness_open[i]) flags |= kWitnessOpen;
+  if (op.outcome == Outcome::fail) flags |= flag_fail;
+  if (op.outcome == Outcome::info || op.response == Operation::kPending) flags |= flag_info;
+  if (op.result_unknown) flags |= flag_unknown_result;
+  if (p.stuck && *p.stuck == i) flags |= flag_stuck;
+  if (!p.other_partition.empty() && p.other_partition[i]) flags |= flag_other_partition;
+  if (!p.in_witness.empty() && p.in_witness[i]) flags |= flag_witness;
+  if (!p.witness_open.empty() && p.witness_open[i]) flags |= flag_witness_open;
   return flags;
 }
 
@@ -398,36 +391,60 @@ struct WindowStrings {
   }
 };
 
-// The "o" array: 12 numbers per shown operation (see render_data's row layout).
+// The "o" array: a row of timeline_rows' fields per shown operation, each field put in its
+// declared place.
 std::string op_rows(const std::vector<Operation>& ops, const Prepared& p, const Selection& sel, const Bars& bars,
                     const Lanes& lanes, WindowStrings& strings) {
+  using namespace timeline_rows;
   std::string o;
   o.reserve(sel.ops.size() * 40);
+  std::array<std::string, kFields> row;
   for (std::size_t k = 0; k < sel.ops.size(); ++k) {
     const std::size_t i = sel.ops[k];
     const Operation& op = ops[i];
-    const unsigned flags = op_flags(op, i, p);
-    const std::size_t label = strings.index(p.label[i]);
-    const std::size_t state = p.state[i] >= 0 ? strings.index(static_cast<std::size_t>(p.state[i])) + 1 : 0;
-    if (k > 0) o += ',';
-    o += std::to_string(i) + ',' + std::to_string(lanes.row[k]) + ',' + std::to_string(bars.start[k]) + ',' +
-         std::to_string(bars.end[k]) + ',' + std::to_string(flags) + ',' + std::to_string(label) + ',' +
-         std::to_string(p.position[i] + 1) + ',' + std::to_string(state) + ',' + std::to_string(op.invoke_line) + ',' +
-         std::to_string(op.response_line) + ',';
-    put_time(o, op.invoke);
-    o += ',';
-    if (op.response == Operation::kPending) o += "-1";
-    else put_time(o, op.response);
+    row[Field::op] = std::to_string(i);
+    row[Field::lane] = std::to_string(lanes.row[k]);
+    row[Field::start] = std::to_string(bars.start[k]);
+    row[Field::end] = std::to_string(bars.end[k]);
+    row[Field::flags] = std::to_string(op_flags(op, i, p));
+    row[Field::label] = std::to_string(strings.index(p.label[i]));
+    row[Field::position] = std::to_string(p.position[i] + 1);
+    row[Field::state] = std::to_string(p.state[i] >= 0 ? strings.index(static_cast<std::size_t>(p.state[i])) + 1 : 0);
+    row[Field::invoke_line] = std::to_string(op.invoke_line);
+    row[Field::response_line] = std::to_string(op.response_line);
+    row[Field::invoke_time].clear();
+    put_time(row[Field::invoke_time], op.invoke);
+    row[Field::response_time].clear();
+    if (op.response == Operation::kPending) row[Field::response_time] = "-1";
+    else put_time(row[Field::response_time], op.response);
+    for (std::size_t f = 0; f < kFields; ++f) {
+      if (k > 0 || f > 0) o += ',';
+      o += row[f];
+    }
   }
   return o;
 }
 
+// The names the script reads the rows by: "f":[fields],"fl":{flag:bit}.
+std::string row_names() {
+  std::string d = ",\"f\":[";
+  for (std::size_t k = 0; k < timeline_rows::kFields; ++k) {
+    if (k > 0) d += ',';
+    put_json(d, timeline_rows::kFieldNames[k]);
+  }
+  d += "],\"fl\":{";
+  for (const timeline_rows::FlagName& flag : timeline_rows::kFlags) {
+    if (flag.bit != 1) d += ',';
+    put_json(d, flag.name);
+    d += ':' + std::to_string(flag.bit);
+  }
+  return d + '}';
+}
+
 // The data block: {"n":rows,"r":ranks,"rows":sub-lanes,"p":[process,first row,row count...],
-// "o":[12 numbers per operation],"s":[strings],"L":order length,"ss":stuck state,"v":verdict,
-// "fw":1 when the witness is a failing window}.
-// Row layout: op index, sub-lane, start rank, end rank (ranks for pending operations = "r"),
-// flags, label, position in the order + 1 (0: none), state + 1 (0: none), invoke line,
-// response line, invoke time, response time (-1: pending).
+// "o":[a row per operation],"f":[the rows' field names],"fl":{flag:bit},"s":[strings],
+// "L":order length,"ss":stuck state,"v":verdict,"fw":1 when the witness is a failing window}.
+// The rows' fields and flags are timeline_rows.hpp's.
 std::string render_data(const History& h, const CheckReport& r, const Prepared& p, const Selection& sel) {
   const Bars bars = bar_ranks(h.ops, sel);
   const Lanes lanes = sub_lanes(h.ops, sel, bars);
@@ -440,6 +457,7 @@ std::string render_data(const History& h, const CheckReport& r, const Prepared& 
   put_json(d, p.stuck ? p.stuck_state : std::string());
   // "fw": the witness is a failing window the search's violation was shrunk to.
   d += r.witness_is_window && !r.witness.empty() ? ",\"fw\":1" : ",\"fw\":0";
+  d += row_names();
   d += ",\"p\":[" + lanes.json + "],\"o\":[";
   d += o;
   d += "],\"s\":[";
@@ -451,287 +469,6 @@ std::string render_data(const History& h, const CheckReport& r, const Prepared& 
   return d;
 }
 
-
-// The script draws bars from the data block; user text only ever goes through textContent.
-// Only the bars near the visible part of the time axis are in the DOM (chunks of ranks,
-// mounted on scroll), so a page with 100k operations opens as fast as one with 100.
-constexpr std::string_view kScriptA = R"js(
-(function () {
-'use strict';
-var D = JSON.parse(document.getElementById('duet-data').textContent);
-var W = 12, O = D.o, S = D.s, n = D.n, R = D.r, LH = 44, MY = 10 / LH, C = 128;
-var sc = document.getElementById('sc'), cv = document.getElementById('cv');
-var names = document.getElementById('names'), tip = document.getElementById('tip');
-var panel = document.getElementById('panel'), zoom = document.getElementById('zoom');
-function f(i, x) { return O[i * W + x]; }
-function el(tag, cls, text) {
-  var e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-// Lanes: one per process, as many rows as its overlapping operations need.
-var procOfRow = [], frag = document.createDocumentFragment();
-for (var k = 0, alt = 0; k < D.p.length; k += 3, alt ^= 1) {
-  var nm = el('div', 'pname', 'process ' + D.p[k]);
-  nm.style.height = (LH * D.p[k + 2]) + 'px';
-  nm.title = 'process ' + D.p[k];
-  names.appendChild(nm);
-  var ln = el('div', 'lane' + (alt ? ' alt' : ''));
-  ln.style.cssText = '--l:' + D.p[k + 1] + ';--n:' + D.p[k + 2];
-  frag.appendChild(ln);
-  for (var j = 0; j < D.p[k + 2]; j++) procOfRow[D.p[k + 1] + j] = D.p[k];
-}
-cv.appendChild(frag);
-cv.style.height = (D.rows * LH) + 'px';
-// The linearization order and its points: the earliest place inside each bar that keeps the
-// points increasing, which a valid linearization always allows.
-var ordered = [], rankInOrder = [], pt = [], stuckRow = -1;
-for (var i = 0; i < n; i++) {
-  if (f(i, 6)) ordered.push(i);
-  if (f(i, 4) & 8) stuckRow = i;
-}
-ordered.sort(function (a, b) { return f(a, 6) - f(b, 6); });
-var prev = -1e9;
-ordered.forEach(function (i, k) {
-  var lo = f(i, 2) + 0.5, hi = lo + Math.max(f(i, 3) - f(i, 2), 0.6);
-  var x = Math.min(Math.max(prev + 0.2, lo + 0.35), hi - 0.15);
-  if (x < lo) x = (lo + hi) / 2;
-  prev = pt[i] = x;
-  rankInOrder[i] = k;
-});
-// Chunks of the time axis: a bar is listed in every chunk it crosses, very long ones
-// (indeterminate operations reach the end) are always mounted.
-var chunks = [], always = [];
-for (i = 0; i < n; i++) {
-  var a = Math.floor(f(i, 2) / C), b = Math.floor(f(i, 3) / C);
-  if (b - a > 8) { always.push(i); continue; }
-  for (var c = a; c <= b; c++) (chunks[c] || (chunks[c] = [])).push(i);
-}
-var bars = [], marks = [], on = new Uint8Array(n), mountedList = [];
-function build(i) {
-  var fl = f(i, 4), cls = 'bar';
-  if (f(i, 6)) cls += ' lin';
-  if (fl & 1) cls += ' fail';
-  if (fl & 2) cls += ' info';
-  if (fl & 8) cls += ' stuck';
-  if (fl & 16) cls += ' other';
-  if (fl & 32) cls += ' wit';
-  var b = el('div', cls, S[f(i, 5)]);
-  b.style.cssText = '--l:' + f(i, 1) + ';--s:' + (f(i, 2) + 0.5) + ';--w:' + Math.max(f(i, 3) - f(i, 2), 0.6);
-  b.dataset.i = i;
-  bars[i] = b;
-  var m = null;
-  if (f(i, 6)) {
-    m = el('div', 'mk', String(f(i, 6)));
-    m.style.cssText = '--x:' + pt[i] + ';--l:' + f(i, 1);
-  } else if (fl & 8) {
-    m = el('div', 'mk stk', '\u2715 stuck');
-    m.style.cssText = '--x:' + (f(i, 2) + 0.5) + ';--l:' + f(i, 1);
-  }
-  if (m) { m.dataset.i = i; marks[i] = m; }
-}
-function seg(a, b) {
-  var xa = a === stuckRow ? f(a, 2) + 0.5 : pt[a], xb = b === stuckRow ? f(b, 2) + 0.5 : pt[b];
-  return 'M' + xa.toFixed(2) + ' ' + (f(a, 1) + MY).toFixed(3) + 'L' + xb.toFixed(2) + ' ' + (f(b, 1) + MY).toFixed(3);
-}
-var links = null;
-function drawLinks() {
-  var solid = '', dashed = '', stuck = '';
-  mountedList.forEach(function (i) {
-    var k = rankInOrder[i];
-    if (k === undefined) return;
-    if (k + 1 < ordered.length) {
-      var nx = ordered[k + 1];
-      if (f(nx, 6) === f(i, 6) + 1) solid += seg(i, nx); else dashed += seg(i, nx);
-    }
-    if (k > 0 && !on[ordered[k - 1]]) {
-      var pv = ordered[k - 1];
-      if (f(i, 6) === f(pv, 6) + 1) solid += seg(pv, i); else dashed += seg(pv, i);
-    }
-  });
-  // "This could not come next": the last placed operation to the stuck one.
-  var last = ordered[ordered.length - 1];
-  if (stuckRow >= 0 && last !== undefined && f(last, 6) === D.L && (on[last] || on[stuckRow])) stuck = seg(last, stuckRow);
-  var path = function (cls, d) { return d ? '<path class="' + cls + '" vector-effect="non-scaling-stroke" d="' + d + '"></path>' : ''; };
-  var box = el('div');
-  box.innerHTML = '<svg class="links" viewBox="0 0 ' + (R + 1) + ' ' + Math.max(D.rows, 1) + '" preserveAspectRatio="none">' +
-    path('', solid) + path('gap', dashed) + path('stk', stuck) + '</svg>';
-  if (links) cv.removeChild(links);
-  links = box.firstChild;
-  cv.appendChild(links);
-}
-function unit() { return parseFloat(cv.style.getPropertyValue('--u')) || 16; }
-var va = -1, vb = -1;
-function view(force) {
-  var u = unit(), left = sc.scrollLeft / u, right = (sc.scrollLeft + sc.clientWidth) / u;
-  var a = Math.max(0, Math.floor(left / C) - 1), b = Math.floor(right / C) + 1;
-  if (!force && a === va && b === vb) return;
-  va = a; vb = b;
-  var want = new Uint8Array(n), list = always.slice();
-  for (var c = a; c <= b; c++) if (chunks[c]) list = list.concat(chunks[c]);
-  list.forEach(function (i) { want[i] = 1; });
-  mountedList.forEach(function (i) {
-    if (want[i]) return;
-    cv.removeChild(bars[i]);
-    if (marks[i]) cv.removeChild(marks[i]);
-    on[i] = 0;
-  });
-  var add = document.createDocumentFragment(), next = [];
-  for (var i = 0; i < n; i++) {
-    if (!want[i]) continue;
-    next.push(i);
-    if (on[i]) continue;
-    if (!bars[i]) build(i);
-    add.appendChild(bars[i]);
-    if (marks[i]) add.appendChild(marks[i]);
-    on[i] = 1;
-  }
-  cv.appendChild(add);
-  mountedList = next;
-  drawLinks();
-  highlight();
-  document.body.setAttribute('data-mounted', String(next.length));
-}
-)js";
-
-constexpr std::string_view kScriptB = R"js(
-function tm(t) { return 't=' + t; }
-function describe(i) {
-  var fl = f(i, 4), out = [];
-  out.push(['h', S[f(i, 5)]]);
-  out.push(['', 'operation #' + f(i, 0) + ' \u00b7 process ' + procOfRow[f(i, 1)]]);
-  var inv = 'invoked ' + tm(f(i, 10)) + (f(i, 8) ? ' (line ' + f(i, 8) + ')' : '');
-  if (fl & 2) out.push(['', inv + ', never completed']);
-  else out.push(['', inv + ', completed ' + tm(f(i, 11)) + (f(i, 9) ? ' (line ' + f(i, 9) + ')' : '')]);
-  if (fl & 2) out.push(['', 'indeterminate (:info): may take effect at any point after its invocation, or never']);
-  else if (fl & 1) out.push(['', (fl & 4) ? 'failed: completed, result unknown' : 'failed (:fail)']);
-  else if (fl & 4) out.push(['', 'completed, result unknown']);
-  if (f(i, 6)) {
-    out.push(['', 'linearized ' + f(i, 6) + ' of ' + D.L]);
-    if (f(i, 7)) out.push(['', 'state after: ' + S[f(i, 7) - 1]]);
-  } else if (fl & 8) {
-    out.push(['st', 'STUCK: cannot be linearized after the ' + D.L + ' operations of the order']);
-    out.push(['st', 'state there: ' + D.ss]);
-  } else {
-    out.push(['', D.v === 'linearizable' ? 'not in the linearization (never took effect)' : 'not placed in the linearization']);
-  }
-  if (fl & 32) out.push(['st', D.fw ? 'in the failing window: these operations alone have no linearization either'
-                                    : 'in the witness: these operations alone have no linearization']);
-  if (fl & 64) out.push(['st', 'open in the window (running where it is cut): took effect with its result, or not at all']);
-  return out;
-}
-function fill(box, lines) {
-  box.textContent = '';
-  lines.forEach(function (l) { box.appendChild(el('div', l[0], l[1])); });
-}
-function target(e) {
-  var t = e.target;
-  while (t && t !== cv) { if (t.dataset && t.dataset.i !== undefined) return +t.dataset.i; t = t.parentNode; }
-  return -1;
-}
-cv.addEventListener('mousemove', function (e) {
-  var i = target(e);
-  if (i < 0) { tip.hidden = true; return; }
-  if (tip.dataset.i !== String(i)) { fill(tip, describe(i)); tip.dataset.i = i; }
-  tip.hidden = false;
-  var x = e.clientX + 14, y = e.clientY + 16, w = tip.offsetWidth, h = tip.offsetHeight;
-  if (x + w > window.innerWidth - 8) x = Math.max(8, e.clientX - w - 14);
-  if (y + h > window.innerHeight - 8) y = Math.max(8, e.clientY - h - 16);
-  tip.style.left = x + 'px'; tip.style.top = y + 'px';
-});
-cv.addEventListener('mouseleave', function () { tip.hidden = true; });
-// Selection: the operation, its marker, and its neighbours in the order.
-var selected = -1;
-function highlight() {
-  cv.querySelectorAll('.sel,.nb').forEach(function (e) { e.classList.remove('sel', 'nb'); });
-  if (selected < 0) return;
-  if (on[selected]) { bars[selected].classList.add('sel'); if (marks[selected]) marks[selected].classList.add('sel'); }
-  var k = rankInOrder[selected];
-  if (k === undefined) return;
-  [ordered[k - 1], ordered[k + 1]].forEach(function (j) { if (j !== undefined && on[j]) bars[j].classList.add('nb'); });
-}
-function reveal(i) {
-  var u = unit(), x = (pt[i] !== undefined ? pt[i] : f(i, 2) + 0.5) * u;
-  if (x < sc.scrollLeft + 40 || x > sc.scrollLeft + sc.clientWidth - 40) sc.scrollLeft = x - sc.clientWidth / 2;
-  view();
-  var top = cv.getBoundingClientRect().top + f(i, 1) * LH;
-  if (top < 0 || top + LH > window.innerHeight) window.scrollBy(0, top - window.innerHeight / 2);
-}
-function select(i, scroll) {
-  selected = i;
-  if (i < 0) {
-    highlight();
-    fill(panel, [['', n ? 'Click an operation for its details; \u2190 \u2192 step through the linearization order, Esc clears.' : 'No operations to draw.']]);
-    return;
-  }
-  if (scroll) reveal(i);
-  highlight();
-  var k = rankInOrder[i];
-  panel.textContent = '';
-  var nav = el('div', 'nav');
-  var p = el('button', '', '\u2190 previous in order'), q = el('button', '', 'next in order \u2192');
-  p.disabled = !(k > 0) && !(i === stuckRow && ordered.length); q.disabled = k === undefined || k + 1 >= ordered.length;
-  p.onclick = function () { step(-1); }; q.onclick = function () { step(1); };
-  nav.appendChild(p); nav.appendChild(q); panel.appendChild(nav);
-  describe(i).forEach(function (l, x) { panel.appendChild(el(x === 0 ? 'b' : 'div', l[0], l[1])); });
-}
-function step(d) {
-  var k = selected < 0 ? undefined : rankInOrder[selected];
-  // From the stuck operation back to the last one placed before it.
-  if (selected >= 0 && selected === stuckRow && d < 0 && ordered.length) { select(ordered[ordered.length - 1], true); return; }
-  if (k === undefined) { if (ordered.length) select(ordered[d > 0 ? 0 : ordered.length - 1], true); return; }
-  k += d;
-  if (k >= 0 && k < ordered.length) select(ordered[k], true);
-}
-cv.addEventListener('click', function (e) { select(target(e), false); });
-document.addEventListener('keydown', function (e) {
-  if (e.key === 'ArrowRight') { step(1); e.preventDefault(); }
-  else if (e.key === 'ArrowLeft') { step(-1); e.preventDefault(); }
-  else if (e.key === 'Escape') select(-1);
-});
-// Zoom: pixels per event rank, kept under the browsers' limit on an element's width.
-var maxUnit = Math.max(2, Math.min(200, 3e7 / (R + 1)));
-zoom.max = Math.floor(maxUnit);
-function setUnit(u, anchor) {
-  u = Math.max(1, Math.min(maxUnit, u));
-  var old = unit(), ax = anchor === undefined ? sc.clientWidth / 2 : anchor, at = (sc.scrollLeft + ax) / old;
-  cv.style.setProperty('--u', u + 'px');
-  cv.style.width = ((R + 1) * u) + 'px';
-  zoom.value = u;
-  sc.scrollLeft = at * u - ax;
-  view(true);
-}
-zoom.addEventListener('input', function () { setUnit(+zoom.value); });
-sc.addEventListener('wheel', function (e) {
-  if (!e.ctrlKey) return;
-  e.preventDefault();
-  setUnit(unit() * (e.deltaY < 0 ? 1.15 : 1 / 1.15), e.clientX - sc.getBoundingClientRect().left);
-}, { passive: false });
-var pending = false;
-sc.addEventListener('scroll', function () {
-  if (pending) return;
-  pending = true;
-  requestAnimationFrame(function () { pending = false; view(); });
-});
-window.addEventListener('resize', function () { view(); });
-document.getElementById('fit').onclick = function () { setUnit(sc.clientWidth / (R + 1)); };
-var gs = document.getElementById('gostuck');
-if (stuckRow >= 0) gs.onclick = function () { select(stuckRow, true); }; else gs.hidden = true;
-// Initial zoom: the whole history if its bars are then wide enough to read, else about 90px for
-// a typical bar.
-var spans = [];
-for (i = 0; i < n; i++) spans.push(Math.max(f(i, 3) - f(i, 2), 0.6));
-spans.sort(function (a, b) { return a - b; });
-var typical = spans.length ? spans[spans.length >> 1] : 1, fit = sc.clientWidth / (R + 1);
-cv.style.setProperty('--u', '16px');
-setUnit(fit * typical >= 70 ? Math.min(fit, 120) : Math.min(Math.max(90 / typical, fit), 60));
-if (stuckRow >= 0) sc.scrollLeft = (f(stuckRow, 2) + 0.5) * unit() - sc.clientWidth / 3;
-view(true);
-select(-1);
-document.body.setAttribute('data-rendered', String(n));
-})();
-)js";
 
 // The header's facts: source, model, counts, the witness or the order, the search's cost.
 std::string render_facts(const History& h, const CheckReport& r, const Prepared& p, const std::string& source) {
@@ -850,8 +587,8 @@ std::string render_prefix(const History& h, const CheckReport& r, const Prepared
 
 std::string render_suffix() {
   std::string o = "</script>\n<script>";
-  o += kScriptA;
-  o += kScriptB;
+  o += ::duet::detail::assets::timeline_rows_js;
+  o += ::duet::detail::assets::history_timeline_js;
   o += "</script>\n</body></html>\n";
   return o;
 }

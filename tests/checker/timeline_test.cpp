@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,21 +23,31 @@ using namespace duet::history;
 using duet_timeline_test::crafted_register;
 using duet_timeline_test::long_register;
 
-constexpr std::size_t kFields = 12;  // numbers per operation in the page's data
-
-// The page's data block, decoded just enough to check it.
+// The page's data block, decoded just enough to check it, its rows read by the names the block
+// declares ("f", "fl"), as the page's script reads them.
 struct Data {
   std::string json;
   std::size_t n = 0;
   std::size_t ranks = 0;
-  std::vector<std::string> o;        // numbers (or quoted numbers), kFields per bar
-  std::vector<std::string> strings;  // string table, unescaped
-  std::string field(std::size_t row, std::size_t k) const { return o[row * kFields + k]; }
-  long long num(std::size_t row, std::size_t k) const { return std::stoll(field(row, k)); }
+  std::vector<std::string> fields;           // "f": the rows' field names, in order
+  std::map<std::string, long long> flag_of;  // "fl": each flag's bit
+  std::vector<std::string> o;                // numbers (or quoted numbers), a row per bar
+  std::vector<std::string> strings;          // string table, unescaped
+  std::size_t index(const std::string& name) const {
+    const auto at = std::find(fields.begin(), fields.end(), name);
+    EXPECT_NE(at, fields.end()) << "no field " << name;
+    return static_cast<std::size_t>(at - fields.begin());
+  }
+  std::string field(std::size_t row, const std::string& name) const { return o.at(row * fields.size() + index(name)); }
+  long long num(std::size_t row, const std::string& name) const { return std::stoll(field(row, name)); }
+  bool has(std::size_t row, const std::string& flag) const {
+    EXPECT_EQ(flag_of.count(flag), 1u) << "no flag " << flag;
+    return flag_of.count(flag) != 0 && (num(row, "flags") & flag_of.at(flag)) != 0;
+  }
   // The data row of operation `op`, or -1.
   long long row_of(std::size_t op) const {
     for (std::size_t r = 0; r < n; ++r)
-      if (num(r, 0) == static_cast<long long>(op)) return static_cast<long long>(r);
+      if (num(r, "op") == static_cast<long long>(op)) return static_cast<long long>(r);
     return -1;
   }
 };
@@ -85,6 +98,17 @@ Data decode(const std::string& page) {
     }
   }
   if (!cur.empty()) d.o.push_back(cur);
+  for (i = after(d.json, "\"f\":["); i < d.json.size() && d.json[i] == '"';) {
+    d.fields.push_back(json_string(d.json, i));
+    if (d.json[i] == ',') ++i;
+  }
+  for (i = after(d.json, "\"fl\":{"); i < d.json.size() && d.json[i] == '"';) {
+    const std::string name = json_string(d.json, i);
+    std::size_t used = 0;
+    d.flag_of[name] = std::stoll(d.json.substr(i + 1), &used);
+    i += 1 + used;
+    if (d.json[i] == ',') ++i;
+  }
   i = after(d.json, "\"s\":[");
   while (i < d.json.size() && d.json[i] == '"') {
     d.strings.push_back(json_string(d.json, i));
@@ -137,6 +161,27 @@ TEST(Timeline, IsSelfContained) {
   EXPECT_NE(page.find("<style>"), std::string::npos);
 }
 
+// The page's script reads the rows only by the names the data block declares, and every
+// declared field and flag is read: the writer and the script cannot drift apart unseen.
+TEST(Timeline, TheScriptReadsTheRowsByTheirDeclaredNames) {
+  const auto c = crafted_register();
+  const std::string page = render_timeline_html(c.history, c.report);
+  const Data d = decode(page);
+  const std::size_t at = page.rfind("<script>");
+  ASSERT_NE(at, std::string::npos);
+  const std::string script = page.substr(at);
+  std::set<std::string> fields_read, flags_read;
+  const std::regex field_use(R"(\bF\.([a-z_]+))"), flag_use(R"(\bFL\.([a-z_]+))");
+  for (std::sregex_iterator m(script.begin(), script.end(), field_use), e; m != e; ++m) fields_read.insert((*m)[1]);
+  for (std::sregex_iterator m(script.begin(), script.end(), flag_use), e; m != e; ++m) flags_read.insert((*m)[1]);
+  const std::set<std::string> fields(d.fields.begin(), d.fields.end());
+  std::set<std::string> flags;
+  for (const auto& [name, bit] : d.flag_of) flags.insert(name);
+  EXPECT_EQ(fields_read, fields);
+  EXPECT_EQ(flags_read, flags);
+  EXPECT_EQ(script.find("f(i, 4)"), std::string::npos) << "a row read by position";
+}
+
 TEST(Timeline, HeaderSummarizesTheCheck) {
   const auto c = crafted_register();
   const std::string page = render_timeline_html(c.history, c.report);
@@ -154,12 +199,12 @@ TEST(Timeline, OneBarPerOperation) {
   const auto c = crafted_register();
   const Data d = decode(render_timeline_html(c.history, c.report));
   ASSERT_EQ(d.n, c.history.ops.size());
-  ASSERT_EQ(d.o.size(), d.n * kFields);
+  ASSERT_EQ(d.o.size(), d.n * d.fields.size());
   std::vector<int> seen(c.history.ops.size(), 0);
   for (std::size_t r = 0; r < d.n; ++r) {
-    ++seen.at(static_cast<std::size_t>(d.num(r, 0)));
-    EXPECT_LE(d.num(r, 2), d.num(r, 3)) << "row " << r;
-    EXPECT_LE(d.num(r, 3), static_cast<long long>(d.ranks)) << "row " << r;
+    ++seen.at(static_cast<std::size_t>(d.num(r, "op")));
+    EXPECT_LE(d.num(r, "start"), d.num(r, "end")) << "row " << r;
+    EXPECT_LE(d.num(r, "end"), static_cast<long long>(d.ranks)) << "row " << r;
   }
   for (int s : seen) EXPECT_EQ(s, 1);
   // Times are compressed to ranks: at most two distinct events per operation.
@@ -180,14 +225,14 @@ TEST(Timeline, BarLabelsSayWhatHappened) {
   r.verdict = Verdict::linearizable;
   const Data d = decode(render_timeline_html(h, r));
   auto label = [&](std::size_t opi) {
-    return d.strings.at(static_cast<std::size_t>(d.num(static_cast<std::size_t>(d.row_of(opi)), 5)));
+    return d.strings.at(static_cast<std::size_t>(d.num(static_cast<std::size_t>(d.row_of(opi)), "label")));
   };
   EXPECT_EQ(label(0), "cas [1 2] -> ok");
   EXPECT_EQ(label(1), "read -> 3");
   EXPECT_EQ(label(2), "write 4 -> ok");
   EXPECT_EQ(label(3), "get \"k\" -> \"x 0 0 y\"");
   EXPECT_EQ(label(4), "cas [5 6] -> fail");
-  EXPECT_EQ(d.num(static_cast<std::size_t>(d.row_of(4)), 4) & 1, 1);  // fail flag
+  EXPECT_TRUE(d.has(static_cast<std::size_t>(d.row_of(4)), "fail"));
 }
 
 TEST(Timeline, StuckOperationIsMarked) {
@@ -196,14 +241,14 @@ TEST(Timeline, StuckOperationIsMarked) {
   const std::string page = render_timeline_html(c.history, c.report);
   const Data d = decode(page);
   for (std::size_t r = 0; r < d.n; ++r)
-    EXPECT_EQ((d.num(r, 4) & 8) != 0, d.num(r, 0) == static_cast<long long>(*c.report.stuck)) << "row " << r;
+    EXPECT_EQ(d.has(r, "stuck"), d.num(r, "op") == static_cast<long long>(*c.report.stuck)) << "row " << r;
   EXPECT_NE(page.find("Stuck operation</b> #" + std::to_string(*c.report.stuck)), std::string::npos);
   EXPECT_NE(page.find("State there: <code>" + c.report.stuck_state + "</code>"), std::string::npos);
   EXPECT_NE(d.json.find("\"ss\":\"" + c.report.stuck_state + "\""), std::string::npos);
   // Placed operations carry their position; the others (after the stuck one) none.
   std::vector<long long> position(c.history.ops.size(), 0);
   for (std::size_t k = 0; k < c.report.order.size(); ++k) position[c.report.order[k]] = static_cast<long long>(k) + 1;
-  for (std::size_t r = 0; r < d.n; ++r) EXPECT_EQ(d.num(r, 6), position[static_cast<std::size_t>(d.num(r, 0))]);
+  for (std::size_t r = 0; r < d.n; ++r) EXPECT_EQ(d.num(r, "position"), position[static_cast<std::size_t>(d.num(r, "op"))]);
 }
 
 TEST(Timeline, StatesArePresent) {
@@ -213,14 +258,14 @@ TEST(Timeline, StatesArePresent) {
   for (std::size_t k = 0; k < c.report.order.size(); ++k) {
     const long long r = d.row_of(c.report.order[k]);
     ASSERT_GE(r, 0);
-    const long long s = d.num(static_cast<std::size_t>(r), 7);
+    const long long s = d.num(static_cast<std::size_t>(r), "state");
     ASSERT_GT(s, 0) << "no state for order position " << k;
     EXPECT_EQ(d.strings.at(static_cast<std::size_t>(s - 1)), c.report.states[k]);
   }
   // Without states: none, and the page still renders.
   c.report.states.clear();
   const Data e = decode(render_timeline_html(c.history, c.report));
-  for (std::size_t r = 0; r < e.n; ++r) EXPECT_EQ(e.num(r, 7), 0);
+  for (std::size_t r = 0; r < e.n; ++r) EXPECT_EQ(e.num(r, "state"), 0);
 }
 
 TEST(Timeline, PendingOperationsReachTheEnd) {
@@ -231,10 +276,10 @@ TEST(Timeline, PendingOperationsReachTheEnd) {
     if (c.history.ops[i].outcome != Outcome::info) continue;
     ++pending;
     const auto r = static_cast<std::size_t>(d.row_of(i));
-    EXPECT_EQ(d.num(r, 4) & 2, 2) << "indeterminate flag";
-    EXPECT_EQ(d.num(r, 3), static_cast<long long>(d.ranks)) << "extends to the end";
-    EXPECT_EQ(d.field(r, 11), "-1") << "no response time";
-    EXPECT_EQ(d.strings.at(static_cast<std::size_t>(d.num(r, 5))), "write 9 -> ?");
+    EXPECT_TRUE(d.has(r, "info")) << "indeterminate flag";
+    EXPECT_EQ(d.num(r, "end"), static_cast<long long>(d.ranks)) << "extends to the end";
+    EXPECT_EQ(d.field(r, "response_time"), "-1") << "no response time";
+    EXPECT_EQ(d.strings.at(static_cast<std::size_t>(d.num(r, "label"))), "write 9 -> ?");
   }
   EXPECT_EQ(pending, 1u);
 }
@@ -263,7 +308,7 @@ TEST(Timeline, HostileStringsAreEscaped) {
   // The data round-trips: the page shows exactly what the history holds.
   const Data d = decode(page);
   const auto row0 = static_cast<std::size_t>(d.row_of(0));
-  EXPECT_EQ(d.strings.at(static_cast<std::size_t>(d.num(row0, 5))).rfind(evil, 0), 0u);
+  EXPECT_EQ(d.strings.at(static_cast<std::size_t>(d.num(row0, "label"))).rfind(evil, 0), 0u);
   bool state_seen = false;
   for (const std::string& s : d.strings) state_seen |= s == evil;
   EXPECT_TRUE(state_seen);
@@ -312,7 +357,7 @@ TEST(Timeline, HundredThousandOperationsAreWindowedWithANote) {
     EXPECT_GT(d.n, 1000u);
     if (d.n < 100000) {
       // No violation: the window starts at the beginning.
-      EXPECT_EQ(d.num(0, 0), 0);
+      EXPECT_EQ(d.num(0, "op"), 0);
       const std::string note = std::to_string(100000 - d.n) + " operations after not shown";
       EXPECT_NE(page.find(note), std::string::npos) << note;
       EXPECT_EQ(page.find("operations before not shown"), std::string::npos);
@@ -337,8 +382,8 @@ TEST(Timeline, ViolationWindowIsAroundTheStuckOperation) {
   EXPECT_LE(page.size(), limit);
   const Data d = decode(page);
   ASSERT_GE(d.row_of(stuck), 0) << "the stuck operation is shown";
-  const auto first = static_cast<std::size_t>(d.num(0, 0));
-  const auto last = static_cast<std::size_t>(d.num(d.n - 1, 0));
+  const auto first = static_cast<std::size_t>(d.num(0, "op"));
+  const auto last = static_cast<std::size_t>(d.num(d.n - 1, "op"));
   EXPECT_LT(first, stuck);
   EXPECT_GT(last, stuck);
   EXPECT_EQ(last - first + 1, d.n) << "a contiguous window here (no long operations)";
@@ -358,9 +403,9 @@ TEST(Timeline, WitnessIsOutlined) {
   const Data d = decode(page);
   std::size_t outlined = 0;
   for (std::size_t row = 0; row < d.n; ++row) {
-    const auto op = static_cast<std::size_t>(d.num(row, 0));
+    const auto op = static_cast<std::size_t>(d.num(row, "op"));
     const bool in = std::find(r.witness.begin(), r.witness.end(), op) != r.witness.end();
-    EXPECT_EQ((d.num(row, 4) & 32) != 0, in) << "row " << row;
+    EXPECT_EQ(d.has(row, "witness"), in) << "row " << row;
     outlined += in;
   }
   EXPECT_EQ(outlined, r.witness.size());
@@ -392,10 +437,10 @@ TEST(Timeline, FailingWindowIsOutlinedAndItsOpenOperationsFlagged) {
   const Data d = decode(page);
   for (std::size_t op : r.witness) {
     ASSERT_GE(d.row_of(op), 0) << op;
-    const std::int64_t flags = d.num(static_cast<std::size_t>(d.row_of(op)), 4);
-    EXPECT_EQ(flags & 32, 32) << op;
+    const auto row = static_cast<std::size_t>(d.row_of(op));
+    EXPECT_TRUE(d.has(row, "witness")) << op;
     const bool open = std::find(r.witness_open.begin(), r.witness_open.end(), op) != r.witness_open.end();
-    EXPECT_EQ((flags & 64) != 0, open) << op;
+    EXPECT_EQ(d.has(row, "witness_open"), open) << op;
   }
   EXPECT_NE(page.find("\"fw\":1"), std::string::npos);
   EXPECT_NE(page.find("<dt>Failing window</dt><dd>" + std::to_string(r.witness.size()) + " operations</dd>"),
@@ -438,7 +483,7 @@ TEST(Timeline, WindowKeepsTheWitness) {
   const Data d = decode(page);
   for (std::size_t op : c.report.witness) {
     ASSERT_GE(d.row_of(op), 0) << op;
-    EXPECT_EQ(d.num(static_cast<std::size_t>(d.row_of(op)), 4) & 32, 32) << op;
+    EXPECT_TRUE(d.has(static_cast<std::size_t>(d.row_of(op)), "witness")) << op;
   }
   EXPECT_LT(d.n, 100000u) << "still a window";
 }
@@ -482,7 +527,7 @@ TEST(Timeline, EmptyHistoryAndMalformedReports) {
   c.report.stuck = 999999;
   const Data e = decode(render_timeline_html(c.history, c.report));
   EXPECT_EQ(e.n, c.history.ops.size());
-  for (std::size_t r2 = 0; r2 < e.n; ++r2) EXPECT_EQ(e.num(r2, 4) & 8, 0);
+  for (std::size_t r2 = 0; r2 < e.n; ++r2) EXPECT_FALSE(e.has(r2, "stuck"));
 }
 
 TEST(Timeline, OverlappingOperationsOfOneProcessGetTheirOwnRows) {
@@ -493,7 +538,7 @@ TEST(Timeline, OverlappingOperationsOfOneProcessGetTheirOwnRows) {
   CheckReport r;
   const Data d = decode(render_timeline_html(h, r));
   EXPECT_NE(d.json.find("\"p\":[7,0,2,8,2,1]"), std::string::npos) << d.json;
-  EXPECT_NE(d.num(0, 1), d.num(1, 1));
+  EXPECT_NE(d.num(0, "lane"), d.num(1, "lane"));
 }
 }  // namespace
 
@@ -522,12 +567,13 @@ TEST(Timeline, OtherPartitionsAreDimmed) {
   r.stuck = 5;
   const std::string page = render_timeline_html(h, r);
   const Data d = decode(page);
-  for (std::size_t row = 0; row < d.n; ++row) EXPECT_EQ((d.num(row, 4) & 16) != 0, d.num(row, 0) < 3) << "row " << row;
+  for (std::size_t row = 0; row < d.n; ++row)
+    EXPECT_EQ(d.has(row, "other_partition"), d.num(row, "op") < 3) << "row " << row;
   EXPECT_NE(page.find("other partitions</span>"), std::string::npos);
   r.partition_ops.clear();
   const std::string whole = render_timeline_html(h, r);
   const Data w = decode(whole);
-  for (std::size_t row = 0; row < w.n; ++row) EXPECT_EQ(w.num(row, 4) & 16, 0) << "row " << row;
+  for (std::size_t row = 0; row < w.n; ++row) EXPECT_FALSE(w.has(row, "other_partition")) << "row " << row;
   EXPECT_EQ(whole.find("other partitions</span>"), std::string::npos);
 }
 
