@@ -1,6 +1,7 @@
 #include "engine/search.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "engine/backend.hpp"
 #include "engine/clean_child.hpp"
@@ -13,6 +14,7 @@ namespace duet::detail {
 namespace {
 
 CheckResult search_again(RunContext& context, CheckResult first, const SearchCounts& first_counts);
+std::optional<CheckResult> search_in_trial_processes(RunContext& context, const SearchCounts& first_counts);
 
 // The search's first failing (or erring) case: shrunk and reported. `before`: the counts of a
 // first search whose failure did not replay (search_again).
@@ -20,6 +22,9 @@ CheckResult report_search_failure(RunContext& context, SearchEnd& end, const Sea
                                   const SearchCounts* before = nullptr) {
   const Settings& s = context.settings;
   CaseRun& failing = end.run;
+  if (before == nullptr && failing.outcome.kind == CaseOutcome::Kind::error &&
+      context.property.execution->trial_left_threads())
+    if (std::optional<CheckResult> again = search_in_trial_processes(context, c)) return std::move(*again);
   if (failing.outcome.kind == CaseOutcome::Kind::fail)
     context.failures.remember(failing.choices, std::move(failing.trace), failing.outcome, failing.death);
   ReportData data;
@@ -80,6 +85,23 @@ CheckResult search_again(RunContext& context, CheckResult first, const SearchCou
                               "controls (a clock, another process).",
                           2, 96);
   return first;
+}
+
+// A trial of the search ran in this process and left a thread the subject started running (a
+// library starting its process-wide thread in a later trial than the first, which only the
+// first runs in a process of its own to learn): duet's limit here, and this process is no longer
+// the one the check started from. The clean child searches from the seed again, each trial in a
+// process of its own, with the check's whole budget; its verdict is the check's. Nothing where it
+// cannot (no clean child, trials that cannot fork): the error stands.
+std::optional<CheckResult> search_in_trial_processes(RunContext& context, const SearchCounts& first_counts) {
+  if (!context.clean_child || !context.clean_child->hand_over(context) || !context.backend->take_trial_processes())
+    return std::nullopt;
+  const auto start = Clock::now();
+  Progress progress(context.settings.name, context.settings.verbose);
+  SearchCounts again;
+  SearchEnd end = context.backend->search(again, start, progress);
+  if (end.failed) return report_search_failure(context, end, again, start, &first_counts);
+  return search_verdict(context, *context.backend, end, again, since(start));
 }
 
 }  // namespace

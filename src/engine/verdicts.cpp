@@ -177,10 +177,14 @@ CheckResult search_verdict(const RunContext& context, const CaseBackend& backend
   if (!unfinished.empty() && !p.expect_failure) return unfinished_walk(r, unfinished);
   if (p.execution->needs_overlap() && !p.expect_failure && too_little_overlap(c.trials, c.overlapped))
     return inconclusive(r, overlap_text(c.trials, c.overlapped, c.cpus));
-  if (s.verbose >= 0 && !p.expect_failure)
+  if (s.verbose >= 0 && !p.expect_failure) {
     print_pass(s, r, end, c,
                backend.where() + (p.executor_note.empty() ? "" : ", " + p.executor_note) +
                    (context.jobs_note.empty() ? "" : ", " + context.jobs_note));  // a negative test says its own verdict
+    // What ran where is part of what passed: a library's process-wide state did not carry over.
+    if (const std::string why = p.execution->trial_processes(); !why.empty())
+      std::fprintf(stdout, "duet: %s: each trial ran in a process of its own: %s\n", s.name.c_str(), why.c_str());
+  }
   return r;
 }
 

@@ -695,6 +695,7 @@ class ParallelExecution final : public Execution {
   std::string trial_processes() const override { return driver().trial_processes_reason(); }
   bool take_trial_processes() override { return driver().take_trial_processes(); }
   bool trial_processes_taken() const override { return driver().trial_processes_taken(); }
+  bool trial_left_threads() const override { return driver().trial_left_threads(); }
   // A hang or a crash on threads takes the process down, unrecoverably: in a child it is a
   // shrunk failure instead (docs/isolation.md has the cost). A check DUET_EXECUTOR moved off
   // threads keeps the child its test was written for: a crash there is a trial's failure that

@@ -5,6 +5,7 @@
 // cache stripes) replays exactly, since every trial allocates from the same trial heap; what a
 // trial's process cannot do (an exhaustive search across processes) is said, and a crash in a
 // trial is a failure of its case, never of the check's process.
+#include <duet/detail/fiber_hooks.hpp>
 #include <duet/lin.hpp>
 #include <duet/parallel.hpp>
 
@@ -14,6 +15,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -124,6 +127,81 @@ TEST(TrialProcesses, AStoreWithAProcessWideBackgroundThreadIsChecked) {
     EXPECT_TRUE(r) << s << "\n" << r.report;
     EXPECT_EQ(r.cases, 30U) << r.report;
   }
+}
+
+// A library whose process-wide thread starts only with its thirtieth job in fiber runs (leveldb's starts at its
+// first compaction): the first trial, run in a process of its own to learn, starts none, so the
+// trials run in the check's process until one starts it and leaves it running. That trial's
+// error is duet's limit, not a verdict: the check searches again from its seed in the clean child,
+// each trial in a process of its own, and its verdict is that search's. In a child process: the
+// thread left behind makes every later fiber check of the process an error.
+class LateBackground {
+ public:
+  static void schedule(std::function<void()> job) {
+    static std::atomic<int> jobs{0};
+    // Counted in fiber runs only: duet::Lin's oracle, on the calling thread, must not start it.
+    if (duet::detail::fiber::current() == nullptr || jobs.fetch_add(1) < 29)
+      return job();  // at once, on the caller's thread
+    Background::instance().schedule(std::move(job));
+  }
+};
+
+class LateStore {
+ public:
+  LateStore() = default;
+  LateStore(const LateStore&) = delete;
+  LateStore& operator=(const LateStore&) = delete;
+  ~LateStore() {
+    std::unique_lock g(m_);
+    idle_.wait(g, [&] { return !flushing_; });
+  }
+  void put(int v) {
+    {
+      const std::lock_guard g(m_);
+      memory_ = v;
+      if (flushing_) return;
+      flushing_ = true;
+    }
+    LateBackground::schedule([this] { flush(); });
+  }
+  int get() {
+    const std::lock_guard g(m_);
+    return memory_ >= 0 ? memory_ : disk_;
+  }
+
+ private:
+  void flush() {
+    const std::lock_guard g(m_);
+    if (memory_ >= 0) disk_ = memory_;
+    memory_ = -1;
+    flushing_ = false;
+    idle_.notify_all();
+  }
+  std::mutex m_;
+  std::condition_variable idle_;
+  int memory_ = -1, disk_ = 0;
+  bool flushing_ = false;
+};
+
+void late_thread_check() {
+  const auto spec = duet::Lin<LateStore>("late_background", "s")
+                        .op(
+                            "put", [](LateStore& s, int v) { s.put(v); }, duet::integers(1, 3))
+                        .op("get", [](LateStore& s) { return s.get(); });
+  std::fflush(stdout);
+  ::dup2(2, 1);  // the pass line, which says why the trials ran in processes, where the death test reads
+  const duet::CheckResult r = duet::check_parallel(spec, {.executor = duet::fibers()}, {.seed = 1, .count = 30});
+  std::fflush(stdout);
+  const bool ok = r.passed() && r.cases == 30;
+  std::fprintf(stderr, "%s\n%s\n", r.report.c_str(), ok ? "passed" : "not passed");
+  std::exit(ok ? 0 : 1);
+}
+
+TEST(TrialProcesses, ALibraryThreadStartedInALaterTrialIsCheckedInTrialProcesses) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
+  EXPECT_EXIT(late_thread_check(), testing::ExitedWithCode(0),
+              "a trial of the first search left a thread the subject started running");
 }
 
 TEST(TrialProcesses, ItsIncrementIsFoundAndReplaysAsFound) {

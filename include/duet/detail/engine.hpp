@@ -250,6 +250,11 @@ class Execution {
   /// Whether take_trial_processes() took them: the check's tokens say so, and its child
   /// processes are told (engine/backend.hpp).
   virtual bool trial_processes_taken() const { return false; }
+  /// A trial run in this process left a thread the subject started running (a library's
+  /// process-wide pool that a later trial than the first started), which is duet's limit here:
+  /// a search with each trial in a process of its own, from the state before the first case,
+  /// lets such a thread end with its trial (engine/search.cpp).
+  virtual bool trial_left_threads() const { return false; }
   /// Cases run in a child process (isolation mode) unless the settings say otherwise: a check
   /// on threads, where a hang or a crash cannot be recovered from in process.
   virtual bool isolate_by_default() const { return false; }

@@ -436,11 +436,25 @@ bool FiberExecutor::trials_can_fork() const {
 #endif
 }
 
+// Why, where take_trial_processes took them (engine/search.cpp).
+constexpr const char* kTakenReason =
+    "the failure the first search met did not replay as it was met, a trial there starting from what the trials "
+    "before it had left in the process, so the check searched again from its seed";
+constexpr const char* kThreadLeftReason =
+    "a trial of the first search left a thread the subject started running (a library's own thread, started "
+    "after the first trial), which cannot go on into the next trial in one process, so the check searched again "
+    "from its seed";
+
 bool FiberExecutor::take_trial_processes() {
   if (options_.trial_processes == TrialProcesses::always) return true;
   if (options_.trial_processes == TrialProcesses::never || !trials_can_fork()) return false;
+  taken_why_ = fiber::earlier_outlived_error().empty() ? kTakenReason : kThreadLeftReason;
   taken_ = true;
   return true;
+}
+
+bool FiberExecutor::trial_left_threads() const {
+  return options_.trial_processes == TrialProcesses::automatic && !taken_ && !fiber::earlier_outlived_error().empty();
 }
 
 bool FiberExecutor::rerun_lost_trial_here() {
@@ -449,13 +463,8 @@ bool FiberExecutor::rerun_lost_trial_here() {
   return true;
 }
 
-// Why, where take_trial_processes took them (engine/search.cpp).
-constexpr const char* kTakenReason =
-    "the failure the first search met did not replay as it was met, a trial there starting from what the trials "
-    "before it had left in the process, so the check searched again from its seed";
-
 std::string FiberExecutor::trial_processes_reason() const {
-  if (taken_) return kTakenReason;
+  if (taken_) return taken_why_;
   if (!first_trial_back_) return {};
   if (options_.trial_processes == TrialProcesses::always) return "FiberOptions::trial_processes";
   if (!trials_in_processes()) return {};

@@ -86,6 +86,7 @@ class FiberExecutor final : public Executor, public TrialDriver {
   /// With automatic, where a trial can run in a process of its own at all (always: they do).
   bool take_trial_processes() override;
   bool trial_processes_taken() const override { return taken_; }
+  bool trial_left_threads() const override;
   /// The last run's interleaving, one line per step (empty before any run).
   std::vector<std::string> interleaving() const;
   /// The same as a table with one column per fiber, header row first; empty when it would be
@@ -141,6 +142,7 @@ class FiberExecutor final : public Executor, public TrialDriver {
   bool first_trial_back_ = false;
   bool threads_left_to_process_ = false;
   bool taken_ = false;                   // take_trial_processes: every trial from then on
+  const char* taken_why_ = nullptr;      // and why (trial_processes_reason)
   std::uint64_t left_with_process_ = 0;  // in a trial's process: threads its runs left so
   std::vector<std::uint64_t> progress_before_;
   std::function<void()> judge_at_end_;  // judge_at_trial_end's
