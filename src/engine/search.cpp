@@ -34,6 +34,7 @@ CheckResult report_search_failure(RunContext& context, SearchEnd& end, const Sea
   data.attempts = c.attempts;
   data.rejected = c.rejected;
   data.error = failing.outcome.kind == CaseOutcome::Kind::error;
+  data.message = failing.outcome.message;  // as met: a replay that does not repeat it keeps it
   data.trials = c.trials;
   data.overlapped = c.overlapped;
   data.cpus = c.cpus;

@@ -233,7 +233,11 @@ static std::string report_interleaving(const ReportData& d) {
     out += "    " + rows[first + i] + "\n";
   }
   if (!d.trace.uninstrumented.empty()) out += "  " + d.trace.uninstrumented + ".\n";
-  if (d.divergence.empty()) out += "  (The replay token re-runs this program with this interleaving, step for step.)\n";
+  if (d.divergence.empty() && !(d.nondeterministic && !d.first_seen))
+    out += "  (The replay token re-runs this program with this interleaving, step for step.)\n";
+  else if (d.divergence.empty())  // the interleaving shown is a replay's, which did not fail
+    out += "  (The replay token re-runs this program with this interleaving, step for step; it did not fail\n"
+           "  when replayed.)\n";
   return out;
 }
 
@@ -242,7 +246,7 @@ static std::string report_y_program(const ReportData& d) {
   std::string out = "\n";
   if (!d.trace.setup.empty()) out += "        " + d.trace.setup + "\n";
   out += d.trace.diagram;
-  out += "\n  " + d.trace.verdict + ".\n";
+  if (!d.trace.verdict.empty()) out += "\n  " + d.trace.verdict + ".\n";  // none: a replay that passed
   out += report_witness(d.trace);
   if (!d.trace.y_subject_state.empty()) out += "  the subject where the run ended: " + d.trace.y_subject_state + "\n";
   if (!d.trace.noise.empty()) out += "  noise: " + d.trace.noise + ".\n";

@@ -20,6 +20,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -202,6 +203,30 @@ TEST(TrialProcesses, ALibraryThreadStartedInALaterTrialIsCheckedInTrialProcesses
   GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
   EXPECT_EXIT(late_thread_check(), testing::ExitedWithCode(0),
               "a trial of the first search left a thread the subject started running");
+}
+
+// A subject whose fifth construction in the process throws: the search, its trials in the
+// check's process, meets the error; its replay, in a process forked before the first case,
+// constructs it for the first time and passes. The error is still shown with its message (it
+// was shown empty: "error: "), and the search in trial processes, which meets none, says so.
+class FifthThrows {
+ public:
+  FifthThrows() {
+    static int made = 0;
+    if (++made == 5) throw std::runtime_error("the fifth construction in this process throws");
+  }
+  int incr() { return n_.fetch_add(1) + 1; }
+
+ private:
+  std::atomic<int> n_{0};
+};
+
+TEST(TrialProcesses, AnErrorItsReplayDoesNotRepeatKeepsItsMessage) {
+  const auto spec = duet::Lin<FifthThrows>("fifth_throws", "c").op("incr", [](FifthThrows& c) { return c.incr(); });
+  const duet::CheckResult r = duet::check_parallel(spec, {.executor = duet::fibers()}, seeded(1, 30));
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "the fifth construction in this process throws")) << r.report;
+  EXPECT_TRUE(has(r.report, "searched again from its seed")) << r.report;
 }
 
 TEST(TrialProcesses, ItsIncrementIsFoundAndReplaysAsFound) {
