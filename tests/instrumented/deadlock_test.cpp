@@ -55,7 +55,7 @@ struct Calls {
 
 template <class Subject>
 duet::CheckResult check_deadlock() {
-  return duet::check_parallel<Calls<Subject>>(instrumented_test::every_call_on_a_fiber(), seeded(1));
+  return duet::check_parallel<Calls<Subject>>(instrumented_test::every_call_on_a_fiber(), seeded(1, 100));
 }
 
 bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
