@@ -130,23 +130,26 @@ TEST(TrialProcesses, AStoreWithAProcessWideBackgroundThreadIsChecked) {
   }
 }
 
-// A library whose process-wide thread starts only with its thirtieth job in fiber runs (leveldb's starts at its
-// first compaction): the first trial, run in a process of its own to learn, starts none, so the
+// A library whose process-wide thread starts only with its thirtieth job in fiber runs
+// (leveldb's starts at its first compaction): the first trial, run in a process of its own to learn, starts none, so the
 // trials run in the check's process until one starts it and leaves it running. That trial's
 // error is duet's limit, not a verdict: the check searches again from its seed in the clean child,
 // each trial in a process of its own, and its verdict is that search's. In a child process: the
 // thread left behind makes every later fiber check of the process an error.
+// kByTheOracle: the jobs counted are those outside fiber runs instead (duet::Lin's oracle runs
+// the candidate alone on the calling thread), so the thread starts there, a real thread.
+template <bool kByTheOracle = false>
 class LateBackground {
  public:
   static void schedule(std::function<void()> job) {
     static std::atomic<int> jobs{0};
-    // Counted in fiber runs only: duet::Lin's oracle, on the calling thread, must not start it.
-    if (duet::detail::fiber::current() == nullptr || jobs.fetch_add(1) < 29)
-      return job();  // at once, on the caller's thread
+    const bool counted = (duet::detail::fiber::current() == nullptr) == kByTheOracle;
+    if (!counted || jobs.fetch_add(1) < (kByTheOracle ? 9 : 29)) return job();  // at once, on the caller's thread
     Background::instance().schedule(std::move(job));
   }
 };
 
+template <bool kByTheOracle = false>
 class LateStore {
  public:
   LateStore() = default;
@@ -163,7 +166,7 @@ class LateStore {
       if (flushing_) return;
       flushing_ = true;
     }
-    LateBackground::schedule([this] { flush(); });
+    LateBackground<kByTheOracle>::schedule([this] { flush(); });
   }
   int get() {
     const std::lock_guard g(m_);
@@ -184,11 +187,13 @@ class LateStore {
   bool flushing_ = false;
 };
 
+template <bool kByTheOracle>
 void late_thread_check() {
-  const auto spec = duet::Lin<LateStore>("late_background", "s")
+  using Store = LateStore<kByTheOracle>;
+  const auto spec = duet::Lin<Store>("late_background", "s")
                         .op(
-                            "put", [](LateStore& s, int v) { s.put(v); }, duet::integers(1, 3))
-                        .op("get", [](LateStore& s) { return s.get(); });
+                            "put", [](Store& s, int v) { s.put(v); }, duet::integers(1, 3))
+                        .op("get", [](Store& s) { return s.get(); });
   std::fflush(stdout);
   ::dup2(2, 1);  // the pass line, which says why the trials ran in processes, where the death test reads
   const duet::CheckResult r = duet::check_parallel(spec, {.executor = duet::fibers()}, {.seed = 1, .count = 30});
@@ -201,8 +206,17 @@ void late_thread_check() {
 TEST(TrialProcesses, ALibraryThreadStartedInALaterTrialIsCheckedInTrialProcesses) {
   if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
   GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
-  EXPECT_EXIT(late_thread_check(), testing::ExitedWithCode(0),
+  EXPECT_EXIT(late_thread_check<false>(), testing::ExitedWithCode(0),
               "a trial of the first search left a thread the subject started running");
+}
+
+// The same thread started by duet::Lin's oracle, which runs the candidate alone on the calling
+// thread: a real thread, beside which no fiber trial of the process can run (it was an error, "a
+// thread the subject started outside the fiber run ... is still running"): checked the same way.
+TEST(TrialProcesses, ALibraryThreadTheOracleStartsIsCheckedInTrialProcesses) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
+  EXPECT_EXIT(late_thread_check<true>(), testing::ExitedWithCode(0), "run alone on the calling thread");
 }
 
 // A subject whose fifth construction in the process throws: the search, its trials in the

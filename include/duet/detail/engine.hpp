@@ -251,7 +251,8 @@ class Execution {
   /// processes are told (engine/backend.hpp).
   virtual bool trial_processes_taken() const { return false; }
   /// A trial run in this process left a thread the subject started running (a library's
-  /// process-wide pool that a later trial than the first started), which is duet's limit here:
+  /// process-wide pool that a later trial than the first started, or that duet::Lin's oracle
+  /// started on the calling thread), which is duet's limit here:
   /// a search with each trial in a process of its own, from the state before the first case,
   /// lets such a thread end with its trial (engine/search.cpp).
   virtual bool trial_left_threads() const { return false; }

@@ -440,6 +440,10 @@ bool FiberExecutor::trials_can_fork() const {
 constexpr const char* kTakenReason =
     "the failure the first search met did not replay as it was met, a trial there starting from what the trials "
     "before it had left in the process, so the check searched again from its seed";
+constexpr const char* kOutsideThreadReason =
+    "the candidate, run alone on the calling thread (duet::Lin's oracle), started a thread the subject keeps "
+    "running (a library's own thread), which no fiber trial of this process can run beside, so the check searched "
+    "again from its seed";
 constexpr const char* kThreadLeftReason =
     "a trial of the first search left a thread the subject started running (a library's own thread, started "
     "after the first trial), which cannot go on into the next trial in one process, so the check searched again "
@@ -448,13 +452,16 @@ constexpr const char* kThreadLeftReason =
 bool FiberExecutor::take_trial_processes() {
   if (options_.trial_processes == TrialProcesses::always) return true;
   if (options_.trial_processes == TrialProcesses::never || !trials_can_fork()) return false;
-  taken_why_ = fiber::earlier_outlived_error().empty() ? kTakenReason : kThreadLeftReason;
+  taken_why_ = !fiber::earlier_outlived_error().empty() ? kThreadLeftReason
+               : fiber::outside_threads_alive()         ? kOutsideThreadReason
+                                                        : kTakenReason;
   taken_ = true;
   return true;
 }
 
 bool FiberExecutor::trial_left_threads() const {
-  return options_.trial_processes == TrialProcesses::automatic && !taken_ && !fiber::earlier_outlived_error().empty();
+  return options_.trial_processes == TrialProcesses::automatic && !taken_ &&
+         (!fiber::earlier_outlived_error().empty() || fiber::outside_threads_alive());
 }
 
 bool FiberExecutor::rerun_lost_trial_here() {
