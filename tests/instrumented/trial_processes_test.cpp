@@ -72,23 +72,32 @@ class Background {
   bool started_ = false;
 };
 
-// put() moves what it wrote to "disk" on the background thread; reads wait for nothing. The
-// destructor waits for the move in flight. incr() is a read, then a write: two locked sections.
-class Store {
+// Jobs handed to the process-wide thread (Background).
+struct ProcessWideJobs {
+  static void schedule(std::function<void()> job) { Background::instance().schedule(std::move(job)); }
+};
+
+// put() moves what it wrote to "disk" with a job of `Jobs` (on the background thread); reads wait
+// for nothing. The destructor waits for the move in flight. incr() is a read, then a write: two
+// locked sections.
+template <class Jobs>
+class BasicStore {
  public:
-  Store() = default;
-  Store(const Store&) = delete;
-  Store& operator=(const Store&) = delete;
-  ~Store() {
+  BasicStore() = default;
+  BasicStore(const BasicStore&) = delete;
+  BasicStore& operator=(const BasicStore&) = delete;
+  ~BasicStore() {
     std::unique_lock g(m_);
     idle_.wait(g, [&] { return !flushing_; });
   }
   void put(int v) {
-    const std::lock_guard g(m_);
-    memory_ = v;
-    if (flushing_) return;
-    flushing_ = true;
-    Background::instance().schedule([this] { flush(); });
+    {
+      const std::lock_guard g(m_);
+      memory_ = v;
+      if (flushing_) return;
+      flushing_ = true;
+    }
+    Jobs::schedule([this] { flush(); });  // outside the lock: a job may run at once, here
   }
   int get() {
     const std::lock_guard g(m_);
@@ -113,6 +122,7 @@ class Store {
   int memory_ = -1, disk_ = 0;
   bool flushing_ = false;
 };
+using Store = BasicStore<ProcessWideJobs>;
 
 duet::Lin<Store> store_spec() {
   return duet::Lin<Store>("background_store", "s")
@@ -131,8 +141,9 @@ TEST(TrialProcesses, AStoreWithAProcessWideBackgroundThreadIsChecked) {
 }
 
 // A library whose process-wide thread starts only with its thirtieth job in fiber runs
-// (leveldb's starts at its first compaction): the first trial, run in a process of its own to learn, starts none, so the
-// trials run in the check's process until one starts it and leaves it running. That trial's
+// (leveldb's starts at its first compaction): the first trial, run in a process of its own to
+// learn, starts none, so the trials run in the check's process until one starts it and leaves it
+// running. That trial's
 // error is duet's limit, not a verdict: the check searches again from its seed in the clean child,
 // each trial in a process of its own, and its verdict is that search's. In a child process: the
 // thread left behind makes every later fiber check of the process an error.
@@ -149,43 +160,8 @@ class LateBackground {
   }
 };
 
-template <bool kByTheOracle = false>
-class LateStore {
- public:
-  LateStore() = default;
-  LateStore(const LateStore&) = delete;
-  LateStore& operator=(const LateStore&) = delete;
-  ~LateStore() {
-    std::unique_lock g(m_);
-    idle_.wait(g, [&] { return !flushing_; });
-  }
-  void put(int v) {
-    {
-      const std::lock_guard g(m_);
-      memory_ = v;
-      if (flushing_) return;
-      flushing_ = true;
-    }
-    LateBackground<kByTheOracle>::schedule([this] { flush(); });
-  }
-  int get() {
-    const std::lock_guard g(m_);
-    return memory_ >= 0 ? memory_ : disk_;
-  }
-
- private:
-  void flush() {
-    const std::lock_guard g(m_);
-    if (memory_ >= 0) disk_ = memory_;
-    memory_ = -1;
-    flushing_ = false;
-    idle_.notify_all();
-  }
-  std::mutex m_;
-  std::condition_variable idle_;
-  int memory_ = -1, disk_ = 0;
-  bool flushing_ = false;
-};
+template <bool kByTheOracle>
+using LateStore = BasicStore<LateBackground<kByTheOracle>>;
 
 template <bool kByTheOracle>
 void late_thread_check() {
