@@ -65,6 +65,10 @@ class InProcessBackend final : public CaseBackend {
   /// walk's worker, which sees the counts after each case (`after_case`).
   SearchEnd search_cases(SearchCounts& counts, Clock::time_point start, Progress* progress,
                          const std::function<void(const SearchCounts&)>& after_case = {});
+  /// In isolation's child or a worker of the clean child: the parent's search, counted in the
+  /// memory shared with it, its end with what only this process saw (coverage, why nothing was
+  /// exercised); with `totals`, also Property::save_totals for the parent to take as its own.
+  SearchAnswer search_for_parent(const SearchRequest& request, bool totals);
 
  private:
   /// Runs one case on `src`, turning what escapes it into an outcome.
@@ -108,6 +112,10 @@ class RetiringWorkerBackend final : public CaseBackend {
   std::string where() const override { return inner_.where(); }
   /// Here, and in the workers forked after it: the worker and the zygote there are end.
   bool take_trial_processes() override;
+  /// The parent's search, in a worker, which retires after it: what the search's trials leave
+  /// (a library's thread abandoned with its trial, calls left unfinished) never reaches this
+  /// process, which every later worker starts from (Execution::searches_in_clean_child).
+  SearchAnswer search_in_worker(const SearchRequest& request);
   /// Workers forked so far.
   std::uint64_t workers() const { return workers_; }
 
@@ -115,8 +123,13 @@ class RetiringWorkerBackend final : public CaseBackend {
   void spawn();
   /// Ends the worker and the zygote: the next case's worker forks from this process as it is.
   void end_processes();
-  /// In the worker: answers the cases its parent sends on `parent` until it retires.
+  /// In the worker: answers the cases its parent sends on `parent` until it retires (after a
+  /// search, always).
   [[noreturn]] void serve(int parent);
+  /// Sends a request to the worker (forked first where there is none) and reads its answer; a
+  /// worker that died or retired is reaped (this process dies as a dead one did). Empty where
+  /// no worker could be forked.
+  std::optional<std::string> ask_worker(const std::string& request);
   /// The worker's wait status, once it has ended (the zygote waits for it).
   int reap();
   /// The zygote: forked at the first worker's need; forks a worker for each socket it is sent.

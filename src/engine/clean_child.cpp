@@ -281,6 +281,13 @@ void RetiringWorkerBackend::serve(int parent) {
   const Execution& execution = *context_.property.execution;
   while (std::optional<std::string> bytes = read_message(parent)) {
     Request request = decode_request(*bytes);
+    if (const auto* search = std::get_if<SearchRequest>(&request)) {
+      // A search runs many cases, whatever they left: the worker retires after it.
+      const std::string answer = encode_answer(inner_.search_for_parent(*search, true));
+      std::fflush(stdout);
+      if (!send_message(parent, retirement(answer))) ::_exit(125);
+      break;
+    }
     RunRequest* run = std::get_if<RunRequest>(&request);
     if (run == nullptr) break;
     const bool traced = run->traced;
@@ -298,25 +305,39 @@ void RetiringWorkerBackend::serve(int parent) {
   ::_exit(0);
 }
 
-CaseRun RetiringWorkerBackend::run_case(RunRequest request) {
+std::optional<std::string> RetiringWorkerBackend::ask_worker(const std::string& request) {
   try {
     if (pid_ <= 0) spawn();
-  } catch (const std::exception&) {  // no process for it: run here, as isolation's child always did
-    return inner_.run_case(std::move(request));
+  } catch (const std::exception&) {
+    return std::nullopt;
   }
   std::optional<std::string> answer;
-  if (send_message(worker_, encode_request(Request{std::move(request)}))) answer = read_message(worker_);
+  if (send_message(worker_, request)) answer = read_message(worker_);
   if (!answer || answer->empty()) {
     ::close(worker_);
     die_as(reap());
   }
-  std::string_view run = std::string_view(*answer).substr(1);
+  std::string_view rest = std::string_view(*answer).substr(1);
   if ((*answer)[0] == 'r') {
     ::close(worker_);
     if (const int status = reap(); !WIFEXITED(status) || WEXITSTATUS(status) != 0) die_as(status);
-    fiber::symbolize_ahead(symbolized_by_worker(run));
+    fiber::symbolize_ahead(symbolized_by_worker(rest));
   }
-  return decode_answer<RunAnswer>(std::string(run)).run;
+  return std::string(rest);
+}
+
+CaseRun RetiringWorkerBackend::run_case(RunRequest request) {
+  std::optional<std::string> answer = ask_worker(encode_request(Request{request}));
+  // No process for it: run here, as isolation's child always did.
+  if (!answer) return inner_.run_case(std::move(request));
+  return decode_answer<RunAnswer>(*answer).run;
+}
+
+SearchAnswer RetiringWorkerBackend::search_in_worker(const SearchRequest& request) {
+  std::optional<std::string> answer = ask_worker(encode_request(Request{request}));
+  // No process for it: search here (what it leaves then stays here, as before).
+  if (!answer) return inner_.search_for_parent(request, true);
+  return decode_answer<SearchAnswer>(*answer);
 }
 
 }  // namespace duet::detail

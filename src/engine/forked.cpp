@@ -42,10 +42,15 @@ CaseRun ForkedBackend::died(bool traced) const {
   // an earlier use started (leveldb's) still counts on it there, and waits for ever.
   if (const std::string threads = fiber::foreign_threads(); rm.death.kind == Death::Kind::hang && !threads.empty()) {
     r.outcome.kind = CaseOutcome::Kind::error;
+    // On fibers the check's process is no better place: such a thread is not the run's there.
+    const bool on_fibers = context_.property.execution->searches_in_clean_child();
     r.outcome.message += "; no verdict: this process has " + threads +
                          ", which the child process forked to run the case does not have, so a library waiting "
-                         "there for its own background thread hangs whatever the code under test does. Run the "
-                         "check in process (DUET_FORK=0), or start the library's threads within the check";
+                         "there for its own background thread hangs whatever the code under test does. " +
+                         (on_fibers ? "Start the library within the check (open it in the subject), so that its "
+                                      "threads start in the trials, or check it on threads"
+                                    : "Run the check in process (DUET_FORK=0), or start the library's threads "
+                                      "within the check");
   }
   if (!rm.choices_complete) r.outcome.message += " (after more choices than isolation keeps: the replay may differ)";
   r.choices = rm.choices;
@@ -84,9 +89,12 @@ SearchEnd ForkedBackend::search(SearchCounts& counts, Clock::time_point start, P
   });
   counts = isolation_->counts();
   if (answer) {
-    SearchEnd end = decode_answer<SearchAnswer>(*answer).end;
-    unexercised_ = end.unexercised;
-    return end;
+    SearchAnswer searched = decode_answer<SearchAnswer>(*answer);
+    unexercised_ = searched.end.unexercised;
+    // A worker's search is this check's own, as if run here: what its trials left, the
+    // libraries they ran (engine/search.cpp reads them from the execution).
+    if (!searched.totals.empty() && context_.property.add_totals) context_.property.add_totals(searched.totals);
+    return std::move(searched.end);
   }
   SearchEnd end;  // the child died in a case (or between two)
   end.failed = true;
@@ -190,17 +198,10 @@ std::string ForkedBackend::serve(const std::string& bytes) {
     return encode_answer(RunAnswer{case_runner().run_case(std::move(*run)), traced});
   }
   if (const auto* shrink = std::get_if<ShrinkRequest>(&request)) return serve_shrink(*shrink);
-  const Property& property = context_.property;
-  SearchAnswer answer;
   const SearchRequest& search = std::get<SearchRequest>(request);
-  context_.settings.count = search.count;
-  answer.end = child_side_.search_cases(Isolation::child_counts(), search.start, nullptr);
-  answer.end.coverage = property.coverage ? property.coverage() : std::string();
-  answer.end.unfinished = property.unfinished ? property.unfinished() : std::string();
-  answer.end.certificate = property.certificate ? property.certificate() : std::string();
-  answer.end.unexercised = child_side_.unexercised();
-  answer.with_trace = property.cheap_trace;
-  return encode_answer(answer);
+  // The clean child keeps itself as it was forked: its workers search.
+  if (fresh_per_case_) return encode_answer(fresh_.search_in_worker(search));
+  return encode_answer(child_side_.search_for_parent(search, false));
 }
 
 std::string ForkedBackend::serve_shrink(const ShrinkRequest& request) {

@@ -145,6 +145,20 @@ SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point
   return end;
 }
 
+SearchAnswer InProcessBackend::search_for_parent(const SearchRequest& request, bool totals) {
+  const Property& property = context_.property;
+  context_.settings.count = request.count;
+  SearchAnswer answer;
+  answer.end = search_cases(Isolation::child_counts(), request.start, nullptr);
+  answer.end.coverage = property.coverage ? property.coverage() : std::string();
+  answer.end.unfinished = property.unfinished ? property.unfinished() : std::string();
+  answer.end.certificate = property.certificate ? property.certificate() : std::string();
+  answer.end.unexercised = unexercised();
+  answer.with_trace = property.cheap_trace;
+  if (totals && property.save_totals) answer.totals = property.save_totals();
+  return answer;
+}
+
 ShrinkOutcome InProcessBackend::shrink(const ShrinkStart& failing, const ShrinkBudget& budget, Progress& progress,
                                        const std::string& token) {
   return shrink_here(*this, context_, failing, budget, progress, token);

@@ -161,6 +161,7 @@ void SearchAnswer::write(WireWriter& out) const {
   out.str(end.unfinished);
   out.str(end.certificate);
   out.boolean(with_trace);
+  out.str(totals);
   if (end.failed) write_case_run(out, end.run, with_trace);
 }
 
@@ -175,6 +176,7 @@ SearchAnswer SearchAnswer::read(WireReader& in) {
   answer.end.unfinished = in.str();
   answer.end.certificate = in.str();
   answer.with_trace = in.boolean();
+  answer.totals = in.str();
   if (answer.end.failed) answer.end.run = read_case_run(in, answer.with_trace);
   return answer;
 }

@@ -116,6 +116,10 @@ struct SearchRequest {
 struct SearchAnswer {
   SearchEnd end;  // end.run only when end.failed, and its trace only with `with_trace`
   bool with_trace = false;
+  /// From a worker of the clean child that searched: Property::save_totals of its process, which
+  /// the check's process adds to its own (what the trials left, the libraries they ran). Empty
+  /// from isolation's child, whose search the check's process does not take for its own.
+  std::string totals;
   void write(WireWriter& out) const;
   static SearchAnswer read(WireReader& in);
 };

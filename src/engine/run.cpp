@@ -146,6 +146,10 @@ CheckResult run_resolved(RunContext& context, std::optional<std::span<const std:
     else backend = std::move(in_process);
   }
   context.backend = backend.get();
+  // Trials that may leave what no later check of this process could run beside (a library's
+  // thread, abandoned with its trial): the search runs in the clean child's workers.
+  if (!split && !s.isolate && clean_child && context.property.execution->searches_in_clean_child())
+    clean_child->hand_over(context);
   return run_on_backend(context, bytes);
 }
 

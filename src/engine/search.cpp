@@ -23,7 +23,7 @@ CheckResult report_search_failure(RunContext& context, SearchEnd& end, const Sea
   const Settings& s = context.settings;
   CaseRun& failing = end.run;
   if (before == nullptr && failing.outcome.kind == CaseOutcome::Kind::error &&
-      context.property.execution->trial_left_threads())
+      !context.property.execution->threads_left().empty())
     if (std::optional<CheckResult> again = search_in_trial_processes(context, c)) return std::move(*again);
   if (failing.outcome.kind == CaseOutcome::Kind::fail)
     context.failures.remember(failing.choices, std::move(failing.trace), failing.outcome, failing.death);

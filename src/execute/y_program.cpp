@@ -695,7 +695,8 @@ class ParallelExecution final : public Execution {
   std::string trial_processes() const override { return driver().trial_processes_reason(); }
   bool take_trial_processes() override { return driver().take_trial_processes(); }
   bool trial_processes_taken() const override { return driver().trial_processes_taken(); }
-  bool trial_left_threads() const override { return driver().trial_left_threads(); }
+  std::string threads_left() const override { return driver().threads_left(); }
+  bool searches_in_clean_child() const override { return driver().searches_in_clean_child(); }
   // A hang or a crash on threads takes the process down, unrecoverably: in a child it is a
   // shrunk failure instead (docs/isolation.md has the cost). A check DUET_EXECUTOR moved off
   // threads keeps the child its test was written for: a crash there is a trial's failure that
@@ -755,8 +756,6 @@ void walk_every_program(Property& p, const std::shared_ptr<ParallelParams>& pp, 
   if (!pp->executor->trial_driver().deterministic()) return;
   p.walk_progress = [every = pp->every] { return every->progress(); };
   p.adopt_walk = [every = pp->every](const WalkProgress& w) { every->adopt(w); };
-  p.save_totals = [pp] { return pp->executor->trial_driver().save_totals(); };
-  p.add_totals = [pp](const std::string& saved) { pp->executor->trial_driver().add_totals(saved); };
 }
 
 }  // namespace
@@ -785,6 +784,9 @@ std::shared_ptr<ParallelParams> parallel_params(const ParallelConfig& given_pc, 
   driver.check_starts();
   // pp->executor: the child's own in a child process (in_child), where the branches ran.
   p.coverage = [pp] { return pp->executor->trial_driver().coverage(); };
+  // What another process's runs counted (a walk's workers, the clean child's searching worker).
+  p.save_totals = [pp] { return pp->executor->trial_driver().save_totals(); };
+  p.add_totals = [pp](const std::string& saved) { pp->executor->trial_driver().add_totals(saved); };
   // One program: once an exhaustive search has explored its schedules, another case would only
   // repeat it.
   if (pp->given) p.covered = [pp] { return pp->executor->trial_driver().program_exhausted(); };

@@ -192,6 +192,7 @@ TEST(Protocol, SearchAnswerRoundTrips) {
   failed.end.unfinished = "the walk stopped";
   failed.end.certificate = "scope: 2 branches\nshard: 1\n";
   failed.with_trace = true;
+  failed.totals = std::string("\0totals\xff", 8);
   const auto back = decode_answer<SearchAnswer>(encode_answer(failed));
   EXPECT_TRUE(back.end.failed);
   EXPECT_EQ(back.end.case_seed, 77u);
@@ -200,6 +201,7 @@ TEST(Protocol, SearchAnswerRoundTrips) {
   EXPECT_EQ(back.end.coverage, "branches on 2 CPUs");
   EXPECT_EQ(back.end.unfinished, "the walk stopped");
   EXPECT_EQ(back.end.certificate, "scope: 2 branches\nshard: 1\n");
+  EXPECT_EQ(back.totals, failed.totals);
   expect_same_run(failed.end.run, back.end.run, true);
   SearchAnswer passed;
   passed.end.nothing_generated = true;
@@ -207,6 +209,7 @@ TEST(Protocol, SearchAnswerRoundTrips) {
   EXPECT_FALSE(back_passed.end.failed);
   EXPECT_TRUE(back_passed.end.nothing_generated);
   EXPECT_EQ(back_passed.end.coverage, "");
+  EXPECT_EQ(back_passed.totals, "");
   EXPECT_TRUE(back_passed.end.run.choices.empty());
 }
 

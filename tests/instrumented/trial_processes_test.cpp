@@ -10,6 +10,7 @@
 #include <duet/parallel.hpp>
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -163,8 +164,9 @@ class LateBackground {
 template <bool kByTheOracle>
 using LateStore = BasicStore<LateBackground<kByTheOracle>>;
 
+// `checks` checks of it, one after the other in this process.
 template <bool kByTheOracle>
-void late_thread_check() {
+void late_thread_check(int checks = 1) {
   using Store = LateStore<kByTheOracle>;
   const auto spec = duet::Lin<Store>("late_background", "s")
                         .op(
@@ -172,10 +174,14 @@ void late_thread_check() {
                         .op("get", [](Store& s) { return s.get(); });
   std::fflush(stdout);
   ::dup2(2, 1);  // the pass line, which says why the trials ran in processes, where the death test reads
-  const duet::CheckResult r = duet::check_parallel(spec, {.executor = duet::fibers()}, {.seed = 1, .count = 30});
-  std::fflush(stdout);
-  const bool ok = r.passed() && r.cases == 30;
-  std::fprintf(stderr, "%s\n%s\n", r.report.c_str(), ok ? "passed" : "not passed");
+  bool ok = true;
+  for (int check = 0; check < checks; ++check) {
+    const duet::CheckResult r = duet::check_parallel(spec, {.executor = duet::fibers()}, {.seed = 1, .count = 30});
+    std::fflush(stdout);
+    ok = ok && r.passed() && r.cases == 30;
+    std::fprintf(stderr, "%s\n", r.report.c_str());
+  }
+  std::fprintf(stderr, "%s\n", ok ? "passed" : "not passed");
   std::exit(ok ? 0 : 1);
 }
 
@@ -195,15 +201,32 @@ TEST(TrialProcesses, ALibraryThreadTheOracleStartsIsCheckedInTrialProcesses) {
   EXPECT_EXIT(late_thread_check<true>(), testing::ExitedWithCode(0), "run alone on the calling thread");
 }
 
-// A subject whose fifth construction in the process throws: the search, its trials in the
-// check's process, meets the error; its replay, in a process forked before the first case,
-// constructs it for the first time and passes. The error is still shown with its message (it
-// was shown empty: "error: "), and the search in trial processes, which meets none, says so.
+// Tests of one binary check the same library one after the other. The search runs in a worker
+// process of the clean child, so the thread a trial left never stays in the test's process: the
+// second check starts from the state the first did, and passes as it did (it was an error, "an
+// earlier fiber run of this process ended with a thread the subject started outlived its trial").
+TEST(TrialProcesses, ALaterCheckOfALibraryWhoseThreadAnEarlierCheckStartedPasses) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
+  GTEST_FLAG_SET(death_test_style, duet_test::reexec_death_test_style());
+  EXPECT_EXIT(late_thread_check<false>(3), testing::ExitedWithCode(0), "passed");
+  EXPECT_EXIT(late_thread_check<true>(3), testing::ExitedWithCode(0), "passed");
+}
+
+// A subject whose fifth construction throws, counted in this process (kShared false) or across
+// every process forked from it (kShared: memory mapped shared before the check, a state no trial
+// controls, as a file would be).
+int* constructions_counted_across_processes() {
+  static int* made =
+      static_cast<int*>(::mmap(nullptr, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  return made;
+}
+template <bool kShared>
 class FifthThrows {
  public:
   FifthThrows() {
-    static int made = 0;
-    if (++made == 5) throw std::runtime_error("the fifth construction in this process throws");
+    static int here = 0;
+    int& made = kShared ? *constructions_counted_across_processes() : here;
+    if (++made == 5) throw std::runtime_error("the fifth construction throws");
   }
   int incr() { return n_.fetch_add(1) + 1; }
 
@@ -211,11 +234,30 @@ class FifthThrows {
   std::atomic<int> n_{0};
 };
 
-TEST(TrialProcesses, AnErrorItsReplayDoesNotRepeatKeepsItsMessage) {
-  const auto spec = duet::Lin<FifthThrows>("fifth_throws", "c").op("incr", [](FifthThrows& c) { return c.incr(); });
-  const duet::CheckResult r = duet::check_parallel(spec, {.executor = duet::fibers()}, seeded(1, 30));
+template <bool kShared>
+duet::CheckResult fifth_throws_check() {
+  using Subject = FifthThrows<kShared>;
+  const auto spec = duet::Lin<Subject>("fifth_throws", "c").op("incr", [](Subject& c) { return c.incr(); });
+  return duet::check_parallel(spec, {.executor = duet::fibers()}, seeded(1, 30));
+}
+
+// Counted in the process: the search's worker and the replay's start from the same state, the
+// clean child's, and the error replays as it was met.
+TEST(TrialProcesses, AnErrorOfWhatTheProcessCountedReplaysAsMet) {
+  const duet::CheckResult r = fifth_throws_check<false>();
   EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
-  EXPECT_TRUE(has(r.report, "the fifth construction in this process throws")) << r.report;
+  EXPECT_TRUE(has(r.report, "the fifth construction throws")) << r.report;
+  EXPECT_FALSE(has(r.report, "searched again")) << r.report;
+}
+
+// Counted across processes: the replay constructs the sixth and passes. The error is still shown
+// with its message (it was shown empty: "error: "), and the search in trial processes, which
+// meets none, says so.
+TEST(TrialProcesses, AnErrorItsReplayDoesNotRepeatKeepsItsMessage) {
+  ASSERT_NE(constructions_counted_across_processes(), MAP_FAILED);
+  const duet::CheckResult r = fifth_throws_check<true>();
+  EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
+  EXPECT_TRUE(has(r.report, "the fifth construction throws")) << r.report;
   EXPECT_TRUE(has(r.report, "searched again from its seed")) << r.report;
 }
 

@@ -250,12 +250,16 @@ class Execution {
   /// Whether take_trial_processes() took them: the check's tokens say so, and its child
   /// processes are told (engine/backend.hpp).
   virtual bool trial_processes_taken() const { return false; }
-  /// A trial run in this process left a thread the subject started running (a library's
-  /// process-wide pool that a later trial than the first started, or that duet::Lin's oracle
-  /// started on the calling thread), which is duet's limit here:
-  /// a search with each trial in a process of its own, from the state before the first case,
-  /// lets such a thread end with its trial (engine/search.cpp).
-  virtual bool trial_left_threads() const { return false; }
+  /// Why a trial of this check (run in this process, or in the worker that searched) left a
+  /// thread the subject started running (a library's process-wide pool that a later trial than
+  /// the first started, or that duet::Lin's oracle started on the calling thread), or empty:
+  /// duet's limit in one process. A search with each trial in a process of its own, from the
+  /// state before the first case, lets such a thread end with its trial (engine/search.cpp).
+  virtual std::string threads_left() const { return {}; }
+  /// The search runs in the clean child's worker processes, never in this one
+  /// (engine/clean_child.hpp): its trials may leave what no later check of this process could
+  /// run beside (a library's thread, started in a trial and abandoned with it).
+  virtual bool searches_in_clean_child() const { return false; }
   /// Cases run in a child process (isolation mode) unless the settings say otherwise: a check
   /// on threads, where a hang or a crash cannot be recovered from in process.
   virtual bool isolate_by_default() const { return false; }

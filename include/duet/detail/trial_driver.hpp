@@ -124,8 +124,9 @@ class TrialDriver {
   /// Execution::take_trial_processes and Execution::trial_processes_taken.
   virtual bool take_trial_processes() { return false; }
   virtual bool trial_processes_taken() const { return false; }
-  /// Execution::trial_left_threads.
-  virtual bool trial_left_threads() const { return false; }
+  /// Execution::threads_left and Execution::searches_in_clean_child.
+  virtual std::string threads_left() const { return {}; }
+  virtual bool searches_in_clean_child() const { return false; }
   /// Runs `body`, the candidate's code that a check runs alone, its calls in order (duet::Lin's
   /// oracle replays a trial's calls on subjects of its own), then `finish(keep)`: `keep` says
   /// nothing `body` started is still running. Here on the calling thread; on fibers, after a

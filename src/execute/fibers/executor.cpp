@@ -220,6 +220,7 @@ void FiberExecutor::check_starts() {
   first_trial_back_ = false;
   threads_left_to_process_ = false;
   taken_ = false;
+  left_elsewhere_.clear();
   // A pass speaks of its own check's programs: an executor that another check used before (a
   // ParallelConfig shared by tests) starts its exhaustive search's totals afresh.
   strategy_ = make_schedule_strategy(schedule_, scheduler_);
@@ -390,6 +391,11 @@ std::string FiberExecutor::save_totals() const {
   out.strings(std::vector<std::string>(libraries_.begin(), libraries_.end()));
   out.u64(operations_ - operations_at_check_start_);
   out.u64(left_unfinished_);
+  // What a worker that searched learnt of its trials' processes (searches_in_clean_child).
+  out.boolean(first_trial_back_);
+  out.boolean(threads_left_to_process_);
+  out.boolean(weak_order_noted_);
+  out.str(threads_left());
   return out.take();
 }
 
@@ -397,10 +403,18 @@ void FiberExecutor::add_totals(const std::string& saved) {
   WireReader in(saved);
   strategy_->add_totals(in.str());
   progress_.add_totals(in.u64s());
-  for (std::string& library : in.strings()) add_library(named_elsewhere_.emplace_back(std::move(library)).c_str());
+  std::vector<std::string> libraries = in.strings();
+  for (std::string& library : libraries) add_library(named_elsewhere_.emplace_back(std::move(library)).c_str());
   operations_ += in.u64();
   left_unfinished_ += in.u64();
+  first_trial_back_ = in.boolean() || first_trial_back_;
+  threads_left_to_process_ = in.boolean() || threads_left_to_process_;
+  weak_order_noted_ = in.boolean() || weak_order_noted_;
+  if (std::string left = in.str(); !left.empty()) left_elsewhere_ = std::move(left);
   in.expect_end();
+  // The other process ran the library, not this one: a failure found there needs the clean
+  // child as if it had run here (engine/clean_child.hpp).
+  if (!libraries.empty()) fiber::count_run_in_libraries();
 }
 
 void FiberExecutor::add_library(const char* library) {
@@ -452,16 +466,26 @@ constexpr const char* kThreadLeftReason =
 bool FiberExecutor::take_trial_processes() {
   if (options_.trial_processes == TrialProcesses::always) return true;
   if (options_.trial_processes == TrialProcesses::never || !trials_can_fork()) return false;
-  taken_why_ = !fiber::earlier_outlived_error().empty() ? kThreadLeftReason
-               : fiber::outside_threads_alive()         ? kOutsideThreadReason
-                                                        : kTakenReason;
+  taken_why_ = threads_left_here();
+  if (taken_why_.empty()) taken_why_ = left_elsewhere_.empty() ? kTakenReason : left_elsewhere_;
   taken_ = true;
   return true;
 }
 
-bool FiberExecutor::trial_left_threads() const {
-  return options_.trial_processes == TrialProcesses::automatic && !taken_ &&
-         (!fiber::earlier_outlived_error().empty() || fiber::outside_threads_alive());
+std::string FiberExecutor::threads_left_here() {
+  if (!fiber::earlier_outlived_error().empty()) return kThreadLeftReason;
+  if (fiber::outside_threads_alive()) return kOutsideThreadReason;
+  return {};
+}
+
+std::string FiberExecutor::threads_left() const {
+  if (options_.trial_processes != TrialProcesses::automatic || taken_) return {};
+  std::string here = threads_left_here();
+  return here.empty() ? left_elsewhere_ : here;
+}
+
+bool FiberExecutor::searches_in_clean_child() const {
+  return options_.trial_processes == TrialProcesses::automatic && fiber::own_thread_locals_enabled();
 }
 
 bool FiberExecutor::rerun_lost_trial_here() {

@@ -86,7 +86,11 @@ class FiberExecutor final : public Executor, public TrialDriver {
   /// With automatic, where a trial can run in a process of its own at all (always: they do).
   bool take_trial_processes() override;
   bool trial_processes_taken() const override { return taken_; }
-  bool trial_left_threads() const override;
+  /// Why a trial (here, or in the worker whose totals came back) left a thread running, or empty.
+  std::string threads_left() const override;
+  /// In a process with instrumented code (duet_instrument), with automatic: a library's thread
+  /// started in a trial would otherwise stay abandoned in the test's process.
+  bool searches_in_clean_child() const override;
   /// The last run's interleaving, one line per step (empty before any run).
   std::vector<std::string> interleaving() const;
   /// The same as a table with one column per fiber, header row first; empty when it would be
@@ -117,6 +121,8 @@ class FiberExecutor final : public Executor, public TrialDriver {
   void run_on_fibers(const std::vector<std::function<void()>>& branches, const fiber::TrialFrame* frame);
   /// A trial of this check can run in a process of its own.
   bool trials_can_fork() const;
+  /// Why a trial run in this process left a thread running (threads_left), or empty.
+  static std::string threads_left_here();
   fiber::TrialFrame hooked_frame(std::function<void()> setup, std::function<void()> teardown) const;
 
   Schedule schedule_;
@@ -142,7 +148,8 @@ class FiberExecutor final : public Executor, public TrialDriver {
   bool first_trial_back_ = false;
   bool threads_left_to_process_ = false;
   bool taken_ = false;                   // take_trial_processes: every trial from then on
-  const char* taken_why_ = nullptr;      // and why (trial_processes_reason)
+  std::string taken_why_;                // and why (trial_processes_reason)
+  std::string left_elsewhere_;           // threads_left() of the worker that searched (add_totals)
   std::uint64_t left_with_process_ = 0;  // in a trial's process: threads its runs left so
   std::vector<std::uint64_t> progress_before_;
   std::function<void()> judge_at_end_;  // judge_at_trial_end's
