@@ -69,6 +69,9 @@ bool timed_lock(Runtime&, ObjectKind kind, const void* mutex, bool shared, std::
 /// through the run's atomics, locks and spawns). `pc` is the instrumented code's address,
 /// symbolised only when a race is reported.
 void memory_access(Runtime&, const void* address, std::size_t size, bool write, const void* pc) noexcept;
+/// An instrumented access to the thread-local storage that the run's fibers share with their
+/// thread (a subject module's): no race between fibers, but watched (shared_storage.hpp).
+void thread_storage_access(Runtime&, const void* address, const void* pc) noexcept;
 /// The memory [address, address + size) was freed: its past accesses no longer race with the
 /// next owner's.
 /// `pc`: the code that freed it (the caller of free or operator delete).

@@ -334,6 +334,11 @@ void Runtime::memory_access(const void* address, std::size_t size, bool write, c
   }
 }
 
+void Runtime::thread_storage_access(const void* address, const void* pc) {
+  if (current == kNoFiber || draining_ || untracked()) return;
+  shared_storage_.used(reinterpret_cast<std::uintptr_t>(address), current, pc);
+}
+
 bool Runtime::races(const ShadowAccess& e, const ShadowAccess& now) {
   return e.valid() && e.fiber != current && (e.bytes & now.bytes) != 0 && e.epoch > self().clock[e.fiber] &&
          race_reported(e.pc, now.pc);
@@ -389,8 +394,17 @@ void Runtime::plain_race(const ShadowAccess& earlier, const ShadowAccess& now, O
   result.race = {kNoObject, access(earlier), access(now), 0};
   result.race.second.op = now_op;
   result.race.size = static_cast<std::uint32_t>(std::popcount(now.bytes));
+  // Fibers that stand for threads but share their thread's storage (shared_storage.hpp).
+  if (std::string shared = shared_storage_.shared_use(); !shared.empty()) {
+    result.outcome = Outcome::limit;
+    result.limit = "a data race on " + std::to_string(result.race.size) + (result.race.size == 1 ? " byte" : " bytes") +
+                   " between fiber " + std::to_string(earlier.fiber) + " at " + location(result.race.first.loc) +
+                   " and fiber " + std::to_string(now.fiber) + " at " + location(result.race.second.loc) +
+                   ", in a run where " + shared;
+  }
   begin_drain();
 }
+
 
 // ---- yield and notify ----
 
@@ -629,6 +643,9 @@ std::uint64_t next_run_serial() noexcept {
 bool owns(Runtime& rt, const void* mutex) noexcept { return rt.owns(mutex); }
 void memory_access(Runtime& rt, const void* address, std::size_t size, bool write, const void* pc) noexcept {
   rt.memory_access(address, size, write, pc);
+}
+void thread_storage_access(Runtime& rt, const void* address, const void* pc) noexcept {
+  rt.thread_storage_access(address, pc);
 }
 bool memory_freed(Runtime& rt, const void* address, std::size_t size, const void* pc) noexcept {
   return rt.memory_freed(address, size, pc);

@@ -176,7 +176,9 @@ const RunResult& Runtime::run(std::span<const std::function<void()>> branches, P
   main_tsan_fiber_ = __tsan_get_current_fiber();
 #endif
   eh_ = eh_globals();  // this thread's, for the whole run
-  own_tls_ = config.own_thread_locals && own_thread_locals_enabled() && fiber_tls::supported();
+  own_tls_ =
+      config.own_thread_locals && !config.share_thread_storage && own_thread_locals_enabled() && fiber_tls::supported();
+  shared_storage_.begin_run(config.own_thread_locals && !own_tls_ && own_thread_locals_enabled());
   host_tp_ = thread_pointer();
   for (std::uint32_t i = 0; i < n_; ++i) start_fiber(i, main_tsan_fiber_);
   gate_branches();

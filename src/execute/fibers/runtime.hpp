@@ -19,6 +19,7 @@
 #include "execute/fibers/progress.hpp"
 #include "execute/fibers/scheduler.hpp"
 #include "execute/fibers/shadow.hpp"
+#include "execute/fibers/shared_storage.hpp"
 #include "execute/fibers/thread_locals.hpp"
 
 namespace duet::detail::fiber {
@@ -162,6 +163,7 @@ class Runtime {
   void unlock(ObjectKind kind, const void* m, bool shared, duet::source_location loc);
   bool timed_lock(ObjectKind kind, const void* m, bool shared, std::uint64_t timeout_ns, duet::source_location loc);
   void memory_access(const void* address, std::size_t size, bool write, const void* pc);
+  void thread_storage_access(const void* address, const void* pc);
   /// Freed memory: the free races, as a write, with accesses of other fibers not ordered
   /// before it (a use after free); then the words are forgotten.
   /// False when the memory must not be given back: it was freed while the run drains, where
@@ -371,7 +373,8 @@ class Runtime {
   std::size_t main_stack_size_ = 0;
   void* main_fake_stack_ = nullptr;
   void* main_tsan_fiber_ = nullptr;
-  bool own_tls_ = false;  // this run's fibers have thread-local storage of their own
+  bool own_tls_ = false;               // this run's fibers have thread-local storage of their own
+  SharedStorageWatch shared_storage_;  // where they share their thread's instead (shared_storage.hpp)
   fiber_tls::Blocks tls_blocks_{kMaxFibers};
   void* host_tp_ = nullptr;           // the scheduling thread's thread pointer, during a run
   const void* stalled_pc_ = nullptr;  // where a stalled fiber was stopped

@@ -178,6 +178,9 @@ struct SchedulerConfig {
   /// where duet::instrument is linked and the platform allows it (x86-64 with glibc); otherwise
   /// the fibers share their thread's. The async runtime keeps its state in the thread's.
   bool own_thread_locals = true;
+  /// With own_thread_locals, the fibers share their thread's storage even where blocks of their
+  /// own can be made: as on every platform but x86-64, for the tests of that case on x86-64.
+  bool share_thread_storage = false;
   /// The C++ memory model for atomics (memory_model.hpp): loads may read older stores where
   /// the model allows it, and only acquire/release pairs synchronise. False: every atomic
   /// operation is seq_cst whatever its order says.

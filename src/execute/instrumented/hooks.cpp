@@ -33,13 +33,22 @@ constinit thread_local int t_ignore_accesses = 0;
 namespace {
 
 // This thread's thread-local storage blocks, one per module that has some (read once per
-// thread: a fiber run stays on the thread that started it).
+// thread: a fiber run stays on the thread that started it), and which are the C and C++
+// runtimes' (errno, malloc's cache, std::call_once's callable): the thread's on every platform.
 struct TlsBlocks {
   bool known = false;
   std::size_t count = 0;
   std::array<std::pair<std::uintptr_t, std::uintptr_t>, 32> ranges{};
+  std::array<bool, 32> runtime{};
 };
 thread_local TlsBlocks t_tls;
+
+bool runtime_library(const char* name) {
+  if (name == nullptr) return false;
+  for (const char* library : {"/libc.so", "/libstdc++.so", "/libgcc_s.so", "/libm.so"})
+    if (std::strstr(name, library) != nullptr) return true;
+  return false;
+}
 
 int add_tls_block(dl_phdr_info* info, std::size_t, void* data) {
   auto* blocks = static_cast<TlsBlocks*>(data);
@@ -47,6 +56,7 @@ int add_tls_block(dl_phdr_info* info, std::size_t, void* data) {
   for (int i = 0; i < info->dlpi_phnum; ++i)
     if (info->dlpi_phdr[i].p_type == PT_TLS) {
       const auto lo = reinterpret_cast<std::uintptr_t>(info->dlpi_tls_data);
+      blocks->runtime[blocks->count] = runtime_library(info->dlpi_name);
       blocks->ranges[blocks->count++] = {lo, lo + info->dlpi_phdr[i].p_memsz};
     }
   return 0;
@@ -54,10 +64,10 @@ int add_tls_block(dl_phdr_info* info, std::size_t, void* data) {
 
 }  // namespace
 
-bool thread_local_address(const void* address) noexcept {
+ThreadStorage thread_storage_of(const void* address) noexcept {
   // A fiber with storage of its own: its thread_locals are at addresses no other fiber has, and
   // another's reached through a pointer is shared memory like any other.
-  if (fiber::host_thread_pointer() != nullptr) return false;
+  if (fiber::host_thread_pointer() != nullptr) return ThreadStorage::none;
   TlsBlocks& t = t_tls;
   if (!t.known) {
     t.known = true;
@@ -65,8 +75,9 @@ bool thread_local_address(const void* address) noexcept {
   }
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   for (std::size_t i = 0; i < t.count; ++i)
-    if (a >= t.ranges[i].first && a < t.ranges[i].second) return true;
-  return false;
+    if (a >= t.ranges[i].first && a < t.ranges[i].second)
+      return t.runtime[i] ? ThreadStorage::runtime : ThreadStorage::subject;
+  return ThreadStorage::none;
 }
 
 namespace {
@@ -103,8 +114,12 @@ inline bool in_some_run() noexcept { return fiber::t_runtime != nullptr; }
 
 [[gnu::noinline]] void access(const void* address, std::size_t size, bool write, const void* pc) noexcept {
   const InRun rt = in_run();
-  if (!rt || t_ignore_accesses > 0 || thread_local_address(address)) return;
-  check_access(*rt, address, size, write, pc);
+  if (!rt || t_ignore_accesses > 0) return;
+  switch (thread_storage_of(address)) {
+    case ThreadStorage::none: check_access(*rt, address, size, write, pc); return;
+    case ThreadStorage::subject: fiber::thread_storage_access(*rt, address, pc); return;
+    case ThreadStorage::runtime: return;
+  }
 }
 
 // ---- the standard library's waiter pool ----

@@ -133,9 +133,12 @@ void run_thread_specific_destructors() noexcept;
 /// Puts back what runs changed in the standard library's waiter pool (hooks.cpp).
 void restore_waiter_pool() noexcept;
 
-/// Where fibers share their thread's storage: that storage holds `address`, so accesses to it
-/// are not races between fibers. Always false for a fiber with storage of its own.
-bool thread_local_address(const void* address) noexcept;
+/// Where fibers share their thread's storage: whether that storage holds `address`, and whose
+/// (a subject module's, or the C and C++ runtimes'). Accesses to it are no races between
+/// fibers; a subject's are watched (fibers/shared_storage.hpp). Always none for a fiber with
+/// storage of its own.
+enum class ThreadStorage : unsigned char { none, subject, runtime };
+ThreadStorage thread_storage_of(const void* address) noexcept;
 
 /// Plain accesses are ignored while this is nonzero (the sanitizer's "ignore" annotations).
 extern constinit thread_local int t_ignore_accesses;
