@@ -291,26 +291,6 @@ TEST(InstrumentedUninstrumented, ARaceAroundTheCallsIsStillFound) {
   EXPECT_GT(found, 0) << "the write after the hand-over was never reported";
 }
 
-// Where fibers share their thread's storage (every platform but x86-64; forced here), the library,
-// out of sight, may keep per-thread state that both fibers then share: the race after both called
-// it is no verdict, and says which library.
-TEST(InstrumentedUninstrumented, ARaceAfterTwoFibersCalledTheLibraryIsNoVerdictWhereTheyShareStorage) {
-  DUET_NEED_WRAPPED_CALLS();
-  fb::SchedulerConfig sharing;
-  sharing.share_thread_storage = true;
-  fb::Scheduler sched(sharing);
-  int limits = 0;
-  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
-    const fb::Outcome o = handoff(seed, true, sched);
-    ASSERT_NE(o, fb::Outcome::data_race) << "seed " << seed << "\n" << fb::describe(sched.result(), sched.trace());
-    if (o != fb::Outcome::limit) continue;
-    ++limits;
-    EXPECT_NE(sched.result().limit.find("called into libduet_test_uninstrumented.so, uninstrumented"), std::string::npos)
-        << sched.result().limit;
-  }
-  EXPECT_GT(limits, 0);
-}
-
 TEST(InstrumentedUninstrumented, ArgumentsResultsAndExceptionsPassThrough) {
   DUET_NEED_WRAPPED_CALLS();
   auto call = [] { return handoff_mix(1, 2, 3, 4, 5, 6, 7, 8, 1.5, 2.0, 9); };

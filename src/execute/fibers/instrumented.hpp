@@ -85,8 +85,8 @@ bool memory_freed(Runtime&, const void* address, std::size_t size, const void* p
 void memory_released(Runtime&, const void* address, std::size_t size) noexcept;
 
 /// The running fiber calls into `library`, which was not instrumented (a name that lives as
-/// long as the process), from `pc`: the run's result lists it (RunResult::libraries).
-void called_library(Runtime&, const char* library, const void* pc) noexcept;
+/// long as the process): the run's result lists it (RunResult::libraries).
+void called_library(Runtime&, const char* library) noexcept;
 
 /// Code of this process was compiled with atomics in inline assembly, which the instrumentation
 /// cannot see (`what`: whose, a name that lives as long as the process): every fiber check's

@@ -339,11 +339,6 @@ void Runtime::thread_storage_access(const void* address, const void* pc) {
   shared_storage_.used(reinterpret_cast<std::uintptr_t>(address), current, pc);
 }
 
-void Runtime::library_called(const char* library, const void* pc) {
-  if (current == kNoFiber || draining_ || untracked()) return;
-  shared_storage_.called(library, current, pc);
-}
-
 bool Runtime::races(const ShadowAccess& e, const ShadowAccess& now) {
   return e.valid() && e.fiber != current && (e.bytes & now.bytes) != 0 && e.epoch > self().clock[e.fiber] &&
          race_reported(e.pc, now.pc);
@@ -655,8 +650,7 @@ void thread_storage_access(Runtime& rt, const void* address, const void* pc) noe
 bool memory_freed(Runtime& rt, const void* address, std::size_t size, const void* pc) noexcept {
   return rt.memory_freed(address, size, pc);
 }
-void called_library(Runtime& rt, const char* library, const void* pc) noexcept {
-  rt.library_called(library, pc);
+void called_library(Runtime& rt, const char* library) noexcept {
   for (const char* l : rt.result.libraries)
     if (l == library) return;
   rt.result.libraries.push_back(library);

@@ -164,7 +164,6 @@ class Runtime {
   bool timed_lock(ObjectKind kind, const void* m, bool shared, std::uint64_t timeout_ns, duet::source_location loc);
   void memory_access(const void* address, std::size_t size, bool write, const void* pc);
   void thread_storage_access(const void* address, const void* pc);
-  void library_called(const char* library, const void* pc);
   /// Freed memory: the free races, as a write, with accesses of other fibers not ordered
   /// before it (a use after free); then the words are forgotten.
   /// False when the memory must not be given back: it was freed while the run drains, where

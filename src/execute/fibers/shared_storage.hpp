@@ -28,12 +28,7 @@ class SharedStorageWatch {
   }
   /// `fiber` at `pc` used the thread-local word at `address` (a subject's module's, never the C
   /// or C++ runtime's: instrumented/hooks.cpp tells them apart).
-  void used(std::uintptr_t address, std::uint32_t fiber, const void* pc) { use(address, fiber, pc, nullptr); }
-  /// `fiber` at `pc` called into `library`, uninstrumented (instrumented/uninstrumented.cpp):
-  /// what it keeps per thread is out of sight, and as shared as the rest.
-  void called(const char* library, std::uint32_t fiber, const void* pc) {
-    use(reinterpret_cast<std::uintptr_t>(library), fiber, pc, library);
-  }
+  void used(std::uintptr_t address, std::uint32_t fiber, const void* pc);
   /// Why a data race of this run is no verdict (empty: no two fibers used one thread-local
   /// word, so the race is the code's): where two fibers used one thread_local.
   std::string shared_use() const;
@@ -43,13 +38,10 @@ class SharedStorageWatch {
     std::uint32_t fiber = 0;
     const void* pc = nullptr;
   };
-  void use(std::uintptr_t key, std::uint32_t fiber, const void* pc, const char* library);
-
   bool on_ = false;
-  std::unordered_map<std::uintptr_t, User> users_;  // the first fiber to use each word (or library)
+  std::unordered_map<std::uintptr_t, User> users_;  // the first fiber to use each word
   bool shared_ = false;                             // two fibers used one word: these
   User first_, second_;
-  const char* library_ = nullptr;  // what the two shared: a library's calls, or a thread_local
 };
 
 }  // namespace duet::detail::fiber

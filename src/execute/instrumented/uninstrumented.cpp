@@ -188,7 +188,7 @@ namespace {
 void mark(std::uint64_t slot, const void* return_address, const void* frame, bool enters) noexcept {
   if (const InRun rt = in_run()) {
     const Slot& s = state().slots[slot];
-    fiber::called_library(*rt, state().libraries[s.library].name.c_str(), return_address);
+    fiber::called_library(*rt, state().libraries[s.library].name.c_str());
     fiber::enter(*rt, fiber::Op::rmw, fiber::ObjectKind::library, &g_library_object, std::memory_order_seq_cst,
                  location_of(return_address));
     fiber::leave(*rt, fiber::Op::rmw);
