@@ -166,21 +166,17 @@ duet::Lin<TbbSums<Racy>> tbb_sums() {
 }
 
 TEST(InstrumentedLibraryRuntimes, TbbTaskGroupAndParallelForInCallsPassWithTheCandidateAsOracle) {
-  // oneTBB keeps each thread's scheduler state and combinable's parts in thread-local storage:
-  // fibers that share their thread's (every architecture but x86-64) are one thread to it, and
-  // their parts race (seen under qemu-ppc64le): there such a race is no verdict, never a failure.
-  const bool shared_storage = !duet::detail::fiber::fiber_tls::supported();
+  // oneTBB keeps each thread's scheduler state inside libtbb.so, in thread-local storage that
+  // fibers share with their thread on every architecture but x86-64: they are one thread to it,
+  // and their parts race (seen under qemu-ppc64le). Those accesses are the library's own, out of
+  // duet's sight there (calls into uninstrumented code are seen on x86-64 only), so duet cannot
+  // tell that race from the code's.
+  if (!duet::detail::fiber::fiber_tls::supported())
+    GTEST_SKIP() << "fibers share their thread's storage on this platform, and oneTBB keeps per-thread state there";
   for (const duet::Schedule& schedule : {duet::random(), duet::pct(3)}) {
     duet::ParallelConfig pc;
     pc.executor = duet::fibers(schedule);
     const duet::CheckResult r = duet::check_parallel(tbb_sums<false>(), pc, seeded(1, 100));
-    if (shared_storage) {
-      EXPECT_TRUE(r.passed() || (r.status == duet::CheckResult::Status::error &&
-                                 r.report.find("fibers share their thread's storage") != std::string::npos))
-          << schedule << "\n"
-          << r.report;
-      continue;
-    }
     EXPECT_TRUE(r.passed()) << schedule << "\n" << r.report;
     if (kCallsSeen) EXPECT_NE(r.coverage.find("libtbb"), std::string::npos) << r.coverage;
   }

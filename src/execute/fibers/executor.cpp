@@ -485,7 +485,10 @@ std::string FiberExecutor::threads_left() const {
 }
 
 bool FiberExecutor::searches_in_clean_child() const {
-  return options_.trial_processes == TrialProcesses::automatic && fiber::own_thread_locals_enabled();
+  // Not where a forked child cannot start a thread (qemu-user): the library's own threads, which
+  // the oracle starts outside any run (oneTBB's pool), would end the worker.
+  return options_.trial_processes == TrialProcesses::automatic && fiber::own_thread_locals_enabled() &&
+         forked_processes_start_threads();
 }
 
 bool FiberExecutor::rerun_lost_trial_here() {
