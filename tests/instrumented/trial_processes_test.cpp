@@ -254,6 +254,7 @@ TEST(TrialProcesses, AnErrorOfWhatTheProcessCountedReplaysAsMet) {
 // with its message (it was shown empty: "error: "), and the search in trial processes, which
 // meets none, says so.
 TEST(TrialProcesses, AnErrorItsReplayDoesNotRepeatKeepsItsMessage) {
+  if (!duet_test::forked_children_start_threads()) GTEST_SKIP() << duet_test::kForkedChildThreadsReason;
   ASSERT_NE(constructions_counted_across_processes(), MAP_FAILED);
   const duet::CheckResult r = fifth_throws_check<true>();
   EXPECT_EQ(r.status, duet::CheckResult::Status::error) << r.report;
