@@ -4,6 +4,7 @@
 #include "execute/fibers/runtime.hpp"
 
 namespace duet::detail::fiber {
+
 void SharedStorageWatch::used(std::uintptr_t address, std::uint32_t fiber, const void* pc) {
   if (!on_ || shared_) return;  // the first is the one the report names
   const auto [it, first] = users_.try_emplace(address & ~std::uintptr_t{7}, User{fiber, pc});
