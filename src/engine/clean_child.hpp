@@ -9,7 +9,7 @@
 // and waits. When the search's failing case left calls unfinished, the rest of the check (the
 // shrinking and the report's replay) runs in that child, as isolation mode runs it, and the
 // report says so. The process keeps what the one failing run left (its subject is leaked, never
-// destroyed); a check that passes never uses the child.
+// destroyed); a check that passes never uses the child (but see below).
 //
 // The same holds for a run that called into an uninstrumented library: what the library keeps
 // in its globals changed (RocksDB's counter of the databases it opened, hashed into which lock
@@ -17,6 +17,12 @@
 // from it and diverge ("nondeterministic"). So after such a failure the shrinking and the replay
 // also run in the child, each case in a worker forked from it, which retires after a run that
 // called a library: every replay starts from the process as it was before the first case.
+//
+// In a binary built with duet_instrument the search itself runs in the child's worker from the
+// start (Execution::searches_in_clean_child): a trial there may start a library's process-wide
+// thread and leave it abandoned, which no later check of the process could run beside, so the
+// check's process never runs a trial and every check of the binary starts from it as the test
+// left it. It costs the zygote's fork and the worker's, per check.
 #pragma once
 
 #include <cstdint>
