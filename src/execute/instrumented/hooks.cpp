@@ -43,20 +43,13 @@ struct TlsBlocks {
 };
 thread_local TlsBlocks t_tls;
 
-bool runtime_library(const char* name) {
-  if (name == nullptr) return false;
-  for (const char* library : {"/libc.so", "/libstdc++.so", "/libgcc_s.so", "/libm.so"})
-    if (std::strstr(name, library) != nullptr) return true;
-  return false;
-}
-
 int add_tls_block(dl_phdr_info* info, std::size_t, void* data) {
   auto* blocks = static_cast<TlsBlocks*>(data);
   if (info->dlpi_tls_data == nullptr || blocks->count == blocks->ranges.size()) return 0;
   for (int i = 0; i < info->dlpi_phnum; ++i)
     if (info->dlpi_phdr[i].p_type == PT_TLS) {
       const auto lo = reinterpret_cast<std::uintptr_t>(info->dlpi_tls_data);
-      blocks->runtime[blocks->count] = runtime_library(info->dlpi_name);
+      blocks->runtime[blocks->count] = runtime_library(file_name(info->dlpi_name));
       blocks->ranges[blocks->count++] = {lo, lo + info->dlpi_phdr[i].p_memsz};
     }
   return 0;

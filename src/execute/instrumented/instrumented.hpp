@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
+#include <string_view>
 #include <dlfcn.h>
 
 #include "duet/detail/source_location.hpp"
@@ -138,6 +139,11 @@ void restore_waiter_pool() noexcept;
 /// fibers; a subject's are watched (fibers/shared_storage.hpp). Always none for a fiber with
 /// storage of its own.
 enum class ThreadStorage : unsigned char { none, subject, runtime };
+/// A shared object's file name, without its directory.
+std::string_view file_name(const char* path);
+/// The C and C++ runtimes and duet's own dependencies (by file name): what they do, duet
+/// interposes or owns, and what they keep per thread is the thread's.
+bool runtime_library(std::string_view name);
 ThreadStorage thread_storage_of(const void* address) noexcept;
 
 /// Plain accesses are ignored while this is nonzero (the sanitizer's "ignore" annotations).

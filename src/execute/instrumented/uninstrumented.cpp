@@ -41,6 +41,23 @@ extern "C" void __tsan_init();
 
 namespace duet::detail::instrumented {
 
+std::string_view file_name(const char* path) {
+  const std::string_view p = path != nullptr ? path : "";
+  const std::size_t slash = p.rfind('/');
+  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+}
+
+// The C and C++ runtimes and duet's own dependencies: what they do, duet interposes or owns.
+bool runtime_library(std::string_view name) {
+  constexpr std::string_view kRuntimes[] = {"libc.so",    "libm.so",      "libstdc++.so",     "libgcc_s.so",
+                                            "ld-linux",   "libdl.so",     "libpthread.so",    "librt.so",
+                                            "linux-vdso", "libatomic.so", "libboost_context", "libgtest",
+                                            "libgmock",   "libbenchmark", "libresolv.so",     "libutil.so"};
+  for (std::string_view r : kRuntimes)
+    if (name.starts_with(r)) return true;
+  return false;
+}
+
 #if defined(__x86_64__) && defined(__GLIBC__)
 
 namespace {
@@ -78,23 +95,6 @@ State& state() {
 
 // The object every call into uninstrumented code updates (see the file's comment).
 char g_library_object;
-
-std::string_view file_name(const char* path) {
-  const std::string_view p = path != nullptr ? path : "";
-  const std::size_t slash = p.rfind('/');
-  return slash == std::string_view::npos ? p : p.substr(slash + 1);
-}
-
-// The C and C++ runtimes and duet's own dependencies: what they do, duet interposes or owns.
-bool runtime_library(std::string_view name) {
-  constexpr std::string_view kRuntimes[] = {"libc.so",    "libm.so",      "libstdc++.so",     "libgcc_s.so",
-                                            "ld-linux",   "libdl.so",     "libpthread.so",    "librt.so",
-                                            "linux-vdso", "libatomic.so", "libboost_context", "libgtest",
-                                            "libgmock",   "libbenchmark", "libresolv.so",     "libutil.so"};
-  for (std::string_view r : kRuntimes)
-    if (name.starts_with(r)) return true;
-  return false;
-}
 
 }  // namespace
 
