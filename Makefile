@@ -60,16 +60,26 @@ test: browser
 	@$(MAKE) --no-print-directory build EXTRA_PACKAGES="$(TEST_PACKAGES)"
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
 
+# Long campaigns split across machines (soak, soak-loaded, fuzz, multiarch, verify): SHARD=i of
+# SHARDS runs the i-th part (0-based), the parts disjoint and together the whole campaign. ctest's
+# tests i+1, i+1+SHARDS, ... (ctest -I); a test binary run directly gets GoogleTest's sharding
+# variables; verify's walk is split by DUET_SHARDS. Not GoogleTest's variables under ctest: each
+# ctest test runs one GoogleTest test, which only shard 0 of a binary's sharding would run.
+SHARDS ?= 4
+comma := ,
+CTEST_SHARD = $(if $(SHARD),-I $(shell echo $$(($(SHARD) + 1)))$(comma)$(comma)$(SHARDS))
+
 # Long campaigns, not part of `make test`: rare races (DUET_SOAK=1), and every negative test
 # repeated 100 times (each must find its counterexample every time).
 soak: build
-	@cd $(BUILD) && DUET_SOAK=1 ctest --output-on-failure -L negative -j 1
-	@cd $(BUILD) && ctest --output-on-failure -L negative --repeat until-fail:100 -j 1
+	@cd $(BUILD) && DUET_SOAK=1 ctest --output-on-failure -L negative -j 1 $(CTEST_SHARD)
+	@cd $(BUILD) && ctest --output-on-failure -L negative --repeat until-fail:100 -j 1 $(CTEST_SHARD)
 
 # Every negative test on threads 20 times with a busy loop on every CPU: each must find its race
 # every time within its default budget (the table in docs/parallel.md comes from this).
 soak-loaded: build
-	@tests/soak/negative_under_load.sh $(BUILD)/bin/duet_negative_tests 20
+	@$(if $(SHARD),GTEST_TOTAL_SHARDS=$(SHARDS) GTEST_SHARD_INDEX=$(SHARD)) \
+	  tests/soak/negative_under_load.sh $(BUILD)/bin/duet_negative_tests 20
 
 # Bounded verification split into shards (docs/verifying.md): the models' Treiber stack for every
 # program of 2 branches × up to 3 calls after a prefix of up to 1 over values {0, 1}, every
@@ -77,7 +87,6 @@ soak-loaded: build
 # VERIFY_JOBS at a time (every core: one shard per core), or only shard SHARD (one job of a CI
 # matrix); each shard leaves its certificate in $(BUILD)/certificates/ (its output beside it,
 # shard-<i>.log), and without SHARD they are merged into one verdict at the end.
-SHARDS ?= 4
 VERIFY_JOBS ?= $(JOBS)
 VERIFY_TESTS ?= EveryProgram.DISABLED_TheTreiberStackIsCorrectForEveryProgramOfTwoBranchesOfThreeCalls
 CERTIFICATES ?= $(BUILD)/certificates
@@ -109,7 +118,8 @@ fuzz:
 	@$(MAKE) --no-print-directory build EXTRA_PACKAGES="$(FUZZ_PACKAGES)"
 	@echo "duet: building the fuzz targets with clang in build-fuzz/ (log: build-fuzz/fuzz-build.log)"
 	@tests/fuzz/targets/build.sh >/dev/null
-	@tests/fuzz/targets/campaign.sh $(BUILD) build-fuzz/out $(FUZZ_SECONDS)
+	@$(if $(SHARD),DUET_CAMPAIGN_SHARDS=$(SHARDS) DUET_CAMPAIGN_SHARD=$(SHARD)) \
+	  tests/fuzz/targets/campaign.sh $(BUILD) build-fuzz/out $(FUZZ_SECONDS)
 
 bench:
 	@$(MAKE) --no-print-directory build EXTRA_PACKAGES="$(BENCH_PACKAGES)"
@@ -131,7 +141,7 @@ clean:
 # test`; about 30 minutes an architecture on 2 cores): docs/multiarch.md.
 ARCHS ?= arm64 ppc64el s390x
 multiarch:
-	@ARCHS="$(ARCHS)" JOBS=$(JOBS) tests/multiarch/run.sh
+	@ARCHS="$(ARCHS)" JOBS=$(JOBS) MULTIARCH_CTEST_ARGS="$$MULTIARCH_CTEST_ARGS $(CTEST_SHARD)" tests/multiarch/run.sh
 
 # A .deb of the headers, libraries, CMake package and duet-check (CPack), in build/package/;
 # only the installed targets are built.

@@ -8,6 +8,7 @@
 #   make soak-loaded
 #   DUET_EXECUTOR=fibers tests/soak/negative_under_load.sh build/bin/duet_negative_fiber_tests 20 0
 #     (the same suite on fibers, no busy loop: docs/parallel.md's table of it)
+#   GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=0 tests/soak/negative_under_load.sh ...   (a quarter)
 set -u
 binary=${1:?usage: negative_under_load.sh TEST_BINARY [RUNS] [LOOPS]}
 runs=${2:-20}
@@ -20,7 +21,12 @@ trap stop_loops EXIT INT TERM
 for _ in $(seq "$loops"); do (while :; do :; done) & pids+=($!); done
 
 # Thread negatives only: fiber negatives are deterministic and do not care about load.
-tests=$("$binary" --gtest_list_tests | awk '/^[^ ]/ {suite=$1} /^  / {print suite $1}' | grep -v -e '^FiberUnsafe' -e DISABLED_)
+# GoogleTest's sharding variables pick this run's tests as GoogleTest would (the i-th listed test
+# goes to shard i modulo the count); each test then runs alone, unsharded.
+shards=${GTEST_TOTAL_SHARDS:-1} shard=${GTEST_SHARD_INDEX:-0}
+unset GTEST_TOTAL_SHARDS GTEST_SHARD_INDEX
+tests=$("$binary" --gtest_list_tests | awk '/^[^ ]/ {suite=$1} /^  / {print suite $1}' |
+        grep -v -e '^FiberUnsafe' -e DISABLED_ | awk -v n="$shards" -v i="$shard" '(NR - 1) % n == i')
 log=$(mktemp)
 failed=0
 echo "| test | found | trials (median / max) | seconds (median / max) |"

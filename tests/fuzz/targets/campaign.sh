@@ -21,7 +21,12 @@ report_of() {
 }
 
 printf '| target | found | seconds | inputs run | shrunk to | replay gives the same report |\n|---|---|---|---|---|---|\n'
+# DUET_CAMPAIGN_SHARDS=n DUET_CAMPAIGN_SHARD=i (make fuzz SHARDS=n SHARD=i): the i-th of every n
+# targets of this list, for one job of a CI matrix.
+index=0
 for name in persistent-array ring-buffer patricia patricia-uniform racy-counter; do
+  index=$((index + 1))
+  [ $(((index - 1) % ${DUET_CAMPAIGN_SHARDS:-1})) = "${DUET_CAMPAIGN_SHARD:-0}" ] || continue
   bin=$OUT/duet-fuzz-$name
   test=$(echo "$name" | sed -E 's/(^|-)([a-z])/\U\2/g')
   dir=$WORK/$name

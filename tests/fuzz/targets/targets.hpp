@@ -39,4 +39,17 @@ inline duet::FuzzTarget racy_counter() {
   return duet::fuzz_parallel<fiber_subjects::CounterSpec<true>>(racy_counter_config());
 }
 
+// ---- The correct twins, fuzzed continuously (continuous.txt, .clusterfuzzlite/): a failure of
+// one of these is duet's bug (a false report, or a crash or sanitizer report in the engine, the
+// shrinker or the fiber scheduler), where the examples above fail by design within seconds.
+
+inline duet::FuzzTarget fixed_persistent_array() {
+  return duet::fuzz_api(persistent::spec(persistent::fixed::make, persistent::fixed::get, persistent::fixed::set));
+}
+inline duet::FuzzTarget fixed_ring_buffer() { return duet::fuzz_sequential<ring::CorrectRingBufferSpec>(); }
+inline duet::FuzzTarget fixed_patricia() { return duet::fuzz_api(patricia::spec(patricia::union_)); }
+inline duet::FuzzTarget atomic_counter() {
+  return duet::fuzz_parallel<fiber_subjects::CounterSpec<false>>(racy_counter_config());
+}
+
 }  // namespace duet_fuzz
