@@ -1,16 +1,17 @@
 // check_history: picks the model, splits the history into independent parts when the model
-// allows (P-compositionality), searches the parts in parallel on oneTBB, and stops every part
-// as soon as one finds a violation.
-#include <tbb/task_group.h>
-
+// allows (P-compositionality), searches the parts in parallel, and stops every part as soon as
+// one finds a violation.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <tuple>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
 #include "check/model.hpp"
+#include "duet/detail/search_turns.hpp"
 #include "execute/fibers/threads_outside.hpp"
 
 namespace duet::history {
@@ -23,35 +24,32 @@ std::vector<std::string> model_names() {
 
 namespace {
 
-#if defined(__SANITIZE_THREAD__)
-#define DUET_THREAD_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define DUET_THREAD_SANITIZER 1
-#endif
-#endif
-
-// Runs run(0) ... run(n-1) in parallel on oneTBB. Under ThreadSanitizer, on plain threads
-// instead: Debian's libtbb is not instrumented, so the sanitizer cannot see its hand-over of a
-// task to a worker and would report every task as racing with its creator; on threads it
-// checks the same code (the parts, their results, the cancel flags) for real races.
+// Runs run(0) ... run(n-1) on threads of their own, the caller's among them: at most 4 a core (16
+// at least), each then taking the next part not started, all but `cores` of them waiting for their
+// turn (turns, when given: duet/detail/search_turns.hpp). Several parts of a history each search
+// while they hold a turn, and pass it on every millisecond or so. A thread that cannot be started
+// leaves its parts to the others.
 template <class Run>
-void run_in_parallel(std::size_t n, Run& run) {
-  const duet::detail::fiber::DuetsOwnThreads own;  // oneTBB's workers, and the workers they start, are duet's
-#if defined(DUET_THREAD_SANITIZER)
+void run_in_parallel(std::size_t n, Run& run, duet::detail::SearchTurns* turns) {
+  const duet::detail::fiber::DuetsOwnThreads own;  // the workers are duet's
   std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t p; (p = next.fetch_add(1)) < n;) {
+      const duet::detail::SearchTurn turn(turns);
+      run(p);
+    }
+  };
+  const std::size_t threads = std::min(n, std::max<std::size_t>(16, 4 * std::max(1u, std::thread::hardware_concurrency())));
   std::vector<std::thread> workers;
-  const std::size_t count = std::min<std::size_t>(n, std::max(2u, std::thread::hardware_concurrency()));
-  for (std::size_t w = 0; w < count; ++w)
-    workers.emplace_back([&] {
-      for (std::size_t p; (p = next.fetch_add(1)) < n;) run(p);
-    });
+  for (std::size_t w = 1; w < threads; ++w) {
+    try {
+      workers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  work();
   for (std::thread& t : workers) t.join();
-#else
-  tbb::task_group group;
-  for (std::size_t p = 0; p < n; ++p) group.run([&run, p] { run(p); });
-  group.wait();
-#endif
 }
 
 bool program_order_ties(const History& h) {
@@ -237,8 +235,15 @@ std::vector<detail::PartOutcome> check_parts(const History& h, const Model& mode
       shared.violation_found.store(true);  // stop the others: the history cannot be checked
     }
   };
+  // More parts than cores take turns on them: every part progresses at the same pace, and the
+  // first violation comes at about the cheapest failing part's cost times the parts over the
+  // cores (a history where every key fails, some after minutes of search, decides in ms).
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  duet::detail::SearchTurns turns(cores);
+  if (parts.size() > cores) shared.budget.turns = &turns;
   if (parts.size() == 1) run(0);
-  else run_in_parallel(parts.size(), run);
+  else run_in_parallel(parts.size(), run, parts.size() > cores ? &turns : nullptr);
+  shared.budget.turns = nullptr;
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
   return outcomes;

@@ -64,7 +64,8 @@ constexpr const char* kUsage = "usage: duet-check [options] FILE...\n"
                                "  --html OUT.html     write the timeline page (several files: OUT.<file name>.html)\n"
                                "                      (a FIFO, a device or a directory there is refused)\n"
                                "  --witness           print a linearization order of each linearizable history\n"
-                               "  --quiet             only the one-line verdicts and the summary\n"
+                               "  --quiet             only the one-line verdicts and the summary (no failing window is\n"
+                               "                      sought, as nothing would show it, unless --html)\n"
                                "  --list-models       print the models and exit\n"
                                "  --version           print duet's version and exit\n"
                                "\n"
@@ -242,6 +243,7 @@ bool read_and_check(const std::string& file, const Options& o, std::chrono::stea
     CheckOptions options = o.check;
     options.deadline = deadline;
     options.want_states = !o.html.empty() || o.witness || !o.quiet;
+    options.failing_window = o.check.failing_window && (!o.quiet || !o.html.empty());  // shown in the details or the page
     r = check_history(h, options);
     return true;
   } catch (const TimeBudgetExceeded& e) {

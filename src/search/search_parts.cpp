@@ -1,6 +1,7 @@
 // The search core's parts that do not depend on the oracle's type, compiled once (see
 // include/duet/detail/search_parts.hpp).
 #include "duet/detail/search_parts.hpp"
+#include "duet/detail/search_turns.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -204,7 +205,8 @@ WorkBudget::WorkBudget(const SearchBudget& budget) : budget_(budget), deadline_(
                                                                 std::chrono::duration<double>(budget.max_seconds)));
 }
 
-SearchStop WorkBudget::check(std::uint64_t nodes, std::chrono::nanoseconds teardown) const {
+SearchStop WorkBudget::check(std::uint64_t nodes, std::chrono::nanoseconds teardown) {
+  if (budget_.turns) budget_.turns->pass(turn_checks_);
   if (nodes >= budget_.max_nodes) return SearchStop::nodes;
   if (std::chrono::steady_clock::now() + teardown >= deadline_) return SearchStop::time;
   if ((budget_.cancel && budget_.cancel->load(std::memory_order_relaxed)) ||

@@ -272,13 +272,14 @@ class WorkBudget {
   /// Work that does not trigger a check (gathering a wide window, read-only tries).
   void add(std::uint64_t units) { work_ += units; }
   /// Why the search must stop (SearchStop::none: go on). `teardown`: the time freeing what
-  /// the search holds will take.
-  SearchStop check(std::uint64_t nodes, std::chrono::nanoseconds teardown) const;
+  /// the search holds will take. With SearchBudget::turns, it may first wait for its turn.
+  SearchStop check(std::uint64_t nodes, std::chrono::nanoseconds teardown);
 
  private:
   const SearchBudget& budget_;
   std::chrono::steady_clock::time_point deadline_;
   std::uint64_t work_ = 0, next_check_ = 1024;
+  std::uint32_t turn_checks_ = 0;  // checks since the search last passed its turn
 };
 
 /// The memory the search holds (memo, nogoods, candidate lists, the oracle's own), against

@@ -12,6 +12,8 @@
 
 namespace duet::detail {
 
+class SearchTurns;  // search_turns.hpp
+
 /// One operation of a history, for the search: who ran it and when. Times are in any
 /// monotonic unit; a pending operation (timed out, crashed) has response == kPending: it may
 /// take effect at any point after its invocation, or never.
@@ -44,6 +46,9 @@ struct SearchBudget {
   /// Searches running side by side on parts of one history (partitions) share one memory
   /// budget: each adds what it holds here, and max_memo_bytes bounds the sum.
   std::atomic<std::size_t>* shared_memory = nullptr;
+  /// Searches side by side, more than cores, take turns on them (search_turns.hpp): the
+  /// search holds a slot of these, and passes it on at its budget checks.
+  SearchTurns* turns = nullptr;
 };
 
 struct SearchResult {
