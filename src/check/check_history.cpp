@@ -4,15 +4,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <tuple>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <unordered_map>
 
 #include "check/model.hpp"
+#include "check/part_threads.hpp"
 #include "duet/detail/search_turns.hpp"
-#include "execute/fibers/threads_outside.hpp"
 
 namespace duet::history {
 
@@ -24,32 +24,21 @@ std::vector<std::string> model_names() {
 
 namespace {
 
-// Runs run(0) ... run(n-1) on threads of their own, the caller's among them: at most 4 a core (16
-// at least), each then taking the next part not started, all but `cores` of them waiting for their
-// turn (turns, when given: duet/detail/search_turns.hpp). Several parts of a history each search
-// while they hold a turn, and pass it on every millisecond or so. A thread that cannot be started
-// leaves its parts to the others.
+// Runs run(0) ... run(n-1) on threads (the caller's and kept ones: part_threads.hpp), at most 4
+// a core (16 at least), each taking the next part not started; with turns, all but `cores` of
+// them wait for their turn (duet/detail/search_turns.hpp): each part searches while it holds
+// one, and passes it on every millisecond or so.
 template <class Run>
 void run_in_parallel(std::size_t n, Run& run, duet::detail::SearchTurns* turns) {
-  const duet::detail::fiber::DuetsOwnThreads own;  // the workers are duet's
   std::atomic<std::size_t> next{0};
-  auto work = [&] {
+  const std::function<void()> work = [&] {
     for (std::size_t p; (p = next.fetch_add(1)) < n;) {
       const duet::detail::SearchTurn turn(turns);
       run(p);
     }
   };
   const std::size_t threads = std::min(n, std::max<std::size_t>(16, 4 * std::max(1u, std::thread::hardware_concurrency())));
-  std::vector<std::thread> workers;
-  for (std::size_t w = 1; w < threads; ++w) {
-    try {
-      workers.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  work();
-  for (std::thread& t : workers) t.join();
+  detail::run_on_part_threads(threads - 1, work);
 }
 
 bool program_order_ties(const History& h) {

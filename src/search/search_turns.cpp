@@ -1,26 +1,34 @@
-// Searches taking turns on the cores (duet/detail/search_turns.hpp): a ticket queue, so that
-// the longest waiting search goes next.
+// Searches taking turns on the cores (duet/detail/search_turns.hpp): a line of waiting searches,
+// the slot handed to the first of it.
 #include "duet/detail/search_turns.hpp"
 
 namespace duet::detail {
 
 void SearchTurns::enter() {
   std::unique_lock lock(mutex_);
-  const std::uint64_t ticket = next_ticket_++;
-  waiting_.fetch_add(1, std::memory_order_relaxed);
-  turn_.wait(lock, [&] { return ticket == admitted_ && free_ > 0; });
-  waiting_.fetch_sub(1, std::memory_order_relaxed);
-  ++admitted_;
-  --free_;
-  turn_.notify_all();  // the next ticket may go too, if a slot is free
+  if (free_ > 0 && line_.empty()) {
+    --free_;
+    return;
+  }
+  Waiter me;
+  line_.push_back(&me);
+  waiting_.store(line_.size(), std::memory_order_relaxed);
+  me.woken.wait(lock, [&] { return me.admitted; });
 }
 
 void SearchTurns::leave() {
-  {
-    const std::lock_guard lock(mutex_);
+  const std::lock_guard lock(mutex_);
+  if (line_.empty()) {
     ++free_;
+    return;
   }
-  turn_.notify_all();
+  // The slot goes straight to the longest waiting (free_ unchanged), woken alone. Notified
+  // under the lock: its Waiter lives on its stack until it has seen `admitted`.
+  Waiter* next = line_.front();
+  line_.pop_front();
+  waiting_.store(line_.size(), std::memory_order_relaxed);
+  next->admitted = true;
+  next->woken.notify_one();
 }
 
 void SearchTurns::pass(std::uint32_t& checks) {
