@@ -37,7 +37,8 @@ void run_in_parallel(std::size_t n, Run& run, duet::detail::SearchTurns* turns) 
       run(p);
     }
   };
-  const std::size_t threads = std::min(n, std::max<std::size_t>(16, 4 * std::max(1u, std::thread::hardware_concurrency())));
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads = std::min(n, std::max<std::size_t>(16, 4 * cores));
   detail::run_on_part_threads(threads - 1, work);
 }
 
