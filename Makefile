@@ -8,8 +8,9 @@ PACKAGES   := cmake g++ make libboost-context-dev libtbb-dev libgtest-dev libgmo
 # the instrumented tests run unmodified on fibers, liburcu (per-thread registration hooks),
 # Boost.Thread (thread_specific_ptr on fibers), RocksDB (a large library on fibers), and the arm64
 # cross compiler (Multiarch.HeadersCompileForArm64: what includes third-party headers compiles
-# for arm64, so `make test` catches what would break `make multiarch`).
-TEST_PACKAGES := python3-yaml clang libatomic-queue-dev libcuckoo-dev libxenium-dev libconcurrentqueue-dev liburcu-dev libck-dev libcds-dev \
+# for arm64, so `make test` catches what would break `make multiarch`), and libFuzzer's runtime
+# (Fuzz.ClusterFuzzLiteBuild: the fuzzing services' build step, run here).
+TEST_PACKAGES := python3-yaml clang libclang-rt-14-dev libatomic-queue-dev libcuckoo-dev libxenium-dev libconcurrentqueue-dev liburcu-dev libck-dev libcds-dev \
                  libboost-thread-dev g++-aarch64-linux-gnu librocksdb-dev
 BENCH_PACKAGES := librapidcheck-dev
 # For the timeline test (the checker's HTML page opened in a real browser); optional: without
