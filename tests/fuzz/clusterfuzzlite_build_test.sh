@@ -30,13 +30,17 @@ clang++ -fsanitize=fuzzer,address "$probe/t.cpp" -o "$probe/t" >"$probe/log" 2>&
 # FUZZING_ENGINE=libfuzzer), but for -stdlib=libc++, which the builder adds for C++: it builds
 # Boost.Context from sources with that library (the Dockerfile), while here the targets link
 # Debian's, built with libstdc++ (build.sh refuses that mix and says why).
-export SRC=$scratch/src WORK=$scratch/work OUT=$scratch/out
+# $SRC holds a link to the sources: outside them (a scratch directory in a build tree inside the
+# sources would put a link to the sources within them, which CMake's globs then follow).
+SRC=$(mktemp -d "${TMPDIR:-/tmp}/duet-cflite-src.XXXXXX")
+trap 'rm -rf "$SRC"' EXIT
+export SRC WORK=$scratch/work OUT=$scratch/out
 export CC=clang CXX=clang++ SANITIZER=address FUZZING_ENGINE=libfuzzer ARCHITECTURE=x86_64 FUZZING_LANGUAGE=c++
 export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
 export CXXFLAGS=$CFLAGS
 export LIB_FUZZING_ENGINE=-fsanitize=fuzzer
-rm -rf "$OUT" "$SRC"
-mkdir -p "$SRC" "$WORK" "$OUT"
+rm -rf "$OUT" "$scratch/src"
+mkdir -p "$WORK" "$OUT"
 ln -s "$src" "$SRC/duet"                       # the image's layout: COPY . $SRC/duet
 cp "$src/.clusterfuzzlite/build.sh" "$SRC/"    # COPY .clusterfuzzlite/build.sh $SRC/
 (cd "$SRC/duet" && "$SRC/build.sh") >"$scratch/build.log" 2>&1 || { tail -n 60 "$scratch/build.log"; exit 1; }
