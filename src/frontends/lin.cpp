@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "duet/parallel.hpp"
+#include "engine/case_loop.hpp"
 #include "execute/fibers/threads_outside.hpp"
 #include "show/text.hpp"
 
@@ -126,8 +127,9 @@ namespace {
 /// an undeclared exception, an assertion or a broken invariant fails the call.
 class StressSteps final : public CaseSteps {
  public:
-  explicit StressSteps(const LinDescription& d) : d_(d) {}
-  StepVerdict start(Trace* trace) override {
+  using Command = LinCall;
+  explicit StressSteps(const LinDescription& d) : d_(d) { no_after_step_checks(); }
+  StepVerdict start(Trace* trace) {
     if (trace) trace->setup = d_.setup;
     try {
       subject_ = d_.make();
@@ -139,17 +141,15 @@ class StressSteps final : public CaseSteps {
     if (trace && d_.show_state) trace->initial_state = d_.printed_state(*subject_);
     return {};
   }
-  Drawn draw(Source& src, StepVerdict& failure) override {
-    const Drawn drawn = d_.draw_call(src, call_, failure);
-    if (drawn == Drawn::command) op_ = call_.op;
-    return drawn;
-  }
+  Drawn draw(Source& src, LinCall& call, StepVerdict& failure) const { return d_.draw_call(src, call, failure); }
   // A traced step of a subject with a printer records the state the call left.
-  StepVerdict step(Trace* trace) override {
+  StepVerdict step(const LinCall& call, Trace* trace) {
+    last_ = &call;
     StepVerdict v = judged_step(trace);
     if (trace && d_.show_state && v.ok() && !trace->steps.empty()) trace->steps.back().state = d_.printed_state(*subject_);
     return v;
   }
+  StepVerdict after_step(Trace*) { return {}; }  // never called: the invariant is the step's, naming its call
   StepVerdict assertion_failed(Trace* trace, std::string why) override {
     if (ran_) return fail_here(trace, std::move(why));
     if (trace) record_failure(trace, nullptr, why);
@@ -158,15 +158,15 @@ class StressSteps final : public CaseSteps {
 
  private:
   StepVerdict judged_step(Trace* trace) {
-    announce_call(trace, call_.text);
+    announce_call(trace, last_->text);
     try {
-      got_ = call_.run(subject_->object);
+      got_ = last_->run(subject_->object);
     } catch (...) {
       got_ = Result::current_exception();
     }
     ran_ = true;
-    if (trace) record_step(trace, call_.text, got_);
-    if (got_.is_exception() && !d_.ops[op_].may_throw) return undeclared_exception(trace);
+    if (trace) record_step(trace, last_->text, got_);
+    if (got_.is_exception() && !d_.ops[last_->op].may_throw) return undeclared_exception(trace);
     if (assertion_raised()) return assertion_failed(trace, assertion_message());
     if (d_.invariant) return check_invariant(trace);
     return {};
@@ -204,7 +204,7 @@ class StressSteps final : public CaseSteps {
   // why: what the failing step's comment says; the one-line message adds the call.
   // check: the check that failed after the call, for the draft (Step::check).
   StepVerdict fail_here(Trace* trace, std::string why, const Step* check = nullptr) const {
-    std::string message = call_.text + ": " + why;
+    std::string message = last_->text + ": " + why;
     auto with_check = [check](Step& step) {
       if (!check) return;
       step.check = check->check;
@@ -215,16 +215,15 @@ class StressSteps final : public CaseSteps {
       if (!trace->steps.empty()) with_check(trace->steps.back());
       return StepVerdict::fail(std::move(message));
     }
-    Step step = failing_step(call_.text, got_, nullptr, std::move(why));
+    Step step = failing_step(last_->text, got_, nullptr, std::move(why));
     with_check(step);
     return StepVerdict::fail(std::move(message), std::move(step));
   }
 
   const LinDescription& d_;
   std::unique_ptr<LinSubject> subject_;
-  std::size_t op_ = 0;
-  LinCall call_;
-  Result got_;
+  const LinCall* last_ = nullptr;  // the call the last step ran (the loop holds it until the next draw)
+  Result got_;                     // what it returned
   bool ran_ = false;
 };
 

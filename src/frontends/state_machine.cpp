@@ -8,6 +8,7 @@
 #include <string>
 
 #include "duet/faults.hpp"
+#include "engine/case_loop.hpp"
 
 namespace duet::detail {
 
@@ -87,7 +88,7 @@ void StateMachineEngine::finish() {
 }
 
 // A traced step of a spec that prints its state records the state the step left.
-StepVerdict StateMachineEngine::step(Trace* trace) {
+StepVerdict StateMachineEngine::step(Command&, Trace* trace) {
   StepVerdict v = judged_step(trace);
   if (trace && shape_.shows_state && v.ok() && !trace->steps.empty()) trace->steps.back().state = printed_state();
   return v;

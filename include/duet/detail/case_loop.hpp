@@ -30,7 +30,25 @@ struct StepVerdict {
   static StepVerdict abandoned(std::string message) { return {Kind::abandoned, std::move(message), std::nullopt}; }
 };
 
-/// What a front end supplies to the loop, for one case.
+/// What every front end's steps share: the draw's answers, and the assertions that spec code
+/// raised. The loop itself (src/engine/case_loop.hpp) is a template over the front end's steps,
+/// which supply, for one case:
+///
+///   StepVerdict start(Trace*);         the subject and the model or reference; anything but ok
+///                                      ends the case
+///   Drawn draw(Source&, Command&, StepVerdict& failure);
+///                                      one command for the current state, into the loop's
+///                                      Command (the front end's type); on `failed`, `failure`
+///   StepVerdict step(Command&, Trace*); runs the command drawn last on both sides and judges
+///                                      it, recording its step when tracing
+///   StepVerdict after_step(Trace*);     checks over everything live after a step (not called
+///                                      after no_after_step_checks())
+///
+/// A drawn command is a value the loop passes back to step: nothing of one draw is left in the
+/// steps for the next. Drawing never runs the candidate. It may run the model's or the
+/// reference's side of the command, where only that run can say whether the command may be
+/// drawn at all (a precondition on the model's state, a reference that declines with
+/// duet::BackOff): a declined draw is drawn again before the loop counts a command.
 class CaseSteps {
  public:
   enum class Drawn : unsigned char {
@@ -40,15 +58,6 @@ class CaseSteps {
     failed     // spec code failed while drawing: the verdict says how
   };
   virtual ~CaseSteps() = default;
-  /// Makes the subject and the model or reference; anything but ok ends the case.
-  virtual StepVerdict start(Trace* trace) = 0;
-  /// Draws one command for the current state. On `failed`, fills `failure`.
-  virtual Drawn draw(Source& src, StepVerdict& failure) = 0;
-  /// Runs the command drawn last on both sides and judges it, recording its step when tracing.
-  virtual StepVerdict step(Trace* trace) = 0;
-  /// Checks over everything live after a step (well-formedness of every value, say). Not
-  /// called for steps that said no_after_step_checks() (a virtual call per command saved).
-  virtual StepVerdict after_step(Trace*) { return {}; }
   /// An assertion (EXPECT_* in spec code) failed during the last step (or the start): the
   /// verdict, with `why` on the last step's line.
   virtual StepVerdict assertion_failed(Trace* trace, std::string why) = 0;
@@ -57,18 +66,24 @@ class CaseSteps {
   bool assertion_raised() const { return capture_ && capture_->count() != failures_before_; }
   std::string assertion_message() const { return "assertion failed: " + capture_->messages_since(failures_before_); }
 
+  /// The loop's side: the case starts under `params`' assertion capture.
+  void begin_case(const CaseParams& params) {
+    capture_ = params.capture;
+    failures_before_ = params.capture ? params.capture->count() : 0;
+  }
+  /// An ok verdict becomes the assertion failure when spec code raised one (inline: it is
+  /// asked after every step).
+  void judge(StepVerdict& v, Trace* trace) {
+    if (v.ok() && assertion_raised()) [[unlikely]]
+      fail_on_assertion(v, trace);
+  }
+  bool checks_after_step() const { return checks_after_step_; }
+
  protected:
   /// Steps without after_step checks say so once (the loop then skips the call).
   void no_after_step_checks() { checks_after_step_ = false; }
 
  private:
-  friend CaseOutcome run_case_loop(CaseSteps&, Source&, const CaseParams&, Trace*);
-  // An ok verdict becomes the assertion failure when spec code raised one (inline: it is
-  // asked after every step).
-  void judge(StepVerdict& v, Trace* trace) {
-    if (v.ok() && assertion_raised()) [[unlikely]]
-      fail_on_assertion(v, trace);
-  }
   void fail_on_assertion(StepVerdict& v, Trace* trace);
   AssertionCapture* capture_ = nullptr;
   std::size_t failures_before_ = 0;
@@ -77,9 +92,5 @@ class CaseSteps {
 
 /// Draw attempts for one command before the case ends there (every front end).
 inline constexpr int kDrawAttempts = 32;
-
-/// Runs one case: the steps' start, then commands until the length drawn from the choice
-/// stream, params.max_length, a failure or a draw that finds nothing.
-CaseOutcome run_case_loop(CaseSteps& steps, Source& src, const CaseParams& params, Trace* trace);
 
 }  // namespace duet::detail

@@ -40,12 +40,20 @@ class StateMachineEngine : public CaseSteps {
   explicit StateMachineEngine(const StateMachineShape& shape) : shape_(shape) { no_after_step_checks(); }
   ~StateMachineEngine() override;  // out of line: a spec's steps destroy only their own members
 
-  StepVerdict start(Trace* trace) final;
+  // The spec's command is of the spec's own type, which only its steps know (the loop and this
+  // engine are compiled once for every spec): they hold the command drawn last, and the loop's
+  // Command is empty.
+  struct Command {};
+
+  StepVerdict start(Trace* trace);
+  /// Draws a command from the model's state (its preconditions); the spec's steps hold it.
+  virtual Drawn draw(Source& src, Command& command, StepVerdict& failure) = 0;
   // Judged in phases, each failing where it happens: the model's expected result, the
   // candidate's run, assertions raised there, the comparison, the postcondition, next. A spec
   // with one world, expected() and nothing optional runs its untraced steps inline instead
   // (StateMachineSteps::step), coming here only when a phase does not go through.
-  StepVerdict step(Trace* trace) override;
+  virtual StepVerdict step(Command& command, Trace* trace);
+  StepVerdict after_step(Trace*) { return {}; }  // never called: no_after_step_checks()
   StepVerdict assertion_failed(Trace* trace, std::string why) final;
   /// The case is over: what it made goes (the model's states before the candidate, as a
   /// destroyed steps object would), the room stays for the next case.

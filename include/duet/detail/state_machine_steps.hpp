@@ -52,14 +52,14 @@ class StateMachineSteps final : public StateMachineEngine {
  public:
   StateMachineSteps() : StateMachineEngine(state_machine_shape<Spec>()) {}
 
-  StepVerdict step(Trace* trace) override {
+  StepVerdict step(Command& command, Trace* trace) override {
     if constexpr (inline_steps) {
       if (!trace) return untraced_step();
     }
-    return StateMachineEngine::step(trace);
+    return StateMachineEngine::step(command, trace);
   }
 
-  Drawn draw(Source& src, StepVerdict& failure) override {
+  Drawn draw(Source& src, Command&, StepVerdict& failure) override {
     src_ = &src;
     std::optional<Cmd> drawn_command;
     const Drawn drawn = draw_command<Spec>(src, states_.front(), states_.all(), drawn_command, failure);

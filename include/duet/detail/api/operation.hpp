@@ -4,7 +4,7 @@
 // printing results (one function per result type, shared by the operations that return it).
 // A drawn call (ApiCall) holds its arguments and results erased, so that running a call,
 // judging it and reporting it is compiled once, in the library (src/frontends/api_call.cpp and
-// api.cpp); so are the checks Api::op runs before declaring an operation, at the end of this
+// api_judge.cpp); so are the checks Api::op runs before declaring an operation, at the end of this
 // file.
 // Included by duet/api.hpp after the spec vocabulary it uses; not a public header.
 #pragma once
