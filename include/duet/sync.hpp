@@ -7,9 +7,10 @@
 // scheduler) each type behaves exactly like its std counterpart, after one check of a
 // thread-local pointer; so the same binary runs both the fiber and the threads modes.
 //
-// Memory orders are accepted and, in fiber runs, EXECUTED AS SEQUENTIALLY CONSISTENT: bugs that
-// need a weaker order (store buffering, relaxed reordering) are not found. A run remembers that
-// a weaker order was used, so the engine can warn once. Outside a run the order given is used.
+// Memory orders, in fiber runs, follow the C++ memory model by default (FiberOptions::memory_model,
+// docs/memory-model.md): a load may read an older store where coherence and happens-before allow,
+// and only release/acquire pairs synchronise, so a relaxed publication is found. With
+// MemoryModel::sc every operation is executed as seq_cst. Outside a run the order given is used.
 //
 // A run that ends in a deadlock, livelock, data race or misuse abandons its fibers where they
 // stand: their destructors do not run (see Scheduler::run).
@@ -52,66 +53,10 @@
 #include <type_traits>
 #include <utility>
 
+#include "duet/detail/atomic_support.hpp"
 #include "duet/detail/fiber_hooks.hpp"
 
 namespace duet {
-
-namespace detail {
-
-/// A value and where it came from: the parameter type of operator= and the compound
-/// assignments, whose converting constructor's default argument captures the caller's line.
-template <class T>
-struct Located {
-  T value;
-  duet::source_location loc;
-  Located(T v, duet::source_location l = duet::source_location::current()) : value(std::move(v)), loc(l) {}
-};
-
-template <class T>
-concept atomic_integral = std::integral<T> && !std::same_as<T, bool>;
-template <class T>
-concept atomic_pointer = std::is_pointer_v<T> && std::is_object_v<std::remove_pointer_t<T>>;
-template <class T>
-concept atomic_arithmetic = atomic_integral<T> || std::floating_point<T> || atomic_pointer<T>;
-
-template <class T>
-struct atomic_difference {
-  using type = T;
-};
-template <class T>
-struct atomic_difference<T*> {
-  using type = std::ptrdiff_t;
-};
-template <class T, bool = atomic_arithmetic<T>>
-struct atomic_types {
-  using value_type = T;
-};
-template <class T>
-struct atomic_types<T, true> {
-  using value_type = T;
-  using difference_type = typename atomic_difference<T>::type;
-};
-
-// Arithmetic as std::atomic defines it: integers wrap around (no signed overflow).
-template <class T, class D>
-T atomic_add(T a, D b) {
-  if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
-  else return a + b;
-}
-template <class T, class D>
-T atomic_sub(T a, D b) {
-  if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
-  else return a - b;
-}
-
-inline void register_object(fiber::ObjectKind kind, const void* object, duet::source_location loc) noexcept {
-  if (auto* rt = fiber::current()) [[unlikely]]
-    fiber::created(*rt, kind, object, loc);
-}
-
-}  // namespace detail
 
 /// std::atomic<T> under the scheduler's control.
 ///
@@ -517,187 +462,10 @@ inline void yield(duet::source_location loc = duet::source_location::current()) 
   std::this_thread::yield();
 }
 
-namespace detail {
-
-// The bodies of std::lock_guard / std::scoped_lock / std::unique_lock / std::shared_lock for
-// duet's mutexes (specialised below): the same interface, plus the constructing line, which
-// the lock and the destructor's unlock record.
-template <class M>
-class lock_guard_impl {
- public:
-  using mutex_type = M;
-  explicit lock_guard_impl(M& m, duet::source_location loc = duet::source_location::current()) : m_(m), loc_(loc) {
-    m_.lock(loc_);
-  }
-  lock_guard_impl(M& m, std::adopt_lock_t, duet::source_location loc = duet::source_location::current()) noexcept
-      : m_(m), loc_(loc) {}
-  ~lock_guard_impl() { m_.unlock(loc_); }
-  lock_guard_impl(const lock_guard_impl&) = delete;
-  lock_guard_impl& operator=(const lock_guard_impl&) = delete;
-
- private:
-  M& m_;
-  duet::source_location loc_;
-};
-
-template <class M>
-class scoped_lock_impl {
- public:
-  using mutex_type = M;
-  explicit scoped_lock_impl(M& m, duet::source_location loc = duet::source_location::current()) : m_(m), loc_(loc) {
-    m_.lock(loc_);
-  }
-  scoped_lock_impl(std::adopt_lock_t, M& m, duet::source_location loc = duet::source_location::current()) noexcept
-      : m_(m), loc_(loc) {}
-  ~scoped_lock_impl() { m_.unlock(loc_); }
-  scoped_lock_impl(const scoped_lock_impl&) = delete;
-  scoped_lock_impl& operator=(const scoped_lock_impl&) = delete;
-
- private:
-  M& m_;
-  duet::source_location loc_;
-};
-
-// Shared = true: lock_shared / unlock_shared (std::shared_lock).
-template <class M, bool Shared>
-class unique_lock_impl {
-  using loc_t = duet::source_location;
-
- public:
-  using mutex_type = M;
-  unique_lock_impl() noexcept = default;
-  explicit unique_lock_impl(M& m, loc_t loc = loc_t::current()) : m_(&m), loc_(loc) {
-    acquire(loc);
-    owns_ = true;
-  }
-  unique_lock_impl(M& m, std::defer_lock_t, loc_t loc = loc_t::current()) noexcept : m_(&m), loc_(loc) {}
-  unique_lock_impl(M& m, std::try_to_lock_t, loc_t loc = loc_t::current()) : m_(&m), loc_(loc) { owns_ = try_acquire(loc); }
-  unique_lock_impl(M& m, std::adopt_lock_t, loc_t loc = loc_t::current()) noexcept : m_(&m), owns_(true), loc_(loc) {}
-  ~unique_lock_impl() {
-    if (owns_) release_lock(loc_);
-  }
-  unique_lock_impl(unique_lock_impl&& o) noexcept
-      : m_(std::exchange(o.m_, nullptr)), owns_(std::exchange(o.owns_, false)), loc_(o.loc_) {}
-  unique_lock_impl& operator=(unique_lock_impl&& o) noexcept {
-    if (owns_) release_lock(loc_);
-    m_ = std::exchange(o.m_, nullptr);
-    owns_ = std::exchange(o.owns_, false);
-    loc_ = o.loc_;
-    return *this;
-  }
-  unique_lock_impl(const unique_lock_impl&) = delete;
-  unique_lock_impl& operator=(const unique_lock_impl&) = delete;
-
-  void lock(loc_t loc = loc_t::current()) {
-    check(true);
-    acquire(loc);
-    owns_ = true;
-  }
-  bool try_lock(loc_t loc = loc_t::current()) {
-    check(true);
-    return owns_ = try_acquire(loc);
-  }
-  void unlock(loc_t loc = loc_t::current()) {
-    check(false);
-    release_lock(loc);
-    owns_ = false;
-  }
-  void swap(unique_lock_impl& o) noexcept {
-    std::swap(m_, o.m_);
-    std::swap(owns_, o.owns_);
-    std::swap(loc_, o.loc_);
-  }
-  M* release() noexcept {
-    owns_ = false;
-    return std::exchange(m_, nullptr);
-  }
-  bool owns_lock() const noexcept { return owns_; }
-  explicit operator bool() const noexcept { return owns_; }
-  M* mutex() const noexcept { return m_; }
-
- private:
-  void acquire(loc_t loc) {
-    if constexpr (Shared) m_->lock_shared(loc);
-    else m_->lock(loc);
-  }
-  bool try_acquire(loc_t loc) {
-    if constexpr (Shared) return m_->try_lock_shared(loc);
-    else return m_->try_lock(loc);
-  }
-  void release_lock(loc_t loc) {
-    if constexpr (Shared) m_->unlock_shared(loc);
-    else m_->unlock(loc);
-  }
-  // std's errors for locking without a mutex, relocking, or unlocking what is not owned.
-  void check(bool locking) const {
-    if (m_ == nullptr) throw std::system_error(std::make_error_code(std::errc::operation_not_permitted));
-    if (locking && owns_) throw std::system_error(std::make_error_code(std::errc::resource_deadlock_would_occur));
-    if (!locking && !owns_) throw std::system_error(std::make_error_code(std::errc::operation_not_permitted));
-  }
-
-  M* m_ = nullptr;
-  bool owns_ = false;
-  loc_t loc_{};
-};
-
-}  // namespace detail
-
 }  // namespace duet
 
-// Specialisations for duet's mutexes (allowed: they depend on user-defined types), so that code
-// written with std's lock types records its own lines in fiber runs.
-namespace std {
-template <>
-class lock_guard<duet::mutex> : public duet::detail::lock_guard_impl<duet::mutex> {
- public:
-  using lock_guard_impl::lock_guard_impl;
-};
-template <>
-class lock_guard<duet::recursive_mutex> : public duet::detail::lock_guard_impl<duet::recursive_mutex> {
- public:
-  using lock_guard_impl::lock_guard_impl;
-};
-template <>
-class lock_guard<duet::shared_mutex> : public duet::detail::lock_guard_impl<duet::shared_mutex> {
- public:
-  using lock_guard_impl::lock_guard_impl;
-};
-template <>
-class scoped_lock<duet::mutex> : public duet::detail::scoped_lock_impl<duet::mutex> {
- public:
-  using scoped_lock_impl::scoped_lock_impl;
-};
-template <>
-class scoped_lock<duet::recursive_mutex> : public duet::detail::scoped_lock_impl<duet::recursive_mutex> {
- public:
-  using scoped_lock_impl::scoped_lock_impl;
-};
-template <>
-class scoped_lock<duet::shared_mutex> : public duet::detail::scoped_lock_impl<duet::shared_mutex> {
- public:
-  using scoped_lock_impl::scoped_lock_impl;
-};
-template <>
-class unique_lock<duet::mutex> : public duet::detail::unique_lock_impl<duet::mutex, false> {
- public:
-  using unique_lock_impl::unique_lock_impl;
-};
-template <>
-class unique_lock<duet::recursive_mutex> : public duet::detail::unique_lock_impl<duet::recursive_mutex, false> {
- public:
-  using unique_lock_impl::unique_lock_impl;
-};
-template <>
-class unique_lock<duet::shared_mutex> : public duet::detail::unique_lock_impl<duet::shared_mutex, false> {
- public:
-  using unique_lock_impl::unique_lock_impl;
-};
-template <>
-class shared_lock<duet::shared_mutex> : public duet::detail::unique_lock_impl<duet::shared_mutex, true> {
- public:
-  using unique_lock_impl::unique_lock_impl;
-};
-}  // namespace std
+// std's lock types for the mutexes above, which they name.
+#include "duet/detail/lock_types.hpp"
 
 namespace duet {
 
