@@ -35,7 +35,7 @@ const Model* find_model(std::string_view name, const Models* extra = nullptr);
 /// nobody saw, or pending (may take effect at any time after its invocation, or never).
 enum class Mode : std::uint8_t { ok, fail, unknown_result, pending };
 
-// ---- the cas-register's compiled operations (models.cpp, register_decision.cpp) ----
+// ---- the cas-register's compiled operations (models_register_kv.cpp, register_decision.cpp) ----
 /// nil's value id: values are interned as dense ids.
 constexpr std::uint32_t kNil = 0;
 
@@ -70,7 +70,7 @@ inline bool register_apply(const RegisterOp& op, std::uint32_t& s) {
   return false;
 }
 
-// ---- the queue's compiled operations (models.cpp, queue_decision.cpp) ----
+// ---- the queue's compiled operations (models_queue_set_counter.cpp, queue_decision.cpp) ----
 struct QueueOp {
   bool enqueue;
   Mode mode;
@@ -101,7 +101,7 @@ inline bool queue_apply(const QueueOp& op, std::vector<std::uint32_t>& s) {
 std::optional<duet::detail::SearchResult> decide_unique_queue(const std::vector<QueueOp>& ops,
                                                               const std::vector<duet::detail::TimedOp>& timed);
 
-// ---- the set's compiled operations (models.cpp, set_decision.cpp) ----
+// ---- the set's compiled operations (models_queue_set_counter.cpp, set_decision.cpp) ----
 struct SetOp {
   enum Kind : std::uint8_t { add, remove, contains, read } kind;
   Mode mode;
@@ -131,7 +131,7 @@ std::optional<duet::detail::SearchResult> decide_unique_register(const std::vect
                                                                  const std::vector<duet::detail::TimedOp>& timed,
                                                                  std::uint32_t start);
 
-// ---- the kv store's compiled operations (models.cpp, kv_decision.cpp) ----
+// ---- the kv store's compiled operations (models_register_kv.cpp, kv_decision.cpp) ----
 struct KvOp {
   enum Kind : std::uint8_t { get, put, append } kind;
   Mode mode;

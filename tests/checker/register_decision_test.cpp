@@ -192,8 +192,9 @@ TEST(RegisterDecision, SmallViolationsKeepTheirPartialLinearization) {
   EXPECT_NE(r.explanation.find("after the longest partial linearization found"), std::string::npos) << r.explanation;
 }
 
-// kv keys translate onto the register's decision (models.cpp, KvOracle::decide): 80 clients over
-// 10 keys, partitioned, every verdict, with a witness that is not linearizable on its own.
+// kv keys translate onto the register's decision (models_register_kv.cpp, KvOracle::decide): 80
+// clients over 10 keys, partitioned, every verdict, with a witness that is not linearizable on its
+// own.
 TEST(RegisterDecision, DecidesEightyClientKvHistoriesPerKey) {
   using duet_test::Bug;
   for (Bug bug : {Bug::none, Bug::stale_read, Bug::lost_write}) {

@@ -1,7 +1,7 @@
 // What a history model's check of one part runs: the one search core over an oracle the model
 // compiled for that part, and the diagnosis of a violation (the states along the longest
 // partial linearization, the operation that cannot be placed). Used by duet's own models
-// (src/check/models.cpp) and by user models through duet/history_model.hpp.
+// (src/check/models*.cpp) and by user models through duet/history_model.hpp.
 #pragma once
 
 #include <algorithm>
