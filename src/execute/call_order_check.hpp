@@ -15,7 +15,7 @@
 //   ... a trial that failed otherwise: if (orders.search_again_with_fences(message)) continue;
 //   ... after the trials: orders.unshown_failure(), an error when not empty
 //
-// Internal to the Y-program loop (y_program.cpp).
+// Internal to the Y-program loop (y_trials.cpp, y_verdict.cpp).
 #pragma once
 
 #include <cstdint>

@@ -215,7 +215,7 @@ struct CaseParams {
 
 /// Where a check's cases run, as far as the engine must know it: replays, isolation, what a pass
 /// needs. The default is in process, deterministic and sequential (check_sequential, Api,
-/// check_async); parallel checks give their executor's (src/execute/y_program.cpp).
+/// check_async); parallel checks give their executor's (src/execute/parallel_params.cpp).
 class Execution {
  public:
   virtual ~Execution() = default;

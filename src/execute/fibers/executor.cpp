@@ -550,7 +550,7 @@ void FiberExecutor::add_trial_totals(const std::string& totals) {
   subject_started_threads_ = subject_started_threads_ || started_threads;
   first_trial_back_ = true;
   // A first trial that only told that the trials need no process of their own runs again here
-  // (y_program.cpp): the strategy learns from that run, as it would have.
+  // (y_trials.cpp): the strategy learns from that run, as it would have.
   if (trials_in_processes()) strategy_->learn(learnt);
 }
 

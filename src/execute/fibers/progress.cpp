@@ -16,7 +16,7 @@
 #include "report/report.hpp"
 
 namespace duet::detail {
-std::string op_name(std::string_view call);  // y_program.cpp
+std::string op_name(std::string_view call);  // parallel_config_check.cpp
 }
 
 namespace duet::detail::fiber {
