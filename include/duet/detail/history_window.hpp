@@ -154,6 +154,8 @@ inline std::size_t first_at_or_after(const std::vector<std::uint64_t>& times, st
 /// The work of failing_window (below): its allowance, the candidate windows it builds and
 /// searches, and its steps, each a method: around the stuck operation (0), the earliest end
 /// (1), read-only operations dropped (2), the latest front (3).
+// One class: the four steps read and narrow one window (its cut, the reads dropped, the states
+// collected) under one allowance; split, each part would take all of them by reference.
 template <class Oracle>
 class WindowShrinker {
  public:

@@ -34,6 +34,9 @@ struct Stack {
   char* bottom = nullptr;
   std::size_t size = 0;
 };
+/// A stack of at least `usable` bytes with its guard page (runtime.cpp); std::bad_alloc when
+/// there is no memory for it.
+Stack map_stack(std::size_t usable);
 
 /// The Boost.Context StackAllocator handing a fiber the stack its slot owns: stacks stay with
 /// the scheduler and are reused run after run, so deallocate has nothing to do.
