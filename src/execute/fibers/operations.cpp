@@ -541,7 +541,7 @@ std::uint32_t fiber_number(Runtime& rt) noexcept { return rt.current; }
 std::uint64_t run_number(Runtime& rt) noexcept { return rt.stats.run_serial; }
 
 // Every scheduler's runs count from 1: a table kept per thread across schedulers (the threads
-// and barriers of a run, interpose.cpp) tells runs apart by this number instead.
+// and barriers of a run, threads.cpp and barriers_semaphores.cpp) tells runs apart by this number instead.
 std::uint64_t next_run_serial() noexcept {
   static std::atomic<std::uint64_t> serial{0};
   return serial.fetch_add(1, std::memory_order_relaxed) + 1;

@@ -8,7 +8,7 @@
 // the real program does not have, and a run that passes says nothing of it. So a run that starts
 // while such a thread is alive is an error of the check, neither a failure nor a pass.
 //
-// duet::instrument's pthread_create counts them (interpose.cpp) unless duet's code runs
+// duet::instrument's pthread_create counts them (threads.cpp) unless duet's code runs
 // (t_in_runtime: DuetsOwnThread below); FiberExecutor::run asks.
 // Internal: users' headers never see it.
 #pragma once
@@ -36,7 +36,7 @@ class DuetsOwnThread {
 };
 
 /// Set on a thread whose every thread is duet's: within DuetsOwnThreads, and for good on the
-/// threads started there (interpose.cpp), so that a library duet itself uses (oneTBB, whose
+/// threads started there (threads.cpp), so that a library duet itself uses (oneTBB, whose
 /// workers start more workers) starts none the subject's are counted with.
 extern constinit thread_local bool t_duets_lineage;
 class DuetsOwnThreads {

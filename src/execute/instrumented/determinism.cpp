@@ -8,7 +8,7 @@
 //     srand48, seed48                (erand48, nrand48, jrand48, rand_r take the caller's state)
 //   getrandom, getentropy,           a fixed stream of the trial's (libstdc++'s random_device
 //     std::random_device             reads the CPU's rdrand or getentropy: both are covered)
-//   time, gettimeofday, timespec_get virtual time, as clock_gettime (interpose.cpp)
+//   time, gettimeofday, timespec_get virtual time, as clock_gettime (virtual_time.cpp)
 //   getpid                           the test process's, in every process forked from it (the
 //                                    shrinking's fresh processes, engine/clean_child.hpp): RocksDB
 //                                    mixes it into the session ids it hashes into lock stripes;

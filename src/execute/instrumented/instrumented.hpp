@@ -1,7 +1,8 @@
 // duet::instrument's internals: code compiled with the compiler's thread-sanitizer
 // instrumentation (-fsanitize=thread, linked without the sanitizer's runtime) calls the
 // __tsan_* entry points of hooks.cpp, and the pthread, futex, clock and sleep calls of
-// interpose.cpp reach duet before the C library. Outside a fiber run every one of them does the
+// interpose.cpp (threads.cpp, barriers_semaphores.cpp and virtual_time.cpp beside it) reach
+// duet before the C library. Outside a fiber run every one of them does the
 // plain operation; on a fiber of a run they become the scheduler's operations
 // (src/execute/fibers/), so code written with std::atomic, std::mutex and std::thread is
 // interleaved, replayed and shrunk like code written with duet/sync.hpp.
@@ -126,7 +127,7 @@ void enter_library(fiber::Runtime& rt, const void* frame) noexcept;
 /// Installs location_of as the fiber runtime's symboliser (idempotent).
 void install_symbolizer() noexcept;
 /// Runs and empties the calling fiber's list of thread_local destructors, then its
-/// thread-specific data's (interpose.cpp).
+/// thread-specific data's (threads.cpp).
 void run_thread_exit_list() noexcept;
 /// On a fiber of a run whose function returns: the destructors of its thread-specific data
 /// (pthread keys), as a thread's exit runs them (thread_specific.cpp).
