@@ -39,7 +39,9 @@ export CC=clang CXX=clang++ SANITIZER=address FUZZING_ENGINE=libfuzzer ARCHITECT
 export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
 export CXXFLAGS=$CFLAGS
 export LIB_FUZZING_ENGINE=-fsanitize=fuzzer
-rm -rf "$OUT" "$scratch/src"
+# $WORK from scratch too, as the services build: its CMake cache names the last run's $SRC, a
+# temporary directory that is gone (a second run in one build tree failed on it).
+rm -rf "$OUT" "$WORK" "$scratch/src"
 mkdir -p "$WORK" "$OUT"
 ln -s "$src" "$SRC/duet"                       # the image's layout: COPY . $SRC/duet
 cp "$src/.clusterfuzzlite/build.sh" "$SRC/"    # COPY .clusterfuzzlite/build.sh $SRC/
