@@ -44,10 +44,16 @@ struct EnumerationPath {
   bool symmetric = false;
   std::uint64_t fresh = 0;  // the data values the path has used so far, 0 to fresh - 1
 };
-/// Where isolation mode mirrors one Source's choices as they are drawn (shared memory that
-/// outlives a crashed child process); null everywhere else. See src/engine/isolate.cpp.
-struct ChoiceTap;
-extern ChoiceTap* choice_tap;
+/// Told of every change to a watched Source's record (Source::watch): a choice drawn, a span
+/// ended, the concurrent mark set, the record cut or started over. The engine's, to mirror a
+/// case's choices where they outlive a process that dies running it.
+class RecordWatcher {
+ public:
+  virtual void changed(const Source& source) = 0;
+
+ protected:
+  ~RecordWatcher() = default;
+};
 }  // namespace detail
 
 class Source {
@@ -86,16 +92,23 @@ class Source {
     spans_.clear();
     counters_.clear();
     concurrent_start_ = kNoMark;
-    if (detail::choice_tap) tap_sync();
+    if (watcher_) watcher_->changed(*this);
+  }
+
+  /// From now on `watcher` is told of every change to this source's record, and at once of the
+  /// record as it is (null: no watcher). A copy of the source tells the same watcher of its own.
+  void watch(detail::RecordWatcher* watcher) {
+    watcher_ = watcher;
+    if (watcher_) watcher_->changed(*this);
   }
 
   /// A choice in [0, max], recorded. Inline only for the search's case (random mode, room
-  /// already reserved, no choice tap: a splitmix64 step, a multiply and a store); every other
+  /// already reserved, no watcher: a splitmix64 step, a multiply and a store); every other
   /// draw is out of line (draw_recorded), which keeps the code inlined into each generator small.
   /// The room is tested as `!=`, which the compiler merges with push_back's own test (as `<`,
   /// the same condition, it tested twice).
   std::uint64_t draw(std::uint64_t max) {
-    if (mode_ == Mode::random && recorded_.size() != recorded_.capacity() && !detail::choice_tap) [[likely]] {
+    if (mode_ == Mode::random && recorded_.size() != recorded_.capacity() && !watcher_) [[likely]] {
       const std::uint64_t v = rng_.below_or_equal(max);
       recorded_.push_back(v);
       return v;
@@ -169,8 +182,8 @@ class Source {
   /// the shrinker tries deleting and reordering whole spans first.
   std::size_t begin_span() const { return recorded_.size(); }
   void end_span(std::size_t begin) {
-    // Inline, as draw(): once a command, into room already reserved, with no choice tap.
-    if (recorded_.size() > begin && spans_.size() != spans_.capacity() && !detail::choice_tap) [[likely]] {
+    // Inline, as draw(): once a command, into room already reserved, with no watcher.
+    if (recorded_.size() > begin && spans_.size() != spans_.capacity() && !watcher_) [[likely]] {
       spans_.push_back({begin, recorded_.size()});
       return;
     }
@@ -222,7 +235,7 @@ class Source {
   /// (before the choice that ended the prefix).
   void mark_concurrent_start(std::size_t position) {
     concurrent_start_ = position;
-    if (detail::choice_tap) tap_sync();
+    if (watcher_) watcher_->changed(*this);
   }
   std::size_t concurrent_start() const { return concurrent_start_; }
   static constexpr std::size_t kNoMark = ~std::size_t{0};
@@ -246,8 +259,6 @@ class Source {
   // end_span() past its inline case; room for spans is reserved here, several at a time (a
   // replayed case starts with none: growing one by one was an allocation every few commands).
   void end_span_recorded(std::size_t begin);
-  // Copies what changed to the choice tap when this Source is the one it mirrors.
-  void tap_sync() const;
   // Ends a replay_program or an enumerated program: random mode from here on.
   void draw_at_random();
   // A draw while a program is enumerated: the path's choice clamped to [0, min(max, bound)].
@@ -266,6 +277,7 @@ class Source {
   std::size_t concurrent_start_ = kNoMark;
   bool random_after_replay_ = false;                // replay_program: random once the program is drawn
   detail::EnumerationPath* enumeration_ = nullptr;  // enumerate: until the program is drawn
+  detail::RecordWatcher* watcher_ = nullptr;
 };
 
 }  // namespace duet

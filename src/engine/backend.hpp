@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/clock.hpp"
-#include "engine/isolate.hpp"
+#include "engine/isolation/parent.hpp"
 #include "engine/progress.hpp"
 #include "engine/protocol.hpp"
 #include "engine/run_context.hpp"

@@ -283,17 +283,16 @@ void RetiringWorkerBackend::serve(int parent) {
     Request request = decode_request(*bytes);
     if (const auto* search = std::get_if<SearchRequest>(&request)) {
       // A search runs many cases, whatever they left: the worker retires after it.
-      const std::string answer = encode_answer(inner_.search_for_parent(*search, true));
+      const std::string answer = encode(inner_.search_for_parent(*search, true));
       std::fflush(stdout);
       if (!send_message(parent, retirement(answer))) ::_exit(125);
       break;
     }
     RunRequest* run = std::get_if<RunRequest>(&request);
     if (run == nullptr) break;
-    const bool traced = run->traced;
     const std::uint64_t before = execution.trials_left_unfinished();
     const std::uint64_t library_runs_before = fiber::runs_in_libraries();
-    const std::string answer = encode_answer(RunAnswer{inner_.run_case(std::move(*run)), traced});
+    const std::string answer = encode(RunAnswer{inner_.run_case(std::move(*run))});
     // A run left calls unfinished, or called a library whose globals it changed: what they left
     // stays here, so this worker serves no more.
     const bool retire = execution.trials_left_unfinished() != before || fiber::runs_in_libraries() != library_runs_before;
@@ -330,14 +329,14 @@ CaseRun RetiringWorkerBackend::run_case(RunRequest request) {
   std::optional<std::string> answer = ask_worker(encode_request(Request{request}));
   // No process for it: run here, as isolation's child always did.
   if (!answer) return inner_.run_case(std::move(request));
-  return decode_answer<RunAnswer>(*answer).run;
+  return decode<RunAnswer>(*answer).run;
 }
 
 SearchAnswer RetiringWorkerBackend::search_in_worker(const SearchRequest& request) {
   std::optional<std::string> answer = ask_worker(encode_request(Request{request}));
   // No process for it: search here (what it leaves then stays here, as before).
   if (!answer) return inner_.search_for_parent(request, true);
-  return decode_answer<SearchAnswer>(*answer);
+  return decode<SearchAnswer>(*answer);
 }
 
 }  // namespace duet::detail

@@ -52,7 +52,7 @@ struct CrashState {
   // Isolation's child: where a crash on a fiber leaves its stack.
   std::uintptr_t* stack_sink = nullptr;
   std::size_t stack_capacity = 0;
-  volatile std::uint64_t* stack_count = nullptr;
+  std::atomic<std::uint64_t>* stack_count = nullptr;
 };
 
 // Made at its first use and never destroyed: a check may run before main (from a static
@@ -86,8 +86,8 @@ void write_text(const char* text) { write_all(text, std::strlen(text)); }
 // Isolation's child: the stack of a crash on a fiber, for the test process's report.
 void leave_stack(CrashState& state, void* context) {
   if (!kStacks || state.stack_sink == nullptr || fiber::current() == nullptr) return;
-  *state.stack_count = 0;
-  *state.stack_count = capture_crash_stack(context, state.stack_sink, state.stack_capacity);
+  state.stack_count->store(0, std::memory_order_relaxed);
+  state.stack_count->store(capture_crash_stack(context, state.stack_sink, state.stack_capacity), std::memory_order_release);
 }
 
 // Async-signal-safe: only write(2), and a token written into a static buffer (a seeded case)
@@ -198,7 +198,7 @@ CrashGuard::~CrashGuard() {
   if (state.alt_stack != nullptr) sigaltstack(&state.previous_stack, nullptr);
 }
 
-void set_crash_stack_sink(std::uintptr_t* pcs, std::size_t capacity, volatile std::uint64_t* count) noexcept {
+void set_crash_stack_sink(std::uintptr_t* pcs, std::size_t capacity, std::atomic<std::uint64_t>* count) noexcept {
   CrashState& state = crash_state();
   state.stack_sink = pcs;
   state.stack_capacity = capacity;

@@ -2,6 +2,7 @@
 // it and how to replay it before the process dies.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -42,6 +43,6 @@ class CrashGuard {
 /// Isolation's child: where the handler leaves the return addresses of a crash on a fiber
 /// (capture_crash_stack), in memory the test process reads once the child has died. `count`
 /// is written last, so that a count the test process sees covers addresses already written.
-void set_crash_stack_sink(std::uintptr_t* pcs, std::size_t capacity, volatile std::uint64_t* count) noexcept;
+void set_crash_stack_sink(std::uintptr_t* pcs, std::size_t capacity, std::atomic<std::uint64_t>* count) noexcept;
 
 }  // namespace duet::detail

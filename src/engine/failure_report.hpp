@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/isolate.hpp"
+#include "engine/isolation/death.hpp"
 #include "engine/run_context.hpp"
 #include "report/report.hpp"
 

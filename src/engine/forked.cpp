@@ -22,7 +22,7 @@ CaseRun ForkedBackend::run_case(RunRequest request) {
   const bool traced = request.traced;
   std::optional<std::string> answer = isolation_->call(encode_request(std::move(request)));
   if (!answer) return died(traced);
-  return decode_answer<RunAnswer>(*answer).run;
+  return decode<RunAnswer>(*answer).run;
 }
 
 /// What the child left: its choices, and for a traced run the steps done and the call that was
@@ -89,7 +89,7 @@ SearchEnd ForkedBackend::search(SearchCounts& counts, Clock::time_point start, P
   });
   counts = isolation_->counts();
   if (answer) {
-    SearchAnswer searched = decode_answer<SearchAnswer>(*answer);
+    SearchAnswer searched = decode<SearchAnswer>(*answer);
     unexercised_ = searched.end.unexercised;
     // A worker's search is this check's own, as if run here: what its trials left, the
     // libraries they ran (engine/search.cpp reads them from the execution).
@@ -98,7 +98,9 @@ SearchEnd ForkedBackend::search(SearchCounts& counts, Clock::time_point start, P
   }
   SearchEnd end;  // the child died in a case (or between two)
   end.failed = true;
-  end.case_seed = case_seed(context_.settings, counts.cases - 1);
+  // The child counts a case once it ends: it died in the next (or between two).
+  end.case_seed = case_seed(context_.settings, counts.cases);
+  ++counts.cases;
   end.run = died(context_.property.cheap_trace);  // the search traced its cases as cheaply
   // The case it died in ran trials too (the counters count a case once it ends).
   counts.trials += end.run.outcome.trials;
@@ -144,7 +146,7 @@ ShrinkOutcome ForkedBackend::shrink(const ShrinkStart& failing, const ShrinkBudg
     for (const auto& [candidate, death] : deaths) request.deaths.push_back(death);
     isolation_->reset_shrink_progress();
     if (std::optional<std::string> answer = isolation_->call(encode_request(request), print_progress)) {
-      ShrinkAnswer shrunk = decode_answer<ShrinkAnswer>(*answer);
+      ShrinkAnswer shrunk = decode<ShrinkAnswer>(*answer);
       total.choices = std::move(shrunk.choices);
       total.accepted += shrunk.accepted;
       total.tried += shrunk.tried;
@@ -179,29 +181,19 @@ bool ForkedBackend::after_shrink_death(ShrinkStart& best, ShrinkOutcome& total,
 bool ForkedBackend::take_trial_processes() {
   if (!context_.property.execution->take_trial_processes()) return false;
   std::optional<std::string> answer = isolation_->call(encode_request(TrialProcessesRequest{}));
-  if (!answer) return false;
-  WireReader in(*answer);
-  const bool taken = in.boolean();
-  in.expect_end();
-  return taken;
+  return answer && decode<TrialProcessesAnswer>(*answer).taken;
 }
 
 std::string ForkedBackend::serve(const std::string& bytes) {
   Request request = decode_request(bytes);
-  if (std::holds_alternative<TrialProcessesRequest>(request)) {
-    WireWriter out;
-    out.boolean(case_runner().take_trial_processes());
-    return out.take();
-  }
-  if (auto* run = std::get_if<RunRequest>(&request)) {
-    const bool traced = run->traced;
-    return encode_answer(RunAnswer{case_runner().run_case(std::move(*run)), traced});
-  }
+  if (std::holds_alternative<TrialProcessesRequest>(request))
+    return encode(TrialProcessesAnswer{case_runner().take_trial_processes()});
+  if (auto* run = std::get_if<RunRequest>(&request)) return encode(RunAnswer{case_runner().run_case(std::move(*run))});
   if (const auto* shrink = std::get_if<ShrinkRequest>(&request)) return serve_shrink(*shrink);
   const SearchRequest& search = std::get<SearchRequest>(request);
   // The clean child keeps itself as it was forked: its workers search.
-  if (fresh_per_case_) return encode_answer(fresh_.search_in_worker(search));
-  return encode_answer(child_side_.search_for_parent(search, false));
+  if (fresh_per_case_) return encode(fresh_.search_in_worker(search));
+  return encode(child_side_.search_for_parent(search, false));
 }
 
 std::string ForkedBackend::serve_shrink(const ShrinkRequest& request) {
@@ -213,12 +205,12 @@ std::string ForkedBackend::serve_shrink(const ShrinkRequest& request) {
       request.choices, request.spans,
       [&](const std::vector<std::uint64_t>& candidate) {
         if (auto known = deaths.find(candidate); known != deaths.end()) return known->second;
-        Isolation::shrink_tried(candidate);
+        IsolatedChild::shrink_tried(candidate);
         return replay_choices(case_runner(), context_, candidate);
       },
       budget, request.concurrent_start,
       [](const std::vector<std::uint64_t>& choices, const std::vector<Source::Span>& spans, std::size_t mark) {
-        Isolation::shrink_kept(choices, spans, mark);
+        IsolatedChild::shrink_kept(choices, spans, mark);
       });
   ShrinkAnswer answer{so.choices, so.accepted, so.tried, so.stop, std::nullopt};
   if (const FailureMemory::Seen* seen = context_.failures.find(so.choices)) {
@@ -230,7 +222,7 @@ std::string ForkedBackend::serve_shrink(const ShrinkRequest& request) {
     failure.outcome.commands = seen->commands;
     answer.failure = std::move(failure);
   }
-  return encode_answer(answer);
+  return encode(answer);
 }
 
 }  // namespace duet::detail

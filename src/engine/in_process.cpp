@@ -64,10 +64,10 @@ CaseRun InProcessBackend::run_case(RunRequest request) {
   CaseRun run;
   Source src = source_of(request);
   run.trace.record_pass = request.record_pass;
-  if (in_child_ && request.traced) run.trace.observer = Isolation::observer();  // a death still has its trace
-  if (in_child_) Isolation::begin_case(src);
+  if (in_child_ && request.traced) run.trace.observer = IsolatedChild::observer();  // a death still has its trace
+  if (in_child_) IsolatedChild::begin_case(src);
   run.outcome = run_guarded(src, request.traced ? &run.trace : nullptr);
-  if (in_child_) Isolation::end_case();
+  if (in_child_) IsolatedChild::end_case(src);
   run.trace.observer = nullptr;
   run.concurrent_start = src.concurrent_start();
   src.take_record(run.choices, run.spans);  // the Source ends here: its record is the run's
@@ -76,9 +76,9 @@ CaseRun InProcessBackend::run_case(RunRequest request) {
 
 CaseOutcome InProcessBackend::run_seeded(Source& src, Trace* trace, std::uint64_t index, std::uint64_t seed) {
   const MonitorScope watched(context_.monitor, index, seed);
-  if (in_child_) Isolation::begin_case(src);
+  if (in_child_) IsolatedChild::begin_case(src);
   CaseOutcome o = run_guarded(src, trace);
-  if (in_child_) Isolation::end_case();
+  if (in_child_) IsolatedChild::end_case(src);
   return o;
 }
 
@@ -91,7 +91,7 @@ SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point
   Trace scratch;  // reset per case only when the property traces cheaply (a Trace is large)
   // In isolation's child a traced case mirrors its program to the parent before its trials, so a
   // case whose crash no replay repeats (thread timing) still shows the program that crashed.
-  CaseObserver* const observer = in_child_ && property.cheap_trace ? Isolation::observer() : nullptr;
+  CaseObserver* const observer = in_child_ && property.cheap_trace ? IsolatedChild::observer() : nullptr;
   // A case of many trials (an exhaustive search of one program) has progress lines of its own;
   // the clock is read every 64th trial, not on each (the trial loop is hot).
   Clock::time_point case_start = Clock::now();
@@ -149,12 +149,15 @@ SearchAnswer InProcessBackend::search_for_parent(const SearchRequest& request, b
   const Property& property = context_.property;
   context_.settings.count = request.count;
   SearchAnswer answer;
-  answer.end = search_cases(Isolation::child_counts(), request.start, nullptr);
+  // The parent reads the counts as the child counts them, after each case (a case that kills
+  // the child is the one after the last counted).
+  SearchCounts counts;
+  answer.end = search_cases(counts, request.start, nullptr, &IsolatedChild::count_search);
+  IsolatedChild::count_search(counts);
   answer.end.coverage = property.coverage ? property.coverage() : std::string();
   answer.end.unfinished = property.unfinished ? property.unfinished() : std::string();
   answer.end.certificate = property.certificate ? property.certificate() : std::string();
   answer.end.unexercised = unexercised();
-  answer.with_trace = property.cheap_trace;
   if (totals && property.save_totals) answer.totals = property.save_totals();
   return answer;
 }

@@ -1,7 +1,7 @@
 // The messages of isolation mode: what the test process asks its child (run a case, shrink a
-// failing case, search) and what the child answers. Each is a struct with one write/read pair
-// (protocol.cpp), so that a field's order is written down once; a message cut short, with bytes
-// left over or with a value out of range throws std::runtime_error.
+// failing case, search) and what the child answers. Each is a struct that lists its fields once
+// (wire_fields, engine/wire.hpp): encode() and decode() write and read them in that order; a
+// message cut short, with bytes left over or with a value out of range throws std::runtime_error.
 #pragma once
 
 #include <chrono>
@@ -13,7 +13,8 @@
 
 #include "duet/detail/engine.hpp"
 #include "engine/clock.hpp"
-#include "engine/isolate.hpp"
+#include "engine/case_wire.hpp"
+#include "engine/isolation/death.hpp"
 #include "engine/wire.hpp"
 #include "shrink/shrink.hpp"
 
@@ -25,9 +26,13 @@ struct CaseRun {
   std::vector<std::uint64_t> choices;
   std::vector<Source::Span> spans;
   std::size_t concurrent_start = Source::kNoMark;
-  Trace trace;
+  Trace trace;                 // empty when the run was not traced
   std::optional<Death> death;  // the child died running it (the parent's own record: never sent)
 };
+template <WireSelf<CaseRun> Self, class Visit>
+auto wire_fields(Self& r, Visit&& visit) {
+  return visit(r.outcome, r.choices, r.spans, r.concurrent_start, r.trace, not_sent(r.death));
+}
 
 /// How a search ended.
 struct SearchEnd {
@@ -49,6 +54,12 @@ struct SearchEnd {
   /// choices, never from its seed (which would walk from the start here).
   bool by_choices = false;
 };
+template <WireSelf<SearchEnd> Self, class Visit>
+auto wire_fields(Self& e, Visit&& visit) {
+  return visit(e.failed, e.case_seed, e.run, e.abandon_reason, e.nothing_generated, e.coverage, e.unexercised, e.unfinished,
+               e.certificate,
+               not_sent(e.by_choices));  // the receiver's to say: it knows where the case ran
+}
 
 /// Run one case: of `seed`, of the recorded `choices`, or of a fuzzer's `bytes`. Answer: RunAnswer.
 struct RunRequest {
@@ -57,16 +68,19 @@ struct RunRequest {
   std::optional<std::string> bytes;
   bool traced = false;       // the answer carries the case's trace
   bool record_pass = false;  // Trace::record_pass
-  void write(WireWriter& out) const;
-  static RunRequest read(WireReader& in);
 };
+template <WireSelf<RunRequest> Self, class Visit>
+auto wire_fields(Self& r, Visit&& visit) {
+  return visit(r.seed, r.choices, r.bytes, r.traced, r.record_pass);
+}
 
 struct RunAnswer {
   CaseRun run;
-  bool with_trace = false;  // run.trace is sent
-  void write(WireWriter& out) const;
-  static RunAnswer read(WireReader& in);
 };
+template <WireSelf<RunAnswer> Self, class Visit>
+auto wire_fields(Self& a, Visit&& visit) {
+  return visit(a.run);
+}
 
 /// A shrink candidate that killed an earlier child: a failing case, with what it drew.
 struct KnownDeath {
@@ -75,6 +89,10 @@ struct KnownDeath {
   std::vector<Source::Span> spans;
   std::size_t concurrent_start = Source::kNoMark;
 };
+template <WireSelf<KnownDeath> Self, class Visit>
+auto wire_fields(Self& d, Visit&& visit) {
+  return visit(d.candidate, d.choices, d.spans, d.concurrent_start);
+}
 
 /// Shrink the failing case of `choices` in the child, within the budget. Answer: ShrinkAnswer.
 struct ShrinkRequest {
@@ -84,24 +102,34 @@ struct ShrinkRequest {
   std::uint64_t max_tries = 0;
   std::chrono::nanoseconds max_time{0};
   std::vector<KnownDeath> deaths;  // answered without running them again
-  void write(WireWriter& out) const;
-  static ShrinkRequest read(WireReader& in);
 };
+template <WireSelf<ShrinkRequest> Self, class Visit>
+auto wire_fields(Self& r, Visit&& visit) {
+  return visit(r.choices, r.spans, r.concurrent_start, r.max_tries, r.max_time, r.deaths);
+}
 
 /// The child's record of a failing run (thread timing: it may not come back when replayed).
 struct FailureRecord {
   Trace trace;
   CaseOutcome outcome;
 };
+template <WireSelf<FailureRecord> Self, class Visit>
+auto wire_fields(Self& f, Visit&& visit) {
+  return visit(f.trace, f.outcome);
+}
+
+constexpr ShrinkStop wire_last(ShrinkStop) { return ShrinkStop::time_budget; }
 
 struct ShrinkAnswer {
   std::vector<std::uint64_t> choices;  // the smallest failing case found
   std::uint64_t accepted = 0, tried = 0;
   ShrinkStop stop = ShrinkStop::fixed_point;
   std::optional<FailureRecord> failure;  // of `choices`, when the child saw it fail
-  void write(WireWriter& out) const;
-  static ShrinkAnswer read(WireReader& in);
 };
+template <WireSelf<ShrinkAnswer> Self, class Visit>
+auto wire_fields(Self& a, Visit&& visit) {
+  return visit(a.choices, a.accepted, a.tried, a.stop, a.failure);
+}
 
 /// Search in the child, timed from `start` (the parent's clock: the same across fork).
 /// Answer: SearchAnswer; the counts are in shared memory.
@@ -109,47 +137,43 @@ struct SearchRequest {
   Clock::time_point start;
   /// Cases at most: the parent's Settings::count, which a search again lowers (engine/search.cpp).
   std::uint64_t count = ~std::uint64_t{0};
-  void write(WireWriter& out) const;
-  static SearchRequest read(WireReader& in);
 };
+template <WireSelf<SearchRequest> Self, class Visit>
+auto wire_fields(Self& r, Visit&& visit) {
+  return visit(r.start, r.count);
+}
 
 struct SearchAnswer {
-  SearchEnd end;  // end.run only when end.failed, and its trace only with `with_trace`
-  bool with_trace = false;
+  SearchEnd end;  // end.run only when end.failed
   /// From a worker of the clean child that searched: Property::save_totals of its process, which
   /// the check's process adds to its own (what the trials left, the libraries they ran). Empty
   /// from isolation's child, whose search the check's process does not take for its own.
   std::string totals;
-  void write(WireWriter& out) const;
-  static SearchAnswer read(WireReader& in);
 };
+template <WireSelf<SearchAnswer> Self, class Visit>
+auto wire_fields(Self& a, Visit&& visit) {
+  return visit(a.end, a.totals);
+}
 
 /// From now on each trial in a process of its own (Execution::take_trial_processes), in the
-/// child and in the workers it forks. Answer: one boolean, whether the child's execution took them.
-struct TrialProcessesRequest {
-  void write(WireWriter&) const {}
-  static TrialProcessesRequest read(WireReader&) { return {}; }
+/// child and in the workers it forks. Answer: TrialProcessesAnswer.
+struct TrialProcessesRequest {};
+template <WireSelf<TrialProcessesRequest> Self, class Visit>
+auto wire_fields(Self&, Visit&& visit) {
+  return visit();
+}
+struct TrialProcessesAnswer {
+  bool taken = false;  // the child's execution took them
 };
+template <WireSelf<TrialProcessesAnswer> Self, class Visit>
+auto wire_fields(Self& a, Visit&& visit) {
+  return visit(a.taken);
+}
 
-/// What the parent may ask: each request is sent behind its kind.
+/// What the parent may ask: each request is sent behind its kind (its index here).
 using Request = std::variant<RunRequest, ShrinkRequest, SearchRequest, TrialProcessesRequest>;
 
 std::string encode_request(const Request& request);
 Request decode_request(const std::string& bytes);
-
-/// An answer's bytes, and back (the whole message: bytes left over throw).
-template <class Answer>
-std::string encode_answer(const Answer& answer) {
-  WireWriter out;
-  answer.write(out);
-  return out.take();
-}
-template <class Answer>
-Answer decode_answer(const std::string& bytes) {
-  WireReader in(bytes);
-  Answer answer = Answer::read(in);
-  in.expect_end();
-  return answer;
-}
 
 }  // namespace duet::detail

@@ -11,7 +11,7 @@
 
 #include "duet/detail/engine.hpp"
 #include "duet/detail/rng.hpp"
-#include "engine/isolate.hpp"
+#include "engine/isolation/death.hpp"
 #include "engine/monitor.hpp"
 #include "report/token.hpp"
 #include "shrink/shrink.hpp"

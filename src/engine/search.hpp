@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "engine/isolate.hpp"
+#include "engine/search_counts.hpp"
 #include "engine/progress.hpp"
 #include "engine/run_context.hpp"
 #include "execute/trial_progress.hpp"

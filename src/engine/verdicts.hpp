@@ -7,7 +7,7 @@
 
 #include "engine/backend.hpp"
 #include "engine/clock.hpp"
-#include "engine/isolate.hpp"
+#include "engine/search_counts.hpp"
 #include "engine/protocol.hpp"
 #include "engine/run_context.hpp"
 

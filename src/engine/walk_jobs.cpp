@@ -29,78 +29,6 @@
 namespace duet::detail {
 namespace {
 
-// After each of a worker's cases: where its walk was, and its counts so far.
-struct CaseMark {
-  WalkProgress walk;
-  SearchCounts counts;
-};
-
-void write_counts(WireWriter& out, const SearchCounts& c) {
-  for (std::uint64_t v :
-       {c.cases, c.commands, c.attempts, c.rejected, c.overruns, c.abandoned, c.busy, c.trials, c.overlapped, c.cpus})
-    out.u64(v);
-}
-
-SearchCounts read_counts(WireReader& in) {
-  SearchCounts c;
-  for (std::uint64_t* v : {&c.cases, &c.commands, &c.attempts, &c.rejected, &c.overruns, &c.abandoned, &c.busy, &c.trials,
-                           &c.overlapped, &c.cpus})
-    *v = in.u64();
-  return c;
-}
-
-void write_walk(WireWriter& out, const WalkProgress& w) {
-  for (std::uint64_t v : {w.position, w.ran, w.exhausted, w.fingerprint, w.total}) out.u64(v);
-  out.boolean(w.done);
-  out.boolean(w.searches_every_run);
-}
-
-WalkProgress read_walk(WireReader& in) {
-  WalkProgress w;
-  for (std::uint64_t* v : {&w.position, &w.ran, &w.exhausted, &w.fingerprint, &w.total}) *v = in.u64();
-  w.done = in.boolean();
-  w.searches_every_run = in.boolean();
-  return w;
-}
-
-// What a worker sends when its share is done.
-struct ShareAnswer {
-  std::vector<CaseMark> marks;  // one per case, in order
-  WalkProgress walk;            // at the end
-  SearchCounts counts;          // at the end
-  SearchAnswer search;          // how the search ended (a failing case with its trace)
-  std::string totals;           // Property::save_totals, after a share that did not fail
-
-  std::string encode() const {
-    WireWriter out;
-    out.u64(marks.size());
-    for (const CaseMark& m : marks) {
-      write_walk(out, m.walk);
-      write_counts(out, m.counts);
-    }
-    write_walk(out, walk);
-    write_counts(out, counts);
-    search.write(out);
-    out.str(totals);
-    return out.take();
-  }
-  static ShareAnswer decode(const std::string& bytes) {
-    WireReader in(bytes);
-    ShareAnswer a;
-    a.marks.resize(in.u64());
-    for (CaseMark& m : a.marks) {
-      m.walk = read_walk(in);
-      m.counts = read_counts(in);
-    }
-    a.walk = read_walk(in);
-    a.counts = read_counts(in);
-    a.search = SearchAnswer::read(in);
-    a.totals = in.str();
-    in.expect_end();
-    return a;
-  }
-};
-
 // Each worker's cases and trials so far, in memory shared with this process: the progress line.
 // `beats` counts the trials as they start: a worker whose beats stop for longer than any trial
 // may run (its own watchdog ends a trial past the case's limit) is stuck outside them.
@@ -137,11 +65,13 @@ std::uint64_t share_of(std::uint64_t count, std::uint32_t j, std::uint32_t jobs)
   });
   answer.walk = p.walk_progress();
   answer.counts = counts;
-  answer.search.with_trace = p.cheap_trace;
+  // Ran elsewhere: the check's process takes a failing share's end as it is, not its own
+  // Property's figures (the walk's are merged from the shares' marks).
+  answer.search.end.coverage.emplace();
   answer.search.end.unexercised = inner.unexercised();
   if (!answer.search.end.failed) answer.totals = p.save_totals();
   std::fflush(nullptr);
-  ::_exit(send_message(fd, answer.encode()) ? 0 : 3);
+  ::_exit(send_message(fd, encode(answer)) ? 0 : 3);
 }
 
 struct Worker {
@@ -350,7 +280,7 @@ SearchEnd WalkJobsBackend::search(SearchCounts& counts, Clock::time_point start,
   for (std::uint32_t j = 0; j < jobs_; ++j) {
     if (!workers[j].answer) return worker_lost(j, jobs_, workers[j]);
     try {
-      shares.push_back(ShareAnswer::decode(*workers[j].answer));
+      shares.push_back(decode<ShareAnswer>(*workers[j].answer));
     } catch (const std::exception&) {
       return worker_lost(j, jobs_, workers[j]);
     }

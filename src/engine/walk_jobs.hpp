@@ -11,10 +11,36 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/backend.hpp"
+#include "engine/protocol.hpp"
+#include "engine/search_counts.hpp"
 
 namespace duet::detail {
+
+// After each of a worker's cases: where its walk was, and its counts so far.
+struct CaseMark {
+  WalkProgress walk;
+  SearchCounts counts;
+};
+template <WireSelf<CaseMark> Self, class Visit>
+auto wire_fields(Self& m, Visit&& visit) {
+  return visit(m.walk, m.counts);
+}
+
+// What a worker sends when its share is done.
+struct ShareAnswer {
+  std::vector<CaseMark> marks;  // one per case, in order
+  WalkProgress walk;            // at the end
+  SearchCounts counts;          // at the end
+  SearchAnswer search;          // how the search ended (a failing case with its trace)
+  std::string totals;           // Property::save_totals, after a share that did not fail
+};
+template <WireSelf<ShareAnswer> Self, class Visit>
+auto wire_fields(Self& a, Visit&& visit) {
+  return visit(a.marks, a.walk, a.counts, a.search, a.totals);
+}
 
 class WalkJobsBackend final : public CaseBackend {
  public:

@@ -17,7 +17,6 @@
 
 #include "engine/candidate_fork.hpp"
 #include "engine/messages.hpp"
-#include "engine/wire.hpp"
 #include "execute/fibers/instrumented.hpp"  // the trial heap
 #include "execute/fibers/threads_outside.hpp"
 
@@ -53,46 +52,6 @@ std::string describe(int status) {
 }
 
 }  // namespace
-
-std::string TrialAnswer::encode(bool with_trace) const {
-  WireWriter w;
-  w.boolean(ended);
-  w.boolean(next);
-  w.u64(static_cast<std::uint64_t>(escaped));
-  w.str(what);
-  write_outcome(w, outcome);
-  w.u64s(drawn.choices);
-  w.u64s({drawn.rng, drawn.pos, drawn.byte_pos});
-  w.str(totals);
-  std::vector<std::uint64_t> pcs(symbolized.size());
-  for (std::size_t i = 0; i < pcs.size(); ++i) pcs[i] = reinterpret_cast<std::uintptr_t>(symbolized[i]);
-  w.u64s(pcs);
-  if (with_trace) write_trace(w, trace);
-  return w.take();
-}
-
-TrialAnswer TrialAnswer::decode(const std::string& bytes, bool with_trace) {
-  WireReader r(bytes);
-  TrialAnswer a;
-  a.ended = r.boolean();
-  a.next = r.boolean();
-  const std::uint64_t escaped = r.u64();
-  if (escaped > static_cast<std::uint64_t>(Escaped::other)) throw std::runtime_error("a malformed trial answer");
-  a.escaped = static_cast<Escaped>(escaped);
-  a.what = r.str();
-  a.outcome = read_outcome(r);
-  a.drawn.choices = r.u64s();
-  const std::vector<std::uint64_t> at = r.u64s();
-  if (at.size() != 3) throw std::runtime_error("a malformed trial answer");
-  a.drawn.rng = at[0];
-  a.drawn.pos = at[1];
-  a.drawn.byte_pos = at[2];
-  a.totals = r.str();
-  for (const std::uint64_t pc : r.u64s()) a.symbolized.push_back(reinterpret_cast<const void*>(pc));
-  if (with_trace) a.trace = read_trace(r);
-  r.expect_end();
-  return a;
-}
 
 bool in_trial_process() noexcept { return g_in_trial_process; }
 

@@ -19,6 +19,7 @@
 
 #include "duet/detail/engine.hpp"
 #include "duet/source.hpp"
+#include "engine/case_wire.hpp"
 
 namespace duet::detail {
 
@@ -43,11 +44,14 @@ struct TrialAnswer {
   CaseOutcome outcome;                  // the case's outcome so far (its counts)
   Source::Drawn drawn;                  // from the trial's first choice on
   std::string totals;                   // TrialDriver::trial_totals
-  Trace trace;                          // with_trace only
+  Trace trace;                          // a traced trial's (empty otherwise)
   std::vector<const void*> symbolized;  // code addresses the trial's process symbolised
-  std::string encode(bool with_trace) const;
-  static TrialAnswer decode(const std::string& bytes, bool with_trace);
 };
+constexpr TrialAnswer::Escaped wire_last(TrialAnswer::Escaped) { return TrialAnswer::Escaped::other; }
+template <WireSelf<TrialAnswer> Self, class Visit>
+auto wire_fields(Self& a, Visit&& visit) {
+  return visit(a.ended, a.next, a.escaped, a.what, a.outcome, a.drawn, a.totals, a.trace, a.symbolized);
+}
 
 /// What came back from a trial's process: its answer, or why none came.
 struct TrialProcessEnd {

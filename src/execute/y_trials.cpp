@@ -114,7 +114,7 @@ YCase::TrialEnd YCase::run_trial_in_process(TrialJudge& judge, CallOrderCheck& c
     answer.totals = driver.trial_totals();
     answer.symbolized = fiber::symbolized_addresses();
     if (trace) answer.trace = *trace;
-    return answer.encode(trace != nullptr);
+    return encode(answer);
   });
   schedule_start = start;
   if (!child.answered && driver.rerun_lost_trial_here()) return run_trial(judge, call_orders, driver, last);
@@ -124,7 +124,7 @@ YCase::TrialEnd YCase::run_trial_in_process(TrialJudge& judge, CallOrderCheck& c
     return {fail_trial_from(start, "the trial's own process " + child.why +
                                        " (each trial runs in a process of its own: FiberOptions::trial_processes)")};
   }
-  TrialAnswer answer = TrialAnswer::decode(child.answer, trace != nullptr);
+  TrialAnswer answer = decode<TrialAnswer>(child.answer);
   driver.add_trial_totals(answer.totals);
   fiber::symbolize_ahead(answer.symbolized);  // the next trial's process starts with them read
   if (!driver.trials_in_processes()) {

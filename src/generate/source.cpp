@@ -4,26 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "generate/choice_tap.hpp"
 
 namespace duet {
-
-namespace detail {
-ChoiceTap* choice_tap = nullptr;
-}  // namespace detail
-
-// Only what the last change can have touched: a draw appends one choice, end_span one span.
-void Source::tap_sync() const {
-  detail::ChoiceTap& tap = *detail::choice_tap;
-  if (tap.source != this) return;
-  const std::size_t n = recorded_.size();
-  if (n > 0 && n <= tap.capacity) tap.choices[n - 1] = recorded_[n - 1];
-  *tap.count = n;
-  const std::size_t k = spans_.size();
-  if (k > 0 && k <= tap.span_capacity) tap.spans[k - 1] = spans_[k - 1];
-  *tap.span_count = k;
-  *tap.concurrent_start = concurrent_start_;
-}
 
 std::uint64_t Source::draw_recorded(std::uint64_t max) {
   std::uint64_t v;
@@ -63,7 +45,7 @@ void Source::enumerate(detail::EnumerationPath& path) {
   concurrent_start_ = kNoMark;
   random_after_replay_ = false;
   replayed_.clear();
-  if (detail::choice_tap) tap_sync();
+  if (watcher_) watcher_->changed(*this);
   path.bounds.clear();
   path.values = std::max<std::size_t>(path.values, 1);
   path.fresh = 0;
@@ -104,7 +86,7 @@ void Source::record(std::uint64_t v) {
   if (size >= kMaxChoices) throw Overrun{};
   if (size == recorded_.capacity()) recorded_.reserve(std::min(kMaxChoices, std::max<std::size_t>(64, 2 * size)));
   recorded_.push_back(v);
-  if (detail::choice_tap) tap_sync();
+  if (watcher_) watcher_->changed(*this);
 }
 
 void Source::truncate(std::size_t position) {
@@ -112,7 +94,7 @@ void Source::truncate(std::size_t position) {
   recorded_.resize(position);
   while (!spans_.empty() && spans_.back().end > position) spans_.pop_back();
   if (concurrent_start_ != kNoMark && concurrent_start_ > position) concurrent_start_ = kNoMark;
-  if (detail::choice_tap) tap_sync();
+  if (watcher_) watcher_->changed(*this);
 }
 
 Source::Drawn Source::drawn_since(std::size_t from) const {
@@ -130,7 +112,7 @@ void Source::continue_from(std::size_t from, const Drawn& drawn) {
   rng_ = detail::Rng(drawn.rng);
   pos_ = drawn.pos;
   byte_pos_ = drawn.byte_pos;
-  if (detail::choice_tap) tap_sync();
+  if (watcher_) watcher_->changed(*this);
 }
 
 std::uint64_t Source::draw_decided(std::uint64_t max, std::uint64_t decided) {
@@ -146,7 +128,7 @@ void Source::end_span_recorded(std::size_t begin) {
     if (spans_.size() == spans_.capacity()) spans_.reserve(std::max<std::size_t>(16, 2 * spans_.size()));
     spans_.push_back({begin, recorded_.size()});
   }
-  if (detail::choice_tap) tap_sync();
+  if (watcher_) watcher_->changed(*this);
 }
 
 std::int64_t Source::next_count(std::uint64_t key) {

@@ -13,7 +13,7 @@
 
 #include "duet/detail/engine.hpp"  // Trace
 #include "duet/detail/engine_signal.hpp"
-#include "engine/wire.hpp"
+#include "execute/fibers/executor_totals.hpp"
 #include "execute/fibers/strategies.hpp"  // ExplorerStats
 #include "execute/fibers/instrumented.hpp"
 #include "report/report.hpp"
@@ -385,36 +385,26 @@ std::string FiberExecutor::coverage() const {
 }
 
 std::string FiberExecutor::save_totals() const {
-  WireWriter out;
-  out.str(strategy_->save_totals());
-  out.u64s(progress_.totals());
-  out.strings(std::vector<std::string>(libraries_.begin(), libraries_.end()));
-  out.u64(operations_ - operations_at_check_start_);
-  out.u64(left_unfinished_);
-  // What a worker that searched learnt of its trials' processes (searches_in_clean_child).
-  out.boolean(first_trial_back_);
-  out.boolean(threads_left_to_process_);
-  out.boolean(weak_order_noted_);
-  out.str(threads_left());
-  return out.take();
+  return encode(CheckTotals{strategy_->save_totals(), progress_.totals(),
+                            std::vector<std::string>(libraries_.begin(), libraries_.end()),
+                            operations_ - operations_at_check_start_, left_unfinished_, first_trial_back_,
+                            threads_left_to_process_, weak_order_noted_, threads_left()});
 }
 
 void FiberExecutor::add_totals(const std::string& saved) {
-  WireReader in(saved);
-  strategy_->add_totals(in.str());
-  progress_.add_totals(in.u64s());
-  std::vector<std::string> libraries = in.strings();
-  for (std::string& library : libraries) add_library(named_elsewhere_.emplace_back(std::move(library)).c_str());
-  operations_ += in.u64();
-  left_unfinished_ += in.u64();
-  first_trial_back_ = in.boolean() || first_trial_back_;
-  threads_left_to_process_ = in.boolean() || threads_left_to_process_;
-  weak_order_noted_ = in.boolean() || weak_order_noted_;
-  if (std::string left = in.str(); !left.empty()) left_elsewhere_ = std::move(left);
-  in.expect_end();
+  CheckTotals t = decode<CheckTotals>(saved);
+  strategy_->add_totals(t.strategy);
+  progress_.add_totals(t.progress);
+  for (std::string& library : t.libraries) add_library(named_elsewhere_.emplace_back(std::move(library)).c_str());
+  operations_ += t.operations;
+  left_unfinished_ += t.left_unfinished;
+  first_trial_back_ = t.first_trial_back || first_trial_back_;
+  threads_left_to_process_ = t.threads_left_to_process || threads_left_to_process_;
+  weak_order_noted_ = t.weak_order_noted || weak_order_noted_;
+  if (!t.threads_left.empty()) left_elsewhere_ = std::move(t.threads_left);
   // The other process ran the library, not this one: a failure found there needs the clean
   // child as if it had run here (engine/clean_child.hpp).
-  if (!libraries.empty()) fiber::count_run_in_libraries();
+  if (!t.libraries.empty()) fiber::count_run_in_libraries();
 }
 
 void FiberExecutor::add_library(const char* library) {

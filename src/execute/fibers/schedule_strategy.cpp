@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/wire.hpp"
+#include "execute/fibers/executor_totals.hpp"
 #include "execute/fibers/dpor/call_orders.hpp"
 #include "execute/fibers/dpor/fence_orders.hpp"
 #include "execute/fibers/dpor/optimal_explorer.hpp"
@@ -95,70 +95,8 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   std::optional<RecordingPicker> recording;
   std::optional<fiber::RandomPicker> replaying;
 
-  // Over the check's programs, finished searches only (the current one is added when asked).
-  struct Totals {
-    std::size_t programs = 0, complete = 0, schedules = 0, redundant = 0, optimal = 0;
-    std::size_t orders_left = 0;  // programs whose calls' real-time orders the check judged (not run)
-    // Runs, and the searches' runs in all (a search stopped early: its estimate); 0 when a
-    // stopped search had no estimate yet.
-    std::uint64_t runs = 0;
-    double runs_in_all = 0;
-    bool estimated = true;
-    std::string fell_back;  // why the first program that left the optimal reduction did
-    // The shape of the programs searched: what a complete search says nothing beyond.
-    std::size_t min_branches = ~std::size_t{0}, max_branches = 0, max_calls = 0;
-    // Another process's totals of the same check (a walk split over processes).
-    void add(const Totals& t) {
-      programs += t.programs;
-      complete += t.complete;
-      schedules += t.schedules;
-      redundant += t.redundant;
-      optimal += t.optimal;
-      orders_left += t.orders_left;
-      runs += t.runs;
-      runs_in_all += t.runs_in_all;
-      estimated = estimated && t.estimated;
-      if (fell_back.empty()) fell_back = t.fell_back;
-      min_branches = std::min(min_branches, t.min_branches);
-      max_branches = std::max(max_branches, t.max_branches);
-      max_calls = std::max(max_calls, t.max_calls);
-    }
-    void write(WireWriter& out) const {
-      for (std::size_t n :
-           {programs, complete, schedules, redundant, optimal, orders_left, min_branches, max_branches, max_calls})
-        out.u64(n);
-      out.u64(runs);
-      out.u64(std::bit_cast<std::uint64_t>(runs_in_all));
-      out.boolean(estimated);
-      out.str(fell_back);
-    }
-    static Totals read(WireReader& in) {
-      Totals t;
-      for (std::size_t* n : {&t.programs, &t.complete, &t.schedules, &t.redundant, &t.optimal, &t.orders_left,
-                             &t.min_branches, &t.max_branches, &t.max_calls})
-        *n = static_cast<std::size_t>(in.u64());
-      t.runs = in.u64();
-      t.runs_in_all = std::bit_cast<double>(in.u64());
-      t.estimated = in.boolean();
-      t.fell_back = in.str();
-      return t;
-    }
-    void add(const fiber::ExplorerStats& s, bool was_optimal, bool left_orders,
-             std::span<const std::size_t> branch_lengths) {
-      ++programs;
-      orders_left += left_orders;
-      complete += s.complete;
-      schedules += s.schedules;
-      redundant += s.redundant;
-      runs += s.runs;
-      runs_in_all += s.complete ? static_cast<double>(s.runs) : s.runs_in_all;
-      estimated = estimated && (s.complete || s.runs_in_all > 0);
-      optimal += was_optimal;
-      min_branches = std::min(min_branches, branch_lengths.size());
-      max_branches = std::max(max_branches, branch_lengths.size());
-      for (std::size_t n : branch_lengths) max_calls = std::max(max_calls, n);
-    }
-  } totals;
+  using Totals = ExhaustiveTotals;
+  Totals totals;
   std::vector<std::size_t> branch_lengths;  // of the program being searched
   bool weak_seen = false;                   // under the C++ memory model, a run used a weaker order than seq_cst
   bool calls_left = false;                  // the program's search leaves the calls' real-time orders to the check
@@ -253,18 +191,13 @@ struct ExhaustiveStrategy final : ScheduleStrategy {
   std::string save_totals() const override {
     Totals t = totals;
     if (search && search->stats().runs > 0) t.add(search->stats(), optimal, calls_left, branch_lengths);
-    WireWriter out;
-    t.write(out);
-    out.boolean(weak_seen);
-    out.str(stopped_for);
-    return out.take();
+    return encode(SavedTotals{t, weak_seen, stopped_for});
   }
   void add_totals(const std::string& saved) override {
-    WireReader in(saved);
-    totals.add(Totals::read(in));
-    weak_seen = in.boolean() || weak_seen;
-    if (std::string why = in.str(); stopped_for.empty()) stopped_for = std::move(why);
-    in.expect_end();
+    SavedTotals s = decode<SavedTotals>(saved);
+    totals.add(s.totals);
+    weak_seen = s.weak_seen || weak_seen;
+    if (stopped_for.empty()) stopped_for = std::move(s.stopped_for);
   }
   std::string coverage() const override {
     Totals t = totals;

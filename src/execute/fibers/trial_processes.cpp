@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "engine/wire.hpp"
+#include "execute/fibers/executor_totals.hpp"
 #include "execute/fibers/determinism.hpp"
 #include "execute/fibers/executor.hpp"
 #include "execute/fibers/instrumented.hpp"
@@ -110,42 +110,29 @@ void FiberExecutor::enter_trial_process() {
 
 // The trial's counts, as save_totals writes a check's, and the threads it left to its process.
 std::string FiberExecutor::trial_totals() const {
-  WireWriter out;
   std::vector<std::uint64_t> progress = progress_.totals();
   for (std::size_t i = 0; i < progress.size() && i < progress_before_.size(); ++i) progress[i] -= progress_before_[i];
-  out.u64s(progress);
-  out.strings(std::vector<std::string>(libraries_.begin(), libraries_.end()));
-  out.u64(operations_ - operations_at_check_start_);
-  out.u64(left_unfinished_);
-  out.u64(left_with_process_);
-  out.boolean(weak_order_noted_);
-  out.boolean(subject_started_threads_);
-  out.str(strategy_->learnt());
-  return out.take();
+  return encode(TrialTotals{std::move(progress), std::vector<std::string>(libraries_.begin(), libraries_.end()),
+                            operations_ - operations_at_check_start_, left_unfinished_, left_with_process_,
+                            weak_order_noted_, subject_started_threads_, strategy_->learnt()});
 }
 
 void FiberExecutor::add_trial_totals(const std::string& totals) {
-  WireReader in(totals);
-  progress_.add_totals(in.u64s());
-  std::vector<std::string> libraries = in.strings();
+  TrialTotals t = decode<TrialTotals>(totals);
+  progress_.add_totals(t.progress);
   // The trial's process ran the library, not this one; what a failure found there needs of the
   // clean child is as if it had run here (engine/clean_child.hpp).
-  if (!libraries.empty()) fiber::count_run_in_libraries();
-  for (std::string& library : libraries) add_library(named_elsewhere_.emplace_back(std::move(library)).c_str());
-  operations_ += in.u64();
-  left_unfinished_ += in.u64();
-  const bool left_threads = in.u64() > 0;
-  const bool weak_order_noted = in.boolean();
-  const bool started_threads = in.boolean();
-  const std::string learnt = in.str();
-  in.expect_end();
-  threads_left_to_process_ = threads_left_to_process_ || left_threads;
-  weak_order_noted_ = weak_order_noted_ || weak_order_noted;
-  subject_started_threads_ = subject_started_threads_ || started_threads;
+  if (!t.libraries.empty()) fiber::count_run_in_libraries();
+  for (std::string& library : t.libraries) add_library(named_elsewhere_.emplace_back(std::move(library)).c_str());
+  operations_ += t.operations;
+  left_unfinished_ += t.left_unfinished;
+  threads_left_to_process_ = threads_left_to_process_ || t.left_with_process > 0;
+  weak_order_noted_ = weak_order_noted_ || t.weak_order_noted;
+  subject_started_threads_ = subject_started_threads_ || t.subject_started_threads;
   first_trial_back_ = true;
   // A first trial that only told that the trials need no process of their own runs again here
   // (y_trials.cpp): the strategy learns from that run, as it would have.
-  if (trials_in_processes()) strategy_->learn(learnt);
+  if (trials_in_processes()) strategy_->learn(t.learnt);
 }
 
 }  // namespace duet::detail

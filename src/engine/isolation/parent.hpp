@@ -1,7 +1,9 @@
 // Isolation mode (DUET_FORK=1, Config::isolate): cases run in a child process, so that a
-// candidate that crashes, hangs or ends the process takes the child down, not the check. The
-// parent reads what the case had drawn from shared memory (the choice tap), calls it a failure
-// and shrinks it like any other, each shrink candidate in a child again.
+// candidate that crashes, hangs or ends the process takes the child down, not the check. This is
+// the parent's side: it forks the child (child.hpp), sends it requests, watches it for hangs, and
+// reads what a dead child left in the memory they share (shared_block.hpp): the case it had
+// drawn, which the engine calls a failure and shrinks like any other, each shrink candidate in a
+// child again.
 //
 // One child serves many requests (a whole search, then one replay after another), so the cost
 // is a fork per death, not per case. A request and its answer are opaque bytes here; the engine
@@ -18,35 +20,14 @@
 
 #include "duet/detail/engine.hpp"
 #include "duet/source.hpp"
+#include "engine/isolation/child.hpp"
+#include "engine/isolation/death.hpp"
+#include "engine/search_counts.hpp"
 #include "execute/hang_clock.hpp"
 
 namespace duet::detail {
 
-/// How a child process ended without answering.
-struct Death {
-  enum class Kind : unsigned char {
-    signal,       // killed by a signal it raised (SIGSEGV, SIGABRT, ...)
-    exit_call,    // exit() or quick_exit() during a case
-    exit_status,  // ended some other way (_exit, a sanitizer's report) with this status
-    hang          // still running at the case time limit: killed
-  } kind = Kind::signal;
-  int code = 0;           // the signal, or the exit status (exit_call: -1 for quick_exit)
-  double limit_ms = 0;    // hang: the limit it ran past (DUET_TIME_SCALE applied)
-  double scale = 1;       // hang: the DUET_TIME_SCALE the limit was multiplied by
-  std::string sanitizer;  // a sanitizer's headline, e.g. "AddressSanitizer: SEGV on unknown address 0x000000000000"
-  std::string output;     // the end of what the child wrote to stderr (a sanitizer's report)
-  std::vector<std::uintptr_t> stack;  // a crash on a fiber: its return addresses (crash_stack.hpp)
-
-  /// "a segmentation fault (SIGSEGV)", "hang after 200 ms", "hang after 200 ms × 10 (DUET_TIME_SCALE)", "exit(0)", ...
-  std::string what() const;
-};
-
-/// The counters a search keeps, in shared memory under isolation so that the parent can show
-/// progress and still has them when the child dies.
-struct SearchCounts {
-  std::uint64_t cases = 0, commands = 0, attempts = 0, rejected = 0, overruns = 0, abandoned = 0, busy = 0, trials = 0,
-                overlapped = 0, cpus = 0;
-};
+struct SharedBlock;
 
 /// What a dead child left behind.
 struct Remains {
@@ -76,8 +57,7 @@ struct ShrinkProgress {
 
 class Isolation {
  public:
-  /// Runs in the child: one request's answer.
-  using Handler = std::function<std::string(const std::string& request)>;
+  using Handler = IsolatedChild::Handler;
   /// in_child: runs once in each new child, first (to restart what fork does not copy, such as
   /// a thread pool). hang_seconds: a case running longer is killed as a hang, its time counted
   /// by a HangClock of the child (not the time the child waited for a CPU). time_scale:
@@ -97,33 +77,23 @@ class Isolation {
     if (pid_ <= 0) spawn();
   }
   const Remains& remains() const { return remains_; }
-  /// The search counters the child updates (zeroed when a search begins: reset_counts).
-  const SearchCounts& counts() const;
+  /// The search's counters as the child last counted them (after each case; zeroed when a
+  /// search begins: reset_counts).
+  SearchCounts counts() const;
   void reset_counts();
   std::uint64_t children() const { return children_; }
-
-  // ---- In the child, called by the handler ----
-  /// A case starts on `src`: the tap mirrors it and the hang clock starts.
-  static void begin_case(const Source& src);
-  static void end_case();
-  /// The search counters, to update in place.
-  static SearchCounts& child_counts();
-  /// A shrink in the child: one more candidate tried; a case kept.
-  static void shrink_tried(const std::vector<std::uint64_t>& candidate);
-  static void shrink_kept(const std::vector<std::uint64_t>& choices, const std::vector<Source::Span>& spans,
-                          std::size_t mark);
-  /// The parent's view of it (reset before each shrink request).
+  /// How far the child's shrink got (reset before each shrink request).
   ShrinkProgress shrink_progress() const;
   void reset_shrink_progress();
-  /// Records a traced case's steps in shared memory as it runs.
-  static CaseObserver* observer();
-
-  struct Shared;  // the memory shared with the child (isolate.cpp)
 
  private:
   void spawn();
   /// What the dead child left; `status` from waitpid.
   void collect_death(bool hung, int status);
+  /// The running case's record and trace, as it left them.
+  void collect_case(Remains& r) const;
+  /// The end of what the child wrote to stderr since the last answer.
+  void collect_output(Death& death) const;
   /// Kills the child and its process group; its wait status.
   int kill_and_reap();
   /// The child's wait status if it has ended (then reaped), else nothing.
@@ -138,7 +108,7 @@ class Isolation {
   double time_scale_;
   std::optional<HangClock> clock_;  // the child's
   std::int64_t clocked_case_ = 0;   // the start of the case clock_ times (0: none)
-  Shared* shared_ = nullptr;
+  SharedBlock* shared_ = nullptr;
   pid_t pid_ = -1;
   int fd_ = -1;                  // the parent's end of the socket
   int output_fd_ = -1;           // the child's stderr (a memory file the parent reads)
