@@ -391,25 +391,7 @@ class Api {
   ///   auto set = api.abstract<duet::Solo, AvlSet>("s", [](const AvlSet& s) { return s.balanced(); });
   template <class R, class C, class Check>
   Abstract<R, C> abstract(const std::string& prefix, Check check) {
-    using Handle = detail::Handle<R, C>;
-    std::shared_ptr<const detail::HandleCheck> fn;
-    if constexpr (std::is_invocable_v<const Check&, const typename Handle::R&, const C&>) {
-      fn = std::make_shared<const detail::HandleCheck>([check](const void* values) {
-        const Handle& h = *static_cast<const Handle*>(values);
-        return Verdict(check(h.r(), h.c));
-      });
-    } else if constexpr (std::is_invocable_v<const Check&, const C&>) {
-      fn = std::make_shared<const detail::HandleCheck>(
-          [check](const void* values) { return Verdict(check(static_cast<const Handle*>(values)->c)); });
-    } else if constexpr (!std::is_same_v<Check, std::nullptr_t>) {
-      static_assert(detail::dependent_false<Check>,
-                    "duet::Api::abstract: the check must be callable as check(const R&, const C&) (or "
-                    "check(const C&)) and return bool or duet::Verdict");
-    }
-    std::string type;  // for a draft test that runs the check again
-    if constexpr (!std::is_same_v<Check, std::nullptr_t>) type = type_name<C>();
-    return Abstract<R, C>(add_abstract(
-        std::make_unique<detail::HandleStore>(detail::handle_types<R, C>, std::move(fn), std::move(type)), prefix));
+    return Abstract<R, C>(add_abstract(detail::empty_store<R, C>(std::move(check)), prefix));
   }
 
   /// Crash injection (duet/faults.hpp): every duet::fault_point the candidate passes during a
@@ -424,15 +406,8 @@ class Api {
   ///   api.recover(db, [](KvHandle& h) { h.remount(); });
   template <class R, class C, class F>
   Api& recover(Abstract<R, C> type, F fn) {
-    static_assert(std::is_invocable_v<const F&, C&>,
-                  "duet::Api::recover: the function must take the candidate value to rebuild: void(C&)");
-    static_assert(std::is_copy_constructible_v<C> && (std::is_same_v<R, Solo> || std::is_copy_constructible_v<R>),
-                  "duet::Api::recover: crash injection keeps copies of the reference (and candidate) values "
-                  "for each world a crash may have left: both types must be copyable");
     recovers_.resize(stores_.size());
-    recovers_[type.id] = [fn = std::move(fn)](detail::HandleStore& store) {
-      for (std::size_t i = 0; i < store.size(); ++i) fn(detail::handle_at<R, C>(store, i).c);
-    };
+    recovers_[type.id] = detail::store_recovery<R, C>(std::move(fn));
     return *this;
   }
 
@@ -444,14 +419,8 @@ class Api {
   ///   api.state(arr, [](const Ref::Array& a) { return duet::show(a); });
   template <class R, class C, class F>
   Api& state(Abstract<R, C> type, F show) {
-    using Handle = detail::Handle<R, C>;
-    static_assert(std::is_invocable_r_v<std::string, const F&, const typename Handle::R&>,
-                  "duet::Api::state: the printer takes the reference value (const R&; const C& for duet::Solo types) and "
-                  "returns std::string");
     shows_.resize(stores_.size());
-    shows_[type.id] = [show = std::move(show)](const void* values) {
-      return std::string(show(static_cast<const Handle*>(values)->r()));
-    };
+    shows_[type.id] = detail::handle_printer<R, C>(std::move(show));
     return *this;
   }
 

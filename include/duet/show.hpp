@@ -27,6 +27,8 @@
 
 namespace duet {
 
+class Result;
+
 namespace detail {
 std::string demangle(const char* mangled);
 const std::string& cached_demangle(const std::type_info& type);
@@ -37,6 +39,8 @@ std::string show_char(char c);
 std::string show_string(std::string_view s);
 /// The exception being handled, as C++: "std::out_of_range(\"...\")".
 std::string describe_current_exception();
+/// A result's exception, as C++: "std::out_of_range(\"...\")".
+std::string exception_text(const Result& r);
 /// "`who` threw std::out_of_range(\"...\")" for the exception being handled.
 std::string threw(std::string_view who);
 

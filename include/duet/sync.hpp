@@ -54,6 +54,7 @@
 #include <utility>
 
 #include "duet/detail/atomic_support.hpp"
+#include "duet/detail/controlled_mutex.hpp"
 #include "duet/detail/fiber_hooks.hpp"
 
 namespace duet {
@@ -335,70 +336,20 @@ class var {
 ///
 ///   duet::mutex m;
 ///   { std::lock_guard g(m); ++count; }  // lock and unlock are switch points
-class mutex {
-  using loc_t = duet::source_location;
-  static constexpr auto kKind = detail::fiber::ObjectKind::mutex;
-
+class mutex : public detail::controlled_mutex<std::mutex, detail::fiber::ObjectKind::mutex> {
  public:
-  constexpr mutex(loc_t loc = loc_t::current()) noexcept {
-    if (!std::is_constant_evaluated()) detail::register_object(kKind, this, loc);
-  }
-  mutex(const mutex&) = delete;
-  mutex& operator=(const mutex&) = delete;
-
-  void lock(loc_t loc = loc_t::current()) {
-    if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return detail::fiber::lock(*rt, kKind, this, false, loc);
-    native_.lock();
-  }
-  bool try_lock(loc_t loc = loc_t::current()) {
-    if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return detail::fiber::try_lock(*rt, kKind, this, false, loc);
-    return native_.try_lock();
-  }
-  void unlock(loc_t loc = loc_t::current()) {
-    if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return detail::fiber::unlock(*rt, kKind, this, false, loc);
-    native_.unlock();
-  }
+  constexpr mutex(duet::source_location loc = duet::source_location::current()) noexcept : controlled_mutex(loc) {}
   /// The std::mutex used outside fiber runs.
   std::mutex& native() noexcept { return native_; }
-
- private:
-  std::mutex native_;
 };
 
 /// std::recursive_mutex under the scheduler's control.
 ///
 ///   duet::recursive_mutex m;
 ///   m.lock(); m.lock(); m.unlock(); m.unlock();
-class recursive_mutex {
-  using loc_t = duet::source_location;
-  static constexpr auto kKind = detail::fiber::ObjectKind::recursive_mutex;
-
+class recursive_mutex : public detail::controlled_mutex<std::recursive_mutex, detail::fiber::ObjectKind::recursive_mutex> {
  public:
-  recursive_mutex(loc_t loc = loc_t::current()) noexcept { detail::register_object(kKind, this, loc); }
-  recursive_mutex(const recursive_mutex&) = delete;
-  recursive_mutex& operator=(const recursive_mutex&) = delete;
-
-  void lock(loc_t loc = loc_t::current()) {
-    if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return detail::fiber::lock(*rt, kKind, this, false, loc);
-    native_.lock();
-  }
-  bool try_lock(loc_t loc = loc_t::current()) {
-    if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return detail::fiber::try_lock(*rt, kKind, this, false, loc);
-    return native_.try_lock();
-  }
-  void unlock(loc_t loc = loc_t::current()) {
-    if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return detail::fiber::unlock(*rt, kKind, this, false, loc);
-    native_.unlock();
-  }
-
- private:
-  std::recursive_mutex native_;
+  recursive_mutex(duet::source_location loc = duet::source_location::current()) noexcept : controlled_mutex(loc) {}
 };
 
 /// std::shared_mutex under the scheduler's control (readers are not preferred over writers or
@@ -407,48 +358,9 @@ class recursive_mutex {
 ///   duet::shared_mutex m;
 ///   { std::shared_lock r(m); seen = value; }   // many readers
 ///   { std::lock_guard w(m); value = 42; }      // one writer
-class shared_mutex {
-  using loc_t = duet::source_location;
-  static constexpr auto kKind = detail::fiber::ObjectKind::shared_mutex;
-
+class shared_mutex : public detail::controlled_mutex<std::shared_mutex, detail::fiber::ObjectKind::shared_mutex> {
  public:
-  shared_mutex(loc_t loc = loc_t::current()) { detail::register_object(kKind, this, loc); }
-  shared_mutex(const shared_mutex&) = delete;
-  shared_mutex& operator=(const shared_mutex&) = delete;
-
-  void lock(loc_t loc = loc_t::current()) {
-    if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return detail::fiber::lock(*rt, kKind, this, false, loc);
-    native_.lock();
-  }
-  bool try_lock(loc_t loc = loc_t::current()) {
-    if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return detail::fiber::try_lock(*rt, kKind, this, false, loc);
-    return native_.try_lock();
-  }
-  void unlock(loc_t loc = loc_t::current()) {
-    if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return detail::fiber::unlock(*rt, kKind, this, false, loc);
-    native_.unlock();
-  }
-  void lock_shared(loc_t loc = loc_t::current()) {
-    if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return detail::fiber::lock(*rt, kKind, this, true, loc);
-    native_.lock_shared();
-  }
-  bool try_lock_shared(loc_t loc = loc_t::current()) {
-    if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return detail::fiber::try_lock(*rt, kKind, this, true, loc);
-    return native_.try_lock_shared();
-  }
-  void unlock_shared(loc_t loc = loc_t::current()) {
-    if (auto* rt = detail::fiber::current()) [[unlikely]]
-      return detail::fiber::unlock(*rt, kKind, this, true, loc);
-    native_.unlock_shared();
-  }
-
- private:
-  std::shared_mutex native_;
+  shared_mutex(duet::source_location loc = duet::source_location::current()) : controlled_mutex(loc) {}
 };
 
 /// The calling fiber lets the others run first (in a fiber run, it is not picked again at this

@@ -1,12 +1,13 @@
 // Traces: the steps of a failing case as the report and the draft test show them, for
 // sequential cases (numbered steps, the failing one marked) and Y-programs (the diagram).
+#include "duet/detail/trace_steps.hpp"
+
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "duet/api.hpp"
-#include "duet/parallel.hpp"
-#include "duet/state_machine.hpp"
+#include "duet/parallel.hpp"  // YShape
+#include "duet/result.hpp"
 
 namespace duet::detail {
 

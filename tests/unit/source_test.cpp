@@ -83,6 +83,52 @@ TEST(Source, SpansMarkCommands) {
 }
 
 // A finished case's record moves out whole, and the Source records afresh after it.
+// What a watcher (the engine's choice tap under isolation) is told: the record as it is when it
+// starts watching, then every change, so that a copy it keeps is always the source's record.
+class Mirror final : public duet::detail::RecordWatcher {
+ public:
+  void changed(const duet::Source& s) override {
+    ++told;
+    choices = s.choices();
+    spans = s.spans().size();
+    mark = s.concurrent_start();
+  }
+  int told = 0;
+  std::vector<std::uint64_t> choices;
+  std::size_t spans = 0, mark = 0;
+};
+
+TEST(Source, AWatcherIsToldOfEveryChangeToTheRecord) {
+  auto s = duet::Source::replay({4, 5, 6, 7});
+  s.draw(9);
+  Mirror m;
+  s.watch(&m);
+  EXPECT_EQ(m.choices, (std::vector<std::uint64_t>{4}));  // what it held already
+  const std::size_t begin = s.begin_span();
+  s.draw(9);
+  s.draw(9);
+  s.end_span(begin);
+  EXPECT_EQ(m.choices, (std::vector<std::uint64_t>{4, 5, 6}));
+  EXPECT_EQ(m.spans, 1u);
+  s.mark_concurrent_start();
+  EXPECT_EQ(m.mark, 3u);
+  const duet::Source::Drawn drawn = s.drawn_since(1);
+  s.truncate(1);
+  EXPECT_EQ(m.choices, (std::vector<std::uint64_t>{4}));
+  EXPECT_EQ(m.spans, 0u);
+  EXPECT_EQ(m.mark, duet::Source::kNoMark);
+  s.continue_from(1, drawn);
+  EXPECT_EQ(m.choices, (std::vector<std::uint64_t>{4, 5, 6}));
+  s.restart(3);
+  EXPECT_TRUE(m.choices.empty());
+  s.draw(100);
+  EXPECT_EQ(m.choices, s.choices());  // random mode too: never the inline draw
+  const int told = m.told;
+  s.watch(nullptr);
+  s.draw(100);
+  EXPECT_EQ(m.told, told);
+}
+
 TEST(Source, TakeRecordMovesTheChoicesAndSpansOut) {
   auto s = duet::Source::replay({4, 2, 1});
   const auto span = s.begin_span();

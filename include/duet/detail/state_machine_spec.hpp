@@ -19,6 +19,7 @@
 
 #include "duet/detail/case_loop.hpp"
 #include "duet/detail/engine.hpp"
+#include "duet/detail/trace_steps.hpp"
 #include "duet/gen.hpp"
 #include "duet/result.hpp"
 #include "duet/show.hpp"
@@ -278,14 +279,6 @@ void apply_next(const typename Spec::Cmd& cmd, typename Spec::State& state) {
   // state_machine_property's static_assert says what is missing, once.
 }
 
-
-/// "candidate returned 0; the model allows 1" (want given), or
-/// "candidate threw std::out_of_range(\"...\"); the model does not allow it: why".
-std::string disagreement(const Result& got, const Result* want, const std::string& why);
-void record_step(Trace* trace, std::string code, const Result& observed);
-void record_failure(Trace* trace, const Result* expected, std::string explanation);
-/// The failing step as record_step and record_failure would have traced it.
-Step failing_step(std::string code, const Result& observed, const Result* expected, std::string explanation);
 
 /// What a draw whose generator threw comes to (called in the catch block): duet::Discard is a
 /// rejection, an engine signal goes on, anything else is the spec's generator failing (an error

@@ -20,6 +20,7 @@
 #include "duet/detail/engine.hpp"
 #include "duet/detail/erased_oracle.hpp"
 #include "duet/detail/rng.hpp"
+#include "duet/detail/trace_steps.hpp"
 #include "duet/detail/trial_driver.hpp"
 #include "duet/executor.hpp"
 #include "duet/result.hpp"
@@ -90,8 +91,6 @@ std::vector<TimedOp> y_history(const YShape& shape, const std::vector<Observed>&
 /// Who makes each call of a program of this shape: the main thread (prefix, suffix), branch b's.
 std::vector<Caller> callers_of(const YShape& shape);
 
-/// The Y diagram: the prefix on top, one column per branch, the suffix below; `call : result`.
-std::string y_diagram(const YShape& shape, const std::vector<std::string>& calls, const std::vector<std::string>& results);
 
 /// The operation a call's text names: the word before its first `(` ("push" for "push(3)",
 /// "set" for "auto a1 = set(a0, 0, 1)"), or the text when it has no `(`.

@@ -152,6 +152,56 @@ constexpr HandleTypes make_handle_types() {
 template <class R0, class C>
 inline constexpr HandleTypes handle_types = make_handle_types<R0, C>();
 
+/// False, for a static_assert in a branch only some template arguments reach.
+template <class>
+inline constexpr bool dependent_false = false;
+
+/// duet::Api::abstract's store for values of abstract type (R0, C), with the well-formedness
+/// check (nullptr: none) run after every operation.
+template <class R0, class C, class Check>
+std::unique_ptr<HandleStore> empty_store(Check check) {
+  using H = Handle<R0, C>;
+  std::shared_ptr<const HandleCheck> fn;
+  if constexpr (std::is_invocable_v<const Check&, const typename H::R&, const C&>) {
+    fn = std::make_shared<const HandleCheck>([check](const void* values) {
+      const H& h = *static_cast<const H*>(values);
+      return Verdict(check(h.r(), h.c));
+    });
+  } else if constexpr (std::is_invocable_v<const Check&, const C&>) {
+    fn = std::make_shared<const HandleCheck>(
+        [check](const void* values) { return Verdict(check(static_cast<const H*>(values)->c)); });
+  } else if constexpr (!std::is_same_v<Check, std::nullptr_t>) {
+    static_assert(dependent_false<Check>, "duet::Api::abstract: the check must be callable as check(const R&, const C&) (or "
+                                          "check(const C&)) and return bool or duet::Verdict");
+  }
+  std::string type;  // for a draft test that runs the check again
+  if constexpr (!std::is_same_v<Check, std::nullptr_t>) type = type_name<C>();
+  return std::make_unique<HandleStore>(handle_types<R0, C>, std::move(fn), std::move(type));
+}
+
+/// duet::Api::recover's rebuilding of every live candidate value of a store after a crash.
+template <class R0, class C, class F>
+std::function<void(HandleStore&)> store_recovery(F fn) {
+  static_assert(std::is_invocable_v<const F&, C&>,
+                "duet::Api::recover: the function must take the candidate value to rebuild: void(C&)");
+  static_assert(std::is_copy_constructible_v<C> && (std::is_same_v<R0, Solo> || std::is_copy_constructible_v<R0>),
+                "duet::Api::recover: crash injection keeps copies of the reference (and candidate) values "
+                "for each world a crash may have left: both types must be copyable");
+  return [fn = std::move(fn)](HandleStore& store) {
+    for (std::size_t i = 0; i < store.size(); ++i) fn(handle_at<R0, C>(store, i).c);
+  };
+}
+
+/// duet::Api::state's printer of one value of abstract type (R0, C).
+template <class R0, class C, class F>
+std::function<std::string(const void*)> handle_printer(F show) {
+  using H = Handle<R0, C>;
+  static_assert(std::is_invocable_r_v<std::string, const F&, const typename H::R&>,
+                "duet::Api::state: the printer takes the reference value (const R&; const C& for duet::Solo types) and "
+                "returns std::string");
+  return [show = std::move(show)](const void* values) { return std::string(show(static_cast<const H*>(values)->r())); };
+}
+
 struct Env {
   std::vector<std::unique_ptr<HandleStore>> stores;  // by abstract type id
   const std::vector<std::string>* prefixes = nullptr;

@@ -23,6 +23,7 @@
 #include "duet/detail/api/arguments.hpp"
 #include "duet/detail/api/erased_value.hpp"
 #include "duet/detail/api/results.hpp"
+#include "duet/detail/trace_steps.hpp"
 
 namespace duet {
 namespace detail {
@@ -122,12 +123,6 @@ struct OpBase {
   /// A new call of this operation, before its arguments are drawn.
   std::unique_ptr<ApiCall> new_call() const;
 };
-
-// A step's lines in a trace (src/report/trace.cpp).
-void record_api_step(Trace* trace, std::string code, std::string observed, bool binds = false);
-void record_api_failure(Trace* trace, std::string code, std::string expected, std::string explanation);
-Step api_failure_step(std::string code, std::string expected, std::string explanation);
-std::string exception_text(const Result& r);  // "std::out_of_range(\"...\")"
 
 template <class T>
 struct is_diagnostic : std::false_type {};
@@ -326,8 +321,6 @@ struct Op final : OpBase {
 // template whose arguments name the types involved, and Op is then not instantiated (no
 // cascade of errors from inside it).
 
-template <class>
-inline constexpr bool dependent_false = false;
 
 /// An operation with no reference cannot be nondeterministic (the types: the result spec).
 template <class Spec>
