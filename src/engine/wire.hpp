@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "duet/show.hpp"  // is_vector, is_optional, is_pair
 #include "duet/source.hpp"
 
 namespace duet::detail {
@@ -118,18 +119,6 @@ auto wire_fields(Self& d, Visit&& visit) {
 namespace wire {
 
 template <class T>
-struct IsVector : std::false_type {};
-template <class T>
-struct IsVector<std::vector<T>> : std::true_type {};
-template <class T>
-struct IsOptional : std::false_type {};
-template <class T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-template <class T>
-struct IsPair : std::false_type {};
-template <class A, class B>
-struct IsPair<std::pair<A, B>> : std::true_type {};
-template <class T>
 struct IsDuration : std::false_type {};
 template <class R, class P>
 struct IsDuration<std::chrono::duration<R, P>> : std::true_type {};
@@ -153,13 +142,13 @@ void write(WireWriter& w, const T& v) {
   else if constexpr (std::is_same_v<T, std::string>) w.str(v);
   else if constexpr (IsDuration<T>::value) w.u64(static_cast<std::uint64_t>(v.count()));
   else if constexpr (IsTimePoint<T>::value) write(w, v.time_since_epoch());
-  else if constexpr (IsPair<T>::value) {
+  else if constexpr (is_pair<T>::value) {
     write(w, v.first);
     write(w, v.second);
-  } else if constexpr (IsOptional<T>::value) {
+  } else if constexpr (is_optional<T>::value) {
     w.boolean(v.has_value());
     if (v) write(w, *v);
-  } else if constexpr (IsVector<T>::value) {
+  } else if constexpr (is_vector<T>::value) {
     w.u64(v.size());
     for (const auto& x : v) write(w, x);
   } else {
@@ -187,13 +176,13 @@ void read(WireReader& r, T& v) {
     typename T::duration since{};
     read(r, since);
     v = T(since);
-  } else if constexpr (IsPair<T>::value) {
+  } else if constexpr (is_pair<T>::value) {
     read(r, v.first);
     read(r, v.second);
-  } else if constexpr (IsOptional<T>::value) {
+  } else if constexpr (is_optional<T>::value) {
     v.reset();
     if (r.boolean()) read(r, v.emplace());
-  } else if constexpr (IsVector<T>::value) {
+  } else if constexpr (is_vector<T>::value) {
     // One at a time: each item takes a byte at least, so what is made is bounded by what came.
     const std::size_t n = r.count();
     v.clear();

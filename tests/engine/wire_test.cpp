@@ -55,12 +55,12 @@ class Filler {
     else if constexpr (std::is_same_v<T, std::string>) v = "s" + std::to_string(next_++) + std::string("\0\xff", 2);
     else if constexpr (wire::IsDuration<T>::value) v = T(next_++);
     else if constexpr (wire::IsTimePoint<T>::value) v = T(typename T::duration(next_++));
-    else if constexpr (wire::IsPair<T>::value) {
+    else if constexpr (is_pair<T>::value) {
       fill(v.first);
       fill(v.second);
-    } else if constexpr (wire::IsOptional<T>::value) {
+    } else if constexpr (is_optional<T>::value) {
       fill(v.emplace());
-    } else if constexpr (wire::IsVector<T>::value) {
+    } else if constexpr (is_vector<T>::value) {
       v.resize(2);
       for (auto& x : v) fill(x);
     } else {

@@ -181,7 +181,9 @@ void IsolatedChild::end_case(Source& src) {
   state().tap.mirror(nullptr);
 }
 
-void IsolatedChild::count_search(const SearchCounts& counts) { state().block.counts.store(counts); }
+void IsolatedChild::count_search(const SearchCounts& counts) {
+  if (registered) state().block.counts.store(counts);  // a search outside isolation's child: nobody reads them
+}
 
 void IsolatedChild::shrink_tried(const std::vector<std::uint64_t>& candidate) {
   SharedBlock& s = state().block;
