@@ -61,11 +61,18 @@ struct [[nodiscard(
   explicit operator bool() const { return passed(); }
 
   /// Converts to testing::AssertionResult carrying the report (include duet/gtest.hpp).
+  /// With the GoogleTest glue, through its gtest_assertion_result (found by argument-dependent
+  /// lookup): the same result, made by GoogleTest's compiled AssertionFailure rather than by
+  /// streaming into the result, whose code every test file compiled.
   template <detail::AssertionResultLike A>
   operator A() const {  // NOLINT: implicit, for EXPECT_TRUE(duet::check_...())
-    A a(passed());
-    if (!passed()) a << "\n" << report.c_str();
-    return a;
+    if constexpr (requires { gtest_assertion_result(*this, static_cast<A*>(nullptr)); }) {
+      return gtest_assertion_result(*this, static_cast<A*>(nullptr));
+    } else {
+      A a(passed());
+      if (!passed()) a << "\n" << report.c_str();
+      return a;
+    }
   }
 };
 

@@ -33,30 +33,25 @@ void share_thread_key_with_fibers(void (*destructor)(void*)) noexcept;
 /// library (src/report/report.cpp), not in every test file.
 void append_assertion_message(std::string& out, const char* file, int line, const char* message);
 
-class GtestAssertionCapture final : public AssertionCapture {
+/// GoogleTest's fake reporter, intercepting this thread's results while the capture lives; the
+/// failures among them go to the log (as a TestPartResultArray would hold them, without
+/// compiling its vector of results in every test file).
+class GtestAssertionCapture final : public AssertionCapture, private testing::ScopedFakeTestPartResultReporter {
  public:
-  std::size_t count() const override {
-    std::size_t failures = 0;
-    for (int i = 0; i < results_.size(); ++i) failures += results_.GetTestPartResult(i).failed();
-    return failures;
-  }
-  std::string messages_since(std::size_t first) const override {
-    std::string out;
-    std::size_t seen = 0;
-    for (int i = 0; i < results_.size(); ++i) {
-      const testing::TestPartResult& r = results_.GetTestPartResult(i);
-      if (r.failed() && seen++ >= first) append_assertion_message(out, r.file_name(), r.line_number(), r.message());
-    }
-    return out;
+  GtestAssertionCapture() : ScopedFakeTestPartResultReporter(INTERCEPT_ONLY_CURRENT_THREAD, nullptr) {}
+  std::size_t count() const override { return log_.count(); }
+  std::string messages_since(std::size_t first) const override { return log_.messages_since(first); }
+  void ReportTestPartResult(const testing::TestPartResult& r) override {
+    if (r.failed()) log_.add(r.file_name(), r.line_number(), r.message());
   }
 
  private:
-  testing::TestPartResultArray results_;
-  testing::ScopedFakeTestPartResultReporter reporter_{
-      testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results_};
+  AssertionLog log_;
 };
 
-inline std::unique_ptr<AssertionCapture> make_gtest_assertion_capture() { return std::make_unique<GtestAssertionCapture>(); }
+inline std::unique_ptr<AssertionCapture> make_gtest_assertion_capture() {
+  return std::unique_ptr<AssertionCapture>(new GtestAssertionCapture());
+}
 
 // Registered by including this header: any test file that uses duet with GoogleTest.
 inline const bool gtest_assertion_capture_registered = (set_assertion_capture(&make_gtest_assertion_capture), true);
@@ -66,3 +61,17 @@ inline const bool gtest_thread_keys_shared =
     (share_thread_key_with_fibers(&testing::internal::DeleteThreadLocalValue), true);
 
 }  // namespace duet::detail
+
+namespace duet {
+
+/// EXPECT_TRUE(duet::check_...()): CheckResult's conversion to testing::AssertionResult, the
+/// report after a newline as the failure message (as the conversion streams it without this
+/// header), through GoogleTest's out-of-line AssertionFailure.
+inline testing::AssertionResult gtest_assertion_result(const CheckResult& r, testing::AssertionResult*) {
+  if (r.passed()) return testing::AssertionSuccess();
+  testing::Message message;
+  message << static_cast<const char*>("\n") << r.report.c_str();
+  return testing::AssertionFailure(message);
+}
+
+}  // namespace duet

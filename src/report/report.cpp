@@ -377,4 +377,20 @@ void append_assertion_message(std::string& out, const char* file, int line, cons
   out += m;
 }
 
+// Declared in duet/gtest_glue.hpp.
+void AssertionLog::add(const char* file, int line, const char* message) {
+  std::string text;
+  append_assertion_message(text, file, line, message);
+  lines_.push_back(std::move(text));
+}
+
+std::string AssertionLog::messages_since(std::size_t first) const {
+  std::string out;
+  for (std::size_t i = first; i < lines_.size(); ++i) {
+    if (!out.empty()) out += " | ";
+    out += lines_[i];
+  }
+  return out;
+}
+
 }  // namespace duet::detail

@@ -359,6 +359,20 @@ class AssertionCapture {
   virtual std::size_t count() const = 0;  // failures seen so far
   virtual std::string messages_since(std::size_t first) const = 0;
 };
+/// The assertion failures a capture has seen, each "file:line: message" on one line. Compiled
+/// once in the library (src/report/report.cpp): the GoogleTest glue's capture keeps its failures
+/// here, so that a test file compiles none of it.
+class AssertionLog {
+ public:
+  void add(const char* file, int line, const char* message);
+  std::size_t count() const { return lines_.size(); }
+  /// The failures from the `first`th on, joined with " | ".
+  std::string messages_since(std::size_t first) const;
+
+ private:
+  std::vector<std::string> lines_;
+};
+
 using AssertionCaptureFactory = std::unique_ptr<AssertionCapture> (*)();
 void set_assertion_capture(AssertionCaptureFactory factory);
 AssertionCaptureFactory assertion_capture();
