@@ -81,7 +81,11 @@ class GenCounted {
   }
 
  protected:
-  virtual ~GenCounted() = default;
+  // Not virtual: the last release calls destroy(), which deletes the generator as its own
+  // class, so that a generator compiles one function for it (no complete and deleting
+  // destructors in its vtable).
+  ~GenCounted() = default;
+  virtual void destroy() const noexcept = 0;
 
  private:
   friend class DeferredGenReleases;
@@ -165,6 +169,7 @@ class Gen {
   struct Impl final : Base {
     explicit Impl(F f) : f(std::move(f)) {}
     T generate(Source& s) const override { return f(s); }
+    void destroy() const noexcept override { delete this; }
     F f;
   };
   // Null only in a moved-from Gen, which may only be destroyed or assigned to.

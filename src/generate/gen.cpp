@@ -12,7 +12,7 @@ namespace duet {
 namespace detail {
 
 void GenCounted::drop(long count) const noexcept {
-  if (refs_.fetch_sub(count, std::memory_order_acq_rel) == count) delete this;
+  if (refs_.fetch_sub(count, std::memory_order_acq_rel) == count) destroy();
 }
 
 // Inside a scope, the reference is held back (one generator at a time: holding another gives
