@@ -14,6 +14,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -49,24 +50,53 @@ template <class T>
 constexpr bool stored_inline = sizeof(T) <= kInlineResultSize &&
                                alignof(T) <= alignof(std::max_align_t) && std::is_trivially_copyable_v<T>;
 
+/// A type's table, as value_ops gives it.
+template <class T>
+constexpr ValueOps make_value_ops() {
+  return {typeid(T),
+          stored_inline<T>,
+          stored_inline<T> && std::is_integral_v<T>,
+          [](const void* a, const void* b) { return static_cast<bool>(*static_cast<const T*>(a) == *static_cast<const T*>(b)); },
+          [](const void* a) { return duet::show(*static_cast<const T*>(a)); },
+          [] { return duet::type_name<T>(); },
+          [](void* dst, const void* src) {
+            if constexpr (stored_inline<T>) new (dst) T(*static_cast<const T*>(src));
+            else *static_cast<T**>(dst) = new T(**static_cast<T* const*>(src));
+          },
+          [](void* p) {
+            if constexpr (stored_inline<T>) static_cast<T*>(p)->~T();
+            else delete *static_cast<T**>(p);
+          }};
+}
+
+template <class... Ts>
+struct TypeList {};
+/// The result types whose tables the library compiles once (src/show/show.cpp): a test file
+/// whose results are of these types compiles none of their table's functions.
+using LibraryValueTypes =
+    TypeList<bool, char, signed char, unsigned char, short, unsigned short, int, unsigned, long, unsigned long, long long,
+             unsigned long long, float, double, std::string, std::optional<bool>, std::optional<char>, std::optional<int>,
+             std::optional<unsigned>, std::optional<long>, std::optional<unsigned long>, std::optional<long long>,
+             std::optional<unsigned long long>, std::optional<double>, std::optional<std::string>>;
+template <class T, class... Ts>
+constexpr int type_index(TypeList<Ts...>) {
+  int i = 0, found = -1;
+  ((std::is_same_v<T, Ts> ? (found = i, ++i) : ++i), ...);
+  return found;
+}
+/// The tables of LibraryValueTypes, in its order.
+extern const ValueOps library_value_ops[];
+
+/// One table per type: the library's for LibraryValueTypes, else a static of the test file's.
 template <class T>
 const ValueOps* value_ops() {
-  static const ValueOps ops{
-      typeid(T),
-      stored_inline<T>,
-      stored_inline<T> && std::is_integral_v<T>,
-      [](const void* a, const void* b) { return static_cast<bool>(*static_cast<const T*>(a) == *static_cast<const T*>(b)); },
-      [](const void* a) { return duet::show(*static_cast<const T*>(a)); },
-      [] { return duet::type_name<T>(); },
-      [](void* dst, const void* src) {
-        if constexpr (stored_inline<T>) new (dst) T(*static_cast<const T*>(src));
-        else *static_cast<T**>(dst) = new T(**static_cast<T* const*>(src));
-      },
-      [](void* p) {
-        if constexpr (stored_inline<T>) static_cast<T*>(p)->~T();
-        else delete *static_cast<T**>(p);
-      }};
-  return &ops;
+  constexpr int library_index = type_index<T>(LibraryValueTypes{});
+  if constexpr (library_index >= 0) {
+    return &library_value_ops[library_index];
+  } else {
+    static const ValueOps ops = make_value_ops<T>();
+    return &ops;
+  }
 }
 }  // namespace detail
 

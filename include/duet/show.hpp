@@ -37,6 +37,9 @@ std::string show_unsigned(unsigned long long v);
 std::string show_floating(double v, bool is_float);
 std::string show_char(char c);
 std::string show_string(std::string_view s);
+/// Throws std::bad_variant_access, as std::visit does for a variant valueless by exception (out
+/// of line: a test file compiles no exception class for it).
+[[noreturn]] void throw_valueless_variant();
 /// The exception being handled, as C++: "std::out_of_range(\"...\")".
 std::string describe_current_exception();
 /// A result's exception, as C++: "std::out_of_range(\"...\")".
@@ -131,6 +134,18 @@ std::string show_elements(const Tuple& t, std::index_sequence<I...>) {
   ((out += (I == 0 ? "" : ", ") + show(std::get<I>(t))), ...);
   return out;
 }
+/// A variant's alternative from the `I`th on, shown: one test of the index per alternative
+/// rather than std::visit, whose dispatch tables every test file printing a command compiled.
+/// As std::visit, a variant valueless by exception throws std::bad_variant_access.
+template <std::size_t I, class Variant>
+std::string show_alternative(const Variant& v) {
+  if constexpr (I + 1 < std::variant_size_v<Variant>) {
+    if (v.index() != I) return show_alternative<I + 1>(v);
+  } else {
+    if (v.index() != I) throw_valueless_variant();
+  }
+  return show(*std::get_if<I>(&v));
+}
 template <class Range>
 std::string show_range(const Range& r) {
   std::string out = "{";
@@ -184,7 +199,8 @@ std::string show(const T& v) {
   else if constexpr (detail::is_pair<U>::value) return "std::pair{" + show(v.first) + ", " + show(v.second) + "}";
   else if constexpr (detail::is_tuple<U>::value)
     return "std::tuple{" + detail::show_elements(v, std::make_index_sequence<std::tuple_size_v<U>>{}) + "}";
-  else if constexpr (detail::is_variant<U>::value) return std::visit([](const auto& x) { return show(x); }, v);
+  else if constexpr (detail::is_variant<U>::value)
+    return detail::show_alternative<0>(v);
   else if constexpr (detail::Streamable<U>) {
     std::ostringstream os;
     os << v;

@@ -103,6 +103,45 @@ static void escape_into(std::string& out, char c, char quote) {
   }
 }
 
+// Declared in duet/result.hpp: the tables of LibraryValueTypes, in its order (checked below).
+constinit const ValueOps library_value_ops[] = {
+    make_value_ops<bool>(),
+    make_value_ops<char>(),
+    make_value_ops<signed char>(),
+    make_value_ops<unsigned char>(),
+    make_value_ops<short>(),
+    make_value_ops<unsigned short>(),
+    make_value_ops<int>(),
+    make_value_ops<unsigned>(),
+    make_value_ops<long>(),
+    make_value_ops<unsigned long>(),
+    make_value_ops<long long>(),
+    make_value_ops<unsigned long long>(),
+    make_value_ops<float>(),
+    make_value_ops<double>(),
+    make_value_ops<std::string>(),
+    make_value_ops<std::optional<bool>>(),
+    make_value_ops<std::optional<char>>(),
+    make_value_ops<std::optional<int>>(),
+    make_value_ops<std::optional<unsigned>>(),
+    make_value_ops<std::optional<long>>(),
+    make_value_ops<std::optional<unsigned long>>(),
+    make_value_ops<std::optional<long long>>(),
+    make_value_ops<std::optional<unsigned long long>>(),
+    make_value_ops<std::optional<double>>(),
+    make_value_ops<std::optional<std::string>>(),
+};
+namespace {
+template <class... Ts>
+constexpr bool library_value_ops_in_order(TypeList<Ts...> list) {
+  int i = 0;
+  return ((type_index<Ts>(list) == i++) && ...) && sizeof...(Ts) == std::size(library_value_ops);
+}
+static_assert(library_value_ops_in_order(LibraryValueTypes{}), "library_value_ops lists LibraryValueTypes in its order");
+}  // namespace
+
+void throw_valueless_variant() { throw std::bad_variant_access(); }
+
 std::string show_char(char c) {
   std::string out = "'";
   escape_into(out, c, '\'');
