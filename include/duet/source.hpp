@@ -61,46 +61,20 @@ class Source {
   enum class Mode : std::uint8_t { random, bytes, replay };
 
   /// Pseudo-random choices from a 64-bit seed.
-  static Source from_seed(std::uint64_t seed) {
-    Source s(Mode::random);
-    s.rng_ = detail::Rng(seed);
-    return s;
-  }
+  static Source from_seed(std::uint64_t seed);
   /// Choices read from raw bytes (a fuzzer's input); running out throws Overrun.
-  static Source from_bytes(std::span<const std::uint8_t> bytes) {
-    Source s(Mode::bytes);
-    s.bytes_ = bytes;
-    return s;
-  }
+  static Source from_bytes(std::span<const std::uint8_t> bytes);
   /// Replays recorded choices. A recorded value above a draw's bound is clamped to the
   /// bound; past the end every draw answers 0 (the simplest choice), which is what lets
   /// the shrinker delete choices freely.
-  static Source replay(std::vector<std::uint64_t> choices) {
-    Source s(Mode::replay);
-    s.replayed_ = std::move(choices);
-    return s;
-  }
+  static Source replay(std::vector<std::uint64_t> choices);
 
   /// Starts a new random case in place, keeping allocated buffers (the engine's hot loop).
-  void restart(std::uint64_t seed) {
-    mode_ = Mode::random;
-    rng_ = detail::Rng(seed);
-    random_after_replay_ = false;
-    enumeration_ = nullptr;
-    pos_ = 0;
-    recorded_.clear();
-    spans_.clear();
-    counters_.clear();
-    concurrent_start_ = kNoMark;
-    if (watcher_) watcher_->changed(*this);
-  }
+  void restart(std::uint64_t seed);
 
   /// From now on `watcher` is told of every change to this source's record, and at once of the
   /// record as it is (null: no watcher). A copy of the source tells the same watcher of its own.
-  void watch(detail::RecordWatcher* watcher) {
-    watcher_ = watcher;
-    if (watcher_) watcher_->changed(*this);
-  }
+  void watch(detail::RecordWatcher* watcher);
 
   /// A choice in [0, max], recorded. Inline only for the search's case (random mode, room
   /// already reserved, no watcher: a splitmix64 step, a multiply and a store); every other
@@ -195,10 +169,7 @@ class Source {
   const std::vector<Span>& spans() const { return spans_; }
   /// Moves the recorded choices and spans out, leaving none: for a case that is over, whose
   /// record outlives the Source (a replay's, per shrink candidate, where copying was a cost).
-  void take_record(std::vector<std::uint64_t>& choices, std::vector<Span>& spans) {
-    choices = std::exchange(recorded_, {});
-    spans = std::exchange(spans_, {});
-  }
+  void take_record(std::vector<std::uint64_t>& choices, std::vector<Span>& spans);
 
   /// What a case drew from `from` on, and where its generator and inputs stand: a trial run in a
   /// process of its own (FiberOptions::trial_processes) sends it back, and the process that goes

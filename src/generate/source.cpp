@@ -7,6 +7,48 @@
 
 namespace duet {
 
+// Out of line (duet/source.hpp): what a case does once, not per draw, compiled once here.
+Source Source::from_seed(std::uint64_t seed) {
+  Source s(Mode::random);
+  s.rng_ = detail::Rng(seed);
+  return s;
+}
+
+Source Source::from_bytes(std::span<const std::uint8_t> bytes) {
+  Source s(Mode::bytes);
+  s.bytes_ = bytes;
+  return s;
+}
+
+Source Source::replay(std::vector<std::uint64_t> choices) {
+  Source s(Mode::replay);
+  s.replayed_ = std::move(choices);
+  return s;
+}
+
+void Source::restart(std::uint64_t seed) {
+  mode_ = Mode::random;
+  rng_ = detail::Rng(seed);
+  random_after_replay_ = false;
+  enumeration_ = nullptr;
+  pos_ = 0;
+  recorded_.clear();
+  spans_.clear();
+  counters_.clear();
+  concurrent_start_ = kNoMark;
+  if (watcher_) watcher_->changed(*this);
+}
+
+void Source::watch(detail::RecordWatcher* watcher) {
+  watcher_ = watcher;
+  if (watcher_) watcher_->changed(*this);
+}
+
+void Source::take_record(std::vector<std::uint64_t>& choices, std::vector<Span>& spans) {
+  choices = std::exchange(recorded_, {});
+  spans = std::exchange(spans_, {});
+}
+
 std::uint64_t Source::draw_recorded(std::uint64_t max) {
   std::uint64_t v;
   switch (mode_) {
