@@ -55,6 +55,16 @@ struct StateMachineEngine::Ran {
 
 StateMachineEngine::~StateMachineEngine() = default;
 
+// The defaults for a spec without the part (StateMachineSteps overrides them where it has it).
+void StateMachineEngine::recover() {}
+Verdict StateMachineEngine::postcondition(std::size_t, const Result&) { return true; }
+void StateMachineEngine::fork_worlds() {}
+std::size_t StateMachineEngine::keep_worlds(const std::vector<bool>&) { return worlds(); }
+void StateMachineEngine::advance_all() {}
+StateMachineEngine::Relaxed StateMachineEngine::relaxed_next(const Result&) { return Relaxed::ok; }
+std::string StateMachineEngine::model_state() const { return {}; }
+std::string StateMachineEngine::draft_setup() const { return {}; }
+
 StepVerdict StateMachineEngine::start(Trace* trace) {
   if (trace) {
     trace->setup = setup();

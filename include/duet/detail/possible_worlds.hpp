@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -32,6 +33,11 @@ class PossibleWorlds {
   void restart(World first) {
     worlds_.clear();
     worlds_.push_back(std::move(first));
+  }
+  /// The same, with the world `make()` returns.
+  template <class Make>
+  void restart_made(Make&& make) {
+    restart(make());
   }
   /// No world left, the room kept.
   void clear() { worlds_.clear(); }
@@ -124,19 +130,41 @@ class PossibleWorlds {
 /// The one world of a spec that has no crash injection and no relaxed steps, with the part of
 /// PossibleWorlds' interface such a spec's steps use. Not a vector of one: a test file then
 /// compiles none of std::vector's growth for its model's state (about a sixth of what a
-/// one-test check_sequential file compiles of duet's).
+/// one-test check_sequential file compiles of duet's). Held in place, as HeldCandidate holds the
+/// candidate: restart_made constructs the world from what `make` returns, with no temporary
+/// state to move from and destroy (a model's move constructor and destructor compiled twice).
 template <class World>
 class OneWorld {
  public:
-  void restart(World first) { world_.emplace(std::move(first)); }
-  void clear() { world_.reset(); }
-  std::size_t size() const { return world_.has_value() ? 1 : 0; }
-  World& front() { return *world_; }
-  std::span<const World> all() const { return {world_ ? &*world_ : nullptr, size()}; }
-  World& operator[](std::size_t) { return *world_; }
+  OneWorld() = default;
+  OneWorld(const OneWorld&) = delete;
+  OneWorld& operator=(const OneWorld&) = delete;
+  ~OneWorld() { clear(); }
+
+  /// The world `make()` returns, in place of the one before (which goes first: if make throws,
+  /// there is none).
+  template <class Make>
+  void restart_made(Make&& make) {
+    clear();
+    ::new (static_cast<void*>(storage_)) World(make());
+    held_ = true;
+  }
+  void clear() noexcept {
+    if (held_) {
+      held_ = false;
+      front().~World();
+    }
+  }
+  std::size_t size() const { return held_ ? 1 : 0; }
+  World& front() { return *std::launder(reinterpret_cast<World*>(storage_)); }
+  std::span<const World> all() const {
+    return {held_ ? std::launder(reinterpret_cast<const World*>(storage_)) : nullptr, size()};
+  }
+  World& operator[](std::size_t) { return front(); }
 
  private:
-  std::optional<World> world_;
+  alignas(World) unsigned char storage_[sizeof(World)];
+  bool held_ = false;
 };
 
 }  // namespace duet::detail

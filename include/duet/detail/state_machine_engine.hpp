@@ -73,35 +73,38 @@ class StateMachineEngine : public CaseSteps {
   StepVerdict next_threw();
 
   // ---- the spec's own calls; exceptions go through to the engine, which says whose they were ----
+  // Those a plain spec (expected, no postcondition, crash injection, relaxed steps, show_state or
+  // draft_setup_cpp) does without have defaults here, for a spec without them (nothing, true,
+  // one world, no text), so that its steps override only the others.
   virtual void make_candidate() = 0;
   virtual void drop_candidate() = 0;
   /// Spec::run on the command drawn last, into `out` (constructed in place).
   virtual void run(Result& out) = 0;
-  virtual void recover() = 0;
+  virtual void recover();
   virtual void restart_model() = 0;
   /// The command drawn last and the model's states go; the candidate stays (finish() drops it).
   virtual void drop_model() = 0;
   virtual std::size_t worlds() const = 0;
   /// Spec::expected for world `world`, into `out` (constructed in place).
   virtual void expect(std::size_t world, Result& out) = 0;
-  virtual Verdict postcondition(std::size_t world, const Result& got) = 0;
+  virtual Verdict postcondition(std::size_t world, const Result& got);
   /// The model's transition in world `world`.
   virtual void advance(std::size_t world) = 0;
   /// A crash interrupted the command: every world goes on with and without it, equal ones merged.
-  virtual void fork_worlds() = 0;
+  virtual void fork_worlds();
   /// Keeps the worlds whose entry is true, in order; returns how many are left (none: the
   /// worlds stay, for the failure to list what they allowed).
-  virtual std::size_t keep_worlds(const std::vector<bool>& keep) = 0;
+  virtual std::size_t keep_worlds(const std::vector<bool>& keep);
   /// Advances every world, equal ones merged.
-  virtual void advance_all() = 0;
+  virtual void advance_all();
   enum class Relaxed : unsigned char { ok, none_allowed, over_limit };
   /// A relaxed spec: every world sees `got`; the worlds become those next_states allows.
-  virtual Relaxed relaxed_next(const Result& got) = 0;
+  virtual Relaxed relaxed_next(const Result& got);
   /// The model's state as Spec::show_state prints it (every world's), exceptions going through.
-  virtual std::string model_state() const = 0;
+  virtual std::string model_state() const;
   virtual std::string last_command() const = 0;
   virtual std::string setup() const = 0;
-  virtual std::string draft_setup() const = 0;
+  virtual std::string draft_setup() const;
   virtual const char* candidate_maker() const = 0;
 
   Source* src_ = nullptr;  // the case's choice stream (crash injection draws from it)

@@ -38,12 +38,20 @@ constexpr StateMachineShape state_machine_shape() {
   return shape;
 }
 
+/// A spec that has none of the parts whose calls the engine has defaults for (see
+/// StateMachineEngine): its steps are StateMachineSteps, which overrides none of them.
+template <class Spec>
+inline constexpr bool plain_state_machine_spec = !HasPostcondition<Spec> && !HasNextStates<Spec> && !HasRecover<Spec> &&
+                                                 !HasShowState<Spec> && !requires {
+                                                   { Spec::draft_setup_cpp() } -> std::convertible_to<std::string>;
+                                                 };
+
 /// A state-machine spec's steps for the case loop: commands drawn from the model's state, run
 /// in lockstep on the candidate and the model. Only the calls into the spec's own code are
 /// here (the engine, compiled once, does the rest); what a spec does not use (crashes, relaxed
 /// steps) is not instantiated.
 template <class Spec>
-class StateMachineSteps final : public StateMachineEngine {
+class StateMachineSteps : public StateMachineEngine {
   using Cmd = typename Spec::Cmd;
   using State = typename Spec::State;
   // Several worlds only after a crash or a relaxed step; otherwise the one state, held alone.
@@ -67,7 +75,7 @@ class StateMachineSteps final : public StateMachineEngine {
     return drawn;
   }
 
- private:
+ protected:
   // One world, expected() and nothing optional: the engine's common case, whose untraced steps
   // run here, with the spec's calls inline (the sequential hot path).
   static constexpr bool inline_steps =
@@ -108,10 +116,12 @@ class StateMachineSteps final : public StateMachineEngine {
   void run(Result& out) override {
     emplace_result(out, [this] { return Spec::run(*cmd_, *sut_); });
   }
-  void recover() override {
+  void spec_recover() {
     if constexpr (HasRecover<Spec>) Spec::recover(*sut_);
   }
-  void restart_model() override { states_.restart(initial_state<Spec>()); }
+  void restart_model() override {
+    states_.restart_made([] { return initial_state<Spec>(); });
+  }
   void drop_model() override {
     cmd_.reset();
     states_.clear();
@@ -121,35 +131,37 @@ class StateMachineSteps final : public StateMachineEngine {
     if constexpr (HasExpected<Spec>)
       emplace_result(out, [&] { return Spec::expected(*cmd_, std::as_const(states_[world])); });
   }
-  Verdict postcondition(std::size_t world, const Result& got) override {
+  Verdict spec_postcondition(std::size_t world, const Result& got) {
     if constexpr (HasPostcondition<Spec>) return Spec::postcondition(*cmd_, std::as_const(states_[world]), got);
     else return (void)world, (void)got, true;
   }
-  void advance(std::size_t world) override { apply_next<Spec>(*cmd_, states_[world]); }
-  void fork_worlds() override {
+  // Not inlined into untraced_step: the spec's next is compiled once, here (inlined in both, a
+  // test file compiled it twice).
+  [[gnu::noinline]] void advance(std::size_t world) override { apply_next<Spec>(*cmd_, states_[world]); }
+  void spec_fork_worlds() {
     if constexpr (HasRecover<Spec>) {
       states_.fork([this](State& taken) { apply_next<Spec>(*cmd_, taken); });
       states_.merge(same_state);
     }
   }
-  std::size_t keep_worlds(const std::vector<bool>& keep) override {
+  std::size_t spec_keep_worlds(const std::vector<bool>& keep) {
     if constexpr (HasRecover<Spec>) return states_.keep_at(keep);
     else return (void)keep, states_.size();
   }
-  void advance_all() override {
+  void spec_advance_all() {
     if constexpr (HasRecover<Spec>) {
       for (State& s : states_) apply_next<Spec>(*cmd_, s);
       states_.merge(same_state);
     }
   }
-  Relaxed relaxed_next(const Result& got) override {
+  Relaxed spec_relaxed_next(const Result& got) {
     if constexpr (HasNextStates<Spec>) return next_relaxed(got);
     else return (void)got, Relaxed::ok;
   }
-  std::string model_state() const override { return show_states<Spec>(states_.all()); }
+  std::string spec_model_state() const { return show_states<Spec>(states_.all()); }
   std::string last_command() const override { return show_command<Spec>(*cmd_); }
   std::string setup() const override { return setup_cpp<Spec>(); }
-  std::string draft_setup() const override { return draft_setup_cpp<Spec>(); }
+  std::string spec_draft_setup() const { return draft_setup_cpp<Spec>(); }
   const char* candidate_maker() const override { return sut_maker<Spec>(); }
 
   // Every world sees the result and says which states may follow; the model goes on in all of
@@ -176,9 +188,27 @@ class StateMachineSteps final : public StateMachineEngine {
   std::optional<Cmd> cmd_;
 };
 
+/// The steps of a spec that is not plain: the engine's calls of its optional parts go to the
+/// spec (a plain spec's steps leave them to the engine's defaults, and compile none of them).
+template <class Spec>
+class StateMachineStepsWithParts final : public StateMachineSteps<Spec> {
+  using Relaxed = StateMachineEngine::Relaxed;
+
+ protected:
+  void recover() override { this->spec_recover(); }
+  Verdict postcondition(std::size_t world, const Result& got) override { return this->spec_postcondition(world, got); }
+  void fork_worlds() override { this->spec_fork_worlds(); }
+  std::size_t keep_worlds(const std::vector<bool>& keep) override { return this->spec_keep_worlds(keep); }
+  void advance_all() override { this->spec_advance_all(); }
+  Relaxed relaxed_next(const Result& got) override { return this->spec_relaxed_next(got); }
+  std::string model_state() const override { return this->spec_model_state(); }
+  std::string draft_setup() const override { return this->spec_draft_setup(); }
+};
+
 template <class Spec>
 std::unique_ptr<StateMachineEngine> make_state_machine_steps() {
-  return std::make_unique<StateMachineSteps<Spec>>();
+  if constexpr (plain_state_machine_spec<Spec>) return std::unique_ptr<StateMachineEngine>(new StateMachineSteps<Spec>());
+  else return std::unique_ptr<StateMachineEngine>(new StateMachineStepsWithParts<Spec>());
 }
 
 /// One case of a state-machine spec (see the library's run_state_machine_case).
