@@ -38,13 +38,14 @@
 
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
-#include "duet/detail/engine.hpp"
 #include "duet/gen.hpp"
 #include "duet/result.hpp"
 #include "duet/show.hpp"
 #include "duet/parallel_config.hpp"  // ParallelConfig: the parallel runner itself is in the library
 #include "duet/scenario.hpp"
 #include "duet/state_machine.hpp"  // Verdict
+
+#include "duet/detail/engine.hpp"
 
 namespace duet {
 

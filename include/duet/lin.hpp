@@ -22,11 +22,13 @@
 
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
-#include "duet/detail/lin_description.hpp"
 #include "duet/gen.hpp"
 #include "duet/result.hpp"
+#include "duet/scenario.hpp"
 #include "duet/show.hpp"
 #include "duet/state_machine.hpp"
+
+#include "duet/detail/lin_description.hpp"
 
 namespace duet {
 

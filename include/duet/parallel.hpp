@@ -21,6 +21,7 @@
 #include "duet/config.hpp"
 #include "duet/parallel_config.hpp"  // Role, ParallelConfig (duet/api.hpp takes them alone)
 #include "duet/executor.hpp"
+#include "duet/hash.hpp"  // a model state's hash (detail/model_y_steps.hpp)
 #include "duet/lin.hpp"
 #include "duet/scenario.hpp"
 #include "duet/state_machine.hpp"

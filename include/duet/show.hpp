@@ -23,7 +23,8 @@
 #include <utility>
 #include <variant>
 #include <vector>
-#include <deque>
+
+#include "duet/detail/container_traits.hpp"
 
 namespace duet {
 
@@ -56,30 +57,6 @@ concept Streamable = requires(std::ostream& os, const T& v) {
   os << v;
 };
 
-template <class T>
-struct is_optional : std::false_type {};
-template <class T>
-struct is_optional<std::optional<T>> : std::true_type {};
-template <class T>
-struct is_vector : std::false_type {};
-template <class T, class A>
-struct is_vector<std::vector<T, A>> : std::true_type {};
-template <class T>
-struct is_deque : std::false_type {};
-template <class T, class A>
-struct is_deque<std::deque<T, A>> : std::true_type {};
-template <class T>
-struct is_pair : std::false_type {};
-template <class A, class B>
-struct is_pair<std::pair<A, B>> : std::true_type {};
-template <class T>
-struct is_tuple : std::false_type {};
-template <class... Ts>
-struct is_tuple<std::tuple<Ts...>> : std::true_type {};
-template <class T>
-struct is_variant : std::false_type {};
-template <class... Ts>
-struct is_variant<std::variant<Ts...>> : std::true_type {};
 }  // namespace detail
 
 /// The C++ spelling of a type, as a reader would write it ("int", "std::string",

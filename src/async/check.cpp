@@ -10,6 +10,8 @@
 #include "async/schedules.hpp"
 #include "execute/fibers/strategies.hpp"
 #include "duet/async.hpp"
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/faults.hpp"
 #include "duet/result.hpp"

@@ -13,7 +13,10 @@
 
 #include "async/schedules.hpp"
 #include "duet/async.hpp"
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
+#include "duet/source.hpp"
 
 namespace duet::detail::async {
 

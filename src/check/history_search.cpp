@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "duet/detail/history_search.hpp"
+#include "duet/history.hpp"
+
+#include "duet/detail/history_search.hpp"  // after duet/history.hpp, whose types it uses
 
 namespace duet::history::detail {
 

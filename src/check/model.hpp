@@ -16,9 +16,10 @@
 
 #include "check/interner.hpp"
 #include "history/quote.hpp"
-#include "duet/detail/history_search.hpp"
 #include "duet/history.hpp"
 #include "duet/history_model.hpp"
+
+#include "duet/detail/history_search.hpp"  // after duet/history.hpp, whose types it uses
 
 namespace duet::history::detail {
 

@@ -2,7 +2,10 @@
 // its steps, trace and outcome, and a walk's progress.
 #pragma once
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
+#include "duet/source.hpp"
 #include "engine/wire.hpp"
 
 namespace duet::detail {

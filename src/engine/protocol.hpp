@@ -11,7 +11,10 @@
 #include <variant>
 #include <vector>
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
+#include "duet/source.hpp"
 #include "engine/clock.hpp"
 #include "engine/case_wire.hpp"
 #include "engine/isolation/death.hpp"

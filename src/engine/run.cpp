@@ -8,7 +8,10 @@
 #include <stdexcept>
 
 #include "certify/certificate.hpp"
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
+#include "duet/source.hpp"
 #include "engine/backend.hpp"
 #include "engine/clean_child.hpp"
 #include "engine/fiber_bridge.hpp"

@@ -9,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/detail/rng.hpp"
+#include "duet/source.hpp"
 #include "engine/isolation/death.hpp"
 #include "engine/monitor.hpp"
 #include "report/token.hpp"

@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "duet/show.hpp"  // is_vector, is_optional, is_pair
+#include "duet/detail/container_traits.hpp"
 #include "duet/source.hpp"
 
 namespace duet::detail {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "duet/detail/trial_driver.hpp"
+#include "duet/progress.hpp"
 #include "engine/word_order.hpp"
 #include "duet/parallel.hpp"  // duet/detail/y_program.hpp: YShape, Observed
 

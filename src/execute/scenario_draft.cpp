@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "duet/detail/trial_driver.hpp"
+#include "duet/progress.hpp"
 #include "report/token.hpp"
 
 namespace duet::detail {

@@ -15,6 +15,7 @@
 #include "duet/detail/fiber_hooks.hpp"
 #include "duet/detail/trial_driver.hpp"
 #include "duet/executor.hpp"
+#include "duet/progress.hpp"
 #include "duet/show.hpp"
 #include "engine/candidate_fork.hpp"
 #include "execute/fibers/thread_locals.hpp"
@@ -387,6 +388,12 @@ class ThreadPerRun final : public Executor, public TrialDriver {
   bool isolate_by_default() const override { return threads_restart_in_child(); }
 };
 
+
+std::string TrialDriver::progress_unsupported(const Progress& p) const {
+  return p.stated() ? "progress guarantees are checked on fibers (.executor = duet::fibers()): threads cannot be "
+                      "suspended at a chosen step"
+                    : std::string();
+}
 
 void TrialDriver::run_whole_trial(Executor& executor, const std::vector<std::function<void()>>& branches,
                                   const TrialParts& parts) {

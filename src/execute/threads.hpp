@@ -7,6 +7,7 @@
 
 #include "duet/detail/trial_driver.hpp"
 #include "duet/executor.hpp"
+#include "duet/progress.hpp"
 
 namespace duet::detail {
 

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/source.hpp"
 #include "engine/case_wire.hpp"

@@ -11,6 +11,7 @@
 
 #include "duet/detail/trial_driver.hpp"
 #include "duet/parallel.hpp"  // duet/detail/y_program.hpp: YSteps, YShape, Observed, Noise
+#include "duet/progress.hpp"
 
 namespace duet::detail {
 

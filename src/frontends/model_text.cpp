@@ -1,5 +1,6 @@
 // What the ready-made models print (include/duet/detail/model_text.hpp), compiled once.
 #include "duet/detail/model_text.hpp"
+#include "duet/gen.hpp"
 
 #include <set>
 #include <string>

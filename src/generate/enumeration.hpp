@@ -18,6 +18,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/source.hpp"
 

@@ -5,7 +5,10 @@
 #include <string>
 #include <string_view>
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
+#include "duet/source.hpp"
 
 namespace duet::detail {
 

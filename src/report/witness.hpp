@@ -11,7 +11,10 @@
 
 #include <string>
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
+#include "duet/source.hpp"
 
 namespace duet::detail {
 

@@ -4,6 +4,7 @@
 // witness or the search's partial order), and the diagnosis along the order.
 #include <gtest/gtest.h>
 
+#include <duet/history.hpp>
 #include <duet/detail/history_search.hpp>
 
 namespace {

@@ -1,4 +1,6 @@
 #include <duet/config.hpp>
+#include <duet/check_result.hpp>
+#include <duet/source.hpp>
 #include <duet/detail/engine.hpp>
 #include <gtest/gtest.h>
 

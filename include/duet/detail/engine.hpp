@@ -14,9 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "duet/check_result.hpp"
-#include "duet/config.hpp"
-#include "duet/source.hpp"
+#include "duet/detail/declarations.hpp"
 
 namespace duet {
 struct Schedule;

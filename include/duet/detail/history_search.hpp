@@ -1,7 +1,8 @@
 // What a history model's check of one part runs: the one search core over an oracle the model
 // compiled for that part, and the diagnosis of a violation (the states along the longest
 // partial linearization, the operation that cannot be placed). Used by duet's own models
-// (src/check/models*.cpp) and by user models through duet/history_model.hpp.
+// (src/check/models*.cpp) and by user models through duet/history_model.hpp; included after
+// duet/history.hpp, whose types it uses.
 #pragma once
 
 #include <algorithm>
@@ -13,9 +14,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "duet/detail/declarations.hpp"
 #include "duet/detail/history_window.hpp"
 #include "duet/detail/search.hpp"
-#include "duet/history.hpp"
 
 namespace duet::history {
 

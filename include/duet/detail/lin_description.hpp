@@ -4,7 +4,8 @@
 // the checks to T, and everything that runs them (the sequential stress check, the parallel
 // runner's steps in lin_y_steps.hpp) is compiled once in the library (src/frontends/lin.cpp),
 // not in every test file.
-// Included by duet/lin.hpp; not a public header.
+// Included by duet/lin.hpp after the vocabulary it uses (Result, Gen, Verdict); not a public
+// header.
 #pragma once
 
 #include <any>
@@ -19,15 +20,10 @@
 #include <utility>
 #include <vector>
 
-#include "duet/check_result.hpp"
-#include "duet/config.hpp"
 #include "duet/detail/case_loop.hpp"
+#include "duet/detail/declarations.hpp"
 #include "duet/detail/engine.hpp"
-#include "duet/gen.hpp"
-#include "duet/result.hpp"
-#include "duet/scenario.hpp"
-#include "duet/show.hpp"
-#include "duet/state_machine.hpp"
+#include "duet/detail/scenario_args.hpp"
 
 namespace duet {
 

@@ -1,7 +1,8 @@
 // A signature-only description (duet::Lin) under threads: the parallel property, with the
 // candidate replayed sequentially as the oracle or (stress) none. Its steps (LinYSteps) and the
 // oracle (CandidateOracle) are compiled once, in src/frontends/lin.cpp.
-// Included by duet/parallel.hpp; not a public header.
+// Included by duet/parallel.hpp after the vocabulary it uses (duet/lin.hpp's); not a public
+// header.
 #pragma once
 
 #include <memory>

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "duet/gen.hpp"
+#include "duet/detail/declarations.hpp"
 
 namespace duet::detail {
 

@@ -2,7 +2,8 @@
 // may be in) as the search core's oracle, the spec's Y-programs (ModelYSteps: drawn from the
 // model's states, every interleaving checked against the preconditions), the operations its
 // generator draws (for roles), and the parallel property.
-// Included by duet/parallel.hpp; not a public header.
+// Included by duet/parallel.hpp after the vocabulary it uses (duet/state_machine.hpp's, Result,
+// duet/hash.hpp's hash_value); not a public header.
 #pragma once
 
 #include <algorithm>
@@ -15,13 +16,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "duet/detail/declarations.hpp"
 #include "duet/detail/erased_oracle.hpp"
 #include "duet/detail/lin_description.hpp"
 #include "duet/detail/rng.hpp"
+#include "duet/detail/scenario_args.hpp"
 #include "duet/detail/scenario_cpp.hpp"
 #include "duet/detail/y_program.hpp"
-#include "duet/hash.hpp"
-#include "duet/state_machine.hpp"
 
 namespace duet {
 namespace detail {

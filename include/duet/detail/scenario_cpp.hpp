@@ -12,7 +12,8 @@
 #include <utility>
 #include <variant>
 
-#include "duet/show.hpp"
+#include "duet/detail/container_traits.hpp"
+#include "duet/detail/declarations.hpp"
 
 namespace duet::detail {
 
@@ -113,15 +114,10 @@ std::optional<std::string> aggregate_cpp(const T& v) {
   }
 }
 
-template <class T>
-struct is_std_variant : std::false_type {};
-template <class... A>
-struct is_std_variant<std::variant<A...>> : std::true_type {};
-
 /// A command value as C++: its variant's alternative, or itself; empty when it has no spelling.
 template <class Cmd>
 std::optional<std::string> command_cpp(const Cmd& cmd) {
-  if constexpr (is_std_variant<Cmd>::value) return std::visit([](const auto& alt) { return aggregate_cpp(alt); }, cmd);
+  if constexpr (is_variant<Cmd>::value) return std::visit([](const auto& alt) { return aggregate_cpp(alt); }, cmd);
   else return aggregate_cpp(cmd);
 }
 

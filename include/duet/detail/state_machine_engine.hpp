@@ -4,8 +4,8 @@
 // the possible worlds after a crash, relaxed steps, trace recording and verdicts. A spec's
 // steps (StateMachineSteps<Spec>, state_machine_steps.hpp) supply only the calls into its own
 // code, one virtual function each, so that a test file compiles those calls and nothing more.
-// Included by duet/state_machine.hpp after the vocabulary it uses (Verdict, Caller); not a
-// public header.
+// Included by duet/state_machine.hpp after the vocabulary it uses (Verdict, Caller, Result); not
+// a public header.
 #pragma once
 
 #include <cstddef>
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "duet/detail/case_loop.hpp"
+#include "duet/detail/declarations.hpp"
 #include "duet/detail/engine.hpp"
-#include "duet/result.hpp"
 
 namespace duet {
 namespace detail {

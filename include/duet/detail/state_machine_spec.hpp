@@ -2,8 +2,8 @@
 // spec has, the accessors that supply their defaults (the candidate's maker, the model's initial
 // state, how a command prints, the model's transition in either form), and draw_command, through
 // which every front end over a state-machine spec draws, sequential or parallel.
-// Included by duet/state_machine.hpp after the vocabulary it uses (Verdict, Caller); not a
-// public header.
+// Included by duet/state_machine.hpp after the vocabulary it uses (Verdict, Caller, Result, Gen);
+// not a public header.
 #pragma once
 
 #include <cstdint>
@@ -18,11 +18,9 @@
 #include <vector>
 
 #include "duet/detail/case_loop.hpp"
+#include "duet/detail/declarations.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/detail/trace_steps.hpp"
-#include "duet/gen.hpp"
-#include "duet/result.hpp"
-#include "duet/show.hpp"
 
 namespace duet {
 namespace detail {

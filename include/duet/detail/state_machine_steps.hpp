@@ -1,8 +1,8 @@
 // A state-machine spec's steps for the sequential case loop (StateMachineSteps: the calls into
 // the spec's own code, under the engine of state_machine_engine.hpp, which judges them), and the
 // engine-facing property, whose static_asserts say what a spec is missing.
-// Included by duet/state_machine.hpp after the vocabulary it uses (Verdict, Caller); not a
-// public header.
+// Included by duet/state_machine.hpp after the vocabulary it uses (Verdict, Caller, Result); not
+// a public header.
 #pragma once
 
 #include <concepts>
@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "duet/detail/case_loop.hpp"
+#include "duet/detail/declarations.hpp"
 #include "duet/detail/engine.hpp"
+#include "duet/detail/fault_plan.hpp"
 #include "duet/detail/possible_worlds.hpp"
 #include "duet/detail/state_machine_engine.hpp"
 #include "duet/detail/state_machine_spec.hpp"
-#include "duet/faults.hpp"
-#include "duet/result.hpp"
 
 namespace duet {
 namespace detail {

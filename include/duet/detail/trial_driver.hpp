@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "duet/progress.hpp"
+#include "duet/detail/declarations.hpp"
 
 namespace duet {
 class Executor;
@@ -172,11 +172,7 @@ class TrialDriver {
 
   // ---- progress guarantees (duet/progress.hpp) ----
   /// Why this executor cannot check `p`, or empty. Threads cannot be suspended at a chosen step.
-  virtual std::string progress_unsupported(const Progress& p) const {
-    return p.stated() ? "progress guarantees are checked on fibers (.executor = duet::fibers()): threads cannot be "
-                        "suspended at a chosen step"
-                      : std::string();
-  }
+  virtual std::string progress_unsupported(const Progress& p) const;
   /// The guarantee the check states (none: nothing to check), before its first program.
   virtual void expect_progress(const Progress& p) { (void)p; }
   /// With a guarantee stated: each branch's calls, as the report prints them, before the

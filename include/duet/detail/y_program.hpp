@@ -2,8 +2,8 @@
 // their history, noise on threads, a trial run on an executor and judged by the search core,
 // the steps a front end supplies to the parallel case loop (YSteps, run_y_case), the settings
 // a parallel property's cases share, and expect_unsafe's budget.
-// Included by duet/parallel.hpp after the vocabulary it uses (ParallelConfig, Role); not a
-// public header.
+// Included by duet/parallel.hpp after the vocabulary it uses (ParallelConfig, Role, Result,
+// CheckResult, Executor, Verdict); not a public header.
 #pragma once
 
 #include <algorithm>
@@ -15,17 +15,13 @@
 #include <string_view>
 #include <vector>
 
-#include "duet/check_result.hpp"
 #include "duet/detail/case_loop.hpp"
+#include "duet/detail/declarations.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/detail/erased_oracle.hpp"
 #include "duet/detail/rng.hpp"
 #include "duet/detail/trace_steps.hpp"
 #include "duet/detail/trial_driver.hpp"
-#include "duet/executor.hpp"
-#include "duet/result.hpp"
-#include "duet/scenario.hpp"
-#include "duet/state_machine.hpp"
 
 namespace duet {
 namespace detail {

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include <duet/gen.hpp>
 #include <duet/detail/model_text.hpp>
 #include <duet/parallel.hpp>
 

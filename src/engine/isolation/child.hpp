@@ -12,6 +12,8 @@
 
 #include <sys/types.h>
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/source.hpp"
 #include "engine/search_counts.hpp"

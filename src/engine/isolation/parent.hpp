@@ -18,6 +18,8 @@
 
 #include <sys/types.h>
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/source.hpp"
 #include "engine/isolation/child.hpp"

@@ -11,8 +11,11 @@
 #include <string>
 #include <utility>
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"  // Trace
 #include "duet/detail/engine_signal.hpp"
+#include "duet/source.hpp"
 #include "execute/fibers/executor_totals.hpp"
 #include "execute/fibers/strategies.hpp"  // ExplorerStats
 #include "execute/fibers/instrumented.hpp"

@@ -13,6 +13,7 @@
 
 #include "duet/detail/trial_driver.hpp"
 #include "duet/executor.hpp"
+#include "duet/progress.hpp"
 #include "execute/fibers/progress.hpp"
 #include "execute/fibers/schedule_strategy.hpp"
 #include "execute/fibers/scheduler.hpp"

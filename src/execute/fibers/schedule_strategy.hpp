@@ -22,6 +22,7 @@
 
 #include "duet/detail/trial_driver.hpp"
 #include "duet/executor.hpp"
+#include "duet/progress.hpp"
 #include "duet/source.hpp"
 #include "execute/fibers/scheduler.hpp"
 

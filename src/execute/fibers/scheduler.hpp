@@ -18,6 +18,8 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/source_location.hpp"
 #include <span>
 #include <string>

@@ -14,7 +14,8 @@
 
 #include "duet/detail/api/environment.hpp"
 #include "duet/detail/api/erased_value.hpp"
-#include "duet/scenario.hpp"
+#include "duet/detail/declarations.hpp"
+#include "duet/detail/scenario_args.hpp"
 
 namespace duet {
 namespace detail {

@@ -19,8 +19,12 @@
 #include <span>
 #include <vector>
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/detail/trial_driver.hpp"
+#include "duet/progress.hpp"
+#include "duet/source.hpp"
 #include "execute/fibers/dpor/run_order.hpp"
 
 namespace duet::detail::fiber::dpor {

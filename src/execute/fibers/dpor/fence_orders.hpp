@@ -23,7 +23,10 @@
 #include <span>
 #include <vector>
 
+#include "duet/check_result.hpp"
+#include "duet/config.hpp"
 #include "duet/detail/engine.hpp"
+#include "duet/source.hpp"
 #include "execute/fibers/scheduler.hpp"
 
 namespace duet::detail::fiber::dpor {
