@@ -53,20 +53,21 @@ constexpr bool stored_inline = sizeof(T) <= kInlineResultSize &&
 /// A type's table, as value_ops gives it.
 template <class T>
 constexpr ValueOps make_value_ops() {
-  return {typeid(T),
-          stored_inline<T>,
-          stored_inline<T> && std::is_integral_v<T>,
-          [](const void* a, const void* b) { return static_cast<bool>(*static_cast<const T*>(a) == *static_cast<const T*>(b)); },
-          [](const void* a) { return duet::show(*static_cast<const T*>(a)); },
-          [] { return duet::type_name<T>(); },
-          [](void* dst, const void* src) {
-            if constexpr (stored_inline<T>) new (dst) T(*static_cast<const T*>(src));
-            else *static_cast<T**>(dst) = new T(**static_cast<T* const*>(src));
-          },
-          [](void* p) {
-            if constexpr (stored_inline<T>) static_cast<T*>(p)->~T();
-            else delete *static_cast<T**>(p);
-          }};
+  return {
+      typeid(T),
+      stored_inline<T>,
+      stored_inline<T> && std::is_integral_v<T>,
+      [](const void* a, const void* b) { return static_cast<bool>(*static_cast<const T*>(a) == *static_cast<const T*>(b)); },
+      [](const void* a) { return duet::show(*static_cast<const T*>(a)); },
+      [] { return duet::type_name<T>(); },
+      [](void* dst, const void* src) {
+        if constexpr (stored_inline<T>) new (dst) T(*static_cast<const T*>(src));
+        else *static_cast<T**>(dst) = new T(**static_cast<T* const*>(src));
+      },
+      [](void* p) {
+        if constexpr (stored_inline<T>) static_cast<T*>(p)->~T();
+        else delete *static_cast<T**>(p);
+      }};
 }
 
 template <class... Ts>

@@ -176,8 +176,7 @@ std::string show(const T& v) {
   else if constexpr (detail::is_pair<U>::value) return "std::pair{" + show(v.first) + ", " + show(v.second) + "}";
   else if constexpr (detail::is_tuple<U>::value)
     return "std::tuple{" + detail::show_elements(v, std::make_index_sequence<std::tuple_size_v<U>>{}) + "}";
-  else if constexpr (detail::is_variant<U>::value)
-    return detail::show_alternative<0>(v);
+  else if constexpr (detail::is_variant<U>::value) return detail::show_alternative<0>(v);
   else if constexpr (detail::Streamable<U>) {
     std::ostringstream os;
     os << v;

@@ -54,6 +54,20 @@ void HandleStore::add(std::string name, void (*construct)(void* where, void* con
   ++size_;
 }
 
+std::size_t HandleStore::find(const std::string& wanted) const {
+  for (std::size_t i = 0; i < size_; ++i)
+    if (name(i) == wanted) return i;
+  return size_;
+}
+
+// Declared in duet/detail/api/arguments.hpp (a scenario's argument that names a live value).
+std::string no_handle_named(const std::string& name) {
+  return "no live value of its type is named " + name + " at that point of the scenario";
+}
+std::string handle_fails_where(const std::string& name) {
+  return name + " does not satisfy the argument's where() precondition";
+}
+
 std::optional<IllFormed> HandleStore::check_all() const {
   if (!check_) return std::nullopt;
   for (std::size_t i = 0; i < size_; ++i) {

@@ -7,6 +7,8 @@
 
 namespace duet::detail {
 
+ModelYStepsBase::~ModelYStepsBase() = default;
+
 StepVerdict ModelYStepsBase::trial(const YShape& shape, Executor& executor, const Noise& noise,
                                    std::vector<Observed>& observed) {
   last_made_ = nullptr;

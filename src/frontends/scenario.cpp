@@ -1,12 +1,52 @@
 // Hand-written scenarios (duet/scenario.hpp): why a call's arguments do not fit its operation,
-// for the front ends that name operations (duet::Lin).
+// for the front ends that name operations (duet::Lin), and a drawn command value spelled as C++.
 #include <any>
+#include <cstddef>
+#include <optional>
+#include <span>
 #include <string>
+#include <type_traits>
 
 #include "duet/scenario.hpp"
 #include "duet/show.hpp"
 
+#include "duet/detail/scenario_cpp.hpp"
+
 namespace duet::detail {
+
+ScenarioNumber scenario_number(const std::any& given) {
+  ScenarioNumber n;
+  using Kind = ScenarioNumber::Kind;
+  auto as = [&]<class F>(F*, Kind kind) {
+    const F* v = std::any_cast<F>(&given);
+    if (!v) return false;
+    n.kind = kind;
+    if constexpr (std::is_floating_point_v<F>) n.floating = *v;
+    else if constexpr (std::is_signed_v<F>) n.integer = *v;
+    else n.natural = *v;
+    return true;
+  };
+  (void)(as(static_cast<int*>(nullptr), Kind::integer) || as(static_cast<long*>(nullptr), Kind::integer) ||
+         as(static_cast<long long*>(nullptr), Kind::integer) || as(static_cast<unsigned*>(nullptr), Kind::natural) ||
+         as(static_cast<unsigned long*>(nullptr), Kind::natural) ||
+         as(static_cast<unsigned long long*>(nullptr), Kind::natural) || as(static_cast<double*>(nullptr), Kind::floating));
+  return n;
+}
+
+// Declared in duet/detail/scenario_cpp.hpp.
+std::optional<std::string> aggregate_text(const std::string& type, std::span<const std::optional<std::string>> fields) {
+  std::string out = type + "{";
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (!fields[i]) return std::nullopt;
+    out += (i == 0 ? "" : ", ") + *fields[i];
+  }
+  return out + "}";
+}
+
+const char* scenario_text(const std::any& given) {
+  const char* const* text = std::any_cast<const char*>(&given);
+  return text ? *text : nullptr;
+}
 
 std::string scenario_arg_error(const std::string& op, std::size_t k, const std::any& given, const std::string& to) {
   const std::string held = given.has_value() ? cached_demangle(given.type()) : std::string("nothing");

@@ -112,6 +112,7 @@ using SpecOracle = std::conditional_t<HasNextStates<Spec>, RelaxedModelOracle<Sp
 /// verdict line. ModelYSteps<Spec> supplies the calls into the spec.
 class ModelYStepsBase : public YSteps {
  public:
+  ~ModelYStepsBase() override;  // out of line: a test file compiles none of its members' destruction
   StepVerdict trial(const YShape& shape, Executor& executor, const Noise& noise, std::vector<Observed>& observed) final;
   std::string violation(Consistency consistency) const final;
   void record(Trace* trace, const YShape& shape, const std::vector<Observed>& observed,

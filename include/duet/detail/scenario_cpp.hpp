@@ -6,7 +6,9 @@
 // Included by duet/detail/model_y_steps.hpp; not a public header.
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -74,20 +76,14 @@ std::optional<std::string> field_cpp(const F& f) {
   else return std::nullopt;
 }
 
+/// `type{field, ...}` from the fields' spellings, or empty when one has none. Out of line: each
+/// command type compiles only its fields' spellings.
+std::optional<std::string> aggregate_text(const std::string& type, std::span<const std::optional<std::string>> fields);
+
 template <class T, class... F>
 std::optional<std::string> fields_cpp(const F&... f) {
-  std::string out = type_name<T>() + "{";
-  bool ok = true;
-  std::size_t i = 0;
-  auto one = [&](const auto& x) {
-    const std::optional<std::string> text = field_cpp(x);
-    ok = ok && text.has_value();
-    if (ok) out += (i++ == 0 ? "" : ", ") + *text;
-  };
-  (one(f), ...);
-  (void)one;  // no field: never called
-  if (!ok) return std::nullopt;
-  return out + "}";
+  const std::optional<std::string> texts[sizeof...(F) + 1] = {field_cpp(f)..., std::nullopt};  // + 1: none
+  return aggregate_text(type_name<T>(), std::span<const std::optional<std::string>>(texts, sizeof...(F)));
 }
 
 /// An aggregate value as C++ (`Push{3}`), or empty.
@@ -115,9 +111,21 @@ std::optional<std::string> aggregate_cpp(const T& v) {
 }
 
 /// A command value as C++: its variant's alternative, or itself; empty when it has no spelling.
+/// The `I`th alternative on of a variant command as C++: one test of the index per alternative
+/// rather than std::visit's dispatch table; a variant valueless by exception has no spelling.
+template <std::size_t I, class Variant>
+std::optional<std::string> alternative_cpp(const Variant& v) {
+  if constexpr (I + 1 < std::variant_size_v<Variant>) {
+    if (v.index() != I) return alternative_cpp<I + 1>(v);
+  } else {
+    if (v.index() != I) return std::nullopt;
+  }
+  return aggregate_cpp(*std::get_if<I>(&v));
+}
+
 template <class Cmd>
 std::optional<std::string> command_cpp(const Cmd& cmd) {
-  if constexpr (is_variant<Cmd>::value) return std::visit([](const auto& alt) { return aggregate_cpp(alt); }, cmd);
+  if constexpr (is_variant<Cmd>::value) return alternative_cpp<0>(cmd);
   else return aggregate_cpp(cmd);
 }
 

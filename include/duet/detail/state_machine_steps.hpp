@@ -41,10 +41,10 @@ constexpr StateMachineShape state_machine_shape() {
 /// A spec that has none of the parts whose calls the engine has defaults for (see
 /// StateMachineEngine): its steps are StateMachineSteps, which overrides none of them.
 template <class Spec>
-inline constexpr bool plain_state_machine_spec = !HasPostcondition<Spec> && !HasNextStates<Spec> && !HasRecover<Spec> &&
-                                                 !HasShowState<Spec> && !requires {
-                                                   { Spec::draft_setup_cpp() } -> std::convertible_to<std::string>;
-                                                 };
+inline constexpr bool plain_state_machine_spec =
+    !HasPostcondition<Spec> && !HasNextStates<Spec> && !HasRecover<Spec> && !HasShowState<Spec> && !requires {
+  { Spec::draft_setup_cpp() } -> std::convertible_to<std::string>;
+};
 
 /// A state-machine spec's steps for the case loop: commands drawn from the model's state, run
 /// in lockstep on the candidate and the model. Only the calls into the spec's own code are

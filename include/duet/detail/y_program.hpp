@@ -182,9 +182,9 @@ struct TrialJudge {
     SearchBudget budget;
     budget.max_seconds = 10;
     try {
-      const SearchResult r = linearize_short(ops, oracle, consistency, budget);
+      SearchResult r = linearize_short(ops, oracle, consistency, budget);
       nodes = r.nodes;
-      if (r.verdict == SearchVerdict::violation) order = r.order;
+      if (r.verdict == SearchVerdict::violation) order = std::move(r.order);
       if (r.verdict == SearchVerdict::unknown) {
         undecided = true;
         return false;

@@ -312,20 +312,23 @@ bool make_arg(const Spec& spec, Source& src, Env& env, ArgSlot* slots) {
 
 /// Points argument `out` at the live value named `name` among the handles of abstract type
 /// (Declared, C), if it satisfies `pred`; why not, or empty.
+/// Why a scenario's argument names no live value of its type, or one its where() rejects (out of
+/// line: the messages are compiled once).
+std::string no_handle_named(const std::string& name);
+std::string handle_fails_where(const std::string& name);
+
 template <class Declared, class C, class Pred>
 std::string give_handle(const HandleStore& store, const std::string& name, ArgSlot& out, const Pred& pred) {
-  for (std::size_t i = 0; i < store.size(); ++i) {
-    if (store.name(i) != name) continue;
-    auto& handle = handle_at<Declared, C>(store, i);
-    if (!pred(std::as_const(handle.r()))) return name + " does not satisfy the argument's where() precondition";
-    out.ref = &handle.r();
-    out.cand = &handle.c;
-    out.text = name;
-    out.handle = i;
-    out.rebind_fn = &rebind_handle<Declared, C>;
-    return {};
-  }
-  return "no live value of its type is named " + name + " at that point of the scenario";
+  const std::size_t i = store.find(name);
+  if (i == store.size()) return no_handle_named(name);
+  auto& handle = handle_at<Declared, C>(store, i);
+  if (!pred(std::as_const(handle.r()))) return handle_fails_where(name);
+  out.ref = &handle.r();
+  out.cand = &handle.c;
+  out.text = name;
+  out.handle = i;
+  out.rebind_fn = &rebind_handle<Declared, C>;
+  return {};
 }
 
 // Fills argument K (of types Types) of a call of `op` from a scenario's argument: a live

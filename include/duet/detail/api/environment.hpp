@@ -58,6 +58,8 @@ class HandleStore {
   HandleStore& operator=(const HandleStore&) = delete;
 
   std::size_t size() const { return size_; }
+  /// The first handle named `name`, or size() when none is.
+  std::size_t find(const std::string& name) const;
   /// Handle i's values (a Handle<R, C>) and its variable's name ("a0").
   void* values(std::size_t i) const { return place(i) + values_offset_; }
   const std::string& name(std::size_t i) const { return *std::launder(reinterpret_cast<const std::string*>(place(i))); }
