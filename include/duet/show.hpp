@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "duet/detail/container_traits.hpp"
+#include "duet/detail/declarations.hpp"  // show and type_name, which the templates below call before their definitions
 
 namespace duet {
 
@@ -59,11 +60,6 @@ concept Streamable = requires(std::ostream& os, const T& v) {
 
 }  // namespace detail
 
-/// The C++ spelling of a type, as a reader would write it ("int", "std::string",
-/// "std::vector<double>"), used in draft tests.
-template <class T>
-std::string type_name();
-
 namespace detail {
 /// "std::optional<int>", "std::pair<int, bool>": a template's name with its arguments' (`second`
 /// empty for one). Out of line, so that each result type's type_name only calls.
@@ -91,6 +87,8 @@ std::string type_name_impl() {
 }
 }  // namespace detail
 
+/// The C++ spelling of a type, as a reader would write it ("int", "std::string",
+/// "std::vector<double>"), used in draft tests.
 template <class T>
 std::string type_name() {
   return detail::type_name_impl<std::remove_cvref_t<T>>();
@@ -99,10 +97,6 @@ std::string type_name() {
 /// True when duet can print T (so T can be a command's result).
 template <class T>
 constexpr bool printable();
-
-/// Prints a value as a C++ expression.
-template <class T>
-std::string show(const T& v);
 
 namespace detail {
 template <class Tuple, std::size_t... I>
@@ -154,6 +148,7 @@ constexpr bool printable() {
   else return false;
 }
 
+/// Prints a value as a C++ expression.
 template <class T>
 std::string show(const T& v) {
   using U = std::remove_cvref_t<T>;

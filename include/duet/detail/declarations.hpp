@@ -14,14 +14,13 @@ class Source;
 class Result;
 template <class T>
 class Gen;
-struct Call;
+struct Call;  // NOLINT(bugprone-forward-declaration-namespace): duet/scenario.hpp defines it
 template <class C>
 struct Scenario;
 struct Verdict;
 struct Caller;
 class Executor;
-struct Progress;
-struct History;
+struct Progress;  // NOLINT(bugprone-forward-declaration-namespace): duet/progress.hpp defines it
 
 template <class T>
 std::string show(const T& v);
