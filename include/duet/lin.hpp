@@ -41,11 +41,7 @@ class Lin {
  public:
   /// `name` names the check; `var` is the subject's variable in reports.
   explicit Lin(std::string name = type_name<T>(), std::string var = "t")
-      : data_(std::make_shared<detail::LinDescription>()) {
-    data_->name = std::move(name);
-    data_->var = std::move(var);
-    data_->subject_type = type_name<T>();
-    data_->setup = data_->subject_type + " " + data_->var + ";";
+      : data_(detail::new_lin_description(std::move(name), std::move(var), type_name<T>())) {
     if constexpr (std::is_default_constructible_v<T>)
       data_->make = []() -> std::unique_ptr<detail::LinSubject> { return std::make_unique<detail::LinSubjectValue<T>>(); };
   }
@@ -85,7 +81,7 @@ class Lin {
     def.literal_args = ((std::is_arithmetic_v<A> || std::is_same_v<A, std::string>)&&...);
     def.generate =
         detail::lin_call_generator<T>(std::move(name), data_->var, std::move(f), std::make_tuple(std::move(gens)...));
-    data_->ops.push_back(std::move(def));
+    data_->add_op(std::move(def));
     return *this;
   }
 

@@ -104,9 +104,13 @@ CheckResult check_scenario(const Scenario<typename Spec::Cmd>& scenario, const P
 ///       .op("try_pop", [](tbb::concurrent_queue<int>& q) { int x = 0; return q.try_pop(x) ? std::optional<int>(x) : std::nullopt; });
 ///   EXPECT_TRUE(duet::check_parallel(lin));
 template <class T>
-CheckResult check_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::nothing_tested(lin.name(), why);
-  return detail::run_property(detail::lin_parallel_property(lin, detail::LinMode::oracle, pc), config);
+CheckResult check_parallel(const Lin<T>& lin, const ParallelConfig& pc, const Config& config = {}) {
+  return detail::check_lin_parallel(detail::LinAccess::description(lin), detail::LinCheck::linearizable, pc, config);
+}
+/// The same under the default settings (the test file then builds none of its own).
+template <class T>
+CheckResult check_parallel(const Lin<T>& lin) {
+  return detail::check_lin_parallel(detail::LinAccess::description(lin), detail::LinCheck::linearizable);
 }
 
 /// A hand-written Y-program over a signature-only description (duet/scenario.hpp): each call
@@ -118,27 +122,38 @@ CheckResult check_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, con
 ///                               .branches = {{duet::call("try_pop")}, {duet::call("try_pop")}}};
 ///   EXPECT_TRUE(duet::check_scenario(lin, pops, {.executor = duet::fibers(duet::pct(3))}));
 template <class T>
-CheckResult check_scenario(const Lin<T>& lin, const Scenario<>& scenario, const ParallelConfig& pc = {},
+CheckResult check_scenario(const Lin<T>& lin, const Scenario<>& scenario, const ParallelConfig& pc,
                            const Config& config = {}) {
   return detail::check_lin_scenario(detail::LinAccess::description(lin), scenario, pc, config);
+}
+/// The same under the default settings.
+template <class T>
+CheckResult check_scenario(const Lin<T>& lin, const Scenario<>& scenario) {
+  return detail::check_lin_scenario(detail::LinAccess::description(lin), scenario);
 }
 
 /// The negative test over a signature-only description: passes when duet finds a program
 /// whose outcome no sequential run of the candidate explains.
 template <class T>
-CheckResult expect_unsafe(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::nothing_tested(lin.name(), why);
-  return detail::run_property(
-      detail::expecting_failure(detail::lin_parallel_property(lin, detail::LinMode::oracle, detail::unsafe_config(pc))),
-      config);
+CheckResult expect_unsafe(const Lin<T>& lin, const ParallelConfig& pc, const Config& config = {}) {
+  return detail::check_lin_parallel(detail::LinAccess::description(lin), detail::LinCheck::unsafe, pc, config);
+}
+/// The same under the default settings.
+template <class T>
+CheckResult expect_unsafe(const Lin<T>& lin) {
+  return detail::check_lin_parallel(detail::LinAccess::description(lin), detail::LinCheck::unsafe);
 }
 
 /// Stress on threads with no oracle: fails only on an exception from an operation not declared
 /// may_throw, a crash or a hang (checked while Y-programs run on threads).
 template <class T>
-CheckResult stress_parallel(const Lin<T>& lin, const ParallelConfig& pc = {}, const Config& config = {}) {
-  if (auto why = detail::lin_parallel_error(lin, pc); !why.empty()) return detail::nothing_tested(lin.name(), why);
-  return detail::run_property(detail::lin_parallel_property(lin, detail::LinMode::stress, pc), config);
+CheckResult stress_parallel(const Lin<T>& lin, const ParallelConfig& pc, const Config& config = {}) {
+  return detail::check_lin_parallel(detail::LinAccess::description(lin), detail::LinCheck::stress, pc, config);
+}
+/// The same under the default settings.
+template <class T>
+CheckResult stress_parallel(const Lin<T>& lin) {
+  return detail::check_lin_parallel(detail::LinAccess::description(lin), detail::LinCheck::stress);
 }
 
 }  // namespace duet

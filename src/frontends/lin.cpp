@@ -18,6 +18,17 @@
 
 namespace duet::detail {
 
+LinDescription::LinDescription(std::string name, std::string var, std::string subject_type)
+    : name(std::move(name)), var(std::move(var)), subject_type(std::move(subject_type)) {
+  setup = this->subject_type + " " + this->var + ";";
+}
+
+std::shared_ptr<LinDescription> new_lin_description(std::string name, std::string var, std::string subject_type) {
+  return std::make_shared<LinDescription>(std::move(name), std::move(var), std::move(subject_type));
+}
+
+void LinDescription::add_op(LinOp op) { ops.push_back(std::move(op)); }
+
 CaseSteps::Drawn LinDescription::draw_call(Source& src, LinCall& call, StepVerdict& failure,
                                            std::span<const std::size_t> among) const {
   using Drawn = CaseSteps::Drawn;
@@ -492,6 +503,22 @@ std::string bind_scenario(const LinDescription& description, const Scenario<>& s
 
 Property lin_parallel_property(std::shared_ptr<const LinDescription> description, LinMode mode, const ParallelConfig& pc) {
   return lin_property(std::move(description), mode, pc, nullptr);
+}
+
+CheckResult check_lin_parallel(std::shared_ptr<const LinDescription> description, LinCheck check, const ParallelConfig& pc,
+                               const Config& config) {
+  if (std::string why = lin_parallel_error(*description, pc); !why.empty()) return nothing_tested(description->name, why);
+  const LinMode mode = check == LinCheck::stress ? LinMode::stress : LinMode::oracle;
+  if (check != LinCheck::unsafe) return run_property(lin_parallel_property(std::move(description), mode, pc), config);
+  return run_property(expecting_failure(lin_parallel_property(std::move(description), mode, unsafe_config(pc))), config);
+}
+
+CheckResult check_lin_parallel(std::shared_ptr<const LinDescription> description, LinCheck check) {
+  return check_lin_parallel(std::move(description), check, {}, {});
+}
+
+CheckResult check_lin_scenario(std::shared_ptr<const LinDescription> description, const Scenario<>& scenario) {
+  return check_lin_scenario(std::move(description), scenario, {}, {});
 }
 
 CheckResult check_lin_scenario(std::shared_ptr<const LinDescription> description, const Scenario<>& scenario,

@@ -152,6 +152,13 @@ struct LinDescription {
   std::string invariant_cpp;
   std::function<std::string(const void*)> show_state;  // Lin::state, or none
 
+  /// A description of the check `name` over a subject of the type C++ spells `subject_type`,
+  /// whose variable in reports is `var` (made by its default constructor unless Lin::init says).
+  LinDescription(std::string name, std::string var, std::string subject_type);
+
+  /// Adds an operation (Lin::op): out of line, so that a test file compiles no vector growth.
+  void add_op(LinOp op);
+
   /// The subject as Lin::state prints it; a printer that throws says so in its place.
   std::string printed_state(const LinSubject& t) const;
 
@@ -191,6 +198,10 @@ struct LinDescription {
   /// against the description it came from.
   std::string signature() const;
 };
+
+/// A new description (LinDescription's constructor), made in the library: a test file then
+/// compiles no shared_ptr control block of its own.
+std::shared_ptr<LinDescription> new_lin_description(std::string name, std::string var, std::string subject_type);
 
 /// How the runners reach the description behind a duet::Lin (its friend).
 struct LinAccess {

@@ -25,19 +25,29 @@ Property lin_parallel_property(const Lin<T>& lin, LinMode mode, const ParallelCo
   return lin_parallel_property(LinAccess::description(lin), mode, pc);
 }
 
+/// What a parallel check of a description asks: linearizability with the candidate as its own
+/// oracle (duet::check_parallel), the negative test (duet::expect_unsafe), or stress with no
+/// oracle (duet::stress_parallel).
+enum class LinCheck { linearizable, unsafe, stress };
+
+/// duet::check_parallel, expect_unsafe and stress_parallel over a description: the description
+/// and the settings validated (nothing tested, with the reason, when they cannot run), then its
+/// Y-programs run. Compiled once, so that a test file builds no property of its own; the
+/// overload without settings builds no settings either.
+CheckResult check_lin_parallel(std::shared_ptr<const LinDescription> description, LinCheck check, const ParallelConfig& pc,
+                               const Config& config);
+CheckResult check_lin_parallel(std::shared_ptr<const LinDescription> description, LinCheck check);
+
 /// duet::check_scenario over a description: the scenario's calls bound, the scenario and the
 /// settings validated, then its program run with the candidate as its own oracle.
 CheckResult check_lin_scenario(std::shared_ptr<const LinDescription> description, const Scenario<>& scenario,
                                const ParallelConfig& pc, const Config& config);
+CheckResult check_lin_scenario(std::shared_ptr<const LinDescription> description, const Scenario<>& scenario);
 
 /// Why the description cannot run under `pc`, as the error's report gives it, or empty: the
 /// description's own mistake (LinDescription::spec_error), else a bad shape or roles naming no
 /// operation of it ("bad ParallelConfig: ...").
 std::string lin_parallel_error(const LinDescription& description, const ParallelConfig& pc);
-template <class T>
-std::string lin_parallel_error(const Lin<T>& lin, const ParallelConfig& pc) {
-  return lin_parallel_error(*LinAccess::description(lin), pc);
-}
 
 }  // namespace detail
 }  // namespace duet
