@@ -63,10 +63,14 @@ struct [[nodiscard(
   /// Converts to testing::AssertionResult carrying the report (include duet/gtest.hpp).
   /// With the GoogleTest glue, through its gtest_assertion_result (found by argument-dependent
   /// lookup): the same result, made by GoogleTest's compiled AssertionFailure rather than by
-  /// streaming into the result, whose code every test file compiled.
-  template <detail::AssertionResultLike A>
-  operator A() const {  // NOLINT: implicit, for EXPECT_TRUE(duet::check_...())
-    if constexpr (requires { gtest_assertion_result(*this, static_cast<A*>(nullptr)); }) {
+  /// streaming into the result, whose code every test file compiled. Whether the glue was seen
+  /// is a template argument, so that a file with it and a file without instantiate two
+  /// conversions, not one conversion with two bodies.
+  template <detail::AssertionResultLike A, bool with_glue = requires(const CheckResult& r) {
+    gtest_assertion_result(r, static_cast<A*>(nullptr));
+  }
+  > operator A() const {  // NOLINT: implicit, for EXPECT_TRUE(duet::check_...())
+    if constexpr (with_glue) {
       return gtest_assertion_result(*this, static_cast<A*>(nullptr));
     } else {
       A a(passed());

@@ -105,18 +105,6 @@ std::string show_elements(const Tuple& t, std::index_sequence<I...>) {
   ((out += (I == 0 ? "" : ", ") + show(std::get<I>(t))), ...);
   return out;
 }
-/// A variant's alternative from the `I`th on, shown: one test of the index per alternative
-/// rather than std::visit, whose dispatch tables every test file printing a command compiled.
-/// As std::visit, a variant valueless by exception throws std::bad_variant_access.
-template <std::size_t I, class Variant>
-std::string show_alternative(const Variant& v) {
-  if constexpr (I + 1 < std::variant_size_v<Variant>) {
-    if (v.index() != I) return show_alternative<I + 1>(v);
-  } else {
-    if (v.index() != I) throw_valueless_variant();
-  }
-  return show(*std::get_if<I>(&v));
-}
 template <class Range>
 std::string show_range(const Range& r) {
   std::string out = "{";
@@ -171,7 +159,9 @@ std::string show(const T& v) {
   else if constexpr (detail::is_pair<U>::value) return "std::pair{" + show(v.first) + ", " + show(v.second) + "}";
   else if constexpr (detail::is_tuple<U>::value)
     return "std::tuple{" + detail::show_elements(v, std::make_index_sequence<std::tuple_size_v<U>>{}) + "}";
-  else if constexpr (detail::is_variant<U>::value) return detail::show_alternative<0>(v);
+  else if constexpr (detail::is_variant<U>::value)  // as std::visit: valueless, std::bad_variant_access
+    return detail::on_alternative(
+        v, [](const auto& x) { return show(x); }, []() -> std::string { detail::throw_valueless_variant(); });
   else if constexpr (detail::Streamable<U>) {
     std::ostringstream os;
     os << v;

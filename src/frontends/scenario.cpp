@@ -27,9 +27,11 @@ ScenarioNumber scenario_number(const std::any& given) {
     return true;
   };
   (void)(as(static_cast<int*>(nullptr), Kind::integer) || as(static_cast<long*>(nullptr), Kind::integer) ||
-         as(static_cast<long long*>(nullptr), Kind::integer) || as(static_cast<unsigned*>(nullptr), Kind::natural) ||
-         as(static_cast<unsigned long*>(nullptr), Kind::natural) ||
-         as(static_cast<unsigned long long*>(nullptr), Kind::natural) || as(static_cast<double*>(nullptr), Kind::floating));
+         as(static_cast<long long*>(nullptr), Kind::integer) || as(static_cast<short*>(nullptr), Kind::integer) ||
+         as(static_cast<unsigned*>(nullptr), Kind::natural) || as(static_cast<unsigned long*>(nullptr), Kind::natural) ||
+         as(static_cast<unsigned long long*>(nullptr), Kind::natural) ||
+         as(static_cast<unsigned short*>(nullptr), Kind::natural) || as(static_cast<double*>(nullptr), Kind::floating) ||
+         as(static_cast<float*>(nullptr), Kind::floating));
   return n;
 }
 
@@ -66,8 +68,8 @@ std::string scenario_arg_cpp(const std::any& given) {
   if (as(static_cast<int*>(nullptr)) || as(static_cast<long*>(nullptr)) || as(static_cast<long long*>(nullptr)) ||
       as(static_cast<unsigned*>(nullptr)) || as(static_cast<unsigned long*>(nullptr)) ||
       as(static_cast<unsigned long long*>(nullptr)) || as(static_cast<short*>(nullptr)) ||
-      as(static_cast<double*>(nullptr)) || as(static_cast<float*>(nullptr)) || as(static_cast<bool*>(nullptr)) ||
-      as(static_cast<char*>(nullptr)) || as(static_cast<std::string*>(nullptr)))
+      as(static_cast<unsigned short*>(nullptr)) || as(static_cast<double*>(nullptr)) || as(static_cast<float*>(nullptr)) ||
+      as(static_cast<bool*>(nullptr)) || as(static_cast<char*>(nullptr)) || as(static_cast<std::string*>(nullptr)))
     return text;
   if (const char* const* s = std::any_cast<const char*>(&given)) return show_string(*s);
   return "<" + (given.has_value() ? cached_demangle(given.type()) : std::string("nothing")) + ">";

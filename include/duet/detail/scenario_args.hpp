@@ -24,9 +24,10 @@ std::vector<C> scenario_calls(const Scenario<C>& s) {
   return all;
 }
 
-/// A scenario's number argument as given: an int, long, long long (`integer`), unsigned, unsigned
-/// long, unsigned long long (`natural`) or double (`floating`); none for any other type. Out of
-/// line: a test file compiles one type test per argument type, not seven.
+/// A scenario's number argument as given: a short, int, long, long long (`integer`), unsigned
+/// short, unsigned, unsigned long, unsigned long long (`natural`), float or double (`floating`);
+/// none for any other type (a bool or a char is not a number here). Out of line: a test file
+/// compiles one type test per argument type, not ten.
 struct ScenarioNumber {
   enum class Kind : unsigned char { none, integer, natural, floating } kind = Kind::none;
   long long integer = 0;
@@ -37,12 +38,21 @@ ScenarioNumber scenario_number(const std::any& given);
 /// The string literal a scenario gives (a `const char*`), or null.
 const char* scenario_text(const std::any& given);
 
+/// A parameter type that a scenario's number converts to: an integer type other than bool and
+/// the character types (std::in_range's), or a floating type. A char parameter takes a char.
+template <class To>
+inline constexpr bool scenario_number_type = std::is_floating_point_v<To> ||
+                                             (std::is_integral_v<To> && !std::is_same_v<To, bool> &&
+                                              !std::is_same_v<To, char> && !std::is_same_v<To, wchar_t> &&
+                                              !std::is_same_v<To, char8_t> && !std::is_same_v<To, char16_t> &&
+                                              !std::is_same_v<To, char32_t>);
+
 /// Reads `given` as a To: the same type; an integer of another type that holds its value; a
 /// floating value from any arithmetic one; a string literal as std::string. Empty otherwise.
 template <class To>
 std::optional<To> scenario_arg(const std::any& given) {
   if (const To* same = std::any_cast<To>(&given)) return *same;
-  if constexpr (std::is_arithmetic_v<To> && !std::is_same_v<To, bool>) {
+  if constexpr (scenario_number_type<To>) {
     using Kind = ScenarioNumber::Kind;
     const ScenarioNumber n = scenario_number(given);
     if constexpr (std::is_integral_v<To>) {

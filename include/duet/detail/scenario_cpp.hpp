@@ -110,22 +110,13 @@ std::optional<std::string> aggregate_cpp(const T& v) {
   }
 }
 
-/// A command value as C++: its variant's alternative, or itself; empty when it has no spelling.
-/// The `I`th alternative on of a variant command as C++: one test of the index per alternative
-/// rather than std::visit's dispatch table; a variant valueless by exception has no spelling.
-template <std::size_t I, class Variant>
-std::optional<std::string> alternative_cpp(const Variant& v) {
-  if constexpr (I + 1 < std::variant_size_v<Variant>) {
-    if (v.index() != I) return alternative_cpp<I + 1>(v);
-  } else {
-    if (v.index() != I) return std::nullopt;
-  }
-  return aggregate_cpp(*std::get_if<I>(&v));
-}
-
+/// A command value as C++: its variant's alternative, or itself; empty when it has no spelling
+/// (a variant valueless by exception has none).
 template <class Cmd>
 std::optional<std::string> command_cpp(const Cmd& cmd) {
-  if constexpr (is_variant<Cmd>::value) return alternative_cpp<0>(cmd);
+  if constexpr (is_variant<Cmd>::value)
+    return on_alternative(
+        cmd, [](const auto& c) { return aggregate_cpp(c); }, [] { return std::optional<std::string>(); });
   else return aggregate_cpp(cmd);
 }
 
