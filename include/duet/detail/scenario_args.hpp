@@ -48,7 +48,8 @@ inline constexpr bool scenario_number_type = std::is_floating_point_v<To> ||
                                               !std::is_same_v<To, char32_t>);
 
 /// Reads `given` as a To: the same type; an integer of another type that holds its value; a
-/// floating value from any arithmetic one; a string literal as std::string. Empty otherwise.
+/// floating value from any number; a string literal as a string class (std::string,
+/// std::string_view), never as a bool. Empty otherwise.
 template <class To>
 std::optional<To> scenario_arg(const std::any& given) {
   if (const To* same = std::any_cast<To>(&given)) return *same;
@@ -64,7 +65,7 @@ std::optional<To> scenario_arg(const std::any& given) {
       if (n.kind == Kind::natural) return static_cast<To>(n.natural);
       if (n.kind == Kind::floating) return static_cast<To>(n.floating);
     }
-  } else if constexpr (std::is_constructible_v<To, const char*>) {
+  } else if constexpr (std::is_class_v<To> && std::is_constructible_v<To, const char*>) {  // a bool would take it
     if (const char* text = scenario_text(given)) return To(text);
   }
   return std::nullopt;
