@@ -13,12 +13,13 @@ header that includes it, after that definition. Exit status: 0 when no detail he
 public one, 1 otherwise.
 """
 
-import argparse
 import io
 import re
 import sys
 import tempfile
 from pathlib import Path
+
+from source_check import run_source_check_main
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](duet/[^">]+)[">]', re.M)
 
@@ -94,14 +95,7 @@ def self_test():
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=str(Path(__file__).resolve().parents[2]),
-                        help="the repository (default: the one holding this script)")
-    parser.add_argument("--self-test", action="store_true", help="the checker on embedded snippets")
-    args = parser.parse_args(argv)
-    if args.self_test:
-        return self_test()
-    return check(args.root, sys.stdout)
+    return run_source_check_main(argv, __doc__, self_test, lambda args: check(args.root, sys.stdout))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ Exit status: 0 when every long one states its reason, 1 when one does not, 77 wh
 universal-ctags is not installed (ctest reports the test as skipped, not passed).
 """
 
-import argparse
 import io
 import re
 import shutil
@@ -27,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from source_check import run_source_check_main
 
 DIRECTORIES = ("include", "src", "models")
 SOURCE_SUFFIXES = (".hpp", ".cpp", ".h", ".cc")
@@ -250,19 +251,17 @@ def self_test():
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=str(Path(__file__).resolve().parents[2]),
-                        help="the repository (default: the one holding this script)")
-    parser.add_argument("--function-limit", type=int, default=80, help="longest function without a reason")
-    parser.add_argument("--class-limit", type=int, default=300, help="longest class without a reason")
-    parser.add_argument("--file-limit", type=int, default=600, help="longest file without a reason")
-    parser.add_argument("--top", type=int, default=15, help="how many of the longest of each to print")
-    parser.add_argument("--self-test", action="store_true", help="the checker on embedded snippets")
-    args = parser.parse_args(argv)
-    if args.self_test:
-        return self_test()
-    limits = {"function": args.function_limit, "class": args.class_limit, "file": args.file_limit}
-    return check(args.root, limits, args.top, sys.stdout)
+    def add_arguments(parser):
+        parser.add_argument("--function-limit", type=int, default=80, help="longest function without a reason")
+        parser.add_argument("--class-limit", type=int, default=300, help="longest class without a reason")
+        parser.add_argument("--file-limit", type=int, default=600, help="longest file without a reason")
+        parser.add_argument("--top", type=int, default=15, help="how many of the longest of each to print")
+
+    def run(args):
+        limits = {"function": args.function_limit, "class": args.class_limit, "file": args.file_limit}
+        return check(args.root, limits, args.top, sys.stdout)
+
+    return run_source_check_main(argv, __doc__, self_test, run, add_arguments)
 
 
 if __name__ == "__main__":
