@@ -78,7 +78,7 @@ class Lin {
     detail::LinOp def;
     def.name = name;
     def.bind = detail::lin_call_binder<T, F, A...>(name, data_->var, f);
-    def.literal_args = ((std::is_arithmetic_v<A> || std::is_same_v<A, std::string>)&&...);
+    def.literal_args = (detail::scenario_literal_type<A> && ...);
     def.generate =
         detail::lin_call_generator<T>(std::move(name), data_->var, std::move(f), std::make_tuple(std::move(gens)...));
     data_->add_op(std::move(def));

@@ -24,8 +24,8 @@ namespace duet {
 /// A call of a hand-written scenario for a front end that names its operations (duet::Lin):
 /// the operation's name and its arguments, each converted to the parameter in its
 /// place when the check binds the call (an integer to any integer type that holds its value, a
-/// string literal to std::string); an unknown name or arguments that do not fit are an error of
-/// the check, never a pass.
+/// number to a floating type, a string literal to a string; a bool or a char takes only its own
+/// type); an unknown name or arguments that do not fit are an error of the check, never a pass.
 ///
 ///   const duet::Call push = duet::call("push", 3);
 struct Call {

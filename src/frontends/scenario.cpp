@@ -21,17 +21,19 @@ ScenarioNumber scenario_number(const std::any& given) {
     const F* v = std::any_cast<F>(&given);
     if (!v) return false;
     n.kind = kind;
-    if constexpr (std::is_floating_point_v<F>) n.floating = *v;
+    if constexpr (std::is_floating_point_v<F>) n.floating = static_cast<double>(*v);
     else if constexpr (std::is_signed_v<F>) n.integer = *v;
     else n.natural = *v;
     return true;
   };
   (void)(as(static_cast<int*>(nullptr), Kind::integer) || as(static_cast<long*>(nullptr), Kind::integer) ||
          as(static_cast<long long*>(nullptr), Kind::integer) || as(static_cast<short*>(nullptr), Kind::integer) ||
-         as(static_cast<unsigned*>(nullptr), Kind::natural) || as(static_cast<unsigned long*>(nullptr), Kind::natural) ||
+         as(static_cast<signed char*>(nullptr), Kind::integer) || as(static_cast<unsigned*>(nullptr), Kind::natural) ||
+         as(static_cast<unsigned long*>(nullptr), Kind::natural) ||
          as(static_cast<unsigned long long*>(nullptr), Kind::natural) ||
-         as(static_cast<unsigned short*>(nullptr), Kind::natural) || as(static_cast<double*>(nullptr), Kind::floating) ||
-         as(static_cast<float*>(nullptr), Kind::floating));
+         as(static_cast<unsigned short*>(nullptr), Kind::natural) ||
+         as(static_cast<unsigned char*>(nullptr), Kind::natural) || as(static_cast<double*>(nullptr), Kind::floating) ||
+         as(static_cast<float*>(nullptr), Kind::floating) || as(static_cast<long double*>(nullptr), Kind::floating));
   return n;
 }
 
@@ -54,8 +56,8 @@ std::string scenario_arg_error(const std::string& op, std::size_t k, const std::
   const std::string held = given.has_value() ? cached_demangle(given.type()) : std::string("nothing");
   return "argument " + std::to_string(k + 1) + " of the scenario's call of " + op + " is a " + held + ", and " + op +
          " takes a " + to +
-         " there (an integer converts to any integer type that holds it, a string literal to "
-         "std::string)";
+         " there (an integer converts to any integer type that holds it and any number to a floating type; a bool "
+         "or a character takes only its own type; a string literal converts to a string)";
 }
 
 std::string scenario_arg_cpp(const std::any& given) {
@@ -68,8 +70,10 @@ std::string scenario_arg_cpp(const std::any& given) {
   if (as(static_cast<int*>(nullptr)) || as(static_cast<long*>(nullptr)) || as(static_cast<long long*>(nullptr)) ||
       as(static_cast<unsigned*>(nullptr)) || as(static_cast<unsigned long*>(nullptr)) ||
       as(static_cast<unsigned long long*>(nullptr)) || as(static_cast<short*>(nullptr)) ||
-      as(static_cast<unsigned short*>(nullptr)) || as(static_cast<double*>(nullptr)) || as(static_cast<float*>(nullptr)) ||
-      as(static_cast<bool*>(nullptr)) || as(static_cast<char*>(nullptr)) || as(static_cast<std::string*>(nullptr)))
+      as(static_cast<unsigned short*>(nullptr)) || as(static_cast<signed char*>(nullptr)) ||
+      as(static_cast<unsigned char*>(nullptr)) || as(static_cast<long double*>(nullptr)) ||
+      as(static_cast<double*>(nullptr)) || as(static_cast<float*>(nullptr)) || as(static_cast<bool*>(nullptr)) ||
+      as(static_cast<char*>(nullptr)) || as(static_cast<std::string*>(nullptr)))
     return text;
   if (const char* const* s = std::any_cast<const char*>(&given)) return show_string(*s);
   return "<" + (given.has_value() ? cached_demangle(given.type()) : std::string("nothing")) + ">";

@@ -8,7 +8,9 @@
 // reports do ("c0").
 #include <duet/gtest.hpp>
 
+#include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <variant>
 #include <vector>
@@ -136,12 +138,25 @@ TEST(Scenario, LinCallsThatDoNotFitAreErrors) {
 }
 
 // A char parameter takes a char (it once did not compile: the binding read every integral
-// parameter as a number).
+// parameter as a number), and a number does not fit it.
+struct LockedText {
+  std::mutex m;
+  std::string s;
+  void append(char c) {
+    const std::lock_guard lock(m);
+    s += c;
+  }
+  std::size_t size() {
+    const std::lock_guard lock(m);
+    return s.size();
+  }
+};
+
 TEST(Scenario, LinCharArgumentBinds) {
-  auto lin = duet::Lin<std::string>("text", "s")
+  auto lin = duet::Lin<LockedText>("text", "t")
                  .op(
-                     "append", [](std::string& s, char c) { s += c; }, duet::element_of(std::vector<char>{'a', 'b'}))
-                 .op("size", [](std::string& s) { return s.size(); });
+                     "append", [](LockedText& t, char c) { t.append(c); }, duet::element_of(std::vector<char>{'a', 'b'}))
+                 .op("size", [](LockedText& t) { return t.size(); });
   const duet::Scenario<> s{.branches = {{duet::call("append", 'x')}, {duet::call("size")}}};
   const duet::CheckResult r = duet::check_scenario(lin, s, {}, {.count = 5});
   EXPECT_TRUE(passed_or_inconclusive(r)) << r.report;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -24,10 +25,11 @@ std::vector<C> scenario_calls(const Scenario<C>& s) {
   return all;
 }
 
-/// A scenario's number argument as given: a short, int, long, long long (`integer`), unsigned
-/// short, unsigned, unsigned long, unsigned long long (`natural`), float or double (`floating`);
-/// none for any other type (a bool or a char is not a number here). Out of line: a test file
-/// compiles one type test per argument type, not ten.
+/// A scenario's number argument as given: a signed char, short, int, long, long long
+/// (`integer`), unsigned char, unsigned short, unsigned, unsigned long, unsigned long long
+/// (`natural`), float, double or long double (`floating`); none for any other type (a bool or a
+/// char is not a number here). Out of line: a test file compiles one type test per argument
+/// type, not thirteen.
 struct ScenarioNumber {
   enum class Kind : unsigned char { none, integer, natural, floating } kind = Kind::none;
   long long integer = 0;
@@ -39,7 +41,8 @@ ScenarioNumber scenario_number(const std::any& given);
 const char* scenario_text(const std::any& given);
 
 /// A parameter type that a scenario's number converts to: an integer type other than bool and
-/// the character types (std::in_range's), or a floating type. A char parameter takes a char.
+/// the character types (std::in_range's: signed and unsigned char are numbers), or a floating
+/// type. A bool or a character parameter takes only its own type.
 template <class To>
 inline constexpr bool scenario_number_type = std::is_floating_point_v<To> ||
                                              (std::is_integral_v<To> && !std::is_same_v<To, bool> &&
@@ -47,8 +50,14 @@ inline constexpr bool scenario_number_type = std::is_floating_point_v<To> ||
                                               !std::is_same_v<To, char8_t> && !std::is_same_v<To, char16_t> &&
                                               !std::is_same_v<To, char32_t>);
 
+/// A parameter type whose values duet::show prints as a scenario's argument that binds back to
+/// it (a draft's `duet::call("push", 3)`): the numbers above, bool, char and std::string.
+template <class T>
+inline constexpr bool scenario_literal_type =
+    scenario_number_type<T> || std::is_same_v<T, bool> || std::is_same_v<T, char> || std::is_same_v<T, std::string>;
+
 /// Reads `given` as a To: the same type; an integer of another type that holds its value; a
-/// floating value from any number; a string literal as a string class (std::string,
+/// floating value from any number; a string literal as a string (std::string,
 /// std::string_view), never as a bool. Empty otherwise.
 template <class To>
 std::optional<To> scenario_arg(const std::any& given) {
@@ -65,7 +74,9 @@ std::optional<To> scenario_arg(const std::any& given) {
       if (n.kind == Kind::natural) return static_cast<To>(n.natural);
       if (n.kind == Kind::floating) return static_cast<To>(n.floating);
     }
-  } else if constexpr (std::is_class_v<To> && std::is_constructible_v<To, const char*>) {  // a bool would take it
+  } else if constexpr (std::is_constructible_v<To, std::string_view> && std::is_constructible_v<To, const char*>) {
+    // A string (std::string, std::string_view, an optional string), never a bool or a class
+    // made from one (a pointer converts to bool).
     if (const char* text = scenario_text(given)) return To(text);
   }
   return std::nullopt;
