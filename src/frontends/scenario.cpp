@@ -22,7 +22,7 @@ ScenarioNumber scenario_number(const std::any& given) {
     if (!v) return false;
     n.kind = kind;
     if constexpr (std::is_floating_point_v<F>) n.floating = static_cast<double>(*v);
-    else if constexpr (std::is_signed_v<F>) n.integer = *v;
+    else if constexpr (std::is_signed_v<F>) n.integer = *v;  // NOLINT(bugprone-signed-char-misuse): a number here
     else n.natural = *v;
     return true;
   };
