@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <type_traits>
 #include <cxxabi.h>
 #include <pthread.h>
 
@@ -82,14 +83,27 @@ int run_once(fiber::Runtime& rt, pthread_once_t* once, void (*init)(), duet::sou
 
 // ---- the guard of a function-local static ----
 
-// The Itanium C++ ABI's guard: its first byte is nonzero once the static is made (what the
-// compiler's inline check reads, an acquire load the instrumentation sees); libstdc++ marks a
-// construction in progress in its second byte and waiters in its third, on every architecture.
+// The Itanium C++ ABI's guard: its first byte is nonzero once the static is made; libstdc++
+// marks a construction in progress in its second byte and waiters in its third, on every
+// architecture.
 unsigned char* guard_byte(__cxxabiv1::__guard* guard, int k) { return reinterpret_cast<unsigned char*>(guard) + k; }
 
-// The first byte's value as the inline check's load gives it (a char): the model keeps one
-// history per byte, and a value of another type would read as a store it never saw.
-fiber::Value byte_value(int v) { return fiber::value_of(static_cast<char>(v)); }
+// What the compiler's inline check loads (an acquire load the instrumentation sees): GCC on Arm
+// tests bit 0 of the whole guard word (the Arm ABIs' guard mask bit; a 64-bit load on AArch64),
+// elsewhere its first byte (a char). The guard's steps below record what that load would read,
+// in its type: the model keeps one history per object, and a value of another type reads as a
+// store it never saw, which releases nothing (a static made on one fiber was then a data race
+// where another read it, under qemu-aarch64).
+#if defined(__aarch64__) || defined(__arm__)
+using GuardCheck = std::conditional_t<sizeof(__cxxabiv1::__guard) == sizeof(long), long, int>;
+#else
+using GuardCheck = char;
+#endif
+static_assert(sizeof(GuardCheck) <= sizeof(__cxxabiv1::__guard));
+
+fiber::Value checked_value(__cxxabiv1::__guard* guard) {
+  return fiber::value_of(__atomic_load_n(reinterpret_cast<GuardCheck*>(guard), __ATOMIC_SEQ_CST));
+}
 
 // 1: the caller makes the static (and then releases or aborts the guard); 0: it is made.
 int acquire_guard(fiber::Runtime& rt, __cxxabiv1::__guard* guard, duet::source_location loc) {
@@ -98,19 +112,20 @@ int acquire_guard(fiber::Runtime& rt, __cxxabiv1::__guard* guard, duet::source_l
   for (;;) {
     fiber::enter(rt, Op::cas, ObjectKind::atomic, guard, std::memory_order_seq_cst, loc);
     if (__atomic_load_n(done, __ATOMIC_SEQ_CST) != 0) {
-      fiber::leave(rt, Op::cas_fail, byte_value(1));
+      fiber::leave(rt, Op::cas_fail, checked_value(guard));
       return 0;
     }
+    const fiber::Value before = checked_value(guard);
     unsigned char expected = 0;
     if (__atomic_compare_exchange_n(pending, &expected, 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-      fiber::leave(rt, Op::cas, byte_value(0), byte_value(0));
+      fiber::leave(rt, Op::cas, before, checked_value(guard));
       return 1;
     }
-    fiber::leave(rt, Op::cas_fail, byte_value(0));
+    fiber::leave(rt, Op::cas_fail, checked_value(guard));
     // Another fiber makes it: wait until it releases or aborts the guard.
     fiber::enter(rt, Op::wait, ObjectKind::atomic, guard, std::memory_order_seq_cst, loc);
     if (__atomic_load_n(pending, __ATOMIC_SEQ_CST) != 0) fiber::block_for(rt, fiber::kNoTimeout);
-    fiber::leave(rt, Op::wait, byte_value(__atomic_load_n(done, __ATOMIC_SEQ_CST)));
+    fiber::leave(rt, Op::wait, checked_value(guard));
   }
 }
 
@@ -121,7 +136,7 @@ void end_guard(fiber::Runtime& rt, __cxxabiv1::__guard* guard, bool made, duet::
   __atomic_store_n(guard_byte(guard, 2), 0, __ATOMIC_SEQ_CST);
   __atomic_store_n(guard_byte(guard, 1), 0, __ATOMIC_SEQ_CST);
   if (made) __atomic_store_n(guard_byte(guard, 0), 1, __ATOMIC_SEQ_CST);
-  fiber::leave(rt, Op::store, {}, byte_value(made ? 1 : 0));
+  fiber::leave(rt, Op::store, {}, checked_value(guard));
   fiber::notify(rt, ObjectKind::atomic, guard, true, loc);
 }
 
