@@ -456,6 +456,7 @@ TEST(IsolationNested, AnIsolatedCheckInsideAFiberRunIsAnError) {
 
 TEST(IsolationParallel, CrashOnFibersIsShrunkAndShowsTheProgram) {
   duet::Config c = isolated(11);
+  c.count = 50;  // the 8th program crashes; the default second ran one under qemu-aarch64
   duet::ParallelConfig pc;
   pc.executor = duet::fibers();
   const duet::CheckResult r = duet::check_parallel<NullStackSpec>(pc, c);
@@ -470,6 +471,7 @@ TEST(IsolationParallel, CrashOnFibersIsShrunkAndShowsTheProgram) {
 // (not a replay that diverged), whose report shows the crashing fiber's stack from the child.
 TEST(IsolationParallel, ACrashOnAFiberIsShrunkAndShowsTheFibersStack) {
   duet::Config c = isolated(1);
+  c.count = 50;  // the 10th program crashes; the default second ran one under qemu-aarch64
   duet::ParallelConfig pc;
   pc.executor = duet::fibers();
   const duet::CheckResult r = duet::check_parallel(fiber_crashes::slot_spec(), pc, c);
