@@ -13,13 +13,11 @@ header that includes it, after that definition. Exit status: 0 when no detail he
 public one, 1 otherwise.
 """
 
-import io
 import re
 import sys
-import tempfile
 from pathlib import Path
 
-from source_check import run_source_check_main
+from source_check import check_files, run_source_check_main, self_test_verdict
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](duet/[^">]+)[">]', re.M)
 
@@ -71,13 +69,7 @@ SELF_TEST_FILES = {
 
 
 def self_test():
-    with tempfile.TemporaryDirectory() as root:
-        for path, text in SELF_TEST_FILES.items():
-            (Path(root) / path).parent.mkdir(parents=True, exist_ok=True)
-            (Path(root) / path).write_text(text)
-        output = io.StringIO()
-        status = check(root, output)
-    report = output.getvalue()
+    status, report = check_files(SELF_TEST_FILES, check)
     flagged = sorted(re.findall(r"^(include/\S+:\d+):", report, flags=re.M))
     expected = ["include/duet/detail/api/also_bad.hpp:2", "include/duet/detail/bad.hpp:2",
                 "include/duet/detail/bad.hpp:3"]
@@ -86,12 +78,7 @@ def self_test():
         failures.append(f"exit status {status}, expected 1")
     if flagged != expected:
         failures.append(f"flagged {flagged}, expected {expected}")
-    if failures:
-        print("check_layers.py --self-test: FAILED\n  " + "\n  ".join(failures))
-        print(report)
-        return 1
-    print("check_layers.py --self-test: ok (3 includes flagged, the detail and public headers' own left alone)")
-    return 0
+    return self_test_verdict("check_layers.py", failures, report, "3 includes flagged, the detail and public headers' own left alone")
 
 
 def main(argv):

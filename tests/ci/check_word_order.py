@@ -15,13 +15,11 @@ src/execute/call_order_check.cpp). Such a container must name its comparator
 any host. Exit status: 0 when none is found, 1 otherwise.
 """
 
-import io
 import re
 import sys
-import tempfile
 from pathlib import Path
 
-from source_check import run_source_check_main
+from source_check import check_files, run_source_check_main, self_test_verdict
 
 DIRECTORIES = ("include", "src", "models")
 SUFFIXES = (".hpp", ".cpp", ".h", ".cc")
@@ -117,13 +115,7 @@ std::unordered_set<std::vector<std::uint64_t>, Hash> e;
 
 
 def self_test():
-    with tempfile.TemporaryDirectory() as root:
-        for path, text in SELF_TEST_FILES.items():
-            (Path(root) / path).parent.mkdir(parents=True, exist_ok=True)
-            (Path(root) / path).write_text(text)
-        output = io.StringIO()
-        status = check(root, output)
-    report = output.getvalue()
+    status, report = check_files(SELF_TEST_FILES, check)
     flagged = sorted(int(m) for m in re.findall(r"^src/bad\.cpp:(\d+):", report, flags=re.M))
     failures = []
     if status != 1:
@@ -132,12 +124,7 @@ def self_test():
         failures.append(f"flagged lines {flagged} of src/bad.cpp, expected [2, 3, 4, 5]")
     if "good.hpp" in report:
         failures.append("flagged include/good.hpp, which names comparators or keys no such vector")
-    if failures:
-        print("check_word_order.py --self-test: FAILED\n  " + "\n  ".join(failures))
-        print(report)
-        return 1
-    print("check_word_order.py --self-test: ok (4 containers flagged, 6 left alone)")
-    return 0
+    return self_test_verdict("check_word_order.py", failures, report, "4 containers flagged, 6 left alone")
 
 
 def main(argv):

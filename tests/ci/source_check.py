@@ -3,6 +3,8 @@ check_word_order): --root (the repository, default the one holding the scripts),
 (the checker on embedded snippets), and the script's own options."""
 
 import argparse
+import io
+import tempfile
 from pathlib import Path
 
 
@@ -20,3 +22,25 @@ def run_source_check_main(argv, doc, self_test, run, add_arguments=None):
     if args.self_test:
         return self_test()
     return run(args)
+
+
+def check_files(files, check):
+    """(status, report) of check(root, output) over a scratch tree holding `files` (path: text):
+    a self-test's run of its checker on embedded snippets."""
+    with tempfile.TemporaryDirectory() as root:
+        for path, text in files.items():
+            (Path(root) / path).parent.mkdir(parents=True, exist_ok=True)
+            (Path(root) / path).write_text(text)
+        output = io.StringIO()
+        status = check(root, output)
+    return status, output.getvalue()
+
+
+def self_test_verdict(script, failures, report, ok_text):
+    """A self-test's exit status, printed: the failures and the checker's report, or ok_text."""
+    if failures:
+        print(f"{script} --self-test: FAILED\n  " + "\n  ".join(failures))
+        print(report)
+        return 1
+    print(f"{script} --self-test: ok ({ok_text})")
+    return 0
