@@ -101,8 +101,8 @@ using GuardCheck = char;
 #endif
 static_assert(sizeof(GuardCheck) <= sizeof(__cxxabiv1::__guard));
 
-fiber::Value checked_value(__cxxabiv1::__guard* guard) {
-  return fiber::value_of(__atomic_load_n(reinterpret_cast<GuardCheck*>(guard), __ATOMIC_SEQ_CST));
+fiber::Value checked_value(const __cxxabiv1::__guard* guard) {
+  return fiber::value_of(__atomic_load_n(reinterpret_cast<const GuardCheck*>(guard), __ATOMIC_SEQ_CST));
 }
 
 // 1: the caller makes the static (and then releases or aborts the guard); 0: it is made.
