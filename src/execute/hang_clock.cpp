@@ -27,19 +27,41 @@ constinit thread_local TrialBeats* t_trial_beats = nullptr;
 
 #if defined(__linux__)
 // The text of a small /proc file, or "".
-std::string_view read_small(const char* path, char (&text)[512]) {
+template <std::size_t N>
+std::string_view read_small(const char* path, char (&text)[N]) {
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
-  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  const ssize_t n = ::read(fd, text, N - 1);
   ::close(fd);
   if (n <= 0) return {};
   text[n] = '\0';
   return {text, static_cast<std::size_t>(n)};
 }
 
+// The number after `key` in `text`, or 0.
+std::uint64_t number_after(std::string_view text, std::string_view key) {
+  const std::size_t at = text.find(key);
+  if (at == std::string_view::npos) return 0;
+  return std::strtoull(text.data() + at + key.size(), nullptr, 10);
+}
+
+// CPU time in clock ticks, the 14th and 15th fields of stat after the state (the 3rd).
+std::uint64_t stat_ticks(const char* state) {
+  const char* p = state;
+  for (int field = 3; field < 14 && p != nullptr; ++field) {
+    p = std::strchr(p, ' ');
+    if (p != nullptr) ++p;
+  }
+  if (p == nullptr) return 0;
+  char* next = nullptr;
+  const std::uint64_t user = std::strtoull(p, &next, 10);
+  return user + std::strtoull(next, nullptr, 10);
+}
+
 // A thread's accounting from /proc/<pid>/task/<tid>/: schedstat is "<ns on a CPU> <ns runnable,
 // waiting on a run queue> <time slices>"; in stat, after the name in parentheses, the third field
-// is the state (R: running or runnable) and the 14th and 15th its CPU time in clock ticks.
+// is the state (R: running or runnable) and the 14th and 15th its CPU time in clock ticks; status
+// counts the times it blocked (voluntary_ctxt_switches; a preemption or a yield is involuntary).
 bool read_task(const char* dir, HangClock::Task& t) {
   char path[128], text[512];
   std::snprintf(path, sizeof path, "%s/schedstat", dir);
@@ -54,18 +76,12 @@ bool read_task(const char* dir, HangClock::Task& t) {
   const std::string_view stat = read_small(path, text);
   const std::size_t paren = stat.rfind(')');  // the name may hold anything
   t.runnable = paren != std::string_view::npos && paren + 2 < stat.size() && stat[paren + 2] == 'R';
-  t.ticks = 0;
+  t.ticks = t.runnable ? stat_ticks(stat.data() + paren + 2) : 0;
+  t.blocked = 0;
   if (t.runnable) {
-    const char* p = stat.data() + paren + 2;
-    for (int field = 3; field < 14 && p != nullptr; ++field) {
-      p = std::strchr(p, ' ');
-      if (p != nullptr) ++p;
-    }
-    if (p != nullptr) {
-      char* next = nullptr;
-      t.ticks = std::strtoull(p, &next, 10);
-      t.ticks += std::strtoull(next, nullptr, 10);
-    }
+    char status[2048];
+    std::snprintf(path, sizeof path, "%s/status", dir);
+    t.blocked = number_after(read_small(path, status), "\nvoluntary_ctxt_switches:");
   }
   return true;
 }
@@ -190,12 +206,47 @@ std::int64_t HangClock::elapsed_ns() {
   return std::max<std::int64_t>(0, now - wall_start_ns_ - starved_ns_);
 }
 
-// A thread's wait for a CPU is added to its schedstat only when it gets one: a thread starved
-// all along shows none. So a thread runnable at two looks that did not run in between waited
-// all that time: counted now, as credit that its schedstat's wait repays when it shows. (Its
-// CPU ticks must not have moved either: a thread alone on a tickless CPU runs without its
-// schedstat moving, but its ticks are counted when read.)
-//
+namespace {
+// Nanoseconds per clock tick of stat's CPU times.
+std::uint64_t tick_ns() {
+#if defined(__linux__)
+  static const std::uint64_t ns = [] {
+    const long hz = ::sysconf(_SC_CLK_TCK);
+    return hz > 0 ? static_cast<std::uint64_t>(1000000000 / hz) : std::uint64_t{10000000};
+  }();
+  return ns;
+#else
+  return 10000000;
+#endif
+}
+}  // namespace
+
+// A thread's wait for a CPU is added to its schedstat only when it gets one: a thread waiting
+// now shows none of this wait yet. A thread runnable at two looks that did not block in between
+// (its count of blocking switches did not move) was on a CPU or waiting for one all that time:
+// it waited for the interval less the time it ran. That is counted now, and the part its
+// schedstat does not show yet is kept as credit, which its schedstat's wait repays when it
+// shows. The time it ran is the larger of schedstat's and its CPU ticks' (a thread alone on a
+// tickless CPU runs without its schedstat moving, but its ticks are counted when read).
+// A thread starved to a trickle of CPU (a low priority on a busy machine) runs a little between
+// most looks: counting only what schedstat shows, each look lost the wait since its last run.
+std::uint64_t HangClock::new_wait(const Task& old, Task& t, bool seen, std::int64_t interval) {
+  std::uint64_t wait = t.waited_ns - old.waited_ns;
+  const std::uint64_t repaid = std::min(wait, old.credit_ns);
+  t.credit_ns = old.credit_ns - repaid;
+  wait -= repaid;
+  if (seen && old.runnable && t.runnable && t.blocked == old.blocked) {
+    const std::uint64_t ran = std::max(t.ran_ns - old.ran_ns, (t.ticks - std::min(t.ticks, old.ticks)) * tick_ns());
+    const auto span = static_cast<std::uint64_t>(interval);
+    const std::uint64_t waited = span > ran ? span - ran : 0;
+    if (waited > wait) {
+      t.credit_ns += waited - wait;
+      wait = waited;
+    }
+  }
+  return wait;
+}
+
 // Between two looks, the watched code was starved for as long as its most starved thread waited
 // (a sum would count one wait once per thread), but never for longer than the CPUs were not
 // busy with the watched threads themselves: more threads than CPUs starve each other, and that
@@ -210,17 +261,8 @@ std::int64_t HangClock::look(std::int64_t now) {
     // Else a new thread (perhaps with an old one's id), whose accounting started at 0.
     const bool seen =
         before != last_.end() && before->tid == t.tid && before->waited_ns <= t.waited_ns && before->ran_ns <= t.ran_ns;
-    const Task old = seen ? *before : Task{t.tid, 0, 0, 0, 0, false};
-    std::uint64_t wait = t.waited_ns - old.waited_ns;
-    const std::uint64_t repaid = std::min(wait, old.credit_ns);
-    t.credit_ns = old.credit_ns - repaid;
-    wait -= repaid;
-    if (seen && old.runnable && t.runnable && t.ran_ns == old.ran_ns && t.waited_ns == old.waited_ns &&
-        t.ticks == old.ticks) {
-      wait += static_cast<std::uint64_t>(interval);
-      t.credit_ns += static_cast<std::uint64_t>(interval);
-    }
-    waited = std::max(waited, wait);
+    const Task old = seen ? *before : Task{t.tid, 0, 0, 0, 0, 0, false};
+    waited = std::max(waited, new_wait(old, t, seen, interval));
     ran += t.ran_ns - old.ran_ns;
   }
   last_.swap(now_);

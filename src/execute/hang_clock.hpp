@@ -93,6 +93,7 @@ class HangClock {
     std::uint64_t ran_ns, waited_ns;  // on a CPU; runnable, waiting for one (as schedstat shows it)
     std::uint64_t credit_ns;          // waiting counted before schedstat showed it (hang_clock.cpp)
     std::uint64_t ticks;              // CPU time in clock ticks (read while runnable only)
+    std::uint64_t blocked;            // times it blocked (read while runnable only)
     bool runnable;
   };
 
@@ -102,6 +103,8 @@ class HangClock {
   bool sample(std::vector<Task>& out) const;
   // How long the watched code was starved since the last look, which is now.
   std::int64_t look(std::int64_t now);
+  // A thread's wait for a CPU since its last look `old` not counted before (hang_clock.cpp).
+  static std::uint64_t new_wait(const Task& old, Task& t, bool seen, std::int64_t interval);
 
   pid_t pid_, tid_, except_;
   int cpus_;  // the CPUs the watched threads may run on, at most

@@ -226,6 +226,38 @@ TEST(HangClock, TheTimeAThreadWaitedForACpuIsNotCounted) {
   EXPECT_LT(static_cast<double>(elapsed) / 1e9, 0.4) << "of " << wall << " s";
 }
 
+// A thread kept to a trickle of CPU (a low priority on a busy CPU: a slice every few hundred
+// milliseconds) runs between some looks and waits again: the waits after its last slice, which
+// its accounting shows only at its next slice, are not counted as time it had. Three seconds of
+// that, looked at every 200 ms, and 20 ms of work: well under 150 ms had (counting only the waits
+// its accounting showed, 170 to 460 ms).
+TEST(HangClock, AThreadStarvedToATrickleOfCpuHadOnlyItsSlices) {
+  std::atomic<pid_t> tid{0};
+  std::atomic<bool> done{false};
+  std::int64_t most = 0;
+  double wall = 0;
+  {
+    const duet_test::StarvedCpu starved(1, 3.0);
+    std::thread worker([&] {
+      tid = HangClock::this_thread();
+      duet_test::work_at_idle_priority(20);
+      done = true;
+    });
+    while (tid == 0) std::this_thread::yield();
+    HangClock clock = HangClock::of_thread(tid);
+    const auto t0 = std::chrono::steady_clock::now();
+    clock.restart();
+    while (!done) {
+      most = std::max(most, clock.elapsed_ns());
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    wall = seconds_since(t0);
+    worker.join();
+  }
+  if (wall < 1.5) GTEST_SKIP() << "the worker was not starved here (it finished in " << wall << " s)";
+  EXPECT_LT(static_cast<double>(most) / 1e9, 0.15) << "of " << wall << " s";
+}
+
 // A sleeping thread's time is all counted; so is the time of a thread the clock cannot read.
 TEST(HangClock, SleepAndUnreadableThreadsCountWallTime) {
   HangClock sleeping = HangClock::of_thread(HangClock::this_thread());

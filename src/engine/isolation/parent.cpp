@@ -220,7 +220,9 @@ std::optional<std::string> Isolation::call(const std::string& request, const std
     if (!send_message(fd_, request)) throw std::runtime_error("isolation: cannot send a request to the child process");
   }
   const std::int64_t hang_ns = static_cast<std::int64_t>(hang_seconds_ * 1e9);
-  constexpr int kTickMs = 200;
+  // At least 8 looks per hang limit: the time a case waited for a CPU before the first look that
+  // sees it running is counted only once it shows in the child's accounting (hang_clock.cpp).
+  const int tick_ms = hang_ns > 0 ? static_cast<int>(std::clamp<std::int64_t>(hang_ns / 8000000, 1, 200)) : 200;
   // The child runs cases one after the other; outside a case it only passes messages. Stuck
   // outside any case this long, it is not running the candidate: it deadlocked after fork (a
   // lock another thread of the parent held), and would otherwise be waited for forever.
@@ -232,7 +234,7 @@ std::optional<std::string> Isolation::call(const std::string& request, const std
   std::int64_t closed_at = 0;
   std::int64_t outside_since = now_ns();
   for (;;) {
-    int wait_ms = kTickMs;
+    int wait_ms = tick_ms;
     const std::int64_t started = shared_->case_started_ns.load(kAcquire);
     const std::int64_t now = now_ns();
     if (started != 0) {
@@ -252,7 +254,7 @@ std::optional<std::string> Isolation::call(const std::string& request, const std
         collect_death(true, kill_and_reap());
         return std::nullopt;
       }
-      wait_ms = static_cast<int>(std::min<std::int64_t>(kTickMs, left / 1000000 + 1));
+      wait_ms = static_cast<int>(std::min<std::int64_t>(tick_ms, left / 1000000 + 1));
     }
     if (closed_at != 0) {
       if (const std::optional<int> status = reaped()) {
