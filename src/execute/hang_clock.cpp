@@ -38,10 +38,10 @@ std::string_view read_small(const char* path, char (&text)[N]) {
   return {text, static_cast<std::size_t>(n)};
 }
 
-// The number after `key` in `text`, or 0.
+// The number after `key` in `text`, or HangClock::kUnknown.
 std::uint64_t number_after(std::string_view text, std::string_view key) {
   const std::size_t at = text.find(key);
-  if (at == std::string_view::npos) return 0;
+  if (at == std::string_view::npos) return HangClock::kUnknown;
   return std::strtoull(text.data() + at + key.size(), nullptr, 10);
 }
 
@@ -77,9 +77,9 @@ bool read_task(const char* dir, HangClock::Task& t) {
   const std::size_t paren = stat.rfind(')');  // the name may hold anything
   t.runnable = paren != std::string_view::npos && paren + 2 < stat.size() && stat[paren + 2] == 'R';
   t.ticks = t.runnable ? stat_ticks(stat.data() + paren + 2) : 0;
-  t.blocked = 0;
+  t.blocked = HangClock::kUnknown;
   if (t.runnable) {
-    char status[2048];
+    char status[8192];  // its CPU and memory masks grow with the machine
     std::snprintf(path, sizeof path, "%s/status", dir);
     t.blocked = number_after(read_small(path, status), "\nvoluntary_ctxt_switches:");
   }
@@ -235,7 +235,10 @@ std::uint64_t HangClock::new_wait(const Task& old, Task& t, bool seen, std::int6
   const std::uint64_t repaid = std::min(wait, old.credit_ns);
   t.credit_ns = old.credit_ns - repaid;
   wait -= repaid;
-  if (seen && old.runnable && t.runnable && t.blocked == old.blocked) {
+  // Where the count of blocking switches cannot be read, only a thread that did not run at all.
+  const bool unmoved = t.ran_ns == old.ran_ns && t.waited_ns == old.waited_ns && t.ticks == old.ticks;
+  const bool did_not_block = t.blocked != kUnknown ? t.blocked == old.blocked : unmoved;
+  if (seen && old.runnable && t.runnable && did_not_block) {
     const std::uint64_t ran = std::max(t.ran_ns - old.ran_ns, (t.ticks - std::min(t.ticks, old.ticks)) * tick_ns());
     const auto span = static_cast<std::uint64_t>(interval);
     const std::uint64_t waited = span > ran ? span - ran : 0;

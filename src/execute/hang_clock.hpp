@@ -87,13 +87,14 @@ class HangClock {
   /// The part of the wall time since the start not counted, as of the last elapsed_ns().
   std::int64_t starved_ns() const { return starved_ns_; }
 
+  static constexpr std::uint64_t kUnknown = ~std::uint64_t{0};
   /// A watched thread's accounting, as a look saw it.
   struct Task {
     pid_t tid;
     std::uint64_t ran_ns, waited_ns;  // on a CPU; runnable, waiting for one (as schedstat shows it)
     std::uint64_t credit_ns;          // waiting counted before schedstat showed it (hang_clock.cpp)
     std::uint64_t ticks;              // CPU time in clock ticks (read while runnable only)
-    std::uint64_t blocked;            // times it blocked (read while runnable only)
+    std::uint64_t blocked;            // times it blocked (read while runnable only; else kUnknown)
     bool runnable;
   };
 
