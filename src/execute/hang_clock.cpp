@@ -59,9 +59,11 @@ std::uint64_t stat_ticks(const char* state) {
 }
 
 // A thread's accounting from /proc/<pid>/task/<tid>/: schedstat is "<ns on a CPU> <ns runnable,
-// waiting on a run queue> <time slices>"; in stat, after the name in parentheses, the third field
-// is the state (R: running or runnable) and the 14th and 15th its CPU time in clock ticks; status
-// counts the times it blocked (voluntary_ctxt_switches; a preemption or a yield is involuntary).
+// waiting on a run queue> <time slices>"; status counts the times it blocked
+// (voluntary_ctxt_switches; a preemption or a yield is involuntary), read before its state: a
+// thread that blocks between the two reads is then not seen runnable with the count from before
+// it blocked. In stat, after the name in parentheses, the third field is the state (R: running
+// or runnable) and the 14th and 15th its CPU time in clock ticks.
 bool read_task(const char* dir, HangClock::Task& t) {
   char path[128], text[512];
   std::snprintf(path, sizeof path, "%s/schedstat", dir);
@@ -72,17 +74,16 @@ bool read_task(const char* dir, HangClock::Task& t) {
   char* after = nullptr;
   t.waited_ns = std::strtoull(end, &after, 10);
   if (after == end) return false;
+  {
+    char status[8192];  // its CPU and memory masks grow with the machine
+    std::snprintf(path, sizeof path, "%s/status", dir);
+    t.blocked = number_after(read_small(path, status), "\nvoluntary_ctxt_switches:");
+  }
   std::snprintf(path, sizeof path, "%s/stat", dir);
   const std::string_view stat = read_small(path, text);
   const std::size_t paren = stat.rfind(')');  // the name may hold anything
   t.runnable = paren != std::string_view::npos && paren + 2 < stat.size() && stat[paren + 2] == 'R';
   t.ticks = t.runnable ? stat_ticks(stat.data() + paren + 2) : 0;
-  t.blocked = HangClock::kUnknown;
-  if (t.runnable) {
-    char status[8192];  // its CPU and memory masks grow with the machine
-    std::snprintf(path, sizeof path, "%s/status", dir);
-    t.blocked = number_after(read_small(path, status), "\nvoluntary_ctxt_switches:");
-  }
   return true;
 }
 
@@ -233,19 +234,30 @@ std::uint64_t tick_ns() {
 std::uint64_t HangClock::new_wait(const Task& old, Task& t, bool seen, std::int64_t interval) {
   std::uint64_t wait = t.waited_ns - old.waited_ns;
   const std::uint64_t repaid = std::min(wait, old.credit_ns);
-  t.credit_ns = old.credit_ns - repaid;
   wait -= repaid;
-  // Where the count of blocking switches cannot be read, only a thread that did not run at all.
+  // A thread that ran since the last look shows every wait before its run: credit its schedstat
+  // did not repay was counted for no wait (a run time read a tick late), and must not absorb
+  // the waits of later cases.
   const bool unmoved = t.ran_ns == old.ran_ns && t.waited_ns == old.waited_ns && t.ticks == old.ticks;
-  const bool did_not_block = t.blocked != kUnknown ? t.blocked == old.blocked : unmoved;
-  if (seen && old.runnable && t.runnable && did_not_block) {
-    const std::uint64_t ran = std::max(t.ran_ns - old.ran_ns, (t.ticks - std::min(t.ticks, old.ticks)) * tick_ns());
-    const auto span = static_cast<std::uint64_t>(interval);
-    const std::uint64_t waited = span > ran ? span - ran : 0;
-    if (waited > wait) {
-      t.credit_ns += waited - wait;
-      wait = waited;
-    }
+  t.credit_ns = unmoved ? old.credit_ns - repaid : 0;
+  t.overrun_ns = 0;
+  // Where the count of blocking switches cannot be read, only a thread that did not run at all.
+  const bool did_not_block = t.blocked != kUnknown && old.blocked != kUnknown ? t.blocked == old.blocked : unmoved;
+  if (!seen || !old.runnable || !t.runnable || !did_not_block) return wait;
+  // A running thread's run time is read up to a tick late: what one interval's reading lacks,
+  // the next one's has in excess, carried so that the two cancel (a thread spinning alone on a
+  // CPU waited for none of it). No more than that lag is carried: the two readings' larger one
+  // errs high, and an excess built up over many intervals would hide real waits later.
+  const std::uint64_t ran =
+      std::max(t.ran_ns - old.ran_ns, (t.ticks - std::min(t.ticks, old.ticks)) * tick_ns()) + old.overrun_ns;
+  const auto span = static_cast<std::uint64_t>(interval);
+  if (ran >= span) {
+    t.overrun_ns = std::min(ran - span, 2 * tick_ns());
+    return wait;
+  }
+  if (const std::uint64_t waited = span - ran; waited > wait) {
+    t.credit_ns += waited - wait;
+    wait = waited;
   }
   return wait;
 }
@@ -264,7 +276,7 @@ std::int64_t HangClock::look(std::int64_t now) {
     // Else a new thread (perhaps with an old one's id), whose accounting started at 0.
     const bool seen =
         before != last_.end() && before->tid == t.tid && before->waited_ns <= t.waited_ns && before->ran_ns <= t.ran_ns;
-    const Task old = seen ? *before : Task{t.tid, 0, 0, 0, 0, 0, false};
+    const Task old = seen ? *before : Task{.tid = t.tid};
     waited = std::max(waited, new_wait(old, t, seen, interval));
     ran += t.ran_ns - old.ran_ns;
   }

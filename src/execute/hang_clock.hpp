@@ -82,7 +82,7 @@ class HangClock {
   void restart(std::int64_t wall_start_ns);
   void restart() { restart(steady_now_ns()); }
   /// The time since the start, not counting the time the watched threads waited for a CPU
-  /// (looked up now: look at least every few hundred milliseconds while a limit runs).
+  /// (looked up now: look several times per limit while it runs).
   std::int64_t elapsed_ns();
   /// The part of the wall time since the start not counted, as of the last elapsed_ns().
   std::int64_t starved_ns() const { return starved_ns_; }
@@ -90,12 +90,13 @@ class HangClock {
   static constexpr std::uint64_t kUnknown = ~std::uint64_t{0};
   /// A watched thread's accounting, as a look saw it.
   struct Task {
-    pid_t tid;
-    std::uint64_t ran_ns, waited_ns;  // on a CPU; runnable, waiting for one (as schedstat shows it)
-    std::uint64_t credit_ns;          // waiting counted before schedstat showed it (hang_clock.cpp)
-    std::uint64_t ticks;              // CPU time in clock ticks (read while runnable only)
-    std::uint64_t blocked;            // times it blocked (read while runnable only; else kUnknown)
-    bool runnable;
+    pid_t tid = 0;
+    std::uint64_t ran_ns = 0, waited_ns = 0;  // on a CPU; runnable, waiting for one (as schedstat shows it)
+    std::uint64_t credit_ns = 0;   // waiting counted before schedstat showed it (hang_clock.cpp)
+    std::uint64_t overrun_ns = 0;  // run time read beyond the last interval, taken from the next
+    std::uint64_t ticks = 0;       // CPU time in clock ticks (read while runnable only)
+    std::uint64_t blocked = 0;     // times it blocked (kUnknown where it cannot be read)
+    bool runnable = false;
   };
 
  private:

@@ -229,8 +229,8 @@ TEST(HangClock, TheTimeAThreadWaitedForACpuIsNotCounted) {
 // A thread kept to a trickle of CPU (a low priority on a busy CPU: a slice every few hundred
 // milliseconds) runs between some looks and waits again: the waits after its last slice, which
 // its accounting shows only at its next slice, are not counted as time it had. Three seconds of
-// that, looked at every 200 ms, and 20 ms of work: well under 150 ms had (counting only the waits
-// its accounting showed, 170 to 460 ms).
+// that, looked at every 200 ms: well under 150 ms had (it gets a few of its 20 ms, and the rest
+// once the CPU is free; counting only the waits its accounting showed, 170 to 460 ms).
 TEST(HangClock, AThreadStarvedToATrickleOfCpuHadOnlyItsSlices) {
   std::atomic<pid_t> tid{0};
   std::atomic<bool> done{false};

@@ -220,9 +220,10 @@ std::optional<std::string> Isolation::call(const std::string& request, const std
     if (!send_message(fd_, request)) throw std::runtime_error("isolation: cannot send a request to the child process");
   }
   const std::int64_t hang_ns = static_cast<std::int64_t>(hang_seconds_ * 1e9);
-  // At least 8 looks per hang limit: the time a case waited for a CPU before the first look that
-  // sees it running is counted only once it shows in the child's accounting (hang_clock.cpp).
-  const int tick_ms = hang_ns > 0 ? static_cast<int>(std::clamp<std::int64_t>(hang_ns / 8000000, 1, 200)) : 200;
+  // About 8 looks per hang limit, every 10 to 200 ms: the time a case waited for a CPU before the
+  // first look that sees it running is counted only once it shows in the child's accounting
+  // (hang_clock.cpp), and each look reads the accounting of every thread of the child.
+  const int tick_ms = hang_ns > 0 ? static_cast<int>(std::clamp<std::int64_t>(hang_ns / 8000000, 10, 200)) : 200;
   // The child runs cases one after the other; outside a case it only passes messages. Stuck
   // outside any case this long, it is not running the candidate: it deadlocked after fork (a
   // lock another thread of the parent held), and would otherwise be waited for forever.
