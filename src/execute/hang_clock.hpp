@@ -92,10 +92,10 @@ class HangClock {
   struct Task {
     pid_t tid = 0;
     std::uint64_t ran_ns = 0, waited_ns = 0;  // on a CPU; runnable, waiting for one (as schedstat shows it)
-    std::uint64_t credit_ns = 0;   // waiting counted before schedstat showed it (hang_clock.cpp)
-    std::uint64_t overrun_ns = 0;  // run time read beyond the last interval, taken from the next
-    std::uint64_t ticks = 0;       // CPU time in clock ticks (read while runnable only)
-    std::uint64_t blocked = 0;     // times it blocked (kUnknown where it cannot be read)
+    std::uint64_t credit_ns = 0;              // waiting counted before schedstat showed it (hang_clock.cpp)
+    std::uint64_t overrun_ns = 0;             // run time read beyond the last interval, taken from the next
+    std::uint64_t ticks = 0;                  // CPU time in clock ticks (read while runnable only)
+    std::uint64_t blocked = 0;                // times it blocked (kUnknown where it cannot be read)
     bool runnable = false;
   };
 
