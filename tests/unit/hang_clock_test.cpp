@@ -7,6 +7,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -196,34 +197,44 @@ TEST(TimeScale, AnInvalidScaleIsAnError) {
 
 using duet::detail::HangClock;
 
-// A thread that waits a second for a CPU, and needs 20 ms of it, has had about 20 ms.
-TEST(HangClock, TheTimeAThreadWaitedForACpuIsNotCounted) {
+// What a HangClock of a thread at idle priority that needs 20 ms of CPU showed, looked at every
+// `look_ms` while `busy` threads spun on its CPU for `seconds`: the most time it said the thread
+// had, and the wall time the thread took.
+struct StarvedWorker {
+  double most_had_s = 0, wall_s = 0;
+};
+StarvedWorker watch_starved_worker(int busy, double seconds, int look_ms) {
   std::atomic<pid_t> tid{0};
   std::atomic<bool> done{false};
-  std::int64_t elapsed = 0;
-  double wall = 0;
-  {
-    const duet_test::StarvedCpu starved(2, 1.0);
-    std::thread worker([&] {
-      tid = HangClock::this_thread();
-      duet_test::work_at_idle_priority(20);
-      done = true;
-    });
-    while (tid == 0) std::this_thread::yield();
-    HangClock clock = HangClock::of_thread(tid);
-    const auto t0 = std::chrono::steady_clock::now();
-    clock.restart();
-    while (!done) {
-      elapsed = clock.elapsed_ns();
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    wall = seconds_since(t0);
-    worker.join();
+  std::int64_t most = 0;
+  StarvedWorker seen;
+  const duet_test::StarvedCpu starved(busy, seconds);
+  std::thread worker([&] {
+    tid = HangClock::this_thread();
+    duet_test::work_at_idle_priority(20);
+    done = true;
+  });
+  while (tid == 0) std::this_thread::yield();
+  HangClock clock = HangClock::of_thread(tid);
+  const auto t0 = std::chrono::steady_clock::now();
+  clock.restart();
+  while (!done) {
+    most = std::max(most, clock.elapsed_ns());
+    std::this_thread::sleep_for(std::chrono::milliseconds(look_ms));
   }
+  seen.wall_s = seconds_since(t0);
+  worker.join();
+  seen.most_had_s = static_cast<double>(most) / 1e9;
+  return seen;
+}
+
+// A thread that waits a second for a CPU, and needs 20 ms of it, has had about 20 ms.
+TEST(HangClock, TheTimeAThreadWaitedForACpuIsNotCounted) {
+  const StarvedWorker seen = watch_starved_worker(2, 1.0, 50);
   // Where the busy threads did not starve the worker (qemu-user's guest threads take no notice of
   // the idle priority), there was no waiting for the clock to leave out.
-  if (wall < 0.8) GTEST_SKIP() << "the worker was not starved here (it finished in " << wall << " s)";
-  EXPECT_LT(static_cast<double>(elapsed) / 1e9, 0.4) << "of " << wall << " s";
+  if (seen.wall_s < 0.8) GTEST_SKIP() << "the worker was not starved here (it finished in " << seen.wall_s << " s)";
+  EXPECT_LT(seen.most_had_s, 0.4) << "of " << seen.wall_s << " s";
 }
 
 // A thread kept to a trickle of CPU (a low priority on a busy CPU: a slice every few hundred
@@ -232,30 +243,9 @@ TEST(HangClock, TheTimeAThreadWaitedForACpuIsNotCounted) {
 // that, looked at every 200 ms: well under 150 ms had (it gets a few of its 20 ms, and the rest
 // once the CPU is free; counting only the waits its accounting showed, 170 to 460 ms).
 TEST(HangClock, AThreadStarvedToATrickleOfCpuHadOnlyItsSlices) {
-  std::atomic<pid_t> tid{0};
-  std::atomic<bool> done{false};
-  std::int64_t most = 0;
-  double wall = 0;
-  {
-    const duet_test::StarvedCpu starved(1, 3.0);
-    std::thread worker([&] {
-      tid = HangClock::this_thread();
-      duet_test::work_at_idle_priority(20);
-      done = true;
-    });
-    while (tid == 0) std::this_thread::yield();
-    HangClock clock = HangClock::of_thread(tid);
-    const auto t0 = std::chrono::steady_clock::now();
-    clock.restart();
-    while (!done) {
-      most = std::max(most, clock.elapsed_ns());
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    wall = seconds_since(t0);
-    worker.join();
-  }
-  if (wall < 1.5) GTEST_SKIP() << "the worker was not starved here (it finished in " << wall << " s)";
-  EXPECT_LT(static_cast<double>(most) / 1e9, 0.15) << "of " << wall << " s";
+  const StarvedWorker seen = watch_starved_worker(1, 3.0, 200);
+  if (seen.wall_s < 1.5) GTEST_SKIP() << "the worker was not starved here (it finished in " << seen.wall_s << " s)";
+  EXPECT_LT(seen.most_had_s, 0.15) << "of " << seen.wall_s << " s";
 }
 
 // A sleeping thread's time is all counted; so is the time of a thread the clock cannot read.
