@@ -12,7 +12,7 @@
 #include "duet/async.hpp"
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
-#include "duet/detail/engine.hpp"
+#include "duet/detail/property.hpp"
 #include "duet/faults.hpp"
 #include "duet/result.hpp"
 #include "duet/source.hpp"

@@ -15,7 +15,7 @@
 #include "duet/async.hpp"
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
-#include "duet/detail/engine.hpp"
+#include "duet/detail/property.hpp"
 #include "duet/source.hpp"
 
 namespace duet::detail::async {

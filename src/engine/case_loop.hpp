@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "duet/detail/case_loop.hpp"
+#include "duet/detail/property.hpp"
 #include "duet/gen.hpp"
 #include "engine/candidate_fork.hpp"
 

@@ -13,7 +13,7 @@
 
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
-#include "duet/detail/engine.hpp"
+#include "duet/detail/property.hpp"
 #include "duet/source.hpp"
 #include "engine/clock.hpp"
 #include "engine/case_wire.hpp"

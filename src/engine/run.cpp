@@ -10,7 +10,7 @@
 #include "certify/certificate.hpp"
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
-#include "duet/detail/engine.hpp"
+#include "duet/detail/property.hpp"
 #include "duet/source.hpp"
 #include "engine/backend.hpp"
 #include "engine/clean_child.hpp"

@@ -11,7 +11,7 @@
 
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
-#include "duet/detail/engine.hpp"
+#include "duet/detail/property.hpp"
 #include "duet/detail/rng.hpp"
 #include "duet/source.hpp"
 #include "engine/isolation/death.hpp"

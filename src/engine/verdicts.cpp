@@ -7,6 +7,14 @@
 
 #include "report/report.hpp"
 
+namespace duet {
+CheckResult::CheckResult(const CheckResult&) = default;
+CheckResult::CheckResult(CheckResult&&) noexcept = default;
+CheckResult& CheckResult::operator=(const CheckResult&) = default;
+CheckResult& CheckResult::operator=(CheckResult&&) noexcept = default;
+CheckResult::~CheckResult() = default;
+}  // namespace duet
+
 namespace duet::detail {
 namespace {
 

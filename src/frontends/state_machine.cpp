@@ -7,6 +7,7 @@
 #include <deque>
 #include <string>
 
+#include "duet/detail/property.hpp"
 #include "duet/faults.hpp"
 #include "engine/case_loop.hpp"
 

@@ -1,7 +1,7 @@
 // The report of a check that did not pass, as the user reads it: the headline, the warnings,
 // the failing case (numbered steps, or a Y-program's diagram and interleaving), the footer; the
 // one-line verdict printed in its place; the wording the rest of duet shares (plural, ordinal,
-// identifier); and a GoogleTest assertion's message as duet/gtest_glue.hpp collects it. The
+// identifier); and a GoogleTest assertion's message as the glue (src/integration/gtest_glue.cpp) collects it. The
 // draft test the report names is made by draft.cpp and written by write_file.cpp.
 #include "report/report.hpp"
 #include "report/witness.hpp"
@@ -367,21 +367,21 @@ std::string format_report(const ReportData& d) {
   return out + report_footer(d);
 }
 
-// Declared in duet/gtest_glue.hpp (the library itself does not depend on GoogleTest).
-void append_assertion_message(std::string& out, const char* file, int line, const char* message) {
-  if (!out.empty()) out += " | ";
+namespace {
+// One assertion failure as AssertionLog keeps it: "file:line: message" on one line.
+std::string assertion_message(const char* file, int line, const char* message) {
+  std::string out;
   if (file) out += std::string(file) + ":" + std::to_string(line) + ": ";
   std::string m = message;
   for (char& c : m)
     if (c == '\n') c = ' ';
-  out += m;
+  return out + m;
 }
+}  // namespace
 
-// Declared in duet/gtest_glue.hpp.
+// Declared in duet/detail/engine.hpp.
 void AssertionLog::add(const char* file, int line, const char* message) {
-  std::string text;
-  append_assertion_message(text, file, line, message);
-  lines_.push_back(std::move(text));
+  lines_.push_back(assertion_message(file, line, message));
 }
 
 std::string AssertionLog::messages_since(std::size_t first) const {

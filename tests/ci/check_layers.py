@@ -58,7 +58,7 @@ SELF_TEST_FILES = {
 """,
     "include/duet/detail/good.hpp": """#pragma once
 #include <vector>
-#include "duet/detail/engine.hpp"
+#include "duet/detail/property.hpp"
 #include "duet/detail/api/environment.hpp"
 """,
     "include/duet/public.hpp": """#pragma once

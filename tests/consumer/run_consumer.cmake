@@ -67,7 +67,7 @@ else()
   message(FATAL_ERROR "KIND=${KIND}: expected find_package, deb, add_subdirectory or fetch_content")
 endif()
 if(DEFINED prefix)
-  foreach(f lib/cmake/duet/duetConfig.cmake lib/cmake/duet/duetConfigVersion.cmake include/duet/models/queue.hpp
+  foreach(f lib/cmake/duet/duetConfig.cmake lib/cmake/duet/duetConfigVersion.cmake lib/libduet_gtest.a include/duet/models/queue.hpp
             include/duet/history_model.hpp include/duet/detail/history_search.hpp
             include/duet/version.hpp bin/duet-check bin/duet-merge-certificates lib/cmake/duet/DuetInstrument.cmake)
     if(NOT EXISTS ${prefix}/${f})
@@ -136,7 +136,7 @@ if(embedded)
   expect_nothing_outside_duet(${WORK}/first)
   # Built: the engine and the GoogleTest main. Not built: what first_test does not link.
   file(GLOB_RECURSE built RELATIVE ${WORK}/first ${WORK}/first/*.a)
-  foreach(lib libduet.a libduet_gtest_main.a)
+  foreach(lib libduet.a libduet_gtest.a libduet_gtest_main.a)
     if(NOT built MATCHES "(^|;|/)${lib}(;|$)")
       message(FATAL_ERROR "${lib} was not built for first_test, which links it (built: ${built})")
     endif()

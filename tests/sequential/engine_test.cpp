@@ -220,7 +220,9 @@ TEST(Engine, LongShrinksPrintProgress) {
   slow::slow = false;
   // Find the failing case at full speed, then slow every step down while it shrinks.
   testing::internal::CaptureStderr();
-  duet::detail::Property p = duet::detail::state_machine_property<slow::SlowBuggyRingBufferSpec>();
+  using Spec = slow::SlowBuggyRingBufferSpec;
+  duet::detail::Property p = duet::detail::state_machine_property(
+      duet::type_name<Spec>(), &duet::detail::make_state_machine_steps<Spec>, duet::detail::spec_domain<Spec>());
   auto run_case = p.run_case;
   p.run_case = [run_case](duet::Source& src, const duet::detail::CaseParams& params, duet::detail::Trace* trace) {
     auto o = run_case(src, params, trace);

@@ -1,7 +1,7 @@
 #include <duet/config.hpp>
 #include <duet/check_result.hpp>
 #include <duet/source.hpp>
-#include <duet/detail/engine.hpp>
+#include <duet/detail/property.hpp>
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -274,7 +274,7 @@ void apply_next(const typename Spec::Cmd& cmd, typename Spec::State& state) {
   if constexpr (NextInPlace<Spec>) Spec::next(cmd, state);
   else if constexpr (NextByValue<Spec>) state = Spec::next(cmd, std::move(state));
   // else: a relaxed spec without next (generation stays in the state it had), or
-  // state_machine_property's static_assert says what is missing, once.
+  // check_state_machine_spec's static_assert says what is missing, once.
 }
 
 

@@ -291,12 +291,5 @@ consteval void check_state_machine_spec() {
         "duet: Spec::domain must be `static std::string domain()`");
 }
 
-/// The engine-facing form of a state-machine spec.
-template <class Spec>
-Property state_machine_property() {
-  check_state_machine_spec<Spec>();
-  return state_machine_property(type_name<Spec>(), &make_state_machine_steps<Spec>, spec_domain<Spec>());
-}
-
 }  // namespace detail
 }  // namespace duet

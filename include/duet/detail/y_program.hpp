@@ -17,7 +17,7 @@
 
 #include "duet/detail/case_loop.hpp"
 #include "duet/detail/declarations.hpp"
-#include "duet/detail/engine.hpp"
+#include "duet/detail/property.hpp"
 #include "duet/detail/erased_oracle.hpp"
 #include "duet/detail/rng.hpp"
 #include "duet/detail/trace_steps.hpp"

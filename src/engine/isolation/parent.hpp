@@ -20,7 +20,7 @@
 
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
-#include "duet/detail/engine.hpp"
+#include "duet/detail/property.hpp"
 #include "duet/source.hpp"
 #include "engine/isolation/child.hpp"
 #include "engine/isolation/death.hpp"

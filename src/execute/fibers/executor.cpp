@@ -13,7 +13,7 @@
 
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
-#include "duet/detail/engine.hpp"  // Trace
+#include "duet/detail/trace.hpp"
 #include "duet/detail/engine_signal.hpp"
 #include "duet/source.hpp"
 #include "execute/fibers/executor_totals.hpp"

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "duet/detail/engine.hpp"
+#include "duet/detail/property.hpp"
 #include "duet/detail/fiber_hooks.hpp"
 #include "duet/source.hpp"
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 namespace duet::detail {
-/// The test framework's thread-specific keys (see duet/gtest_glue.hpp): registered by their
+/// The test framework's thread-specific keys (see src/integration/gtest_glue.cpp): registered by their
 /// destructor, they keep the scheduling thread's values on fibers.
 void share_thread_key_with_fibers(void (*destructor)(void*)) noexcept;
 /// Whether keys with this destructor were registered so.

@@ -21,7 +21,7 @@
 
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
-#include "duet/detail/engine.hpp"
+#include "duet/detail/property.hpp"
 #include "duet/detail/trial_driver.hpp"
 #include "duet/progress.hpp"
 #include "duet/source.hpp"

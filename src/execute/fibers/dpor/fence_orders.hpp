@@ -25,7 +25,7 @@
 
 #include "duet/check_result.hpp"
 #include "duet/config.hpp"
-#include "duet/detail/engine.hpp"
+#include "duet/detail/property.hpp"
 #include "duet/source.hpp"
 #include "execute/fibers/scheduler.hpp"
 
