@@ -5,25 +5,12 @@
 // comes back from the candidate. duet's own forks (isolation's child) are not the candidate's.
 #pragma once
 
+#include "duet/detail/candidates_child.hpp"
+
 namespace duet::detail {
 
 /// The exit status of a candidate's child that duet ended.
 inline constexpr int kCandidateChildReturned = 5;
-
-/// True only in a child of a fork() made while a check ran in the process, other than duet's
-/// own; set by the process's fork handler (monitor.cpp). A plain bool: the parent never writes
-/// it, and in the child the one thread there is writes and reads it.
-extern bool in_candidates_child;
-
-/// Ends a candidate's child with _exit (no atexit handlers, no stdio flush: its buffers hold the
-/// parent's output), after one line on stderr.
-[[noreturn]] void end_candidates_child() noexcept;
-
-/// Where control comes back from the candidate: one load of a plain global.
-inline void leave_if_candidates_child() noexcept {
-  if (in_candidates_child) [[unlikely]]
-    end_candidates_child();
-}
 
 /// A check runs in this process while one lives (each check's Monitor holds one): a fork() then
 /// is the candidate's, unless duet makes it.

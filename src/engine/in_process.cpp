@@ -103,7 +103,7 @@ SearchEnd InProcessBackend::search_cases(SearchCounts& counts, Clock::time_point
     });
   for (std::uint64_t i = counts.cases;; ++i) {
     if (i >= settings.count) break;
-    if (settings.time > 0 && since(start) >= settings.time) break;
+    if (settings.time > 0 && coarse_since(start) >= settings.time) break;
     if (!settings.budget_given && property.max_overlapped_trials > 0 && counts.overlapped >= property.max_overlapped_trials)
       break;
     const std::uint64_t seed = case_seed(settings, i);

@@ -54,6 +54,7 @@ struct StateMachineEngine::Ran {
   std::string error;  // the candidate swallowed a crash
 };
 
+StateMachineEngine::StateMachineEngine(const StateMachineShape& shape) : shape_(shape) { no_after_step_checks(); }
 StateMachineEngine::~StateMachineEngine() = default;
 
 // The defaults for a spec without the part (StateMachineSteps overrides them where it has it).
@@ -98,6 +99,42 @@ void StateMachineEngine::finish() {
   crashes_ = 0;
 }
 
+void StateMachineEngine::untraced_case(Source& src, const CaseParams& params, CaseOutcome& out) {
+  out = run_case_loop(*this, src, params, nullptr);
+}
+
+bool StateMachineEngine::start_untraced(Source& src, const CaseParams& params, CaseOutcome& out) {
+  begin_case(params);
+  src_ = &src;
+  in_span_ = false;
+  StepVerdict started = start(nullptr);
+  leave_if_candidates_child();
+  judge(started, nullptr);
+  if (started.ok()) return true;
+  out = ended(std::move(out), started, nullptr);
+  return false;
+}
+
+// As the case loop (engine/case_loop.hpp) draws: a span that a step closed ends before the next
+// command's begins; nothing draws in between.
+bool StateMachineEngine::next_command(const CaseParams& params, const CaseOutcome& out) {
+  if (in_span_) src_->end_span(span_);
+  in_span_ = false;
+  if (out.commands >= params.max_length) return false;
+  span_ = src_->begin_span();
+  in_span_ = true;
+  return src_->draw(params.continue_odds, 1) != 0;
+}
+
+void StateMachineEngine::end_at_draw(CaseOutcome& out) { out = ended(std::move(out), verdict_, nullptr); }
+
+void StateMachineEngine::end_at_step(CaseOutcome& out, bool ran_ok) {
+  src_->end_span(span_);
+  in_span_ = false;
+  if (ran_ok) verdict_ = assertion_failed(nullptr, assertion_message());
+  out = ended(std::move(out), verdict_, nullptr);
+}
+
 // A traced step of a spec that prints its state records the state the step left.
 StepVerdict StateMachineEngine::step(Command&, Trace* trace) {
   StepVerdict v = judged_step(trace);
@@ -124,9 +161,10 @@ StepVerdict StateMachineEngine::judged_step(Trace* trace) {
   return judge_one_world(trace, async_trace);
 }
 
-StepVerdict StateMachineEngine::expected_threw() {
+bool StateMachineEngine::expected_threw() {
   got_ = Result();
-  return fail_here(nullptr, nullptr, threw("the model's expected()"));
+  verdict_ = fail_here(nullptr, nullptr, threw("the model's expected()"));
+  return false;
 }
 
 bool StateMachineEngine::run_threw() {
@@ -143,15 +181,21 @@ bool StateMachineEngine::run_threw() {
   return false;
 }
 
-StepVerdict StateMachineEngine::crashed_untraced() { return crashed(nullptr, Ran{true, {}, {}}, {}); }
-
-StepVerdict StateMachineEngine::judge_untraced() {
-  std::string async_trace;
-  if (assertion_raised()) return assertion_failed(nullptr, assertion_message());
-  return judge_one_world(nullptr, async_trace);
+bool StateMachineEngine::crashed_untraced() {
+  verdict_ = crashed(nullptr, Ran{true, {}, {}}, {});
+  return verdict_.ok();
 }
 
-StepVerdict StateMachineEngine::next_threw() { return fail_here(nullptr, nullptr, threw("the model's next()")); }
+bool StateMachineEngine::judge_untraced() {
+  std::string async_trace;
+  verdict_ = assertion_raised() ? assertion_failed(nullptr, assertion_message()) : judge_one_world(nullptr, async_trace);
+  return verdict_.ok();
+}
+
+bool StateMachineEngine::next_threw() {
+  verdict_ = fail_here(nullptr, nullptr, threw("the model's next()"));
+  return false;
+}
 
 // The model's one world judges the candidate's result: the comparison, the postcondition, next.
 StepVerdict StateMachineEngine::judge_one_world(Trace* trace, std::string& async_trace) {
@@ -400,6 +444,14 @@ struct ReusedSteps {
   }
 };
 
+// One case on `steps`: traced, through the case loop; untraced, as the steps run it.
+CaseOutcome case_of(StateMachineEngine& steps, Source& src, const CaseParams& params, Trace* trace) {
+  if (trace) return run_case_loop(steps, src, params, trace);
+  CaseOutcome out;
+  steps.untraced_case(src, params, out);
+  return out;
+}
+
 // This thread's steps object for the spec that `make` makes (a deque: a case inside a case may
 // add one while the outer case holds its own).
 ReusedSteps& reused_steps(MakeStateMachineSteps make) {
@@ -414,7 +466,7 @@ CaseOutcome run_state_machine_case(MakeStateMachineSteps make, Source& src, cons
   ReusedSteps& reused = reused_steps(make);
   if (reused.in_use) {
     const std::unique_ptr<StateMachineEngine> steps = make();
-    return run_case_loop(*steps, src, params, trace);
+    return case_of(*steps, src, params, trace);
   }
   struct Finish {
     ReusedSteps& reused;
@@ -425,7 +477,7 @@ CaseOutcome run_state_machine_case(MakeStateMachineSteps make, Source& src, cons
   };
   reused.in_use = true;
   const Finish finish{reused};
-  return run_case_loop(*reused.steps, src, params, trace);
+  return case_of(*reused.steps, src, params, trace);
 }
 
 Property state_machine_property(std::string name, MakeStateMachineSteps make, std::string domain) {

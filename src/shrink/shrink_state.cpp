@@ -1,28 +1,10 @@
 #include "shrink/shrink_state.hpp"
 
-#include <ctime>
 #include <utility>
 
+#include "engine/clock.hpp"
+
 namespace duet::detail {
-namespace {
-
-// The time budget's clock, read once per replay: CLOCK_MONOTONIC_COARSE where there is one (a
-// few nanoseconds, where the precise clock took about 60 on a virtual machine: a tenth of a
-// ring-buffer replay), at most a scheduler tick (1 to 10 ms) behind: the budget ends within a
-// tick of its length. Compared only with its own readings.
-std::chrono::steady_clock::time_point budget_clock_now() {
-#ifdef CLOCK_MONOTONIC_COARSE
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-  return std::chrono::steady_clock::time_point(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec)));
-#else
-  return std::chrono::steady_clock::now();
-#endif
-}
-
-}  // namespace
-
 ShrinkState::ShrinkState(std::vector<std::uint64_t> choices, std::vector<Source::Span> spans, const Replay& replay,
                          const ShrinkBudget& budget, std::size_t concurrent_start, OnAccept on_accept)
     : current_(std::move(choices)),
@@ -31,7 +13,7 @@ ShrinkState::ShrinkState(std::vector<std::uint64_t> choices, std::vector<Source:
       replay_(replay),
       on_accept_(std::move(on_accept)),
       budget_(budget),
-      deadline_(budget_clock_now() + budget.max_time) {}
+      deadline_(coarse_now() + budget.max_time) {}
 
 // Remembers which budget refused a replay: a pass cut short is not a fixed point. The clock
 // is read once per replay run (the time goes there), not at every candidate a pass looks at
@@ -41,7 +23,7 @@ bool ShrinkState::out_of_budget() const {
   if (tried_ >= budget_.max_tries) stop_ = ShrinkStop::step_budget;
   else if (replayed_ != clock_read_at_) {
     clock_read_at_ = replayed_;
-    if (budget_clock_now() >= deadline_) stop_ = ShrinkStop::time_budget;
+    if (coarse_now() >= deadline_) stop_ = ShrinkStop::time_budget;
   }
   return stop_ != ShrinkStop::fixed_point;
 }

@@ -406,3 +406,60 @@ TEST(Engine, ACheckInsideACommandLeavesTheOuterCaseAlone) {
 }
 
 }  // namespace
+
+namespace {
+
+// A spec with one world, expected() and nothing optional runs its untraced cases (the search's,
+// the shrinker's) in a loop of its own, with the draw and the step inline; the report replays
+// them traced, through the library's case loop. The two must draw the same choices in the same
+// spans and end the same way, or a token found untraced would not replay.
+struct PopOnlyWhenFullSpec : ring::CorrectRingBufferSpec {  // rejected draws
+  static bool precondition(const Cmd& c, const State& s) { return !std::holds_alternative<ring::Pop>(c) || s.size() == 3; }
+};
+struct ExpectedThrowsOnSizeSpec : ring::CorrectRingBufferSpec {  // a step's way out, at once or later
+  static duet::Result expected(const Cmd& c, const State& s) {
+    if (std::holds_alternative<ring::Size>(c) && s.size() == 2) throw std::runtime_error("no size at two");
+    return ring::CorrectRingBufferSpec::expected(c, s);
+  }
+};
+
+template <class Spec>
+void expect_untraced_cases_draw_as_traced_ones(std::size_t max_length = 100) {
+  static_assert(duet::detail::plain_state_machine_spec<Spec>, "a spec whose untraced cases run inline");
+  const duet::detail::Property p = duet::detail::state_machine_property(
+      duet::type_name<Spec>(), &duet::detail::make_state_machine_steps<Spec>, duet::detail::spec_domain<Spec>());
+  duet::detail::CaseParams params;
+  params.max_length = max_length;
+  std::size_t failed = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    duet::Source untraced = duet::Source::from_seed(seed), traced = duet::Source::from_seed(seed);
+    duet::detail::Trace trace;
+    const duet::detail::CaseOutcome a = p.run_case(untraced, params, nullptr);
+    const duet::detail::CaseOutcome b = p.run_case(traced, params, &trace);
+    ASSERT_EQ(untraced.choices(), traced.choices()) << "seed " << seed;
+    ASSERT_EQ(untraced.spans().size(), traced.spans().size()) << "seed " << seed;
+    for (std::size_t i = 0; i < traced.spans().size(); ++i) {
+      EXPECT_EQ(untraced.spans()[i].begin, traced.spans()[i].begin) << "seed " << seed << ", span " << i;
+      EXPECT_EQ(untraced.spans()[i].end, traced.spans()[i].end) << "seed " << seed << ", span " << i;
+    }
+    EXPECT_EQ(a.kind, b.kind) << "seed " << seed;
+    EXPECT_EQ(a.message, b.message) << "seed " << seed;
+    EXPECT_EQ(a.commands, b.commands) << "seed " << seed;
+    EXPECT_EQ(a.attempts, b.attempts) << "seed " << seed;
+    EXPECT_EQ(a.rejected, b.rejected) << "seed " << seed;
+    EXPECT_EQ(b.commands, trace.steps.size()) << "seed " << seed;
+    failed += a.kind != duet::detail::CaseOutcome::Kind::pass;
+  }
+  if constexpr (!std::is_same_v<Spec, ring::CorrectRingBufferSpec> && !std::is_same_v<Spec, PopOnlyWhenFullSpec>)
+    EXPECT_GT(failed, 0U) << "no case failed: the way out was not exercised";
+}
+
+TEST(Engine, AnUntracedCaseDrawsAndEndsAsTheTracedCaseLoop) {
+  expect_untraced_cases_draw_as_traced_ones<ring::CorrectRingBufferSpec>();
+  expect_untraced_cases_draw_as_traced_ones<ring::CorrectRingBufferSpec>(3);  // ends at the length limit
+  expect_untraced_cases_draw_as_traced_ones<PopOnlyWhenFullSpec>();
+  expect_untraced_cases_draw_as_traced_ones<ring::BuggyRingBufferSpec>();
+  expect_untraced_cases_draw_as_traced_ones<ExpectedThrowsOnSizeSpec>();
+}
+
+}  // namespace

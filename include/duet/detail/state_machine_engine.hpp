@@ -37,8 +37,9 @@ struct StateMachineShape {
 /// One state-machine case, whatever the spec: the case loop's steps over the spec's calls.
 class StateMachineEngine : public CaseSteps {
  public:
-  explicit StateMachineEngine(const StateMachineShape& shape) : shape_(shape) { no_after_step_checks(); }
-  ~StateMachineEngine() override;  // out of line: a spec's steps destroy only their own members
+  // Out of line: a spec's steps make and destroy only their own members.
+  explicit StateMachineEngine(const StateMachineShape& shape);
+  ~StateMachineEngine() override;
 
   // The spec's command is of the spec's own type, which only its steps know (the loop and this
   // engine are compiled once for every spec): they hold the command drawn last, and the loop's
@@ -55,22 +56,44 @@ class StateMachineEngine : public CaseSteps {
   virtual StepVerdict step(Command& command, Trace* trace);
   StepVerdict after_step(Trace*) { return {}; }  // never called: no_after_step_checks()
   StepVerdict assertion_failed(Trace* trace, std::string why) final;
+  /// A case without a trace (the search's, the shrinker's replays), into `out`: the case loop
+  /// over these steps; a spec with one world, expected() and nothing optional runs its own
+  /// instead, with the draw and the step inline (StateMachineSteps::untraced_case).
+  virtual void untraced_case(Source& src, const CaseParams& params, CaseOutcome& out);
   /// The case is over: what it made goes (the model's states before the candidate, as a
   /// destroyed steps object would), the room stays for the next case.
   void finish();
 
  protected:
-  // ---- the inline step's way out, in the library: each continues the step where it left off ----
+  // ---- the inline case in the library: its start and end, and a step's way out ----
+  // A verdict other than a plain pass is kept in verdict_ (so that the inline case, compiled
+  // in each test file, never makes, moves or destroys one); each way out says whether the step
+  // went through after all.
+  /// begin_case, start and the assertions raised there: false when the case ended, `out` saying
+  /// how. The case draws from `src`.
+  bool start_untraced(Source& src, const CaseParams& params, CaseOutcome& out);
+  /// The case loop's bookkeeping between two commands, in one call: the last command's span
+  /// ended, the next one's begun, and the draw that says whether the case goes on (false: it
+  /// ends, as it does at params.max_length commands).
+  bool next_command(const CaseParams& params, const CaseOutcome& out);
+  /// The case ends at a draw that failed (verdict_).
+  void end_at_draw(CaseOutcome& out);
+  /// The case ends at the step just run: on verdict_ (`ran_ok` false), or on an assertion raised
+  /// in a step that went through.
+  void end_at_step(CaseOutcome& out, bool ran_ok);
   /// Spec::expected threw (called in the catch block).
-  StepVerdict expected_threw();
+  bool expected_threw();
   /// Spec::run threw (called in the catch block): true when that was a crash (the step then
-  /// ends with crashed_untraced()); an engine signal goes on; anything else is the result.
+  /// goes on in crashed_untraced()); an engine signal goes on; anything else is the result.
   bool run_threw();
-  StepVerdict crashed_untraced();
+  bool crashed_untraced();
   /// The run is over but the step did not agree at once (an assertion, a disagreement).
-  StepVerdict judge_untraced();
+  bool judge_untraced();
   /// Spec::next threw (called in the catch block).
-  StepVerdict next_threw();
+  bool next_threw();
+  StepVerdict verdict_;   // the inline case's draw or step that did not go through
+  std::size_t span_ = 0;  // the inline case's command: where its span began
+  bool in_span_ = false;
 
   // ---- the spec's own calls; exceptions go through to the engine, which says whose they were ----
   // Those a plain spec (expected, no postcondition, crash injection, relaxed steps, show_state or

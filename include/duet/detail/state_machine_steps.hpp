@@ -13,10 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include "duet/detail/candidates_child.hpp"
 #include "duet/detail/case_loop.hpp"
 #include "duet/detail/declarations.hpp"
 #include "duet/detail/engine.hpp"
 #include "duet/detail/fault_plan.hpp"
+#include "duet/detail/gen_counted.hpp"
 #include "duet/detail/possible_worlds.hpp"
 #include "duet/detail/state_machine_engine.hpp"
 #include "duet/detail/state_machine_spec.hpp"
@@ -60,30 +62,49 @@ class StateMachineSteps : public StateMachineEngine {
  public:
   StateMachineSteps() : StateMachineEngine(state_machine_shape<Spec>()) {}
 
-  StepVerdict step(Command& command, Trace* trace) override {
-    if constexpr (inline_steps) {
-      if (!trace) return untraced_step();
-    }
-    return StateMachineEngine::step(command, trace);
-  }
-
   Drawn draw(Source& src, Command&, StepVerdict& failure) override {
     src_ = &src;
-    std::optional<Cmd> drawn_command;
-    const Drawn drawn = draw_command<Spec>(src, states_.front(), states_.all(), drawn_command, failure);
-    if (drawn == Drawn::command) cmd_.emplace(std::move(*drawn_command));
-    return drawn;
+    return draw_command<Spec>(src, states_.front(), states_.all(), cmd_, failure);
+  }
+
+  // The common spec's case without a trace (the sequential hot path): the case loop of
+  // src/engine/case_loop.hpp with the draw and the step inline and the spec's calls in them,
+  // drawing exactly as the loop draws (a token found here replays traced there). A step that
+  // does not go through (an exception, an assertion, a disagreement) goes on in the engine.
+  void untraced_case(Source& src, const CaseParams& params, CaseOutcome& out) override {
+    if constexpr (!inline_steps) {
+      StateMachineEngine::untraced_case(src, params, out);
+    } else {
+      const DeferredGenReleases deferred;  // the command generator's count, once per case
+      if (!start_untraced(src, params, out)) return;
+      while (next_command(params, out)) {
+        Drawn drawn = Drawn::rejected;
+        for (int attempt = 0; attempt < kDrawAttempts && drawn == Drawn::rejected; ++attempt) {
+          ++out.attempts;
+          drawn = draw_command<Spec>(src, states_.front(), states_.all(), cmd_, verdict_);
+          out.rejected += drawn == Drawn::rejected;
+        }
+        if (drawn == Drawn::failed) return end_at_draw(out);
+        if (drawn != Drawn::command) break;
+        ++out.commands;
+        const bool ok = untraced_step();
+        leave_if_candidates_child();
+        if (!ok || assertion_raised()) [[unlikely]]
+          return end_at_step(out, ok);
+      }
+    }
   }
 
  protected:
-  // One world, expected() and nothing optional: the engine's common case, whose untraced steps
-  // run here, with the spec's calls inline (the sequential hot path).
+  // One world, expected() and nothing optional: the engine's common case, whose untraced cases
+  // run here, with the spec's calls inline.
   static constexpr bool inline_steps =
       HasExpected<Spec> && !HasPostcondition<Spec> && !HasNextStates<Spec> && !HasRecover<Spec>;
 
   // As the engine's step, for that case: expected, run, compare, next; anything else (an
-  // exception, an assertion, a disagreement) goes on in the engine.
-  StepVerdict untraced_step() {
+  // exception, an assertion, a disagreement) goes on in the engine, which says whether the step
+  // went through after all.
+  bool untraced_step() {
     Result& want = wants_.front();
     try {
       StateMachineSteps::expect(0, want);
@@ -108,7 +129,7 @@ class StateMachineSteps : public StateMachineEngine {
     } catch (...) {
       return next_threw();
     }
-    return {};
+    return true;
   }
 
   void make_candidate() override { sut_.make(); }
