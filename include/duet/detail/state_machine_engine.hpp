@@ -52,7 +52,7 @@ class StateMachineEngine : public CaseSteps {
   // Judged in phases, each failing where it happens: the model's expected result, the
   // candidate's run, assertions raised there, the comparison, the postcondition, next. A spec
   // with one world, expected() and nothing optional runs its untraced steps inline instead
-  // (StateMachineSteps::step), coming here only when a phase does not go through.
+  // (StateMachineSteps::untraced_case), coming to the engine only when a phase does not go through.
   virtual StepVerdict step(Command& command, Trace* trace);
   StepVerdict after_step(Trace*) { return {}; }  // never called: no_after_step_checks()
   StepVerdict assertion_failed(Trace* trace, std::string why) final;
